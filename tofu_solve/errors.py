@@ -1,0 +1,112 @@
+"""One error hierarchy for tofu-solve.
+
+Every error a user can meet is a :class:`TofuSolveError`. Each renders the message a
+user sees in OpenTofu's diagnostic style::
+
+    Error: <summary>
+
+      on <file> line <N>:
+
+    <detail>
+
+Subclasses say which kind of failure it is, so callers (and the CLI's exit code) can
+tell them apart without parsing text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceRange:
+    """Where something was written: a file path (as given) and a 1-based line."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class TofuSolveError(Exception):
+    """Root of every tofu-solve error.
+
+    Attributes:
+        summary: one line, OpenTofu's diagnostic summary (e.g. "Invalid version constraint").
+        detail: longer explanation, may span lines; may be empty.
+        where: the file and line the problem was written at, when known.
+    """
+
+    exit_code = 1
+
+    def __init__(self, summary: str, detail: str = "", where: SourceRange | None = None):
+        self.summary = summary
+        self.detail = detail
+        self.where = where
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        """The message as a user sees it (no trailing newline)."""
+        out = [f"Error: {self.summary}"]
+        if self.where is not None:
+            out += ["", f"  on {self.where.file} line {self.where.line}:"]
+        if self.detail:
+            out += ["", self.detail]
+        return "\n".join(out)
+
+    def to_dict(self) -> dict:
+        """The same message as data, for ``-json`` output."""
+        return {
+            "kind": type(self).__name__,
+            "summary": self.summary,
+            "detail": self.detail,
+            "file": self.where.file if self.where else None,
+            "line": self.where.line if self.where else None,
+        }
+
+
+class VersionError(TofuSolveError):
+    """A version or version-constraint string that does not parse."""
+
+
+class InvalidVersion(VersionError):
+    """A version string rejected by the parser named in the message."""
+
+
+class InvalidConstraint(VersionError):
+    """A constraint string rejected by the parser named in the message."""
+
+
+class NoVersionsError(TofuSolveError):
+    """OpenTofu's "Module has no versions": nothing usable was published."""
+
+
+class NoMatchingVersionError(TofuSolveError):
+    """OpenTofu's "Unresolvable module version constraint" / provider "no available releases".
+
+    Attributes:
+        newest: the newest available version (string), when there is one.
+    """
+
+    def __init__(self, summary: str, detail: str = "", where: SourceRange | None = None,
+                 newest: str | None = None):
+        self.newest = newest
+        super().__init__(summary, detail, where)
+
+
+class SourceAddressError(TofuSolveError):
+    """A module source address that OpenTofu would not accept."""
+
+
+class ConfigurationError(TofuSolveError):
+    """Broken or unsupported configuration: bad HCL, a misplaced argument, an expression
+    that cannot be evaluated statically."""
+
+
+class LockFileError(TofuSolveError):
+    """A malformed ``.terraform.lock.hcl``: nothing is overwritten."""
+
+
+class HashError(TofuSolveError):
+    """A package that cannot be hashed (e.g. a file name with a newline)."""

@@ -1,0 +1,39 @@
+"""OpenTofu's two version languages, exactly.
+
+* Module ``version`` arguments use hashicorp/go-version (:mod:`.goversion`), with
+  OpenTofu's npm-style prerelease gate on registry versions (:mod:`.selection`).
+* Provider ``version`` arguments use apparentlymart/go-versions Ruby-style constraints
+  (:mod:`.goversions`), and must also parse with go-version.
+
+Public API::
+
+    module_constraint("~> 1.2").allows("1.9.0")               # True
+    provider_constraint("~> 1").allows("2.0.0")               # False
+    select_module_version("~> 1.2", ["1.2.0", "1.3.0-beta"])  # "1.2.0"
+"""
+
+from .constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
+from .goversion import GoConstraints, GoVersion
+from .goversions import Version as ProviderVersion
+from .selection import (
+    ModuleVersionListing,
+    list_module_versions,
+    pick_module_version,
+    select_module_version,
+    select_provider_version,
+)
+
+__all__ = [
+    "GoConstraints",
+    "GoVersion",
+    "ModuleConstraint",
+    "ModuleVersionListing",
+    "ProviderConstraint",
+    "ProviderVersion",
+    "list_module_versions",
+    "module_constraint",
+    "pick_module_version",
+    "provider_constraint",
+    "select_module_version",
+    "select_provider_version",
+]
