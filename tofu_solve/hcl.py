@@ -1,0 +1,248 @@
+"""A thin reading layer over python-hcl2's parse tree.
+
+python-hcl2 8.x gives no line numbers through its dict API (python-hcl2 issue #291), so
+tofu-solve reads the Lark tree it produces (``hcl2.parses_to_tree``), which carries
+positions, and evaluates literal expressions itself. The parser stays python-hcl2's; this
+module only walks its output.
+
+Shapes: :func:`parse` returns a :class:`Body` of :class:`Block` and :class:`Attribute`
+items, each with a 1-based ``line`` and character offsets into the source text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import hcl2
+from lark import Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+
+from .errors import ConfigurationError, SourceRange, TofuSolveError
+
+
+class NotLiteral(Exception):
+    """The expression is not a constant: it refers to something or calls a function."""
+
+    def __init__(self, expr: "Expr"):
+        self.expr = expr
+        super().__init__(expr.text)
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression as written: its tree, text and line."""
+
+    tree: Any = field(repr=False)
+    text: str
+    line: int
+
+    def literal(self) -> Any:
+        """The constant value (str, int, float, bool, None, list, dict).
+
+        Raises:
+            NotLiteral: the expression needs evaluation (references, templates with
+                interpolation, function calls...).
+        """
+        return _literal(self.tree, self)
+
+    def traversal(self) -> tuple[str, ...] | None:
+        """For a plain reference like ``var.region`` or ``local.x.y``: its names;
+        otherwise None."""
+        return _traversal(self.tree)
+
+
+@dataclass
+class Attribute:
+    name: str
+    expr: Expr
+    line: int
+
+
+@dataclass
+class Block:
+    type: str
+    labels: list[str]
+    body: "Body"
+    line: int
+    start: int
+    end: int
+
+
+@dataclass
+class Body:
+    items: list[Block | Attribute]
+
+    @property
+    def blocks(self) -> list[Block]:
+        return [i for i in self.items if isinstance(i, Block)]
+
+    @property
+    def attributes(self) -> list[Attribute]:
+        return [i for i in self.items if isinstance(i, Attribute)]
+
+    def blocks_of(self, type_: str) -> list[Block]:
+        return [b for b in self.blocks if b.type == type_]
+
+    def attribute(self, name: str) -> Attribute | None:
+        for a in self.attributes:
+            if a.name == name:
+                return a
+        return None
+
+
+def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
+    """Parse HCL native syntax.
+
+    Raises:
+        ``error`` (ConfigurationError by default): the text is not valid HCL; the message
+            names ``filename`` and the line python-hcl2 stopped at.
+    """
+    try:
+        tree = hcl2.parses_to_tree(text)
+    except UnexpectedInput as e:
+        line = getattr(e, "line", None) or _last_line(text)
+        if isinstance(e, UnexpectedEOF) or line is None or line < 1:
+            line = _last_line(text)
+        what = "Invalid character" if isinstance(e, UnexpectedCharacters) else "Invalid syntax"
+        near = _line_text(text, line)
+        raise error(what, f"{filename} is not valid HCL: unexpected input near {near!r}.",
+                    SourceRange(filename, line)) from None
+    except LarkError as e:  # pragma: no cover - other parser failures
+        raise error("Invalid syntax", f"{filename} is not valid HCL: {e}",
+                    SourceRange(filename, 1)) from None
+    return _body(tree.children[0], text)
+
+
+def _last_line(text: str) -> int:
+    return max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+
+
+def _line_text(text: str, line: int) -> str:
+    lines = text.splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _body(tree: Tree, text: str) -> Body:
+    items: list[Block | Attribute] = []
+    for child in tree.children:
+        if not isinstance(child, Tree):
+            continue
+        if child.data == "block":
+            parts = [c for c in child.children if isinstance(c, Tree)]
+            ident = _ident(parts[0])
+            labels = []
+            inner = None
+            for p in parts[1:]:
+                if p.data == "string":
+                    labels.append(_string_value(p, None))
+                elif p.data == "identifier":
+                    labels.append(_ident(p))
+                elif p.data == "body":
+                    inner = p
+            body = _body(inner, text) if inner is not None else Body([])
+            items.append(Block(ident, labels, body, child.meta.line, child.meta.start_pos, child.meta.end_pos))
+        elif child.data == "attribute":
+            parts = [c for c in child.children if isinstance(c, Tree)]
+            name = _ident(parts[0])
+            expr_tree = parts[-1]
+            etext = text[expr_tree.meta.start_pos:expr_tree.meta.end_pos] if not expr_tree.meta.empty else ""
+            items.append(Attribute(name, Expr(expr_tree, etext, expr_tree.meta.line if not expr_tree.meta.empty
+                                               else child.meta.line), child.meta.line))
+    return Body(items)
+
+
+def _ident(t: Tree) -> str:
+    return "".join(str(tok) for tok in t.scan_values(lambda v: isinstance(v, Token)))
+
+
+_ESCAPE_RE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))|\$\$\{|%%\{', re.S)
+_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def _unescape(s: str) -> str:
+    def rep(m: re.Match) -> str:
+        whole = m.group(0)
+        if whole == "$${":
+            return "${"
+        if whole == "%%{":
+            return "%{"
+        if m.group(1):
+            return chr(int(m.group(1), 16))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        return _SIMPLE_ESCAPES.get(m.group(3), "\\" + m.group(3))
+    return _ESCAPE_RE.sub(rep, s)
+
+
+def _string_value(t: Tree, expr: Expr | None) -> str:
+    out = []
+    for part in t.children:
+        if isinstance(part, Token):
+            continue  # quotes
+        if isinstance(part, Tree) and part.data == "string_part":
+            for c in part.children:
+                if isinstance(c, Token):
+                    out.append(_unescape(str(c)))
+                else:
+                    if expr is None:
+                        raise ValueError("interpolation in a label")
+                    raise NotLiteral(expr)
+    return "".join(out)
+
+
+def _literal(t: Any, expr: Expr) -> Any:
+    if isinstance(t, Token):
+        raise NotLiteral(expr)
+    d = t.data
+    kids = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+    if d in ("expr_term", "expression") and len(kids) == 1:
+        return _literal(kids[0], expr)
+    if d == "string":
+        return _string_value(t, expr)
+    if d == "literal_value":
+        v = str(t.children[0])
+        return {"null": None, "true": True, "false": False}.get(v, v)
+    if d == "int_lit":
+        return int(str(t.children[0]))
+    if d == "float_lit":
+        return float(str(t.children[0]))
+    if d == "tuple":
+        return [_literal(k, expr) for k in kids]
+    if d == "object":
+        out = {}
+        for elem in kids:
+            ek = [c for c in elem.children if isinstance(c, Tree)]
+            key_t, val_t = ek[0], ek[-1]
+            key_kids = [c for c in key_t.children if isinstance(c, Tree)]
+            k = key_kids[0] if key_kids else key_t
+            inner = [c for c in k.children if isinstance(c, Tree)] if isinstance(k, Tree) else []
+            if isinstance(k, Tree) and k.data == "expr_term" and inner and inner[0].data == "identifier":
+                key = _ident(inner[0])
+            elif isinstance(k, Tree) and k.data == "identifier":
+                key = _ident(k)
+            else:
+                key = _literal(k, expr)
+            out[str(key)] = _literal(val_t, expr)
+        return out
+    if d == "identifier":
+        raise NotLiteral(expr)
+    raise NotLiteral(expr)
+
+
+def _traversal(t: Any) -> tuple[str, ...] | None:
+    if not isinstance(t, Tree):
+        return None
+    kids = [c for c in t.children if isinstance(c, Tree)]
+    if t.data in ("expr_term", "expression") and len(kids) == 1:
+        return _traversal(kids[0])
+    if t.data == "identifier":
+        return (_ident(t),)
+    if t.data == "get_attr_expr_term" and len(kids) == 2:
+        head = _traversal(kids[0])
+        attr = [c for c in kids[1].children if isinstance(c, Tree) and c.data == "identifier"]
+        if head is None or not attr:
+            return None
+        return head + (_ident(attr[0]),)
+    return None

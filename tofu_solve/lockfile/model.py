@@ -1,0 +1,61 @@
+"""The contents of a ``.terraform.lock.hcl``: provider locks (OpenTofu's) and module locks
+(tofu-solve's, keyed by module call path as the module-locking RFC's first draft shows)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..provider_addr import ProviderAddress
+
+
+@dataclass(frozen=True)
+class ProviderLock:
+    """One ``provider "<host/ns/type>"`` block.
+
+    Attributes:
+        address: the provider.
+        version: canonical go-versions string.
+        constraints: canonical constraint string ("" when none).
+        hashes: sorted, de-duplicated hash strings.
+        raw: the block's text as read (None for locks built in memory); kept so that
+            provider blocks tofu-solve does not change are written back untouched.
+    """
+
+    address: ProviderAddress
+    version: str
+    constraints: str = ""
+    hashes: tuple[str, ...] = ()
+    raw: str | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ModuleLock:
+    """One ``module "<call.path>"`` block.
+
+    Attributes:
+        path: the module call path (``vpc``, ``vpc.nested``).
+        version: the selected version as written in the lock (go-version ``String()``
+            for registry modules; the tag for git and OCI).
+        source: the module source address the version was resolved for (normalized; for
+            git and OCI pinned to the selected tag/commit or digest).
+        constraints: the call's version constraint text ("" when none).
+        hashes: sorted, de-duplicated (``h1:``, ``zh:``).
+    """
+
+    path: str
+    version: str
+    source: str
+    constraints: str = ""
+    hashes: tuple[str, ...] = ()
+
+
+@dataclass
+class LockFile:
+    """Provider and module locks, keyed by address string / call path."""
+
+    providers: dict[str, ProviderLock] = field(default_factory=dict)
+    modules: dict[str, ModuleLock] = field(default_factory=dict)
+
+    def with_modules(self, modules: dict[str, ModuleLock]) -> "LockFile":
+        """A copy whose module locks are exactly ``modules`` (providers untouched)."""
+        return LockFile(dict(self.providers), dict(modules))

@@ -1,0 +1,245 @@
+"""Reading ``.terraform.lock.hcl`` as strictly as OpenTofu does (``depsfile/locks_file.go``).
+
+Provider blocks are validated exactly as OpenTofu validates them (canonical address,
+canonical version, canonical constraints, non-empty hash list); ``module`` blocks are
+tofu-solve's own and are validated as such. Every problem is reported with its line; any
+error means the file is not used and nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import hcl
+from ..errors import InvalidConstraint, InvalidVersion, LockFileError, SourceRange
+from ..hashing import parse_hash
+from ..provider_addr import ProviderAddressError, parse_provider_source
+from ..versions import goversions as gvs
+from .model import LockFile, ModuleLock, ProviderLock
+
+LOCK_FILE_NAME = ".terraform.lock.hcl"
+_CALL_PATH_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*")
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a lock file."""
+
+    severity: str  # "error" or "warning"
+    summary: str
+    detail: str
+    line: int
+
+
+class LockFileErrors(LockFileError):
+    """Several lock-file problems at once; ``diagnostics`` has them all."""
+
+    def __init__(self, filename: str, diagnostics: list[Diagnostic]):
+        self.diagnostics = diagnostics
+        first = diagnostics[0]
+        more = len(diagnostics) - 1
+        detail = first.detail
+        if more:
+            others = "; ".join(f"line {d.line}: {d.summary}" for d in diagnostics[1:])
+            detail += f"\n\n{more} more problem{'s' if more > 1 else ''} in this file: {others}."
+        detail += ("\n\nThe lock file was not changed. Fix or remove the entries named here, "
+                   "then run tofu-solve init again.")
+        super().__init__(first.summary, detail, SourceRange(filename, first.line))
+
+
+def parse_lock_text(text: str, filename: str = LOCK_FILE_NAME) -> tuple[LockFile, list[Diagnostic]]:
+    """Parse lock-file text. Returns the locks and every diagnostic (errors and warnings);
+    callers must not use the locks when any diagnostic is an error.
+
+    Raises:
+        LockFileError: the text is not valid HCL (with the line).
+    """
+    body = hcl.parse(text, filename, LockFileError)
+    diags: list[Diagnostic] = []
+    locks = LockFile()
+
+    def err(summary: str, detail: str, line: int):
+        diags.append(Diagnostic("error", summary, detail, line))
+
+    for attr in body.attributes:
+        err("Unsupported argument", f'An argument named "{attr.name}" is not expected here.', attr.line)
+    for block in body.blocks:
+        if block.type == "provider":
+            _provider_block(block, text, locks, err)
+        elif block.type == "module":
+            _module_block(block, locks, err)
+        else:
+            err("Unsupported block type", f'Blocks of type "{block.type}" are not expected here.', block.line)
+    return locks, diags
+
+
+def _string_attr(block: hcl.Block, name: str, err) -> tuple[str | None, int]:
+    a = block.body.attribute(name)
+    if a is None:
+        return None, block.line
+    try:
+        v = a.expr.literal()
+    except hcl.NotLiteral:
+        err("Invalid expression", f"The {name} argument must be a literal string.", a.line)
+        return None, a.line
+    if v is None:
+        return None, a.line
+    if not isinstance(v, str):
+        err(f"Invalid {name}", f"The {name} argument must be a string.", a.line)
+        return None, a.line
+    return v, a.line
+
+
+def _hashes_attr(block: hcl.Block, what: str, err) -> tuple[str, ...] | None:
+    a = block.body.attribute("hashes")
+    if a is None:
+        return ()
+    try:
+        v = a.expr.literal()
+    except hcl.NotLiteral:
+        err(f"Invalid {what} hash set", "The hashes argument must be a list of literal strings.", a.line)
+        return None
+    if not isinstance(v, list) or not all(isinstance(h, str) for h in v):
+        err(f"Invalid {what} hash set", "The hashes argument must be a list of strings.", a.line)
+        return None
+    if not v:
+        err(f"Invalid {what} hash set", "The hashes argument must not be an empty list.", a.line)
+        return None
+    for h in v:
+        try:
+            parse_hash(h)
+        except Exception as e:  # HashError
+            err(f"Invalid {what} hash string", f"Cannot interpret {h!r} as a hash: {e.detail}.", a.line)
+            return None
+    return tuple(sorted(set(v)))
+
+
+def _provider_block(block: hcl.Block, text: str, locks: LockFile, err) -> None:
+    if len(block.labels) != 1:
+        err("Invalid provider block", "A provider lock block needs exactly one label: the provider source address.",
+            block.line)
+        return
+    label = block.labels[0]
+    try:
+        addr = parse_provider_source(label)
+    except ProviderAddressError as e:
+        err("Invalid provider source address", f"Cannot use {label!r} to specify a provider: {e.detail}", block.line)
+        return
+    if addr.is_legacy or addr.is_builtin:
+        what = "legacy" if addr.is_legacy else "built-in"
+        err("Invalid provider source address", f"Cannot lock the {what} provider {label!r}.", block.line)
+        return
+    if str(addr) != label:
+        err("Non-normalized provider source address",
+            f'The provider source address for a provider lock must be a normalized, fully-qualified '
+            f'address. Write "{addr}" instead of "{label}".', block.line)
+        return
+    if str(addr) in locks.providers:
+        err("Duplicate provider lock", f'This lock file already declared a lock for provider {addr}.', block.line)
+        return
+    allowed = {"version", "constraints", "hashes"}
+    for a in block.body.attributes:
+        if a.name not in allowed:
+            err("Unsupported argument", f'An argument named "{a.name}" is not expected here.', a.line)
+            return
+    for b in block.body.blocks:
+        err("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.', b.line)
+        return
+    version, vline = _string_attr(block, "version", err)
+    if version is None:
+        if block.body.attribute("version") is None or _is_null(block, "version"):
+            err("Missing required argument", 'The argument "version" is required, but no definition was found.',
+                vline)
+        return
+    try:
+        v = gvs.Version.parse(version)
+        if str(v) != version:
+            raise InvalidVersion("Invalid version", f"must be written in normalized form {str(v)!r}")
+    except InvalidVersion as e:
+        err("Invalid provider version number", f"The selected version number for provider {addr} is invalid: "
+            f"{e.detail}.", vline)
+        return
+    constraints, cline = _string_attr(block, "constraints", err)
+    canonical = ""
+    if constraints is not None:
+        try:
+            canonical = gvs.canonical_string(gvs.parse_ruby_style_multi(constraints))
+        except InvalidConstraint as e:
+            err("Invalid provider version constraints",
+                f"The recorded version constraints for provider {addr} are invalid: {e.detail}.", cline)
+            return
+        if canonical != constraints:
+            err("Invalid provider version constraints",
+                f"The recorded version constraints for provider {addr} must be written in normalized form: "
+                f'"{canonical}".', cline)
+            return
+    hashes = _hashes_attr(block, "provider", err)
+    if hashes is None:
+        return
+    locks.providers[str(addr)] = ProviderLock(addr, version, canonical, hashes, text[block.start:block.end])
+
+
+def _is_null(block: hcl.Block, name: str) -> bool:
+    a = block.body.attribute(name)
+    try:
+        return a is not None and a.expr.literal() is None
+    except hcl.NotLiteral:
+        return False
+
+
+def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
+    if len(block.labels) != 1 or not _CALL_PATH_RE.fullmatch(block.labels[0]):
+        err("Invalid module lock address",
+            "A module lock block needs one label: the module call path, such as \"vpc\" or \"vpc.nested\".",
+            block.line)
+        return
+    path = block.labels[0]
+    if path in locks.modules:
+        err("Duplicate module lock", f'This lock file already declared a lock for module "{path}".', block.line)
+        return
+    allowed = {"version", "source", "constraints", "hashes"}
+    for a in block.body.attributes:
+        if a.name not in allowed:
+            err("Unsupported argument", f'An argument named "{a.name}" is not expected in a module lock.', a.line)
+            return
+    for b in block.body.blocks:
+        err("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.', b.line)
+        return
+    version, vline = _string_attr(block, "version", err)
+    source, sline = _string_attr(block, "source", err)
+    for name, value, line in (("version", version, vline), ("source", source, sline)):
+        if not value:
+            err("Missing required argument", f'The module lock for "{path}" needs a non-empty "{name}".', line)
+            return
+    constraints, _ = _string_attr(block, "constraints", err)
+    hashes = _hashes_attr(block, "module", err)
+    if hashes is None:
+        return
+    locks.modules[path] = ModuleLock(path, version, source, constraints or "", hashes)
+
+
+def read_lock_file(path: str | os.PathLike, missing_ok: bool = True) -> LockFile:
+    """Read and validate a lock file.
+
+    Returns an empty :class:`LockFile` when the file does not exist and ``missing_ok``.
+
+    Raises:
+        LockFileError: unreadable ("Failed to read file"), invalid HCL, or any invalid
+            entry (every problem listed, the first with its line).
+    """
+    p = Path(path)
+    if not p.exists() and missing_ok:
+        return LockFile()
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise LockFileError("Failed to read file",
+                            f'The configuration file "{os.fspath(path)}" could not be read.') from None
+    locks, diags = parse_lock_text(text, os.fspath(path))
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        raise LockFileErrors(os.fspath(path), errors)
+    return locks

@@ -1,0 +1,126 @@
+"""Writing ``.terraform.lock.hcl`` byte for byte as OpenTofu formats it, plus module blocks.
+
+Format (reference §6, ``depsfile/locks_file.go`` ``SaveLocksToBytes`` and hclwrite):
+the two header comment lines; then each block preceded by one blank line; provider blocks
+sorted by (host, namespace, type); attributes ``version``, ``constraints`` (when
+non-empty), ``hashes`` (when non-empty); ``=`` aligned across consecutive single-line
+attributes, the multi-line ``hashes = [`` never aligned; hashes one per line, four spaces,
+trailing comma. Module blocks follow the provider blocks, sorted by call path, with
+``version``, ``source``, ``constraints`` and ``hashes`` in the same layout.
+
+Writes are atomic: a temporary file in the same directory, fsync, then ``os.replace``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .model import LockFile, ModuleLock, ProviderLock
+
+HEADER = ('# This file is maintained automatically by "tofu init".\n'
+          "# Manual edits may be lost in future updates.\n")
+
+
+def _quote(s: str) -> str:
+    out = []
+    for c in s:
+        if c == '"':
+            out.append('\\"')
+        elif c == "\\":
+            out.append("\\\\")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\r":
+            out.append("\\r")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "$" :
+            out.append("$")
+        elif ord(c) < 0x20:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    text = "".join(out)
+    return '"' + text.replace("${", "$${").replace("%{", "%%{") + '"'
+
+
+def _block(kind: str, label: str, attrs: list[tuple[str, str]], hashes: tuple[str, ...]) -> str:
+    lines = [f"{kind} {_quote(label)} {{"]
+    width = max((len(k) for k, _ in attrs), default=0)
+    for k, v in attrs:
+        lines.append(f"  {k.ljust(width)} = {_quote(v)}")
+    if hashes:
+        lines.append("  hashes = [")
+        for h in sorted(set(hashes)):
+            lines.append(f"    {_quote(h)},")
+        lines.append("  ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def format_provider_lock(lock: ProviderLock) -> str:
+    """One provider block as OpenTofu writes it (ends with a newline)."""
+    attrs = [("version", lock.version)]
+    if lock.constraints:
+        attrs.append(("constraints", lock.constraints))
+    return _block("provider", str(lock.address), attrs, lock.hashes)
+
+
+def format_module_lock(lock: ModuleLock) -> str:
+    """One module block (ends with a newline)."""
+    attrs = [("version", lock.version), ("source", lock.source)]
+    if lock.constraints:
+        attrs.append(("constraints", lock.constraints))
+    return _block("module", lock.path, attrs, lock.hashes)
+
+
+def format_lock_file(locks: LockFile, keep_raw_providers: bool = True) -> str:
+    """The whole file. Provider blocks read from disk are written back as they were read
+    when ``keep_raw_providers`` (tofu-solve does not own them)."""
+    out = [HEADER]
+    for lock in sorted(locks.providers.values(), key=lambda p: (p.address.host, p.address.namespace,
+                                                                p.address.type)):
+        out.append("\n")
+        out.append(lock.raw + "\n" if keep_raw_providers and lock.raw else format_provider_lock(lock))
+    for path in sorted(locks.modules):
+        out.append("\n")
+        out.append(format_module_lock(locks.modules[path]))
+    return "".join(out)
+
+
+def write_atomic(path: str | os.PathLike, text: str, mode: int = 0o644) -> None:
+    """Write ``text`` to ``path`` atomically: readers see the old file or the new one,
+    never a part. Raises OSError when the directory is not writable."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def write_lock_file(path: str | os.PathLike, locks: LockFile) -> bool:
+    """Write ``locks`` to ``path`` atomically, only when the text changes.
+
+    Returns True when the file was written.
+    """
+    text = format_lock_file(locks)
+    p = Path(path)
+    try:
+        if p.read_text(encoding="utf-8") == text:
+            return False
+    except FileNotFoundError:
+        pass
+    write_atomic(p, text)
+    return True
