@@ -52,6 +52,47 @@ class Expr:
         otherwise None."""
         return _traversal(self.tree)
 
+    def template_parts(self) -> list[str | tuple[str, ...]] | None:
+        """For a quoted string template whose interpolations are plain references
+        (``"${var.a}-x"``): literal text and reference parts in order; otherwise None."""
+        t = _unwrap(self.tree)
+        if not (isinstance(t, Tree) and t.data == "string"):
+            return None
+        out: list[str | tuple[str, ...]] = []
+        for part in t.children:
+            if not (isinstance(part, Tree) and part.data == "string_part"):
+                continue
+            for c in part.children:
+                if isinstance(c, Token):
+                    out.append(_unescape(str(c)))
+                    continue
+                inner = [k for k in c.children if isinstance(k, Tree)]
+                ref = _traversal(inner[0]) if c.data == "interpolation" and len(inner) == 1 else None
+                if ref is None:
+                    return None
+                out.append(ref)
+        return out
+
+    def object_items(self) -> dict[str, "Expr"] | None:
+        """For an object constructor ``{ a = x, "b" = y }``: each key's expression;
+        otherwise None."""
+        t = _unwrap(self.tree)
+        if not (isinstance(t, Tree) and t.data == "object"):
+            return None
+        out: dict[str, Expr] = {}
+        for elem in t.children:
+            if not (isinstance(elem, Tree) and elem.data == "object_elem"):
+                continue
+            ek = [c for c in elem.children if isinstance(c, Tree)]
+            key_t, val_t = ek[0], ek[-1]
+            try:
+                key = _object_key(key_t, self)
+            except NotLiteral:
+                return None
+            text = self.text  # element text is not needed by callers; keep the whole
+            out[str(key)] = Expr(val_t, text, val_t.meta.line if not val_t.meta.empty else self.line)
+        return out
+
 
 @dataclass
 class Attribute:
@@ -102,9 +143,13 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
     try:
         tree = hcl2.parses_to_tree(text)
     except UnexpectedInput as e:
-        line = getattr(e, "line", None) or _last_line(text)
-        if isinstance(e, UnexpectedEOF) or line is None or line < 1:
-            line = _last_line(text)
+        line = getattr(e, "line", None)
+        at_end = isinstance(e, UnexpectedEOF) or line is None or line < 1 or line > _last_line(text)
+        if at_end or not _line_text(text, line):
+            line = min(line or _last_line(text), _last_line(text))
+            raise error("Unclosed configuration block",
+                        f"{filename} ends before every block, bracket or string is closed: "
+                        "is a closing brace missing?", SourceRange(filename, line)) from None
         what = "Invalid character" if isinstance(e, UnexpectedCharacters) else "Invalid syntax"
         near = _line_text(text, line)
         raise error(what, f"{filename} is not valid HCL: unexpected input near {near!r}.",
@@ -215,20 +260,28 @@ def _literal(t: Any, expr: Expr) -> Any:
         for elem in kids:
             ek = [c for c in elem.children if isinstance(c, Tree)]
             key_t, val_t = ek[0], ek[-1]
-            key_kids = [c for c in key_t.children if isinstance(c, Tree)]
-            k = key_kids[0] if key_kids else key_t
-            inner = [c for c in k.children if isinstance(c, Tree)] if isinstance(k, Tree) else []
-            if isinstance(k, Tree) and k.data == "expr_term" and inner and inner[0].data == "identifier":
-                key = _ident(inner[0])
-            elif isinstance(k, Tree) and k.data == "identifier":
-                key = _ident(k)
-            else:
-                key = _literal(k, expr)
-            out[str(key)] = _literal(val_t, expr)
+            out[str(_object_key(key_t, expr))] = _literal(val_t, expr)
         return out
     if d == "identifier":
         raise NotLiteral(expr)
     raise NotLiteral(expr)
+
+
+def _unwrap(t: Any) -> Any:
+    while isinstance(t, Tree) and t.data in ("expr_term", "expression"):
+        kids = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+        if len(kids) != 1:
+            return t
+        t = kids[0]
+    return t
+
+
+def _object_key(key_t: Tree, expr: Expr) -> Any:
+    key_kids = [c for c in key_t.children if isinstance(c, Tree)]
+    k = _unwrap(key_kids[0] if key_kids else key_t)
+    if isinstance(k, Tree) and k.data == "identifier":
+        return _ident(k)
+    return _literal(k, expr)
 
 
 def _traversal(t: Any) -> tuple[str, ...] | None:

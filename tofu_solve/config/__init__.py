@@ -1,0 +1,8 @@
+"""Reading OpenTofu configuration: module calls, provider requirements and OpenTofu
+version constraints of one module directory, each with file and line."""
+
+from .loader import config_file_names, load_module_dir
+from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
+
+__all__ = ["CoreVersionRequirement", "ModuleCall", "ModuleConfig", "ProviderRequirement",
+           "config_file_names", "load_module_dir"]

@@ -1,0 +1,514 @@
+"""Loading one module directory as OpenTofu does (reference §8).
+
+* Files: ``.tf``, ``.tf.json``, ``.tofu``, ``.tofu.json`` (sorted by name); names starting
+  with ``.``, ending with ``~`` or of the form ``#...#`` are ignored; ``X.tofu`` hides
+  ``X.tf`` and ``X.tofu.json`` hides ``X.tf.json`` (``filterTfPathsWithTofuAlternatives``).
+* Override files (base name ``override`` or ending ``_override``) are loaded after the
+  primary files and merged: their arguments replace the primary block's.
+* ``source`` and ``version`` of module calls are evaluated statically: literals,
+  ``var.NAME`` with a literal default, ``local.NAME`` with a literal value, and string
+  templates of those. Anything else is an error with file and line.
+* ``version`` on a local source is an error, as in OpenTofu; on git and OCI sources it is
+  allowed (the module-locking RFC's proposal); on other remote sources it is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import hcl
+from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
+from ..provider_addr import ProviderAddressError, parse_provider_source
+from ..sources import LocalSource, OciSource, RegistrySource, RemoteSource, SourceKind, parse_source
+from ..versions.constraints import module_constraint, provider_constraint
+from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
+
+_EXTENSIONS = (".tofu.json", ".tf.json", ".tofu", ".tf")
+_JSON_TEMPLATE_RE = re.compile(r"\$\{\s*([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)\s*\}")
+
+
+def _ext(name: str) -> str | None:
+    for e in _EXTENSIONS:
+        if name.endswith(e) and len(name) > len(e):
+            return e
+    return None
+
+
+def _ignored(name: str) -> bool:
+    return name.startswith(".") or name.endswith("~") or (name.startswith("#") and name.endswith("#"))
+
+
+def _is_override(name: str) -> bool:
+    base = name[: -len(_ext(name) or "")]
+    return base == "override" or base.endswith("_override")
+
+
+def _filter_tofu_alternatives(names: list[str]) -> list[str]:
+    present = set(names)
+    out = []
+    for n in names:
+        if n.endswith(".tf") and n[:-3] + ".tofu" in present:
+            continue
+        if n.endswith(".tf.json") and n[:-8] + ".tofu.json" in present:
+            continue
+        out.append(n)
+    return out
+
+
+def config_file_names(directory: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """(primary, override) configuration file names of ``directory``, in load order.
+
+    Raises:
+        ConfigurationError: the directory cannot be read.
+    """
+    try:
+        entries = sorted(os.listdir(directory))
+    except OSError as e:
+        raise ConfigurationError("Failed to read module directory",
+                                 f"Module directory {os.fspath(directory)} does not exist or cannot be read "
+                                 f"({e.strerror}).") from None
+    primary, override = [], []
+    for name in entries:
+        if _ignored(name) or _ext(name) is None or os.path.isdir(os.path.join(directory, name)):
+            continue
+        (override if _is_override(name) else primary).append(name)
+    return _filter_tofu_alternatives(primary), _filter_tofu_alternatives(override)
+
+
+# --------------------------------------------------------------------------- raw items
+
+
+@dataclass
+class _Value:
+    """An unevaluated argument: an HCL expression or a JSON value, and where it was."""
+
+    raw: Any
+    where: SourceRange
+    is_json: bool = False
+
+
+@dataclass
+class _RawCall:
+    name: str
+    where: SourceRange
+    args: dict[str, _Value] = field(default_factory=dict)
+
+
+@dataclass
+class _RawProviderReq:
+    name: str
+    value: _Value
+
+
+@dataclass
+class _FileItems:
+    calls: list[_RawCall] = field(default_factory=list)
+    provider_reqs: list[_RawProviderReq] = field(default_factory=list)
+    legacy_provider_versions: list[tuple[str, _Value]] = field(default_factory=list)
+    required_versions: list[_Value] = field(default_factory=list)
+    compat: list[_Value] = field(default_factory=list)
+    variables: dict[str, _Value] = field(default_factory=dict)
+    locals: dict[str, _Value] = field(default_factory=dict)
+
+
+def _read_hcl(path: Path, display: str) -> _FileItems:
+    text = _read_text(path, display)
+    body = hcl.parse(text, display)
+    items = _FileItems()
+    here = lambda line: SourceRange(display, line)  # noqa: E731
+    for attr in body.attributes:
+        raise ConfigurationError("Unsupported argument",
+                                 f'An argument named "{attr.name}" is not expected here.', here(attr.line))
+    for block in body.blocks:
+        t = block.type
+        if t == "module":
+            if len(block.labels) != 1:
+                raise ConfigurationError("Missing name for module",
+                                         "A module block needs exactly one label: its name.", here(block.line))
+            call = _RawCall(block.labels[0], here(block.line))
+            for a in block.body.attributes:
+                call.args[a.name] = _Value(a.expr, here(a.line))
+            items.calls.append(call)
+        elif t == "terraform":
+            for a in block.body.attributes:
+                if a.name == "required_version":
+                    items.required_versions.append(_Value(a.expr, here(a.line)))
+            for rp in block.body.blocks_of("required_providers"):
+                for a in rp.body.attributes:
+                    items.provider_reqs.append(_RawProviderReq(a.name, _Value(a.expr, here(a.line))))
+        elif t == "required_providers":
+            raise ConfigurationError(
+                "Unsupported block type",
+                'A "required_providers" block must be nested inside a "terraform" block.', here(block.line))
+        elif t == "language":
+            for cw in block.body.blocks_of("compatible_with"):
+                a = cw.body.attribute("opentofu")
+                if a is not None:
+                    items.compat.append(_Value(a.expr, here(a.line)))
+        elif t == "variable" and len(block.labels) == 1:
+            a = block.body.attribute("default")
+            items.variables[block.labels[0]] = _Value(a.expr, here(a.line)) if a else _Value(None, here(block.line))
+        elif t == "locals":
+            for a in block.body.attributes:
+                items.locals[a.name] = _Value(a.expr, here(a.line))
+        elif t == "provider" and len(block.labels) == 1:
+            a = block.body.attribute("version")
+            if a is not None:
+                items.legacy_provider_versions.append((block.labels[0], _Value(a.expr, here(a.line))))
+    return items
+
+
+def _read_text(path: Path, display: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigurationError("Invalid file encoding", f"{display} is not valid UTF-8.",
+                                 SourceRange(display, 1)) from None
+    except OSError as e:
+        raise ConfigurationError("Failed to read file", f"{display} could not be read ({e.strerror}).") from None
+
+
+def _json_line(text: str, key: str, start: int = 0) -> tuple[int, int]:
+    """(1-based line, offset) of the first ``"key":`` at or after ``start``."""
+    m = re.compile(r'"' + re.escape(key) + r'"\s*:').search(text, start)
+    if not m:
+        return 1, start
+    return text.count("\n", 0, m.start()) + 1, m.start()
+
+
+def _json_blocks(value: Any) -> list[dict]:
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, dict)]
+    return [value] if isinstance(value, dict) else []
+
+
+def _read_json(path: Path, display: str) -> _FileItems:
+    text = _read_text(path, display)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigurationError("Invalid JSON", f"{display} is not valid JSON: {e.msg}.",
+                                 SourceRange(display, e.lineno)) from None
+    if not isinstance(doc, dict):
+        raise ConfigurationError("Invalid JSON", f"{display} must hold a JSON object.", SourceRange(display, 1))
+    items = _FileItems()
+    at = lambda key, start=0: _json_line(text, key, start)  # noqa: E731
+    here = lambda line: SourceRange(display, line)  # noqa: E731
+    mline, mpos = at("module")
+    for blocks in _json_blocks(doc.get("module")):
+        for name, body in blocks.items():
+            line, pos = at(name, mpos)
+            call = _RawCall(name, here(line))
+            if isinstance(body, list):
+                body = body[0] if body and isinstance(body[0], dict) else {}
+            if not isinstance(body, dict):
+                raise ConfigurationError("Invalid module block", f'Module "{name}" must be a JSON object.',
+                                         here(line))
+            for k, v in body.items():
+                call.args[k] = _Value(v, here(at(k, pos)[0]), True)
+            items.calls.append(call)
+    _, tpos = at("terraform")
+    for tb in _json_blocks(doc.get("terraform")):
+        if "required_version" in tb:
+            items.required_versions.append(_Value(tb["required_version"], here(at("required_version", tpos)[0]), True))
+        _, rpos = at("required_providers", tpos)
+        for rp in _json_blocks(tb.get("required_providers")):
+            for name, v in rp.items():
+                items.provider_reqs.append(_RawProviderReq(name, _Value(v, here(at(name, rpos)[0]), True)))
+    _, lpos = at("language")
+    for lb in _json_blocks(doc.get("language")):
+        for cw in _json_blocks(lb.get("compatible_with")):
+            if "opentofu" in cw:
+                items.compat.append(_Value(cw["opentofu"], here(at("opentofu", lpos)[0]), True))
+    _, vpos = at("variable")
+    for vb in _json_blocks(doc.get("variable")):
+        for name, body in vb.items():
+            if isinstance(body, dict):
+                items.variables[name] = _Value(body.get("default"), here(at(name, vpos)[0]), True)
+    _, lopos = at("locals")
+    for lb in _json_blocks(doc.get("locals")):
+        for name, v in lb.items():
+            items.locals[name] = _Value(v, here(at(name, lopos)[0]), True)
+    _, ppos = at("provider")
+    for pb in _json_blocks(doc.get("provider")):
+        for name, body in pb.items():
+            for b in _json_blocks(body):
+                if "version" in b:
+                    items.legacy_provider_versions.append(
+                        (name, _Value(b["version"], here(at("version", at(name, ppos)[1])[0]), True)))
+    return items
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+class _Scope:
+    def __init__(self, variables: dict[str, _Value], locals_: dict[str, _Value]):
+        self.variables = variables
+        self.locals = locals_
+
+    def static(self, v: _Value, what: str, depth: int = 0) -> Any:
+        """Evaluate ``v`` statically. Raises ConfigurationError naming ``what``."""
+        if depth > 10:
+            raise ConfigurationError("Unsupported expression", f"{what} refers to itself.", v.where)
+        if v.is_json:
+            if isinstance(v.raw, str) and "${" in v.raw:
+                return self._json_template(v, what, depth)
+            return v.raw
+        if v.raw is None:
+            return None
+        try:
+            return v.raw.literal()
+        except hcl.NotLiteral:
+            pass
+        ref = v.raw.traversal()
+        if ref is not None:
+            return self._ref(ref, v, what, depth)
+        parts = v.raw.template_parts()
+        if parts is not None:
+            out = []
+            for p in parts:
+                out.append(p if isinstance(p, str) else self._str(self._ref(p, v, what, depth), v, what))
+            return "".join(out)
+        raise self._unsupported(v, what)
+
+    def _json_template(self, v: _Value, what: str, depth: int) -> str:
+        out, pos = [], 0
+        for m in _JSON_TEMPLATE_RE.finditer(v.raw):
+            out.append(v.raw[pos:m.start()])
+            out.append(self._str(self._ref(tuple(m.group(1).split(".")), v, what, depth), v, what))
+            pos = m.end()
+        out.append(v.raw[pos:])
+        text = "".join(out)
+        if "${" in text:
+            raise self._unsupported(v, what)
+        return text
+
+    @staticmethod
+    def _str(value: Any, v: _Value, what: str) -> str:
+        if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
+            raise ConfigurationError("Invalid value", f"{what} must be a string.", v.where)
+        return str(value)
+
+    def _ref(self, ref: tuple[str, ...], v: _Value, what: str, depth: int) -> Any:
+        if len(ref) == 2 and ref[0] == "var":
+            target = self.variables.get(ref[1])
+            if target is None:
+                raise ConfigurationError("Reference to undeclared input variable",
+                                         f'{what} refers to var.{ref[1]}, which is not declared in this module.',
+                                         v.where)
+            if target.raw is None:
+                raise ConfigurationError(
+                    "Variables not allowed",
+                    f"{what} uses var.{ref[1]}, which has no default value; tofu-solve must know it before "
+                    "init. Give the variable a literal default or write the value directly.", v.where)
+            return self.static(target, f"The default of var.{ref[1]}", depth + 1)
+        if len(ref) == 2 and ref[0] == "local":
+            target = self.locals.get(ref[1])
+            if target is None:
+                raise ConfigurationError("Reference to undeclared local value",
+                                         f"{what} refers to local.{ref[1]}, which is not declared in this module.",
+                                         v.where)
+            return self.static(target, f"local.{ref[1]}", depth + 1)
+        raise self._unsupported(v, what)
+
+    @staticmethod
+    def _unsupported(v: _Value, what: str) -> ConfigurationError:
+        text = v.raw if v.is_json else v.raw.text
+        return ConfigurationError(
+            "Unsupported expression",
+            f"{what} must be known before init, but it is {text!r}. Only literal values, var.NAME with a "
+            "literal default, local.NAME with a literal value, and strings made of those can be used.",
+            v.where)
+
+
+# --------------------------------------------------------------------------- assembly
+
+
+def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems:
+    merged = _FileItems()
+    for f in primary:
+        merged.calls += f.calls
+        merged.provider_reqs += f.provider_reqs
+        merged.legacy_provider_versions += f.legacy_provider_versions
+        merged.required_versions += f.required_versions
+        merged.compat += f.compat
+        merged.variables.update(f.variables)
+        merged.locals.update(f.locals)
+    for f in overrides:
+        for oc in f.calls:
+            base = next((c for c in merged.calls if c.name == oc.name), None)
+            if base is None:
+                raise ConfigurationError("Missing base module block",
+                                         f'There is no module block named "{oc.name}" for this override to change.',
+                                         oc.where)
+            base.args.update(oc.args)
+        for op in f.provider_reqs:
+            merged.provider_reqs = [p for p in merged.provider_reqs if p.name != op.name] + [op]
+        if f.required_versions:
+            merged.required_versions = list(f.required_versions)
+        if f.compat:
+            raise ConfigurationError("Unsupported block type",
+                                     "A language block is not allowed in an override file.", f.compat[0].where)
+        merged.variables.update(f.variables)
+        merged.locals.update(f.locals)
+        merged.legacy_provider_versions += f.legacy_provider_versions
+    return merged
+
+
+def _module_call(raw: _RawCall, scope: _Scope) -> ModuleCall:
+    src_v = raw.args.get("source")
+    if src_v is None:
+        raise ConfigurationError("Missing required argument",
+                                 f'The argument "source" is required in module "{raw.name}".', raw.where)
+    source_text = scope.static(src_v, f'The source of module "{raw.name}"')
+    if not isinstance(source_text, str):
+        raise ConfigurationError("Invalid value", f'The source of module "{raw.name}" must be a string.',
+                                 src_v.where)
+    try:
+        source = parse_source(source_text)
+    except SourceAddressError as e:
+        raise ConfigurationError(e.summary, f'Module "{raw.name}": {e.detail}', src_v.where) from None
+    version = None
+    ver_v = raw.args.get("version")
+    if ver_v is not None:
+        text = scope.static(ver_v, f'The version of module "{raw.name}"')
+        if text is not None:
+            if isinstance(text, (int, float)) and not isinstance(text, bool):
+                text = str(text)
+            if not isinstance(text, str):
+                raise ConfigurationError("Invalid version constraint",
+                                         f'The version of module "{raw.name}" must be a string.', ver_v.where)
+            try:
+                version = module_constraint(text)
+            except TofuSolveError as e:
+                raise ConfigurationError(e.summary, e.detail, ver_v.where) from None
+            if isinstance(source, LocalSource):
+                raise ConfigurationError(
+                    "Invalid registry module source address",
+                    f'Cannot apply a version constraint to module "{raw.name}" (at {raw.where.file}:'
+                    f"{raw.where.line}) because it has a relative local path.", ver_v.where)
+            if isinstance(source, RemoteSource) and source.kind is not SourceKind.GIT:
+                raise ConfigurationError(
+                    "Invalid registry module source address",
+                    f'Cannot apply a version constraint to module "{raw.name}" (at {raw.where.file}:'
+                    f"{raw.where.line}) because it doesn't come from a module registry, a git repository or an "
+                    "OCI registry.", ver_v.where)
+            if isinstance(source, RemoteSource) and source.git.ref:
+                raise ConfigurationError(
+                    "Conflicting version selection",
+                    f'Module "{raw.name}" sets both ?ref={source.git.ref} and a version constraint; use one: '
+                    "the constraint selects a tag, ?ref pins one.", ver_v.where)
+            if isinstance(source, OciSource) and (source.tag or source.digest):
+                raise ConfigurationError(
+                    "Conflicting version selection",
+                    f'Module "{raw.name}" sets both a ?tag/?digest and a version constraint; use one.', ver_v.where)
+    return ModuleCall(raw.name, source_text, source, version, raw.where,
+                      ver_v.where if ver_v is not None and version is not None else None,
+                      "count" in raw.args, "for_each" in raw.args)
+
+
+def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequirement]:
+    out: list[ProviderRequirement] = []
+    sources: dict[str, object] = {}
+    for req in merged.provider_reqs:
+        v = req.value
+        source_text, ver_text, legacy = None, None, False
+        obj = None
+        if v.is_json:
+            if isinstance(v.raw, dict):
+                obj = {k: _Value(x, v.where, True) for k, x in v.raw.items()}
+            elif isinstance(v.raw, str):
+                ver_text, legacy = v.raw, True
+            else:
+                raise ConfigurationError("Invalid required_providers object",
+                                         f'required_providers entry "{req.name}" must be an object.', v.where)
+        else:
+            obj = {k: _Value(e, v.where) for k, e in (v.raw.object_items() or {}).items()} if \
+                v.raw.object_items() is not None else None
+            if obj is None:
+                val = scope.static(v, f'The required_providers entry "{req.name}"')
+                if not isinstance(val, str):
+                    raise ConfigurationError("Invalid required_providers object",
+                                             f'required_providers entry "{req.name}" must be an object with '
+                                             "source and version.", v.where)
+                ver_text, legacy = val, True
+        if obj is not None:
+            if "source" in obj:
+                source_text = scope.static(obj["source"], f'The source of provider "{req.name}"')
+            if "version" in obj:
+                ver_text = scope.static(obj["version"], f'The version of provider "{req.name}"')
+        try:
+            addr = parse_provider_source(source_text if source_text else req.name)
+        except ProviderAddressError as e:
+            raise ConfigurationError(e.summary, e.detail, v.where) from None
+        sources[req.name] = addr
+        constraint = None
+        if ver_text is not None:
+            try:
+                constraint = provider_constraint(str(ver_text))
+            except TofuSolveError as e:
+                raise ConfigurationError(e.summary, f'Provider "{req.name}": {e.detail}', v.where) from None
+        out.append(ProviderRequirement(req.name, addr, constraint, v.where, legacy))
+    for name, v in merged.legacy_provider_versions:
+        text = scope.static(v, f'The version of provider "{name}"')
+        try:
+            addr = sources.get(name) or parse_provider_source(name)
+            constraint = provider_constraint(str(text))
+        except TofuSolveError as e:
+            raise ConfigurationError(e.summary, f'Provider "{name}": {e.detail}', v.where) from None
+        out.append(ProviderRequirement(name, addr, constraint, v.where, True))
+    return out
+
+
+def _core_reqs(merged: _FileItems, scope: _Scope) -> list[CoreVersionRequirement]:
+    out = []
+    for kind, values in (("required_version", merged.required_versions), ("compatible_with", merged.compat)):
+        for v in values:
+            text = scope.static(v, f"The {kind} constraint")
+            try:
+                c = module_constraint(str(text))
+            except TofuSolveError as e:
+                raise ConfigurationError(e.summary, e.detail, v.where) from None
+            if any(item.prerelease for item in c.parsed.items):
+                raise ConfigurationError(
+                    "Invalid OpenTofu version constraint",
+                    f"Prerelease versions cannot be used in OpenTofu version constraints: {text!r}.", v.where)
+            tofu_file = v.where.file.endswith((".tofu", ".tofu.json"))
+            out.append(CoreVersionRequirement(c, v.where, kind, tofu_file))
+    return out
+
+
+def load_module_dir(directory: str | os.PathLike, display_prefix: str = "") -> ModuleConfig:
+    """Read the module in ``directory``.
+
+    ``display_prefix`` is prepended to file names in messages and :class:`SourceRange`
+    values (e.g. ``"modules/vpc/"``); by default names are relative to the directory.
+
+    Raises:
+        ConfigurationError: unreadable directory, broken HCL/JSON, invalid argument,
+            constraint or source, unsupported expression; each with file and line.
+    """
+    d = Path(directory)
+    primary, override = config_file_names(d)
+    read = lambda n: (_read_json if n.endswith(".json") else _read_hcl)(d / n, display_prefix + n)  # noqa: E731
+    merged = _merge([read(n) for n in primary], [read(n) for n in override])
+    scope = _Scope(merged.variables, merged.locals)
+    seen: dict[str, ModuleCall] = {}
+    calls = []
+    for raw in merged.calls:
+        call = _module_call(raw, scope)
+        if call.name in seen:
+            prev = seen[call.name]
+            raise ConfigurationError("Duplicate module call",
+                                     f'A module call named "{call.name}" was already declared at '
+                                     f"{prev.where.file}:{prev.where.line}.", call.where)
+        seen[call.name] = call
+        calls.append(call)
+    return ModuleConfig(d, tuple(primary + override), tuple(calls), tuple(_provider_reqs(merged, scope)),
+                        tuple(_core_reqs(merged, scope)))

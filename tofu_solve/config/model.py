@@ -1,0 +1,106 @@
+"""What tofu-solve reads from one module directory: typed, with file and line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SourceRange
+from ..provider_addr import ProviderAddress
+from ..sources import ModuleSource
+from ..versions.constraints import ModuleConstraint, ProviderConstraint
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    """A ``module "name" { source = ..., version = ... }`` block.
+
+    Attributes:
+        name: the call name.
+        source_text: ``source`` as written (after static evaluation).
+        source: the parsed source address.
+        version: the ``version`` constraint (None when absent or null).
+        where: file and line of the ``module`` block.
+        version_where: file and line of the ``version`` argument (None when absent).
+        has_count / has_for_each: the block sets ``count`` / ``for_each``.
+    """
+
+    name: str
+    source_text: str
+    source: ModuleSource
+    version: ModuleConstraint | None
+    where: SourceRange
+    version_where: SourceRange | None = None
+    has_count: bool = False
+    has_for_each: bool = False
+
+
+@dataclass(frozen=True)
+class ProviderRequirement:
+    """One provider version requirement of a module.
+
+    Attributes:
+        local_name: the name used in the module (``aws``).
+        address: the provider's fully-qualified source address.
+        constraint: the version constraint (None when the entry has no ``version``).
+        where: file and line of the entry (or of the legacy ``provider`` block's
+            ``version``).
+        legacy: written in a pre-0.13 form (``aws = ">= 2.0"`` or ``provider "aws" {
+            version = ... }``).
+    """
+
+    local_name: str
+    address: ProviderAddress
+    constraint: ProviderConstraint | None
+    where: SourceRange
+    legacy: bool = False
+
+
+@dataclass(frozen=True)
+class CoreVersionRequirement:
+    """A constraint on the OpenTofu version (go-version syntax).
+
+    Attributes:
+        constraint: the constraint.
+        where: file and line.
+        kind: ``"required_version"`` or ``"compatible_with"``
+            (``language { compatible_with { opentofu = ... } }``).
+        tofu_file: written in a ``.tofu``/``.tofu.json`` file. OpenTofu 1.12 and later
+            honour ``required_version`` only there (reference §8).
+    """
+
+    constraint: ModuleConstraint
+    where: SourceRange
+    kind: str = "required_version"
+    tofu_file: bool = False
+
+    def counts_for(self, tofu_version: tuple[int, int, int]) -> bool:
+        """Whether OpenTofu ``tofu_version`` (major, minor, patch) enforces this one."""
+        if self.kind == "compatible_with":
+            return True
+        return self.tofu_file or tofu_version < (1, 12, 0)
+
+
+@dataclass(frozen=True)
+class ModuleConfig:
+    """Everything tofu-solve needs from one module directory.
+
+    Attributes:
+        dir: the directory read.
+        files: the configuration files used, in load order (primary, then overrides).
+        module_calls: in file order, overrides merged.
+        provider_requirements: in file order.
+        core_requirements: OpenTofu version constraints.
+    """
+
+    dir: Path
+    files: tuple[str, ...] = ()
+    module_calls: tuple[ModuleCall, ...] = ()
+    provider_requirements: tuple[ProviderRequirement, ...] = ()
+    core_requirements: tuple[CoreVersionRequirement, ...] = field(default=())
+
+    def call(self, name: str) -> ModuleCall | None:
+        for c in self.module_calls:
+            if c.name == name:
+                return c
+        return None
