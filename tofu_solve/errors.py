@@ -67,7 +67,7 @@ class TofuSolveError(Exception):
 
 
 class VersionError(TofuSolveError):
-    """A version or version-constraint string that does not parse."""
+    """A version, a constraint, or a version pick that failed."""
 
 
 class InvalidVersion(VersionError):
@@ -78,11 +78,11 @@ class InvalidConstraint(VersionError):
     """A constraint string rejected by the parser named in the message."""
 
 
-class NoVersionsError(TofuSolveError):
+class NoVersionsError(VersionError):
     """OpenTofu's "Module has no versions": nothing usable was published."""
 
 
-class NoMatchingVersionError(TofuSolveError):
+class NoMatchingVersionError(VersionError):
     """OpenTofu's "Unresolvable module version constraint" / provider "no available releases".
 
     Attributes:

@@ -27,6 +27,9 @@ class ProviderLock:
     hashes: tuple[str, ...] = ()
     raw: str | None = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self):
+        object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))
+
 
 @dataclass(frozen=True)
 class ModuleLock:
@@ -47,6 +50,9 @@ class ModuleLock:
     source: str
     constraints: str = ""
     hashes: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))
 
 
 @dataclass

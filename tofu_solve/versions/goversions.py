@@ -721,8 +721,15 @@ def meets(spec, v: Version) -> bool:
     ``spec`` is an intersection (tuple of :class:`Selection`, as from the Ruby-style
     parser) or a union (tuple of intersections, as from :func:`parse_canon`). Released
     versions need only be members; a prerelease must also be requested, i.e. named
-    exactly by an ``=`` selection.
+    exactly by an ``=`` selection. The special version 0.0.0 (``versions.Unspecified``)
+    is a member only of the unconstrained set (go-versions ``Set.Has``).
     """
+    if v == UNSPECIFIED:
+        return len(spec) == 0
+    return _meets_inner(spec, v)
+
+
+def _meets_inner(spec, v: Version) -> bool:
     if spec and isinstance(spec[0], tuple):
         member, requested = _union_has(spec, v)
     else:
@@ -735,7 +742,7 @@ def is_exactly_unspecified(spec: tuple) -> bool:
     exactly {0.0.0} (OpenTofu's "0.0.0 is not a valid provider version")."""
     names_zero = any(s.op == OP_EQ and s.boundary.constrain_to_zero().to_version() == UNSPECIFIED
                      for s in spec)
-    return names_zero and meets(spec, UNSPECIFIED)
+    return names_zero and _meets_inner(spec, UNSPECIFIED)
 
 
 # --------------------------------------------------------------------------- canonical string

@@ -1,0 +1,133 @@
+"""Loading root modules: files, shadowing, overrides, static evaluation, errors with lines."""
+
+from pathlib import Path
+
+import pytest
+
+from tofu_solve.config import config_file_names, load_module_dir
+from tofu_solve.errors import ConfigurationError
+from tofu_solve.sources import SourceKind
+
+CONFIGS = Path(__file__).resolve().parents[2] / "fixtures" / "configs"
+
+
+def test_full_example():
+    cfg = load_module_dir(CONFIGS / "full")
+    assert cfg.files == ("extra.tf.json", "main.tf", "versions.tofu", "main_override.tf")
+    calls = {c.name: c for c in cfg.module_calls}
+    assert list(calls) == ["kms", "vpc", "eks", "network", "label"]
+    vpc = calls["vpc"]
+    assert str(vpc.source) == "registry.opentofu.org/terraform-aws-modules/vpc/aws"
+    assert vpc.version.text == "~> 6.6"  # the override file wins
+    assert (vpc.where.file, vpc.where.line) == ("main.tf", 23)
+    assert (vpc.version_where.file, vpc.version_where.line) == ("main_override.tf", 2)
+    assert calls["eks"].version.text == "~> 20.0" and calls["eks"].has_for_each
+    assert str(calls["eks"].source) == "registry.opentofu.org/terraform-aws-modules/eks/aws"  # from local.eks_source
+    assert calls["network"].source.kind is SourceKind.LOCAL and calls["network"].has_count
+    assert calls["label"].source.kind is SourceKind.GIT and calls["label"].source.git.ref == "0.25.0"
+    assert calls["kms"].version.text == "2.1.0"  # "${var.kms_version}" in JSON
+    assert calls["kms"].where.file == "extra.tf.json" and calls["kms"].where.line == 3
+
+    providers = [(p.local_name, str(p.address), p.constraint.text if p.constraint else None, p.where.line, p.legacy)
+                 for p in cfg.provider_requirements]
+    assert providers == [
+        ("aws", "registry.opentofu.org/hashicorp/aws", "~> 5.0", 5, False),
+        ("random", "registry.opentofu.org/hashicorp/random", ">= 3.0", 10, True),
+        ("google", "registry.opentofu.org/hashicorp/google", "~> 4.0", 44, True),
+    ]
+    core = [(r.kind, r.constraint.text, r.where.file, r.where.line, r.tofu_file) for r in cfg.core_requirements]
+    assert core == [
+        ("required_version", ">= 1.6.0", "main.tf", 2, False),
+        ("required_version", ">= 1.8.0", "versions.tofu", 2, True),
+        ("compatible_with", ">= 1.9.0", "versions.tofu", 7, True),
+    ]
+    # OpenTofu >= 1.12 ignores required_version in .tf files (reference §8)
+    assert [r.counts_for((1, 12, 0)) for r in cfg.core_requirements] == [False, True, True]
+    assert [r.counts_for((1, 11, 5)) for r in cfg.core_requirements] == [True, True, True]
+
+
+def test_tofu_file_hides_tf_file():
+    primary, override = config_file_names(CONFIGS / "tofu-shadow")
+    assert primary == ["main.tofu", "versions.tf"] and override == []
+    assert [c.name for c in load_module_dir(CONFIGS / "tofu-shadow").module_calls] == ["y"]
+
+
+def test_json_configuration():
+    cfg = load_module_dir(CONFIGS / "json-only")
+    assert [(c.name, c.version.text, c.where.line) for c in cfg.module_calls] == [("vpc", "6.6.0", 11)]
+    assert [(str(p.address), p.constraint.text) for p in cfg.provider_requirements] == [
+        ("registry.opentofu.org/hashicorp/aws", ">= 5.0")]
+    assert cfg.core_requirements[0].constraint.text == ">= 1.5"
+
+
+def test_broken_hcl_names_file_and_line():
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(CONFIGS / "bad-hcl")
+    assert e.value.where.file == "main.tf"
+    assert e.value.where.line in (5, 6, 7, 8)
+    assert "Error:" in e.value.render() and "main.tf line" in e.value.render()
+
+
+def test_version_on_local_source_is_an_error_as_in_opentofu():
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(CONFIGS / "version-on-local")
+    assert (e.value.where.file, e.value.where.line) == ("main.tf", 3)
+    assert "because it has a relative local path" in e.value.detail
+
+
+def test_variable_without_default_is_a_clear_error():
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(CONFIGS / "var-no-default")
+    assert e.value.summary == "Variables not allowed" and e.value.where.line == 7
+
+
+def test_unsupported_expression(tmp_path):
+    (tmp_path / "main.tf").write_text('module "m" {\n  source  = "a/b/c"\n  version = lower("X")\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert e.value.summary == "Unsupported expression" and e.value.where.line == 3
+
+
+def test_version_allowed_on_git_but_not_with_ref(tmp_path):
+    (tmp_path / "main.tf").write_text('module "m" {\n  source  = "git::https://example.com/m.git"\n  version = "~> 1.0"\n}\n')
+    assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 1.0"
+    (tmp_path / "main.tf").write_text('module "m" {\n  source  = "git::https://example.com/m.git?ref=v1"\n  version = "~> 1.0"\n}\n')
+    with pytest.raises(ConfigurationError, match="Conflicting version selection"):
+        load_module_dir(tmp_path)
+
+
+def test_version_on_http_source_is_an_error(tmp_path):
+    (tmp_path / "main.tf").write_text('module "m" {\n  source  = "https://example.com/m.zip"\n  version = "1.0.0"\n}\n')
+    with pytest.raises(ConfigurationError, match="doesn't come from a module registry"):
+        load_module_dir(tmp_path)
+
+
+def test_required_providers_outside_terraform_block(tmp_path):
+    (tmp_path / "main.tf").write_text('required_providers {\n  aws = ">= 1"\n}\n')
+    with pytest.raises(ConfigurationError, match="must be nested inside"):
+        load_module_dir(tmp_path)
+
+
+def test_null_version_is_no_version(tmp_path):
+    (tmp_path / "main.tf").write_text('module "m" {\n  source  = "a/b/c"\n  version = null\n}\n')
+    assert load_module_dir(tmp_path).module_calls[0].version is None
+
+
+def test_duplicate_module_call(tmp_path):
+    (tmp_path / "a.tf").write_text('module "m" {\n  source = "a/b/c"\n}\n')
+    (tmp_path / "b.tf").write_text('module "m" {\n  source = "a/b/d"\n}\n')
+    with pytest.raises(ConfigurationError, match="already declared at a.tf:1"):
+        load_module_dir(tmp_path)
+
+
+def test_missing_directory():
+    with pytest.raises(ConfigurationError, match="does not exist"):
+        load_module_dir(CONFIGS / "no-such-dir")
+
+
+def test_invalid_provider_constraint_names_line(tmp_path):
+    (tmp_path / "main.tf").write_text('terraform {\n  required_providers {\n    aws = {\n      source = "hashicorp/aws"\n'
+                                      '      version = "v5.0"\n    }\n  }\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert e.value.where.line == 3 and 'a "v" prefix' in e.value.detail

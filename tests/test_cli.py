@@ -1,0 +1,52 @@
+"""The command line, run as a user runs it (a subprocess)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "tofu_solve", *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_help_and_version():
+    r = run("--help")
+    assert r.returncode == 0 and "inspect" in r.stdout and "-chdir" in r.stdout
+    r = run("--version")
+    assert r.returncode == 0 and r.stdout.startswith("tofu-solve ")
+
+
+def test_no_command_is_a_usage_error():
+    r = run()
+    assert r.returncode == 2 and "usage:" in r.stdout
+
+
+def test_inspect_bundled_example_both_flag_styles():
+    a = run("-chdir=examples/vpc-eks", "inspect")
+    b = run("inspect", "--chdir", "examples/vpc-eks")
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout
+    assert "vpc: terraform-aws-modules/vpc/aws ~> 6.0  [main.tf:14]" in a.stdout
+    assert "eks: terraform-aws-modules/eks/aws ~> 20.0  [main.tf:22]" in a.stdout
+
+
+def test_inspect_json():
+    r = run("inspect", "-chdir=fixtures/configs/full", "-json")
+    assert r.returncode == 0
+    data = json.loads(r.stdout)
+    assert [c["name"] for c in data["module_calls"]] == ["kms", "vpc", "eks", "network", "label"]
+    assert data["module_calls"][1]["version"] == "~> 6.6"
+
+
+def test_errors_exit_nonzero_with_file_and_line():
+    r = run("inspect", "-chdir=fixtures/configs/version-on-local")
+    assert r.returncode == 1
+    assert "Error: Invalid registry module source address" in r.stderr
+    assert "on main.tf line 3:" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = run("inspect", "-chdir=fixtures/configs/version-on-local", "-json")
+    assert r.returncode == 1 and json.loads(r.stdout)["error"]["line"] == 3

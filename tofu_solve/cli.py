@@ -1,0 +1,138 @@
+"""The ``tofu-solve`` command line: a thin shell over the library.
+
+Flags are accepted OpenTofu-style (``-chdir=DIR``, ``-json``) and GNU-style
+(``--chdir DIR``, ``--json``). Exit status: 0 success, 1 a reported error, 2 a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .config import ModuleConfig, load_module_dir
+from .errors import TofuSolveError
+
+
+def _gnu_flags(argv: Sequence[str]) -> list[str]:
+    """Rewrite OpenTofu-style ``-name[=value]`` flags as ``--name[=value]``."""
+    out = []
+    for a in argv:
+        if a.startswith("-") and not a.startswith("--") and len(a.split("=", 1)[0]) > 2:
+            out.append("-" + a)
+        else:
+            out.append(a)
+    return out
+
+
+def _config_as_data(cfg: ModuleConfig) -> dict:
+    return {
+        "dir": str(cfg.dir),
+        "files": list(cfg.files),
+        "module_calls": [
+            {"name": c.name, "source": str(c.source), "source_kind": c.source.kind.value,
+             "version": c.version.text if c.version else None,
+             "file": c.where.file, "line": c.where.line,
+             "count": c.has_count, "for_each": c.has_for_each}
+            for c in cfg.module_calls
+        ],
+        "required_providers": [
+            {"name": p.local_name, "source": str(p.address),
+             "version": p.constraint.text if p.constraint else None,
+             "file": p.where.file, "line": p.where.line, "legacy": p.legacy}
+            for p in cfg.provider_requirements
+        ],
+        "opentofu_constraints": [
+            {"constraint": r.constraint.text, "kind": r.kind, "file": r.where.file, "line": r.where.line,
+             "tofu_file": r.tofu_file}
+            for r in cfg.core_requirements
+        ],
+    }
+
+
+def _print_config(cfg: ModuleConfig, out) -> None:
+    print(f"Configuration in {cfg.dir} ({len(cfg.files)} files: {', '.join(cfg.files) or 'none'})", file=out)
+    print("\nModule calls:", file=out)
+    if not cfg.module_calls:
+        print("  (none)", file=out)
+    for c in cfg.module_calls:
+        ver = f" {c.version.text}" if c.version else ""
+        extra = " (count)" if c.has_count else " (for_each)" if c.has_for_each else ""
+        shown = getattr(c.source, "for_display", str(c.source))
+        print(f"  - {c.name}: {shown}{ver}{extra}  [{c.where}]", file=out)
+    print("\nRequired providers:", file=out)
+    if not cfg.provider_requirements:
+        print("  (none)", file=out)
+    for p in cfg.provider_requirements:
+        ver = p.constraint.text if p.constraint else "(any version)"
+        print(f"  - {p.local_name} = {p.address.for_display} {ver}  [{p.where}]", file=out)
+    print("\nOpenTofu version constraints:", file=out)
+    if not cfg.core_requirements:
+        print("  (none)", file=out)
+    for r in cfg.core_requirements:
+        note = "" if r.kind == "compatible_with" or r.tofu_file else " (ignored by OpenTofu >= 1.12: not a .tofu file)"
+        print(f"  - {r.kind} {r.constraint.text}  [{r.where}]{note}", file=out)
+
+
+def cmd_inspect(args) -> int:
+    cfg = load_module_dir(args.chdir)
+    if args.json:
+        json.dump(_config_as_data(cfg), sys.stdout, indent=2)
+        print()
+    else:
+        _print_config(cfg, sys.stdout)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tofu-solve",
+        description="Locked, verified, transitively consistent module versions for OpenTofu.",
+        epilog="Flags may be written OpenTofu-style (-chdir=DIR, -json) or GNU-style (--chdir DIR).",
+    )
+    p.add_argument("--version", action="version", version=f"tofu-solve {__version__}")
+    p.add_argument("--chdir", dest="global_chdir", metavar="DIR",
+                   help="switch to DIR before running the command, as tofu -chdir=DIR does")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--chdir", metavar="DIR", help="work in the root module DIR (default: the current directory)")
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
+
+    sp = sub.add_parser("inspect", parents=[common],
+                        help="show the module calls, provider requirements and OpenTofu constraints of a root module",
+                        description="Read the root module (.tf, .tf.json, .tofu, .tofu.json) and print every module "
+                                    "call, required provider and OpenTofu version constraint with its file and line.")
+    sp.set_defaults(func=cmd_inspect)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(_gnu_flags(argv))
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    args.chdir = args.chdir or args.global_chdir or "."
+    try:
+        return args.func(args)
+    except TofuSolveError as e:
+        if getattr(args, "json", False):
+            json.dump({"error": e.to_dict()}, sys.stdout, indent=2)
+            print()
+        print("\n" + e.render() + "\n", file=sys.stderr)
+        return e.exit_code
+    except BrokenPipeError:
+        sys.stderr.close()
+        return 1
+    except KeyboardInterrupt:
+        print("\nInterrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
