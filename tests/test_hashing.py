@@ -142,3 +142,11 @@ def test_not_a_directory(tmp_path):
     f.write_text("x")
     with pytest.raises(HashError, match="not a directory"):
         hash_dir(f)
+
+
+def test_sha256sums_document():
+    from tofu_solve.hashing import zh_hashes_from_sha256sums
+    for case in VECTORS["tofu_sha256sums"]:
+        assert sorted(set(zh_hashes_from_sha256sums(case["document"]))) == case["expected_zh_sorted"]
+    with pytest.raises(HashError):
+        zh_hashes_from_sha256sums("nothex  file.zip\n")

@@ -165,3 +165,24 @@ def hashes_match(recorded: Iterable[str], root: Path, exclude: frozenset[str] = 
     """
     actual = hash_dir(root, exclude=exclude)
     return actual in set(recorded), actual
+
+
+def zh_hashes_from_sha256sums(document: str) -> list[str]:
+    """Every ``zh:`` hash a ``SHA256SUMS`` document lists (``sha256sum`` format:
+    ``<64 hex>  <file name>``), lower-cased, in document order.
+
+    Blank lines are skipped (OpenTofu's ``acceptableHashes`` would index an empty line).
+
+    Raises:
+        HashError: a line whose first field is not 64 hex digits.
+    """
+    out = []
+    for n, line in enumerate(document.splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        digest = fields[0]
+        if len(digest) != 64 or any(c not in "0123456789abcdefABCDEF" for c in digest):
+            raise HashError("Invalid SHA256SUMS document", f"line {n}: {digest!r} is not a SHA-256 digest")
+        out.append("zh:" + digest.lower())
+    return out

@@ -153,3 +153,22 @@ def test_upgrade_from_predecessor_input_parses():
         if addr in locks.providers and want["hashes"]:
             assert locks.providers[addr].version == want["version"]
             assert list(locks.providers[addr].hashes) == want["hashes"]
+
+
+@pytest.mark.parametrize("case", LF["contains_all"], ids=lambda c: c["id"])
+def test_contains_all(case):
+    addr = parse_provider_source("test/foo")
+    original = ProviderLock(addr, "1.0.0", "", tuple(case["original"]))
+    target = None if case["target"] is None else ProviderLock(addr, "1.0.0", "", tuple(case["target"]))
+    assert original.contains_all(target) is case["original_contains_target"]
+    if "target_contains_original" in case:
+        assert target.contains_all(original) is case["target_contains_original"]
+
+
+def test_upgrade_from_predecessor():
+    case = LF["upgrade_from_predecessor"][0]
+    locks, _ = parse_lock_text(case["input"])
+    assert locks.upgrade_from_predecessor() == case["expected_changes"]
+    got = {k: {"version": v.version, "constraints": v.constraints or None, "hashes": list(v.hashes)}
+           for k, v in locks.providers.items()}
+    assert got == case["expected_locks"]

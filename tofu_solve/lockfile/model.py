@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..provider_addr import ProviderAddress
+from ..provider_addr import DEFAULT_PROVIDER_HOST, ProviderAddress
+
+TRANSITIONAL_HOST = "registry.terraform.io"
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,13 @@ class ProviderLock:
 
     def __post_init__(self):
         object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))
+
+    def contains_all(self, target: "ProviderLock | None") -> bool:
+        """OpenTofu's ``ProviderLock.ContainsAll``: every hash of ``target`` is here
+        (a missing or hash-less target is contained)."""
+        if target is None:
+            return True
+        return set(target.hashes) <= set(self.hashes)
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,25 @@ class LockFile:
 
     providers: dict[str, ProviderLock] = field(default_factory=dict)
     modules: dict[str, ModuleLock] = field(default_factory=dict)
+
+    def upgrade_from_predecessor(self) -> dict[str, str]:
+        """OpenTofu's ``Locks.UpgradeFromPredecessorProject``: copy each
+        ``registry.terraform.io/hashicorp/*`` lock to ``registry.opentofu.org`` (without
+        hashes, which differ between the registries) when no lock exists there.
+
+        Returns the changes made, old address -> new address.
+        """
+        changes = {}
+        for key, lock in sorted(self.providers.items()):
+            a = lock.address
+            if a.host != TRANSITIONAL_HOST or a.namespace != "hashicorp":
+                continue
+            new = ProviderAddress(DEFAULT_PROVIDER_HOST, a.namespace, a.type)
+            if str(new) in self.providers:
+                continue
+            self.providers[str(new)] = ProviderLock(new, lock.version, lock.constraints, ())
+            changes[key] = str(new)
+        return changes
 
     def with_modules(self, modules: dict[str, ModuleLock]) -> "LockFile":
         """A copy whose module locks are exactly ``modules`` (providers untouched)."""
