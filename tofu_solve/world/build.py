@@ -1,0 +1,203 @@
+"""Build the fixture world: one bare git repository per corpus module (one tagged commit per
+version, generated with ``git fast-import``), plus the indexes the registry server serves.
+
+The world is keyed by a hash of the corpus files and the generator, so it is built once per
+machine and reused (``$TOFU_SOLVE_WORLD_DIR``, default under the cache directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import TofuSolveError
+from . import render
+
+GENERATOR_VERSION = "1"
+_GITHUB_RE = re.compile(r"^git::https://github\.com/([^/]+)/([^/?]+?)(?:\.git)?(\?.*)?$")
+
+
+@dataclass(frozen=True)
+class World:
+    """A built world on disk.
+
+    Attributes:
+        root: the world directory.
+        git_dir: bare repositories, ``<org>/<repo>.git``.
+        modules: registry address -> {"repo": "org/repo", "versions": {version: tag}}.
+        providers: provider address (``hashicorp/aws``) -> list of versions.
+        opentofu_versions: OpenTofu releases known to the corpus, oldest first.
+    """
+
+    root: Path
+    git_dir: Path
+    modules: dict
+    providers: dict
+    opentofu_versions: list
+
+    def repo_path(self, repo: str) -> Path:
+        return self.git_dir / f"{repo}.git"
+
+
+def default_world_dir() -> Path:
+    env = os.environ.get("TOFU_SOLVE_WORLD_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tofu-solve" / "world"
+
+
+def _corpus_key(corpus: Path) -> str:
+    h = hashlib.sha256(GENERATOR_VERSION.encode())
+    for name in ("modules.json", "providers.json"):
+        h.update(hashlib.sha256((corpus / name).read_bytes()).digest())
+    h.update(hashlib.sha256(Path(render.__file__).read_bytes()).digest())
+    h.update(hashlib.sha256(Path(__file__).read_bytes()).digest())
+    return h.hexdigest()[:16]
+
+
+def _epoch(date: str | None) -> int:
+    if not date:
+        return 1577836800
+    return int(datetime.fromisoformat(date.replace("Z", "+00:00")).timestamp())
+
+
+class _FastImport:
+    """Writes a ``git fast-import`` stream for one repository."""
+
+    def __init__(self, repo: Path):
+        subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+        self.proc = subprocess.Popen(["git", "fast-import", "--quiet", "--done"], cwd=repo,
+                                     stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.mark = 0
+
+    def _w(self, data: bytes) -> None:
+        self.proc.stdin.write(data)
+
+    def commit(self, files: dict[str, str], message: str, when: int) -> int:
+        self.mark += 1
+        msg = message.encode()
+        self._w(f"commit refs/heads/main\nmark :{self.mark}\n"
+                f"committer Fixture World <world@tofu-solve.invalid> {when} +0000\n"
+                f"data {len(msg)}\n".encode() + msg + b"\ndeleteall\n")
+        for path, text in sorted(files.items()):
+            data = text.encode()
+            self._w(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
+        self._w(b"\n")
+        return self.mark
+
+    def tag(self, name: str, mark: int, annotated: bool, when: int) -> None:
+        if annotated:
+            msg = f"Release {name}\n".encode()
+            self._w(f"tag {name}\nfrom :{mark}\ntagger Fixture World <world@tofu-solve.invalid> {when} +0000\n"
+                    f"data {len(msg)}\n".encode() + msg + b"\n")
+        else:
+            self._w(f"reset refs/tags/{name}\nfrom :{mark}\n\n".encode())
+
+    def close(self) -> None:
+        self._w(b"done\n")
+        self.proc.stdin.close()
+        err = self.proc.stderr.read()
+        if self.proc.wait() != 0:
+            raise TofuSolveError("Failed to build fixture world", f"git fast-import failed: {err.decode()}")
+
+
+def build_world(corpus: str | os.PathLike, out: str | os.PathLike | None = None, *, force: bool = False) -> World:
+    """Build (or reuse) the world for ``corpus`` under ``out``.
+
+    Raises:
+        TofuSolveError: git is missing or fast-import fails.
+    """
+    corpus = Path(corpus)
+    out = Path(out) if out else default_world_dir()
+    key = _corpus_key(corpus)
+    final = out / key
+    manifest = final / "world.json"
+    if manifest.exists() and not force:
+        return _load(final)
+    if shutil.which("git") is None:
+        raise TofuSolveError("git not found", "Building the fixture world needs git on PATH.")
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=out))
+    try:
+        _build(corpus, tmp, final)
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return _load(final)
+
+
+def _load(root: Path) -> World:
+    data = json.loads((root / "world.json").read_text())
+    return World(root, root / "git", data["modules"], data["providers"], data["opentofu_versions"])
+
+
+def _build(corpus: Path, tmp: Path, final: Path) -> None:
+    modules = json.loads((corpus / "modules.json").read_text())
+    providers = json.loads((corpus / "providers.json").read_text())
+    git_dir = tmp / "git"
+    final_git = final / "git"
+    repos = {e["repo"] for e in modules.values()}
+    stub_refs: dict[str, set[str]] = {}
+
+    def rewrite(source: str) -> str:
+        m = _GITHUB_RE.match(source)
+        if not m:
+            return source
+        repo = f"{m.group(1)}/{m.group(2)}"
+        query = m.group(3) or ""
+        if repo not in repos:
+            ref = dict(p.split("=", 1) for p in query[1:].split("&") if "=" in p).get("ref", "")
+            stub_refs.setdefault(repo, set()).add(ref)
+        return f"git::file://{final_git}/{repo}.git{query}"
+
+    index = {}
+    for addr, entry in sorted(modules.items()):
+        repo = entry["repo"]
+        fi = _FastImport(git_dir / f"{repo}.git")
+        annotated = addr.startswith("cloudposse/")
+        versions = sorted(entry["versions"].items(), key=lambda kv: (_epoch(kv[1].get("date")), kv[0]))
+        for version, v in versions:
+            files = {}
+            for name, text in render.render_dir(v, rewrite).items():
+                files[name] = text
+            targets = set()
+            for sub, sd in v.get("submodules", {}).items():
+                for name, text in render.render_dir(sd, rewrite).items():
+                    files[f"{sub}/{name}"] = text
+            for d in [v] + list(v.get("submodules", {}).values()):
+                for c in d.get("module_calls", []):
+                    if c.get("source_type") == "local" and c.get("local_target"):
+                        targets.add(c["local_target"].strip("/"))
+            for t in targets:
+                if not any(f.startswith(t + "/") for f in files):
+                    files[f"{t}/main.tf"] = "# Placeholder: this directory is not part of the corpus data.\n"
+            files["README.md"] = f"# {addr} {version}\n\nGenerated from the tofu-solve corpus ({repo} {v['tag']}).\n"
+            when = _epoch(v.get("date"))
+            mark = fi.commit(files, f"{addr} {version}", when)
+            fi.tag(v["tag"], mark, annotated, when)
+        fi.close()
+        index[addr] = {"repo": repo, "versions": {ver: v["tag"] for ver, v in entry["versions"].items()}}
+    for repo, refs in sorted(stub_refs.items()):
+        fi = _FastImport(git_dir / f"{repo}.git")
+        for ref in sorted(r for r in refs if r):
+            tag = ref[len("tags/"):] if ref.startswith("tags/") else ref
+            mark = fi.commit({"main.tf": f"# Stub of {repo} at {ref}: not part of the corpus.\n"}, ref, 1577836800)
+            fi.tag(tag, mark, False, 1577836800)
+        if not any(refs):
+            fi.commit({"main.tf": "# Stub.\n"}, "stub", 1577836800)
+        fi.close()
+    prov = {k: v["versions"] for k, v in providers.items() if not k.startswith("_") and v.get("kind") != "core"}
+    tofu = [v for v in providers.get("opentofu/opentofu", {}).get("versions", [])]
+    (tmp / "world.json").write_text(json.dumps({"modules": index, "providers": prov, "opentofu_versions": tofu}))

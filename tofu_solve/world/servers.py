@@ -1,0 +1,277 @@
+"""Real servers for the fixture world, on 127.0.0.1 only: an HTTP module + provider registry
+(the registry protocols of reference §3 and §10) and ``git daemon``.
+
+``running_world(world, tmp)`` starts both, writes a CLI config file pointing
+``registry.opentofu.org`` and ``registry.terraform.io`` at the registry, and stops both on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..errors import TofuSolveError
+from .build import World
+
+LOOPBACK = "127.0.0.1"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class RegistryLog:
+    """What the registry served: one entry per request (method, path, status)."""
+
+    requests: list = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, entry) -> None:
+        with self.lock:
+            self.requests.append(entry)
+
+    def count(self, kind: str | None = None) -> int:
+        with self.lock:
+            return sum(1 for r in self.requests if kind is None or r[0] == kind)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.requests.clear()
+
+
+class RegistryServer:
+    """An HTTP module and provider registry serving ``world``.
+
+    Args:
+        world: the built world.
+        git_base: how download locations reach the repositories: ``None`` for ``file://``
+            paths, or a ``git://127.0.0.1:PORT/`` base URL (``git daemon``).
+        download_style: ``"header"`` (204 + ``X-Terraform-Get``) or ``"json"``
+            (200 + ``{"location": ...}``); both are the classic indirect mode.
+        token: when set, every request must carry ``Authorization: Bearer <token>``.
+        extra_modules: additional registry entries (address -> {"versions": {v: location}}).
+    """
+
+    def __init__(self, world: World | None, git_base: str | None = None, download_style: str = "header",
+                 token: str | None = None, extra_modules: dict | None = None):
+        self.world = world
+        self.git_base = git_base
+        self.download_style = download_style
+        self.token = token
+        self.extra = extra_modules or {}
+        self.log = RegistryLog()
+        self.down = False
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    def location(self, repo: str, tag: str) -> str:
+        if self.git_base:
+            return f"git::{self.git_base.rstrip('/')}/{repo}.git?ref={tag}"
+        return f"git::file://{self.world.repo_path(repo)}?ref={tag}"
+
+    def start(self) -> "RegistryServer":
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):  # quiet
+                pass
+
+            def _send(self, status: int, body: dict | None = None, headers: dict | None = None):
+                data = b"" if body is None else json.dumps(body).encode()
+                self.send_response(status)
+                if body is not None:
+                    self.send_header("Content-Type", "application/json")
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+                server.log.add((self.command, self.path, status))
+
+            def do_GET(self):
+                if server.down:
+                    self._send(503, {"errors": ["registry is down"]})
+                    return
+                if server.token and self.headers.get("Authorization") != f"Bearer {server.token}":
+                    self._send(401, {"errors": ["unauthorized"]})
+                    return
+                path = urlsplit(self.path).path
+                parts = [p for p in path.split("/") if p]
+                if path == "/.well-known/terraform.json":
+                    self._send(200, {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"})
+                elif parts[:2] == ["v1", "modules"] and len(parts) == 6 and parts[5] == "versions":
+                    self._module_versions("/".join(parts[2:5]))
+                elif parts[:2] == ["v1", "modules"] and len(parts) == 7 and parts[6] == "download":
+                    self._module_download("/".join(parts[2:5]), parts[5])
+                elif parts[:2] == ["v1", "providers"] and len(parts) == 5 and parts[4] == "versions":
+                    self._provider_versions("/".join(parts[2:4]))
+                else:
+                    self._send(404, {"errors": ["not found"]})
+
+            def _module_versions(self, addr: str):
+                entry = server.extra.get(addr) or (server.world.modules.get(addr) if server.world else None)
+                if entry is None:
+                    self._send(404, {"errors": ["not found"]})
+                    return
+                versions = [{"version": v} for v in entry["versions"]]
+                self._send(200, {"modules": [{"source": addr, "versions": versions}]})
+
+            def _module_download(self, addr: str, version: str):
+                if addr in server.extra:
+                    loc = server.extra[addr]["versions"].get(version)
+                    if loc is None:
+                        loc = server.extra[addr]["versions"].get("v" + version)
+                else:
+                    entry = server.world.modules.get(addr) if server.world else None
+                    tag = None
+                    if entry:
+                        tag = entry["versions"].get(version) or entry["versions"].get(f"v{version}")
+                    loc = server.location(entry["repo"], tag) if tag else None
+                if loc is None:
+                    self._send(404, {"errors": ["not found"]})
+                elif server.download_style == "json":
+                    self._send(200, {"location": loc})
+                else:
+                    self._send(204, None, {"X-Terraform-Get": loc})
+
+            def _provider_versions(self, addr: str):
+                versions = server.world.providers.get(addr) if server.world else None
+                if versions is None:
+                    self._send(404, {"errors": ["not found"]})
+                    return
+                body = {"versions": [{"version": v, "protocols": ["5.0"],
+                                      "platforms": [{"os": "linux", "arch": "amd64"}]} for v in versions]}
+                self._send(200, body)
+
+        self._httpd = ThreadingHTTPServer((LOOPBACK, 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+class GitDaemon:
+    """``git daemon`` serving a directory of bare repositories on 127.0.0.1."""
+
+    def __init__(self, base: Path):
+        self.base = Path(base)
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"git://{LOOPBACK}:{self.port}/"
+
+    def start(self) -> "GitDaemon":
+        if shutil.which("git") is None:
+            raise TofuSolveError("git not found", "git daemon needs git on PATH.")
+        for _ in range(5):
+            self.port = _free_port()
+            self.proc = subprocess.Popen(
+                ["git", "daemon", f"--base-path={self.base}", "--export-all", "--reuseaddr",
+                 f"--listen={LOOPBACK}", f"--port={self.port}", "--informative-errors", str(self.base)],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    break
+                with contextlib.suppress(OSError), socket.create_connection((LOOPBACK, self.port), 0.2):
+                    return self
+                time.sleep(0.05)
+            self.stop()
+        raise TofuSolveError("git daemon did not start", f"No git daemon listening on {LOOPBACK}.")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def write_cli_config(path: Path, registry_url: str, hosts=("registry.opentofu.org", "registry.terraform.io"),
+                     token: str | None = None) -> Path:
+    """A CLI config (``TF_CLI_CONFIG_FILE``) whose ``host`` blocks point ``hosts`` at the
+    registry on loopback."""
+    lines = []
+    for h in hosts:
+        lines += [f'host "{h}" {{', "  services = {",
+                  f'    "modules.v1"   = "{registry_url}/v1/modules/",',
+                  f'    "providers.v1" = "{registry_url}/v1/providers/",', "  }", "}", ""]
+        if token:
+            lines += [f'credentials "{h}" {{', f'  token = "{token}"', "}", ""]
+    path.write_text("\n".join(lines))
+    return path
+
+
+@dataclass
+class RunningWorld:
+    """A world with its servers up; ``cli_config`` points tofu-solve at them."""
+
+    world: World
+    registry: RegistryServer
+    git: GitDaemon | None
+    cli_config: Path
+
+    def env(self, cache_dir: Path | None = None) -> dict[str, str]:
+        """Environment variables for a tofu-solve run against this world."""
+        env = {"TF_CLI_CONFIG_FILE": str(self.cli_config)}
+        if cache_dir is not None:
+            env["TOFU_SOLVE_CACHE_DIR"] = str(cache_dir)
+        return env
+
+
+@contextlib.contextmanager
+def running_world(world: World, tmp: Path, *, use_git_daemon: bool = True, download_style: str = "header"):
+    """Start the registry (and ``git daemon``), yield a :class:`RunningWorld`, stop both."""
+    git = GitDaemon(world.git_dir).start() if use_git_daemon else None
+    try:
+        with RegistryServer(world, git.url if git else None, download_style) as reg:
+            cfg = write_cli_config(Path(tmp) / "tofu-solve-world.tfrc", reg.url)
+            yield RunningWorld(world, reg, git, cfg)
+    finally:
+        if git:
+            git.stop()
