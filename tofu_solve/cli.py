@@ -87,6 +87,89 @@ def cmd_inspect(args) -> int:
     return 0
 
 
+def _progress(args):
+    if args.json:
+        return lambda msg: None
+    import threading
+    lock = threading.Lock()
+
+    def report(msg: str) -> None:
+        with lock:
+            sys.stderr.write(msg + "\n")
+            sys.stderr.flush()
+    return report
+
+
+def _module_line(path, cand) -> str:
+    src = cand.source
+    shown = src.for_display if hasattr(src, "for_display") else str(src)
+    ver = f" {cand.version_text}" if cand.version_text else ""
+    return f"- {path} in {shown}{ver}"
+
+
+def cmd_init(args) -> int:
+    from .init import InitOptions, run_init
+
+    opts = InitOptions(root=args.chdir, upgrade=args.upgrade, shared=args.module_versions == "shared",
+                       lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
+                       max_rounds=args.max_rounds)
+    out = sys.stdout
+    if not args.json:
+        print("Initializing modules...", file=out, flush=True)
+    result = run_init(opts, progress=_progress(args))
+    res = result.resolution
+    if args.json:
+        json.dump(init_result_as_data(result), out, indent=2)
+        print(file=out)
+        return 0
+    for path, cand in res.modules.items():
+        print(_module_line(path, cand), file=out)
+    if res.providers:
+        print("\nProvider versions tofu init will select:", file=out)
+        for addr, cand in res.providers.items():
+            print(f"- {cand.address.for_display} {cand.version}", file=out)
+    print(f"\nSolved for OpenTofu {res.tofu.version} ({res.target_origin}).", file=out)
+    for w in res.warnings:
+        print(f"\nWarning: {w}", file=out)
+    if result.changes:
+        verb = "would update" if opts.lockfile == "readonly" else "has updated"
+        print(f"\ntofu-solve {verb} the lock file {result.lock_path.name}:", file=out)
+        for c in result.changes:
+            if c.kind == "added":
+                print(f'  + module "{c.path}" {c.new}', file=out)
+            elif c.kind == "removed":
+                print(f'  - module "{c.path}" (was {c.old})', file=out)
+            else:
+                print(f'  ~ module "{c.path}" {c.old} -> {c.new}', file=out)
+    else:
+        print("\nThe lock file is up to date.", file=out)
+    print(f"\ntofu-solve has been successfully initialized: {len(res.modules)} module calls locked.", file=out)
+    return 0
+
+
+def init_result_as_data(result) -> dict:
+    res = result.resolution
+    mods = []
+    for path, cand in res.modules.items():
+        req = res.module_requirements.get(path)
+        mods.append({"path": path, "source": str(cand.source), "version": cand.version_text,
+                     "constraint": req.constraint.text if req and req.constraint else None,
+                     "file": req.call.where.file if req else None, "line": req.call.where.line if req else None,
+                     "called_by": req.origin.call_path if req else None})
+    return {
+        "modules": mods,
+        "providers": [{"address": a, "version": str(c.version),
+                       "constraints": [r.text for r in res.provider_requirements.get(a, []) if r.text]}
+                      for a, c in res.providers.items()],
+        "opentofu": str(res.tofu.version),
+        "warnings": res.warnings,
+        "lock_file": {"path": str(result.lock_path), "written": result.lock_written,
+                      "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
+                                  for c in result.changes]},
+        "network_operations": result.network,
+    }
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tofu-solve",
@@ -106,6 +189,26 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Read the root module (.tf, .tf.json, .tofu, .tofu.json) and print every module "
                                     "call, required provider and OpenTofu version constraint with its file and line.")
     sp.set_defaults(func=cmd_inspect)
+
+    sp = sub.add_parser("init", parents=[common],
+                        help="select a consistent version for every module call, provider and OpenTofu, and lock "
+                             "module versions",
+                        description="Read the root module, find every candidate version of every remote module "
+                                    "call (transitively), solve for one consistent choice together with provider "
+                                    "and OpenTofu versions, and write module blocks into .terraform.lock.hcl. "
+                                    "When no consistent choice exists, explain why.")
+    sp.add_argument("--upgrade", action="store_true",
+                    help="ignore locked versions and select the newest allowed ones")
+    sp.add_argument("--lockfile", choices=["readonly"], help="readonly: never write the lock file; fail if it "
+                                                            "would change")
+    sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",
+                    help="per-call (default): a version per module call, as OpenTofu installs them; shared: one "
+                         "version per module package across the tree")
+    sp.add_argument("--tofu-version", metavar="X.Y.Z",
+                    help="solve for this OpenTofu version (default: tofu on PATH, else the newest known release)")
+    sp.add_argument("--max-rounds", type=int, default=20000, metavar="N",
+                    help="give up after N resolution rounds (default 20000)")
+    sp.set_defaults(func=cmd_init)
     return p
 
 

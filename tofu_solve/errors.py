@@ -110,3 +110,45 @@ class LockFileError(TofuSolveError):
 
 class HashError(TofuSolveError):
     """A package that cannot be hashed (e.g. a file name with a newline)."""
+
+
+class NetworkError(TofuSolveError):
+    """A registry, git remote or download that could not be reached or answered wrongly.
+
+    Attributes:
+        url: what was being contacted (credentials removed).
+    """
+
+    def __init__(self, summary: str, detail: str = "", where: SourceRange | None = None, url: str = ""):
+        self.url = url
+        super().__init__(summary, detail, where)
+
+
+class RegistryError(TofuSolveError):
+    """A registry answered, but not with what the protocol requires (404, bad JSON...)."""
+
+
+class ResolutionError(TofuSolveError):
+    """No consistent set of versions exists (see :mod:`tofu_solve.solver.explain`).
+
+    Attributes:
+        explanation: the structured explanation (a dict, also printed by ``-json``).
+    """
+
+    def __init__(self, summary: str, detail: str = "", where: SourceRange | None = None,
+                 explanation: dict | None = None):
+        self.explanation = explanation or {}
+        super().__init__(summary, detail, where)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d["explanation"] = self.explanation
+        return d
+
+
+class LockedVersionError(TofuSolveError):
+    """A locked version the configuration no longer allows (run with ``-upgrade``)."""
+
+
+class IntegrityError(TofuSolveError):
+    """A package whose content does not match its recorded hash."""

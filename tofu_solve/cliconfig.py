@@ -1,0 +1,115 @@
+"""OpenTofu's CLI configuration, as far as registries are concerned.
+
+Found as OpenTofu finds it: ``TF_CLI_CONFIG_FILE``, else ``~/.tofurc``, else
+``~/.terraformrc``. Read: ``host "NAME" { services = { "modules.v1" = URL, ... } }``
+(overrides service discovery for NAME; how tests, private registries and mirrors point at
+``http://127.0.0.1:PORT``) and ``credentials "NAME" { token = "..." }``. Tokens also come
+from ``TF_TOKEN_<host>`` environment variables (highest precedence; ``__`` is ``-`` and
+``_`` is ``.`` in the host name) and ``~/.terraform.d/credentials.tfrc.json``.
+Source: OpenTofu ``internal/command/cliconfig`` (reference §3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import hcl
+from .errors import ConfigurationError
+
+
+def _normalize_host(host: str) -> str:
+    h = host.lower()
+    return h[:-4] if h.endswith(":443") else h
+
+
+@dataclass(frozen=True)
+class CliConfig:
+    """Registry-related CLI configuration.
+
+    Attributes:
+        hosts: host name -> {service id -> URL} (``host`` blocks).
+        tokens: host name -> token (``credentials`` blocks and the credentials file).
+        env: the environment to read ``TF_TOKEN_*`` from.
+        path: the file read (None when there was none).
+    """
+
+    hosts: dict[str, dict[str, str]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    path: Path | None = None
+
+    def services(self, host: str) -> dict[str, str] | None:
+        return self.hosts.get(_normalize_host(host))
+
+    def token(self, host: str) -> str | None:
+        """The bearer token for ``host``: ``TF_TOKEN_*`` first, then CLI config."""
+        want = _normalize_host(host)
+        for key, value in self.env.items():
+            if key.startswith("TF_TOKEN_") and value:
+                name = key[len("TF_TOKEN_"):].replace("__", "\0").replace("_", ".").replace("\0", "-")
+                if _normalize_host(name) == want:
+                    return value
+        return self.tokens.get(want)
+
+
+def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
+    explicit = env.get("TF_CLI_CONFIG_FILE")
+    if explicit:
+        return Path(explicit)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    for name in (".tofurc", ".terraformrc"):
+        if (home / name).is_file():
+            return home / name
+    return None
+
+
+def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
+    """Read the CLI configuration for ``env`` (default: ``os.environ``).
+
+    Raises:
+        ConfigurationError: the file named by ``TF_CLI_CONFIG_FILE`` is missing, or the file
+            is not valid HCL (with line).
+    """
+    env = dict(os.environ if env is None else env)
+    path = find_cli_config_file(env)
+    hosts: dict[str, dict[str, str]] = {}
+    tokens: dict[str, str] = {}
+    if path is not None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ConfigurationError("Failed to read CLI configuration",
+                                     f"{path} could not be read ({e.strerror}).") from None
+        body = hcl.parse(text, str(path))
+        for block in body.blocks:
+            if block.type == "host" and len(block.labels) == 1:
+                a = block.body.attribute("services")
+                if a is not None:
+                    try:
+                        services = a.expr.literal()
+                    except hcl.NotLiteral:
+                        services = None
+                    if isinstance(services, dict):
+                        hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
+            elif block.type == "credentials" and len(block.labels) == 1:
+                a = block.body.attribute("token")
+                if a is not None:
+                    try:
+                        tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
+                    except hcl.NotLiteral:
+                        pass
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    creds = home / ".terraform.d" / "credentials.tfrc.json"
+    if creds.is_file():
+        try:
+            data = json.loads(creds.read_text())
+            for host, c in (data.get("credentials") or {}).items():
+                if isinstance(c, dict) and c.get("token"):
+                    tokens.setdefault(_normalize_host(host), str(c["token"]))
+        except (OSError, ValueError):
+            pass
+    return CliConfig(hosts, tokens, env, path)

@@ -1,0 +1,183 @@
+"""git remotes through GitPython: tag listings and shallow fetches into bare mirrors.
+
+* ``list_tags(url)``: one ``git ls-remote --tags`` per remote per run; annotated tags are
+  peeled to the commit they point at.
+* ``strict_semver_tags``: the tags that are strict SemVer (``vX.Y.Z`` or ``X.Y.Z``,
+  prerelease and build allowed), the only ones a ``version`` constraint selects from
+  (the module-locking RFC's rule).
+* ``export(url, ref)``: fetch one ref (depth 1) into a per-remote bare mirror in the cache,
+  then write the commit's files (no ``.git``) into a directory with ``git archive``,
+  extracted by :mod:`tarfile` with the ``data`` filter (no escaping paths).
+
+Credentials in URLs never reach messages: every URL shown goes through ``redact``.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import subprocess
+import tarfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import git
+
+from .cache import Cache
+from .errors import NetworkError
+from .netutil import OpCounter, redact
+from .versions.goversion import GoVersion
+
+_STRICT_SEMVER = re.compile(
+    r"v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?")
+_SHA_RE = re.compile(r"[0-9a-f]{40}")
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "GIT_SSH_COMMAND": "ssh -oBatchMode=yes"}
+
+
+@dataclass(frozen=True)
+class RemoteRef:
+    """One ref of a remote: its full name and the commit it points at (peeled)."""
+
+    name: str
+    commit: str
+
+
+def strict_semver_tags(tags: dict[str, str]) -> list[tuple[GoVersion, str]]:
+    """(version, tag) for every strict-SemVer tag. Raises nothing."""
+    out = []
+    for tag in tags:
+        if _STRICT_SEMVER.fullmatch(tag):
+            out.append((GoVersion.parse(tag), tag))
+    return out
+
+
+class GitRemotes:
+    """Listing and fetching git remotes, cached per run and on disk.
+
+    Args:
+        cache: where mirrors live.
+        counter: counts ``git_ls_remote`` and ``git_fetch`` operations.
+    """
+
+    def __init__(self, cache: Cache, counter: OpCounter | None = None):
+        self.cache = cache
+        self.counter = counter or OpCounter()
+        self._refs: dict[str, dict[str, str]] = {}
+        self._lock = threading.Lock()
+        self._url_locks: dict[str, threading.Lock] = {}
+
+    def _git(self) -> git.cmd.Git:
+        g = git.cmd.Git()
+        g.update_environment(**GIT_ENV)
+        return g
+
+    def _url_lock(self, url: str) -> threading.Lock:
+        with self._lock:
+            return self._url_locks.setdefault(url, threading.Lock())
+
+    def refs(self, url: str) -> dict[str, str]:
+        """Full ref name -> commit for the remote's tags and branches (peeled).
+
+        Raises:
+            NetworkError: the remote cannot be listed.
+        """
+        with self._url_lock(url):
+            if url in self._refs:
+                return self._refs[url]
+            self.counter.add("git_ls_remote")
+            try:
+                out = self._git().ls_remote("--tags", "--heads", url)
+            except git.GitCommandError as e:
+                raise NetworkError("Failed to list git tags",
+                                   f"git ls-remote {redact(url)} failed: {redact(_stderr(e))}",
+                                   url=redact(url)) from None
+            refs: dict[str, str] = {}
+            peeled: dict[str, str] = {}
+            for line in out.splitlines():
+                if "\t" not in line:
+                    continue
+                sha, name = line.split("\t", 1)
+                if name.endswith("^{}"):
+                    peeled[name[:-3]] = sha
+                else:
+                    refs[name] = sha
+            refs.update(peeled)
+            self._refs[url] = refs
+            return refs
+
+    def tags(self, url: str) -> dict[str, str]:
+        """Tag name -> commit (annotated tags peeled)."""
+        return {n[len("refs/tags/"):]: c for n, c in self.refs(url).items() if n.startswith("refs/tags/")}
+
+    def resolve(self, url: str, ref: str) -> RemoteRef:
+        """What ``?ref=`` names: a tag, a branch, ``tags/X``/``heads/X``, a full ref, or a
+        commit SHA (as ``git checkout`` would take it).
+
+        Raises:
+            NetworkError: the remote cannot be listed, or the ref does not exist.
+        """
+        refs = self.refs(url)
+        if not ref:
+            for cand in ("HEAD", "refs/heads/main", "refs/heads/master"):
+                if cand in refs:
+                    return RemoteRef(cand, refs[cand])
+            heads = sorted(n for n in refs if n.startswith("refs/heads/"))
+            if heads:
+                return RemoteRef(heads[0], refs[heads[0]])
+        for cand in (ref, f"refs/{ref}", f"refs/tags/{ref}", f"refs/heads/{ref}"):
+            if cand in refs:
+                return RemoteRef(cand, refs[cand])
+        if _SHA_RE.fullmatch(ref):
+            return RemoteRef(ref, ref)
+        raise NetworkError("Git reference not found",
+                           f'The git remote {redact(url)} has no tag or branch named "{ref}".', url=redact(url))
+
+    def export(self, url: str, ref: RemoteRef, dest: Path) -> None:
+        """Write the files of ``ref``'s commit into ``dest`` (no ``.git``).
+
+        Raises:
+            NetworkError: the fetch fails.
+        """
+        mirror = self.cache.git_mirror(url)
+        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+            if not (mirror / "HEAD").exists():
+                git.Repo.init(mirror, bare=True)
+            repo = git.Repo(mirror)
+            repo.git.update_environment(**GIT_ENV)
+            have = _has_commit(repo, ref.commit)
+            if not have:
+                self.counter.add("git_fetch")
+                try:
+                    if ref.name == ref.commit:
+                        repo.git.fetch("--no-tags", url, ref.commit)
+                    else:
+                        repo.git.fetch("--no-tags", "--depth", "1", url, f"+{ref.name}:{ref.name}")
+                except git.GitCommandError as e:
+                    raise NetworkError("Failed to fetch git repository",
+                                       f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
+                                       url=redact(url)) from None
+            data = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", ref.commit],
+                                  capture_output=True, env={**os.environ, **GIT_ENV})
+            if data.returncode != 0:
+                raise NetworkError("Failed to read git commit",
+                                   f"git archive {ref.commit} from {redact(url)} failed: "
+                                   f"{redact(data.stderr.decode(errors='replace'))}", url=redact(url))
+        with tarfile.open(fileobj=io.BytesIO(data.stdout), mode="r:") as tf:
+            tf.extractall(dest, filter="data")
+
+
+def _has_commit(repo: git.Repo, sha: str) -> bool:
+    try:
+        repo.git.cat_file("-e", f"{sha}^{{commit}}")
+        return True
+    except git.GitCommandError:
+        return False
+
+
+def _stderr(e: git.GitCommandError) -> str:
+    text = (e.stderr or str(e)).strip()
+    return text.replace("stderr:", "").strip().strip("'").strip()

@@ -1,0 +1,137 @@
+"""``tofu-solve init`` as a library call: read, solve, lock.
+
+:func:`run_init` reads the root module and the lock file, finds a consistent version for
+every remote module call, every provider and OpenTofu itself, and writes ``module`` blocks
+into ``.terraform.lock.hcl`` (atomically, only when they change, never with
+``lockfile="readonly"``). It returns what it did; printing is the CLI's job.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cache import Cache, default_cache_dir
+from .cliconfig import load_cli_config
+from .errors import LockFileError, TofuSolveError
+from .fetch import Fetcher
+from .gitremote import GitRemotes
+from .lockfile import LOCK_FILE_NAME, LockFile, ModuleLock, read_lock_file, write_lock_file
+from .metadata import MetadataStore, read_module_tree
+from .netutil import OpCounter
+from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
+from .registry import RegistryClient, make_session
+from .solver.context import Context, SolveOptions
+from .solver.model import ModuleCandidate
+from .solver.resolve import Resolution, solve
+from .sources import RemoteSource, SourceKind
+from .tofu_version import target_version
+
+
+@dataclass
+class InitOptions:
+    """Options of ``tofu-solve init``; see the user guide for each."""
+
+    root: Path = Path(".")
+    upgrade: bool = False
+    shared: bool = False
+    lockfile: str = "update"  # or "readonly"
+    tofu_version: str | None = None
+    max_rounds: int = 20000
+    workers: int = 8
+
+
+@dataclass(frozen=True)
+class LockChange:
+    """One module lock entry added, changed or removed."""
+
+    path: str
+    old: str | None
+    new: str | None
+
+    @property
+    def kind(self) -> str:
+        return "added" if self.old is None else "removed" if self.new is None else "changed"
+
+
+@dataclass
+class InitResult:
+    resolution: Resolution
+    locks: LockFile
+    changes: list[LockChange]
+    lock_written: bool
+    lock_path: Path
+    network: dict[str, int] = field(default_factory=dict)
+
+
+def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution) -> ModuleLock:
+    """The lock entry for a selected call."""
+    req = res.module_requirements[path]
+    source = cand.source
+    if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
+        locked_source = str(source.with_ref(cand.available.label))
+    else:
+        locked_source = str(source)
+    return ModuleLock(path, cand.version_text, locked_source, req.constraint.text if req.constraint else "")
+
+
+def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
+                  progress: Callable[[str], None] | None) -> tuple[Context, OpCounter]:
+    counter = OpCounter()
+    cache = Cache(default_cache_dir(dict(env)))
+    session = make_session()
+    client = RegistryClient(load_cli_config(env), session, counter=counter)
+    remotes = GitRemotes(cache, counter)
+    fetcher = Fetcher(cache, remotes, session, counter)
+    ctx = Context(options, locks, RegistryCandidates(client, fetcher), GitCandidates(remotes, fetcher),
+                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress)
+    return ctx, counter
+
+
+def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
+             progress: Callable[[str], None] | None = None) -> InitResult:
+    """Solve and lock the root module at ``opts.root``.
+
+    Raises:
+        ConfigurationError, LockFileError, LockedVersionError, NoMatchingVersionError,
+        NoVersionsError, ResolutionError, NetworkError, RegistryError: see the user guide.
+    """
+    env = dict(os.environ if env is None else env)
+    root = Path(opts.root)
+    tree = read_module_tree(root, confine=False)
+    lock_path = root / LOCK_FILE_NAME
+    locks = read_lock_file(lock_path)
+    target = target_version(opts.tofu_version)
+    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers)
+    ctx, counter = build_context(options, locks, env, progress)
+    try:
+        res = solve(tree, ctx)
+    finally:
+        ctx.close()
+    new_modules = {p: module_lock_for(p, c, res) for p, c in res.modules.items()}
+    changes = []
+    for path in sorted(set(locks.modules) | set(new_modules)):
+        old, new = locks.modules.get(path), new_modules.get(path)
+        if old is not None and new is not None and (old.version, old.source) == (new.version, new.source) \
+                and old.constraints == new.constraints:
+            new_modules[path] = ModuleLock(path, new.version, new.source, new.constraints, old.hashes)
+            continue
+        changes.append(LockChange(path, old.version if old else None, new.version if new else None))
+    new_locks = locks.with_modules(new_modules)
+    written = False
+    if opts.lockfile == "readonly":
+        if changes:
+            listing = ", ".join(f'module "{c.path}" ({c.kind})' for c in changes)
+            raise LockFileError(
+                "Lock file would change",
+                f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
+                "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
+    else:
+        try:
+            written = write_lock_file(lock_path, new_locks)
+        except OSError as e:
+            raise TofuSolveError("Failed to write the lock file",
+                                 f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
+    return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot())

@@ -1,0 +1,16 @@
+"""Per-source *candidate providers*: list the versions a module source offers and fetch one.
+
+(Not OpenTofu provider plugins: those are :mod:`tofu_solve.provider_addr`.)
+
+Each kind of source sits behind the same small protocol, :class:`base.CandidateProvider`:
+``versions(source) -> list[AvailableVersion]`` and ``fetch(source, available) -> Package``.
+The solver sees only that protocol.
+"""
+
+from .base import AvailableVersion, CandidateProvider, Package
+from .git import GitCandidates
+from .pinned import PinnedCandidates
+from .registry import RegistryCandidates
+
+__all__ = ["AvailableVersion", "CandidateProvider", "GitCandidates", "Package", "PinnedCandidates",
+           "RegistryCandidates"]

@@ -1,0 +1,28 @@
+"""git modules with a ``version`` constraint: strict-SemVer tags from ``git ls-remote``."""
+
+from __future__ import annotations
+
+from ..fetch import Fetcher
+from ..gitremote import GitRemotes, strict_semver_tags
+from ..sources import RemoteSource
+from .base import AvailableVersion, Package
+
+
+class GitCandidates:
+    """Candidate provider for ``git::`` sources that carry a ``version`` constraint."""
+
+    def __init__(self, remotes: GitRemotes, fetcher: Fetcher):
+        self.remotes = remotes
+        self.fetcher = fetcher
+
+    def package_address(self, source: RemoteSource) -> str:
+        return source.with_ref("").package.replace("?ref=", "").rstrip("?")
+
+    def versions(self, source: RemoteSource) -> list[AvailableVersion]:
+        tags = self.remotes.tags(source.git.url)
+        return [AvailableVersion(tag, v, tags[tag]) for v, tag in strict_semver_tags(tags)]
+
+    def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
+        pinned = source.with_ref(available.label)
+        fetched = self.fetcher.fetch(pinned.package)
+        return Package(fetched.path, source.subdir, self.package_address(source), str(pinned), fetched.commit)

@@ -1,0 +1,31 @@
+"""Remote modules without a ``version``: one candidate, what the address names (a git
+``?ref=``, the default branch, an archive URL), as ``tofu init`` installs it."""
+
+from __future__ import annotations
+
+from ..fetch import Fetcher
+from ..gitremote import GitRemotes
+from ..sources import RemoteSource, SourceKind
+from .base import AvailableVersion, Package
+
+
+class PinnedCandidates:
+    """Candidate provider for remote sources whose address fixes what is installed."""
+
+    def __init__(self, remotes: GitRemotes, fetcher: Fetcher):
+        self.remotes = remotes
+        self.fetcher = fetcher
+
+    def package_address(self, source: RemoteSource) -> str:
+        return source.package
+
+    def versions(self, source: RemoteSource) -> list[AvailableVersion]:
+        if source.kind is SourceKind.GIT:
+            g = source.git
+            ref = self.remotes.resolve(g.url, g.ref)
+            return [AvailableVersion(g.ref or ref.name, None, ref.commit)]
+        return [AvailableVersion("", None)]
+
+    def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
+        fetched = self.fetcher.fetch(source.package)
+        return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit)

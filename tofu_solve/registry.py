@@ -1,0 +1,257 @@
+"""Client for the module registry protocol and the provider registry protocol.
+
+Reference §3 (modules) and §10 (providers): service discovery at
+``/.well-known/terraform.json`` (``modules.v1``, ``providers.v1``), unless a CLI-config
+``host`` block names the services; ``GET <base>/<ns>/<name>/<system>/versions``;
+``GET <base>/<ns>/<name>/<system>/<version>/download`` (204 + ``X-Terraform-Get``, or 200 +
+``{"location": ...}``; relative locations resolved against the download URL);
+``GET <providers base>/<ns>/<type>/versions``. Credentials: ``TF_TOKEN_<host>`` and CLI
+config, sent as ``Authorization: Bearer``.
+
+Discovery is always HTTPS, as in OpenTofu, except for hosts on loopback (127.0.0.0/8,
+``localhost``), which use plain HTTP (Docker's rule for local registries). Requests are
+retried on connection errors and 502/503/504 (urllib3 ``Retry``), with a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from urllib.parse import urljoin
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from . import __version__
+from .cliconfig import CliConfig
+from .errors import NetworkError, RegistryError
+from .netutil import OpCounter, is_loopback_host, redact
+from .provider_addr import ProviderAddress
+from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
+
+MAX_DISCOVERY_BYTES = 1 << 20
+
+
+def make_session(retries: int = 2) -> requests.Session:
+    """A requests session with retries on connection errors and 502/503/504."""
+    s = requests.Session()
+    retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=0.2,
+                  status_forcelist=(502, 503, 504), allowed_methods=frozenset({"GET", "HEAD"}),
+                  raise_on_status=False)
+    adapter = HTTPAdapter(max_retries=retry, pool_connections=16, pool_maxsize=16)
+    s.mount("http://", adapter)
+    s.mount("https://", adapter)
+    s.headers["User-Agent"] = f"tofu-solve/{__version__}"
+    return s
+
+
+class RegistryClient:
+    """Talks to module and provider registries. Thread-safe; caches discovery and version
+    lists for the life of the client (one run).
+
+    Args:
+        cli_config: services overrides and credentials.
+        session: an HTTP session (default: :func:`make_session`).
+        timeout: seconds per request (``TF_REGISTRY_CLIENT_TIMEOUT`` overrides; default 10).
+        counter: where to count network operations.
+    """
+
+    def __init__(self, cli_config: CliConfig, session: requests.Session | None = None,
+                 timeout: float | None = None, counter: OpCounter | None = None):
+        self.cli_config = cli_config
+        self.session = session or make_session()
+        env_timeout = cli_config.env.get("TF_REGISTRY_CLIENT_TIMEOUT") if cli_config.env else None
+        self.timeout = timeout or (float(env_timeout) if env_timeout else 10.0)
+        self.counter = counter or OpCounter()
+        self._lock = threading.Lock()
+        self._services: dict[str, dict[str, str]] = {}
+        self._module_versions: dict[str, list[str]] = {}
+        self._provider_versions: dict[str, list[str]] = {}
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _headers(self, host: str) -> dict[str, str]:
+        h = {"Accept": "application/json", "X-Terraform-Version": __version__}
+        token = self.cli_config.token(host)
+        if token:
+            h["Authorization"] = f"Bearer {token}"
+        return h
+
+    def _get(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> requests.Response:
+        self.counter.add(kind)
+        try:
+            return self.session.get(url, headers=self._headers(host), timeout=self.timeout,
+                                    allow_redirects=allow_redirects)
+        except requests.RequestException as e:
+            raise NetworkError(
+                f"Failed to reach registry {host}",
+                f"Could not {what}: {redact(str(e.__class__.__name__))} contacting {redact(url)}. Check the network "
+                "connection, the host name and any CLI-config host block.", url=redact(url)) from None
+
+    def services(self, host: str) -> dict[str, str]:
+        """The service URLs of ``host`` (CLI-config ``host`` block, else discovery).
+
+        Raises:
+            NetworkError: the host cannot be reached.
+            RegistryError: the discovery document is missing or invalid.
+        """
+        with self._lock:
+            if host in self._services:
+                return self._services[host]
+        configured = self.cli_config.services(host)
+        if configured is not None:
+            services = dict(configured)
+            base = None
+        else:
+            scheme = "http" if is_loopback_host(host) else "https"
+            base = f"{scheme}://{host}/.well-known/terraform.json"
+            r = self._get(base, host, "discover the registry's services", "discovery")
+            if r.status_code != 200:
+                raise RegistryError("Failed to discover registry services",
+                                    f"{redact(base)} answered {r.status_code}; {host} does not look like a "
+                                    "module registry.")
+            if len(r.content) > MAX_DISCOVERY_BYTES:
+                raise RegistryError("Failed to discover registry services", f"{redact(base)} is larger than 1 MiB.")
+            try:
+                services = r.json()
+            except ValueError:
+                raise RegistryError("Failed to discover registry services",
+                                    f"{redact(base)} is not valid JSON.") from None
+            if not isinstance(services, dict):
+                raise RegistryError("Failed to discover registry services", f"{redact(base)} is not a JSON object.")
+            base = r.url
+        resolved = {}
+        for k, v in services.items():
+            if isinstance(v, str):
+                u = urljoin(base, v) if base else v
+                resolved[k] = u if u.endswith("/") else u + "/"
+        with self._lock:
+            self._services[host] = resolved
+        return resolved
+
+    def _service(self, host: str, service: str, kind: str) -> str:
+        svc = self.services(host)
+        if service not in svc:
+            raise RegistryError(f"Host does not provide a {kind} registry",
+                                f"{host} does not offer the {service} service.")
+        return svc[service]
+
+    # ------------------------------------------------------------------ modules
+
+    def module_versions(self, package: RegistryPackage) -> list[str]:
+        """The version strings the registry lists for ``package``, in registry order.
+
+        Raises:
+            NetworkError, RegistryError: "Module not found" on 404, and other failures.
+        """
+        key = str(package)
+        with self._lock:
+            if key in self._module_versions:
+                return self._module_versions[key]
+        base = self._service(package.host, "modules.v1", "module")
+        url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/versions")
+        r = self._get(url, package.host, f"list the versions of {package.for_display}", "module_versions")
+        if r.status_code == 404:
+            hint = (" If you believe this module is missing from the registry, please submit an issue at "
+                    "https://github.com/opentofu/registry/issues") if package.host == DEFAULT_REGISTRY_HOST else ""
+            raise RegistryError("Module not found",
+                                f"Module {package.for_display} could not be found in the registry at "
+                                f"{package.host}.{hint}")
+        if r.status_code != 200:
+            raise RegistryError("Error accessing remote module registry",
+                                f"error looking up module versions of {package.for_display}: {r.status_code}")
+        try:
+            data = r.json()
+            modules = data["modules"]
+            versions = [str(v["version"]) for v in modules[0]["versions"]] if modules else None
+        except (ValueError, KeyError, TypeError, IndexError):
+            versions = None
+        if versions is None:
+            raise RegistryError("Invalid response from remote module registry",
+                                f"The registry at {package.host} returned an invalid version list for "
+                                f"{package.for_display}.")
+        with self._lock:
+            self._module_versions[key] = versions
+        return versions
+
+    def module_location(self, package: RegistryPackage, version: str) -> str:
+        """The source address the registry gives for ``package`` at ``version`` (the
+        normalized go-version string, as OpenTofu requests it).
+
+        Raises:
+            NetworkError, RegistryError.
+        """
+        base = self._service(package.host, "modules.v1", "module")
+        url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/{version}/download")
+        r = self._get(url, package.host, f"find the download location of {package.for_display} {version}",
+                      "module_download")
+        if r.status_code == 404:
+            raise RegistryError("Module version not found",
+                                f'module "{package.for_display}" version "{version}" not found')
+        location = ""
+        if r.status_code == 200:
+            try:
+                body = json.loads(r.content or b"{}")
+            except ValueError:
+                raise RegistryError("Invalid response from remote module registry",
+                                    f"The download response for {package.for_display} {version} is not JSON.") from None
+            if not isinstance(body, dict):
+                body = {}
+            if "use_registry_credentials" in body and body["use_registry_credentials"] not in (True, False):
+                raise RegistryError("Invalid response from remote module registry",
+                                    '"use_registry_credentials" must be true or false.')
+            location = body.get("location") or ""
+            if "use_registry_credentials" in body:
+                location = urljoin(r.url, location)  # direct mode: an http(s) URL, maybe relative
+        elif r.status_code != 204:
+            raise RegistryError("Error accessing remote module registry",
+                                f"error getting download location for {package.for_display} {version}: "
+                                f"{r.status_code}")
+        if not location:
+            location = r.headers.get("X-Terraform-Get", "")
+        if not location:
+            raise RegistryError("Invalid response from remote module registry",
+                                f"failed to get download URL for {package.for_display} {version}: no location "
+                                "in the response body or the X-Terraform-Get header")
+        if location.startswith(("/", "./", "../")):
+            location = urljoin(r.url, location)
+        return location
+
+    # ------------------------------------------------------------------ providers
+
+    def provider_versions(self, provider: ProviderAddress) -> list[str]:
+        """The versions the provider registry lists (registry order).
+
+        Raises:
+            NetworkError, RegistryError ("Provider not found" on 404).
+        """
+        key = str(provider)
+        with self._lock:
+            if key in self._provider_versions:
+                return self._provider_versions[key]
+        base = self._service(provider.host, "providers.v1", "provider")
+        url = urljoin(base, f"{provider.namespace}/{provider.type}/versions")
+        r = self._get(url, provider.host, f"list the versions of provider {provider.for_display}",
+                      "provider_versions")
+        if r.status_code == 404:
+            raise RegistryError("Provider not found",
+                                f"provider {provider.for_display} was not found in the registry at {provider.host}")
+        if r.status_code in (401, 403):
+            raise RegistryError("Unauthorized", f"the registry at {provider.host} refused the credentials given")
+        if r.status_code != 200:
+            raise RegistryError("Error accessing provider registry",
+                                f"error listing versions of {provider.for_display}: {r.status_code}")
+        try:
+            versions = [str(v["version"]) for v in r.json()["versions"]]
+        except (ValueError, KeyError, TypeError):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The version list of {provider.for_display} is not valid.") from None
+        with self._lock:
+            self._provider_versions[key] = versions
+        return versions
+
+
+def registry_timeout_from_env() -> float:
+    return float(os.environ.get("TF_REGISTRY_CLIENT_TIMEOUT", "10"))

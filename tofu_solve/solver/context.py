@@ -1,0 +1,305 @@
+"""Everything the resolver asks about the outside world, with caching and prefetching.
+
+* ``module_candidates(req)``: the versions a module call may take, OpenTofu's filter and
+  order (locked version first unless ``upgrade``, then newest first);
+* ``tree(candidate)``: the candidate's requirements, from the on-disk metadata cache or by
+  fetching the package (one fetch per package and version, never one per call);
+* ``provider_versions(address)``: from the provider registry.
+
+Listings and fetches run on a bounded thread pool: when a module version's requirements
+are read, the listings of its child calls and the content of their newest candidates are
+requested in the background, so network round trips overlap while the resolver works.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..errors import ConfigurationError
+from ..errors import (LockedVersionError, NoMatchingVersionError, NoVersionsError, TofuSolveError)
+from ..lockfile import LockFile
+from ..metadata import MetadataStore, ModuleTree, read_module_tree
+from ..providers import AvailableVersion, GitCandidates, Package, PinnedCandidates, RegistryCandidates
+from ..registry import RegistryClient
+from ..sources import OciSource, RegistrySource, RemoteSource, SourceKind
+from ..tofu_version import TargetVersion
+from ..versions import goversions as gvs
+from ..versions.selection import list_module_versions
+from .model import ModuleCandidate, ModuleRequirement
+
+
+@dataclass
+class SolveOptions:
+    """How to solve.
+
+    Attributes:
+        upgrade: ignore locked versions (``-upgrade``).
+        shared: one version per module package (``-module-versions=shared``).
+        target: the OpenTofu version solved for.
+        max_rounds: resolvelib round cap.
+        workers: size of the network thread pool.
+    """
+
+    target: TargetVersion
+    upgrade: bool = False
+    shared: bool = False
+    max_rounds: int = 20000
+    workers: int = 8
+
+
+class _Memo:
+    __slots__ = ("lock", "done", "value", "error")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.done = False
+        self.value = None
+        self.error = None
+
+
+@dataclass
+class Stats:
+    candidates_listed: int = 0
+    trees_read: int = 0
+    trees_from_cache: int = 0
+    packages_fetched: int = 0
+
+
+class Context:
+    """See the module docstring. Thread-safe."""
+
+    def __init__(self, options: SolveOptions, locks: LockFile, registry: RegistryCandidates,
+                 git: GitCandidates, pinned: PinnedCandidates, client: RegistryClient, metadata: MetadataStore,
+                 progress: Callable[[str], None] | None = None):
+        self.options = options
+        self.locks = locks
+        self.registry = registry
+        self.git = git
+        self.pinned = pinned
+        self.client = client
+        self.metadata = metadata
+        self.progress = progress or (lambda msg: None)
+        self.stats = Stats()
+        self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
+        self._lock = threading.Lock()
+        self._memo: dict[tuple, _Memo] = {}
+        self.packages: dict[tuple, Package] = {}
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    # ------------------------------------------------------------------ memoized work
+
+    def _wait(self, key: tuple, fn: Callable):
+        """``fn()`` once per key for the run (its error too); concurrent callers wait for
+        the first. Never waits on the thread pool, so pool tasks cannot deadlock."""
+        with self._lock:
+            entry = self._memo.get(key)
+            if entry is None:
+                entry = self._memo[key] = _Memo()
+        with entry.lock:
+            if not entry.done:
+                try:
+                    entry.value = fn()
+                except Exception as e:  # remembered: the same failure for every caller
+                    entry.error = e
+                entry.done = True
+        if entry.error is not None:
+            raise entry.error
+        return entry.value
+
+    def _future(self, key: tuple, fn: Callable) -> None:
+        """Start ``_wait(key, fn)`` in the background (prefetch); errors surface later,
+        when the result is asked for."""
+        with self._lock:
+            if key in self._memo:
+                return
+
+        def run():
+            try:
+                self._wait(key, fn)
+            except Exception:
+                pass
+        self.pool.submit(run)
+
+    # ------------------------------------------------------------------ candidate providers
+
+    def provider_for(self, source):
+        if isinstance(source, RegistrySource):
+            return self.registry
+        if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and not source.git.ref:
+            return self.git
+        if isinstance(source, OciSource):
+            raise TofuSolveError("OCI module sources are not supported yet",
+                                 f"{source}: OCI sources arrive in a later tofu-solve release.")
+        return self.pinned
+
+    def versioned(self, req: ModuleRequirement) -> bool:
+        src = req.call.source
+        return isinstance(src, RegistrySource) or req.constraint is not None
+
+    def package_address(self, source) -> str:
+        return self.provider_for(source).package_address(source)
+
+    def available(self, req: ModuleRequirement) -> list[AvailableVersion]:
+        """What the call's source offers (listing cached per package for the run)."""
+        source = req.call.source
+        cp = self.provider_for(source) if self.versioned(req) else self.pinned
+        if cp is self.pinned:
+            key = ("pinned", source.package)
+        else:
+            key = ("list", cp.package_address(source))
+        return self._wait(key, lambda: cp.versions(source))
+
+    def prefetch_available(self, req: ModuleRequirement) -> None:
+        source = req.call.source
+        try:
+            cp = self.provider_for(source) if self.versioned(req) else self.pinned
+        except TofuSolveError:
+            return
+        key = ("pinned", source.package) if cp is self.pinned else ("list", cp.package_address(source))
+        self._future(key, lambda: cp.versions(source))
+
+    def module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
+        """Candidates for the call, best first. Raises NoVersionsError (nothing usable
+        published, or a git remote without strict-SemVer tags) and network errors."""
+        avail = self.available(req)
+        source = req.call.source
+        if not self.versioned(req):
+            pkg = self.pinned.package_address(source)
+            return [ModuleCandidate(req.call_path, source, a, pkg) for a in avail]
+        cp = self.provider_for(source)
+        pkg = cp.package_address(source)
+        if not avail:
+            kind = "semver tags" if cp is self.git else "versions"
+            raise NoVersionsError("Module has no versions",
+                                  f'Module "{req.call_path}" ({source}) has no {kind} to choose from.',
+                                  req.call.version_where or req.call.where)
+        by_label = {a.label: a for a in avail}
+        listing = list_module_versions(req.constraint, [a.label for a in avail])
+        out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in listing.matching]
+        with self._lock:
+            self.stats.candidates_listed += len(out)
+        return self._locked_first(req, out)
+
+    def _locked_first(self, req: ModuleRequirement, cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
+        lock = self.locks.modules.get(req.call_path)
+        if self.options.upgrade or lock is None or not cands:
+            return cands
+        if lock.source != self.locked_source_base(req, lock.version):
+            return cands
+        for i, c in enumerate(cands):
+            if c.version_text == lock.version or c.available.label == lock.version:
+                return [c] + cands[:i] + cands[i + 1:]
+        return cands
+
+    def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
+        """The ``source`` a lock entry records for this call at a version."""
+        source = req.call.source
+        if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
+            return str(source.with_ref(version_label))
+        return str(source)
+
+    def check_locked(self, req: ModuleRequirement) -> None:
+        """Raise LockedVersionError when the call's locked version (same source) is no
+        longer allowed by its constraint (only meaningful without ``upgrade``)."""
+        lock = self.locks.modules.get(req.call_path)
+        if self.options.upgrade or lock is None or req.constraint is None:
+            return
+        if lock.source != self.locked_source_base(req, lock.version):
+            return
+        try:
+            allowed = bool(list_module_versions(req.constraint, [lock.version]).matching)
+        except TofuSolveError:
+            allowed = False
+        if not allowed:
+            where = req.call.version_where or req.call.where
+            raise LockedVersionError(
+                "Locked module version no longer allowed",
+                f'Module "{req.call_path}" is locked at {lock.version}, which does not match its version '
+                f'constraint "{req.constraint.text}" ({where}). To select a new version, run: tofu-solve init '
+                "-upgrade", where)
+
+    def no_match_error(self, req: ModuleRequirement) -> TofuSolveError:
+        """OpenTofu's "Unresolvable module version constraint" for a call whose constraint
+        matches nothing the source offers."""
+        avail = self.available(req)
+        listing = list_module_versions(req.constraint, [a.label for a in avail])
+        newest = listing.newest
+        where = req.call.version_where or req.call.where
+        detail = (f'There is no available version of module "{req.call_path}" ({req.call.source}) which matches '
+                  f'the given version constraint "{req.constraint.text if req.constraint else ""}".')
+        if newest is not None:
+            detail += f" The newest available version is {newest.string}."
+        return NoMatchingVersionError("Unresolvable module version constraint", detail, where,
+                                      newest=newest.string if newest else None)
+
+    # ------------------------------------------------------------------ trees
+
+    def _tree_key(self, cand: ModuleCandidate) -> tuple[str, str, str]:
+        a = cand.available
+        ref = a.commit or a.label
+        return (cand.package, ref, cand.source.subdir)
+
+    def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
+        """The candidate's requirements, or the configuration error that makes it unusable.
+        Raises network errors."""
+        key = self._tree_key(cand)
+        return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
+
+    def prefetch_tree(self, cand: ModuleCandidate) -> None:
+        key = self._tree_key(cand)
+        self._future(("tree",) + key, lambda: self._load_tree(cand, key))
+
+    def _load_tree(self, cand: ModuleCandidate, key):
+        cached = self.metadata.get(*key)
+        if cached is not None:
+            with self._lock:
+                self.stats.trees_from_cache += 1
+            return cached
+        package = self.fetch(cand)
+        try:
+            value = read_module_tree(package.root, package.subdir)
+        except ConfigurationError as e:
+            value = e
+        with self._lock:
+            self.stats.trees_read += 1
+        self.metadata.put(*key, value)
+        return value
+
+    def fetch(self, cand: ModuleCandidate) -> Package:
+        """The candidate's package (fetched once per package and version)."""
+        key = ("fetch",) + self._tree_key(cand)
+
+        def do():
+            cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
+                cand.source, RegistrySource) else self.pinned
+            self.progress(f"- Fetching {cand.package} {cand.version_text}")
+            pkg = cp.fetch(cand.source, cand.available)
+            with self._lock:
+                self.stats.packages_fetched += 1
+                self.packages[key[1:]] = pkg
+            return pkg
+        return self._wait(key, do)
+
+    # ------------------------------------------------------------------ providers
+
+    def provider_versions(self, address) -> list[gvs.Version]:
+        """Provider versions ascending (a stable sort of the registry list)."""
+        def do():
+            out = []
+            for text in self.client.provider_versions(address):
+                try:
+                    out.append(gvs.Version.parse(text))
+                except TofuSolveError:
+                    continue
+            import functools
+            out.sort(key=functools.cmp_to_key(lambda a, b: a.compare(b)))
+            return out
+        return self._wait(("provider", str(address)), do)
+
+    def prefetch_provider(self, address) -> None:
+        self._future(("provider_prefetch", str(address)), lambda: self.provider_versions(address))

@@ -1,0 +1,206 @@
+"""Requirements and candidates the resolver works with.
+
+Identities (what gets exactly one version):
+
+* ``("module", "vpc.nested")``: a module call path (OpenTofu installs per call);
+* ``("package", "<package address>")``: a module package, only with
+  ``-module-versions=shared`` (every call of the package then pins this identity);
+* ``("provider", "registry.opentofu.org/hashicorp/aws")``: one version for the whole tree;
+* ``("opentofu",)``: the OpenTofu release the configuration is solved for.
+
+Every requirement carries its provenance: the call path that imposed it, the version of
+the module that imposed it, the file and line. Conflict explanations are built from these.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..config import ModuleCall
+from ..errors import SourceRange
+from ..provider_addr import ProviderAddress
+from ..providers.base import AvailableVersion
+from ..sources import ModuleSource
+from ..versions import goversions as gvs
+from ..versions.constraints import ModuleConstraint, ProviderConstraint
+from ..versions.goversion import GoVersion
+
+ROOT = ""
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Who imposed a requirement: a module call path ("" for the root module) at a
+    selected version (None for the root), and where it is written."""
+
+    call_path: str
+    version: str | None
+    where: SourceRange | None
+    package: str | None = None  # display name of the imposing module package
+
+    def describe(self) -> str:
+        if self.call_path == ROOT:
+            return "the root module"
+        ver = f" {self.version}" if self.version else ""
+        return f'module "{self.call_path}" ({self.package}{ver})' if self.package else \
+            f'module "{self.call_path}"{ver}'
+
+
+@dataclass(frozen=True)
+class ModuleRequirement:
+    """A module call: the call path must get a version of the call's source that meets
+    its constraint (None: any released version / what the address pins)."""
+
+    call_path: str
+    call: ModuleCall = field(compare=False)
+    origin: Origin = field(compare=False)
+    source_key: str = ""  # normalized source, part of equality
+
+    @property
+    def identifier(self):
+        return ("module", self.call_path)
+
+    @property
+    def constraint(self) -> ModuleConstraint | None:
+        return self.call.version
+
+
+@dataclass(frozen=True)
+class PackagePin:
+    """``-module-versions=shared``: the package must be at exactly this version."""
+
+    package: str
+    version: str
+    origin: Origin = field(compare=False)
+
+    @property
+    def identifier(self):
+        return ("package", self.package)
+
+
+@dataclass(frozen=True)
+class ProviderRequirement:
+    """A provider version constraint from one ``required_providers`` entry."""
+
+    address: ProviderAddress
+    constraint: ProviderConstraint | None = field(compare=False)
+    origin: Origin = field(compare=False)
+    text: str = ""
+    where_key: str = ""
+
+    @property
+    def identifier(self):
+        return ("provider", str(self.address))
+
+
+@dataclass(frozen=True)
+class CoreRequirement:
+    """An OpenTofu version constraint (``required_version`` or ``compatible_with``)."""
+
+    constraint: ModuleConstraint = field(compare=False)
+    origin: Origin = field(compare=False)
+    kind: str = "required_version"
+    text: str = ""
+    where_key: str = ""
+
+    @property
+    def identifier(self):
+        return ("opentofu",)
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """Emitted by a module candidate whose content cannot be used (it fails to load): it can
+    never be satisfied, so the resolver moves on and the explanation can say why."""
+
+    call_path: str
+    version: str
+    reason: str = field(compare=False)
+    where: SourceRange | None = field(compare=False, default=None)
+
+    @property
+    def identifier(self):
+        return ("unusable", self.call_path, self.version)
+
+
+@dataclass(frozen=True)
+class NewerThan:
+    """Only candidates newer than ``version`` (used when looking for a solution that goes
+    back fewer versions; never part of the user's constraints)."""
+
+    call_path: str
+    version: GoVersion = field(compare=False)
+    label: str = ""
+
+    @property
+    def identifier(self):
+        return ("module", self.call_path)
+
+
+Requirement = ModuleRequirement | PackagePin | ProviderRequirement | CoreRequirement | Unusable | NewerThan
+
+
+@dataclass(frozen=True)
+class ModuleCandidate:
+    """A version of a call path's source.
+
+    Attributes:
+        call_path: the call.
+        source: the call's source.
+        available: the version as the source offers it.
+        package: the package address.
+    """
+
+    call_path: str
+    source: ModuleSource = field(compare=False)
+    available: AvailableVersion
+    package: str
+
+    @property
+    def identifier(self):
+        return ("module", self.call_path)
+
+    @property
+    def version(self) -> GoVersion | None:
+        return self.available.version
+
+    @property
+    def version_text(self) -> str:
+        """The version as the lock and output show it: go-version ``String()`` for
+        registry modules, the tag for git, the ref for pins."""
+        a = self.available
+        if a.version is not None and self.source.kind.value == "registry":
+            return a.version.string
+        return a.label or (a.commit or "")
+
+
+@dataclass(frozen=True)
+class PackageCandidate:
+    package: str
+    version: str
+
+    @property
+    def identifier(self):
+        return ("package", self.package)
+
+
+@dataclass(frozen=True)
+class ProviderCandidate:
+    address: ProviderAddress
+    version: gvs.Version
+
+    @property
+    def identifier(self):
+        return ("provider", str(self.address))
+
+
+@dataclass(frozen=True)
+class TofuCandidate:
+    version: GoVersion
+
+    @property
+    def identifier(self):
+        return ("opentofu",)
+
+
+Candidate = ModuleCandidate | PackageCandidate | ProviderCandidate | TofuCandidate

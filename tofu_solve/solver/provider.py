@@ -1,0 +1,166 @@
+"""The resolvelib provider: only the callbacks, each saying why it does what it does.
+
+It knows nothing about printing; it asks :class:`~.context.Context` for versions and
+requirements and builds requirement objects that carry their provenance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+from resolvelib.providers import AbstractProvider
+
+from ..errors import ConfigurationError, TofuSolveError
+from ..metadata import ModuleTree
+from ..sources import RegistrySource
+from ..versions import goversions as gvs
+from ..versions.selection import list_module_versions
+from .context import Context
+from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, NewerThan, Origin,
+                    PackageCandidate, PackagePin, ProviderCandidate, ProviderRequirement, TofuCandidate, Unusable)
+
+_RANK = {"unusable": 0, "opentofu": 1, "module": 2, "package": 3, "provider": 4}
+
+
+def display_package(source) -> str:
+    return source.package.for_display if isinstance(source, RegistrySource) else str(source)
+
+
+def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, package: str | None,
+                         ctx: Context) -> list:
+    """The requirements a module tree imposes when installed at ``call_path`` (``ROOT``
+    for the root module)."""
+    out: list = []
+    prefix = f"{call_path}." if call_path else ""
+    for rc in tree.remote_calls:
+        child = prefix + ".".join(rc.rel_path)
+        origin = Origin(".".join((call_path,) + rc.local_path) if rc.local_path and call_path else
+                        (".".join(rc.local_path) if rc.local_path else call_path), version, rc.call.where, package)
+        out.append(ModuleRequirement(child, rc.call, origin, str(rc.call.source)))
+    for path, p in tree.providers:
+        imposed = ".".join(([call_path] if call_path else []) + list(path))
+        origin = Origin(imposed, version, p.where, package)
+        text = p.constraint.text if p.constraint else ""
+        out.append(ProviderRequirement(p.address, p.constraint, origin, text, f"{imposed}@{p.where}"))
+    for path, c in tree.core:
+        if not c.counts_for(ctx.options.target.triple):
+            continue
+        imposed = ".".join(([call_path] if call_path else []) + list(path))
+        origin = Origin(imposed, version, c.where, package)
+        out.append(CoreRequirement(c.constraint, origin, c.kind, c.constraint.text, f"{imposed}@{c.where}"))
+    return out
+
+
+class TofuSolveProvider(AbstractProvider):
+    """resolvelib callbacks for module calls, module packages, providers and OpenTofu."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def identify(self, requirement_or_candidate):
+        return requirement_or_candidate.identifier
+
+    def get_preference(self, identifier, resolutions: Mapping, candidates: Mapping, information: Mapping,
+                       backtrack_causes: Sequence) -> tuple:
+        """Unusable markers and OpenTofu first (they prune at once), then module calls
+        shallowest first, then packages, then providers last, so that whenever the newest
+        version of every call is consistent it is exactly what ``tofu init`` picks and the
+        providers get the newest version all of them allow. Identities involved in the
+        last conflict go first (pip's heuristic against long backtracking)."""
+        causes = set()
+        for c in backtrack_causes:
+            causes.add(c.requirement.identifier)
+            if c.parent is not None:
+                causes.add(c.parent.identifier)
+        kind = identifier[0]
+        depth = identifier[1].count(".") if kind == "module" else 0
+        return (identifier not in causes, _RANK[kind], depth, identifier)
+
+    def find_matches(self, identifier, requirements: Mapping[object, Iterator],
+                     incompatibilities: Mapping[object, Iterator]) -> Iterable:
+        reqs = list(requirements[identifier])
+        bad = set(incompatibilities[identifier])
+        kind = identifier[0]
+        if kind == "module":
+            calls = [r for r in reqs if isinstance(r, ModuleRequirement)]
+            if not calls:
+                return []
+            cands = self.ctx.module_candidates(calls[0])
+            out = [c for c in cands if c not in bad and all(self.is_satisfied_by(r, c) for r in reqs)]
+            for c in out[:2]:
+                self.ctx.prefetch_tree(c)
+            return out
+        if kind == "package":
+            versions = {r.version for r in reqs}
+            if len(versions) != 1:
+                return []
+            cand = PackageCandidate(identifier[1], versions.pop())
+            return [] if cand in bad else [cand]
+        if kind == "provider":
+            return self._provider_matches(reqs, bad)
+        if kind == "opentofu":
+            cand = TofuCandidate(self.ctx.options.target.version)
+            return [cand] if cand not in bad and all(self.is_satisfied_by(r, cand) for r in reqs) else []
+        return []  # unusable
+
+    def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
+        address = reqs[0].address
+        spec = tuple(s for r in reqs if r.constraint is not None for s in r.constraint.spec)
+        versions = self.ctx.provider_versions(address)
+        lock = self.ctx.locks.providers.get(str(address))
+        out = []
+        for v in reversed(versions):  # newest first; of equal versions the last listed first
+            cand = ProviderCandidate(address, v)
+            if cand in bad or not gvs.meets(spec, v):
+                continue
+            if lock is not None and not self.ctx.options.upgrade and str(v) != lock.version:
+                continue  # tofu init keeps the locked provider version unless -upgrade
+            out.append(cand)
+        return out
+
+    def is_satisfied_by(self, requirement, candidate) -> bool:
+        if isinstance(requirement, ModuleRequirement):
+            if not isinstance(candidate, ModuleCandidate) or str(candidate.source) != requirement.source_key:
+                return False
+            if not self.ctx.versioned(requirement):
+                return True
+            if candidate.version is None:
+                return False
+            return bool(list_module_versions(requirement.constraint, [candidate.available.label]).matching)
+        if isinstance(requirement, NewerThan):
+            return isinstance(candidate, ModuleCandidate) and candidate.version is not None and \
+                candidate.version.compare(requirement.version) > 0
+        if isinstance(requirement, PackagePin):
+            return isinstance(candidate, PackageCandidate) and candidate.version == requirement.version
+        if isinstance(requirement, ProviderRequirement):
+            spec = requirement.constraint.spec if requirement.constraint else ()
+            return gvs.meets(spec, candidate.version)
+        if isinstance(requirement, CoreRequirement):
+            return requirement.constraint.allows(candidate.version)
+        return False
+
+    def get_dependencies(self, candidate) -> Iterable:
+        if not isinstance(candidate, ModuleCandidate):
+            return []
+        tree = self.ctx.tree(candidate)
+        if isinstance(tree, ConfigurationError):
+            where = f" ({tree.where})" if tree.where else ""
+            return [Unusable(candidate.call_path, candidate.version_text, f"{tree.summary}: {tree.detail}{where}",
+                             tree.where)]
+        pkg_display = display_package(candidate.source)
+        deps = requirements_of_tree(tree, candidate.call_path, candidate.version_text, pkg_display, self.ctx)
+        if self.ctx.options.shared:
+            deps.append(PackagePin(candidate.package, candidate.available.label,
+                                   Origin(candidate.call_path, candidate.version_text, None, pkg_display)))
+        for d in deps:
+            try:
+                if isinstance(d, ModuleRequirement):
+                    self.ctx.prefetch_available(d)
+                elif isinstance(d, ProviderRequirement):
+                    self.ctx.prefetch_provider(d.address)
+            except TofuSolveError:
+                pass
+        return deps
+
+
+__all__ = ["ROOT", "TofuSolveProvider", "requirements_of_tree"]

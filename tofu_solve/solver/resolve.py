@@ -1,0 +1,236 @@
+"""Wiring: build the root requirements, run resolvelib with a round cap, translate its
+exceptions into tofu-solve errors at this one boundary, and collect the result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from resolvelib import BaseReporter, Resolver
+from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
+
+from ..errors import NoMatchingVersionError, NoVersionsError, ResolutionError, TofuSolveError
+from ..metadata import ModuleTree
+from .context import Context
+from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderCandidate,
+                    ProviderRequirement, TofuCandidate)
+from .provider import TofuSolveProvider, requirements_of_tree
+
+
+@dataclass
+class Resolution:
+    """A consistent choice for the whole tree.
+
+    Attributes:
+        modules: call path -> selected candidate.
+        module_requirements: call path -> the requirement (the call and who made it).
+        providers: provider address -> selected version.
+        provider_requirements: provider address -> every constraint on it.
+        core_requirements: every OpenTofu constraint that counts for the target.
+        tofu: the OpenTofu version solved for.
+        root_tree: the root module's tree.
+        warnings: things the user should know (human text).
+    """
+
+    modules: dict[str, ModuleCandidate]
+    module_requirements: dict[str, ModuleRequirement]
+    providers: dict[str, ProviderCandidate]
+    provider_requirements: dict[str, list[ProviderRequirement]]
+    core_requirements: list[CoreRequirement]
+    tofu: TofuCandidate
+    root_tree: ModuleTree
+    warnings: list[str] = field(default_factory=list)
+    rounds: int = 0
+    target_origin: str = ""
+
+
+class _Reporter(BaseReporter):
+    def __init__(self, progress):
+        self.progress = progress
+        self.rounds = 0
+        self.backtracks = 0
+
+    def starting_round(self, index: int) -> None:
+        self.rounds = index
+        if index and index % 200 == 0:
+            self.progress(f"- Still resolving: round {index}, {self.backtracks} backtracks")
+
+    def rejecting_candidate(self, criterion, candidate) -> None:
+        self.backtracks += 1
+
+
+def root_requirements(tree: ModuleTree, ctx: Context) -> list:
+    return requirements_of_tree(tree, ROOT, None, None, ctx)
+
+
+def precheck(reqs: list, ctx: Context) -> None:
+    """Fail fast, with OpenTofu's own messages, on root module calls that can never be
+    satisfied (no versions, no matching version) or whose lock no longer fits."""
+    for r in reqs:
+        if not isinstance(r, ModuleRequirement):
+            continue
+        ctx.prefetch_available(r)
+    for r in reqs:
+        if not isinstance(r, ModuleRequirement):
+            continue
+        ctx.check_locked(r)
+        try:
+            cands = ctx.module_candidates(r)
+        except NoVersionsError:
+            raise
+        if not cands:
+            raise ctx.no_match_error(r)
+
+
+def solve(tree: ModuleTree, ctx: Context) -> Resolution:
+    """Resolve the tree rooted at ``tree``.
+
+    Raises:
+        ResolutionError: no consistent choice exists (with an explanation), or the round
+            cap was reached.
+        NoMatchingVersionError, NoVersionsError, LockedVersionError: a root call that can
+            never be satisfied as written.
+        NetworkError, RegistryError: the outside world failed.
+    """
+    from .explain import explain_impossible
+
+    reqs = root_requirements(tree, ctx)
+    precheck(reqs, ctx)
+    provider = TofuSolveProvider(ctx)
+    reporter = _Reporter(ctx.progress)
+    try:
+        result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
+    except ResolutionImpossible as e:
+        raise explain_impossible(e.causes, ctx, tree) from None
+    except ResolutionTooDeep:
+        raise ResolutionError(
+            "Resolution took too long",
+            f"tofu-solve gave up after {ctx.options.max_rounds} resolution rounds ({reporter.backtracks} "
+            "candidates rejected) without finding a consistent set of versions or proving there is none. "
+            "Narrow the version constraints of the module calls involved, or raise the limit with "
+            "-max-rounds.") from None
+    result = _improve(result, reqs, provider, ctx)
+
+    modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
+    tofu = None
+    for ident, cand in result.mapping.items():
+        if isinstance(cand, ModuleCandidate):
+            modules[ident[1]] = cand
+        elif isinstance(cand, ProviderCandidate):
+            providers[ident[1]] = cand
+        elif isinstance(cand, TofuCandidate):
+            tofu = cand
+    for ident, crit in result.criteria.items():
+        for info in crit.information:
+            r = info.requirement
+            if isinstance(r, ModuleRequirement):
+                module_reqs[r.call_path] = r
+            elif isinstance(r, ProviderRequirement):
+                provider_reqs.setdefault(str(r.address), []).append(r)
+            elif isinstance(r, CoreRequirement):
+                core.append(r)
+    if tofu is None:
+        tofu = TofuCandidate(ctx.options.target.version)
+    res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
+                     core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin)
+    res.warnings.extend(fenced_off_warnings(res, ctx))
+    return res
+
+
+def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
+    """How many matching versions newer than the selected one each module call skipped."""
+    per_call = {}
+    reqs = {}
+    for ident, crit in result.criteria.items():
+        for info in crit.information:
+            if isinstance(info.requirement, ModuleRequirement):
+                reqs[ident] = info.requirement
+    for ident, cand in result.mapping.items():
+        if not isinstance(cand, ModuleCandidate) or cand.version is None or ident not in reqs:
+            continue
+        try:
+            cands = ctx.module_candidates(reqs[ident])
+        except TofuSolveError:
+            continue
+        per_call[ident[1]] = sum(1 for c in cands if c.version is not None and c.version.compare(cand.version) > 0)
+    return sum(per_call.values()), per_call
+
+
+def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 12, rounds: int = 3000):
+    """Look for a solution that goes back fewer versions in total.
+
+    resolvelib returns the first consistent assignment its order reaches; when it had to go
+    back, which call went back depends on that order. Here each call that went back is
+    asked, in turn, to take a newer version than it got; a solution found that way with a
+    smaller total lag (versions skipped, summed over calls) replaces the current one.
+    Bounded in attempts and rounds; metadata is memoized, so this needs no new downloads
+    beyond the candidates it tries. When nothing went back (newest-per-call is consistent,
+    the ``tofu init`` case) it does nothing.
+    """
+    from .model import NewerThan
+
+    total, per_call = _lag(result, ctx)
+    attempts = 0
+    tried = set()
+    while total > 0 and attempts < max_attempts:
+        improved = False
+        for call_path, lag in sorted(per_call.items(), key=lambda kv: (-kv[1], kv[0])):
+            if lag == 0 or attempts >= max_attempts:
+                continue
+            cand = result.mapping[("module", call_path)]
+            key = (call_path, cand.version.string)
+            if key in tried:
+                continue
+            tried.add(key)
+            attempts += 1
+            floor = NewerThan(call_path, cand.version, cand.version.string)
+            try:
+                alt = Resolver(provider, BaseReporter()).resolve(reqs + [floor], max_rounds=rounds)
+            except (ResolutionImpossible, ResolutionTooDeep):
+                continue
+            alt_total, alt_per_call = _lag(alt, ctx)
+            if alt_total < total:
+                result, total, per_call = alt, alt_total, alt_per_call
+                improved = True
+                break
+        if not improved:
+            break
+    return result
+
+
+def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
+    """Warn when a selected module version's own line later fenced off the provider version
+    chosen: a newer release of the same major.minor (within the call's constraint) narrows
+    that provider's range to exclude it (e.g. eks 20.37.0 chosen with aws 6.x while 20.37.1
+    requires aws < 6.0.0). Uses only metadata already known; never fetches."""
+    out = []
+    for path, cand in res.modules.items():
+        if cand.version is None:
+            continue
+        req = res.module_requirements.get(path)
+        if req is None:
+            continue
+        try:
+            cands = ctx.module_candidates(req)
+        except TofuSolveError:
+            continue
+        v = cand.version
+        newer = [c for c in cands if c.version is not None and c.version.compare(v) > 0
+                 and c.version.segments[:2] == v.segments[:2]]
+        for prov_addr, pcand in res.providers.items():
+            for n in sorted(newer, key=lambda c: c.version):
+                tree = ctx.metadata.get(*ctx._tree_key(n))
+                if not isinstance(tree, ModuleTree):
+                    continue
+                excl = [(p, r) for p, r in tree.providers if str(r.address) == prov_addr and r.constraint
+                        and not r.constraint.allows(pcand.version)]
+                if excl:
+                    _, r = excl[0]
+                    out.append(
+                        f'Module "{path}" is at {cand.version_text}, but {n.version_text} of the same line requires '
+                        f'{r.address.for_display} "{r.constraint.text}" ({r.where}), which excludes the selected '
+                        f"{pcand.version}: its authors may have found {cand.version_text} incompatible with it.")
+                    break
+    return out
+
+
+__all__ = ["Resolution", "solve", "NoMatchingVersionError"]
