@@ -87,6 +87,7 @@ class Context:
         self._lock = threading.Lock()
         self._memo: dict[tuple, _Memo] = {}
         self.packages: dict[tuple, Package] = {}
+        self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)

@@ -36,7 +36,9 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
         child = prefix + ".".join(rc.rel_path)
         origin = Origin(".".join((call_path,) + rc.local_path) if rc.local_path and call_path else
                         (".".join(rc.local_path) if rc.local_path else call_path), version, rc.call.where, package)
-        out.append(ModuleRequirement(child, rc.call, origin, str(rc.call.source)))
+        req = ModuleRequirement(child, rc.call, origin, str(rc.call.source))
+        ctx.calls[child] = req
+        out.append(req)
     for path, p in tree.providers:
         imposed = ".".join(([call_path] if call_path else []) + list(path))
         origin = Origin(imposed, version, p.where, package)

@@ -1,0 +1,79 @@
+"""The fixture world and its servers (real git daemon, real HTTP registry on 127.0.0.1),
+started once per test session and stopped at its end."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED
+from tofu_solve.cli import main
+from tofu_solve.world import build_world, default_world_dir, running_world
+
+
+@pytest.fixture(scope="session")
+def world():
+    return build_world(SHARED / "corpus", default_world_dir())
+
+
+@pytest.fixture(scope="session")
+def running(world, tmp_path_factory):
+    with running_world(world, tmp_path_factory.mktemp("servers")) as rw:
+        yield rw
+
+
+@pytest.fixture(scope="session")
+def shared_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@dataclass
+class Run:
+    code: int
+    out: str
+    err: str
+    root: Path
+
+    @property
+    def lock(self) -> str:
+        p = self.root / ".terraform.lock.hcl"
+        return p.read_text() if p.exists() else ""
+
+    def json(self):
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def tofu_solve(running, shared_cache, monkeypatch):
+    """Run the CLI in-process against the running world: ``tofu_solve(root, *args)``."""
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(running.cli_config))
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(shared_cache))
+
+    def run(root: Path, *args: str) -> Run:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([*args, f"-chdir={root}"])
+        return Run(code, out.getvalue(), err.getvalue(), root)
+    return run
+
+
+def write_root(dir: Path, main_tf: str, **files: str) -> Path:
+    dir.mkdir(parents=True, exist_ok=True)
+    (dir / "main.tf").write_text(textwrap.dedent(main_tf).lstrip())
+    for name, text in files.items():
+        p = dir / name.replace("__", "/")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip())
+    return dir
+
+
+def lock_versions(lock_text: str) -> dict[str, str]:
+    from tofu_solve.lockfile import parse_lock_text
+    locks, _ = parse_lock_text(lock_text)
+    return {p: m.version for p, m in locks.modules.items()}

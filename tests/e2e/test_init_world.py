@@ -1,0 +1,129 @@
+"""tofu-solve init against real servers (registry over HTTP, git over git daemon and
+file://), on root modules with real dependency shapes from the corpus."""
+
+from __future__ import annotations
+
+import re
+
+from tests.e2e.conftest import lock_versions, write_root
+
+AWS_5 = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+'''
+
+
+def test_vpc_eks_needs_a_joint_solution(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+
+        module "eks" {
+          source  = "terraform-aws-modules/eks/aws"
+          version = "~> 20.0"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    # newest-per-call would take vpc 6.6.0 (aws >= 6.28) and eks 20.37.2 (aws < 6.0.0): no aws fits.
+    # tofu-solve goes back the fewest versions: eks 20.37.0 declares only aws >= 5.95.
+    assert lock_versions(r.lock) == {"eks": "20.37.0", "eks.kms": "2.1.0", "vpc": "6.6.0"}
+    assert "- vpc in terraform-aws-modules/vpc/aws 6.6.0" in r.out
+    assert "- eks.kms in terraform-aws-modules/kms/aws 2.1.0" in r.out  # exact inner pin eks -> kms 2.1.0
+    # eks 20.37.1 of the same line fenced aws 6.x off: say so
+    assert re.search(r'Warning: Module "eks" is at 20\.37\.0, but 20\.37\.1 of the same line requires '
+                     r'hashicorp/aws ">= 5\.95, < 6\.0\.0" \(versions\.tf:5\)', r.out)
+    assert 'module "eks.kms" {\n  version     = "2.1.0"' in r.lock
+
+
+def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shared_cache):
+    from tofu_solve.baseline import newest_per_call
+    from tofu_solve.init import build_context
+    from tofu_solve.lockfile import LockFile
+    from tofu_solve.metadata import read_module_tree
+    from tofu_solve.solver.context import SolveOptions
+    from tofu_solve.tofu_version import target_version
+
+    root = write_root(tmp_path, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+        module "eks" {
+          source  = "terraform-aws-modules/eks/aws"
+          version = "~> 20.0"
+        }
+    ''')
+    env = running.env(shared_cache)
+    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), env, None)
+    try:
+        base = newest_per_call(read_module_tree(root, confine=False), ctx)
+    finally:
+        ctx.close()
+    assert not base.ok
+    assert base.modules["vpc"] == "6.6.0" and base.modules["eks"] == "20.37.2"
+    assert "hashicorp/aws" in base.failure
+
+
+def test_cloudposse_stack_under_aws_5(tmp_path, tofu_solve):
+    root = write_root(tmp_path, AWS_5 + '''
+        module "label" {
+          source  = "cloudposse/label/null"
+          version = "0.25.0"
+        }
+
+        module "vpc" {
+          source  = "cloudposse/vpc/aws"
+          version = "~> 2.0"
+        }
+
+        module "subnets" {
+          source  = "cloudposse/dynamic-subnets/aws"
+          version = "~> 2.0"
+        }
+
+        module "eks_cluster" {
+          source  = "cloudposse/eks-cluster/aws"
+          version = "~> 4.0"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    versions = lock_versions(r.lock)
+    # eks-cluster 4.11.0 needs aws >= 6.42.0; 4.8.0 (>= 5.75.1) is the newest that fits ~> 5.0
+    assert versions["eks_cluster"] == "4.8.0"
+    assert versions["label"] == "0.25.0"
+
+
+def test_impossible_root_is_explained(tmp_path, tofu_solve):
+    root = write_root(tmp_path, AWS_5 + '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.1"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert r.lock == ""  # nothing written
+    expected = '''
+Error: No consistent set of versions
+
+The constraints on provider hashicorp/aws cannot all be met:
+  - "~> 5.0" required by the root module at main.tf:3
+  - module "vpc" (terraform-aws-modules/vpc/aws "~> 6.1" at main.tf:10) requires, by version:
+      6.6.0: ">= 6.28" (versions.tf:5)
+      6.1.0 to 6.5.1: ">= 6.0" (versions.tf:5)
+
+What would work:
+  - relax "~> 5.0" at main.tf:3: without it vpc 6.6.0 would work with provider hashicorp/aws 6.58.0.
+  - relax "~> 6.1" at main.tf:12: vpc 6.0.0 is the newest version that admits the other constraints on provider hashicorp/aws (5.100.0 would be selected).
+'''
+    assert expected.strip() in r.err, r.err
