@@ -63,11 +63,11 @@ def tofu_solve(running, shared_cache, monkeypatch):
     return run
 
 
-def write_root(dir: Path, main_tf: str, **files: str) -> Path:
+def write_root(dir: Path, main_tf: str, files: dict[str, str] | None = None) -> Path:
     dir.mkdir(parents=True, exist_ok=True)
     (dir / "main.tf").write_text(textwrap.dedent(main_tf).lstrip())
-    for name, text in files.items():
-        p = dir / name.replace("__", "/")
+    for name, text in (files or {}).items():
+        p = dir / name
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(textwrap.dedent(text).lstrip())
     return dir
@@ -77,3 +77,30 @@ def lock_versions(lock_text: str) -> dict[str, str]:
     from tofu_solve.lockfile import parse_lock_text
     locks, _ = parse_lock_text(lock_text)
     return {p: m.version for p, m in locks.modules.items()}
+
+
+def make_repo(path: Path, versions: list[tuple[str, dict[str, str]]], annotated: bool = False) -> str:
+    """A git repository at ``path`` with one commit per (tag, files); returns its file:// URL."""
+    import subprocess
+    path.mkdir(parents=True, exist_ok=True)
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x.invalid", "HOME": str(path), "PATH": "/usr/bin:/bin"}
+    run = lambda *a: subprocess.run(["git", *a], cwd=path, env=env, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q", "-b", "main")
+    for tag, files in versions:
+        for f in path.iterdir():
+            if f.name != ".git":
+                import shutil
+                shutil.rmtree(f) if f.is_dir() else f.unlink()
+        for name, text in files.items():
+            p = path / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(textwrap.dedent(text).lstrip())
+        run("add", "-A")
+        run("commit", "-q", "--allow-empty", "-m", tag or "commit")
+        if tag:
+            if annotated:
+                run("tag", "-a", tag, "-m", f"release {tag}")
+            else:
+                run("tag", tag)
+    return f"file://{path}"

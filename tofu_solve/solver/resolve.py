@@ -137,7 +137,8 @@ def solve(tree: ModuleTree, ctx: Context) -> Resolution:
 
 
 def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
-    """How many matching versions newer than the selected one each module call skipped."""
+    """How many candidates each module call skipped: the selected candidate's position in
+    the call's preference order (a locked version first, then newest first)."""
     per_call = {}
     reqs = {}
     for ident, crit in result.criteria.items():
@@ -151,7 +152,7 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
             cands = ctx.module_candidates(reqs[ident])
         except TofuSolveError:
             continue
-        per_call[ident[1]] = sum(1 for c in cands if c.version is not None and c.version.compare(cand.version) > 0)
+        per_call[ident[1]] = next((i for i, c in enumerate(cands) if c == cand), len(cands))
     return sum(per_call.values()), per_call
 
 

@@ -1,0 +1,318 @@
+"""init: the source kinds, version forms and options, each against real servers."""
+
+from __future__ import annotations
+
+import json
+
+from tests.e2e.conftest import lock_versions, make_repo, write_root
+
+
+def test_git_source_with_version_constraint_v_tags(tmp_path, tofu_solve, world):
+    url = f"file://{world.repo_path('terraform-aws-modules/terraform-aws-vpc')}"
+    root = write_root(tmp_path, f'''
+        module "vpc" {{
+          source  = "git::{url}"
+          version = "~> 6.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "v6.6.0"}
+    assert f'source      = "git::{url}?ref=v6.6.0"' in r.lock
+    assert 'constraints = "~> 6.0"' in r.lock
+
+
+def test_git_over_git_daemon_with_version(tmp_path, tofu_solve, running):
+    url = running.git.url + "terraform-aws-modules/terraform-aws-kms.git"
+    root = write_root(tmp_path, f'''
+        module "kms" {{
+          source  = "git::{url}"
+          version = "~> 2.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock)["kms"].startswith("v2.")
+
+
+def test_registry_prerelease_only_when_named_exactly(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "exact", '''
+        module "label" {
+          source  = "cloudposse/label/null"
+          version = "0.25.0-rc.1"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"label": "0.25.0-rc.1"}
+    root = write_root(tmp_path / "range", '''
+        module "label" {
+          source  = "cloudposse/label/null"
+          version = ">= 0.25.0-rc.1"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"label": "0.25.0"}
+
+
+def test_registry_subdirectory(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "role" {
+          source  = "terraform-aws-modules/iam/aws//modules/iam-assumable-role"
+          version = "~> 5.0"
+        }
+    ''')
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    data = r.json()
+    mod = data["modules"][0]
+    assert mod["source"] == "registry.opentofu.org/terraform-aws-modules/iam/aws//modules/iam-assumable-role"
+    assert mod["version"].startswith("5.")
+    assert any(p["address"] == "registry.opentofu.org/hashicorp/aws" for p in data["providers"])
+
+
+def test_unversioned_calls(tmp_path, tofu_solve, world):
+    label = f"file://{world.repo_path('cloudposse/terraform-null-label')}"
+    root = write_root(tmp_path, f'''
+        module "kms" {{
+          source = "terraform-aws-modules/kms/aws"
+        }}
+
+        module "label" {{
+          source = "git::{label}?ref=0.24.1"
+        }}
+
+        module "local" {{
+          source = "./modules/local"
+        }}
+    ''', {"modules/local/main.tf": '''
+        module "nested_kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
+    '''})
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    v = lock_versions(r.lock)
+    assert v["kms"] == "4.2.0" or v["kms"].startswith(("3.", "4."))
+    assert v["local.nested_kms"].startswith("3.")
+    assert v["label"] == "0.24.1"  # a ?ref pin is locked at its ref (its content by the h1 hash)
+    assert "local" not in v  # local modules are followed, never versioned
+
+
+def test_terraform_only_required_version_is_skipped_for_opentofu_before_1_12(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "kp" {
+          source  = "terraform-aws-modules/key-pair/aws"
+          version = "< 0.6.0"
+        }
+    ''')
+    # 0.5.0, 0.4.0 and 0.3.0 declare Terraform 0.12/0.13-only required_version in a .tf file:
+    # OpenTofu before 1.12 enforces it, so they cannot be used with 1.11.6; 0.2.0 declares none.
+    r = tofu_solve(root, "init", "-tofu-version=1.11.6")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"kp": "0.2.0"}
+    # OpenTofu 1.12 honours required_version only in .tofu files (reference §8): 0.5.0 is fine.
+    r = tofu_solve(root, "init", "-tofu-version=1.12.0", "-upgrade")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"kp": "0.5.0"}
+
+
+def test_opentofu_version_conflict_is_explained(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "label" {
+          source  = "cloudposse/label/null"
+          version = "0.19.2"
+        }
+    ''')
+    r = tofu_solve(root, "init", "-tofu-version=1.11.6")
+    assert r.code == 1
+    assert "The constraints on the OpenTofu version cannot all be met:" in r.err
+    assert "this configuration is solved for OpenTofu 1.11.6 (-tofu-version)" in r.err
+    assert '0.19.2: ">= 0.12.0, < 0.14.0" (versions.tf:' in r.err
+    assert "-tofu-version=X.Y.Z" in r.err
+
+
+def test_no_matching_version_is_opentofus_error(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 99.0"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Unresolvable module version constraint" in r.err
+    assert "on main.tf line 3:" in r.err
+    assert "The newest available version is 6.6.0." in r.err
+
+
+def test_unreachable_registry(tmp_path, tofu_solve, monkeypatch):
+    cfg = tmp_path / "down.tfrc"
+    cfg.write_text('host "registry.opentofu.org" {\n  services = {\n    "modules.v1" = "http://127.0.0.1:9/v1/modules/"\n  }\n}\n')
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(cfg))
+    root = write_root(tmp_path / "root", '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Failed to reach registry registry.opentofu.org" in r.err
+    assert "127.0.0.1:9" in r.err
+    assert "Traceback" not in r.err
+
+
+def test_git_constraint_without_semver_tags(tmp_path, tofu_solve):
+    url = make_repo(tmp_path / "repo", [("release-1", {"main.tf": "# one\n"}), ("latest", {"main.tf": "# two\n"})])
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source  = "git::{url}"
+          version = ">= 1.0.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Module has no versions" in r.err
+    assert "has no semver tags to choose from" in r.err
+    assert "on main.tf line 3:" in r.err
+
+
+def _app_utils_common(tmp_path):
+    common = make_repo(tmp_path / "common", [(t, {"main.tf": f"# common {t}\n"}) for t in
+                                             ("v1.0.0", "v1.5.0", "v2.0.0", "v2.1.0")])
+    app = make_repo(tmp_path / "app", [("v1.0.0", {"main.tf": f'''
+        module "common" {{
+          source  = "git::{common}"
+          version = ">= 2.0.0"
+        }}
+    '''})])
+    utils = make_repo(tmp_path / "utils", [("v1.0.0", {"main.tf": f'''
+        module "common" {{
+          source  = "git::{common}"
+          version = "< 2.0.0"
+        }}
+    '''})])
+    return write_root(tmp_path / "root", f'''
+        module "app" {{
+          source  = "git::{app}"
+          version = "1.0.0"
+        }}
+
+        module "utils" {{
+          source  = "git::{utils}"
+          version = "1.0.0"
+        }}
+    ''')
+
+
+def test_module_versions_shared_fails_fast_on_the_rfc_example(tmp_path, tofu_solve):
+    root = _app_utils_common(tmp_path)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"app": "v1.0.0", "app.common": "v2.1.0", "utils": "v1.0.0",
+                                     "utils.common": "v1.5.0"}
+    (root / ".terraform.lock.hcl").unlink()
+    r = tofu_solve(root, "init", "-module-versions=shared")
+    assert r.code == 1
+    assert "With -module-versions=shared, every call of" in r.err
+    assert '"app.common" asks for ">= 2.0.0" (main.tf:1 in app v1.0.0)' in r.err
+    assert '"utils.common" asks for "< 2.0.0" (main.tf:1 in utils v1.0.0)' in r.err
+    assert not (root / ".terraform.lock.hcl").exists()
+
+
+def test_lock_reuse_upgrade_and_stale_lock(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert lock_versions(r.lock) == {"vpc": "6.6.0"}
+    lock = root / ".terraform.lock.hcl"
+    lock.write_text(lock.read_text().replace('"6.6.0"', '"6.4.0"'))
+    r = tofu_solve(root, "init")
+    assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.4.0"}  # locked version reused
+    assert "The lock file is up to date." in r.out
+    r = tofu_solve(root, "init", "--upgrade")  # GNU-style flag
+    assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.6.0"}
+    assert '~ module "vpc" 6.4.0 -> 6.6.0' in r.out
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace("~> 6.0", "~> 5.0"))
+    before = lock.read_text()
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Locked module version no longer allowed" in r.err
+    assert "tofu-solve init -upgrade" in r.err
+    assert lock.read_text() == before
+
+
+def test_lockfile_readonly(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
+    ''')
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 1 and "Error: Lock file would change" in r.err
+    assert not (root / ".terraform.lock.hcl").exists()
+    assert tofu_solve(root, "init").code == 0
+    before = (root / ".terraform.lock.hcl").read_text()
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 0 and (root / ".terraform.lock.hcl").read_text() == before
+
+
+def test_json_output_and_provider_blocks_kept(tmp_path, tofu_solve):
+    root = write_root(tmp_path, '''
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
+    ''')
+    provider_block = ('# This file is maintained automatically by "tofu init".\n'
+                      "# Manual edits may be lost in future updates.\n\n"
+                      'provider "registry.opentofu.org/hashicorp/aws" {\n'
+                      '  version     = "5.100.0"\n'
+                      '  constraints = ">= 4.0.0"\n'
+                      "  hashes = [\n"
+                      '    "h1:abc=",\n'
+                      "  ]\n"
+                      "}\n")
+    (root / ".terraform.lock.hcl").write_text(provider_block)
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["modules"][0]["path"] == "kms" and data["modules"][0]["constraint"] == "~> 3.0"
+    aws = [p for p in data["providers"] if p["address"].endswith("hashicorp/aws")][0]
+    assert aws["version"] == "5.100.0"  # the locked provider version is what tofu init will use
+    assert data["lock_file"]["written"] is True
+    assert r.lock.startswith(provider_block)
+
+
+def test_errors_as_json(tmp_path, tofu_solve):
+    root = write_root(tmp_path, AWS := '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = "~> 5.0"
+            }
+          }
+        }
+
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.1"
+        }
+    ''')
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 1
+    err = json.loads(r.out)["error"]
+    assert err["kind"] == "ResolutionError"
+    subject = err["explanation"]["subjects"][0]
+    assert subject["subject"] == "provider hashicorp/aws"
+    assert any(q["constraint"] == "~> 5.0" and q["line"] == 3 for q in subject["requirements"])
+    assert subject["suggestions"]
