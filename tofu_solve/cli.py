@@ -112,7 +112,7 @@ def cmd_init(args) -> int:
 
     opts = InitOptions(root=args.chdir, upgrade=args.upgrade, shared=args.module_versions == "shared",
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
-                       max_rounds=args.max_rounds)
+                       max_rounds=args.max_rounds, offline=args.offline)
     out = sys.stdout
     if not args.json:
         print("Initializing modules...", file=out, flush=True)
@@ -124,6 +124,8 @@ def cmd_init(args) -> int:
         return 0
     for path, cand in res.modules.items():
         print(_module_line(path, cand), file=out)
+        if path in result.verified:
+            print("  Verified checksum matches lock file", file=out)
     if res.providers:
         print("\nProvider versions tofu init will select:", file=out)
         for addr, cand in res.providers.items():
@@ -139,6 +141,8 @@ def cmd_init(args) -> int:
                 print(f'  + module "{c.path}" {c.new}', file=out)
             elif c.kind == "removed":
                 print(f'  - module "{c.path}" (was {c.old})', file=out)
+            elif c.old == c.new:
+                print(f'  ~ module "{c.path}" {c.new} (source or hashes recorded)', file=out)
             else:
                 print(f'  ~ module "{c.path}" {c.old} -> {c.new}', file=out)
     else:
@@ -167,6 +171,8 @@ def init_result_as_data(result) -> dict:
                       "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                                   for c in result.changes]},
         "network_operations": result.network,
+        "modules_json": str(result.manifest) if result.manifest else None,
+        "verified": result.verified,
     }
 
 
@@ -206,6 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "version per module package across the tree")
     sp.add_argument("--tofu-version", metavar="X.Y.Z",
                     help="solve for this OpenTofu version (default: tofu on PATH, else the newest known release)")
+    sp.add_argument("--offline", action="store_true",
+                    help="resolve from the lock file and the cache only; fail naming what is missing")
     sp.add_argument("--max-rounds", type=int, default=20000, metavar="N",
                     help="give up after N resolution rounds (default 20000)")
     sp.set_defaults(func=cmd_init)

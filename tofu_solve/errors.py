@@ -152,3 +152,7 @@ class LockedVersionError(TofuSolveError):
 
 class IntegrityError(TofuSolveError):
     """A package whose content does not match its recorded hash."""
+
+
+class OfflineError(TofuSolveError):
+    """``-offline`` was given and something needed is not in the lock or the cache."""

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 import requests
 
 from .cache import Cache
-from .errors import IntegrityError, NetworkError, TofuSolveError
+from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .gitremote import GitRemotes
 from .netutil import OpCounter, redact
 from .sources import OciSource, RemoteSource, SourceKind, parse_source
@@ -65,14 +65,17 @@ class Fetcher:
     """Fetches packages into a :class:`Cache` (one fetch per package and commit)."""
 
     def __init__(self, cache: Cache, git_remotes: GitRemotes, session: requests.Session,
-                 counter: OpCounter | None = None, timeout: float = 60.0):
+                 counter: OpCounter | None = None, timeout: float = 60.0, offline: bool = False,
+                 fresh_refs: bool = False):
+        self.offline = offline
+        self.fresh_refs = fresh_refs
         self.cache = cache
         self.git = git_remotes
         self.session = session
         self.counter = counter or OpCounter()
         self.timeout = timeout
 
-    def fetch(self, address: str) -> FetchedPackage:
+    def fetch(self, address: str, commit: str | None = None) -> FetchedPackage:
         """Fetch the package of a go-getter address (any subdir in it is ignored; callers
         keep the subdir). Raises NetworkError, UnsupportedSourceError, IntegrityError."""
         src = parse_source(address)
@@ -82,18 +85,31 @@ class Fetcher:
                                          "release of tofu-solve.")
         if not isinstance(src, RemoteSource):
             raise TofuSolveError("Not a remote package", f"{address} is not a remote module package address.")
-        return self._fetch_remote(src, 0)
+        return self._fetch_remote(src, 0, commit)
 
-    def _fetch_remote(self, src: RemoteSource, depth: int) -> FetchedPackage:
+    def _fetch_remote(self, src: RemoteSource, depth: int, commit: str | None = None) -> FetchedPackage:
         kind = src.kind
         if kind is SourceKind.GIT:
             g = src.git
-            ref = self.git.resolve(g.url, g.ref)
             base = src.with_ref("").package.split("?ref=")[0].rstrip("?")
+            if commit and self.cache.package_dir(base, commit).is_dir():
+                return FetchedPackage(self.cache.package_dir(base, commit), src.package, src.package, commit)
+            ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)
+            if commit and ref.commit != commit:
+                raise IntegrityError(
+                    "Moved git tag",
+                    f'The lock file records {g.ref or "the default branch"} of {redact(g.url)} at commit {commit}, '
+                    f"but the remote now points it at {ref.commit}: the tag was moved. If the new commit is "
+                    "intended, run: tofu-solve init -upgrade")
             path = self.cache.ensure_package(base, ref.commit, lambda d: self.git.export(g.url, ref, d))
             pinned = src.package if g.ref else src.with_ref(ref.commit).package
             return FetchedPackage(path, src.package, pinned, ref.commit)
         if kind is SourceKind.HTTP:
+            if self.offline:
+                path = self.cache.package_dir(src.package, "archive")
+                if path.is_dir():
+                    return FetchedPackage(path, src.package, src.package)
+                raise OfflineError("Not available offline", f"{redact(src.package)} is not in the cache.")
             return self._fetch_http(src, depth)
         if kind is SourceKind.FILE:
             local = Path(urlsplit(src.package).path)

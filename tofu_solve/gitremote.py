@@ -26,8 +26,8 @@ from pathlib import Path
 import git
 
 from .cache import Cache
-from .errors import NetworkError
-from .netutil import OpCounter, redact
+from .errors import NetworkError, OfflineError
+from .netutil import OpCounter, redact, url_key
 from .versions.goversion import GoVersion
 
 _STRICT_SEMVER = re.compile(
@@ -63,12 +63,15 @@ class GitRemotes:
         counter: counts ``git_ls_remote`` and ``git_fetch`` operations.
     """
 
-    def __init__(self, cache: Cache, counter: OpCounter | None = None):
+    def __init__(self, cache: Cache, counter: OpCounter | None = None, offline: bool = False):
         self.cache = cache
         self.counter = counter or OpCounter()
+        self.offline = offline
         self._refs: dict[str, dict[str, str]] = {}
         self._lock = threading.Lock()
         self._url_locks: dict[str, threading.Lock] = {}
+        self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # url -> tag -> (was, now)
+        self.deleted: dict[str, set[str]] = {}  # url -> tags gone since the last listing
 
     def _git(self) -> git.cmd.Git:
         g = git.cmd.Git()
@@ -79,15 +82,34 @@ class GitRemotes:
         with self._lock:
             return self._url_locks.setdefault(url, threading.Lock())
 
+    def cached_refs(self, url: str) -> dict[str, str] | None:
+        """The listing of ``url`` from this run or, failing that, from the disk cache (the
+        last run that listed it); None when never listed."""
+        with self._url_lock(url):
+            if url in self._refs:
+                return self._refs[url]
+        return self.cache.read_json("refs", url_key(url))
+
     def refs(self, url: str) -> dict[str, str]:
-        """Full ref name -> commit for the remote's tags and branches (peeled).
+        """Full ref name -> commit for the remote's tags and branches (peeled), listed
+        once per run. Tags whose commit changed since the last listing are recorded in
+        ``moved``, tags that disappeared in ``deleted``.
 
         Raises:
             NetworkError: the remote cannot be listed.
+            OfflineError: offline and never listed.
         """
         with self._url_lock(url):
             if url in self._refs:
                 return self._refs[url]
+            known = self.cache.read_json("refs", url_key(url))
+            if self.offline:
+                if known is None:
+                    raise OfflineError("Not available offline",
+                                       f"The tags of {redact(url)} are not in the cache; run tofu-solve init once "
+                                       "without -offline.")
+                self._refs[url] = known
+                return known
             self.counter.add("git_ls_remote")
             try:
                 out = self._git().ls_remote("--tags", "--heads", url)
@@ -106,6 +128,15 @@ class GitRemotes:
                 else:
                     refs[name] = sha
             refs.update(peeled)
+            if known:
+                moved = {n[len("refs/tags/"):]: (c, refs[n]) for n, c in known.items()
+                         if n.startswith("refs/tags/") and n in refs and refs[n] != c}
+                gone = {n[len("refs/tags/"):] for n in known if n.startswith("refs/tags/") and n not in refs}
+                if moved:
+                    self.moved[url] = moved
+                if gone:
+                    self.deleted[url] = gone
+            self.cache.write_json("refs", url_key(url), refs)
             self._refs[url] = refs
             return refs
 
@@ -113,13 +144,21 @@ class GitRemotes:
         """Tag name -> commit (annotated tags peeled)."""
         return {n[len("refs/tags/"):]: c for n, c in self.refs(url).items() if n.startswith("refs/tags/")}
 
-    def resolve(self, url: str, ref: str) -> RemoteRef:
+    def resolve(self, url: str, ref: str, fresh: bool = True) -> RemoteRef:
         """What ``?ref=`` names: a tag, a branch, ``tags/X``/``heads/X``, a full ref, or a
         commit SHA (as ``git checkout`` would take it).
+
+        ``fresh=False`` accepts the cached listing when it names the ref (no network).
 
         Raises:
             NetworkError: the remote cannot be listed, or the ref does not exist.
         """
+        if not fresh and ref:
+            known = self.cached_refs(url)
+            if known:
+                for cand in (ref, f"refs/{ref}", f"refs/tags/{ref}"):
+                    if cand in known:
+                        return RemoteRef(cand, known[cand])
         refs = self.refs(url)
         if not ref:
             for cand in ("HEAD", "refs/heads/main", "refs/heads/master"):
@@ -149,6 +188,9 @@ class GitRemotes:
             repo = git.Repo(mirror)
             repo.git.update_environment(**GIT_ENV)
             have = _has_commit(repo, ref.commit)
+            if not have and self.offline:
+                raise OfflineError("Not available offline",
+                                   f"Commit {ref.commit} of {redact(url)} is not in the cache.")
             if not have:
                 self.counter.add("git_fetch")
                 try:

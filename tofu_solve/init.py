@@ -23,6 +23,7 @@ from .metadata import MetadataStore, read_module_tree
 from .netutil import OpCounter
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .registry import RegistryClient, make_session
+from .install import install, package_hashes, verify
 from .solver.context import Context, SolveOptions
 from .solver.model import ModuleCandidate
 from .solver.resolve import Resolution, solve
@@ -41,6 +42,8 @@ class InitOptions:
     tofu_version: str | None = None
     max_rounds: int = 20000
     workers: int = 8
+    offline: bool = False
+    install: bool = True
 
 
 @dataclass(frozen=True)
@@ -64,9 +67,11 @@ class InitResult:
     lock_written: bool
     lock_path: Path
     network: dict[str, int] = field(default_factory=dict)
+    manifest: Path | None = None
+    verified: list[str] = field(default_factory=list)
 
 
-def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution) -> ModuleLock:
+def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = ()) -> ModuleLock:
     """The lock entry for a selected call."""
     req = res.module_requirements[path]
     source = cand.source
@@ -74,7 +79,7 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution) -> Module
         locked_source = str(source.with_ref(cand.available.label))
     else:
         locked_source = str(source)
-    return ModuleLock(path, cand.version_text, locked_source, req.constraint.text if req.constraint else "")
+    return ModuleLock(path, cand.version_text, locked_source, req.constraint.text if req.constraint else "", hashes)
 
 
 def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
@@ -82,9 +87,10 @@ def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str]
     counter = OpCounter()
     cache = Cache(default_cache_dir(dict(env)))
     session = make_session()
-    client = RegistryClient(load_cli_config(env), session, counter=counter)
-    remotes = GitRemotes(cache, counter)
-    fetcher = Fetcher(cache, remotes, session, counter)
+    client = RegistryClient(load_cli_config(env), session, counter=counter, cache=cache, offline=options.offline,
+                            refresh=options.upgrade)
+    remotes = GitRemotes(cache, counter, offline=options.offline)
+    fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher), GitCandidates(remotes, fetcher),
                   PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress)
     return ctx, counter
@@ -104,34 +110,66 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
     target = target_version(opts.tofu_version)
-    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers)
+    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
     ctx, counter = build_context(options, locks, env, progress)
     try:
         res = solve(tree, ctx)
+        selected, trees, verified = _verify_packages(res, locks, ctx, progress)
     finally:
         ctx.close()
-    new_modules = {p: module_lock_for(p, c, res) for p, c in res.modules.items()}
+    new_modules = {p: lock for p, (_, _, lock) in selected.items()}
     changes = []
     for path in sorted(set(locks.modules) | set(new_modules)):
         old, new = locks.modules.get(path), new_modules.get(path)
-        if old is not None and new is not None and (old.version, old.source) == (new.version, new.source) \
-                and old.constraints == new.constraints:
-            new_modules[path] = ModuleLock(path, new.version, new.source, new.constraints, old.hashes)
+        if old is not None and new is not None and old == new:
             continue
         changes.append(LockChange(path, old.version if old else None, new.version if new else None))
     new_locks = locks.with_modules(new_modules)
+    if opts.lockfile == "readonly" and changes:
+        listing = ", ".join(f'module "{c.path}" ({c.kind})' for c in changes)
+        raise LockFileError(
+            "Lock file would change",
+            f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
+            "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
+    # Install first, lock last: an interrupted init leaves the old lock file in place.
+    manifest = install(root, env, selected, res.root_tree, trees) if opts.install else None
     written = False
-    if opts.lockfile == "readonly":
-        if changes:
-            listing = ", ".join(f'module "{c.path}" ({c.kind})' for c in changes)
-            raise LockFileError(
-                "Lock file would change",
-                f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
-                "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
-    else:
+    if opts.lockfile != "readonly":
         try:
             written = write_lock_file(lock_path, new_locks)
         except OSError as e:
             raise TofuSolveError("Failed to write the lock file",
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
-    return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot())
+    return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot(), manifest, verified)
+
+
+def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, progress):
+    """Fetch (or find in the cache) every selected package, hash it, and check it against
+    the lock when the lock holds the same version. Returns (call path -> (candidate,
+    package, new lock entry), call path -> tree, call paths verified)."""
+    selected, trees, verified = {}, {}, []
+    paths = sorted(res.modules)
+    for path in paths:  # start the downloads together
+        ctx.pool.submit(_quiet, ctx.fetch, res.modules[path])
+    for path in paths:
+        cand = res.modules[path]
+        pkg = ctx.fetch(cand)
+        hashes = package_hashes(cand, pkg)
+        new = module_lock_for(path, cand, res, hashes)
+        old = locks.modules.get(path)
+        if old is not None and (old.version, old.source) == (new.version, new.source) and old.hashes:
+            verify(path, old, pkg.root, f"cached copy in {pkg.root}")
+            new = ModuleLock(path, new.version, new.source, new.constraints, tuple(set(old.hashes) | set(hashes)))
+            verified.append(path)
+        selected[path] = (cand, pkg, new)
+        tree = ctx.tree(cand)
+        if not isinstance(tree, TofuSolveError):
+            trees[path] = tree
+    return selected, trees, verified
+
+
+def _quiet(fn, *args):
+    try:
+        fn(*args)
+    except Exception:
+        pass

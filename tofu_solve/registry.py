@@ -26,7 +26,8 @@ from urllib3.util.retry import Retry
 
 from . import __version__
 from .cliconfig import CliConfig
-from .errors import NetworkError, RegistryError
+from .cache import key_of
+from .errors import NetworkError, OfflineError, RegistryError
 from .netutil import OpCounter, is_loopback_host, redact
 from .provider_addr import ProviderAddress
 from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
@@ -59,7 +60,11 @@ class RegistryClient:
     """
 
     def __init__(self, cli_config: CliConfig, session: requests.Session | None = None,
-                 timeout: float | None = None, counter: OpCounter | None = None):
+                 timeout: float | None = None, counter: OpCounter | None = None, cache=None,
+                 offline: bool = False, refresh: bool = False):
+        self.cache = cache
+        self.offline = offline
+        self.refresh = refresh
         self.cli_config = cli_config
         self.session = session or make_session()
         env_timeout = cli_config.env.get("TF_REGISTRY_CLIENT_TIMEOUT") if cli_config.env else None
@@ -80,6 +85,10 @@ class RegistryClient:
         return h
 
     def _get(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> requests.Response:
+        if self.offline:
+            raise OfflineError("Not available offline",
+                               f"Could not {what}: -offline forbids contacting {host}, and the answer is not in "
+                               "the cache. Run tofu-solve init once without -offline.")
         self.counter.add(kind)
         try:
             return self.session.get(url, headers=self._headers(host), timeout=self.timeout,
@@ -150,6 +159,10 @@ class RegistryClient:
         with self._lock:
             if key in self._module_versions:
                 return self._module_versions[key]
+        if self.offline and self.cache is not None:
+            cached = self.cache.read_json("module-versions", key_of(key))
+            if cached is not None:
+                return cached
         base = self._service(package.host, "modules.v1", "module")
         url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/versions")
         r = self._get(url, package.host, f"list the versions of {package.for_display}", "module_versions")
@@ -174,15 +187,29 @@ class RegistryClient:
                                 f"{package.for_display}.")
         with self._lock:
             self._module_versions[key] = versions
+        if self.cache is not None:
+            self.cache.write_json("module-versions", key_of(key), versions)
         return versions
 
     def module_location(self, package: RegistryPackage, version: str) -> str:
         """The source address the registry gives for ``package`` at ``version`` (the
-        normalized go-version string, as OpenTofu requests it).
+        normalized go-version string, as OpenTofu requests it). Cached on disk: a version's
+        location does not change (``refresh`` asks again).
 
         Raises:
             NetworkError, RegistryError.
         """
+        ckey = key_of(f"{package}@{version}")
+        if self.cache is not None and not self.refresh:
+            cached = self.cache.read_json("module-locations", ckey)
+            if cached is not None:
+                return cached
+        location = self._module_location(package, version)
+        if self.cache is not None:
+            self.cache.write_json("module-locations", ckey, location)
+        return location
+
+    def _module_location(self, package: RegistryPackage, version: str) -> str:
         base = self._service(package.host, "modules.v1", "module")
         url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/{version}/download")
         r = self._get(url, package.host, f"find the download location of {package.for_display} {version}",
@@ -222,7 +249,8 @@ class RegistryClient:
     # ------------------------------------------------------------------ providers
 
     def provider_versions(self, provider: ProviderAddress) -> list[str]:
-        """The versions the provider registry lists (registry order).
+        """The versions the provider registry lists (registry order). The last listing is
+        kept on disk and reused unless ``refresh`` (``-upgrade``), as a lock would be.
 
         Raises:
             NetworkError, RegistryError ("Provider not found" on 404).
@@ -231,6 +259,12 @@ class RegistryClient:
         with self._lock:
             if key in self._provider_versions:
                 return self._provider_versions[key]
+        if self.cache is not None and (self.offline or not self.refresh):
+            cached = self.cache.read_json("provider-versions", key_of(key))
+            if cached is not None:
+                with self._lock:
+                    self._provider_versions[key] = cached
+                return cached
         base = self._service(provider.host, "providers.v1", "provider")
         url = urljoin(base, f"{provider.namespace}/{provider.type}/versions")
         r = self._get(url, provider.host, f"list the versions of provider {provider.for_display}",
@@ -250,6 +284,8 @@ class RegistryClient:
                                 f"The version list of {provider.for_display} is not valid.") from None
         with self._lock:
             self._provider_versions[key] = versions
+        if self.cache is not None:
+            self.cache.write_json("provider-versions", key_of(key), versions)
         return versions
 
 

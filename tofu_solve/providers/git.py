@@ -24,5 +24,5 @@ class GitCandidates:
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
         pinned = source.with_ref(available.label)
-        fetched = self.fetcher.fetch(pinned.package)
+        fetched = self.fetcher.fetch(pinned.package, commit=available.commit)
         return Package(fetched.path, source.subdir, self.package_address(source), str(pinned), fetched.commit)

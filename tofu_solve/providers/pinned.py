@@ -27,5 +27,5 @@ class PinnedCandidates:
         return [AvailableVersion("", None)]
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
-        fetched = self.fetcher.fetch(source.package)
+        fetched = self.fetcher.fetch(source.package, commit=available.commit)
         return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit)

@@ -48,6 +48,7 @@ class SolveOptions:
     shared: bool = False
     max_rounds: int = 20000
     workers: int = 8
+    offline: bool = False
 
 
 class _Memo:
@@ -186,6 +187,49 @@ class Context:
             self.stats.candidates_listed += len(out)
         return self._locked_first(req, out)
 
+    def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:
+        """The call's locked version as a candidate, built from the lock alone (no listing),
+        when it applies: not upgrading, same source, still allowed by the constraint."""
+        from ..install import locked_commit
+        from ..versions.goversion import GoVersion
+
+        lock = self.locks.modules.get(req.call_path)
+        if self.options.upgrade or lock is None:
+            return None
+        if lock.source != self.locked_source_base(req, lock.version):
+            return None
+        source = req.call.source
+        versioned = self.versioned(req)
+        version = None
+        if versioned:
+            try:
+                version = GoVersion.parse(lock.version)
+            except TofuSolveError:
+                return None
+            if not list_module_versions(req.constraint, [lock.version]).matching:
+                return None
+        cp = self.provider_for(source) if versioned else self.pinned
+        avail = AvailableVersion(lock.version, version, locked_commit(lock))
+        return ModuleCandidate(req.call_path, source, avail, cp.package_address(source))
+
+    def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
+        """The call's candidates if its source was already listed this run, else None
+        (never touches the network)."""
+        source = req.call.source
+        try:
+            cp = self.provider_for(source) if self.versioned(req) else self.pinned
+        except TofuSolveError:
+            return None
+        key = ("pinned", source.package) if cp is self.pinned else ("list", cp.package_address(source))
+        with self._lock:
+            entry = self._memo.get(key)
+        if entry is None or not entry.done or entry.error is not None:
+            return None
+        try:
+            return self.module_candidates(req)
+        except TofuSolveError:
+            return None
+
     def _locked_first(self, req: ModuleRequirement, cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
         lock = self.locks.modules.get(req.call_path)
         if self.options.upgrade or lock is None or not cands:
@@ -242,7 +286,8 @@ class Context:
 
     def _tree_key(self, cand: ModuleCandidate) -> tuple[str, str, str]:
         a = cand.available
-        ref = a.commit or a.label
+        ref = a.commit or (a.version.string if a.version is not None and isinstance(cand.source, RegistrySource)
+                           else a.label)
         return (cand.package, ref, cand.source.subdir)
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
@@ -278,7 +323,6 @@ class Context:
         def do():
             cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
                 cand.source, RegistrySource) else self.pinned
-            self.progress(f"- Fetching {cand.package} {cand.version_text}")
             pkg = cp.fetch(cand.source, cand.available)
             with self._lock:
                 self.stats.packages_fetched += 1

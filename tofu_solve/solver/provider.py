@@ -87,11 +87,7 @@ class TofuSolveProvider(AbstractProvider):
             calls = [r for r in reqs if isinstance(r, ModuleRequirement)]
             if not calls:
                 return []
-            cands = self.ctx.module_candidates(calls[0])
-            out = [c for c in cands if c not in bad and all(self.is_satisfied_by(r, c) for r in reqs)]
-            for c in out[:2]:
-                self.ctx.prefetch_tree(c)
-            return out
+            return self._module_matches(calls[0], reqs, bad)
         if kind == "package":
             versions = {r.version for r in reqs}
             if len(versions) != 1:
@@ -104,6 +100,26 @@ class TofuSolveProvider(AbstractProvider):
             cand = TofuCandidate(self.ctx.options.target.version)
             return [cand] if cand not in bad and all(self.is_satisfied_by(r, cand) for r in reqs) else []
         return []  # unusable
+
+    def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
+        """Lazily: the locked version first, built from the lock without listing the source
+        (a warm re-init needs no network), then the listing, newest first."""
+        ok = lambda c: c not in bad and all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
+
+        def factory():
+            locked = self.ctx.locked_candidate(call)
+            if locked is not None and ok(locked):
+                yield locked
+            n = 0
+            for c in self.ctx.module_candidates(call):
+                if locked is not None and c.version_text == locked.version_text:
+                    continue
+                if ok(c):
+                    if n < 2:
+                        self.ctx.prefetch_tree(c)
+                    n += 1
+                    yield c
+        return factory
 
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
         address = reqs[0].address
@@ -156,7 +172,7 @@ class TofuSolveProvider(AbstractProvider):
                                    Origin(candidate.call_path, candidate.version_text, None, pkg_display)))
         for d in deps:
             try:
-                if isinstance(d, ModuleRequirement):
+                if isinstance(d, ModuleRequirement) and self.ctx.locked_candidate(d) is None:
                     self.ctx.prefetch_available(d)
                 elif isinstance(d, ProviderRequirement):
                     self.ctx.prefetch_provider(d.address)

@@ -65,19 +65,14 @@ def root_requirements(tree: ModuleTree, ctx: Context) -> list:
 def precheck(reqs: list, ctx: Context) -> None:
     """Fail fast, with OpenTofu's own messages, on root module calls that can never be
     satisfied (no versions, no matching version) or whose lock no longer fits."""
-    for r in reqs:
-        if not isinstance(r, ModuleRequirement):
-            continue
-        ctx.prefetch_available(r)
-    for r in reqs:
-        if not isinstance(r, ModuleRequirement):
-            continue
+    module_reqs = [r for r in reqs if isinstance(r, ModuleRequirement)]
+    for r in module_reqs:
         ctx.check_locked(r)
-        try:
-            cands = ctx.module_candidates(r)
-        except NoVersionsError:
-            raise
-        if not cands:
+    unlocked = [r for r in module_reqs if ctx.locked_candidate(r) is None]
+    for r in unlocked:
+        ctx.prefetch_available(r)
+    for r in unlocked:
+        if not ctx.module_candidates(r):
             raise ctx.no_match_error(r)
 
 
@@ -148,11 +143,16 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
     for ident, cand in result.mapping.items():
         if not isinstance(cand, ModuleCandidate) or cand.version is None or ident not in reqs:
             continue
+        locked = ctx.locked_candidate(reqs[ident])
+        if locked is not None and locked.version_text == cand.version_text:
+            per_call[ident[1]] = 0
+            continue
         try:
             cands = ctx.module_candidates(reqs[ident])
         except TofuSolveError:
             continue
-        per_call[ident[1]] = next((i for i, c in enumerate(cands) if c == cand), len(cands))
+        per_call[ident[1]] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
+                                   len(cands))
     return sum(per_call.values()), per_call
 
 
@@ -210,9 +210,8 @@ def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
         req = res.module_requirements.get(path)
         if req is None:
             continue
-        try:
-            cands = ctx.module_candidates(req)
-        except TofuSolveError:
+        cands = ctx.listed(req)
+        if cands is None:
             continue
         v = cand.version
         newer = [c for c in cands if c.version is not None and c.version.compare(v) > 0
