@@ -101,8 +101,10 @@ def _progress(args):
 
 
 def _module_line(path, cand) -> str:
+    from .netutil import strip_userinfo
+
     src = cand.source
-    shown = src.for_display if hasattr(src, "for_display") else str(src)
+    shown = src.for_display if hasattr(src, "for_display") else strip_userinfo(str(src))
     ver = f" {cand.version_text}" if cand.version_text else ""
     return f"- {path} in {shown}{ver}"
 
@@ -152,11 +154,13 @@ def cmd_init(args) -> int:
 
 
 def init_result_as_data(result) -> dict:
+    from .netutil import strip_userinfo
+
     res = result.resolution
     mods = []
     for path, cand in res.modules.items():
         req = res.module_requirements.get(path)
-        mods.append({"path": path, "source": str(cand.source), "version": cand.version_text,
+        mods.append({"path": path, "source": strip_userinfo(str(cand.source)), "version": cand.version_text,
                      "constraint": req.constraint.text if req and req.constraint else None,
                      "file": req.call.where.file if req else None, "line": req.call.where.line if req else None,
                      "called_by": req.origin.call_path if req else None})

@@ -151,19 +151,35 @@ class Fetcher:
                 raise NetworkError("Invalid module location", f"{redact(url)} pointed at {redact(target)}.")
             return self._fetch_remote(nxt, depth + 1)
 
-        def fill(dest: Path) -> None:
+        def download() -> bytes:
             r = self._get(clean, stream=True)
             data = io.BytesIO()
-            for chunk in r.iter_content(1 << 16):
-                data.write(chunk)
-                if data.tell() > MAX_ARCHIVE_BYTES:
-                    raise NetworkError("Module package too large", f"{redact(clean)} is larger than 512 MiB.")
+            try:
+                for chunk in r.iter_content(1 << 16):
+                    data.write(chunk)
+                    if data.tell() > MAX_ARCHIVE_BYTES:
+                        raise NetworkError("Module package too large", f"{redact(clean)} is larger than 512 MiB.")
+            except requests.RequestException as e:
+                raise NetworkError("Truncated download",
+                                   f"{redact(clean)}: the connection broke after {data.tell()} bytes "
+                                   f"({type(e).__name__}).") from None
             expected = r.headers.get("Content-Length")
             if expected and int(expected) != data.tell():
                 raise NetworkError("Truncated download", f"{redact(clean)}: got {data.tell()} of {expected} bytes.")
             if checksum:
                 _verify_checksum(checksum, data.getvalue(), clean)
-            extract_archive(data.getvalue(), ext, dest)
+            return data.getvalue()
+
+        def fill(dest: Path) -> None:
+            # A truncated download or a checksum mismatch is retried once, then reported.
+            try:
+                data = download()
+            except (NetworkError, IntegrityError) as first:
+                if first.summary not in ("Truncated download", "Checksum mismatch"):
+                    raise
+                self.counter.add("http_retry")
+                data = download()
+            extract_archive(data, ext, dest)
 
         path = self.cache.ensure_package(src.package, "archive", fill)
         return FetchedPackage(path, src.package, src.package)

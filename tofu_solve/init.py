@@ -20,7 +20,7 @@ from .fetch import Fetcher
 from .gitremote import GitRemotes
 from .lockfile import LOCK_FILE_NAME, LockFile, ModuleLock, read_lock_file, write_lock_file
 from .metadata import MetadataStore, read_module_tree
-from .netutil import OpCounter
+from .netutil import OpCounter, strip_userinfo
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .registry import RegistryClient, make_session
 from .install import install, package_hashes, verify
@@ -79,6 +79,7 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
         locked_source = str(source.with_ref(cand.available.label))
     else:
         locked_source = str(source)
+    locked_source = strip_userinfo(locked_source)  # credentials never reach the lock file
     return ModuleLock(path, cand.version_text, locked_source, req.constraint.text if req.constraint else "", hashes)
 
 
@@ -114,9 +115,10 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     ctx, counter = build_context(options, locks, env, progress)
     try:
         res = solve(tree, ctx)
-        selected, trees, verified = _verify_packages(res, locks, ctx, progress)
+        selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
     finally:
         ctx.close()
+    res.warnings.extend(_tag_warnings(ctx))
     new_modules = {p: lock for p, (_, _, lock) in selected.items()}
     changes = []
     for path in sorted(set(locks.modules) | set(new_modules)):
@@ -132,7 +134,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
             "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
     # Install first, lock last: an interrupted init leaves the old lock file in place.
-    manifest = install(root, env, selected, res.root_tree, trees) if opts.install else None
+    manifest = install(root, env, selected, res.root_tree, trees, reinstall=opts.upgrade) if opts.install else None
     written = False
     if opts.lockfile != "readonly":
         try:
@@ -143,9 +145,10 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot(), manifest, verified)
 
 
-def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, progress):
+def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
-    the lock when the lock holds the same version. Returns (call path -> (candidate,
+    the lock when the lock holds the same version (not with ``-upgrade``, which records the
+    new checksums). Returns (call path -> (candidate,
     package, new lock entry), call path -> tree, call paths verified)."""
     selected, trees, verified = {}, {}, []
     paths = sorted(res.modules)
@@ -157,7 +160,8 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, progress):
         hashes = package_hashes(cand, pkg)
         new = module_lock_for(path, cand, res, hashes)
         old = locks.modules.get(path)
-        if old is not None and (old.version, old.source) == (new.version, new.source) and old.hashes:
+        if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
+                and old.hashes:
             verify(path, old, pkg.root, f"cached copy in {pkg.root}")
             new = ModuleLock(path, new.version, new.source, new.constraints, tuple(set(old.hashes) | set(hashes)))
             verified.append(path)
@@ -166,6 +170,20 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, progress):
         if not isinstance(tree, TofuSolveError):
             trees[path] = tree
     return selected, trees, verified
+
+
+def _tag_warnings(ctx: Context) -> list[str]:
+    """Tags that moved or disappeared since this machine last listed their remote."""
+    from .netutil import redact
+    remotes = ctx.git.remotes
+    out = []
+    for url, moved in sorted(remotes.moved.items()):
+        for tag, (was, now) in sorted(moved.items()):
+            out.append(f"The git tag {tag} of {redact(url)} moved: it pointed at {was[:12]}, it now points at "
+                       f"{now[:12]}.")
+    for url, gone in sorted(remotes.deleted.items()):
+        out.append(f"Tags deleted from {redact(url)} since it was last listed: {', '.join(sorted(gone))}.")
+    return out
 
 
 def _quiet(fn, *args):

@@ -25,6 +25,7 @@ from .errors import IntegrityError, TofuSolveError
 from .hashing import VCS_DIRS, hash_dir
 from .lockfile import ModuleLock
 from .metadata import ModuleTree
+from .netutil import strip_userinfo
 from .providers import Package
 from .solver.model import ModuleCandidate
 from .sources import RegistrySource, RemoteSource, SourceKind
@@ -131,9 +132,10 @@ def _copy_into(src: Path, dest: Path) -> None:
 
 
 def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
-            root_tree: ModuleTree, trees: dict[str, ModuleTree]) -> Path:
+            root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False) -> Path:
     """Install every selected package and write ``modules.json``. Installed directories
-    that already hold the locked version are verified, not copied again.
+    that already hold the locked version are verified, not copied again (``reinstall``
+    copies every one afresh, as ``-upgrade`` does).
 
     Raises:
         IntegrityError: an installed module directory no longer matches the lock.
@@ -148,9 +150,10 @@ def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Pa
         for path, (cand, pkg, lock) in sorted(selected.items()):
             dest = modules_dir / path
             version = cand.version.string if isinstance(cand.source, RegistrySource) and cand.version else ""
-            source = str(cand.source)
+            source = strip_userinfo(str(cand.source))  # never credentials in modules.json
             prev = old.get(path)
-            if prev and prev.get("Source") == source and prev.get("Version", "") == version and dest.is_dir():
+            if not reinstall and prev and prev.get("Source") == source and prev.get("Version", "") == version \
+                    and dest.is_dir():
                 verify(path, lock, dest, f"installed in {dest.relative_to(root) if dest.is_relative_to(root) else dest}")
             else:
                 _copy_into(pkg.root, dest)

@@ -21,6 +21,12 @@ def redact(text: str) -> str:
     return _SECRET_QUERY_RE.sub(r"\1***", text)
 
 
+def strip_userinfo(text: str) -> str:
+    """``text`` with URL user-info removed (``git::https://u:pw@h/r`` -> ``git::https://h/r``):
+    the form tofu-solve writes into lock files, modules.json and output."""
+    return _USERINFO_RE.sub("", text)
+
+
 def url_key(url: str) -> str:
     """A stable, credential-free key for a URL: SHA-256 hex of the URL without user-info
     (for cache directory names; the raw URL may hold credentials)."""

@@ -243,10 +243,12 @@ class Context:
 
     def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
         """The ``source`` a lock entry records for this call at a version."""
+        from ..netutil import strip_userinfo
+
         source = req.call.source
         if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
-            return str(source.with_ref(version_label))
-        return str(source)
+            return strip_userinfo(str(source.with_ref(version_label)))
+        return strip_userinfo(str(source))
 
     def check_locked(self, req: ModuleRequirement) -> None:
         """Raise LockedVersionError when the call's locked version (same source) is no

@@ -1,0 +1,349 @@
+"""Packages and integrity: hashes in the lock, verification on every init, moved and deleted
+tags, interrupted and concurrent inits, unsafe archives, offline mode, modules.json,
+credentials. All against real git repositories and real HTTP servers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import http.server
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import lock_versions, make_repo, write_root
+from tofu_solve.lockfile import parse_lock_text
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
+    return cache
+
+
+def _kms_root(dir: Path) -> Path:
+    return write_root(dir, '''
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
+    ''')
+
+
+def test_hashes_recorded_and_verified(tmp_path, tofu_solve, own_cache):
+    root = _kms_root(tmp_path / "root")
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    locks, _ = parse_lock_text(r.lock)
+    h = locks.modules["kms"].hashes
+    assert len(h) == 1 and h[0].startswith("h1:")
+    from tofu_solve.hashing import VCS_DIRS, hash_dir
+    assert hash_dir(root / ".terraform/modules/kms", exclude=VCS_DIRS) == h[0]
+    r = tofu_solve(root, "init")
+    assert r.code == 0 and "Verified checksum matches lock file" in r.out
+
+
+def _package_files(cache: Path):
+    return [p for p in (cache / "packages").rglob("*.tf") if "/.tmp-" not in str(p)]
+
+
+def test_tampered_cached_package_is_refused(tmp_path, tofu_solve, own_cache):
+    root = _kms_root(tmp_path / "root")
+    assert tofu_solve(root, "init").code == 0
+    lock_before = (root / ".terraform.lock.hcl").read_text()
+    f = _package_files(own_cache)[0]
+    data = bytearray(f.read_bytes())
+    data[0] ^= 1
+    f.write_bytes(bytes(data))
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Module checksum verification failed" in r.err
+    assert 'Module "kms" has a checksum that doesn\'t match the lock file (cached copy in' in r.err
+    assert "Expected: h1:" in r.err and "Got:      h1:" in r.err
+    assert "To update the lock file with the new checksum, run:\n  tofu-solve init -upgrade" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
+
+
+def test_tampered_installed_module_is_refused(tmp_path, tofu_solve, own_cache):
+    root = _kms_root(tmp_path / "root")
+    assert tofu_solve(root, "init").code == 0
+    lock_before = (root / ".terraform.lock.hcl").read_text()
+    installed = next((root / ".terraform/modules/kms").rglob("*.tf"))
+    installed.write_text(installed.read_text() + "\n# edited\n")
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Module checksum verification failed" in r.err
+    assert "installed in .terraform/modules/kms" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
+
+
+def _git(repo: Path, *args):
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@x.invalid", "HOME": str(repo), "PATH": "/usr/bin:/bin"}
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch):
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source  = "git::{url}"
+          version = "~> 1.0.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "v1.0.0"}
+    assert 'git:' in r.lock
+    lock_before = r.lock
+    # somebody re-points v1.0.0 at a new commit
+    (tmp_path / "mod" / "main.tf").write_text("# tampered release\n")
+    _git(tmp_path / "mod", "commit", "-qam", "retag")
+    _git(tmp_path / "mod", "tag", "-f", "v1.0.0")
+    # a machine with an empty cache notices when it fetches
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "other-cache"))
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Moved git tag" in r.err
+    assert "the tag was moved" in r.err and "tofu-solve init -upgrade" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
+    # -upgrade accepts the new commit, and says the tag moved since the last listing
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(own_cache))
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 0, r.err
+    assert "Warning: The git tag v1.0.0 of" in r.out and "moved" in r.out
+
+
+def test_deleted_git_tag(tmp_path, tofu_solve, own_cache, monkeypatch):
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source  = "git::{url}"
+          version = "1.1.0"
+        }}
+    ''')
+    assert tofu_solve(root, "init").code == 0
+    _git(tmp_path / "mod", "tag", "-d", "v1.1.0")
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "other-cache"))
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert 'has no tag or branch named "v1.1.0"' in r.err
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(own_cache))
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 1  # "1.1.0" no longer exists anywhere
+    assert "Tags deleted from" in r.out or "Unresolvable module version constraint" in r.err
+
+
+def _subprocess_env(running, cache: Path) -> dict:
+    env = dict(os.environ)
+    env.update(running.env(cache))
+    env["PYTHONPATH"] = str(REPO)
+    return env
+
+
+def _vpc_eks(dir: Path) -> Path:
+    return write_root(dir, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+        module "eks" {
+          source  = "terraform-aws-modules/eks/aws"
+          version = "~> 20.0"
+        }
+    ''')
+
+
+def test_killed_init_leaves_no_partial_lock_or_cache(tmp_path, running):
+    root = _vpc_eks(tmp_path / "root")
+    cache = tmp_path / "cache"
+    env = _subprocess_env(running, cache)
+    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list((cache / "packages").glob("*/*")):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    lock = root / ".terraform.lock.hcl"
+    assert not lock.exists() or parse_lock_text(lock.read_text())[1] == []
+    # every visible cache entry is complete: the next run verifies and succeeds
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert lock_versions(lock.read_text()) == {"eks": "20.37.0", "eks.kms": "2.1.0", "vpc": "6.6.0"}
+
+
+def test_two_concurrent_inits_share_one_cache(tmp_path, running):
+    cache = tmp_path / "cache"
+    env = _subprocess_env(running, cache)
+    roots = [_vpc_eks(tmp_path / f"root{i}") for i in range(2)]
+    procs = [subprocess.Popen([sys.executable, "-m", "tofu_solve", "init", f"-chdir={r}"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in roots]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    locks = [(r / ".terraform.lock.hcl").read_text() for r in roots]
+    assert locks[0] == locks[1]
+    assert not list((cache / "packages").glob("*/.tmp-*")), "no half-written entry left visible"
+
+
+class _ArchiveHandler(http.server.BaseHTTPRequestHandler):
+    files: dict = {}
+    hits: dict = {}
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        name = self.path.split("?", 1)[0].lstrip("/")
+        body = self.files.get(name)
+        n = self.hits[name] = self.hits.get(name, 0) + 1
+        if body is None:
+            self.send_response(404)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if name.startswith("flaky") and n == 1:
+            self.wfile.write(body[: len(body) // 2])  # truncated first answer
+            self.close_connection = True
+            return
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def archive_server():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _ArchiveHandler)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _zip(entries: dict[str, str], links: dict[str, str] | None = None) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for n, c in entries.items():
+            zf.writestr(n, c)
+        for n, target in (links or {}).items():
+            info = zipfile.ZipInfo(n)
+            info.external_attr = (0o120777 << 16)
+            zf.writestr(info, target)
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("evil", [{"../../escape.tf": "x"}, {"/abs.tf": "x"}], ids=["dotdot", "absolute"])
+def test_zip_slip_archive_is_refused(tmp_path, tofu_solve, own_cache, archive_server, evil):
+    _ArchiveHandler.files["evil.zip"] = _zip({"main.tf": "# ok\n", **evil})
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source = "http://127.0.0.1:{archive_server.server_address[1]}/evil.zip"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Unsafe module package" in r.err
+    assert not (tmp_path / "escape.tf").exists() and not Path("/abs.tf").exists()
+
+
+def test_symlink_out_of_archive_is_refused(tmp_path, tofu_solve, own_cache, archive_server):
+    _ArchiveHandler.files["link.zip"] = _zip({"main.tf": "# ok\n"}, {"passwd": "../../../etc/passwd"})
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source = "http://127.0.0.1:{archive_server.server_address[1]}/link.zip"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "points outside the package" in r.err
+
+
+def test_truncated_download_is_retried_once(tmp_path, tofu_solve, own_cache, archive_server):
+    _ArchiveHandler.files["flaky.zip"] = _zip({"main.tf": "# flaky but fine\n"})
+    _ArchiveHandler.hits.pop("flaky.zip", None)
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source = "http://127.0.0.1:{archive_server.server_address[1]}/flaky.zip"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert _ArchiveHandler.hits["flaky.zip"] == 2
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# flaky but fine\n"
+
+
+def test_offline_after_a_warm_init(tmp_path, tofu_solve, own_cache, monkeypatch):
+    root = _vpc_eks(tmp_path / "root")
+    assert tofu_solve(root, "init").code == 0
+    # no registry, no git daemon reachable: offline must not need them
+    cfg = tmp_path / "down.tfrc"
+    cfg.write_text('host "registry.opentofu.org" {\n  services = {\n    "modules.v1" = "http://127.0.0.1:9/",\n'
+                   '    "providers.v1" = "http://127.0.0.1:9/"\n  }\n}\n')
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(cfg))
+    r = tofu_solve(root, "init", "-offline", "-json")
+    assert r.code == 0, r.err
+    assert r.json()["network_operations"] == {}
+    other = _kms_root(tmp_path / "other")
+    r = tofu_solve(other, "init", "-offline")
+    assert r.code == 1
+    assert "Error: Not available offline" in r.err
+    assert "-offline forbids contacting registry.opentofu.org" in r.err
+
+
+def test_modules_json_matches_opentofu(tmp_path, tofu_solve, own_cache):
+    # reference §7 example: a root with one local child
+    root = write_root(tmp_path / "local", '''
+        module "child" {
+          source = "./child"
+        }
+    ''', {"child/main.tf": "# child\n"})
+    assert tofu_solve(root, "init").code == 0
+    text = (root / ".terraform/modules/modules.json").read_text()
+    assert text == '{"Modules":[{"Key":"","Source":"","Dir":"."},{"Key":"child","Source":"./child","Dir":"child"}]}'
+    root = _kms_root(tmp_path / "reg")
+    assert tofu_solve(root, "init").code == 0
+    records = json.loads((root / ".terraform/modules/modules.json").read_text())["Modules"]
+    kms = [m for m in records if m["Key"] == "kms"][0]
+    assert list(kms) == ["Key", "Source", "Version", "Dir"]
+    assert kms["Source"] == "registry.opentofu.org/terraform-aws-modules/kms/aws"  # with host
+    assert kms["Version"] == lock_versions((root / ".terraform.lock.hcl").read_text())["kms"]
+    assert kms["Dir"] == ".terraform/modules/kms"
+    assert [m["Key"] for m in records] == sorted(m["Key"] for m in records)
+
+
+def test_credentials_never_leak(tmp_path, tofu_solve, own_cache, world, running):
+    secret = "s3cr3t-token-value"
+    url = f"file://{world.repo_path('terraform-aws-modules/terraform-aws-kms')}"
+    root = write_root(tmp_path / "root", f'''
+        module "kms" {{
+          source  = "git::{url.replace('file://', 'file://user:' + secret + '@')}"
+          version = "~> 3.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert f'source      = "git::{url}?ref=v' in r.lock  # user-info stripped, not masked
+    texts = [r.out, r.err, r.lock]
+    mj = root / ".terraform/modules/modules.json"
+    if mj.exists():
+        texts.append(mj.read_text())
+    for p in own_cache.rglob("*"):
+        assert secret not in str(p)
+        if p.is_file() and p.suffix == ".json":
+            texts.append(p.read_text())
+    assert all(secret not in t for t in texts)
+    # and a failure message names the remote without its credentials
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace("terraform-aws-kms", "no-such-repo"))
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "no-such-repo" in r.err and secret not in r.err
