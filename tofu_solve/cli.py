@@ -180,6 +180,38 @@ def init_result_as_data(result) -> dict:
     }
 
 
+def _solved(args):
+    from .cache import Cache, default_cache_dir
+    from .state import load_solved
+
+    return load_solved(args.chdir, dict(os.environ), Cache(default_cache_dir()))
+
+
+def cmd_why(args) -> int:
+    from .why import why
+
+    answers = why(_solved(args), args.name)
+    if args.json:
+        json.dump([a.data for a in answers], sys.stdout, indent=2)
+        print()
+    else:
+        print("\n\n".join(a.text for a in answers))
+    return 0
+
+
+def cmd_graph(args) -> int:
+    from .graph import build_graph, to_dot, to_json
+
+    g = build_graph(_solved(args))
+    text = to_json(g) if args.json else to_dot(g)
+    if args.output:
+        from pathlib import Path
+        Path(args.output).write_text(text)
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tofu-solve",
@@ -221,6 +253,21 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--max-rounds", type=int, default=20000, metavar="N",
                     help="give up after N resolution rounds (default 20000)")
     sp.set_defaults(func=cmd_init)
+
+    sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",
+                        description="Explain, from the last init (no network), why NAME is at its version. NAME is a "
+                                    "call name, a call path (vpc.nested), a module package "
+                                    "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).")
+    sp.add_argument("name", metavar="NAME")
+    sp.set_defaults(func=cmd_why)
+
+    sp = sub.add_parser("graph", parents=[common], help="export the solved dependency tree (Graphviz DOT or JSON)",
+                        description="Export the solved tree of the last init: module calls with source and version, "
+                                    "providers and OpenTofu, edges labelled with constraints and file:line. DOT by "
+                                    "default; --json for node-link JSON.")
+    sp.add_argument("--dot", action="store_true", help="Graphviz DOT (the default)")
+    sp.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    sp.set_defaults(func=cmd_graph)
     return p
 
 

@@ -24,6 +24,7 @@ from .netutil import OpCounter, strip_userinfo
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .registry import RegistryClient, make_session
 from .install import install, package_hashes, verify
+from .state import snapshot, write_state
 from .solver.context import Context, SolveOptions
 from .solver.model import ModuleCandidate
 from .solver.resolve import Resolution, solve
@@ -116,10 +117,11 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     try:
         res = solve(tree, ctx)
         selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
+        new_modules = {p: lock for p, (_, _, lock) in selected.items()}
+        state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
         ctx.close()
     res.warnings.extend(_tag_warnings(ctx))
-    new_modules = {p: lock for p, (_, _, lock) in selected.items()}
     changes = []
     for path in sorted(set(locks.modules) | set(new_modules)):
         old, new = locks.modules.get(path), new_modules.get(path)
@@ -142,6 +144,8 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         except OSError as e:
             raise TofuSolveError("Failed to write the lock file",
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
+    if opts.install:
+        write_state(root, env, state_doc)
     return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot(), manifest, verified)
 
 
