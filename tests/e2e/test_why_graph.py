@@ -1,0 +1,149 @@
+"""why and graph on roots resolved against the real-data world; golden text for why, DOT
+parsed back and rendered with Graphviz."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pydot
+import pytest
+
+from tests.e2e.conftest import write_root
+
+VPC_EKS = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 5.95"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.0"
+}
+
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+}
+'''
+
+
+@pytest.fixture
+def solved_root(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC_EKS)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    return root
+
+
+def test_why_module_held_back_golden(solved_root, tofu_solve):
+    r = tofu_solve(solved_root, "why", "eks")
+    assert r.code == 0, r.err
+    assert r.out == '''module "eks" (terraform-aws-modules/eks/aws) is at 20.37.0
+  root module
+  └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:15) -> 20.37.0
+  20.37.0 is not the newest version "~> 20.0" allows:
+    - eks is 20.37.0, not 20.37.2: 20.37.2 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:5) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:5)
+    - eks is 20.37.0, not 20.37.1: 20.37.1 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:5) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:5)
+'''
+
+
+def test_why_nested_call_path_and_package(solved_root, tofu_solve):
+    by_path = tofu_solve(solved_root, "why", "eks.kms")
+    by_package = tofu_solve(solved_root, "why", "terraform-aws-modules/kms/aws")
+    assert by_path.code == by_package.code == 0
+    assert by_path.out == by_package.out
+    assert by_path.out == '''module "eks.kms" (terraform-aws-modules/kms/aws) is at 2.1.0
+  root module
+  └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:15) -> 20.37.0
+     └─ kms: terraform-aws-modules/kms/aws "2.1.0" (main.tf:302 in eks 20.37.0) -> 2.1.0
+  2.1.0 is the newest version "2.1.0" allows.
+'''
+
+
+def test_why_provider(solved_root, tofu_solve):
+    r = tofu_solve(solved_root, "why", "hashicorp/aws")
+    assert r.code == 0
+    lines = r.out.splitlines()
+    assert lines[0] == "provider hashicorp/aws is at 6.58.0"
+    assert '    - ">= 5.95" required by the root module at main.tf:3' in lines
+    assert '    - ">= 6.28" required by module "vpc" (terraform-aws-modules/vpc/aws 6.6.0) at versions.tf:5' in lines
+    assert lines[-1] == "  6.58.0 is the newest version available."
+
+
+def test_why_provider_bounded(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "r", VPC_EKS.replace('">= 5.95"', '"~> 5.0"').replace('"~> 6.0"', '"6.0.0"'))
+    assert tofu_solve(root, "init").code == 0
+    r = tofu_solve(root, "why", "aws", "-json")
+    data = r.json()
+    assert data[0]["kind"] == "provider" and data[0]["version"].startswith("5.")
+    bounded = data[0]["bounded_by"]
+    assert {"constraint": "~> 5.0", "file": "main.tf", "line": 3, "imposed_by": "root"} in bounded
+    assert {"constraint": ">= 5.95, < 6.0.0", "file": "versions.tf", "line": 5, "imposed_by": "eks"} in bounded
+    assert all(b["constraint"] in ("~> 5.0", ">= 5.95, < 6.0.0") for b in bounded)
+
+
+def test_why_unknown_name(solved_root, tofu_solve):
+    r = tofu_solve(solved_root, "why", "ekss")
+    assert r.code == 1
+    assert "Error: Unknown name" in r.err and "Did you mean: eks" in r.err
+
+
+def test_why_before_init(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "fresh", VPC_EKS)
+    r = tofu_solve(root, "why", "eks")
+    assert r.code == 1 and "run tofu-solve init" in r.err
+
+
+def test_why_needs_no_network(solved_root, tofu_solve, monkeypatch, tmp_path):
+    cfg = tmp_path / "down.tfrc"
+    cfg.write_text('host "registry.opentofu.org" {\n  services = {\n    "modules.v1" = "http://127.0.0.1:9/"\n  }\n}\n')
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(cfg))
+    assert tofu_solve(solved_root, "why", "eks").code == 0
+    assert tofu_solve(solved_root, "graph").code == 0
+
+
+def test_graph_dot_parses_and_renders(solved_root, tofu_solve, tmp_path):
+    r = tofu_solve(solved_root, "graph", "--dot")
+    assert r.code == 0
+    graphs = pydot.graph_from_dot_data(r.out)
+    assert graphs and len(graphs) == 1
+    g = graphs[0]
+    names = {n.get_name().strip('"') for n in g.get_nodes()}
+    assert {"root", "module.vpc", "module.eks", "module.eks.kms", "opentofu"} <= names
+    edge = [e for e in g.get_edges() if e.get_destination().strip('"') == "module.eks.kms"][0]
+    assert edge.get_source().strip('"') == "module.eks"
+    assert "2.1.0 (main.tf:302)" in edge.get("label")
+    dot = shutil.which("dot")
+    assert dot, "Graphviz dot must be installed (CI installs it)"
+    out = tmp_path / "g.svg"
+    subprocess.run([dot, "-Tsvg", "-o", str(out)], input=r.out, text=True, check=True)
+    assert out.read_text().lstrip().startswith(("<?xml", "<svg"))
+
+
+def test_graph_json_and_multi_version_packages(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "multi", '''
+        module "kms_a" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 2.0"
+        }
+
+        module "kms_b" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
+    ''')
+    assert tofu_solve(root, "init").code == 0
+    r = tofu_solve(root, "graph", "-json")
+    data = json.loads(r.out)
+    mods = {n["id"]: n for n in data["nodes"] if n.get("kind") == "module"}
+    assert mods["module.kms_a"]["multi_version"] and mods["module.kms_b"]["multi_version"]
+    assert mods["module.kms_a"]["version"] != mods["module.kms_b"]["version"]
+    dot = tofu_solve(root, "graph").out
+    assert 'fillcolor=orange' in dot
