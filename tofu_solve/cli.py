@@ -212,6 +212,12 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def cmd_demo(args) -> int:
+    from .demo import run_demo
+
+    return run_demo(args.output, args.corpus, sys.stdout)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tofu-solve",
@@ -268,6 +274,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dot", action="store_true", help="Graphviz DOT (the default)")
     sp.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
     sp.set_defaults(func=cmd_graph)
+
+    sp = sub.add_parser("demo", help="build the real-data fixture world and show init, why and graph on it",
+                        description="Build (or reuse) a fixture world from the real dependency corpus, start a module "
+                                    "and provider registry and a git daemon on 127.0.0.1, run init on three bundled "
+                                    "roots (resolvable, needs a joint solver, impossible), then why and graph; stop "
+                                    "the servers and leave every result in a folder.")
+    sp.add_argument("--output", metavar="DIR", default="tofu-solve-demo", help="results folder (default ./tofu-solve-demo)")
+    sp.add_argument("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus)")
+    sp.set_defaults(func=cmd_demo, json=False, chdir=None)
     return p
 
 

@@ -1,0 +1,28 @@
+"""tofu-solve demo: the README's first command, end to end (real servers it starts itself)."""
+
+from __future__ import annotations
+
+import io
+
+from tests.conftest import SHARED
+from tofu_solve.demo import run_demo
+from tofu_solve.lockfile import read_lock_file
+
+
+def test_demo_runs_and_leaves_results(tmp_path, monkeypatch):
+    monkeypatch.delenv("TF_CLI_CONFIG_FILE", raising=False)
+    out = io.StringIO()
+    code = run_demo(tmp_path / "results", str(SHARED / "corpus"), out)
+    text = out.getvalue()
+    assert code == 0, text
+    res = tmp_path / "results"
+    assert "newest-per-call (tofu init's algorithm) resolves" in text
+    assert "newest-per-call (tofu init's algorithm) FAILS" in text
+    assert {p: m.version for p, m in read_lock_file(res / "2-needs-solver/.terraform.lock.hcl").modules.items()} == \
+        {"eks": "20.37.0", "eks.kms": "2.1.0", "vpc": "6.6.0"}
+    assert "Error: No consistent set of versions" in (res / "3-impossible/init.txt").read_text()
+    assert not (res / "3-impossible/.terraform.lock.hcl").exists()
+    assert "is not the newest version" in (res / "2-needs-solver/why-eks.txt").read_text()
+    assert (res / "2-needs-solver/graph.dot").read_text().startswith("strict digraph")
+    assert (res / "2-needs-solver/.terraform/modules/modules.json").exists()
+    assert "Servers stopped." in text
