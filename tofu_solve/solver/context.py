@@ -348,5 +348,12 @@ class Context:
             return out
         return self._wait(("provider", str(address)), do)
 
+    def provider_allowed(self, address, constraint) -> frozenset:
+        """The released versions of ``address`` one constraint admits (memoized)."""
+        def do():
+            return frozenset(v for v in self.provider_versions(address)
+                             if not v.prerelease and gvs.meets(constraint.spec, v))
+        return self._wait(("allowed", str(address), constraint.text), do)
+
     def prefetch_provider(self, address) -> None:
         self._future(("provider_prefetch", str(address)), lambda: self.provider_versions(address))

@@ -6,6 +6,7 @@ requirements and builds requirement objects that carry their provenance.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from resolvelib.providers import AbstractProvider
@@ -18,6 +19,13 @@ from ..versions.selection import list_module_versions
 from .context import Context
 from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, NewerThan, Origin,
                     PackageCandidate, PackagePin, ProviderCandidate, ProviderRequirement, TofuCandidate, Unusable)
+
+@functools.lru_cache(maxsize=1 << 16)
+def module_allows(constraint_text: str | None, label: str) -> bool:
+    """Whether OpenTofu's registry pick would consider ``label`` for the constraint
+    (go-version ``Check`` plus the prerelease gate), memoized."""
+    return bool(list_module_versions(constraint_text, [label]).matching)
+
 
 _RANK = {"unusable": 0, "opentofu": 1, "module": 2, "package": 3, "provider": 4}
 
@@ -122,14 +130,26 @@ class TofuSolveProvider(AbstractProvider):
         return factory
 
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
+        """Newest first, every constraint met (``MeetingConstraints`` of all of them ANDed).
+        Released versions are checked against each distinct constraint's cached member set;
+        prereleases (which one constraint may request for all) against the whole AND."""
         address = reqs[0].address
-        spec = tuple(s for r in reqs if r.constraint is not None for s in r.constraint.spec)
         versions = self.ctx.provider_versions(address)
+        constraints = list({r.constraint.text: r.constraint for r in reqs if r.constraint is not None}.values())
+        allowed = [self.ctx.provider_allowed(address, c) for c in constraints]
+        spec = None
         lock = self.ctx.locks.providers.get(str(address))
         out = []
         for v in reversed(versions):  # newest first; of equal versions the last listed first
             cand = ProviderCandidate(address, v)
-            if cand in bad or not gvs.meets(spec, v):
+            if cand in bad:
+                continue
+            if v.prerelease or v == gvs.UNSPECIFIED:
+                if spec is None:
+                    spec = tuple(s for c in constraints for s in c.spec)
+                if not gvs.meets(spec, v):
+                    continue
+            elif not all(v in a for a in allowed):
                 continue
             if lock is not None and not self.ctx.options.upgrade and str(v) != lock.version:
                 continue  # tofu init keeps the locked provider version unless -upgrade
@@ -144,7 +164,8 @@ class TofuSolveProvider(AbstractProvider):
                 return True
             if candidate.version is None:
                 return False
-            return bool(list_module_versions(requirement.constraint, [candidate.available.label]).matching)
+            return module_allows(requirement.constraint.text if requirement.constraint else None,
+                                 candidate.available.label)
         if isinstance(requirement, NewerThan):
             return isinstance(candidate, ModuleCandidate) and candidate.version is not None and \
                 candidate.version.compare(requirement.version) > 0

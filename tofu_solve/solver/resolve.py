@@ -103,7 +103,7 @@ def solve(tree: ModuleTree, ctx: Context) -> Resolution:
             "candidates rejected) without finding a consistent set of versions or proving there is none. "
             "Narrow the version constraints of the module calls involved, or raise the limit with "
             "-max-rounds.") from None
-    result = _improve(result, reqs, provider, ctx)
+    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds))
 
     modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
     tofu = None
@@ -156,7 +156,7 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
     return sum(per_call.values()), per_call
 
 
-def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 12, rounds: int = 3000):
+def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, rounds: int = 3000):
     """Look for a solution that goes back fewer versions in total.
 
     resolvelib returns the first consistent assignment its order reaches; when it had to go
@@ -164,8 +164,9 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 12,
     asked, in turn, to take a newer version than it got; a solution found that way with a
     smaller total lag (versions skipped, summed over calls) replaces the current one.
     Bounded in attempts and rounds; metadata is memoized, so this needs no new downloads
-    beyond the candidates it tries. When nothing went back (newest-per-call is consistent,
-    the ``tofu init`` case) it does nothing.
+    beyond the candidates it tries. Each attempt may take at most twice the rounds of the
+    first resolution. When nothing went back (newest-per-call is consistent, the ``tofu
+    init`` case) it does nothing.
     """
     from .model import NewerThan
 

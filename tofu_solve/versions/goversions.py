@@ -19,6 +19,7 @@ version.go,spec.go}``, ``versions/{version.go,parse.go,set*.go}`` at v1.0.3.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 
 from ..errors import InvalidConstraint, InvalidVersion
@@ -253,6 +254,11 @@ class Selection:
 
     op: str
     boundary: VersionSpec
+
+    @functools.cached_property
+    def compiled(self) -> tuple:
+        """(kind, lower, upper), computed once per selection (see :func:`_compile`)."""
+        return _compile(self)
 
     def as_dict(self) -> dict:
         """The shape used by the conformance vectors."""
@@ -651,47 +657,59 @@ def parse_canon(s: str) -> Union:
 # --------------------------------------------------------------------------- sets
 
 
-def _selection_has(sel: Selection, v: Version) -> tuple[bool, bool]:
-    """(member, requested) of ``MeetingConstraints(sel)`` before the release filter."""
+def _compile(sel: Selection) -> tuple:
+    """(kind, lower, upper) for a selection, computed once: kinds ``all``, ``exact`` (member
+    and requested when equal), ``ne``, ``gt``, ``ge``, ``lt``, ``le``, ``range`` (lower
+    inclusive, upper exclusive)."""
     if sel.op == OP_UNCONSTRAINED:
-        return True, False
+        return ("all", None, None)
     if sel.op == OP_MATCH:
         b = sel.boundary
         d = b.depth()
         if d == 0:
-            return True, False
+            return ("all", None, None)
         if d == 3:
-            x = b.to_version()
-            return v == x, v == x
+            return ("exact", b.to_version(), None)
         lower = replace(b.constrain_to_zero(), metadata="")
         if d == 1:
             upper = VersionSpec(Num(lower.major.num + 1), Num(0), Num(0))
         else:
             upper = VersionSpec(lower.major, Num(lower.minor.num + 1), Num(0), lower.prerelease)
-        lo, up = lower.to_version(), upper.to_version()
-        return (v.greater_than(lo) or v.same(lo)) and v.less_than(up), False
+        return ("range", lower.to_version(), upper.to_version())
     lower = sel.boundary.constrain_to_zero()
     if sel.op not in (OP_EQ, OP_NE):
         lower = replace(lower, metadata="")
     lo = lower.to_version()
     if sel.op == OP_EQ:
-        return v == lo, v == lo
+        return ("exact", lo, None)
     if sel.op == OP_NE:
-        return v != lo, False
-    if sel.op == OP_GT:
-        return v.greater_than(lo), False
-    if sel.op == OP_GE:
-        return v.greater_than(lo) or v.same(lo), False
-    if sel.op == OP_LT:
-        return v.less_than(lo), False
-    if sel.op == OP_LE:
-        return v.less_than(lo) or v.same(lo), False
+        return ("ne", lo, None)
+    if sel.op in (OP_GT, OP_GE, OP_LT, OP_LE):
+        return ({OP_GT: "gt", OP_GE: "ge", OP_LT: "lt", OP_LE: "le"}[sel.op], lo, None)
     if sel.op == OP_MINOR_ONLY:
-        up = Version(lo.major + 1, 0, 0, "", lo.metadata)
-    elif sel.op == OP_PATCH_ONLY:
-        up = Version(lo.major, lo.minor + 1, 0, "", lo.metadata)
-    else:  # pragma: no cover - every parser operator is handled above
-        raise AssertionError(sel.op)
+        return ("range", lo, Version(lo.major + 1, 0, 0, "", lo.metadata))
+    if sel.op == OP_PATCH_ONLY:
+        return ("range", lo, Version(lo.major, lo.minor + 1, 0, "", lo.metadata))
+    raise AssertionError(sel.op)  # pragma: no cover - every parser operator is handled above
+
+
+def _selection_has(sel: Selection, v: Version) -> tuple[bool, bool]:
+    """(member, requested) of ``MeetingConstraints(sel)`` before the release filter."""
+    kind, lo, up = sel.compiled
+    if kind == "all":
+        return True, False
+    if kind == "exact":
+        return v == lo, v == lo
+    if kind == "ne":
+        return v != lo, False
+    if kind == "gt":
+        return v.greater_than(lo), False
+    if kind == "ge":
+        return v.greater_than(lo) or v.same(lo), False
+    if kind == "lt":
+        return v.less_than(lo), False
+    if kind == "le":
+        return v.less_than(lo) or v.same(lo), False
     return (v.greater_than(lo) or v.same(lo)) and v.less_than(up), False
 
 
