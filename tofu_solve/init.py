@@ -21,14 +21,16 @@ from .gitremote import GitRemotes
 from .lockfile import LOCK_FILE_NAME, LockFile, ModuleLock, read_lock_file, write_lock_file
 from .metadata import MetadataStore, read_module_tree
 from .netutil import OpCounter, strip_userinfo
+from .oci import OciClient
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
+from .providers.oci import OciCandidates
 from .registry import RegistryClient, make_session
 from .install import install, package_hashes, verify
 from .state import snapshot, write_state
 from .solver.context import Context, SolveOptions
 from .solver.model import ModuleCandidate
 from .solver.resolve import Resolution, solve
-from .sources import RemoteSource, SourceKind
+from .sources import OciSource, RemoteSource, SourceKind
 from .tofu_version import target_version
 
 
@@ -78,6 +80,8 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
     source = cand.source
     if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
         locked_source = str(source.with_ref(cand.available.label))
+    elif isinstance(source, OciSource) and req.constraint is not None:
+        locked_source = str(OciSource(source.registry, source.repository, cand.available.label, "", source.subdir))
     else:
         locked_source = str(source)
     locked_source = strip_userinfo(locked_source)  # credentials never reach the lock file
@@ -93,8 +97,9 @@ def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str]
                             refresh=options.upgrade)
     remotes = GitRemotes(cache, counter, offline=options.offline)
     fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade)
-    ctx = Context(options, locks, RegistryCandidates(client, fetcher), GitCandidates(remotes, fetcher),
-                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress)
+    oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline), cache)
+    ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
+                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
     return ctx, counter
 
 

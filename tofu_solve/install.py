@@ -28,7 +28,7 @@ from .metadata import ModuleTree
 from .netutil import strip_userinfo
 from .providers import Package
 from .solver.model import ModuleCandidate
-from .sources import RegistrySource, RemoteSource, SourceKind
+from .sources import OciSource, RegistrySource, RemoteSource, SourceKind
 
 MANIFEST = "modules.json"
 
@@ -39,16 +39,21 @@ def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
     src = cand.source
     if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and pkg.commit:
         out.append(f"git:{pkg.commit}")
+    if isinstance(src, OciSource) and pkg.commit:
+        out.append(pkg.commit)  # the manifest digest, "sha256:...": a re-pushed tag is caught
     return tuple(out)
 
 
 def locked_commit(lock: ModuleLock | None) -> str | None:
-    """The ``git:`` commit a lock entry records, if any."""
+    """What a lock entry pins beyond content: the ``git:`` commit, or an OCI manifest
+    digest (``sha256:...``)."""
     if lock is None:
         return None
     for h in lock.hashes:
         if h.startswith("git:"):
             return h[4:]
+        if h.startswith("sha256:"):
+            return h
     return None
 
 

@@ -13,9 +13,10 @@ from .base import AvailableVersion, Package
 class RegistryCandidates:
     """Candidate provider for ``[host/]namespace/name/system`` sources."""
 
-    def __init__(self, client: RegistryClient, fetcher: Fetcher):
+    def __init__(self, client: RegistryClient, fetcher: Fetcher, oci=None):
         self.client = client
         self.fetcher = fetcher
+        self.oci = oci  # OciCandidates, for registries whose download location is oci://
 
     def package_address(self, source: RegistrySource) -> str:
         return str(source.package)
@@ -35,6 +36,14 @@ class RegistryCandidates:
         version = available.version.string if available.version else available.label
         location = self.client.module_location(source.package, version)
         loc_pkg, loc_sub = source_dir_subdir(location)
+        if loc_pkg.startswith("oci://") and self.oci is not None:
+            from ..sources import parse_source
+            oci_src = parse_source(location)
+            ref = oci_src.digest or oci_src.tag or "latest"
+            got = self.oci.fetch(oci_src, AvailableVersion(ref, None, oci_src.digest or None))
+            sub = "/".join(p for p in (oci_src.subdir, source.subdir) if p)
+            sub = go_path_clean(sub) if sub else ""
+            return Package(got.root, "" if sub == "." else sub, str(source.package), str(source), got.commit)
         fetched = self.fetcher.fetch(loc_pkg)
         sub = "/".join(p for p in (loc_sub, source.subdir) if p)
         sub = go_path_clean(sub) if sub else ""

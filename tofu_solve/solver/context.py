@@ -74,7 +74,8 @@ class Context:
 
     def __init__(self, options: SolveOptions, locks: LockFile, registry: RegistryCandidates,
                  git: GitCandidates, pinned: PinnedCandidates, client: RegistryClient, metadata: MetadataStore,
-                 progress: Callable[[str], None] | None = None):
+                 progress: Callable[[str], None] | None = None, oci=None):
+        self.oci = oci
         self.options = options
         self.locks = locks
         self.registry = registry
@@ -135,9 +136,20 @@ class Context:
         if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and not source.git.ref:
             return self.git
         if isinstance(source, OciSource):
-            raise TofuSolveError("OCI module sources are not supported yet",
-                                 f"{source}: OCI sources arrive in a later tofu-solve release.")
+            return self.oci
         return self.pinned
+
+    def _lister(self, req: ModuleRequirement):
+        """(candidate provider, listing function, memo key) for a call."""
+        source = req.call.source
+        if isinstance(source, OciSource):
+            if self.versioned(req):
+                return self.oci, lambda: self.oci.versions(source), ("list", source.package_address)
+            return self.oci, lambda: self.oci.pin(source), ("pinned", str(source))
+        if self.versioned(req):
+            cp = self.provider_for(source)
+            return cp, lambda: cp.versions(source), ("list", cp.package_address(source))
+        return self.pinned, lambda: self.pinned.versions(source), ("pinned", source.package)
 
     def versioned(self, req: ModuleRequirement) -> bool:
         src = req.call.source
@@ -148,35 +160,24 @@ class Context:
 
     def available(self, req: ModuleRequirement) -> list[AvailableVersion]:
         """What the call's source offers (listing cached per package for the run)."""
-        source = req.call.source
-        cp = self.provider_for(source) if self.versioned(req) else self.pinned
-        if cp is self.pinned:
-            key = ("pinned", source.package)
-        else:
-            key = ("list", cp.package_address(source))
-        return self._wait(key, lambda: cp.versions(source))
+        _, fn, key = self._lister(req)
+        return self._wait(key, fn)
 
     def prefetch_available(self, req: ModuleRequirement) -> None:
-        source = req.call.source
-        try:
-            cp = self.provider_for(source) if self.versioned(req) else self.pinned
-        except TofuSolveError:
-            return
-        key = ("pinned", source.package) if cp is self.pinned else ("list", cp.package_address(source))
-        self._future(key, lambda: cp.versions(source))
+        _, fn, key = self._lister(req)
+        self._future(key, fn)
 
     def module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
         """Candidates for the call, best first. Raises NoVersionsError (nothing usable
         published, or a git remote without strict-SemVer tags) and network errors."""
         avail = self.available(req)
         source = req.call.source
-        if not self.versioned(req):
-            pkg = self.pinned.package_address(source)
-            return [ModuleCandidate(req.call_path, source, a, pkg) for a in avail]
-        cp = self.provider_for(source)
+        cp, _, _ = self._lister(req)
         pkg = cp.package_address(source)
+        if not self.versioned(req):
+            return [ModuleCandidate(req.call_path, source, a, pkg) for a in avail]
         if not avail:
-            kind = "semver tags" if cp is self.git else "versions"
+            kind = "semver tags" if cp in (self.git, self.oci) else "versions"
             raise NoVersionsError("Module has no versions",
                                   f'Module "{req.call_path}" ({source}) has no {kind} to choose from.',
                                   req.call.version_where or req.call.where)
@@ -208,19 +209,14 @@ class Context:
                 return None
             if not list_module_versions(req.constraint, [lock.version]).matching:
                 return None
-        cp = self.provider_for(source) if versioned else self.pinned
+        cp, _, _ = self._lister(req)
         avail = AvailableVersion(lock.version, version, locked_commit(lock))
         return ModuleCandidate(req.call_path, source, avail, cp.package_address(source))
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
         (never touches the network)."""
-        source = req.call.source
-        try:
-            cp = self.provider_for(source) if self.versioned(req) else self.pinned
-        except TofuSolveError:
-            return None
-        key = ("pinned", source.package) if cp is self.pinned else ("list", cp.package_address(source))
+        _, _, key = self._lister(req)
         with self._lock:
             entry = self._memo.get(key)
         if entry is None or not entry.done or entry.error is not None:
@@ -248,6 +244,8 @@ class Context:
         source = req.call.source
         if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
             return strip_userinfo(str(source.with_ref(version_label)))
+        if isinstance(source, OciSource) and req.constraint is not None:
+            return str(OciSource(source.registry, source.repository, version_label, "", source.subdir))
         return strip_userinfo(str(source))
 
     def check_locked(self, req: ModuleRequirement) -> None:
@@ -288,8 +286,11 @@ class Context:
 
     def _tree_key(self, cand: ModuleCandidate) -> tuple[str, str, str]:
         a = cand.available
-        ref = a.commit or (a.version.string if a.version is not None and isinstance(cand.source, RegistrySource)
-                           else a.label)
+        if isinstance(cand.source, OciSource):
+            ref = a.label  # the manifest digest is checked at fetch time
+        else:
+            ref = a.commit or (a.version.string if a.version is not None and isinstance(cand.source, RegistrySource)
+                               else a.label)
         return (cand.package, ref, cand.source.subdir)
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
@@ -323,8 +324,11 @@ class Context:
         key = ("fetch",) + self._tree_key(cand)
 
         def do():
-            cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
-                cand.source, RegistrySource) else self.pinned
+            if isinstance(cand.source, OciSource):
+                cp = self.oci
+            else:
+                cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
+                    cand.source, RegistrySource) else self.pinned
             pkg = cp.fetch(cand.source, cand.available)
             with self._lock:
                 self.stats.packages_fetched += 1

@@ -1,0 +1,64 @@
+"""OCI module sources: ``oci://host/repo`` with a ``version`` constraint (strict-SemVer
+tags of the repository), or pinned by ``?tag=`` / ``?digest=`` (neither: ``latest``, as in
+OpenTofu)."""
+
+from __future__ import annotations
+
+from ..cache import Cache
+from ..errors import IntegrityError
+from ..fetch import extract_archive
+from ..gitremote import strict_semver_tags
+from ..oci import OciClient
+from ..sources import OciSource
+from .base import AvailableVersion, Package
+
+
+class OciCandidates:
+    """Candidate provider for ``oci://`` sources."""
+
+    def __init__(self, client: OciClient, cache: Cache):
+        self.client = client
+        self.cache = cache
+
+    def package_address(self, source: OciSource) -> str:
+        return source.package_address
+
+    def versions(self, source: OciSource) -> list[AvailableVersion]:
+        tags = {t: "" for t in self.client.tags(source.registry, source.repository)}
+        return [AvailableVersion(tag, v) for v, tag in strict_semver_tags(tags)]
+
+    def pin(self, source: OciSource) -> list[AvailableVersion]:
+        return [AvailableVersion(source.digest or source.tag or "latest", None, source.digest or None)]
+
+    def fetch(self, source: OciSource, available: AvailableVersion) -> Package:
+        """Resolve the tag (or digest) to its manifest, check it, download and verify the zip
+        layer, extract it into the cache (keyed by manifest digest).
+
+        Raises:
+            IntegrityError: the tag now names another manifest than the locked digest
+                (re-pushed tag), or the blob does not match its digest.
+        """
+        reference = available.label
+        if available.commit and not reference.startswith("sha256:"):
+            art = self.client.resolve(source.registry, source.repository, reference)
+            if art.manifest_digest != available.commit:
+                raise IntegrityError(
+                    "Moved OCI tag",
+                    f"The lock file records {source.package_address}:{reference} at manifest {available.commit}, "
+                    f"but the registry now serves {art.manifest_digest} for that tag: it was pushed again. If the "
+                    "new artifact is intended, run: tofu-solve init -upgrade")
+        else:
+            art = self.client.resolve(source.registry, source.repository, reference)
+        if reference.startswith("sha256:"):
+            locked = OciSource(source.registry, source.repository, "", reference, source.subdir)
+        elif source.tag or source.digest:
+            locked = source
+        else:
+            locked = OciSource(source.registry, source.repository, reference, "", source.subdir)
+
+        def fill(dest):
+            data = self.client.download(source.registry, source.repository, art, dest)
+            extract_archive(data, "zip", dest)
+
+        root = self.cache.ensure_package(source.package_address, art.manifest_digest, fill)
+        return Package(root, source.subdir, source.package_address, str(locked), art.manifest_digest)
