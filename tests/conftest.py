@@ -28,3 +28,22 @@ VECTORS = load_vectors()
 @pytest.fixture(scope="session")
 def vectors() -> dict:
     return VECTORS
+
+
+_real_getaddrinfo = __import__("socket").getaddrinfo
+
+
+def _loopback_only(host, *args, **kwargs):
+    """Tests talk to 127.0.0.1 only: refuse to resolve any other name (a safety net)."""
+    h = host.decode() if isinstance(host, bytes) else str(host)
+    if h not in ("localhost", "::1") and not h.startswith("127."):
+        raise OSError(f"tests may not contact {h}: only servers on 127.0.0.1 are allowed")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def loopback_only():
+    import socket
+    socket.getaddrinfo = _loopback_only
+    yield
+    socket.getaddrinfo = _real_getaddrinfo

@@ -184,10 +184,29 @@ class Fetcher:
         path = self.cache.ensure_package(src.package, "archive", fill)
         return FetchedPackage(path, src.package, src.package)
 
-    def _get(self, url: str, stream: bool) -> requests.Response:
+    def fetch_direct(self, url: str, headers: dict[str, str]) -> FetchedPackage:
+        """A registry's v1.12 direct download: an archive whose format is sniffed (zip,
+        tar.gz, tar.xz, tar.bz2), fetched with the given headers. Raises NetworkError,
+        IntegrityError, OfflineError."""
+        def fill(dest: Path) -> None:
+            r = self._get(url, stream=True, headers={
+                "Accept": "application/zip, application/x-tar; *;q=0.1",
+                "Accept-Encoding": "identity, gzip, *;q=0.1", **headers})
+            data = r.content
+            expected = r.headers.get("Content-Length")
+            if expected and r.headers.get("Content-Encoding", "identity") == "identity" and int(expected) != len(data):
+                raise NetworkError("Truncated download", f"{redact(url)}: got {len(data)} of {expected} bytes.")
+            extract_archive(data, sniff_archive(data, url), dest)
+
+        if self.offline and not self.cache.package_dir(url, "direct").is_dir():
+            raise OfflineError("Not available offline", f"{redact(url)} is not in the cache.")
+        path = self.cache.ensure_package(url, "direct", fill)
+        return FetchedPackage(path, url, url)
+
+    def _get(self, url: str, stream: bool, headers: dict | None = None) -> requests.Response:
         self.counter.add("http_download")
         try:
-            r = self.session.get(url, stream=stream, timeout=self.timeout)
+            r = self.session.get(url, stream=stream, timeout=self.timeout, headers=headers or {})
         except requests.RequestException as e:
             raise NetworkError("Failed to download module package",
                                f"{type(e).__name__} contacting {redact(url)}.", url=redact(url)) from None
@@ -221,6 +240,21 @@ def _check_member(name: str, dest: Path) -> Path:
         raise IntegrityError("Unsafe module package",
                              f"The archive entry {name!r} would be written outside the package directory.")
     return dest.joinpath(*p.parts)
+
+
+def sniff_archive(data: bytes, url: str = "") -> str:
+    """The archive format by its magic bytes, as OpenTofu's ``package_extract.go`` sniffs
+    them. Raises IntegrityError for anything else."""
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        return "zip"
+    if data[:2] == b"\x1f\x8b":
+        return "tar.gz"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "tar.xz"
+    if data[:3] == b"BZh":
+        return "tar.bz2"
+    raise IntegrityError("Unsupported module package format",
+                         f"{redact(url)} is not a zip, tar.gz, tar.xz or tar.bz2 archive.")
 
 
 def extract_archive(data: bytes, ext: str, dest: Path) -> None:

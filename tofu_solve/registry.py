@@ -35,6 +35,18 @@ from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
 MAX_DISCOVERY_BYTES = 1 << 20
 
 
+class DirectLocation(str):
+    """A v1.12 "direct" download location: an http(s) URL of an archive that the client
+    downloads itself (zip, tar.gz, tar.xz or tar.bz2, sniffed), with the registry's
+    credentials only when ``use_registry_credentials`` was true."""
+
+    def __new__(cls, url: str, use_registry_credentials: bool, host: str):
+        obj = super().__new__(cls, url)
+        obj.use_registry_credentials = use_registry_credentials
+        obj.host = host
+        return obj
+
+
 def make_session(retries: int = 2) -> requests.Session:
     """A requests session with retries on connection errors and 502/503/504."""
     s = requests.Session()
@@ -202,12 +214,21 @@ class RegistryClient:
         ckey = key_of(f"{package}@{version}")
         if self.cache is not None and not self.refresh:
             cached = self.cache.read_json("module-locations", ckey)
+            if isinstance(cached, dict):
+                return DirectLocation(cached["url"], cached["creds"], package.host)
             if cached is not None:
                 return cached
         location = self._module_location(package, version)
         if self.cache is not None:
-            self.cache.write_json("module-locations", ckey, location)
+            doc = {"url": str(location), "creds": location.use_registry_credentials} \
+                if isinstance(location, DirectLocation) else str(location)
+            self.cache.write_json("module-locations", ckey, doc)
         return location
+
+    def auth_headers(self, host: str) -> dict[str, str]:
+        """The registry credentials for a direct download that asks for them."""
+        token = self.cli_config.token(host)
+        return {"Authorization": f"Bearer {token}"} if token else {}
 
     def _module_location(self, package: RegistryPackage, version: str) -> str:
         base = self._service(package.host, "modules.v1", "module")
@@ -231,7 +252,13 @@ class RegistryClient:
                                     '"use_registry_credentials" must be true or false.')
             location = body.get("location") or ""
             if "use_registry_credentials" in body:
-                location = urljoin(r.url, location)  # direct mode: an http(s) URL, maybe relative
+                # v1.12 direct mode: an http(s) URL, maybe relative, that OpenTofu downloads itself
+                location = urljoin(r.url, location)
+                if not location.startswith(("http://", "https://")) or "#" in location:
+                    raise RegistryError("Invalid response from remote module registry",
+                                        f"The direct download location for {package.for_display} {version} must be "
+                                        "an http(s) URL without a fragment.")
+                return DirectLocation(location, bool(body["use_registry_credentials"]), package.host)
         elif r.status_code != 204:
             raise RegistryError("Error accessing remote module registry",
                                 f"error getting download location for {package.for_display} {version}: "

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def own_cache(tmp_path, monkeypatch):
+def own_cache(tmp_path, monkeypatch, tofu_solve):
     cache = tmp_path / "cache"
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
     return cache

@@ -19,7 +19,7 @@ def oci(tmp_path_factory):
 
 
 @pytest.fixture
-def own_cache(tmp_path, monkeypatch):
+def own_cache(tmp_path, monkeypatch, tofu_solve):
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no stray Docker credentials
     monkeypatch.delenv("DOCKER_CONFIG", raising=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import InvalidVersion
 from ..fetch import Fetcher
-from ..registry import RegistryClient
+from ..registry import DirectLocation, RegistryClient
 from ..sources import RegistrySource, go_path_clean, source_dir_subdir
 from ..versions.goversion import GoVersion
 from .base import AvailableVersion, Package
@@ -35,6 +35,11 @@ class RegistryCandidates:
         # OpenTofu requests the normalized go-version string (reference §1, step 6).
         version = available.version.string if available.version else available.label
         location = self.client.module_location(source.package, version)
+        if isinstance(location, DirectLocation):
+            headers = self.client.auth_headers(location.host) if location.use_registry_credentials else {}
+            fetched = self.fetcher.fetch_direct(str(location), headers)
+            sub = go_path_clean(source.subdir) if source.subdir else ""
+            return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), None)
         loc_pkg, loc_sub = source_dir_subdir(location)
         if loc_pkg.startswith("oci://") and self.oci is not None:
             from ..sources import parse_source

@@ -58,8 +58,10 @@ class RegistryServer:
         world: the built world.
         git_base: how download locations reach the repositories: ``None`` for ``file://``
             paths, or a ``git://127.0.0.1:PORT/`` base URL (``git daemon``).
-        download_style: ``"header"`` (204 + ``X-Terraform-Get``) or ``"json"``
-            (200 + ``{"location": ...}``); both are the classic indirect mode.
+        download_style: ``"header"`` (204 + ``X-Terraform-Get``), ``"json"`` (200 +
+            ``{"location": ...}``; both the classic indirect mode), or ``"direct"`` (v1.12:
+            ``{"location": "/archives/...", "use_registry_credentials": true}``, the archive a zip
+            made from the tag, at a relative URL without extension).
         token: when set, every request must carry ``Authorization: Bearer <token>``.
         extra_modules: additional registry entries (address -> {"versions": {v: location}}).
     """
@@ -125,6 +127,8 @@ class RegistryServer:
                     self._module_versions("/".join(parts[2:5]))
                 elif parts[:2] == ["v1", "modules"] and len(parts) == 7 and parts[6] == "download":
                     self._module_download("/".join(parts[2:5]), parts[5])
+                elif parts[:1] == ["archives"] and len(parts) >= 3:
+                    self._archive("/".join(parts[1:-1]), parts[-1])
                 elif parts[:2] == ["v1", "providers"] and len(parts) == 5 and parts[4] == "versions":
                     self._provider_versions("/".join(parts[2:4]))
                 else:
@@ -151,10 +155,27 @@ class RegistryServer:
                     loc = server.location(entry["repo"], tag) if tag else None
                 if loc is None:
                     self._send(404, {"errors": ["not found"]})
+                elif server.download_style == "direct" and addr not in server.extra:
+                    self._send(200, {"location": f"/archives/{entry['repo']}/{tag}",
+                                     "use_registry_credentials": True})
                 elif server.download_style == "json":
                     self._send(200, {"location": loc})
                 else:
                     self._send(204, None, {"X-Terraform-Get": loc})
+
+            def _archive(self, repo: str, tag: str):
+                import subprocess
+                r = subprocess.run(["git", "--git-dir", str(server.world.repo_path(repo)), "archive", "--format=zip",
+                                    tag], capture_output=True)
+                if r.returncode != 0:
+                    self._send(404, {"errors": ["no such archive"]})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/zip")
+                self.send_header("Content-Length", str(len(r.stdout)))
+                self.end_headers()
+                self.wfile.write(r.stdout)
+                server.log.add((self.command, self.path, 200))
 
             def _provider_versions(self, addr: str):
                 versions = server.world.providers.get(addr) if server.world else None
