@@ -17,7 +17,7 @@ out = {"root": root}
 try:
     res = run_init(InitOptions(root=root, upgrade="-upgrade" in extra))
     out.update(ok=True, modules={p: c.version_text for p, c in res.resolution.modules.items()},
-               network=res.network, rounds=res.resolution.rounds)
+               network=res.network, rounds=res.resolution.rounds, stats=res.stats)
 except TofuSolveError as e:
     out.update(ok=False, error=e.summary, kind=type(e).__name__)
 out["seconds"] = time.perf_counter() - t0

@@ -175,6 +175,7 @@ def init_result_as_data(result) -> dict:
                       "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                                   for c in result.changes]},
         "network_operations": result.network,
+        "stats": result.stats,
         "modules_json": str(result.manifest) if result.manifest else None,
         "verified": result.verified,
     }

@@ -72,6 +72,7 @@ class InitResult:
     network: dict[str, int] = field(default_factory=dict)
     manifest: Path | None = None
     verified: list[str] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
 
 
 def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = ()) -> ModuleLock:
@@ -151,7 +152,9 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
     if opts.install:
         write_state(root, env, state_doc)
-    return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot(), manifest, verified)
+    stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
+             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed()}
+    return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot(), manifest, verified, stats)
 
 
 def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool):

@@ -91,6 +91,11 @@ class Context:
         self.packages: dict[tuple, Package] = {}
         self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
 
+    def sources_listed(self) -> int:
+        """How many distinct sources were listed this run."""
+        with self._lock:
+            return sum(1 for k, m in self._memo.items() if k[0] == "list" and m.done and m.error is None)
+
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
 

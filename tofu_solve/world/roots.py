@@ -91,3 +91,35 @@ def example_roots(corpus: str | Path, only_known: bool = True) -> list[Root]:
                 name = f"{addr.replace('/', '_')}@{version}:{ex.replace('/', '_')}"
                 out.append(Root(name, render_root(calls, providers), len(calls)))
     return out
+
+
+ASSEMBLY_MODULES = (
+    "terraform-aws-modules/vpc/aws", "terraform-aws-modules/eks/aws", "terraform-aws-modules/rds/aws",
+    "terraform-aws-modules/s3-bucket/aws", "terraform-aws-modules/security-group/aws",
+    "terraform-aws-modules/alb/aws", "terraform-aws-modules/kms/aws", "terraform-aws-modules/ecs/aws",
+    "cloudposse/eks-cluster/aws", "cloudposse/dynamic-subnets/aws", "cloudposse/vpc/aws",
+)
+
+
+def assembled_roots(corpus: str | Path, majors: int = 2) -> list[Root]:
+    """Roots a user might write: every pair of widely used modules, each at ``~> MAJOR.0``
+    of one of its ``majors`` newest majors, with no root aws constraint and with
+    ``~> 5.0`` (the aws 6.0 split is where newest-per-call breaks)."""
+    mods = json.loads((Path(corpus) / "modules.json").read_text())
+    options = []
+    for addr in ASSEMBLY_MODULES:
+        if addr not in mods:
+            continue
+        ms = sorted({int(v.split(".")[0]) for v in mods[addr]["versions"] if "-" not in v})[-majors:]
+        options += [(addr, m) for m in ms]
+    out = []
+    for i, (a, ma) in enumerate(options):
+        for b, mb in options[i + 1:]:
+            if a == b:
+                continue
+            calls = [(a.split("/")[1].replace("-", "_"), a, f"~> {ma}.0"),
+                     (b.split("/")[1].replace("-", "_") + "_b", b, f"~> {mb}.0")]
+            for label, prov in (("free", []), ("aws5", [("aws", "hashicorp/aws", "~> 5.0")])):
+                name = f"pair:{a.split('/')[1]}@{ma}+{b.split('/')[1]}@{mb}:{label}"
+                out.append(Root(name, render_root(calls, prov), 2))
+    return out
