@@ -334,6 +334,10 @@ class Context:
             else:
                 cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
                     cand.source, RegistrySource) else self.pinned
+            from ..netutil import strip_userinfo
+            shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else \
+                strip_userinfo(str(cand.source))
+            self.progress(f"- Fetching {shown} {cand.version_text}".rstrip())
             pkg = cp.fetch(cand.source, cand.available)
             with self._lock:
                 self.stats.packages_fetched += 1

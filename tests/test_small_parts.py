@@ -1,0 +1,103 @@
+"""Unit tests for the small parts: CLI config and tokens, URL hygiene, archive sniffing,
+Docker-style OCI credentials."""
+
+import base64
+import io
+import json
+import tarfile
+import zipfile
+
+import pytest
+
+from tofu_solve.cliconfig import load_cli_config
+from tofu_solve.errors import ConfigurationError, IntegrityError
+from tofu_solve.fetch import extract_archive, sniff_archive
+from tofu_solve.netutil import is_loopback_host, redact, strip_userinfo, url_key
+from tofu_solve.oci import find_credentials
+
+
+def test_cli_config_hosts_and_credentials(tmp_path):
+    rc = tmp_path / "rc"
+    rc.write_text('host "Registry.Example.com:443" {\n  services = {\n    "modules.v1" = "http://127.0.0.1:1/m/"\n  }\n}\n'
+                  'credentials "registry.example.com" {\n  token = "from-file"\n}\n')
+    cfg = load_cli_config({"TF_CLI_CONFIG_FILE": str(rc), "HOME": str(tmp_path)})
+    assert cfg.services("registry.example.com") == {"modules.v1": "http://127.0.0.1:1/m/"}
+    assert cfg.token("registry.example.com") == "from-file"
+    env = {"TF_CLI_CONFIG_FILE": str(rc), "HOME": str(tmp_path), "TF_TOKEN_registry_example_com": "from-env",
+           "TF_TOKEN_my__host_example_com": "dashed"}
+    cfg = load_cli_config(env)
+    assert cfg.token("registry.example.com") == "from-env"  # TF_TOKEN_ wins
+    assert cfg.token("my-host.example.com") == "dashed"  # "__" is "-", "_" is "."
+
+
+def test_cli_config_home_files_and_errors(tmp_path):
+    (tmp_path / ".terraformrc").write_text('credentials "a.example.com" {\n  token = "t1"\n}\n')
+    (tmp_path / ".terraform.d").mkdir()
+    (tmp_path / ".terraform.d/credentials.tfrc.json").write_text(json.dumps({"credentials": {"b.example.com": {"token": "t2"}}}))
+    cfg = load_cli_config({"HOME": str(tmp_path)})
+    assert cfg.token("a.example.com") == "t1" and cfg.token("b.example.com") == "t2"
+    (tmp_path / ".tofurc").write_text("host {\n")  # .tofurc first, and broken
+    with pytest.raises(ConfigurationError) as e:
+        load_cli_config({"HOME": str(tmp_path)})
+    assert e.value.where is not None
+
+
+def test_url_hygiene():
+    assert redact("https://user:pw@example.com/x?token=abc&ref=v1") == "https://***@example.com/x?token=***&ref=v1"
+    assert strip_userinfo("git::https://u:p@h.example/r.git?ref=v1") == "git::https://h.example/r.git?ref=v1"
+    assert url_key("https://u:p@h/r") == url_key("https://h/r")
+    assert is_loopback_host("127.0.0.1:5000") and is_loopback_host("localhost") and is_loopback_host("[::1]:80")
+    assert not is_loopback_host("10.0.0.1") and not is_loopback_host("registry.example.com")
+
+
+def _zip(entries):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for n, c in entries.items():
+            zf.writestr(n, c)
+    return buf.getvalue()
+
+
+def test_sniff_and_extract(tmp_path):
+    z = _zip({"main.tf": "x"})
+    assert sniff_archive(z) == "zip"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        data = b"y"
+        info = tarfile.TarInfo("main.tf")
+        info.size = 1
+        tf.addfile(info, io.BytesIO(data))
+    assert sniff_archive(buf.getvalue()) == "tar.gz"
+    extract_archive(buf.getvalue(), "tar.gz", tmp_path / "t")
+    assert (tmp_path / "t/main.tf").read_bytes() == b"y"
+    with pytest.raises(IntegrityError, match="not a zip"):
+        sniff_archive(b"plain text")
+    with pytest.raises(IntegrityError, match="Corrupt module package|could not be read"):
+        extract_archive(b"PK\x03\x04garbage", "zip", tmp_path / "bad")
+    evil = io.BytesIO()
+    with tarfile.open(fileobj=evil, mode="w:gz") as tf:
+        info = tarfile.TarInfo("../escape.tf")
+        info.size = 0
+        tf.addfile(info, io.BytesIO(b""))
+    with pytest.raises(IntegrityError, match="outside the package"):
+        extract_archive(evil.getvalue(), "tar.gz", tmp_path / "e")
+    assert not (tmp_path / "escape.tf").exists()
+
+
+def test_docker_credentials(tmp_path):
+    d = tmp_path / "docker"
+    d.mkdir()
+    enc = lambda s: base64.b64encode(s.encode()).decode()  # noqa: E731
+    (d / "config.json").write_text(json.dumps({"auths": {
+        "reg.example.com": {"auth": enc("host:level")},
+        "reg.example.com/team": {"auth": enc("team:level")},
+        "https://other.example.com/": {"username": "u", "password": "p"}}}))
+    env = {"DOCKER_CONFIG": str(d), "HOME": str(tmp_path)}
+    assert find_credentials("reg.example.com", "team/mod", env).username == "team"  # most specific wins
+    assert find_credentials("reg.example.com", "else/mod", env).username == "host"
+    assert find_credentials("other.example.com", "x", env).password == "p"
+    assert find_credentials("none.example.com", "x", env) is None
+    # containers auth.json is searched first
+    (tmp_path / ".config/containers").mkdir(parents=True)
+    (tmp_path / ".config/containers/auth.json").write_text(json.dumps({"auths": {"reg.example.com": {"auth": enc("podman:x")}}}))
+    assert find_credentials("reg.example.com", "else/mod", env).username == "podman"
