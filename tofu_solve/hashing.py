@@ -21,7 +21,6 @@ import stat
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import HashError
 
@@ -157,14 +156,6 @@ def parse_hash(text: str) -> Hash:
         raise HashError("Invalid hash string", "hash string must start with a scheme keyword followed by a colon")
     return Hash(text[: idx + 1], text[idx + 1 :])
 
-
-def hashes_match(recorded: Iterable[str], root: Path, exclude: frozenset[str] = frozenset()) -> tuple[bool, str]:
-    """Whether the directory ``root`` matches any recorded ``h1:`` hash.
-
-    Returns ``(matched, actual_h1)``. ``zh:`` hashes cannot match a directory.
-    """
-    actual = hash_dir(root, exclude=exclude)
-    return actual in set(recorded), actual
 
 
 def zh_hashes_from_sha256sums(document: str) -> list[str]:

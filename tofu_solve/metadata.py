@@ -16,7 +16,6 @@ needs no network to know them.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -206,10 +205,3 @@ class MetadataStore:
                                                  "file": value.where.file if value.where else None,
                                                  "line": value.where.line if value.where else None}}
         self.cache.write_json("metadata", self._key(package, version, subdir), data)
-
-
-def relpath_display(path: Path, base: Path) -> str:
-    try:
-        return os.path.relpath(path, base)
-    except ValueError:
-        return str(path)

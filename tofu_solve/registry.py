@@ -16,7 +16,6 @@ retried on connection errors and 502/503/504 (urllib3 ``Retry``), with a timeout
 from __future__ import annotations
 
 import json
-import os
 import threading
 from urllib.parse import urljoin
 
@@ -314,7 +313,3 @@ class RegistryClient:
         if self.cache is not None:
             self.cache.write_json("provider-versions", key_of(key), versions)
         return versions
-
-
-def registry_timeout_from_env() -> float:
-    return float(os.environ.get("TF_REGISTRY_CLIENT_TIMEOUT", "10"))

@@ -591,9 +591,3 @@ def parse_source(raw: str) -> ModuleSource:
     if raw.startswith("oci://") or raw.lower().startswith("oci::"):
         return parse_oci(raw)
     return parse_remote(raw)
-
-
-def parse_registry_only(raw: str) -> RegistrySource:
-    """What OpenTofu does when a ``version`` argument is present: the source must be a
-    registry address ("Invalid registry module source address")."""
-    return parse_registry(raw)

@@ -15,7 +15,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import oras.provider
 import requests
 
 REGISTRY_BIN = "/usr/bin/docker-registry"
@@ -94,7 +93,7 @@ def run_registry(tmp: Path, htpasswd_user: tuple[str, str] | None = None):
     port = free_port()
     data = tmp / "data"
     data.mkdir(parents=True, exist_ok=True)
-    cfg = [f"version: 0.1", "log: {level: warn}",
+    cfg = ["version: 0.1", "log: {level: warn}",
            f"storage: {{filesystem: {{rootdirectory: {data}}}, delete: {{enabled: true}}}}",
            f"http: {{addr: 127.0.0.1:{port}, secret: any-test-secret}}"]
     if htpasswd_user:

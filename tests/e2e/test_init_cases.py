@@ -295,7 +295,7 @@ def test_json_output_and_provider_blocks_kept(tmp_path, tofu_solve):
 
 
 def test_errors_as_json(tmp_path, tofu_solve):
-    root = write_root(tmp_path, AWS := '''
+    root = write_root(tmp_path, '''
         terraform {
           required_providers {
             aws = {

@@ -24,7 +24,7 @@ from typing import Any
 from .. import hcl
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..provider_addr import ProviderAddressError, parse_provider_source
-from ..sources import LocalSource, OciSource, RegistrySource, RemoteSource, SourceKind, parse_source
+from ..sources import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
 from ..versions.constraints import module_constraint, provider_constraint
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
 

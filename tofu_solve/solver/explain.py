@@ -29,8 +29,7 @@ from ..metadata import ModuleTree
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from .context import Context
-from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, PackagePin,
-                    ProviderRequirement, Unusable)
+from .model import (ROOT, ModuleCandidate, ModuleRequirement)
 
 MAX_VERSIONS_EXAMINED = 60
 
@@ -104,9 +103,6 @@ def _satisfiable(ident, constraints: list, ctx: Context) -> list:
     """The subject's versions that meet every constraint (newest first)."""
     if ident[0] == "provider":
         spec = tuple(s for c in constraints if c is not None for s in c.spec)
-        address = None
-        for c in ctx.calls.values():
-            pass
         versions = ctx.provider_versions(_address(ident[1]))
         lock = ctx.locks.providers.get(ident[1])
         out = [v for v in reversed(versions) if gvs.meets(spec, v)]

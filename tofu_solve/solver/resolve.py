@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
-from ..errors import NoMatchingVersionError, NoVersionsError, ResolutionError, TofuSolveError
+from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError
 from ..metadata import ModuleTree
 from .context import Context
 from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderCandidate,
