@@ -93,6 +93,13 @@ class Cache:
                 raise
         return final
 
+    def write_archive_hash(self, key: tuple[str, str], data: bytes) -> None:
+        """Remember the ``zh:`` of the archive a package was extracted from."""
+        self.write_json("archive-hashes", key_of("\n".join(key)), "zh:" + hashlib.sha256(data).hexdigest())
+
+    def archive_hash(self, key: tuple[str, str]) -> str | None:
+        return self.read_json("archive-hashes", key_of("\n".join(key)))
+
     # ------------------------------------------------------------------ JSON documents
 
     def _json_path(self, kind: str, key: str) -> Path:

@@ -59,6 +59,7 @@ class FetchedPackage:
     package: str
     pinned: str
     commit: str | None = None
+    zh: str | None = None  # "zh:<sha256 of the archive>" when the package came as an archive
 
 
 class Fetcher:
@@ -180,9 +181,11 @@ class Fetcher:
                 self.counter.add("http_retry")
                 data = download()
             extract_archive(data, ext, dest)
+            self.cache.write_archive_hash(dest_key, data)
 
+        dest_key = (src.package, "archive")
         path = self.cache.ensure_package(src.package, "archive", fill)
-        return FetchedPackage(path, src.package, src.package)
+        return FetchedPackage(path, src.package, src.package, zh=self.cache.archive_hash(dest_key))
 
     def fetch_direct(self, url: str, headers: dict[str, str]) -> FetchedPackage:
         """A registry's v1.12 direct download: an archive whose format is sniffed (zip,
@@ -197,11 +200,12 @@ class Fetcher:
             if expected and r.headers.get("Content-Encoding", "identity") == "identity" and int(expected) != len(data):
                 raise NetworkError("Truncated download", f"{redact(url)}: got {len(data)} of {expected} bytes.")
             extract_archive(data, sniff_archive(data, url), dest)
+            self.cache.write_archive_hash((url, "direct"), data)
 
         if self.offline and not self.cache.package_dir(url, "direct").is_dir():
             raise OfflineError("Not available offline", f"{redact(url)} is not in the cache.")
         path = self.cache.ensure_package(url, "direct", fill)
-        return FetchedPackage(path, url, url)
+        return FetchedPackage(path, url, url, zh=self.cache.archive_hash((url, "direct")))
 
     def _get(self, url: str, stream: bool, headers: dict | None = None) -> requests.Response:
         self.counter.add("http_download")

@@ -39,6 +39,8 @@ def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
     src = cand.source
     if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and pkg.commit:
         out.append(f"git:{pkg.commit}")
+    if pkg.zh:
+        out.append(pkg.zh)  # the archive's bytes, for packages that came as an archive
     if isinstance(src, OciSource) and pkg.commit:
         out.append(pkg.commit)  # the manifest digest, "sha256:...": a re-pushed tag is caught
     return tuple(out)

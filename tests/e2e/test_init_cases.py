@@ -318,3 +318,22 @@ def test_errors_as_json(tmp_path, tofu_solve):
     assert subject["subject"] == "provider hashicorp/aws"
     assert any(q["constraint"] == "~> 5.0" and q["line"] == 3 for q in subject["requirements"])
     assert subject["suggestions"]
+
+
+def test_opentofu_version_from_tofu_on_path(tmp_path, tofu_solve, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    tofu = bin_dir / "tofu"
+    tofu.write_text("#!/bin/sh\necho 'OpenTofu v1.11.6'\necho 'on linux_amd64'\n")
+    tofu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    root = write_root(tmp_path / "root", '''
+        module "kp" {
+          source  = "terraform-aws-modules/key-pair/aws"
+          version = "< 0.6.0"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert "Solved for OpenTofu 1.11.6 (tofu on PATH)." in r.out
+    assert lock_versions(r.lock) == {"kp": "0.2.0"}  # as with -tofu-version=1.11.6

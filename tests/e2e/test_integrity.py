@@ -280,6 +280,9 @@ def test_truncated_download_is_retried_once(tmp_path, tofu_solve, own_cache, arc
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert _ArchiveHandler.hits["flaky.zip"] == 2
+    import hashlib
+    zh = "zh:" + hashlib.sha256(_ArchiveHandler.files["flaky.zip"]).hexdigest()
+    assert f'"{zh}",' in r.lock  # the archive's own hash is recorded beside h1
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# flaky but fine\n"
 
 

@@ -50,6 +50,7 @@ def test_constraint_across_many_tags(tmp_path, tofu_solve, oci, own_cache):
     entry = locks.modules["net"]
     assert entry.source == f"oci://{oci.host}/{repo}?tag=1.9.7"
     assert any(h.startswith("sha256:") for h in entry.hashes) and any(h.startswith("h1:") for h in entry.hashes)
+    assert any(h.startswith("zh:") for h in entry.hashes)
     assert (root / ".terraform/modules/net/main.tf").read_text() == "# net 1.9.7\n"
 
 
@@ -213,3 +214,27 @@ def test_authentication(tmp_path, tofu_solve, own_cache, monkeypatch):
         assert r.code == 0, r.err
         assert lock_versions(r.lock) == {"m": "1.0.0"}
         assert "correct-horse" not in r.lock + r.out + r.err
+
+
+def test_credential_helper(tmp_path, tofu_solve, own_cache, monkeypatch):
+    with run_registry(tmp_path / "helperreg", ("bob", "from-helper")) as reg:
+        reg.push_module("private/helped", "1.0.0", _module("# helped\n"))
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        helper = bin_dir / "docker-credential-testhelper"
+        helper.write_text('#!/bin/sh\nread host\necho \'{"Username": "bob", "Secret": "from-helper"}\'\n')
+        helper.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+        docker = tmp_path / "docker"
+        docker.mkdir()
+        (docker / "config.json").write_text(json.dumps({"credHelpers": {reg.host: "testhelper"}}))
+        monkeypatch.setenv("DOCKER_CONFIG", str(docker))
+        root = write_root(tmp_path / "root", f'''
+            module "m" {{
+              source  = "oci://{reg.host}/private/helped"
+              version = "1.0.0"
+            }}
+        ''')
+        r = tofu_solve(root, "init")
+        assert r.code == 0, r.err
+        assert "from-helper" not in r.out + r.err + r.lock

@@ -42,6 +42,7 @@ class Package:
     package: str
     locked_source: str
     commit: str | None = None
+    zh: str | None = None
 
 
 class CandidateProvider(Protocol):

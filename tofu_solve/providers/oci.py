@@ -59,6 +59,8 @@ class OciCandidates:
         def fill(dest):
             data = self.client.download(source.registry, source.repository, art, dest)
             extract_archive(data, "zip", dest)
+            self.cache.write_archive_hash((source.package_address, art.manifest_digest), data)
 
         root = self.cache.ensure_package(source.package_address, art.manifest_digest, fill)
-        return Package(root, source.subdir, source.package_address, str(locked), art.manifest_digest)
+        zh = self.cache.archive_hash((source.package_address, art.manifest_digest))
+        return Package(root, source.subdir, source.package_address, str(locked), art.manifest_digest, zh)

@@ -28,4 +28,4 @@ class PinnedCandidates:
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
         fetched = self.fetcher.fetch(source.package, commit=available.commit)
-        return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit)
+        return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit, fetched.zh)

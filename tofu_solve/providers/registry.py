@@ -39,7 +39,7 @@ class RegistryCandidates:
             headers = self.client.auth_headers(location.host) if location.use_registry_credentials else {}
             fetched = self.fetcher.fetch_direct(str(location), headers)
             sub = go_path_clean(source.subdir) if source.subdir else ""
-            return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), None)
+            return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), None, fetched.zh)
         loc_pkg, loc_sub = source_dir_subdir(location)
         if loc_pkg.startswith("oci://") and self.oci is not None:
             from ..sources import parse_source
@@ -52,4 +52,5 @@ class RegistryCandidates:
         fetched = self.fetcher.fetch(loc_pkg)
         sub = "/".join(p for p in (loc_sub, source.subdir) if p)
         sub = go_path_clean(sub) if sub else ""
-        return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), fetched.commit)
+        return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), fetched.commit,
+                       fetched.zh)
