@@ -50,3 +50,14 @@ def test_errors_exit_nonzero_with_file_and_line():
     assert "Traceback" not in r.stderr
     r = run("inspect", "-chdir=fixtures/configs/version-on-local", "-json")
     assert r.returncode == 1 and json.loads(r.stdout)["error"]["line"] == 3
+
+
+def test_package_data_ships_demo_roots_and_release_list():
+    """pip installs must carry the demo roots and the OpenTofu release list (pyproject
+    package-data), or ``tofu-solve demo`` fails on a fresh machine."""
+    import tomllib
+    data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["tofu_solve"]
+    import fnmatch
+    files = [p.relative_to(REPO / "tofu_solve").as_posix() for p in (REPO / "tofu_solve" / "data").rglob("*")
+             if p.is_file()]
+    assert files and all(any(fnmatch.fnmatch(f, pat) for pat in data) for f in files), files

@@ -310,6 +310,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nInterrupted.", file=sys.stderr)
         return 130
+    except Exception as e:  # a bug: say so plainly; the traceback only on request
+        if os.environ.get("TOFU_SOLVE_DEBUG"):
+            raise
+        print(f"\nError: internal error in tofu-solve\n\n{type(e).__name__}: {e}\n\nThis is a bug. Run again "
+              "with TOFU_SOLVE_DEBUG=1 for the traceback and report it.\n", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover
