@@ -185,10 +185,12 @@ def report(real, rate, scaling, args, elapsed) -> str:
     listings = tot_cold["module_versions"] + tot_cold["git_ls_remote"]
     fetched = sum(c.get("stats", {}).get("packages_fetched", 0) for c in cold)
     listed = sum(c.get("stats", {}).get("sources_listed", 0) for c in cold)
-    lines.append(f"Cold: {listings} listings for {listed} distinct sources listed, {tot_cold['git_fetch']} git fetches for "
-                 f"{fetched} (package, version) pairs explored (a fetch is skipped when the mirror already holds the "
-                 f"commit), {tot_cold['module_download']} download-location requests. Warm re-inits made "
-                 f"{sum(tot_warm.values())} network operations in total.")
+    lines.append(f"Cold: {tot_cold['module_versions']} registry version listings for {listed} distinct module sources "
+                 f"(one each) plus {tot_cold['git_ls_remote']} `git ls-remote` (one per git remote behind them, to "
+                 f"turn tags into commits); {tot_cold['git_fetch']} git fetches and {tot_cold['module_download']} "
+                 f"download-location requests for {fetched} (package, version) pairs explored (a fetch is skipped "
+                 f"when the mirror already holds the commit). Warm re-inits made {sum(tot_warm.values())} network "
+                 "operations in total.")
     lines += ["", "## Resolved roots: tofu-solve against newest-per-call", "",
               f"OpenTofu {target_version(None).version}. Two sets: the maintainers' own example roots made standalone, "
               "and every pair of widely used modules at `~> MAJOR.0` of their two newest majors, without and with a "
@@ -240,7 +242,15 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="only the first N roots for the resolve rate (0: all)")
     ap.add_argument("--output", default=str(REPO / "bench" / "RESULTS.md"))
     ap.add_argument("--corpus", default=str(REPO.parent / "shared" / "corpus"))
+    ap.add_argument("--report-only", action="store_true", help="re-render RESULTS.md from RESULTS.json")
     args = ap.parse_args()
+    if args.report_only:
+        saved = json.loads(Path(args.output).with_suffix(".json").read_text())
+        elapsed = float(Path(args.output).read_text().split("total ", 1)[1].split(" s", 1)[0])
+        text = report(saved["real"], saved["rate"], saved["scaling"], args, elapsed)
+        Path(args.output).write_text(text)
+        print(text)
+        return 0
     t0 = time.perf_counter()
     world = build_world(args.corpus, default_world_dir())
     roots = example_roots(args.corpus)
