@@ -26,12 +26,12 @@ def test_no_command_is_a_usage_error():
 
 
 def test_inspect_bundled_example_both_flag_styles():
-    a = run("-chdir=examples/vpc-eks", "inspect")
-    b = run("inspect", "--chdir", "examples/vpc-eks")
+    a = run("-chdir=tofu_solve/data/demo/2-needs-solver", "inspect")
+    b = run("inspect", "--chdir", "tofu_solve/data/demo/2-needs-solver")
     assert a.returncode == b.returncode == 0
     assert a.stdout == b.stdout
     assert "vpc: terraform-aws-modules/vpc/aws ~> 6.0  [main.tf:14]" in a.stdout
-    assert "eks: terraform-aws-modules/eks/aws ~> 20.0  [main.tf:22]" in a.stdout
+    assert "eks: terraform-aws-modules/eks/aws ~> 20.0  [main.tf:19]" in a.stdout
 
 
 def test_inspect_json():
