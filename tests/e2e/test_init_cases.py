@@ -337,3 +337,28 @@ def test_opentofu_version_from_tofu_on_path(tmp_path, tofu_solve, monkeypatch):
     assert r.code == 0, r.err
     assert "Solved for OpenTofu 1.11.6 (tofu on PATH)." in r.out
     assert lock_versions(r.lock) == {"kp": "0.2.0"}  # as with -tofu-version=1.11.6
+
+
+def test_transitive_call_with_no_matching_version(tmp_path, tofu_solve):
+    common = make_repo(tmp_path / "common", [("v1.0.0", {"main.tf": "# common 1\n"})])
+    app = make_repo(tmp_path / "app", [
+        ("v0.9.0", {"main.tf": f'module "common" {{\n  source  = "git::{common}"\n  version = "~> 1.0"\n}}\n'}),
+        ("v1.0.0", {"main.tf": f'module "common" {{\n  source  = "git::{common}"\n  version = "~> 9.0"\n}}\n'}),
+    ])
+    root = write_root(tmp_path / "root", f'''
+        module "app" {{
+          source  = "git::{app}"
+          version = ">= 0.9.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    # app v1.0.0 calls common "~> 9.0", which does not exist: the solver goes back to v0.9.0
+    assert lock_versions(r.lock) == {"app": "v0.9.0", "app.common": "v1.0.0"}
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace(">= 0.9.0", "1.0.0"))
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 1
+    assert "Error: Unresolvable module version constraint" in r.err
+    assert 'There is no available version of module "app.common"' in r.err
+    assert "The newest available version is 1.0.0." in r.err
+    assert 'at main.tf:3 (in module "app" (' in r.err and 'app v1.0.0))' in r.err
