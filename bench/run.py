@@ -182,7 +182,6 @@ def report(real, rate, scaling, args, elapsed) -> str:
     for k in kinds:
         lines.append(f"| {k} | {tot_cold[k]} | {tot_cold[k] / max(1, len(cold)):.1f} | {tot_warm[k]} |")
     lines.append("")
-    listings = tot_cold["module_versions"] + tot_cold["git_ls_remote"]
     fetched = sum(c.get("stats", {}).get("packages_fetched", 0) for c in cold)
     listed = sum(c.get("stats", {}).get("sources_listed", 0) for c in cold)
     lines.append(f"Cold: {tot_cold['module_versions']} registry version listings for {listed} distinct module sources "

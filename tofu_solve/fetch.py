@@ -239,8 +239,9 @@ def _copy_tree(src: Path, dest: Path) -> None:
 
 
 def _check_member(name: str, dest: Path) -> Path:
-    p = PurePosixPath(name)
-    if p.is_absolute() or ".." in p.parts or name.startswith(("/", "\\")) or ":" in p.parts[0] if p.parts else False:
+    p = PurePosixPath(name.replace("\\", "/"))
+    drive = bool(p.parts) and ":" in p.parts[0]  # "C:/..." from a Windows-made archive
+    if p.is_absolute() or ".." in p.parts or drive:
         raise IntegrityError("Unsafe module package",
                              f"The archive entry {name!r} would be written outside the package directory.")
     return dest.joinpath(*p.parts)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .cache import Cache
 from .config import ModuleCall, ProviderRequirement
-from .errors import ConfigurationError, SourceRange, TofuSolveError
+from .errors import ConfigurationError, TofuSolveError
 from .install import data_dir
 from .lockfile import LOCK_FILE_NAME, read_lock_file
 from .metadata import MetadataStore, ModuleTree, read_module_tree
@@ -209,9 +209,6 @@ def load_solved(root: Path, env: dict, cache: Cache) -> Solved:
             add(node.tree, p, node.version)
     return Solved(root, root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""))
 
-
-def where_text(w: SourceRange | None) -> str:
-    return f"{w.file}:{w.line}" if w else "?"
 
 
 __all__ = ["CallNode", "ConfigurationError", "Solved", "StateError", "load_solved", "snapshot", "write_state"]

@@ -199,7 +199,7 @@ def _read_json(path: Path, display: str) -> _FileItems:
     items = _FileItems()
     at = lambda key, start=0: _json_line(text, key, start)  # noqa: E731
     here = lambda line: SourceRange(display, line)  # noqa: E731
-    mline, mpos = at("module")
+    _, mpos = at("module")
     for blocks in _json_blocks(doc.get("module")):
         for name, body in blocks.items():
             line, pos = at(name, mpos)

@@ -63,7 +63,6 @@ class _Memo:
 
 @dataclass
 class Stats:
-    candidates_listed: int = 0
     trees_read: int = 0
     trees_from_cache: int = 0
     packages_fetched: int = 0
@@ -189,8 +188,6 @@ class Context:
         by_label = {a.label: a for a in avail}
         listing = list_module_versions(req.constraint, [a.label for a in avail])
         out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in listing.matching]
-        with self._lock:
-            self.stats.candidates_listed += len(out)
         return self._locked_first(req, out)
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:

@@ -28,10 +28,12 @@ from ..errors import ResolutionError, TofuSolveError
 from ..metadata import ModuleTree
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
+from ..versions.constraints import module_constraint
 from .context import Context
 from .model import (ROOT, ModuleCandidate, ModuleRequirement)
 
 MAX_VERSIONS_EXAMINED = 60
+_ANY_RELEASE = module_constraint(">= 0.0.0")  # looks beyond a call's own constraint
 
 
 # --------------------------------------------------------------------------- subjects
@@ -132,7 +134,7 @@ def _candidates(req: ModuleRequirement, ctx: Context, all_versions: bool) -> lis
         if not all_versions:
             return ctx.module_candidates(req)
         avail = ctx.available(req)
-        listing = list_module_versions(None if req.constraint is None else _unbounded(req), [a.label for a in avail])
+        listing = list_module_versions(None if req.constraint is None else _ANY_RELEASE, [a.label for a in avail])
         by_label = {a.label: a for a in avail}
         return [ModuleCandidate(req.call_path, req.call.source, by_label[v.original],
                                 ctx.package_address(req.call.source)) for v in listing.matching]
@@ -158,11 +160,6 @@ def _side_for(call_path: str, ident, ctx: Context) -> Side:
         side.order.append(v)
     return side
 
-
-def _unbounded(req: ModuleRequirement):
-    """A constraint that admits every released version (to look beyond the call's own)."""
-    from ..versions.constraints import module_constraint
-    return module_constraint(">= 0.0.0")
 
 
 # --------------------------------------------------------------------------- main entry

@@ -168,10 +168,6 @@ class Version:
             return 1
         return 0
 
-    def sort_key(self):
-        """A key for ``sorted`` that orders as :meth:`less_than` does."""
-        import functools
-        return functools.cmp_to_key(lambda a, b: a.compare(b))(self)
 
 
 UNSPECIFIED = Version(0, 0, 0)
