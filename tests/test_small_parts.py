@@ -101,3 +101,10 @@ def test_docker_credentials(tmp_path):
     (tmp_path / ".config/containers").mkdir(parents=True)
     (tmp_path / ".config/containers/auth.json").write_text(json.dumps({"auths": {"reg.example.com": {"auth": enc("podman:x")}}}))
     assert find_credentials("reg.example.com", "else/mod", env).username == "podman"
+
+
+@pytest.mark.parametrize("name", ["..\\..\\evil.tf", "C:/evil.tf", "a/../../evil.tf"])
+def test_windows_style_escapes_are_refused(tmp_path, name):
+    with pytest.raises(IntegrityError, match="outside the package"):
+        extract_archive(_zip({name: "x"}), "zip", tmp_path / "pkg")
+    assert not list(tmp_path.rglob("evil.tf"))
