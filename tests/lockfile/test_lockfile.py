@@ -126,6 +126,15 @@ def test_malformed_lock_reports_line_and_is_not_overwritten(tmp_path):
     assert path.read_text() == bad
 
 
+def test_module_lock_without_version_is_an_archive_package():
+    """An archive URL has no version: its lock has source and hashes only."""
+    text = 'module "m" {\n  source = "https://h/m.zip"\n  hashes = [\n    "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",\n  ]\n}\n'
+    locks, diags = parse_lock_text(text)
+    assert diags == [] and locks.modules["m"].version == "" and locks.modules["m"].source == "https://h/m.zip"
+    from tofu_solve.lockfile.write import format_module_lock
+    assert format_module_lock(locks.modules["m"]) == text
+
+
 def test_broken_hcl_lock_names_line(tmp_path):
     path = tmp_path / ".terraform.lock.hcl"
     path.write_text('provider "registry.opentofu.org/a/b" {\n  version = "1.0.0"\n')
@@ -135,7 +144,10 @@ def test_broken_hcl_lock_names_line(tmp_path):
 
 
 @pytest.mark.parametrize("body,summary", [
-    ('module "vpc" {\n  source = "x"\n}\n', "Missing required argument"),
+    ('module "vpc" {\n  version = ""\n  source = "x"\n}\n', "Missing required argument"),
+    ('module "vpc" {\n  version = "1"\n}\n', "Missing required argument"),
+    ('module "../../victim" {\n  version = "1"\n  source = "x"\n}\n', "Invalid module lock address"),
+    ('module "a.b." {\n  version = "1"\n  source = "x"\n}\n', "Invalid module lock address"),
     ('module "a b" {\n  version = "1"\n  source = "x"\n}\n', "Invalid module lock address"),
     ('module "vpc" {\n  version = "1"\n  source = "x"\n  hashes = []\n}\n', "Invalid module hash set"),
     ('module "vpc" {\n  version = "1"\n  source = "x"\n  extra = 1\n}\n', "Unsupported argument"),

@@ -26,6 +26,7 @@ from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSo
 from ..provider_addr import ProviderAddressError, parse_provider_source
 from ..sources import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
 from ..versions.constraints import module_constraint, provider_constraint
+from .names import BAD_IDENTIFIER_DETAIL, valid_identifier
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
 
 _EXTENSIONS = (".tofu.json", ".tf.json", ".tofu", ".tf")
@@ -130,6 +131,7 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             if len(block.labels) != 1:
                 raise ConfigurationError("Missing name for module",
                                          "A module block needs exactly one label: its name.", here(block.line))
+            _check_module_name(block.labels[0], here(block.line))
             call = _RawCall(block.labels[0], here(block.line))
             for a in block.body.attributes:
                 call.args[a.name] = _Value(a.expr, here(a.line))
@@ -161,6 +163,14 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             if a is not None:
                 items.legacy_provider_versions.append((block.labels[0], _Value(a.expr, here(a.line))))
     return items
+
+
+def _check_module_name(name: str, where: SourceRange) -> None:
+    """Refuse a module name that is not an identifier, as OpenTofu does
+    (``internal/configs/module_call.go``); the name becomes a call path and a directory."""
+    if not valid_identifier(name):
+        raise ConfigurationError("Invalid module instance name",
+                                 f"{BAD_IDENTIFIER_DETAIL} (module {json.dumps(name)})", where)
 
 
 def _read_text(path: Path, display: str) -> str:
@@ -200,9 +210,14 @@ def _read_json(path: Path, display: str) -> _FileItems:
     at = lambda key, start=0: _json_line(text, key, start)  # noqa: E731
     here = lambda line: SourceRange(display, line)  # noqa: E731
     _, mpos = at("module")
+    if "module" in doc and not _json_blocks(doc["module"]) and doc["module"] not in ({}, []):
+        raise ConfigurationError("Incorrect JSON value type",
+                                 'A JSON object is required here, to define the "module" blocks.',
+                                 here(at("module")[0]))
     for blocks in _json_blocks(doc.get("module")):
         for name, body in blocks.items():
             line, pos = at(name, mpos)
+            _check_module_name(name, here(line))
             call = _RawCall(name, here(line))
             if isinstance(body, list):
                 body = body[0] if body and isinstance(body[0], dict) else {}
@@ -496,7 +511,15 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "") -> M
     """
     d = Path(directory)
     primary, override = config_file_names(d)
-    read = lambda n: (_read_json if n.endswith(".json") else _read_hcl)(d / n, display_prefix + n)  # noqa: E731
+    def read(name: str) -> _FileItems:
+        display = display_prefix + name
+        try:
+            return (_read_json if name.endswith(".json") else _read_hcl)(d / name, display)
+        except RecursionError:
+            raise ConfigurationError("Configuration nested too deeply",
+                                     f"{display} nests blocks, objects or expressions too deeply to be read.",
+                                     SourceRange(display, 1)) from None
+
     merged = _merge([read(n) for n in primary], [read(n) for n in override])
     scope = _Scope(merged.variables, merged.locals)
     seen: dict[str, ModuleCall] = {}

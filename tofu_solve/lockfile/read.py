@@ -9,11 +9,11 @@ error means the file is not used and nothing is overwritten.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .. import hcl
+from ..config.names import valid_call_path
 from ..errors import InvalidConstraint, InvalidVersion, LockFileError, SourceRange
 from ..hashing import parse_hash
 from ..provider_addr import ProviderAddressError, parse_provider_source
@@ -21,7 +21,6 @@ from ..versions import goversions as gvs
 from .model import LockFile, ModuleLock, ProviderLock
 
 LOCK_FILE_NAME = ".terraform.lock.hcl"
-_CALL_PATH_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z_][A-Za-z0-9_-]*)*")
 
 
 @dataclass(frozen=True)
@@ -191,7 +190,7 @@ def _is_null(block: hcl.Block, name: str) -> bool:
 
 
 def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
-    if len(block.labels) != 1 or not _CALL_PATH_RE.fullmatch(block.labels[0]):
+    if len(block.labels) != 1 or not valid_call_path(block.labels[0]):
         err("Invalid module lock address",
             "A module lock block needs one label: the module call path, such as \"vpc\" or \"vpc.nested\".",
             block.line)
@@ -210,15 +209,19 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
         return
     version, vline = _string_attr(block, "version", err)
     source, sline = _string_attr(block, "source", err)
-    for name, value, line in (("version", version, vline), ("source", source, sline)):
-        if not value:
-            err("Missing required argument", f'The module lock for "{path}" needs a non-empty "{name}".', line)
-            return
+    # "version" is absent for packages that have none (an archive URL without a version);
+    # when present it must not be empty.
+    if version == "":
+        err("Missing required argument", f'The module lock for "{path}" needs a non-empty "version".', vline)
+        return
+    if not source:
+        err("Missing required argument", f'The module lock for "{path}" needs a non-empty "source".', sline)
+        return
     constraints, _ = _string_attr(block, "constraints", err)
     hashes = _hashes_attr(block, "module", err)
     if hashes is None:
         return
-    locks.modules[path] = ModuleLock(path, version, source, constraints or "", hashes)
+    locks.modules[path] = ModuleLock(path, version or "", source, constraints or "", hashes)
 
 
 def read_lock_file(path: str | os.PathLike, missing_ok: bool = True) -> LockFile:

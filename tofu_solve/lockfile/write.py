@@ -6,7 +6,8 @@ sorted by (host, namespace, type); attributes ``version``, ``constraints`` (when
 non-empty), ``hashes`` (when non-empty); ``=`` aligned across consecutive single-line
 attributes, the multi-line ``hashes = [`` never aligned; hashes one per line, four spaces,
 trailing comma. Module blocks follow the provider blocks, sorted by call path, with
-``version``, ``source``, ``constraints`` and ``hashes`` in the same layout.
+``version`` (omitted for a package that has none, such as an archive URL), ``source``,
+``constraints`` and ``hashes`` in the same layout.
 
 Writes are atomic: a temporary file in the same directory, fsync, then ``os.replace``.
 """
@@ -70,7 +71,7 @@ def format_provider_lock(lock: ProviderLock) -> str:
 
 def format_module_lock(lock: ModuleLock) -> str:
     """One module block (ends with a newline)."""
-    attrs = [("version", lock.version), ("source", lock.source)]
+    attrs = ([("version", lock.version)] if lock.version else []) + [("source", lock.source)]
     if lock.constraints:
         attrs.append(("constraints", lock.constraints))
     return _block("module", lock.path, attrs, lock.hashes)

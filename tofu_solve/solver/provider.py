@@ -13,7 +13,7 @@ from resolvelib.providers import AbstractProvider
 
 from ..errors import ConfigurationError, TofuSolveError
 from ..metadata import ModuleTree
-from ..sources import RegistrySource
+from ..sources import OciSource, RegistrySource, RemoteSource
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from .context import Context
@@ -59,6 +59,49 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
         origin = Origin(imposed, version, c.where, package)
         out.append(CoreRequirement(c.constraint, origin, c.kind, c.constraint.text, f"{imposed}@{c.where}"))
     return out
+
+
+MAX_CALL_DEPTH = 64
+
+
+def module_identity(source) -> str:
+    """What makes two calls the same module for cycle detection: the package without
+    any ref, tag or digest, plus the subdirectory."""
+    if isinstance(source, RegistrySource):
+        return f"{source.package}//{source.subdir}"
+    if isinstance(source, OciSource):
+        return f"oci://{source.registry}/{source.repository}//{source.subdir}"
+    if isinstance(source, RemoteSource):
+        return f"{source.package.split('?', 1)[0]}//{source.subdir}"
+    return str(source)
+
+
+def check_remote_cycle(req: ModuleRequirement, calls: Mapping[str, ModuleRequirement]) -> None:
+    """Refuse a remote call that reaches a module already on its own chain of calls (A
+    calls B calls A), and chains deeper than :data:`MAX_CALL_DEPTH`: either would grow
+    the call path for ever. Local cycles are refused the same way while a package's tree
+    is read (:func:`tofu_solve.metadata.read_module_tree`).
+
+    Raises:
+        ConfigurationError: "Module call cycle" naming the chain, at the closing call's
+            file and line.
+    """
+    parts = req.call_path.split(".")
+    if len(parts) > MAX_CALL_DEPTH:
+        raise ConfigurationError(
+            "Module call chain too deep",
+            f'Module "{req.call_path}" is nested {len(parts)} calls deep; tofu-solve stops at {MAX_CALL_DEPTH}.',
+            req.call.where)
+    ident = module_identity(req.call.source)
+    chain = [calls[p] for p in (".".join(parts[:i]) for i in range(1, len(parts))) if p in calls]
+    for i, anc in enumerate(chain):
+        if module_identity(anc.call.source) == ident:
+            steps = " -> ".join(f'module "{c.call_path}" ({display_package(c.call.source)})'
+                                for c in chain[i:] + [req])
+            raise ConfigurationError(
+                "Module call cycle",
+                f"Remote module calls form a cycle: {steps}. A module cannot call itself, directly or "
+                "through other modules.", req.call.where)
 
 
 class TofuSolveProvider(AbstractProvider):
@@ -188,6 +231,9 @@ class TofuSolveProvider(AbstractProvider):
                              tree.where)]
         pkg_display = display_package(candidate.source)
         deps = requirements_of_tree(tree, candidate.call_path, candidate.version_text, pkg_display, self.ctx)
+        for d in deps:
+            if isinstance(d, ModuleRequirement):
+                check_remote_cycle(d, self.ctx.calls)
         if self.ctx.options.shared:
             deps.append(PackagePin(candidate.package, candidate.available.label,
                                    Origin(candidate.call_path, candidate.version_text, None, pkg_display)))
