@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from . import __version__
 from .config import ModuleConfig, load_module_dir
 from .errors import TofuSolveError
+from .netutil import redact
 
 
 def _gnu_flags(argv: Sequence[str]) -> list[str]:
@@ -33,7 +34,7 @@ def _config_as_data(cfg: ModuleConfig) -> dict:
         "dir": str(cfg.dir),
         "files": list(cfg.files),
         "module_calls": [
-            {"name": c.name, "source": str(c.source), "source_kind": c.source.kind.value,
+            {"name": c.name, "source": redact(str(c.source)), "source_kind": c.source.kind.value,
              "version": c.version.text if c.version else None,
              "file": c.where.file, "line": c.where.line,
              "count": c.has_count, "for_each": c.has_for_each}
@@ -61,7 +62,7 @@ def _print_config(cfg: ModuleConfig, out) -> None:
     for c in cfg.module_calls:
         ver = f" {c.version.text}" if c.version else ""
         extra = " (count)" if c.has_count else " (for_each)" if c.has_for_each else ""
-        shown = getattr(c.source, "for_display", str(c.source))
+        shown = getattr(c.source, "for_display", redact(str(c.source)))
         print(f"  - {c.name}: {shown}{ver}{extra}  [{c.where}]", file=out)
     print("\nRequired providers:", file=out)
     if not cfg.provider_requirements:
@@ -101,10 +102,8 @@ def _progress(args):
 
 
 def _module_line(path, cand) -> str:
-    from .netutil import strip_userinfo
-
     src = cand.source
-    shown = src.for_display if hasattr(src, "for_display") else strip_userinfo(str(src))
+    shown = src.for_display if hasattr(src, "for_display") else redact(str(src))
     ver = f" {cand.version_text}" if cand.version_text else ""
     return f"- {path} in {shown}{ver}"
 
@@ -154,13 +153,11 @@ def cmd_init(args) -> int:
 
 
 def init_result_as_data(result) -> dict:
-    from .netutil import strip_userinfo
-
     res = result.resolution
     mods = []
     for path, cand in res.modules.items():
         req = res.module_requirements.get(path)
-        mods.append({"path": path, "source": strip_userinfo(str(cand.source)), "version": cand.version_text,
+        mods.append({"path": path, "source": redact(str(cand.source)), "version": cand.version_text,
                      "constraint": req.constraint.text if req and req.constraint else None,
                      "file": req.call.where.file if req else None, "line": req.call.where.line if req else None,
                      "called_by": req.origin.call_path if req else None})
@@ -287,6 +284,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def os_error(e: OSError) -> TofuSolveError:
+    """An OSError that escaped the stages, as a user-facing error naming the path."""
+    where = " and ".join(redact(str(f)) for f in (e.filename, e.filename2) if f)
+    return TofuSolveError(f"{e.strerror or type(e).__name__}",
+                          f"The operation on {where or 'a file'} failed ({type(e).__name__}"
+                          f"{f', errno {e.errno}' if e.errno else ''}). Check the path, its permissions and the free "
+                          "space of its file system.")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -297,7 +303,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args.chdir = args.chdir or args.global_chdir or "."
     try:
-        return args.func(args)
+        try:
+            return args.func(args)
+        except BrokenPipeError:
+            raise
+        except OSError as e:  # the file system said no: name the file, not a traceback
+            raise os_error(e) from None
+        except RecursionError:
+            raise TofuSolveError("Input nested too deeply",
+                                 "A configuration, lock or answer nests values too deeply to be processed.") from None
     except TofuSolveError as e:
         if getattr(args, "json", False):
             json.dump({"error": e.to_dict()}, sys.stdout, indent=2)

@@ -20,7 +20,7 @@ from .fetch import Fetcher
 from .gitremote import GitRemotes
 from .lockfile import LOCK_FILE_NAME, LockFile, ModuleLock, read_lock_file, write_lock_file
 from .metadata import MetadataStore, read_module_tree
-from .netutil import OpCounter, strip_userinfo
+from .netutil import Limits, OpCounter, redact
 from .oci import OciClient
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .providers.oci import OciCandidates
@@ -85,19 +85,21 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
         locked_source = str(OciSource(source.registry, source.repository, cand.available.label, "", source.subdir))
     else:
         locked_source = str(source)
-    locked_source = strip_userinfo(locked_source)  # credentials never reach the lock file
+    locked_source = redact(locked_source)  # credentials never reach the lock file
     return ModuleLock(path, cand.version_text, locked_source, req.constraint.text if req.constraint else "", hashes)
 
 
 def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
                   progress: Callable[[str], None] | None) -> tuple[Context, OpCounter]:
     counter = OpCounter()
-    cache = Cache(default_cache_dir(dict(env)))
+    limits = Limits.from_env(env)
+    cache = Cache(default_cache_dir(dict(env)), fresh=options.upgrade)
     session = make_session()
     client = RegistryClient(load_cli_config(env), session, counter=counter, cache=cache, offline=options.offline,
-                            refresh=options.upgrade)
-    remotes = GitRemotes(cache, counter, offline=options.offline)
-    fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade)
+                            refresh=options.upgrade, limits=limits)
+    remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits)
+    fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
+                      limits=limits)
     oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline), cache)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
                   PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
@@ -128,6 +130,8 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     finally:
         ctx.close()
     res.warnings.extend(_tag_warnings(ctx))
+    res.warnings.extend(f"The cached copy of {name} was damaged; it was discarded and fetched again."
+                        for name in ctx.metadata.cache.discarded)
     changes = []
     for path in sorted(set(locks.modules) | set(new_modules)):
         old, new = locks.modules.get(path), new_modules.get(path)
@@ -186,7 +190,6 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
 
 def _tag_warnings(ctx: Context) -> list[str]:
     """Tags that moved or disappeared since this machine last listed their remote."""
-    from .netutil import redact
     remotes = ctx.git.remotes
     out = []
     for url, moved in sorted(remotes.moved.items()):

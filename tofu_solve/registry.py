@@ -27,7 +27,7 @@ from . import __version__
 from .cliconfig import CliConfig
 from .cache import key_of
 from .errors import NetworkError, OfflineError, RegistryError
-from .netutil import OpCounter, is_loopback_host, redact
+from .netutil import Limits, OpCounter, has_secret, is_loopback_host, read_document, redact
 from .provider_addr import ProviderAddress
 from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
 
@@ -72,7 +72,8 @@ class RegistryClient:
 
     def __init__(self, cli_config: CliConfig, session: requests.Session | None = None,
                  timeout: float | None = None, counter: OpCounter | None = None, cache=None,
-                 offline: bool = False, refresh: bool = False):
+                 offline: bool = False, refresh: bool = False, limits: Limits | None = None):
+        self.limits = limits or Limits()
         self.cache = cache
         self.offline = offline
         self.refresh = refresh
@@ -102,8 +103,10 @@ class RegistryClient:
                                "the cache. Run tofu-solve init once without -offline.")
         self.counter.add(kind)
         try:
-            return self.session.get(url, headers=self._headers(host), timeout=self.timeout,
-                                    allow_redirects=allow_redirects)
+            r = self.session.get(url, headers=self._headers(host), timeout=self.timeout,
+                                 allow_redirects=allow_redirects, stream=True)
+            read_document(r, self.limits, url)  # bounded in size and in time
+            return r
         except requests.RequestException as e:
             raise NetworkError(
                 f"Failed to reach registry {host}",
@@ -218,7 +221,8 @@ class RegistryClient:
             if cached is not None:
                 return cached
         location = self._module_location(package, version)
-        if self.cache is not None:
+        if self.cache is not None and not has_secret(str(location)):
+            # A location that carries credentials (a pre-signed URL) stays in memory only.
             doc = {"url": str(location), "creds": location.use_registry_credentials} \
                 if isinstance(location, DirectLocation) else str(location)
             self.cache.write_json("module-locations", ckey, doc)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .cache import Cache
 from .config import ModuleCall, ProviderRequirement
+from .netutil import redact
 from .errors import ConfigurationError, TofuSolveError
 from .install import data_dir
 from .lockfile import LOCK_FILE_NAME, read_lock_file
@@ -44,9 +45,9 @@ def snapshot(res, ctx, result_locks) -> dict:
         if listed and cand.version is not None:
             later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
                            key=lambda c: c.version, reverse=True)
-            newer = [{"version": c.version_text, "key": list(ctx._tree_key(c))} for c in later]
-        modules[path] = {"version": cand.version_text, "key": list(ctx._tree_key(cand)),
-                         "package": cand.package, "newer": newer[:25]}
+            newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c))} for c in later]
+        modules[path] = {"version": cand.version_text, "key": _state_key(ctx._tree_key(cand)),
+                         "package": redact(cand.package), "newer": newer[:25]}
     providers = {}
     for addr, pc in res.providers.items():
         nxt = None
@@ -60,6 +61,12 @@ def snapshot(res, ctx, result_locks) -> dict:
     return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
             "modules": modules, "providers": providers,
             "lock": {p: m.version for p, m in result_locks.modules.items()}}
+
+
+def _state_key(key: tuple[str, str, str]) -> list[str]:
+    """A tree key as the state file holds it: the package address redacted (the metadata
+    cache is keyed by the redacted form too, so it still finds the tree)."""
+    return [redact(key[0]), key[1], key[2]]
 
 
 def write_state(root: Path, env: dict, doc: dict) -> Path:
@@ -100,9 +107,8 @@ class CallNode:
 
     @property
     def display_source(self) -> str:
-        from .netutil import strip_userinfo
         src = self.call.source
-        return src.for_display if hasattr(src, "for_display") else strip_userinfo(str(src))
+        return src.for_display if hasattr(src, "for_display") else redact(str(src))
 
 
 @dataclass

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..netutil import redact
 from ..errors import ConfigurationError
 from ..errors import (LockedVersionError, NoMatchingVersionError, NoVersionsError, TofuSolveError)
 from ..lockfile import LockFile
@@ -241,14 +242,12 @@ class Context:
 
     def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
         """The ``source`` a lock entry records for this call at a version."""
-        from ..netutil import strip_userinfo
-
         source = req.call.source
         if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
-            return strip_userinfo(str(source.with_ref(version_label)))
+            return redact(str(source.with_ref(version_label)))
         if isinstance(source, OciSource) and req.constraint is not None:
             return str(OciSource(source.registry, source.repository, version_label, "", source.subdir))
-        return strip_userinfo(str(source))
+        return redact(str(source))
 
     def check_locked(self, req: ModuleRequirement) -> None:
         """Raise LockedVersionError when the call's locked version (same source) is no
@@ -331,9 +330,8 @@ class Context:
             else:
                 cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
                     cand.source, RegistrySource) else self.pinned
-            from ..netutil import strip_userinfo
             shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else \
-                strip_userinfo(str(cand.source))
+                redact(str(cand.source))
             self.progress(f"- Fetching {shown} {cand.version_text}".rstrip())
             pkg = cp.fetch(cand.source, cand.available)
             with self._lock:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import ResolutionError, TofuSolveError
+from ..netutil import redact
 from ..metadata import ModuleTree
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
@@ -82,7 +83,7 @@ def _chain_text(call_path: str, ctx: Context) -> str:
     steps = ["root"]
     for r in _chain(call_path, ctx):
         c = r.constraint.text if r.constraint else "any version"
-        src = r.call.source.for_display if hasattr(r.call.source, "for_display") else str(r.call.source)
+        src = r.call.source.for_display if hasattr(r.call.source, "for_display") else redact(str(r.call.source))
         inside = "" if r.origin.call_path == ROOT else f" in {r.origin.call_path} {r.origin.version}"
         steps.append(f'{r.call_path.rsplit(".", 1)[-1]} ({src} "{c}", {r.call.where}{inside})')
     return " -> ".join(steps)
