@@ -11,8 +11,8 @@ import pytest
 
 from tofu_solve.cliconfig import load_cli_config
 from tofu_solve.errors import ConfigurationError, IntegrityError
-from tofu_solve.fetch import extract_archive, sniff_archive
-from tofu_solve.netutil import is_loopback_host, redact, strip_userinfo, url_key
+from tofu_solve.archives import extract_archive, sniff_archive
+from tofu_solve.netutil import is_loopback_host, redact, url_key
 from tofu_solve.oci import find_credentials
 
 
@@ -43,8 +43,8 @@ def test_cli_config_home_files_and_errors(tmp_path):
 
 
 def test_url_hygiene():
-    assert redact("https://user:pw@example.com/x?token=abc&ref=v1") == "https://***@example.com/x?token=***&ref=v1"
-    assert strip_userinfo("git::https://u:p@h.example/r.git?ref=v1") == "git::https://h.example/r.git?ref=v1"
+    assert redact("https://user:pw@example.com/x?token=abc&ref=v1") == "https://example.com/x?token=***&ref=v1"
+    assert redact("git::https://u:p@h.example/r.git?ref=v1") == "git::https://h.example/r.git?ref=v1"
     assert url_key("https://u:p@h/r") == url_key("https://h/r")
     assert is_loopback_host("127.0.0.1:5000") and is_loopback_host("localhost") and is_loopback_host("[::1]:80")
     assert not is_loopback_host("10.0.0.1") and not is_loopback_host("registry.example.com")
@@ -108,3 +108,40 @@ def test_windows_style_escapes_are_refused(tmp_path, name):
     with pytest.raises(IntegrityError, match="outside the package"):
         extract_archive(_zip({name: "x"}), "zip", tmp_path / "pkg")
     assert not list(tmp_path.rglob("evil.tf"))
+
+
+def test_redaction_rule_covers_presigned_urls_and_keeps_ssh_user_names():
+    cases = {
+        "https://b.s3.amazonaws.com/m.zip?X-Amz-Credential=AK%2F1&X-Amz-Signature=f00&versionId=3":
+            "https://b.s3.amazonaws.com/m.zip?X-Amz-Credential=***&X-Amz-Signature=***&versionId=3",
+        "https://storage.googleapis.com/b/m.zip?X-Goog-Signature=abc&x=1":
+            "https://storage.googleapis.com/b/m.zip?X-Goog-Signature=***&x=1",
+        "https://acct.blob.core.windows.net/c/m.zip?sv=2020&sig=Zm9v": "https://acct.blob.core.windows.net/c/m.zip?sv=2020&sig=***",
+        "git::ssh://git@github.com/o/r.git?ref=v1&sshkey=LS0t": "git::ssh://git@github.com/o/r.git?ref=v1&sshkey=***",
+        "git::ssh://git:hunter2@host/r.git": "git::ssh://host/r.git",
+        "https://x-access-token:ghs_abc@github.com/o/r": "https://github.com/o/r",
+        "see https://u:p@h/x and http://h2/y?password=pw": "see https://h/x and http://h2/y?password=***",
+        "terraform-aws-modules/vpc/aws": "terraform-aws-modules/vpc/aws",
+    }
+    for raw, want in cases.items():
+        assert redact(raw) == want, raw
+        assert redact(want) == want  # idempotent
+
+
+def test_install_paths_stay_inside_the_modules_directory(tmp_path):
+    from tofu_solve.errors import TofuSolveError
+    from tofu_solve.install import inside
+    assert inside(tmp_path, "vpc.nested") == tmp_path / "vpc.nested"
+    for bad in ("../victim", "a/../../b", "/etc", "", "a..b"):
+        with pytest.raises(TofuSolveError):
+            inside(tmp_path, bad)
+
+
+def test_limits_from_environment():
+    from tofu_solve.errors import ConfigurationError
+    from tofu_solve.netutil import Limits
+    lim = Limits.from_env({"TOFU_SOLVE_MAX_EXTRACTED_BYTES": "1024", "TOFU_SOLVE_DOWNLOAD_DEADLINE": "2.5"})
+    assert (lim.extracted_bytes, lim.deadline, lim.entries) == (1024, 2.5, 100_000)
+    for bad in ("0", "-1", "ten"):
+        with pytest.raises(ConfigurationError, match="TOFU_SOLVE_MAX_ARCHIVE_ENTRIES"):
+            Limits.from_env({"TOFU_SOLVE_MAX_ARCHIVE_ENTRIES": bad})

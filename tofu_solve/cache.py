@@ -15,10 +15,13 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .netutil import url_key
+from .errors import CacheError, HashError
+from .hashing import VCS_DIRS, hash_dir
+from .netutil import redact, url_key
 
 
 def default_cache_dir(env: dict | None = None) -> Path:
@@ -33,7 +36,7 @@ def key_of(text: str) -> str:
     """Cache key of an address: SHA-256 hex of the credential-free form."""
     if "://" in text:
         return url_key(text.split("::", 1)[-1]) if "::" in text.split("://", 1)[0] else url_key(text)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(redact(text).encode()).hexdigest()
 
 
 def _safe_name(text: str) -> str:
@@ -41,26 +44,59 @@ def _safe_name(text: str) -> str:
 
 
 class Cache:
-    """Directories under one root; see the module docstring."""
+    """Directories under one root; see the module docstring.
 
-    def __init__(self, root: str | os.PathLike):
+    Package entries heal: each is published with its ``h1:`` recorded beside it and is
+    hashed again before reuse; an entry that no longer matches (tampered, or damaged by a
+    crash or a full disk) is discarded and filled again, never handed out. With
+    ``fresh=True`` (``init -upgrade``) every entry is filled afresh once per run.
+
+    Attributes:
+        discarded: package addresses (redacted) whose cached copy was damaged and replaced
+            during this run.
+    """
+
+    def __init__(self, root: str | os.PathLike, fresh: bool = False):
         self.root = Path(root)
+        self.fresh = fresh
+        self.discarded: list[str] = []
+        self._refreshed: set[str] = set()
+        self._mutex = threading.Lock()
+
+    def cache_error(self, e: OSError, where: Path) -> CacheError:
+        """The error for an OSError met while writing ``where`` in the cache."""
+        return CacheError("Cannot use the cache directory",
+                          f"{where}: {e.strerror or e}. tofu-solve keeps downloads in {self.root} "
+                          "(TOFU_SOLVE_CACHE_DIR, else $XDG_CACHE_HOME/tofu-solve); point it at a writable "
+                          "directory with free space.")
 
     def _dir(self, *parts: str) -> Path:
         p = self.root.joinpath(*parts)
-        p.mkdir(parents=True, exist_ok=True)
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise self.cache_error(e, p) from None
         return p
 
     @contextlib.contextmanager
     def locked(self, name: str) -> Iterator[None]:
         """An exclusive inter-process lock named ``name`` (flock on a lock file)."""
         lock_path = self._dir("locks") / (_safe_name(name) + ".lock")
-        with open(lock_path, "a+") as fh:
+        try:
+            fh = open(lock_path, "a+")
+        except OSError as e:
+            raise self.cache_error(e, lock_path) from None
+        with fh:
             fcntl.flock(fh, fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def tmp_dir(self) -> Path:
+        """Scratch space for downloads in flight (same file system as the entries, so
+        finished ones are renamed into place)."""
+        return self._dir("tmp")
 
     # ------------------------------------------------------------------ git mirrors
 
@@ -79,23 +115,61 @@ class Cache:
         ``fill`` writes into an empty temporary directory that is renamed into place only
         when it returns."""
         final = self.package_dir(package_address, ref)
-        if final.is_dir():
+        name = f"{package_address}@{ref}"
+        if self._usable(final, name):
             return final
-        with self.locked(f"pkg:{package_address}@{ref}"):
-            if final.is_dir():
+        with self.locked(f"pkg:{name}"):
+            if self._usable(final, name):
                 return final
-            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+            try:
+                tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+            except OSError as e:
+                raise self.cache_error(e, final.parent) from None
             try:
                 fill(tmp)
+                h1 = hash_dir(tmp, exclude=VCS_DIRS)
+                if final.exists():
+                    old = Path(tempfile.mkdtemp(prefix=".old-", dir=final.parent))
+                    os.replace(final, old / "x")
+                    shutil.rmtree(old, ignore_errors=True)
                 os.replace(tmp, final)
+                self.write_json("package-h1", key_of(name), h1)
+            except OSError as e:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise self.cache_error(e, final) from None
             except BaseException:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
+            with self._mutex:
+                self._refreshed.add(name)
         return final
 
-    def write_archive_hash(self, key: tuple[str, str], data: bytes) -> None:
+    def _usable(self, final: Path, name: str) -> bool:
+        """Whether the entry exists, needs no refresh this run, and still hashes to the
+        ``h1:`` recorded when it was published (an entry from before hashes were recorded
+        is trusted once and its hash recorded)."""
+        if not final.is_dir():
+            return False
+        with self._mutex:
+            if self.fresh and name not in self._refreshed:
+                return False
+        expected = self.read_json("package-h1", key_of(name))
+        try:
+            actual = hash_dir(final, exclude=VCS_DIRS)
+        except HashError:
+            actual = None
+        if expected is None and actual is not None:
+            self.write_json("package-h1", key_of(name), actual)
+            return True
+        if actual != expected:
+            with self._mutex:
+                self.discarded.append(redact(name))
+            return False
+        return True
+
+    def write_archive_hash(self, key: tuple[str, str], sha256_hex: str) -> None:
         """Remember the ``zh:`` of the archive a package was extracted from."""
-        self.write_json("archive-hashes", key_of("\n".join(key)), "zh:" + hashlib.sha256(data).hexdigest())
+        self.write_json("archive-hashes", key_of("\n".join(key)), "zh:" + sha256_hex)
 
     def archive_hash(self, key: tuple[str, str]) -> str | None:
         return self.read_json("archive-hashes", key_of("\n".join(key)))
@@ -113,8 +187,16 @@ class Cache:
             return None
 
     def write_json(self, kind: str, key: str, data) -> None:
+        """Store a JSON document atomically. Raises CacheError (disk full, read-only)."""
         p = self._json_path(kind, key)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=p.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh)
-        os.replace(tmp, p)
+        tmp = None
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=p.parent)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, p)
+        except OSError as e:
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            raise self.cache_error(e, p) from None

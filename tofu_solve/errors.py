@@ -154,5 +154,9 @@ class IntegrityError(TofuSolveError):
     """A package whose content does not match its recorded hash."""
 
 
+class CacheError(TofuSolveError):
+    """The cache directory cannot be used (not a directory, not writable, disk full)."""
+
+
 class OfflineError(TofuSolveError):
     """``-offline`` was given and something needed is not in the lock or the cache."""

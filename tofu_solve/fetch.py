@@ -13,29 +13,27 @@ point outside the package are refused (zip-slip).
 
 from __future__ import annotations
 
-import io
+import hashlib
 import os
+import tempfile
 import re
 import shutil
-import stat
-import tarfile
-import zipfile
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 import requests
 
+from .archives import extract_archive, sniff_archive
 from .cache import Cache
 from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .gitremote import GitRemotes
-from .netutil import OpCounter, redact
+from .netutil import Limits, OpCounter, read_bounded, redact
 from .sources import OciSource, RemoteSource, SourceKind, parse_source
 
 ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
 _META_RE = re.compile(r'<meta\s+name="terraform-get"\s+content="([^"]*)"', re.I)
 MAX_REDIRECTS = 10
-MAX_ARCHIVE_BYTES = 512 << 20
 
 
 class UnsupportedSourceError(TofuSolveError):
@@ -67,7 +65,8 @@ class Fetcher:
 
     def __init__(self, cache: Cache, git_remotes: GitRemotes, session: requests.Session,
                  counter: OpCounter | None = None, timeout: float = 60.0, offline: bool = False,
-                 fresh_refs: bool = False):
+                 fresh_refs: bool = False, limits: Limits | None = None):
+        self.limits = limits or Limits()
         self.offline = offline
         self.fresh_refs = fresh_refs
         self.cache = cache
@@ -152,55 +151,71 @@ class Fetcher:
                 raise NetworkError("Invalid module location", f"{redact(url)} pointed at {redact(target)}.")
             return self._fetch_remote(nxt, depth + 1)
 
-        def download() -> bytes:
-            r = self._get(clean, stream=True)
-            data = io.BytesIO()
-            try:
-                for chunk in r.iter_content(1 << 16):
-                    data.write(chunk)
-                    if data.tell() > MAX_ARCHIVE_BYTES:
-                        raise NetworkError("Module package too large", f"{redact(clean)} is larger than 512 MiB.")
-            except requests.RequestException as e:
-                raise NetworkError("Truncated download",
-                                   f"{redact(clean)}: the connection broke after {data.tell()} bytes "
-                                   f"({type(e).__name__}).") from None
-            expected = r.headers.get("Content-Length")
-            if expected and int(expected) != data.tell():
-                raise NetworkError("Truncated download", f"{redact(clean)}: got {data.tell()} of {expected} bytes.")
-            if checksum:
-                _verify_checksum(checksum, data.getvalue(), clean)
-            return data.getvalue()
-
         def fill(dest: Path) -> None:
             # A truncated download or a checksum mismatch is retried once, then reported.
             try:
-                data = download()
+                archive, sha = self._download(clean)
+                if checksum:
+                    _verify_checksum(checksum, archive, clean)
             except (NetworkError, IntegrityError) as first:
-                if first.summary not in ("Truncated download", "Checksum mismatch"):
+                if not first.summary.startswith(("Truncated", "Checksum mismatch")):
                     raise
                 self.counter.add("http_retry")
-                data = download()
-            extract_archive(data, ext, dest)
-            self.cache.write_archive_hash(dest_key, data)
+                archive, sha = self._download(clean)
+                if checksum:
+                    _verify_checksum(checksum, archive, clean)
+            try:
+                extract_archive(archive, ext, dest, self.limits)
+                self.cache.write_archive_hash(dest_key, sha)
+            finally:
+                archive.unlink(missing_ok=True)
 
         dest_key = (src.package, "archive")
         path = self.cache.ensure_package(src.package, "archive", fill)
         return FetchedPackage(path, src.package, src.package, zh=self.cache.archive_hash(dest_key))
 
+    def _download(self, url: str, headers: dict | None = None) -> tuple[Path, str]:
+        """Stream ``url`` into a temporary file under the cache, bounded by
+        ``limits.download_bytes`` and ``limits.deadline``. Returns (file, sha256 hex); the
+        caller removes the file. Raises NetworkError."""
+        r = self._get(url, stream=True, headers=headers)
+        tmp_dir = self.cache.tmp_dir()
+        fd, name = tempfile.mkstemp(prefix="download-", dir=tmp_dir)
+        path = Path(name)
+        digest = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                def sink(chunk: bytes) -> None:
+                    fh.write(chunk)
+                    digest.update(chunk)
+                try:
+                    got = read_bounded(r, sink, self.limits.download_bytes, self.limits.deadline, url)
+                except OSError as e:
+                    raise self.cache.cache_error(e, path) from None
+            expected = r.headers.get("Content-Length")
+            if expected and r.headers.get("Content-Encoding", "identity") == "identity" and \
+                    expected.isdigit() and int(expected) != got:
+                raise NetworkError("Truncated download", f"{redact(url)}: got {got} of {expected} bytes.")
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        return path, digest.hexdigest()
+
     def fetch_direct(self, url: str, headers: dict[str, str]) -> FetchedPackage:
         """A registry's v1.12 direct download: an archive whose format is sniffed (zip,
-        tar.gz, tar.xz, tar.bz2), fetched with the given headers. Raises NetworkError,
-        IntegrityError, OfflineError."""
+        tar.gz, tar.xz, tar.bz2), fetched with the given headers, bounded as every download
+        is. Raises NetworkError, IntegrityError, OfflineError."""
         def fill(dest: Path) -> None:
-            r = self._get(url, stream=True, headers={
+            archive, sha = self._download(url, {
                 "Accept": "application/zip, application/x-tar; *;q=0.1",
                 "Accept-Encoding": "identity, gzip, *;q=0.1", **headers})
-            data = r.content
-            expected = r.headers.get("Content-Length")
-            if expected and r.headers.get("Content-Encoding", "identity") == "identity" and int(expected) != len(data):
-                raise NetworkError("Truncated download", f"{redact(url)}: got {len(data)} of {expected} bytes.")
-            extract_archive(data, sniff_archive(data, url), dest)
-            self.cache.write_archive_hash((url, "direct"), data)
+            try:
+                with open(archive, "rb") as fh:
+                    head = fh.read(8)
+                extract_archive(archive, sniff_archive(head, url), dest, self.limits)
+                self.cache.write_archive_hash((url, "direct"), sha)
+            finally:
+                archive.unlink(missing_ok=True)
 
         if self.offline and not self.cache.package_dir(url, "direct").is_dir():
             raise OfflineError("Not available offline", f"{redact(url)} is not in the cache.")
@@ -220,13 +235,16 @@ class Fetcher:
         return r
 
 
-def _verify_checksum(spec: str, data: bytes, url: str) -> None:
-    import hashlib
+def _verify_checksum(spec: str, archive: Path, url: str) -> None:
     algo, _, want = spec.partition(":")
     if not want:
         algo, want = "sha256", algo
     try:
-        got = hashlib.new(algo, data).hexdigest()
+        h = hashlib.new(algo)
+        with open(archive, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 16), b""):
+                h.update(chunk)
+        got = h.hexdigest()
     except ValueError:
         raise IntegrityError("Unsupported checksum", f"{algo} checksums are not supported ({redact(url)}).") from None
     if got != want.lower():
@@ -236,70 +254,3 @@ def _verify_checksum(spec: str, data: bytes, url: str) -> None:
 def _copy_tree(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
                     ignore=shutil.ignore_patterns(".git", ".terraform"))
-
-
-def _check_member(name: str, dest: Path) -> Path:
-    p = PurePosixPath(name.replace("\\", "/"))
-    drive = bool(p.parts) and ":" in p.parts[0]  # "C:/..." from a Windows-made archive
-    if p.is_absolute() or ".." in p.parts or drive:
-        raise IntegrityError("Unsafe module package",
-                             f"The archive entry {name!r} would be written outside the package directory.")
-    return dest.joinpath(*p.parts)
-
-
-def sniff_archive(data: bytes, url: str = "") -> str:
-    """The archive format by its magic bytes, as OpenTofu's ``package_extract.go`` sniffs
-    them. Raises IntegrityError for anything else."""
-    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
-        return "zip"
-    if data[:2] == b"\x1f\x8b":
-        return "tar.gz"
-    if data[:6] == b"\xfd7zXZ\x00":
-        return "tar.xz"
-    if data[:3] == b"BZh":
-        return "tar.bz2"
-    raise IntegrityError("Unsupported module package format",
-                         f"{redact(url)} is not a zip, tar.gz, tar.xz or tar.bz2 archive.")
-
-
-def extract_archive(data: bytes, ext: str, dest: Path) -> None:
-    """Extract an archive's bytes into ``dest``, refusing entries that escape it.
-
-    Raises:
-        IntegrityError: an unsafe entry (absolute path, ``..``, a link pointing outside), or a
-            corrupt archive.
-    """
-    try:
-        if ext == "zip":
-            with zipfile.ZipFile(io.BytesIO(data)) as zf:
-                for info in zf.infolist():
-                    target = _check_member(info.filename, dest)
-                    mode = info.external_attr >> 16
-                    if stat.S_ISLNK(mode):
-                        link = zf.read(info).decode()
-                        resolved = os.path.normpath(os.path.join(os.path.dirname(info.filename), link))
-                        if os.path.isabs(link) or resolved.startswith(".."):
-                            raise IntegrityError("Unsafe module package",
-                                                 f"The archive link {info.filename!r} points outside the package.")
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        os.symlink(link, target)
-                    elif info.is_dir():
-                        target.mkdir(parents=True, exist_ok=True)
-                    else:
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        with zf.open(info) as fsrc, open(target, "wb") as fdst:
-                            shutil.copyfileobj(fsrc, fdst)
-            return
-        mode = {"tar.gz": "r:gz", "tgz": "r:gz", "gz": "r:gz", "tar.xz": "r:xz", "txz": "r:xz", "xz": "r:xz",
-                "tar.bz2": "r:bz2", "tbz2": "r:bz2", "bz2": "r:bz2", "tar": "r:"}.get(ext, "r:*")
-        with tarfile.open(fileobj=io.BytesIO(data), mode=mode) as tf:
-            for m in tf.getmembers():
-                _check_member(m.name, dest)
-            try:
-                tf.extractall(dest, filter="data")
-            except tarfile.FilterError as e:
-                raise IntegrityError("Unsafe module package", f"The archive was refused: {e}.") from None
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as e:
-        if isinstance(e, IntegrityError):
-            raise
-        raise IntegrityError("Corrupt module package", f"The archive could not be read: {e}.") from None

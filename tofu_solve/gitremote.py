@@ -14,20 +14,21 @@ Credentials in URLs never reach messages: every URL shown goes through ``redact`
 
 from __future__ import annotations
 
-import io
 import os
 import re
+import shutil
 import subprocess
-import tarfile
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 import git
 
+from .archives import extract_archive
 from .cache import Cache
 from .errors import NetworkError, OfflineError
-from .netutil import OpCounter, redact, url_key
+from .netutil import Limits, OpCounter, redact, url_key
 from .versions.goversion import GoVersion
 
 _STRICT_SEMVER = re.compile(
@@ -63,7 +64,9 @@ class GitRemotes:
         counter: counts ``git_ls_remote`` and ``git_fetch`` operations.
     """
 
-    def __init__(self, cache: Cache, counter: OpCounter | None = None, offline: bool = False):
+    def __init__(self, cache: Cache, counter: OpCounter | None = None, offline: bool = False,
+                 limits: Limits | None = None):
+        self.limits = limits or Limits()
         self.cache = cache
         self.counter = counter or OpCounter()
         self.offline = offline
@@ -112,7 +115,7 @@ class GitRemotes:
                 return known
             self.counter.add("git_ls_remote")
             try:
-                out = self._git().ls_remote("--tags", "--heads", url)
+                out = self._git().ls_remote("--tags", "--heads", url, kill_after_timeout=self.limits.deadline)
             except git.GitCommandError as e:
                 raise NetworkError("Failed to list git tags",
                                    f"git ls-remote {redact(url)} failed: {redact(_stderr(e))}",
@@ -176,40 +179,87 @@ class GitRemotes:
                            f'The git remote {redact(url)} has no tag or branch named "{ref}".', url=redact(url))
 
     def export(self, url: str, ref: RemoteRef, dest: Path) -> None:
-        """Write the files of ``ref``'s commit into ``dest`` (no ``.git``).
+        """Write the files of ``ref``'s commit into ``dest`` (no ``.git``), unpacked with the
+        same bounds as any archive.
+
+        The per-remote mirror heals itself under the cache's lock for it: lock files left
+        by a killed git (``shallow.lock``, ``refs/**.lock``...) are removed, and a mirror
+        whose objects are incomplete (a fetch killed half-way) is rebuilt from scratch once.
 
         Raises:
-            NetworkError: the fetch fails.
+            NetworkError: the fetch fails or times out.
+            OfflineError: offline and the commit is not in the mirror.
         """
         mirror = self.cache.git_mirror(url)
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-            if not (mirror / "HEAD").exists():
-                git.Repo.init(mirror, bare=True)
-            repo = git.Repo(mirror)
-            repo.git.update_environment(**GIT_ENV)
-            have = _has_commit(repo, ref.commit)
-            if not have and self.offline:
-                raise OfflineError("Not available offline",
-                                   f"Commit {ref.commit} of {redact(url)} is not in the cache.")
-            if not have:
-                self.counter.add("git_fetch")
-                try:
-                    if ref.name == ref.commit:
-                        repo.git.fetch("--no-tags", url, ref.commit)
-                    else:
-                        repo.git.fetch("--no-tags", "--depth", "1", url, f"+{ref.name}:{ref.name}")
-                except git.GitCommandError as e:
-                    raise NetworkError("Failed to fetch git repository",
-                                       f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
-                                       url=redact(url)) from None
-            data = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", ref.commit],
-                                  capture_output=True, env={**os.environ, **GIT_ENV})
-            if data.returncode != 0:
-                raise NetworkError("Failed to read git commit",
-                                   f"git archive {ref.commit} from {redact(url)} failed: "
-                                   f"{redact(data.stderr.decode(errors='replace'))}", url=redact(url))
-        with tarfile.open(fileobj=io.BytesIO(data.stdout), mode="r:") as tf:
-            tf.extractall(dest, filter="data")
+            try:
+                tar = self._archive(url, ref, mirror)
+            except _BrokenMirror:
+                if self.offline:
+                    raise OfflineError("Not available offline",
+                                       f"The cached copy of {redact(url)} is damaged and -offline forbids fetching "
+                                       "it again.") from None
+                self.counter.add("git_mirror_rebuilt")
+                shutil.rmtree(mirror, ignore_errors=True)
+                tar = self._archive(url, ref, mirror, rebuilt=True)
+        try:
+            extract_archive(tar, "tar", dest, self.limits)
+        finally:
+            tar.unlink(missing_ok=True)
+
+    def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False) -> Path:
+        """``git archive`` of the commit into a temporary tar file (fetching it first when
+        the mirror lacks it). Raises _BrokenMirror when the mirror cannot produce it."""
+        if not (mirror / "HEAD").exists():
+            shutil.rmtree(mirror, ignore_errors=True)
+            git.Repo.init(mirror, bare=True)
+        _remove_stale_locks(mirror)
+        repo = git.Repo(mirror)
+        repo.git.update_environment(**GIT_ENV)
+        have = _has_commit(repo, ref.commit)
+        if not have and self.offline:
+            raise OfflineError("Not available offline",
+                               f"Commit {ref.commit} of {redact(url)} is not in the cache.")
+        if not have:
+            self.counter.add("git_fetch")
+            try:
+                if ref.name == ref.commit:
+                    repo.git.fetch("--no-tags", url, ref.commit, kill_after_timeout=self.limits.deadline)
+                else:
+                    repo.git.fetch("--no-tags", "--depth", "1", url, f"+{ref.name}:{ref.name}",
+                                   kill_after_timeout=self.limits.deadline)
+            except git.GitCommandError as e:
+                if not rebuilt and "shallow" in _stderr(e):
+                    raise _BrokenMirror() from None
+                raise NetworkError("Failed to fetch git repository",
+                                   f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
+                                   url=redact(url)) from None
+        fd, name = tempfile.mkstemp(prefix="git-archive-", suffix=".tar", dir=self.cache.tmp_dir())
+        tar = Path(name)
+        with os.fdopen(fd, "wb") as out:
+            proc = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", ref.commit],
+                                  stdout=out, stderr=subprocess.PIPE, env={**os.environ, **GIT_ENV},
+                                  timeout=self.limits.deadline)
+        if proc.returncode != 0:
+            tar.unlink(missing_ok=True)
+            if not rebuilt:
+                raise _BrokenMirror()
+            raise NetworkError("Failed to read git commit",
+                               f"git archive {ref.commit} from {redact(url)} failed: "
+                               f"{redact(proc.stderr.decode(errors='replace'))}", url=redact(url))
+        return tar
+
+
+class _BrokenMirror(Exception):
+    """The mirror holds a commit it cannot archive (objects missing after a killed fetch)."""
+
+
+def _remove_stale_locks(mirror: Path) -> None:
+    """Delete git's ``*.lock`` files in a mirror. Called only under the cache's own lock
+    for that mirror, so no other tofu-solve is using it: any lock file is a leftover of a
+    killed git and would make every later fetch fail."""
+    for lock in list(mirror.glob("*.lock")) + list((mirror / "refs").rglob("*.lock")):
+        lock.unlink(missing_ok=True)
 
 
 def _has_commit(repo: git.Repo, sha: str) -> bool:

@@ -21,6 +21,7 @@ import stat
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import BinaryIO
 
 from .errors import HashError
 
@@ -29,9 +30,17 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 _CHUNK = 1 << 16
 
 
-def hash1(files: Iterable[str], open_file: Callable[[str], bytes]) -> str:
+def _sha256_stream(fh: BinaryIO) -> str:
+    h = hashlib.sha256()
+    for chunk in iter(lambda: fh.read(_CHUNK), b""):
+        h.update(chunk)
+    return h.hexdigest()
+
+
+def hash1(files: Iterable[str], open_file: Callable[[str], "bytes | BinaryIO"]) -> str:
     """``dirhash.Hash1`` over ``files`` (slash-separated names), reading each with
-    ``open_file(name) -> bytes``.
+    ``open_file(name)``, which returns the bytes or a binary file object; file objects are
+    read in 64 KiB chunks and closed, so hashing a large package needs little memory.
 
     Raises:
         HashError: a name contains a newline ("dirhash: filenames with newlines are not
@@ -42,7 +51,12 @@ def hash1(files: Iterable[str], open_file: Callable[[str], bytes]) -> str:
     for name in names:
         if "\n" in name:
             raise HashError("Cannot hash package", "dirhash: filenames with newlines are not supported")
-        digest = hashlib.sha256(open_file(name)).hexdigest()
+        content = open_file(name)
+        if isinstance(content, (bytes, bytearray)):
+            digest = hashlib.sha256(content).hexdigest()
+        else:
+            with content:
+                digest = _sha256_stream(content)
         summary.update(f"{digest}  {name}\n".encode("utf-8", "surrogateescape"))
     return "h1:" + base64.b64encode(summary.digest()).decode("ascii")
 
@@ -88,19 +102,21 @@ def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] 
     real = os.path.realpath(os.fspath(root))
     names = dir_files(real, prefix, exclude)
 
-    def read(name: str) -> bytes:
+    def read(name: str) -> BinaryIO:
         rel = name[len(prefix) + 1 :] if prefix else name
         path = os.path.join(real, *rel.split("/"))
         try:
             st = os.stat(path)
             if stat.S_ISDIR(st.st_mode):
                 raise HashError("Cannot hash package", f"read {path}: is a directory")
-            with open(path, "rb") as fh:
-                return fh.read()
+            return open(path, "rb")
         except OSError as e:
             raise HashError("Cannot hash package", f"{path}: {e.strerror}") from None
 
-    return hash1(names, read)
+    try:
+        return hash1(names, read)
+    except OSError as e:
+        raise HashError("Cannot hash package", f"{real}: {e.strerror or e}") from None
 
 
 def hash_zip(path: str | os.PathLike) -> str:
@@ -113,7 +129,7 @@ def hash_zip(path: str | os.PathLike) -> str:
     try:
         with zipfile.ZipFile(path) as zf:
             infos = {i.filename: i for i in zf.infolist()}
-            return hash1(list(infos), lambda n: b"" if n.endswith("/") else zf.read(infos[n]))
+            return hash1(list(infos), lambda n: b"" if n.endswith("/") else zf.open(infos[n]))
     except (zipfile.BadZipFile, OSError) as e:
         raise HashError("Cannot hash package", f"{os.fspath(path)}: {e}") from None
 
@@ -124,14 +140,11 @@ def zip_sha256(path: str | os.PathLike) -> str:
     Raises:
         HashError: the file cannot be read.
     """
-    h = hashlib.sha256()
     try:
         with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(_CHUNK), b""):
-                h.update(chunk)
+            return "zh:" + _sha256_stream(fh)
     except OSError as e:
         raise HashError("Cannot hash package", f"{os.fspath(path)}: {e.strerror}") from None
-    return "zh:" + h.hexdigest()
 
 
 @dataclass(frozen=True)

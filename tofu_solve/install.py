@@ -21,11 +21,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .config.names import valid_call_path
 from .errors import IntegrityError, TofuSolveError
 from .hashing import VCS_DIRS, hash_dir
 from .lockfile import ModuleLock
 from .metadata import ModuleTree
-from .netutil import strip_userinfo
 from .providers import Package
 from .solver.model import ModuleCandidate
 from .sources import OciSource, RegistrySource, RemoteSource, SourceKind
@@ -138,6 +138,20 @@ def _copy_into(src: Path, dest: Path) -> None:
         raise
 
 
+def inside(base: Path, key: str) -> Path:
+    """``base/key`` for a module call path, refused unless ``key`` is a valid call path and
+    the result stays inside ``base`` (defence in depth: names are validated when read).
+
+    Raises:
+        TofuSolveError: the key would leave ``base``.
+    """
+    dest = base / key
+    if not valid_call_path(key) or not dest.resolve().is_relative_to(base.resolve()):
+        raise TofuSolveError("Refused to write outside the working directory",
+                             f'The module key "{key}" would be installed at {dest}, outside {base}.')
+    return dest
+
+
 def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
             root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False) -> Path:
     """Install every selected package and write ``modules.json``. Installed directories
@@ -155,9 +169,11 @@ def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Pa
     try:
         modules_dir.mkdir(parents=True, exist_ok=True)
         for path, (cand, pkg, lock) in sorted(selected.items()):
-            dest = modules_dir / path
+            dest = inside(modules_dir, path)
             version = cand.version.string if isinstance(cand.source, RegistrySource) and cand.version else ""
-            source = strip_userinfo(str(cand.source))  # never credentials in modules.json
+            # As OpenTofu writes it (``req.SourceAddr.String()``), so that ``tofu init`` reuses the
+            # install; .terraform/ is local state, never committed. The lock holds the redacted form.
+            source = str(cand.source)
             prev = old.get(path)
             if not reinstall and prev and prev.get("Source") == source and prev.get("Version", "") == version \
                     and dest.is_dir():

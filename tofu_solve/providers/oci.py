@@ -4,9 +4,11 @@ OpenTofu)."""
 
 from __future__ import annotations
 
+import hashlib
+
 from ..cache import Cache
 from ..errors import IntegrityError
-from ..fetch import extract_archive
+from ..archives import extract_archive
 from ..gitremote import strict_semver_tags
 from ..oci import OciClient
 from ..sources import OciSource
@@ -59,7 +61,8 @@ class OciCandidates:
         def fill(dest):
             data = self.client.download(source.registry, source.repository, art, dest)
             extract_archive(data, "zip", dest)
-            self.cache.write_archive_hash((source.package_address, art.manifest_digest), data)
+            self.cache.write_archive_hash((source.package_address, art.manifest_digest),
+                                          hashlib.sha256(data).hexdigest())
 
         root = self.cache.ensure_package(source.package_address, art.manifest_digest, fill)
         zh = self.cache.archive_hash((source.package_address, art.manifest_digest))

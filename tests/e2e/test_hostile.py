@@ -1,0 +1,457 @@
+"""Hostile input and faults (issue #11): every case reproduces a probe that once failed.
+
+Names that would escape the root, secrets in source addresses, decompression bombs,
+oversized and drip-fed downloads, remote module cycles, poisoned git mirrors, a cache
+directory that is a file, configuration nested 100,000 deep, a full disk, and inits killed
+at several points. Servers run on 127.0.0.1 only and stop with the test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tarfile
+import threading
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import lock_versions, make_repo, write_root
+from tofu_solve.cache import Cache
+from tofu_solve.lockfile import parse_lock_text
+from tofu_solve.sources import parse_source
+
+MiB = 1 << 20
+
+
+# --------------------------------------------------------------------------- a hostile HTTP server
+
+
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """Serves ``files`` by path; ``drip/...`` paths send one byte every 0.2 s; paths under
+    ``secret/`` answer 403 unless ``?token=`` is right."""
+
+    protocol_version = "HTTP/1.1"
+    files: dict[str, bytes] = {}
+    token = "s3cr3t-token-value"
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        path, _, query = self.path.partition("?")
+        name = path.lstrip("/")
+        body = self.files.get(name)
+        if body is None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if name.startswith("secret/") and f"token={self.token}" not in query:
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if name.startswith("drip/"):
+            with contextlib.suppress(OSError):
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            return
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def hostile():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    httpd.daemon_threads = True
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    _Hostile.files = {}
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", _Hostile.files
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _zip(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def _tgz(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+MODULE = {"main.tf": b'variable "x" {\n  default = 1\n}\n'}
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch, tofu_solve):
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
+# --------------------------------------------------------------------------- 1. names and paths
+
+
+@pytest.mark.parametrize("name", ["../../../../../victim", "a.b", "1abc", "-a", "a b"])
+def test_module_name_that_is_not_an_identifier_is_refused(name, isolated, tofu_solve):
+    """OpenTofu: internal/configs/module_call.go decodeModuleBlock (hclsyntax.ValidIdentifier,
+    "Invalid module instance name")."""
+    victim = isolated / "victim"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("precious")
+    root = write_root(isolated / "work" / "a" / "b" / "c" / "root", f'''
+        module "ok" {{
+          source = "./local"
+        }}
+        module "{name}" {{
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }}
+    ''', {"local/main.tf": "# local\n"})
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Invalid module instance name" in r.err
+    assert "on main.tf line 4:" in r.err
+    assert "A name must start with a letter or underscore" in r.err
+    assert (victim / "keep.txt").read_text() == "precious"
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
+    assert not (root / ".terraform").exists() and not (root / ".terraform.lock.hcl").exists()
+
+
+def test_module_name_in_json_is_checked_too(isolated, tofu_solve):
+    root = isolated / "root"
+    root.mkdir()
+    (root / "main.tf.json").write_text(json.dumps(
+        {"module": {"../escape": {"source": "terraform-aws-modules/kms/aws", "version": "~> 3.0"}}}, indent=1))
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Invalid module instance name" in r.err
+    assert "on main.tf.json line 3:" in r.err
+
+
+def test_module_that_is_not_an_object_in_json_is_an_error(isolated, tofu_solve):
+    root = isolated / "root"
+    root.mkdir()
+    (root / "main.tf.json").write_text('{\n "module": "oops"\n}\n')
+    r = tofu_solve(root, "inspect")
+    assert r.code == 1
+    assert "Error: Incorrect JSON value type" in r.err and "on main.tf.json line 2:" in r.err
+
+
+def test_remote_package_with_an_escaping_module_name_is_refused(isolated, tofu_solve):
+    """A package's own module blocks are validated as the root's are: the bad name never
+    becomes a directory."""
+    url = make_repo(isolated / "repos" / "evil", [("v1.0.0", {
+        "main.tf": 'module "../../../../../../victim" {\n  source = "git::https://127.0.0.1:1/x.git?ref=v1"\n}\n'})])
+    victim = isolated / "victim"
+    victim.mkdir()
+    root = write_root(isolated / "root", f'''
+        module "evil" {{
+          source  = "git::{url}"
+          version = "~> 1.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Invalid module instance name" in r.err
+    assert list(victim.iterdir()) == []
+
+
+def test_lock_file_module_label_that_escapes_is_refused(isolated, tofu_solve):
+    root = write_root(isolated / "root", 'module "kms" {\n  source = "./kms"\n}\n', {"kms/main.tf": "#\n"})
+    (root / ".terraform.lock.hcl").write_text(
+        '# This file is maintained automatically by "tofu init".\n# Manual edits may be lost in future updates.\n\n'
+        'module "../../victim" {\n  version = "1.0.0"\n  source  = "x/y/z"\n  hashes = [\n'
+        '    "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=",\n  ]\n}\n')
+    before = (root / ".terraform.lock.hcl").read_text()
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Invalid module lock address" in r.err and "line 4" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == before
+
+
+# --------------------------------------------------------------------------- 2. secrets
+
+
+def test_presigned_url_secret_stays_out_of_every_file_and_line(isolated, tofu_solve, hostile):
+    base, files = hostile
+    files["secret/m.tar.gz"] = _tgz(MODULE)
+    secret = _Hostile.token
+    root = write_root(isolated / "root", f'''
+        module "m" {{
+          source = "{base}/secret/m.tar.gz?token={secret}&X-Amz-Signature=abcdef0123"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert f'source = "{base}/secret/m.tar.gz?token=***&X-Amz-Signature=***"' in r.lock
+    texts = {"stdout": r.out, "stderr": r.err, "lock": r.lock,
+             "state": (root / ".terraform/tofu-solve.json").read_text()}
+    for cmd in (["graph", "-json"], ["why", "m"], ["inspect", "-json"], ["inspect"]):
+        rr = tofu_solve(root, *cmd)
+        assert rr.code == 0, rr.err
+        texts[" ".join(cmd)] = rr.out + rr.err
+    for p in (isolated / "cache").rglob("*"):
+        assert secret not in str(p) and "abcdef0123" not in str(p)
+        if p.is_file() and p.suffix == ".json":
+            texts[str(p)] = p.read_text()
+    leaks = [k for k, t in texts.items() if secret in t or "abcdef0123" in t]
+    assert leaks == []
+    # the redacted lock still matches the call: the next init verifies and changes nothing
+    lock = r.lock
+    r2 = tofu_solve(root, "init")
+    assert r2.code == 0, r2.err
+    assert "Verified checksum matches lock file" in r2.out and r2.lock == lock
+
+
+def test_registry_location_with_credentials_is_never_cached(isolated, tofu_solve, hostile, running):
+    base, files = hostile
+    files["secret/m.zip"] = _zip(MODULE)
+    secret = _Hostile.token
+    running.registry.extra["acme/secret/aws"] = {"versions": {"1.0.0": f"{base}/secret/m.zip?token={secret}"}}
+    try:
+        root = write_root(isolated / "root", '''
+            module "m" {
+              source  = "acme/secret/aws"
+              version = "1.0.0"
+            }
+        ''')
+        r = tofu_solve(root, "init")
+        assert r.code == 0, r.err
+        for p in (isolated / "cache").rglob("*.json"):
+            assert secret not in p.read_text(), p
+        assert secret not in r.out + r.err + r.lock
+    finally:
+        del running.registry.extra["acme/secret/aws"]
+
+
+# --------------------------------------------------------------------------- 3. bounds
+
+
+@pytest.mark.parametrize("kind", ["zip", "tar.gz"])
+def test_decompression_bomb_is_refused(kind, isolated, tofu_solve, hostile, monkeypatch):
+    base, files = hostile
+    zeros = bytes(64 * MiB)  # compresses to ~64 KiB
+    files[f"bomb.{kind}"] = (_zip if kind == "zip" else _tgz)({**MODULE, "pad.bin": zeros})
+    assert len(files[f"bomb.{kind}"]) < MiB
+    monkeypatch.setenv("TOFU_SOLVE_MAX_EXTRACTED_BYTES", str(16 * MiB))
+    root = write_root(isolated / "root", f'module "b" {{\n  source = "{base}/bomb.{kind}"\n}}\n')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Module package too large" in r.err
+    assert "TOFU_SOLVE_MAX_EXTRACTED_BYTES" in r.err
+    written = sum(p.stat().st_size for p in (isolated / "cache").rglob("*") if p.is_file())
+    assert written < 24 * MiB, f"{written} bytes written to the cache"
+    assert not (root / ".terraform" / "modules" / "b").exists()
+
+
+def test_per_file_and_entry_count_limits(isolated, tofu_solve, hostile, monkeypatch):
+    base, files = hostile
+    files["many.zip"] = _zip({**MODULE, **{f"f{i}.txt": b"x" for i in range(300)}})
+    monkeypatch.setenv("TOFU_SOLVE_MAX_ARCHIVE_ENTRIES", "100")
+    r = tofu_solve(write_root(isolated / "root", f'module "b" {{\n  source = "{base}/many.zip"\n}}\n'), "init")
+    assert r.code == 1 and "more than 100 entries" in r.err
+    monkeypatch.delenv("TOFU_SOLVE_MAX_ARCHIVE_ENTRIES")
+    files["big.zip"] = _zip({**MODULE, "big.bin": bytes(3 * MiB)})
+    monkeypatch.setenv("TOFU_SOLVE_MAX_FILE_BYTES", str(MiB))
+    r = tofu_solve(write_root(isolated / "root2", f'module "b" {{\n  source = "{base}/big.zip"\n}}\n'), "init")
+    assert r.code == 1 and "'big.bin' unpacks to more than 1048576 bytes" in r.err
+
+
+def test_download_size_is_capped(isolated, tofu_solve, hostile, monkeypatch):
+    base, files = hostile
+    files["large.zip"] = _zip({**MODULE, "noise.bin": os.urandom(3 * MiB)})
+    monkeypatch.setenv("TOFU_SOLVE_MAX_DOWNLOAD_BYTES", str(MiB))
+    r = tofu_solve(write_root(isolated / "root", f'module "b" {{\n  source = "{base}/large.zip"\n}}\n'), "init")
+    assert r.code == 1 and "is too large" in r.err and "TOFU_SOLVE_MAX_DOWNLOAD_BYTES" in r.err
+
+
+def test_invalid_limit_setting_names_the_variable(isolated, tofu_solve, monkeypatch):
+    monkeypatch.setenv("TOFU_SOLVE_MAX_DOWNLOAD_BYTES", "lots")
+    r = tofu_solve(write_root(isolated / "root", 'module "a" {\n  source = "./a"\n}\n', {"a/main.tf": "#\n"}),
+                   "init")
+    assert r.code == 1 and "TOFU_SOLVE_MAX_DOWNLOAD_BYTES must be a positive integer" in r.err
+
+
+def test_drip_fed_download_hits_the_deadline(isolated, tofu_solve, hostile, monkeypatch):
+    base, files = hostile
+    files["drip/m.zip"] = _zip(MODULE)  # a few hundred bytes at 5 bytes a second
+    monkeypatch.setenv("TOFU_SOLVE_DOWNLOAD_DEADLINE", "1.5")
+    start = time.monotonic()
+    r = tofu_solve(write_root(isolated / "root", f'module "d" {{\n  source = "{base}/drip/m.zip"\n}}\n'), "init")
+    took = time.monotonic() - start
+    assert r.code == 1 and "timed out" in r.err and "TOFU_SOLVE_DOWNLOAD_DEADLINE" in r.err
+    assert took < 30  # bounded; the server alone would take over a minute
+
+
+# --------------------------------------------------------------------------- 4. cycles
+
+
+def test_remote_module_cycle_is_reported_with_its_chain(isolated, tofu_solve):
+    a_dir, b_dir = isolated / "repos" / "a", isolated / "repos" / "b"
+    make_repo(a_dir, [("v1.0.0", {"main.tf": f'module "b" {{\n  source = "git::file://{b_dir}?ref=v1.0.0"\n}}\n'})])
+    make_repo(b_dir, [("v1.0.0", {"main.tf": f'module "a" {{\n  source = "git::file://{a_dir}?ref=v1.0.0"\n}}\n'})])
+    root = write_root(isolated / "root", f'module "a" {{\n  source = "git::file://{a_dir}?ref=v1.0.0"\n}}\n')
+    start = time.monotonic()
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Module call cycle" in r.err
+    assert 'module "a" (' in r.err and 'module "a.b" (' in r.err and 'module "a.b.a" (' in r.err
+    assert time.monotonic() - start < 60
+
+
+# --------------------------------------------------------------------------- 5. caches that heal
+
+
+def _git_root(tmp: Path) -> tuple[Path, str]:
+    url = make_repo(tmp / "repos" / "m", [("v1.0.0", {"main.tf": "# one\n", "sub/x.tf": "# x\n"}),
+                                          ("v1.1.0", {"main.tf": "# two\n", "sub/x.tf": "# y\n"})])
+    root = write_root(tmp / "root", f'module "m" {{\n  source  = "git::{url}"\n  version = "~> 1.0"\n}}\n')
+    return root, url
+
+
+def _fresh_cache_entries(cache: Path) -> None:
+    """Drop the extracted packages (and their trees) so the next init reads the mirror."""
+    for kind in ("packages", "package-h1", "metadata"):
+        shutil.rmtree(cache / kind, ignore_errors=True)
+
+
+def test_mirror_with_incomplete_objects_is_rebuilt(isolated, tofu_solve):
+    root, url = _git_root(isolated)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    lock = r.lock
+    cache = isolated / "cache"
+    mirror = Cache(cache).git_mirror(parse_source(f"git::{url}").git.url)
+    commit = subprocess.run(["git", "--git-dir", str(mirror), "rev-parse", "refs/tags/v1.1.0"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    body = subprocess.run(["git", "--git-dir", str(mirror), "cat-file", "commit", commit],
+                          capture_output=True, check=True).stdout
+    # What a fetch killed half-way leaves: the commit object, none of its tree.
+    shutil.rmtree(mirror)
+    subprocess.run(["git", "init", "-q", "--bare", str(mirror)], check=True)
+    subprocess.run(["git", "--git-dir", str(mirror), "hash-object", "-t", "commit", "-w", "--stdin"],
+                   input=body, check=True, capture_output=True)
+    _fresh_cache_entries(cache)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert r.lock == lock and (root / ".terraform/modules/m/main.tf").read_text() == "# two\n"
+
+
+def test_stale_git_lock_files_are_cleared(isolated, tofu_solve):
+    root, url = _git_root(isolated)
+    assert tofu_solve(root, "init").code == 0
+    cache = isolated / "cache"
+    mirror = Cache(cache).git_mirror(parse_source(f"git::{url}").git.url)
+    shutil.rmtree(mirror)
+    subprocess.run(["git", "init", "-q", "--bare", str(mirror)], check=True)
+    for name in ("shallow.lock", "packed-refs.lock", "config.lock"):
+        (mirror / name).write_text("")
+    (mirror / "refs" / "tags").mkdir(parents=True, exist_ok=True)
+    (mirror / "refs" / "tags" / "v1.1.0.lock").write_text("")
+    _fresh_cache_entries(cache)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert not list(mirror.rglob("*.lock"))
+
+
+@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5, 3.0])
+def test_init_killed_at_any_point_leaves_a_cache_the_next_init_can_use(delay, tmp_path, running):
+    """kill -9 at several points of a cold git-and-registry init, with one persistent
+    cache: the next init always succeeds and installs what the lock says."""
+    a = make_repo(tmp_path / "repos" / "a", [(f"v1.{i}.0", {"main.tf": f"# a {i}\n" + "# " + "x" * 20000 + "\n"})
+                                            for i in range(3)])
+    root = write_root(tmp_path / "root", f'''
+        module "a" {{
+          source  = "git::{a}"
+          version = "~> 1.0"
+        }}
+        module "kms" {{
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }}
+    ''')
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    lock = root / ".terraform.lock.hcl"
+    assert not lock.exists() or parse_lock_text(lock.read_text())[1] == []
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert lock_versions(lock.read_text())["a"] == "v1.2.0"
+    assert (root / ".terraform/modules/a/main.tf").read_text().startswith("# a 2\n")
+
+
+# --------------------------------------------------------------------------- 8. errors, not crashes
+
+
+def test_cache_dir_that_is_a_file(isolated, tofu_solve, monkeypatch):
+    f = isolated / "not-a-dir"
+    f.write_text("x")
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(f))
+    root, _ = _git_root(isolated)
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Cannot use the cache directory" in r.err and str(f) in r.err
+    assert "internal error" not in r.err
+
+
+def test_json_nested_100000_deep(isolated, tofu_solve):
+    root = isolated / "root"
+    root.mkdir()
+    (root / "main.tf.json").write_text('{"locals": {"a": ' + "[" * 100_000 + "]" * 100_000 + "}}")
+    r = tofu_solve(root, "inspect")
+    assert r.code == 1
+    assert "nested too deeply" in r.err and "main.tf.json" in r.err and "internal error" not in r.err
+
+
+def _tmpfs(path: Path, size: str) -> bool:
+    path.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    return r.returncode == 0
+
+
+def test_full_disk_under_the_cache(isolated, tofu_solve, hostile, monkeypatch):
+    disk = isolated / "small-disk"
+    if not _tmpfs(disk, "2m"):
+        pytest.skip("this machine does not allow mounting a small tmpfs (needs root and mount rights)")
+    try:
+        base, files = hostile
+        files["fill.zip"] = _zip({**MODULE, "noise.bin": os.urandom(3 * MiB)})
+        monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(disk / "cache"))
+        root = write_root(isolated / "root", f'module "f" {{\n  source = "{base}/fill.zip"\n}}\n')
+        r = tofu_solve(root, "init")
+        assert r.code == 1
+        assert "No space left on device" in r.err and "internal error" not in r.err
+        assert not (root / ".terraform.lock.hcl").exists()
+    finally:
+        subprocess.run(["umount", str(disk)], capture_output=True)
