@@ -100,7 +100,7 @@ def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str]
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits)
     fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
                       limits=limits)
-    oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline), cache)
+    oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline, limits=limits), cache)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
                   PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
     return ctx, counter

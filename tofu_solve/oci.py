@@ -34,7 +34,7 @@ from pathlib import Path
 import requests
 
 from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
-from .netutil import OpCounter, is_loopback_host
+from .netutil import Limits, OpCounter, is_loopback_host
 
 ARTIFACT_TYPE = "application/vnd.opentofu.modulepkg"
 IMAGE_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -137,7 +137,8 @@ class OciClient:
     for tofu-solve's use (one oras registry object per host, guarded)."""
 
     def __init__(self, env: dict | None = None, counter: OpCounter | None = None, offline: bool = False,
-                 timeout: float = 10.0):
+                 timeout: float = 10.0, limits: Limits | None = None):
+        self.limits = limits or Limits()
         self.env = dict(os.environ if env is None else env)
         self.counter = counter or OpCounter()
         self.offline = offline
@@ -264,6 +265,10 @@ class OciClient:
         """The zip layer's bytes, verified against its digest and size.
 
         Raises IntegrityError (digest or size mismatch), NetworkError."""
+        if art.layer_size > self.limits.download_bytes:
+            raise NetworkError("The download is too large",
+                               f"{host}/{repository}: the archive/zip layer declares {art.layer_size} bytes, more "
+                               f"than {self.limits.download_bytes} (TOFU_SOLVE_MAX_DOWNLOAD_BYTES).")
         reg = self._registry(host, repository)
         self.counter.add("oci_blob")
         with tempfile.TemporaryDirectory() as tmp:

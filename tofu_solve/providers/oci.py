@@ -60,7 +60,7 @@ class OciCandidates:
 
         def fill(dest):
             data = self.client.download(source.registry, source.repository, art, dest)
-            extract_archive(data, "zip", dest)
+            extract_archive(data, "zip", dest, self.client.limits)
             self.cache.write_archive_hash((source.package_address, art.manifest_digest),
                                           hashlib.sha256(data).hexdigest())
 
