@@ -110,10 +110,12 @@ def _module_line(path, cand) -> str:
 
 def cmd_init(args) -> int:
     from .init import InitOptions, run_init
+    from .plugins import parse_platform
 
     opts = InitOptions(root=args.chdir, upgrade=args.upgrade, shared=args.module_versions == "shared",
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
-                       max_rounds=args.max_rounds, offline=args.offline)
+                       max_rounds=args.max_rounds, offline=args.offline,
+                       platforms=tuple(parse_platform(p) for p in args.platform or ()))
     out = sys.stdout
     if not args.json:
         print("Initializing modules...", file=out, flush=True)
@@ -128,15 +130,24 @@ def cmd_init(args) -> int:
         if path in result.verified:
             print("  Verified checksum matches lock file", file=out)
     if res.providers:
-        print("\nProvider versions tofu init will select:", file=out)
+        print("\nInitializing provider locks...", file=out)
         for addr, cand in res.providers.items():
             print(f"- {cand.address.for_display} {cand.version}", file=out)
     print(f"\nSolved for OpenTofu {res.tofu.version} ({res.target_origin}).", file=out)
     for w in res.warnings:
         print(f"\nWarning: {w}", file=out)
-    if result.changes:
+    if result.changes or result.provider_changes:
         verb = "would update" if opts.lockfile == "readonly" else "has updated"
         print(f"\ntofu-solve {verb} the lock file {result.lock_path.name}:", file=out)
+        for c in result.provider_changes:
+            if c.kind == "added":
+                print(f'  + provider "{c.address}" {c.new}', file=out)
+            elif c.kind == "removed":
+                print(f'  - provider "{c.address}" (was {c.old})', file=out)
+            elif c.old == c.new:
+                print(f'  ~ provider "{c.address}" {c.new} (constraints or hashes recorded)', file=out)
+            else:
+                print(f'  ~ provider "{c.address}" {c.old} -> {c.new}', file=out)
         for c in result.changes:
             if c.kind == "added":
                 print(f'  + module "{c.path}" {c.new}', file=out)
@@ -148,7 +159,8 @@ def cmd_init(args) -> int:
                 print(f'  ~ module "{c.path}" {c.old} -> {c.new}', file=out)
     else:
         print("\nThe lock file is up to date.", file=out)
-    print(f"\ntofu-solve has been successfully initialized: {len(res.modules)} module calls locked.", file=out)
+    print(f"\ntofu-solve has been successfully initialized: {len(res.modules)} module calls and "
+          f"{len(result.locks.providers)} providers locked.", file=out)
     return 0
 
 
@@ -170,7 +182,9 @@ def init_result_as_data(result) -> dict:
         "warnings": res.warnings,
         "lock_file": {"path": str(result.lock_path), "written": result.lock_written,
                       "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
-                                  for c in result.changes]},
+                                  for c in result.changes],
+                      "provider_changes": [{"address": c.address, "kind": c.kind, "old": c.old, "new": c.new}
+                                           for c in result.provider_changes]},
         "network_operations": result.network,
         "stats": result.stats,
         "modules_json": str(result.manifest) if result.manifest else None,
@@ -256,6 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="resolve from the lock file and the cache only; fail naming what is missing")
     sp.add_argument("--max-rounds", type=int, default=20000, metavar="N",
                     help="give up after N resolution rounds (default 20000)")
+    sp.add_argument("--platform", action="append", metavar="OS_ARCH",
+                    help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
+                         "default: this machine's)")
     sp.set_defaults(func=cmd_init)
 
     sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",

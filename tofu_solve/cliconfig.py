@@ -35,12 +35,15 @@ class CliConfig:
         tokens: host name -> token (``credentials`` blocks and the credentials file).
         env: the environment to read ``TF_TOKEN_*`` from.
         path: the file read (None when there was none).
+        plugin_cache_dir: where ``tofu init`` looks for provider packages first
+            (``TF_PLUGIN_CACHE_DIR``, else the file's ``plugin_cache_dir``), or None.
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     path: Path | None = None
+    plugin_cache_dir: Path | None = None
 
     def services(self, host: str) -> dict[str, str] | None:
         return self.hosts.get(_normalize_host(host))
@@ -78,6 +81,7 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
     path = find_cli_config_file(env)
     hosts: dict[str, dict[str, str]] = {}
     tokens: dict[str, str] = {}
+    plugin_cache: Path | None = None
     if path is not None:
         try:
             text = path.read_text(encoding="utf-8")
@@ -85,6 +89,14 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
             raise ConfigurationError("Failed to read CLI configuration",
                                      f"{path} could not be read ({e.strerror}).") from None
         body = hcl.parse(text, str(path))
+        for a in body.attributes:
+            if a.name == "plugin_cache_dir":
+                try:
+                    value = a.expr.literal()
+                except hcl.NotLiteral:
+                    value = None
+                if isinstance(value, str) and value:
+                    plugin_cache = Path(os.path.expanduser(value))
         for block in body.blocks:
             if block.type == "host" and len(block.labels) == 1:
                 a = block.body.attribute("services")
@@ -112,4 +124,6 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
                     tokens.setdefault(_normalize_host(host), str(c["token"]))
         except (OSError, ValueError):
             pass
-    return CliConfig(hosts, tokens, env, path)
+    if env.get("TF_PLUGIN_CACHE_DIR"):
+        plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
+    return CliConfig(hosts, tokens, env, path, plugin_cache)

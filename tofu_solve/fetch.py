@@ -154,14 +154,14 @@ class Fetcher:
         def fill(dest: Path) -> None:
             # A truncated download or a checksum mismatch is retried once, then reported.
             try:
-                archive, sha = self._download(clean)
+                archive, sha = self.download(clean)
                 if checksum:
                     _verify_checksum(checksum, archive, clean)
             except (NetworkError, IntegrityError) as first:
                 if not first.summary.startswith(("Truncated", "Checksum mismatch")):
                     raise
                 self.counter.add("http_retry")
-                archive, sha = self._download(clean)
+                archive, sha = self.download(clean)
                 if checksum:
                     _verify_checksum(checksum, archive, clean)
             try:
@@ -174,7 +174,7 @@ class Fetcher:
         path = self.cache.ensure_package(src.package, "archive", fill)
         return FetchedPackage(path, src.package, src.package, zh=self.cache.archive_hash(dest_key))
 
-    def _download(self, url: str, headers: dict | None = None) -> tuple[Path, str]:
+    def download(self, url: str, headers: dict | None = None) -> tuple[Path, str]:
         """Stream ``url`` into a temporary file under the cache, bounded by
         ``limits.download_bytes`` and ``limits.deadline``. Returns (file, sha256 hex); the
         caller removes the file. Raises NetworkError."""
@@ -206,7 +206,7 @@ class Fetcher:
         tar.gz, tar.xz, tar.bz2), fetched with the given headers, bounded as every download
         is. Raises NetworkError, IntegrityError, OfflineError."""
         def fill(dest: Path) -> None:
-            archive, sha = self._download(url, {
+            archive, sha = self.download(url, {
                 "Accept": "application/zip, application/x-tar; *;q=0.1",
                 "Accept-Encoding": "identity, gzip, *;q=0.1", **headers})
             try:

@@ -22,6 +22,7 @@ from .lockfile import LOCK_FILE_NAME, LockFile, ModuleLock, read_lock_file, writ
 from .metadata import MetadataStore, read_module_tree
 from .netutil import Limits, OpCounter, redact
 from .oci import OciClient
+from .plugins import ProviderLockChange, ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .providers.oci import OciCandidates
 from .registry import RegistryClient, make_session
@@ -47,6 +48,7 @@ class InitOptions:
     workers: int = 8
     offline: bool = False
     install: bool = True
+    platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,15 @@ class LockChange:
 
 @dataclass
 class InitResult:
+    """What ``init`` did. ``changes`` are module lock changes, ``provider_changes`` the
+    provider blocks added, changed or removed (``provider_plan`` has every block)."""
+
     resolution: Resolution
     locks: LockFile
     changes: list[LockChange]
     lock_written: bool
     lock_path: Path
+    provider_changes: list[ProviderLockChange] = field(default_factory=list)
     network: dict[str, int] = field(default_factory=dict)
     manifest: Path | None = None
     verified: list[str] = field(default_factory=list)
@@ -126,6 +132,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         res = solve(tree, ctx)
         selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
+        plan = _provider_plan(res, locks, ctx, counter, opts)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
         ctx.close()
@@ -138,9 +145,10 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         if old is not None and new is not None and old == new:
             continue
         changes.append(LockChange(path, old.version if old else None, new.version if new else None))
-    new_locks = locks.with_modules(new_modules)
-    if opts.lockfile == "readonly" and changes:
-        listing = ", ".join(f'module "{c.path}" ({c.kind})' for c in changes)
+    new_locks = LockFile(plan.providers, dict(new_modules))
+    if opts.lockfile == "readonly" and (changes or plan.changes):
+        listing = ", ".join([f'provider "{c.address}" ({c.kind})' for c in plan.changes]
+                            + [f'module "{c.path}" ({c.kind})' for c in changes])
         raise LockFileError(
             "Lock file would change",
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
@@ -158,7 +166,20 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         write_state(root, env, state_doc)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed()}
-    return InitResult(res, new_locks, changes, written, lock_path, counter.snapshot(), manifest, verified, stats)
+    return InitResult(res, new_locks, changes, written, lock_path, plan.changes, counter.snapshot(), manifest,
+                      verified, stats)
+
+
+def _provider_plan(res: Resolution, locks: LockFile, ctx: Context, counter: OpCounter,
+                   opts: InitOptions) -> ProviderLockPlan:
+    """The provider blocks ``tofu init`` would write for this solution (see
+    :mod:`tofu_solve.plugins.locks`)."""
+    fetcher = ctx.registry.fetcher
+    packages = ProviderPackages(ctx.client, fetcher, fetcher.cache, counter, ctx.client.cli_config.plugin_cache_dir,
+                                offline=opts.offline)
+    selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
+    platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
+    return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers)
 
 
 def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool):

@@ -16,6 +16,7 @@ retried on connection errors and 502/503/504 (urllib3 ``Retry``), with a timeout
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 import threading
 from urllib.parse import urljoin
 
@@ -317,3 +318,79 @@ class RegistryClient:
         if self.cache is not None:
             self.cache.write_json("provider-versions", key_of(key), versions)
         return versions
+
+    def provider_download(self, provider: ProviderAddress, version: str, platform: str) -> "ProviderDownload":
+        """What the provider registry says about one package: ``GET <providers.v1>
+        <ns>/<type>/<version>/download/<os>/<arch>`` (OpenTofu's ``registry_client.go``
+        ``PackageMeta``). Relative URLs are resolved against the answer's URL and must be
+        http(s).
+
+        Raises:
+            RegistryError: 404 ("does not have a package available for <platform>"), a
+                refused token, or an answer missing a required field.
+            NetworkError: the registry cannot be reached.
+        """
+        os_, _, arch = platform.partition("_")
+        base = self._service(provider.host, "providers.v1", "provider")
+        url = urljoin(base, f"{provider.namespace}/{provider.type}/{version}/download/{os_}/{arch}")
+        what = f"find the {platform} package of provider {provider.for_display} {version}"
+        r = self._get(url, provider.host, what, "provider_download")
+        if r.status_code == 404:
+            raise RegistryError("Provider package not available",
+                                f"Provider {provider.for_display} v{version} does not have a package available for "
+                                f"the platform {platform}.")
+        if r.status_code in (401, 403):
+            raise RegistryError("Unauthorized", f"the registry at {provider.host} refused the credentials given")
+        if r.status_code != 200:
+            raise RegistryError("Error accessing provider registry", f"Could not {what}: {r.status_code}")
+        try:
+            body = json.loads(r.content)
+            keys = body.get("signing_keys") or {}
+            armors = tuple(str(k["ascii_armor"]) for k in (keys.get("gpg_public_keys") or []))
+            fields = {k: str(body[k]) for k in ("filename", "download_url", "shasums_url", "shasums_signature_url",
+                                                 "shasum")}
+            protocols = tuple(str(p) for p in body.get("protocols") or ())
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The package answer for {provider.for_display} {version} ({platform}) is not "
+                                "valid.") from None
+        for k in ("download_url", "shasums_url", "shasums_signature_url"):
+            fields[k] = urljoin(r.url, fields[k])
+            if not fields[k].startswith(("http://", "https://")):
+                raise RegistryError("Invalid response from provider registry",
+                                    f"The {k} for {provider.for_display} {version} must be an http(s) URL.")
+        if len(fields["shasum"]) != 64 or any(c not in "0123456789abcdef" for c in fields["shasum"].lower()):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The shasum for {provider.for_display} {version} is not a SHA-256 digest.")
+        if "/" in fields["filename"] or "\\" in fields["filename"] or fields["filename"] in ("", ".", ".."):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The filename {fields['filename']!r} for {provider.for_display} {version} is "
+                                "not a plain file name.")
+        return ProviderDownload(provider, version, platform, fields["filename"], fields["download_url"],
+                                fields["shasums_url"], fields["shasums_signature_url"], fields["shasum"].lower(),
+                                armors, protocols)
+
+
+@dataclass(frozen=True)
+class ProviderDownload:
+    """One provider package as its registry describes it.
+
+    Attributes:
+        provider, version, platform: which package (``platform`` is ``os_arch``).
+        filename: the zip's name, as listed in the SHA256SUMS document.
+        download_url, shasums_url, shasums_signature_url: absolute http(s) URLs.
+        shasum: the zip's SHA-256, lowercase hex.
+        signing_keys: ASCII-armored OpenPGP public keys that may have signed the sums.
+        protocols: plugin protocol versions (``"5.0"``).
+    """
+
+    provider: ProviderAddress
+    version: str
+    platform: str
+    filename: str
+    download_url: str
+    shasums_url: str
+    shasums_signature_url: str
+    shasum: str
+    signing_keys: tuple[str, ...]
+    protocols: tuple[str, ...]

@@ -267,7 +267,10 @@ def test_lockfile_readonly(tmp_path, tofu_solve):
     assert r.code == 0 and (root / ".terraform.lock.hcl").read_text() == before
 
 
-def test_json_output_and_provider_blocks_kept(tmp_path, tofu_solve):
+def test_json_output_and_provider_block_completed_as_tofu_init_would(tmp_path, tofu_solve):
+    """A locked provider keeps its version; the block gains this platform's h1: and the
+    signed zh: hashes (installer.go: prior hashes + new ones when the version is unchanged),
+    exactly what tofu init would add, so tofu init afterwards has nothing to change."""
     root = write_root(tmp_path, '''
         module "kms" {
           source  = "terraform-aws-modules/kms/aws"
@@ -291,7 +294,17 @@ def test_json_output_and_provider_blocks_kept(tmp_path, tofu_solve):
     aws = [p for p in data["providers"] if p["address"].endswith("hashicorp/aws")][0]
     assert aws["version"] == "5.100.0"  # the locked provider version is what tofu init will use
     assert data["lock_file"]["written"] is True
-    assert r.lock.startswith(provider_block)
+    assert data["lock_file"]["provider_changes"] == [
+        {"address": "registry.opentofu.org/hashicorp/aws", "kind": "changed", "old": "5.100.0", "new": "5.100.0"}]
+    from tofu_solve.lockfile import parse_lock_text
+    locks, _ = parse_lock_text(r.lock)
+    lock = locks.providers["registry.opentofu.org/hashicorp/aws"]
+    assert (lock.version, lock.constraints) == ("5.100.0", ">= 5.49.0")  # kms 3.1.1 requires it
+    assert "h1:abc=" in lock.hashes
+    assert sum(h.startswith("h1:") for h in lock.hashes) == 2 and sum(h.startswith("zh:") for h in lock.hashes) == 4
+    again = tofu_solve(root, "init", "-json")
+    assert again.code == 0 and again.lock == r.lock
+    assert again.json()["lock_file"]["provider_changes"] == []
 
 
 def test_errors_as_json(tmp_path, tofu_solve):

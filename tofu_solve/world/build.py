@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import TofuSolveError
 from . import render
+from .provider_files import signing_key
 
 GENERATOR_VERSION = "1"
 _GITHUB_RE = re.compile(r"^git::https://github\.com/([^/]+)/([^/?]+?)(?:\.git)?(\?.*)?$")
@@ -122,6 +123,7 @@ def build_world(corpus: str | os.PathLike, out: str | os.PathLike | None = None,
     final = out / key
     manifest = final / "world.json"
     if manifest.exists() and not force:
+        signing_key(final)
         return _load(final)
     if shutil.which("git") is None:
         raise TofuSolveError("git not found", "Building the fixture world needs git on PATH.")
@@ -135,6 +137,7 @@ def build_world(corpus: str | os.PathLike, out: str | os.PathLike | None = None,
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    signing_key(final)  # the provider registry's OpenPGP key, made with the world
     return _load(final)
 
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import shutil
 import socket
@@ -21,6 +22,7 @@ from urllib.parse import urlsplit
 
 from ..errors import TofuSolveError
 from .build import World
+from .provider_files import PLATFORMS, ProviderFiles, package_name, shasums_name
 
 LOOPBACK = "127.0.0.1"
 
@@ -69,6 +71,7 @@ class RegistryServer:
     def __init__(self, world: World | None, git_base: str | None = None, download_style: str = "header",
                  token: str | None = None, extra_modules: dict | None = None):
         self.world = world
+        self.provider_files = ProviderFiles(world.root) if world is not None else None
         self.git_base = git_base
         self.download_style = download_style
         self.token = token
@@ -116,7 +119,8 @@ class RegistryServer:
                 if server.down:
                     self._send(503, {"errors": ["registry is down"]})
                     return
-                if server.token and self.headers.get("Authorization") != f"Bearer {server.token}":
+                public = self.path.startswith("/provider-files/")  # like a release host: no registry token
+                if server.token and not public and self.headers.get("Authorization") != f"Bearer {server.token}":
                     self._send(401, {"errors": ["unauthorized"]})
                     return
                 path = urlsplit(self.path).path
@@ -131,6 +135,10 @@ class RegistryServer:
                     self._archive("/".join(parts[1:-1]), parts[-1])
                 elif parts[:2] == ["v1", "providers"] and len(parts) == 5 and parts[4] == "versions":
                     self._provider_versions("/".join(parts[2:4]))
+                elif parts[:2] == ["v1", "providers"] and len(parts) == 8 and parts[5] == "download":
+                    self._provider_download("/".join(parts[2:4]), parts[4], f"{parts[6]}_{parts[7]}")
+                elif parts[:1] == ["provider-files"] and len(parts) == 5:
+                    self._provider_file("/".join(parts[1:3]), parts[3], parts[4])
                 else:
                     self._send(404, {"errors": ["not found"]})
 
@@ -182,9 +190,53 @@ class RegistryServer:
                 if versions is None:
                     self._send(404, {"errors": ["not found"]})
                     return
-                body = {"versions": [{"version": v, "protocols": ["5.0"],
-                                      "platforms": [{"os": "linux", "arch": "amd64"}]} for v in versions]}
+                platforms = [dict(zip(("os", "arch"), p.split("_"))) for p in PLATFORMS]
+                body = {"versions": [{"version": v, "protocols": ["5.0"], "platforms": platforms} for v in versions]}
                 self._send(200, body)
+
+            def _provider_download(self, addr: str, version: str, platform: str):
+                versions = server.world.providers.get(addr) if server.world else None
+                if not versions or version not in versions or platform not in PLATFORMS:
+                    self._send(404, {"errors": ["not found"]})
+                    return
+                files = server.provider_files
+                type_ = addr.split("/")[1]
+                base = f"/provider-files/{addr}/{version}/"
+                pkg = files.package(addr, version, platform)
+                os_, arch = platform.split("_")
+                self._send(200, {
+                    "protocols": ["5.0"], "os": os_, "arch": arch,
+                    "filename": package_name(type_, version, platform),
+                    "download_url": base + package_name(type_, version, platform),
+                    "shasums_url": base + shasums_name(type_, version),
+                    "shasums_signature_url": base + shasums_name(type_, version) + ".sig",
+                    "shasum": hashlib.sha256(pkg).hexdigest(),
+                    "signing_keys": {"gpg_public_keys": [{"key_id": files.key_id,
+                                                          "ascii_armor": files.public_key_armor}]},
+                })
+
+            def _provider_file(self, addr: str, version: str, name: str):
+                versions = server.world.providers.get(addr) if server.world else None
+                type_ = addr.split("/")[1]
+                body = None
+                if versions and version in versions:
+                    files = server.provider_files
+                    if name == shasums_name(type_, version):
+                        body = files.sums(addr, version).document
+                    elif name == shasums_name(type_, version) + ".sig":
+                        body = files.sums(addr, version).signature
+                    else:
+                        body = next((files.package(addr, version, p) for p in PLATFORMS
+                                     if name == package_name(type_, version, p)), None)
+                if body is None:
+                    self._send(404, {"errors": ["not found"]})
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                server.log.add((self.command, self.path, 200))
 
         self._httpd = ThreadingHTTPServer((LOOPBACK, 0), Handler)
         self._httpd.daemon_threads = True

@@ -1,0 +1,146 @@
+"""The ``provider`` lock blocks ``tofu init`` would write for a solved configuration.
+
+Rules (OpenTofu ``internal/command/init.go``, ``internal/providercache/installer.go``
+lines 705-787, ``internal/depsfile/locks.go``; reference §6 and §10):
+
+* one block per required provider, built-in providers excepted; a locked provider the
+  configuration no longer requires is dropped;
+* ``version``: the selected version (the locked one unless ``-upgrade``, which the solver
+  already honours);
+* ``constraints``: ``VersionConstraintsString`` of every constraint on the provider in the
+  whole configuration, root and every selected module, appended in one list;
+* ``hashes``: the ``h1:`` of the package unpacked for each target platform, every ``zh:``
+  of the signed ``SHA256SUMS`` document and, when the version is unchanged, the hashes the
+  lock already had;
+* a block whose version and constraints are unchanged and that already holds every hash
+  this run would add is kept byte for byte, so ``tofu init`` sees equal locks and does not
+  rewrite the file (which would drop every ``module`` block).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from ..errors import TofuSolveError
+from ..lockfile import LockFile, ProviderLock
+from ..provider_addr import ProviderAddress
+from ..versions import goversions as gvs
+from .packages import PackageInfo, ProviderPackages
+
+
+@dataclass(frozen=True)
+class ProviderLockChange:
+    """One provider block added, changed or removed (versions as strings)."""
+
+    address: str
+    old: str | None
+    new: str | None
+
+    @property
+    def kind(self) -> str:
+        return "added" if self.old is None else "removed" if self.new is None else "changed"
+
+
+@dataclass
+class ProviderLockPlan:
+    """The provider blocks to write and how they differ from the lock file.
+
+    Attributes:
+        providers: address -> lock (kept blocks keep their raw text).
+        changes: blocks added, changed (version, constraints or hashes) or removed.
+        kept: addresses whose blocks stay byte for byte.
+    """
+
+    providers: dict[str, ProviderLock] = field(default_factory=dict)
+    changes: list[ProviderLockChange] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def lock_constraints(requirements) -> str:
+    """``VersionConstraintsString`` of every requirement's constraint, appended (AND)."""
+    spec: tuple = ()
+    for r in requirements:
+        if r.constraint is not None:
+            spec += r.constraint.spec
+    return gvs.canonical_string(spec)
+
+
+def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requirements: dict[str, list],
+                        locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
+                        workers: int = 8) -> ProviderLockPlan:
+    """Build the provider blocks for ``selected`` (address -> (address, version)).
+
+    Args:
+        requirements: address -> the requirements on it (each with ``.constraint``).
+        locks: the lock file as read.
+        packages: where package hashes come from.
+        platforms: target platforms (``OS_ARCH``), at least one.
+
+    Raises:
+        RegistryError, NetworkError, IntegrityError: fetching or authenticating a package.
+        OfflineError: offline and a needed package is not cached.
+    """
+    plan = ProviderLockPlan()
+    wanted = {a: (addr, v, lock_constraints(requirements.get(a, ()))) for a, (addr, v) in sorted(selected.items())
+              if not addr.is_builtin and not addr.is_legacy}
+
+    # Which packages must be looked at: every target platform of every provider whose
+    # block cannot be kept on the evidence of the cache alone.
+    def needs(a: str) -> bool:
+        addr, version, constraints = wanted[a]
+        old = locks.providers.get(a)
+        if old is None or old.version != version or old.constraints != constraints:
+            return True
+        for p in platforms:
+            hit = packages.cached(addr, version, p)
+            if hit is None:
+                return not packages.offline  # a fresh clone: learn this platform's h1 as tofu init would
+            if hit.h1 not in old.hashes or not set(hit.signed) <= set(old.hashes):
+                return True
+        return packages.plugin_cache_dir is not None and not all(
+            packages.in_plugin_cache(addr, version, p) for p in platforms)
+
+    todo = [a for a in wanted if needs(a)]
+    infos: dict[tuple[str, str], PackageInfo] = {}
+    if todo:
+        with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="tofu-solve-provider") as pool:
+            futures = {(a, p): pool.submit(packages.info, wanted[a][0], wanted[a][1], p)
+                       for a in todo for p in platforms}
+            errors = []
+            for key, fut in futures.items():
+                try:
+                    infos[key] = fut.result()
+                except TofuSolveError as e:
+                    errors.append(e)
+            if errors:
+                raise errors[0]
+
+    for a, (addr, version, constraints) in wanted.items():
+        old = locks.providers.get(a)
+        if a not in todo:
+            plan.providers[a] = old
+            plan.kept.append(a)
+            continue
+        hashes = set()
+        for p in platforms:
+            info = infos[(a, p)]
+            hashes.add(info.h1)
+            hashes.update(info.signed)
+        if old is not None and old.version == version:
+            hashes.update(old.hashes)
+        new = ProviderLock(addr, version, constraints, tuple(hashes))
+        if old is not None and (old.version, old.constraints, old.hashes) == (new.version, new.constraints,
+                                                                              new.hashes):
+            plan.providers[a] = old
+            plan.kept.append(a)
+            continue
+        plan.providers[a] = new
+        plan.changes.append(ProviderLockChange(a, old.version if old else None, version))
+    for a, old in sorted(locks.providers.items()):
+        if a not in wanted:
+            plan.changes.append(ProviderLockChange(a, old.version, None))
+    return plan
+
+
+__all__ = ["ProviderLockChange", "ProviderLockPlan", "lock_constraints", "plan_provider_locks"]

@@ -1,0 +1,244 @@
+"""Provider packages: fetched, authenticated and hashed as OpenTofu's installer does.
+
+For one (provider, version, platform), following ``internal/providercache/installer.go``
+and ``internal/getproviders/package_authentication.go``:
+
+1. the registry's package answer (:meth:`RegistryClient.provider_download`);
+2. the ``SHA256SUMS`` document and its detached signature, verified against the answer's
+   ``signing_keys`` (:func:`.signatures.verify_shasums`) once per provider version;
+3. the zip, bounded like every download; its SHA-256 must equal the answer's ``shasum``
+   and the document's line for ``filename`` (``matchingChecksumAuthentication`` and
+   ``archiveHashAuthentication``);
+4. unpacked (bounded) and hashed as a directory: the ``h1:`` ``tofu init`` records
+   (``PackageHashV1`` of the installed directory, nothing excluded).
+
+The lock's ``hashes`` are then that ``h1:`` for each target platform plus every ``zh:``
+line of the verified document (``signatureAuthentication.acceptableHashes``).
+
+Results are cached per (provider, version, platform); a warm run asks nothing of the
+network. When ``plugin_cache_dir`` / ``TF_PLUGIN_CACHE_DIR`` is set, unpacked packages are
+also placed there in OpenTofu's layout (``HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/``) so that
+the following ``tofu init`` downloads nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import platform as _platform
+import re
+import shutil
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import requests
+
+from ..archives import extract_archive
+from ..cache import Cache, key_of
+from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
+from ..fetch import Fetcher
+from ..hashing import hash_dir, zh_hashes_from_sha256sums
+from ..netutil import OpCounter, read_document, redact
+from ..provider_addr import ProviderAddress
+from ..registry import ProviderDownload, RegistryClient
+from .signatures import verify_shasums
+
+_PLATFORM_RE = re.compile(r"[a-z0-9]+_[a-z0-9]+")
+_ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386", "i686": "386",
+         "armv7l": "arm", "armv6l": "arm"}
+
+
+def current_platform() -> str:
+    """``OS_ARCH`` of this machine as Go names it (``linux_amd64``, ``darwin_arm64``)."""
+    os_name = {"win32": "windows", "cygwin": "windows"}.get(sys.platform, sys.platform)
+    os_name = re.sub(r"\d+$", "", os_name)  # freebsd13 -> freebsd
+    machine = _platform.machine().lower()
+    return f"{os_name}_{_ARCH.get(machine, machine)}"
+
+
+def parse_platform(text: str) -> str:
+    """Validate ``-platform=OS_ARCH`` as ``tofu providers lock`` does.
+
+    Raises:
+        ConfigurationError: not of the form ``os_arch``.
+    """
+    if not _PLATFORM_RE.fullmatch(text or ""):
+        raise ConfigurationError("Invalid target platform",
+                                 f'The string "{text}" given in -platform is not a valid platform name: it must be '
+                                 'an operating system name and a CPU architecture name separated by an underscore, '
+                                 'like "linux_amd64".')
+    return text
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    """What the lock needs of one authenticated package.
+
+    Attributes:
+        h1: ``h1:`` of the unpacked package.
+        signed: every ``zh:`` of the verified SHA256SUMS document, sorted.
+        shasum: the zip's SHA-256 (hex).
+        directory: the unpacked package in the cache (None when only the hashes were cached).
+    """
+
+    h1: str
+    signed: tuple[str, ...]
+    shasum: str
+    directory: Path | None = None
+
+
+class ProviderPackages:
+    """Fetches and authenticates provider packages (thread-safe).
+
+    Args:
+        client: the registry client (discovery, credentials, bounded answers).
+        fetcher: bounded downloads into the cache.
+        cache: where answers and unpacked packages are kept.
+        plugin_cache_dir: where to place unpacked packages for ``tofu init`` (or None).
+        offline: use only what the cache holds.
+    """
+
+    def __init__(self, client: RegistryClient, fetcher: Fetcher, cache: Cache, counter: OpCounter,
+                 plugin_cache_dir: Path | None = None, offline: bool = False):
+        self.client = client
+        self.fetcher = fetcher
+        self.cache = cache
+        self.counter = counter
+        self.plugin_cache_dir = plugin_cache_dir
+        self.offline = offline
+        self._sums: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        self._documents: dict[str, str] = {}  # shasums URL -> verified document text
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ lookups
+
+    @staticmethod
+    def _key(address: ProviderAddress, version: str, platform: str) -> str:
+        return key_of(f"provider\n{address}\n{version}\n{platform}")
+
+    def cached(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo | None:
+        """The package's hashes from an earlier run, without any network (None if unknown)."""
+        if self.cache.fresh and not self.offline:
+            return None
+        d = self.cache.read_json("provider-packages", self._key(address, version, platform))
+        if not isinstance(d, dict) or not all(isinstance(d.get(k), str) for k in ("h1", "shasum")):
+            return None
+        return PackageInfo(d["h1"], tuple(d.get("signed") or ()), d["shasum"])
+
+    def info(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo:
+        """The authenticated package (cached after the first time).
+
+        Raises:
+            OfflineError: offline and not cached.
+            RegistryError, NetworkError: the registry or a download failed.
+            IntegrityError: the signature, a checksum or the archive is wrong.
+        """
+        hit = self.cached(address, version, platform)
+        if hit is not None and (self.plugin_cache_dir is None or self.in_plugin_cache(address, version, platform)):
+            return hit
+        if self.offline and hit is None:
+            raise OfflineError("Not available offline",
+                               f"The {platform} package of provider {address.for_display} {version} is not in the "
+                               "cache; run tofu-solve init once without -offline.")
+        meta = self.client.provider_download(address, version, platform)
+        what = f"provider {address.for_display} {version}"
+        signed = self._signed_sums(meta, what)
+        if f"zh:{meta.shasum}" not in signed or not self._lists(meta):
+            raise IntegrityError("Failed to authenticate provider package",
+                                 f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
+                                 f"checksum the registry gave ({meta.shasum}).")
+        directory = self.cache.ensure_package(f"provider:{address}", f"{version}/{platform}",
+                                              lambda dest: self._fill(meta, dest, what))
+        info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
+        self.cache.write_json("provider-packages", self._key(address, version, platform),
+                              {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
+        self._place(address, version, platform, directory)
+        return info
+
+    # ------------------------------------------------------------------ steps
+
+    def _lists(self, meta: ProviderDownload) -> bool:
+        """The verified document has the line ``<shasum>  <filename>``."""
+        with self._lock:
+            doc = self._documents.get(meta.shasums_url, "")
+        return any(line.split()[1:] == [meta.filename] and line.split()[0].lower() == meta.shasum
+                   for line in doc.splitlines() if line.strip())
+
+    def _signed_sums(self, meta: ProviderDownload, what: str) -> tuple[str, ...]:
+        key = (str(meta.provider), meta.version, meta.shasums_url)
+        with self._lock:
+            if key in self._sums:
+                return self._sums[key]
+        document = self._get_small(meta.shasums_url)
+        signature = self._get_small(meta.shasums_signature_url)
+        verify_shasums(document, signature, meta.signing_keys, what)
+        try:
+            text = document.decode("utf-8")
+            signed = tuple(sorted(set(zh_hashes_from_sha256sums(text))))
+        except (UnicodeDecodeError, ValueError):
+            raise IntegrityError("Failed to authenticate provider package",
+                                 f"The SHA256SUMS document of {what} is not a checksum list.") from None
+        with self._lock:
+            self._sums[key] = signed
+            self._documents[meta.shasums_url] = text
+        return signed
+
+    def _get_small(self, url: str) -> bytes:
+        self.counter.add("provider_checksums")
+        try:
+            r = self.fetcher.session.get(url, stream=True, timeout=self.fetcher.timeout)
+        except requests.RequestException as e:
+            raise NetworkError("Failed to download provider checksums", f"{type(e).__name__} contacting "
+                               f"{redact(url)}.", url=redact(url)) from None
+        body = read_document(r, self.fetcher.limits, url)
+        if r.status_code != 200:
+            raise NetworkError("Failed to download provider checksums", f"{redact(url)} answered {r.status_code}.",
+                               url=redact(url))
+        return body
+
+    def _fill(self, meta: ProviderDownload, dest: Path, what: str) -> None:
+        self.counter.add("provider_package")
+        archive, sha = self.fetcher.download(meta.download_url)
+        try:
+            if sha != meta.shasum:
+                raise IntegrityError("Failed to authenticate provider package",
+                                     f"The {meta.platform} package of {what} has SHA-256 {sha}, but the registry and "
+                                     f"its signed checksums say {meta.shasum}.")
+            extract_archive(archive, "zip", dest, self.fetcher.limits)
+        finally:
+            archive.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ plugin cache
+
+    def _plugin_dir(self, address: ProviderAddress, version: str, platform: str) -> Path | None:
+        if self.plugin_cache_dir is None:
+            return None
+        return self.plugin_cache_dir.joinpath(address.host, address.namespace, address.type, version, platform)
+
+    def in_plugin_cache(self, address: ProviderAddress, version: str, platform: str) -> bool:
+        """Whether the plugin cache (if any) already holds this package."""
+        d = self._plugin_dir(address, version, platform)
+        return d is not None and d.is_dir()
+
+    def _place(self, address: ProviderAddress, version: str, platform: str, directory: Path) -> None:
+        """Copy the unpacked package into the plugin cache (OpenTofu's unpacked layout),
+        atomically, unless it is there already."""
+        target = self._plugin_dir(address, version, platform)
+        if target is None or target.is_dir():
+            return
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{platform}.", dir=target.parent))
+            shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True)
+            try:
+                os.replace(tmp, target)
+            except OSError:
+                shutil.rmtree(tmp, ignore_errors=True)
+                if not target.is_dir():
+                    raise
+        except OSError as e:
+            raise ConfigurationError("Cannot write the plugin cache",
+                                     f"{target}: {e.strerror or e}. Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") \
+                from None
