@@ -159,6 +159,10 @@ def cmd_init(args) -> int:
                 print(f'  ~ module "{c.path}" {c.old} -> {c.new}', file=out)
     else:
         print("\nThe lock file is up to date.", file=out)
+    for p in result.bridge_written:
+        shown = os.path.relpath(p, args.chdir)
+        print(f"\ntofu-solve wrote {shown}: tofu init (OpenTofu 1.10+) installs the locked tags of the git and OCI "
+              "calls with a version constraint through it.", file=out)
     print(f"\ntofu-solve has been successfully initialized: {len(res.modules)} module calls and "
           f"{len(result.locks.providers)} providers locked.", file=out)
     return 0
@@ -189,6 +193,7 @@ def init_result_as_data(result) -> dict:
         "stats": result.stats,
         "modules_json": str(result.manifest) if result.manifest else None,
         "verified": result.verified,
+        "override_files_written": [str(p) for p in result.bridge_written],
     }
 
 

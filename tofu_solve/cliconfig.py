@@ -37,6 +37,8 @@ class CliConfig:
         path: the file read (None when there was none).
         plugin_cache_dir: where ``tofu init`` looks for provider packages first
             (``TF_PLUGIN_CACHE_DIR``, else the file's ``plugin_cache_dir``), or None.
+        warnings: problems OpenTofu reports as warnings and goes on (a missing
+            ``TF_CLI_CONFIG_FILE``: ``internal/command/cliconfig/cliconfig.go``).
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -44,6 +46,7 @@ class CliConfig:
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
     path: Path | None = None
     plugin_cache_dir: Path | None = None
+    warnings: tuple[str, ...] = ()
 
     def services(self, host: str) -> dict[str, str] | None:
         return self.hosts.get(_normalize_host(host))
@@ -82,6 +85,12 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
     hosts: dict[str, dict[str, str]] = {}
     tokens: dict[str, str] = {}
     plugin_cache: Path | None = None
+    warnings: list[str] = []
+    if path is not None and env.get("TF_CLI_CONFIG_FILE") and not path.exists():
+        # OpenTofu: "Unable to open CLI configuration file", a warning; defaults apply.
+        warnings.append(f'Unable to open CLI configuration file: the CLI configuration file at "{path}" does not '
+                        "exist. Going on with the defaults.")
+        path = None
     if path is not None:
         try:
             text = path.read_text(encoding="utf-8")
@@ -126,4 +135,4 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
             pass
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
-    return CliConfig(hosts, tokens, env, path, plugin_cache)
+    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings))

@@ -61,10 +61,11 @@ def hash1(files: Iterable[str], open_file: Callable[[str], "bytes | BinaryIO"]) 
     return "h1:" + base64.b64encode(summary.digest()).decode("ascii")
 
 
-def dir_files(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] = frozenset()) -> list[str]:
+def dir_files(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] = frozenset(),
+              exclude_files: frozenset[str] = frozenset()) -> list[str]:
     """``dirhash.DirFiles(root, prefix)``: slash-separated names of every non-directory
     entry below ``root``, optionally skipping directories whose base name is in
-    ``exclude`` (anywhere in the tree).
+    ``exclude`` (anywhere in the tree) and files whose base name is in ``exclude_files``.
 
     Raises:
         HashError: ``root`` is not a directory.
@@ -85,13 +86,16 @@ def dir_files(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str]
         dirnames[:] = keep
         rel_dir = os.path.relpath(dirpath, root)
         for f in filenames:
+            if f in exclude_files:
+                continue
             rel = f if rel_dir == "." else os.path.join(rel_dir, f)
             name = rel.replace(os.sep, "/")
             out.append(f"{prefix}/{name}" if prefix else name)
     return out
 
 
-def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] = frozenset()) -> str:
+def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] = frozenset(),
+             exclude_files: frozenset[str] = frozenset()) -> str:
     """``h1:`` of a directory, as OpenTofu's ``PackageHashV1`` (``EvalSymlinks`` on the
     root, then ``dirhash.HashDir(root, prefix, Hash1)``).
 
@@ -100,7 +104,7 @@ def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] 
             file, or a name with a newline.
     """
     real = os.path.realpath(os.fspath(root))
-    names = dir_files(real, prefix, exclude)
+    names = dir_files(real, prefix, exclude, exclude_files)
 
     def read(name: str) -> BinaryIO:
         rel = name[len(prefix) + 1 :] if prefix else name

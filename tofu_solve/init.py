@@ -26,12 +26,13 @@ from .plugins import ProviderLockChange, ProviderLockPlan, ProviderPackages, cur
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .providers.oci import OciCandidates
 from .registry import RegistryClient, make_session
-from .install import install, package_hashes, verify
+from . import overrides
+from .install import data_dir, install, package_hashes, verify
 from .state import snapshot, write_state
 from .solver.context import Context, SolveOptions
 from .solver.model import ModuleCandidate
 from .solver.resolve import Resolution, solve
-from .sources import OciSource, RemoteSource, SourceKind
+from .sources import lock_source
 from .tofu_version import target_version
 
 
@@ -75,6 +76,7 @@ class InitResult:
     lock_written: bool
     lock_path: Path
     provider_changes: list[ProviderLockChange] = field(default_factory=list)
+    bridge_written: list[Path] = field(default_factory=list)
     network: dict[str, int] = field(default_factory=dict)
     manifest: Path | None = None
     verified: list[str] = field(default_factory=list)
@@ -82,17 +84,11 @@ class InitResult:
 
 
 def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = ()) -> ModuleLock:
-    """The lock entry for a selected call."""
+    """The lock entry for a selected call (its source redacted: credentials never reach the
+    lock file)."""
     req = res.module_requirements[path]
-    source = cand.source
-    if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
-        locked_source = str(source.with_ref(cand.available.label))
-    elif isinstance(source, OciSource) and req.constraint is not None:
-        locked_source = str(OciSource(source.registry, source.repository, cand.available.label, "", source.subdir))
-    else:
-        locked_source = str(source)
-    locked_source = redact(locked_source)  # credentials never reach the lock file
-    return ModuleLock(path, cand.version_text, locked_source, req.constraint.text if req.constraint else "", hashes)
+    source = lock_source(cand.source, req.constraint is not None, cand.available.label)
+    return ModuleLock(path, cand.version_text, source, req.constraint.text if req.constraint else "", hashes)
 
 
 def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
@@ -136,6 +132,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
         ctx.close()
+    res.warnings[:0] = list(ctx.client.cli_config.warnings)
     res.warnings.extend(_tag_warnings(ctx))
     res.warnings.extend(f"The cached copy of {name} was damaged; it was discarded and fetched again."
                         for name in ctx.metadata.cache.discarded)
@@ -155,6 +152,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
             "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
     # Install first, lock last: an interrupted init leaves the old lock file in place.
     manifest = install(root, env, selected, res.root_tree, trees, reinstall=opts.upgrade) if opts.install else None
+    bridge_written = _write_bridge(root, env, res, selected, trees, new_modules, options, opts.install)
     written = False
     if opts.lockfile != "readonly":
         try:
@@ -166,8 +164,29 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         write_state(root, env, state_doc)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed()}
-    return InitResult(res, new_locks, changes, written, lock_path, plan.changes, counter.snapshot(), manifest,
-                      verified, stats)
+    return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
+                      manifest, verified, stats)
+
+
+def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected: dict, trees: dict,
+                  new_modules: dict[str, ModuleLock], options: SolveOptions, installed: bool) -> list[Path]:
+    """Write (or remove) the override bridge for git/OCI calls with ``version``
+    (:mod:`tofu_solve.overrides`); warn instead when the target OpenTofu predates 1.10."""
+    modules_dir = data_dir(root, env) / "modules"
+    copies = {}
+    if installed:
+        for path, tree in trees.items():
+            _, pkg, _ = selected[path]
+            copies[path] = (tree, modules_dir / path, pkg.subdir)
+    wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
+    if wanted and not overrides.bridge_supported(options.target.triple):
+        res.warnings.append(
+            f"OpenTofu {options.target.version} cannot load version constraints on git or OCI module sources, and "
+            f"the override bridge that makes tofu init accept them needs OpenTofu 1.10 or later, so tofu-solve did not "
+            f"write {overrides.OVERRIDE_FILE}. Upgrade OpenTofu, or pin those calls with ?ref= / ?tag= instead.")
+        return []
+    return overrides.apply(wanted, overrides.existing(root, modules_dir) if modules_dir.is_dir()
+                           else overrides.existing(root))
 
 
 def _provider_plan(res: Resolution, locks: LockFile, ctx: Context, counter: OpCounter,

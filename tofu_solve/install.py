@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .config.loader import OWN_OVERRIDE_FILE
 from .config.names import valid_call_path
 from .errors import IntegrityError, TofuSolveError
 from .hashing import VCS_DIRS, hash_dir
@@ -28,14 +29,15 @@ from .lockfile import ModuleLock
 from .metadata import ModuleTree
 from .providers import Package
 from .solver.model import ModuleCandidate
-from .sources import OciSource, RegistrySource, RemoteSource, SourceKind
+from .sources import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
 
 MANIFEST = "modules.json"
+NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, written into installed copies
 
 
 def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
     """The hashes recorded for a selected package. Raises HashError."""
-    out = [hash_dir(pkg.root, exclude=VCS_DIRS)]
+    out = [hash_dir(pkg.root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)]
     src = cand.source
     if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and pkg.commit:
         out.append(f"git:{pkg.commit}")
@@ -75,7 +77,7 @@ def verify(call_path: str, lock: ModuleLock, root: Path, place: str) -> str:
     Raises:
         IntegrityError: no recorded ``h1:`` matches.
     """
-    actual = hash_dir(root, exclude=VCS_DIRS)
+    actual = hash_dir(root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
     h1s = [h for h in lock.hashes if h.startswith("h1:")]
     if h1s and actual not in h1s:
         raise verification_error(call_path, h1s, actual, place)
@@ -173,7 +175,7 @@ def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Pa
             version = cand.version.string if isinstance(cand.source, RegistrySource) and cand.version else ""
             # As OpenTofu writes it (``req.SourceAddr.String()``), so that ``tofu init`` reuses the
             # install; .terraform/ is local state, never committed. The lock holds the redacted form.
-            source = str(cand.source)
+            source = tofu_source(cand.source, cand.version is not None, cand.available.label)
             prev = old.get(path)
             if not reinstall and prev and prev.get("Source") == source and prev.get("Version", "") == version \
                     and dest.is_dir():

@@ -591,3 +591,27 @@ def parse_source(raw: str) -> ModuleSource:
     if raw.startswith("oci://") or raw.lower().startswith("oci::"):
         return parse_oci(raw)
     return parse_remote(raw)
+
+
+def lock_source(source: ModuleSource, versioned: bool, version_label: str) -> str:
+    """The ``source`` a module lock entry records for a call at a selected version: for
+    git and OCI calls with a ``version`` constraint, the address pinned to the selected tag
+    (``?ref=TAG`` / ``?tag=TAG``); otherwise the normalized address. Always redacted
+    (:func:`tofu_solve.netutil.redact`), so a lock never holds a credential."""
+    from .netutil import redact
+
+    if versioned and isinstance(source, RemoteSource) and source.kind is SourceKind.GIT:
+        return redact(str(source.with_ref(version_label)))
+    if versioned and isinstance(source, OciSource):
+        return redact(str(OciSource(source.registry, source.repository, version_label, "", source.subdir)))
+    return redact(str(source))
+
+
+def tofu_source(source: ModuleSource, versioned: bool, version_label: str) -> str:
+    """The call's source as ``tofu init`` sees it once the override bridge is merged (what
+    ``modules.json`` records): like :func:`lock_source`, but not redacted."""
+    if versioned and isinstance(source, RemoteSource) and source.kind is SourceKind.GIT:
+        return str(source.with_ref(version_label))
+    if versioned and isinstance(source, OciSource):
+        return str(OciSource(source.registry, source.repository, version_label, "", source.subdir))
+    return str(source)

@@ -61,8 +61,12 @@ def _filter_tofu_alternatives(names: list[str]) -> list[str]:
     return out
 
 
+OWN_OVERRIDE_FILE = "tofu_solve_override.tf"
+
+
 def config_file_names(directory: str | os.PathLike) -> tuple[list[str], list[str]]:
-    """(primary, override) configuration file names of ``directory``, in load order.
+    """(primary, override) configuration file names of ``directory``, in load order;
+    tofu-solve's own ``tofu_solve_override.tf`` is left out.
 
     Raises:
         ConfigurationError: the directory cannot be read.
@@ -77,6 +81,8 @@ def config_file_names(directory: str | os.PathLike) -> tuple[list[str], list[str
     for name in entries:
         if _ignored(name) or _ext(name) is None or os.path.isdir(os.path.join(directory, name)):
             continue
+        if name == OWN_OVERRIDE_FILE:
+            continue  # tofu-solve's own bridge for tofu (tofu_solve.overrides): never read back
         (override if _is_override(name) else primary).append(name)
     return _filter_tofu_alternatives(primary), _filter_tofu_alternatives(override)
 

@@ -24,7 +24,8 @@ HEADER = ('# This file is maintained automatically by "tofu init".\n'
           "# Manual edits may be lost in future updates.\n")
 
 
-def _quote(s: str) -> str:
+def hcl_string(s: str) -> str:
+    """``s`` as an HCL quoted string literal, escaped as hclwrite escapes it."""
     out = []
     for c in s:
         if c == '"':
@@ -48,14 +49,14 @@ def _quote(s: str) -> str:
 
 
 def _block(kind: str, label: str, attrs: list[tuple[str, str]], hashes: tuple[str, ...]) -> str:
-    lines = [f"{kind} {_quote(label)} {{"]
+    lines = [f"{kind} {hcl_string(label)} {{"]
     width = max((len(k) for k, _ in attrs), default=0)
     for k, v in attrs:
-        lines.append(f"  {k.ljust(width)} = {_quote(v)}")
+        lines.append(f"  {k.ljust(width)} = {hcl_string(v)}")
     if hashes:
         lines.append("  hashes = [")
         for h in sorted(set(hashes)):
-            lines.append(f"    {_quote(h)},")
+            lines.append(f"    {hcl_string(h)},")
         lines.append("  ]")
     lines.append("}")
     return "\n".join(lines) + "\n"

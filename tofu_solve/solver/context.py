@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ..netutil import redact
+from ..sources import lock_source
 from ..errors import ConfigurationError
 from ..errors import (LockedVersionError, NoMatchingVersionError, NoVersionsError, TofuSolveError)
 from ..lockfile import LockFile
@@ -242,12 +243,7 @@ class Context:
 
     def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
         """The ``source`` a lock entry records for this call at a version."""
-        source = req.call.source
-        if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and req.constraint is not None:
-            return redact(str(source.with_ref(version_label)))
-        if isinstance(source, OciSource) and req.constraint is not None:
-            return str(OciSource(source.registry, source.repository, version_label, "", source.subdir))
-        return redact(str(source))
+        return lock_source(req.call.source, req.constraint is not None, version_label)
 
     def check_locked(self, req: ModuleRequirement) -> None:
         """Raise LockedVersionError when the call's locked version (same source) is no
