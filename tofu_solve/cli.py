@@ -229,6 +229,23 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def cmd_check(args) -> int:
+    from .check import check
+
+    diffs = check(args.chdir, dict(os.environ))
+    if args.json:
+        json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
+        print()
+    elif diffs:
+        print("\nError: The working directory does not match the lock file\n", file=sys.stderr)
+        print("\n".join(str(d) for d in diffs), file=sys.stderr)
+        print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the working "
+              "directory match the lock again (it reinstalls from the verified cache).\n", file=sys.stderr)
+    else:
+        print("The lock file, .terraform/modules, modules.json and the override files all agree.")
+    return 1 if diffs else 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -279,6 +296,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
                          "default: this machine's)")
     sp.set_defaults(func=cmd_init)
+
+    sp = sub.add_parser("check", parents=[common],
+                        help="check, offline, that what is installed is exactly what the lock file says",
+                        description="Compare the configuration, .terraform.lock.hcl, .terraform/modules, modules.json "
+                                    "and the override files, without any network, and list every difference: a call "
+                                    "without a lock or with a changed constraint, a module tofu init installed at "
+                                    "another version, an installed copy whose h1: does not match, a missing or stale "
+                                    "override file, a provider lock the configuration no longer meets. Exit status "
+                                    "1 when anything differs.")
+    sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",
                         description="Explain, from the last init (no network), why NAME is at its version. NAME is a "
