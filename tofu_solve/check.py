@@ -104,7 +104,8 @@ def check(root: Path, env: dict) -> list[Difference]:
                                       "tofu-solve init.", call.where))
                 continue
             installed = modules_dir / path
-            _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, call.where)
+            if not _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, call.where):
+                continue  # another version is installed: its hash and its calls say nothing more
             if not installed.is_dir():
                 out.append(Difference("not-installed", subject, f"{_rel(installed, root)} does not exist; run "
                                       "tofu-solve init.", call.where))
@@ -145,7 +146,9 @@ def _rel(p: Path, root: Path) -> str:
         return str(p)
 
 
-def _check_manifest(out, subject, record, call, lock, installed, root, where) -> None:
+def _check_manifest(out, subject, record, call, lock, installed, root, where) -> bool:
+    """Compare the call's modules.json record with what the lock implies; False (and a
+    difference) when they disagree."""
     versioned = call.version is not None
     want_source = tofu_source(call.source, versioned, lock.version)
     want_version = lock.version if isinstance(call.source, RegistrySource) else ""
@@ -154,7 +157,7 @@ def _check_manifest(out, subject, record, call, lock, installed, root, where) ->
     if record is None:
         out.append(Difference("manifest", subject, "is missing from .terraform/modules/modules.json; run tofu-solve "
                               "init.", where))
-        return
+        return False
     got = (record.get("Source", ""), record.get("Version", ""), record.get("Dir", ""))
     if got[1] != want_version:
         out.append(Difference("manifest", subject, f"modules.json records version {got[1] or '(none)'}, the lock "
@@ -167,6 +170,9 @@ def _check_manifest(out, subject, record, call, lock, installed, root, where) ->
     elif got[2] != want_dir:
         out.append(Difference("manifest", subject, f"modules.json records directory {got[2]}, expected {want_dir}; "
                               "run tofu-solve init.", where))
+    else:
+        return True
+    return False
 
 
 def _check_overrides(out, root, modules_dir, root_tree, copies, locked_sources) -> None:

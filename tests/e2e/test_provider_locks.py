@@ -1,0 +1,188 @@
+"""Provider blocks as ``tofu init`` writes them (issue #10 §1), against the fixture
+world's provider registry: signed SHA256SUMS, deterministic zips, ``signing_keys``.
+
+OpenTofu sources: ``internal/providercache/installer.go`` (hashes = this platform's h1 +
+signed zh + prior hashes when the version is unchanged), ``internal/getproviders/
+package_authentication.go`` (signature, matching checksum, archive checksum),
+``internal/getproviders/types.go`` ``VersionConstraintsString``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from tests.e2e.conftest import write_root
+from tofu_solve.hashing import hash_dir
+from tofu_solve.lockfile import parse_lock_text
+from tofu_solve.plugins import current_platform
+from tofu_solve.world import RegistryServer, write_cli_config
+from tofu_solve.world.provider_files import PLATFORMS, SignedSums
+
+AWS = "registry.opentofu.org/hashicorp/aws"
+ROOT = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.90"
+    }
+  }
+}
+module "kms" {
+  source  = "terraform-aws-modules/kms/aws"
+  version = "~> 3.0"
+}
+'''
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch, tofu_solve):
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def _lock(r):
+    locks, diags = parse_lock_text(r.lock)
+    assert [d for d in diags if d.severity == "error"] == []
+    return locks
+
+
+def test_provider_block_has_version_constraints_and_hashes(isolated, tofu_solve, world, running):
+    root = write_root(isolated / "root", ROOT)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    lock = _lock(r).providers[AWS]
+    assert lock.version == "5.100.0"
+    # root "~> 5.90" and kms 3.1.1 ">= 5.49" in one canonical string, as VersionConstraintsString sorts them
+    assert lock.constraints == ">= 5.49.0, ~> 5.90"
+    files = running.registry.provider_files
+    signed = {"zh:" + hashlib.sha256(files.package("hashicorp/aws", "5.100.0", p)).hexdigest() for p in PLATFORMS}
+    h1s = {h for h in lock.hashes if h.startswith("h1:")}
+    assert set(lock.hashes) - h1s == signed  # every platform of the signed SHA256SUMS
+    assert len(h1s) == 1  # this machine's platform only, by default
+    # the h1: is the unpacked package's, hashed as OpenTofu's PackageHashV1 does
+    import io
+    import zipfile
+    d = isolated / "unpacked"
+    zipfile.ZipFile(io.BytesIO(files.package("hashicorp/aws", "5.100.0", current_platform()))).extractall(d)
+    assert h1s == {hash_dir(d)}
+    assert f'+ provider "{AWS}" 5.100.0' in r.out
+
+
+def test_platform_flag_adds_h1_for_each_target(isolated, tofu_solve):
+    root = write_root(isolated / "root", ROOT)
+    r = tofu_solve(root, "init", "-platform=linux_amd64", "-platform=darwin_arm64", "-platform=linux_amd64")
+    assert r.code == 0, r.err
+    lock = _lock(r).providers[AWS]
+    assert sum(h.startswith("h1:") for h in lock.hashes) == 2
+    bad = tofu_solve(root, "init", "-platform=linux")
+    assert bad.code == 1 and "Invalid target platform" in bad.err
+
+
+def test_fitting_block_kept_byte_for_byte_and_warm_run_needs_no_network(isolated, tofu_solve):
+    root = write_root(isolated / "root", ROOT)
+    assert tofu_solve(root, "init").code == 0
+    # a comment tofu would not write, in a block that still fits: kept as it is
+    text = (root / ".terraform.lock.hcl").read_text().replace(
+        f'provider "{AWS}" {{\n', f'provider "{AWS}" {{\n  # pinned after review\n')
+    (root / ".terraform.lock.hcl").write_text(text)
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    data = r.json()
+    assert data["lock_file"]["provider_changes"] == [] and data["lock_file"]["written"] is False
+    assert data["network_operations"] == {}
+    assert (root / ".terraform.lock.hcl").read_text() == text
+
+
+def test_provider_no_longer_required_is_removed(isolated, tofu_solve):
+    root = write_root(isolated / "root", ROOT + '''
+terraform {
+  required_providers {
+    random = {
+      source  = "hashicorp/random"
+      version = "~> 3.0"
+    }
+  }
+}
+''')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert "registry.opentofu.org/hashicorp/random" in _lock(r).providers
+    write_root(root, ROOT)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert '- provider "registry.opentofu.org/hashicorp/random" (was 3.' in r.out
+    assert set(_lock(r).providers) == {AWS}
+
+
+def test_upgrade_moves_the_provider_and_readonly_reports_it(isolated, tofu_solve):
+    root = write_root(isolated / "root", ROOT.replace('"~> 5.90"', '"5.95.0"'))
+    assert tofu_solve(root, "init").code == 0
+    write_root(root, ROOT)
+    before = (root / ".terraform.lock.hcl").read_text()
+    ro = tofu_solve(root, "init", "-upgrade", "-lockfile=readonly")
+    assert ro.code == 1 and "Error: Lock file would change" in ro.err
+    assert f'provider "{AWS}" (changed)' in ro.err
+    assert (root / ".terraform.lock.hcl").read_text() == before
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 0, r.err
+    assert f'~ provider "{AWS}" 5.95.0 -> 5.100.0' in r.out
+    lock = _lock(r).providers[AWS]
+    assert lock.version == "5.100.0" and lock.constraints == ">= 5.49.0, ~> 5.90"
+
+
+def test_plugin_cache_gets_the_unpacked_package_in_opentofu_layout(isolated, tofu_solve, monkeypatch):
+    cache = isolated / "plugins"
+    monkeypatch.setenv("TF_PLUGIN_CACHE_DIR", str(cache))
+    root = write_root(isolated / "root", ROOT)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    d = cache / "registry.opentofu.org" / "hashicorp" / "aws" / "5.100.0" / current_platform()
+    assert (d / "terraform-provider-aws_v5.100.0_x5").is_file()
+    assert hash_dir(d) in _lock(r).providers[AWS].hashes
+
+
+def _own_registry(world, running, isolated, monkeypatch):
+    reg = RegistryServer(world, running.git.url).start()
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(write_cli_config(isolated / "rc", reg.url)))
+    return reg
+
+
+def test_tampered_checksums_fail_signature_verification(isolated, tofu_solve, world, running, monkeypatch):
+    reg = _own_registry(world, running, isolated, monkeypatch)
+    try:
+        real = reg.provider_files.sums("hashicorp/aws", "5.100.0")
+        forged = real.document.replace(real.document[:8], b"00000000", 1)
+        monkeypatch.setattr(reg.provider_files, "sums", lambda a, v: SignedSums(forged, real.signature))
+        r = tofu_solve(write_root(isolated / "root", ROOT), "init")
+        assert r.code == 1
+        assert "Error: Failed to authenticate provider package" in r.err
+        assert "does not verify against any signing key" in r.err
+        assert "Stack backtrace" not in r.err
+        assert not (isolated / "root" / ".terraform.lock.hcl").exists()
+    finally:
+        reg.stop()
+
+
+def test_package_that_differs_from_its_checksum_is_refused(isolated, tofu_solve, world, running, monkeypatch):
+    reg = _own_registry(world, running, isolated, monkeypatch)
+    try:
+        files = reg.provider_files
+        real_package = files.package
+        sums = files.sums("hashicorp/aws", "5.100.0")  # signed over the genuine packages
+        monkeypatch.setattr(files, "sums", lambda a, v: sums)
+        # the registry serves (and vouches for) other bytes than the signed document lists
+        monkeypatch.setattr(files, "package", lambda a, v, p: real_package(a, "5.99.0", p))
+        r = tofu_solve(write_root(isolated / "root", ROOT), "init")
+        assert r.code == 1 and "Failed to authenticate provider package" in r.err
+        assert "does not list terraform-provider-aws_5.100.0_" in r.err
+    finally:
+        reg.stop()
+
+
+def test_offline_without_a_cached_package_names_it(isolated, tofu_solve, monkeypatch):
+    root = write_root(isolated / "root", ROOT)
+    r = tofu_solve(root, "init", "-offline")
+    assert r.code == 1 and "Not available offline" in r.err

@@ -1,0 +1,197 @@
+"""Living with a real client (issue #10): after ``tofu-solve init``, ``tofu init`` (or
+``terraform init``, OpenTofu's lineage, where no ``tofu`` is installed) leaves
+``.terraform.lock.hcl`` byte for byte unchanged, module blocks included; and
+``tofu-solve check`` catches what ``init -upgrade`` or a fresh-clone ``init`` changes.
+
+The client talks only to the fixture world on 127.0.0.1 (CLI config ``host`` blocks,
+``CHECKPOINT_DISABLE``). Module and provider sources name ``registry.opentofu.org``
+explicitly, so that both clients resolve the same addresses (Terraform's default host is
+``registry.terraform.io``). Lock-file rewrite rule: OpenTofu ``internal/command/init.go``
+rewrites only when ``!newLocks.Equal(previousLocks)``; module blocks are read and ignored
+(``internal/depsfile/locks_file.go``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import make_repo, write_root
+
+CLIENT = shutil.which("tofu") or shutil.which("terraform")
+pytestmark = pytest.mark.skipif(CLIENT is None, reason="neither tofu nor terraform is on PATH: no real client to "
+                                                       "check the lock file against")
+
+
+def _client_version() -> tuple[str, tuple[int, int, int]]:
+    out = subprocess.run([CLIENT, "version"], capture_output=True, text=True, env=_base_env(Path("/tmp"))).stdout
+    m = re.search(r"v(\d+)\.(\d+)\.(\d+)", out)
+    name = "tofu" if os.path.basename(CLIENT).startswith("tofu") else "terraform"
+    return name, tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL", "TMPDIR")}
+    return {**keep, "HOME": str(home), "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
+
+
+@pytest.fixture
+def client(tmp_path, running, monkeypatch):
+    """Run the real client in a root against the world: ``client(root, *args)``."""
+    home = tmp_path / "client-home"
+    home.mkdir()
+    env = {**_base_env(home), "TF_CLI_CONFIG_FILE": str(running.cli_config)}
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
+
+    def run(root: Path, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([CLIENT, *args, "-input=false", "-no-color"], cwd=root, env=env, capture_output=True,
+                              text=True, timeout=300)
+    return run
+
+
+def _acme_modules(tmp: Path, running) -> dict[str, str]:
+    """Two registry modules (served by the world registry as ``acme/*``) and a git module,
+    each declaring providers with explicit registry.opentofu.org sources."""
+    prov = '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "registry.opentofu.org/hashicorp/aws"
+              version = "%s"
+            }
+          }
+        }
+    '''
+    net = make_repo(tmp / "repos" / "net", [
+        ("v1.0.0", {"main.tf": prov % ">= 5.0"}),
+        ("v1.1.0", {"main.tf": prov % ">= 5.10"}),
+    ])
+    app = make_repo(tmp / "repos" / "app", [
+        ("v2.0.0", {"main.tf": prov % "~> 6.0" + '\nmodule "net" {\n  source  = "registry.opentofu.org/acme/net/aws"\n'
+                                                 '  version = "~> 1.0"\n}\n'}),
+    ])
+    running.registry.extra["acme/net/aws"] = {"versions": {"1.0.0": f"git::{net}?ref=v1.0.0",
+                                                           "1.1.0": f"git::{net}?ref=v1.1.0"}}
+    running.registry.extra["acme/app/aws"] = {"versions": {"2.0.0": f"git::{app}?ref=v2.0.0"}}
+    return {"net": net, "app": app}
+
+
+@pytest.fixture
+def acme(tmp_path, running):
+    urls = _acme_modules(tmp_path, running)
+    yield urls
+    for k in ("acme/net/aws", "acme/app/aws", "acme/net2/aws"):
+        running.registry.extra.pop(k, None)
+
+
+ROOT = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "registry.opentofu.org/hashicorp/aws"
+      version = ">= 5.0"
+    }
+    random = {
+      source  = "registry.opentofu.org/hashicorp/random"
+      version = "~> 3.0"
+    }
+  }
+}
+
+module "app" {
+  source  = "registry.opentofu.org/acme/app/aws"
+  version = "2.0.0"
+}
+
+module "net" {
+  source  = "registry.opentofu.org/acme/net/aws"
+  version = "~> 1.0"
+}
+'''
+
+
+def test_client_init_after_tofu_solve_changes_nothing(tmp_path, tofu_solve, client, acme):
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    lock = (root / ".terraform.lock.hcl").read_text()
+    assert 'provider "registry.opentofu.org/hashicorp/aws"' in lock and 'module "app.net"' in lock
+    assert 'constraints = ">= 5.0.0, >= 5.10.0, ~> 6.0"' in lock  # root, net 1.1.0 and app, in one string
+    manifest = (root / ".terraform/modules/modules.json").read_bytes()
+    c = client(root, "init")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert (root / ".terraform.lock.hcl").read_text() == lock
+    assert (root / ".terraform/modules/modules.json").read_bytes() == manifest  # the install was reused
+    # ...and what the client left installed is still what the lock says
+    chk = tofu_solve(root, "check")
+    assert chk.code == 0, chk.err
+
+
+def test_provider_change_made_by_tofu_solve_is_accepted_by_the_client(tmp_path, tofu_solve, client, acme):
+    """The loop the issue saw: a provider change made the client rewrite the file and drop
+    every module block. Now tofu-solve moves the provider block itself."""
+    root = write_root(tmp_path / "root", ROOT.replace('version = "~> 3.0"', 'version = "3.5.0"'))
+    assert tofu_solve(root, "init").code == 0
+    assert client(root, "init").returncode == 0
+    (root / "main.tf").write_text(ROOT)  # random: 3.5.0 -> ~> 3.0
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 0, r.err
+    assert '~ provider "registry.opentofu.org/hashicorp/random" 3.5.0 ->' in r.out
+    lock = (root / ".terraform.lock.hcl").read_text()
+    c = client(root, "init")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert (root / ".terraform.lock.hcl").read_text() == lock and 'module "net"' in lock
+
+
+def test_check_catches_a_client_upgrade_that_picked_other_modules(tmp_path, tofu_solve, client, acme, running):
+    root = write_root(tmp_path / "root", ROOT)
+    assert tofu_solve(root, "init").code == 0
+    assert client(root, "init").returncode == 0
+    net = make_repo(tmp_path / "repos" / "net2", [("v1.2.0", {"main.tf": "# newer\n"})])
+    running.registry.extra["acme/net/aws"]["versions"]["1.2.0"] = f"git::{net}?ref=v1.2.0"
+    up = client(root, "init", "-upgrade")  # greedy: newest per call, the lock's module blocks ignored
+    assert up.returncode == 0, up.stdout + up.stderr
+    chk = tofu_solve(root, "check")
+    assert chk.code == 1
+    assert 'module "net": modules.json records version 1.2.0, the lock 1.1.0' in chk.err
+    data = tofu_solve(root, "check", "-json").json()
+    assert data["ok"] is False and {d["kind"] for d in data["differences"]} == {"manifest"}
+    # tofu-solve init puts the locked version back
+    assert tofu_solve(root, "init").code == 0
+    assert tofu_solve(root, "check").code == 0
+
+
+def test_fresh_clone_client_init_then_check(tmp_path, tofu_solve, client, acme):
+    """A teammate clones the repository (lock committed, no .terraform) and runs the client."""
+    root = write_root(tmp_path / "root", ROOT)
+    assert tofu_solve(root, "init").code == 0
+    lock = (root / ".terraform.lock.hcl").read_text()
+    shutil.rmtree(root / ".terraform")
+    c = client(root, "init")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert (root / ".terraform.lock.hcl").read_text() == lock
+    assert tofu_solve(root, "check").code == 0  # the newest matching versions are the locked ones here
+
+
+def test_override_bridge_lets_the_client_load_git_versions(tmp_path, tofu_solve, client, acme):
+    name, version = _client_version()
+    if name != "tofu" or version < (1, 10, 0):
+        pytest.skip(f"{name} {'.'.join(map(str, version))} decodes `version` before merging override files "
+                    "(reference §11): the bridge needs OpenTofu 1.10 or later")
+    root = write_root(tmp_path / "root", f'''
+        module "net" {{
+          source  = "git::{acme['net']}"
+          version = "~> 1.0"
+        }}
+    ''')
+    assert tofu_solve(root, "init").code == 0
+    lock = (root / ".terraform.lock.hcl").read_text()
+    c = client(root, "init")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert (root / ".terraform.lock.hcl").read_text() == lock
+    assert tofu_solve(root, "check").code == 0
