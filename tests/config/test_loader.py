@@ -131,3 +131,28 @@ def test_invalid_provider_constraint_names_line(tmp_path):
     with pytest.raises(ConfigurationError) as e:
         load_module_dir(tmp_path)
     assert e.value.where.line == 3 and 'a "v" prefix' in e.value.detail
+
+
+def test_providers_implied_by_resources_data_and_provider_blocks(tmp_path):
+    """OpenTofu locks providers used without a required_providers entry too
+    (internal/configs/config.go ProviderRequirements; addrs ImpliedProvider: the resource
+    type's prefix); "terraform" is built in and never locked."""
+    (tmp_path / "main.tf").write_text(
+        'resource "random_id" "x" {\n  byte_length = 4\n}\n'
+        'resource "aws_instance" "y" {\n  provider = awsw.west\n}\n'
+        'data "null_data_source" "z" {}\n'
+        'resource "terraform_data" "t" {}\n'
+        'provider "awsw" {\n  alias = "west"\n}\n'
+        'terraform {\n  required_providers {\n    random = {\n      source  = "acme/random"\n'
+        '      version = "~> 1.0"\n    }\n  }\n}\n')
+    (tmp_path / "x.tf.json").write_text('{"resource": {"tls_private_key": {"k": {"algorithm": "RSA"}}}}')
+    from tofu_solve.config import load_module_dir
+    cfg = load_module_dir(tmp_path)
+    got = {p.local_name: (str(p.address), p.constraint.text if p.constraint else None, str(p.where))
+           for p in cfg.provider_requirements}
+    assert got == {
+        "random": ("registry.opentofu.org/acme/random", "~> 1.0", "main.tf:14"),  # declared wins
+        "awsw": ("registry.opentofu.org/hashicorp/awsw", None, "main.tf:4"),
+        "null": ("registry.opentofu.org/hashicorp/null", None, "main.tf:7"),
+        "tls": ("registry.opentofu.org/hashicorp/tls", None, "x.tf.json:1"),
+    }

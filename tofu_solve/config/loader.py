@@ -117,6 +117,7 @@ class _FileItems:
     calls: list[_RawCall] = field(default_factory=list)
     provider_reqs: list[_RawProviderReq] = field(default_factory=list)
     legacy_provider_versions: list[tuple[str, _Value]] = field(default_factory=list)
+    implied_providers: list[tuple[str, SourceRange]] = field(default_factory=list)  # local names in use
     required_versions: list[_Value] = field(default_factory=list)
     compat: list[_Value] = field(default_factory=list)
     variables: dict[str, _Value] = field(default_factory=dict)
@@ -165,10 +166,25 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             for a in block.body.attributes:
                 items.locals[a.name] = _Value(a.expr, here(a.line))
         elif t == "provider" and len(block.labels) == 1:
+            items.implied_providers.append((block.labels[0], here(block.line)))
             a = block.body.attribute("version")
             if a is not None:
                 items.legacy_provider_versions.append((block.labels[0], _Value(a.expr, here(a.line))))
+        elif t in _RESOURCE_BLOCKS and block.labels:
+            a = block.body.attribute("provider")
+            ref = a.expr.traversal() if a is not None else None
+            items.implied_providers.append((ref[0] if ref else _implied_local_name(block.labels[0]),
+                                            here(block.line)))
     return items
+
+
+_RESOURCE_BLOCKS = ("resource", "data", "ephemeral")
+
+
+def _implied_local_name(resource_type: str) -> str:
+    """The provider local name a resource type implies: the part before the first ``_``
+    (OpenTofu ``addrs.Resource.ImpliedProvider``)."""
+    return resource_type.split("_", 1)[0]
 
 
 def _check_module_name(name: str, where: SourceRange) -> None:
@@ -255,8 +271,20 @@ def _read_json(path: Path, display: str) -> _FileItems:
     for lb in _json_blocks(doc.get("locals")):
         for name, v in lb.items():
             items.locals[name] = _Value(v, here(at(name, lopos)[0]), True)
+    for kind in _RESOURCE_BLOCKS:
+        _, rpos = at(kind)
+        for rb in _json_blocks(doc.get(kind)):
+            for type_, named in rb.items():
+                line = here(at(type_, rpos)[0])
+                bodies = [b for v in (named.values() if isinstance(named, dict) else []) for b in _json_blocks(v)]
+                for body in bodies or [{}]:
+                    ref = body.get("provider")
+                    local = ref.split(".")[0] if isinstance(ref, str) and ref else _implied_local_name(type_)
+                    items.implied_providers.append((local, line))
     _, ppos = at("provider")
     for pb in _json_blocks(doc.get("provider")):
+        for name in pb:
+            items.implied_providers.append((name, here(at(name, ppos)[0])))
         for name, body in pb.items():
             for b in _json_blocks(body):
                 if "version" in b:
@@ -357,6 +385,7 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
         merged.calls += f.calls
         merged.provider_reqs += f.provider_reqs
         merged.legacy_provider_versions += f.legacy_provider_versions
+        merged.implied_providers += f.implied_providers
         merged.required_versions += f.required_versions
         merged.compat += f.compat
         merged.variables.update(f.variables)
@@ -484,6 +513,20 @@ def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequiremen
         except TofuSolveError as e:
             raise ConfigurationError(e.summary, f'Provider "{name}": {e.detail}', v.where) from None
         out.append(ProviderRequirement(name, addr, constraint, v.where, True))
+    # Providers used by resources, data sources and provider blocks without a
+    # required_providers entry: hashicorp/<local name>, no constraint (OpenTofu
+    # internal/configs/config.go ProviderRequirements: implied providers). "terraform" is
+    # the built-in provider, which is never installed or locked.
+    named = {r.local_name for r in out}
+    for name, where in merged.implied_providers:
+        if name in named or name == "terraform":
+            continue
+        named.add(name)
+        try:
+            addr = parse_provider_source(name)
+        except ProviderAddressError:
+            continue  # OpenTofu reports the block itself; nothing to lock
+        out.append(ProviderRequirement(name, addr, None, where, False))
     return out
 
 

@@ -48,6 +48,8 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
         ctx.calls[child] = req
         out.append(req)
     for path, p in tree.providers:
+        if p.address.is_builtin:
+            continue  # built into OpenTofu: nothing to select, install or lock
         imposed = ".".join(([call_path] if call_path else []) + list(path))
         origin = Origin(imposed, version, p.where, package)
         text = p.constraint.text if p.constraint else ""
