@@ -9,6 +9,7 @@ into ``.terraform.lock.hcl`` (atomically, only when they change, never with
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,7 +129,9 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         res = solve(tree, ctx)
         selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
+        started = time.monotonic()
         plan = _provider_plan(res, locks, ctx, counter, opts)
+        provider_ms = round((time.monotonic() - started) * 1000)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
         ctx.close()
@@ -163,7 +166,8 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     if opts.install:
         write_state(root, env, state_doc)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
-             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed()}
+             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
+             "provider_lock_ms": provider_ms}
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, verified, stats)
 
@@ -179,6 +183,14 @@ def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected:
             _, pkg, _ = selected[path]
             copies[path] = (tree, modules_dir / path, pkg.subdir)
     wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
+    outside = [d for d in wanted if not d.resolve().is_relative_to(root.resolve())]
+    for d in outside:  # a local module of the root that lives outside it: never written to
+        del wanted[d]
+        res.warnings.append(
+            f"The local module in {d} calls git or OCI sources with a version constraint, but it lies outside the "
+            f"root module, and tofu-solve writes nothing outside it: no {overrides.OVERRIDE_FILE} was written there, "
+            "so tofu init cannot load those calls. Run tofu-solve init in a root that contains that module, or pin "
+            "the calls with ?ref= / ?tag=.")
     if wanted and not overrides.bridge_supported(options.target.triple):
         res.warnings.append(
             f"OpenTofu {options.target.version} cannot load version constraints on git or OCI module sources, and "

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .config.loader import OWN_OVERRIDE_FILE
 from .config.names import valid_call_path
@@ -27,9 +28,11 @@ from .errors import IntegrityError, TofuSolveError
 from .hashing import VCS_DIRS, hash_dir
 from .lockfile import ModuleLock
 from .metadata import ModuleTree
-from .providers import Package
-from .solver.model import ModuleCandidate
 from .sources import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
+
+if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
+    from .providers import Package
+    from .solver.model import ModuleCandidate
 
 MANIFEST = "modules.json"
 NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, written into installed copies

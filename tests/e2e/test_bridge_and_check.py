@@ -193,3 +193,14 @@ def test_check_is_offline(isolated, tofu_solve, repos, running, monkeypatch):
     n = running.registry.log.count()
     assert tofu_solve(root, "check").code == 0
     assert running.registry.log.count() == n
+
+
+def test_bridge_is_never_written_outside_the_root(isolated, tofu_solve, repos):
+    shared = isolated / "shared-modules" / "net"
+    shared.mkdir(parents=True)
+    (shared / "main.tf").write_text(f'module "inner" {{\n  source  = "git::{repos["inner"]}"\n  version = "~> 2.0"\n}}\n')
+    root = write_root(isolated / "root", 'module "net" {\n  source = "../shared-modules/net"\n}\n')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert not (shared / OVERRIDE).exists()
+    assert "lies outside the root module, and tofu-solve writes nothing outside it" in r.out
