@@ -139,24 +139,17 @@ def cmd_init(args) -> int:
     if result.changes or result.provider_changes:
         verb = "would update" if opts.lockfile == "readonly" else "has updated"
         print(f"\ntofu-solve {verb} the lock file {result.lock_path.name}:", file=out)
-        for c in result.provider_changes:
+        for c in result.provider_changes + result.changes:
+            what = f'{c.block} "{c.label}"'
             if c.kind == "added":
-                print(f'  + provider "{c.address}" {c.new}', file=out)
+                print(f"  + {what} {c.new or '(no version)'}", file=out)
             elif c.kind == "removed":
-                print(f'  - provider "{c.address}" (was {c.old})', file=out)
+                print(f"  - {what} (was {c.old or 'no version'})", file=out)
             elif c.old == c.new:
-                print(f'  ~ provider "{c.address}" {c.new} (constraints or hashes recorded)', file=out)
+                print(f"  ~ {what} {c.new} ({'source or hashes' if c.block == 'module' else 'constraints or hashes'}"
+                      " recorded)", file=out)
             else:
-                print(f'  ~ provider "{c.address}" {c.old} -> {c.new}', file=out)
-        for c in result.changes:
-            if c.kind == "added":
-                print(f'  + module "{c.path}" {c.new}', file=out)
-            elif c.kind == "removed":
-                print(f'  - module "{c.path}" (was {c.old})', file=out)
-            elif c.old == c.new:
-                print(f'  ~ module "{c.path}" {c.new} (source or hashes recorded)', file=out)
-            else:
-                print(f'  ~ module "{c.path}" {c.old} -> {c.new}', file=out)
+                print(f"  ~ {what} {c.old} -> {c.new}", file=out)
     else:
         print("\nThe lock file is up to date.", file=out)
     for p in result.bridge_written:
@@ -187,7 +180,7 @@ def init_result_as_data(result) -> dict:
         "lock_file": {"path": str(result.lock_path), "written": result.lock_written,
                       "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                                   for c in result.changes],
-                      "provider_changes": [{"address": c.address, "kind": c.kind, "old": c.old, "new": c.new}
+                      "provider_changes": [{"address": c.label, "kind": c.kind, "old": c.old, "new": c.new}
                                            for c in result.provider_changes]},
         "network_operations": result.network,
         "stats": result.stats,

@@ -19,11 +19,11 @@ from .cliconfig import load_cli_config
 from .errors import LockFileError, TofuSolveError
 from .fetch import Fetcher
 from .gitremote import GitRemotes
-from .lockfile import LOCK_FILE_NAME, LockFile, ModuleLock, read_lock_file, write_lock_file
+from .lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
 from .metadata import MetadataStore, read_module_tree
 from .netutil import Limits, OpCounter, redact
 from .oci import OciClient
-from .plugins import ProviderLockChange, ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
+from .plugins import ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .providers.oci import OciCandidates
 from .registry import RegistryClient, make_session
@@ -53,19 +53,6 @@ class InitOptions:
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
 
 
-@dataclass(frozen=True)
-class LockChange:
-    """One module lock entry added, changed or removed."""
-
-    path: str
-    old: str | None
-    new: str | None
-
-    @property
-    def kind(self) -> str:
-        return "added" if self.old is None else "removed" if self.new is None else "changed"
-
-
 @dataclass
 class InitResult:
     """What ``init`` did. ``changes`` are module lock changes, ``provider_changes`` the
@@ -76,7 +63,7 @@ class InitResult:
     changes: list[LockChange]
     lock_written: bool
     lock_path: Path
-    provider_changes: list[ProviderLockChange] = field(default_factory=list)
+    provider_changes: list[LockChange] = field(default_factory=list)
     bridge_written: list[Path] = field(default_factory=list)
     network: dict[str, int] = field(default_factory=dict)
     manifest: Path | None = None
@@ -144,11 +131,10 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         old, new = locks.modules.get(path), new_modules.get(path)
         if old is not None and new is not None and old == new:
             continue
-        changes.append(LockChange(path, old.version if old else None, new.version if new else None))
+        changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))
     new_locks = LockFile(plan.providers, dict(new_modules))
     if opts.lockfile == "readonly" and (changes or plan.changes):
-        listing = ", ".join([f'provider "{c.address}" ({c.kind})' for c in plan.changes]
-                            + [f'module "{c.path}" ({c.kind})' for c in changes])
+        listing = ", ".join(f'{c.block} "{c.label}" ({c.kind})' for c in plan.changes + changes)
         raise LockFileError(
             "Lock file would change",
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "

@@ -64,6 +64,31 @@ class ModuleLock:
         object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))
 
 
+@dataclass(frozen=True)
+class LockChange:
+    """One lock block added, changed or removed by an init.
+
+    Attributes:
+        block: ``"module"`` or ``"provider"``.
+        label: the block's label: a module call path or a provider address.
+        old, new: the version before and after (None: the block was absent / is removed).
+    """
+
+    block: str
+    label: str
+    old: str | None
+    new: str | None
+
+    @property
+    def kind(self) -> str:
+        return "added" if self.old is None else "removed" if self.new is None else "changed"
+
+    @property
+    def path(self) -> str:
+        """The label, for module blocks (a call path)."""
+        return self.label
+
+
 @dataclass
 class LockFile:
     """Provider and module locks, keyed by address string / call path."""

@@ -7,7 +7,7 @@ each target platform), verifies them as OpenTofu's installer does, and builds th
 ``provider`` lock block ``tofu init`` would write itself.
 """
 
-from .locks import ProviderLockChange, ProviderLockPlan, plan_provider_locks
+from .locks import ProviderLockPlan, plan_provider_locks
 from .packages import ProviderPackages, current_platform, parse_platform
 
-__all__ = ["ProviderLockChange", "ProviderLockPlan", "ProviderPackages", "current_platform", "parse_platform", "plan_provider_locks"]
+__all__ = ["ProviderLockPlan", "ProviderPackages", "current_platform", "parse_platform", "plan_provider_locks"]

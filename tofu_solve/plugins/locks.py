@@ -23,23 +23,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import TofuSolveError
-from ..lockfile import LockFile, ProviderLock
+from ..lockfile import LockChange, LockFile, ProviderLock
 from ..provider_addr import ProviderAddress
 from ..versions import goversions as gvs
 from .packages import PackageInfo, ProviderPackages
-
-
-@dataclass(frozen=True)
-class ProviderLockChange:
-    """One provider block added, changed or removed (versions as strings)."""
-
-    address: str
-    old: str | None
-    new: str | None
-
-    @property
-    def kind(self) -> str:
-        return "added" if self.old is None else "removed" if self.new is None else "changed"
 
 
 @dataclass
@@ -53,7 +40,7 @@ class ProviderLockPlan:
     """
 
     providers: dict[str, ProviderLock] = field(default_factory=dict)
-    changes: list[ProviderLockChange] = field(default_factory=list)
+    changes: list[LockChange] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
 
 
@@ -136,11 +123,11 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
             plan.kept.append(a)
             continue
         plan.providers[a] = new
-        plan.changes.append(ProviderLockChange(a, old.version if old else None, version))
+        plan.changes.append(LockChange("provider", a, old.version if old else None, version))
     for a, old in sorted(locks.providers.items()):
         if a not in wanted:
-            plan.changes.append(ProviderLockChange(a, old.version, None))
+            plan.changes.append(LockChange("provider", a, old.version, None))
     return plan
 
 
-__all__ = ["ProviderLockChange", "ProviderLockPlan", "lock_constraints", "plan_provider_locks"]
+__all__ = ["ProviderLockPlan", "lock_constraints", "plan_provider_locks"]

@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,13 +145,17 @@ class ProviderPackages:
                                "cache; run tofu-solve init once without -offline.")
         meta = self.client.provider_download(address, version, platform)
         what = f"provider {address.for_display} {version}"
-        signed = self._signed_sums(meta, what)
+        # The checksums, their signature and the zip are fetched at once (one round trip, not
+        # three); nothing is recorded as verified until all three checks have passed.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-zip") as one:
+            unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}",
+                                  lambda dest: self._fill(meta, dest, what))
+            signed = self._signed_sums(meta, what)
+            directory = unpacked.result()
         if f"zh:{meta.shasum}" not in signed or not self._lists(meta):
             raise IntegrityError("Failed to authenticate provider package",
                                  f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
                                  f"checksum the registry gave ({meta.shasum}).")
-        directory = self.cache.ensure_package(f"provider:{address}", f"{version}/{platform}",
-                                              lambda dest: self._fill(meta, dest, what))
         info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
         self.cache.write_json("provider-packages", self._key(address, version, platform),
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
@@ -171,8 +176,10 @@ class ProviderPackages:
         with self._lock:
             if key in self._sums:
                 return self._sums[key]
-        document = self._get_small(meta.shasums_url)
-        signature = self._get_small(meta.shasums_signature_url)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-sig") as one:
+            sig = one.submit(self._get_small, meta.shasums_signature_url)
+            document = self._get_small(meta.shasums_url)
+            signature = sig.result()
         verify_shasums(document, signature, meta.signing_keys, what)
         try:
             text = document.decode("utf-8")
