@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,16 +110,24 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     tree = read_module_tree(root, confine=False)
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
+    # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
+    # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
+    # then go, as the configuration no longer requires them (depsfile/locks.go).
+    locks.upgrade_from_predecessor()
     target = target_version(opts.tofu_version)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
     ctx, counter = build_context(options, locks, env, progress)
     try:
         res = solve(tree, ctx)
-        selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
+        # Provider packages are fetched while module packages are verified: both are network
+        # round trips that do not depend on each other.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
+            started = time.monotonic()
+            planned = one.submit(_provider_plan, res, locks, ctx, counter, opts)
+            selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
+            plan = planned.result()
+            provider_ms = round((time.monotonic() - started) * 1000)
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
-        started = time.monotonic()
-        plan = _provider_plan(res, locks, ctx, counter, opts)
-        provider_ms = round((time.monotonic() - started) * 1000)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
         ctx.close()

@@ -186,3 +186,21 @@ def test_offline_without_a_cached_package_names_it(isolated, tofu_solve, monkeyp
     root = write_root(isolated / "root", ROOT)
     r = tofu_solve(root, "init", "-offline")
     assert r.code == 1 and "Not available offline" in r.err
+
+
+def test_lock_written_by_terraform_is_migrated_as_tofu_init_does(isolated, tofu_solve):
+    """depsfile/locks.go UpgradeFromPredecessorProject: the registry.terraform.io lock's
+    version carries over to registry.opentofu.org (hashes do not), the old block goes."""
+    root = write_root(isolated / "root", ROOT)
+    (root / ".terraform.lock.hcl").write_text(
+        '# This file is maintained automatically by "terraform init".\n'
+        '# Manual edits may be lost in future updates.\n\n'
+        'provider "registry.terraform.io/hashicorp/aws" {\n  version     = "5.95.0"\n'
+        '  constraints = "~> 5.90"\n  hashes = [\n    "h1:terraform-registry-hash=",\n  ]\n}\n')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    locks = _lock(r)
+    assert set(locks.providers) == {AWS}
+    lock = locks.providers[AWS]
+    assert lock.version == "5.95.0" and "h1:terraform-registry-hash=" not in lock.hashes
+    assert '- provider "registry.terraform.io/hashicorp/aws" (was 5.95.0)' in r.out
