@@ -63,6 +63,20 @@ def tofu_solve(running, shared_cache, monkeypatch):
     return run
 
 
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch, tofu_solve):
+    """An empty cache of the test's own (set after ``tofu_solve``'s shared one)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
+    return cache
+
+
+@pytest.fixture
+def isolated(tmp_path, own_cache):
+    """``tmp_path``, with a cache of the test's own."""
+    return tmp_path
+
+
 def write_root(dir: Path, main_tf: str, files: dict[str, str] | None = None) -> Path:
     dir.mkdir(parents=True, exist_ok=True)
     (dir / "main.tf").write_text(textwrap.dedent(main_tf).lstrip())

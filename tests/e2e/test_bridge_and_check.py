@@ -21,12 +21,6 @@ OVERRIDE = "tofu_solve_override.tf"
 
 
 @pytest.fixture
-def isolated(tmp_path, monkeypatch, tofu_solve):
-    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
-
-
-@pytest.fixture
 def repos(isolated):
     inner = make_repo(isolated / "repos" / "inner", [("v2.0.0", {"main.tf": "# inner 2.0\n"}),
                                                      ("v2.1.0", {"main.tf": "# inner 2.1\n"})])

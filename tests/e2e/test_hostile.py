@@ -109,12 +109,6 @@ def _tgz(files: dict[str, bytes]) -> bytes:
 MODULE = {"main.tf": b'variable "x" {\n  default = 1\n}\n'}
 
 
-@pytest.fixture
-def isolated(tmp_path, monkeypatch, tofu_solve):
-    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
-
-
 # --------------------------------------------------------------------------- 1. names and paths
 
 

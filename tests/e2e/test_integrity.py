@@ -24,13 +24,6 @@ from tofu_solve.lockfile import parse_lock_text
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def own_cache(tmp_path, monkeypatch, tofu_solve):
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
-    return cache
-
-
 def _kms_root(dir: Path) -> Path:
     return write_root(dir, '''
         module "kms" {

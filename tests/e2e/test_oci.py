@@ -18,14 +18,6 @@ def oci(tmp_path_factory):
         yield reg
 
 
-@pytest.fixture
-def own_cache(tmp_path, monkeypatch, tofu_solve):
-    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no stray Docker credentials
-    monkeypatch.delenv("DOCKER_CONFIG", raising=False)
-    return tmp_path / "cache"
-
-
 def _module(text: str) -> dict[str, str]:
     return {"main.tf": text}
 

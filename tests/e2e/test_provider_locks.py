@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 
-import pytest
 
 from tests.e2e.conftest import write_root
 from tofu_solve.hashing import hash_dir
@@ -35,12 +34,6 @@ module "kms" {
   version = "~> 3.0"
 }
 '''
-
-
-@pytest.fixture
-def isolated(tmp_path, monkeypatch, tofu_solve):
-    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
 
 
 def _lock(r):
