@@ -171,13 +171,15 @@ def report(real, rate, scaling, args, elapsed) -> str:
     failed = [c for c in real["cold"] if not c.get("ok")]
     lines += ["", f"Cold runs that ended in an error (conflict or data gap, reported, not a crash): {len(failed)}.", ""]
     kinds = ["module_versions", "module_download", "git_ls_remote", "git_fetch", "provider_versions", "discovery",
-             "http_download"]
+             "provider_download", "provider_checksums", "http_download"]
     tot_cold = {k: sum(c.get("network", {}).get(k, 0) for c in cold) for k in kinds}
     tot_warm = {k: sum(w.get("network", {}).get(k, 0) for w in warm) for k in kinds}
     lines += ["### Network operations", "",
               "Totals over the sampled runs. The minimum for a cold run is one listing per registry package or git "
               "remote involved and one fetch per (package, version) explored; a registry module's fetch costs a "
-              "`/download` location request plus the git fetch it points to. A warm re-init needs none.", "",
+              "`/download` location request plus the git fetch it points to. Each provider lock costs one package "
+              "answer (`provider_download`), the checksums and their signature (`provider_checksums`, two) and "
+              "the zip (`http_download`) per target platform. A warm re-init needs none.", "",
               "| operation | cold total | cold per run | warm total |", "|---|---|---|---|"]
     for k in kinds:
         lines.append(f"| {k} | {tot_cold[k]} | {tot_cold[k] / max(1, len(cold)):.1f} | {tot_warm[k]} |")
