@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import overrides
+from .config.variables import collect_input_values
 from .errors import ConfigurationError, HashError, SourceRange, TofuSolveError
 from .hashing import VCS_DIRS, hash_dir
 from .install import MANIFEST, NOT_HASHED, data_dir, read_manifest
@@ -62,9 +63,10 @@ class Difference:
         return f"- {self.subject}: {self.detail}{at}"
 
 
-def check(root: Path, env: dict) -> list[Difference]:
+def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = ()) -> list[Difference]:
     """Every difference between the configuration, the lock file, ``modules.json``, the
-    installed modules and the override files of the working directory at ``root``.
+    installed modules and the override files of the working directory at ``root``
+    (``cli_vars``: ``-var`` / ``-var-file`` options, as for ``init``).
 
     Raises:
         ConfigurationError: the root module cannot be read.
@@ -78,7 +80,7 @@ def check(root: Path, env: dict) -> list[Difference]:
     seen: set[str] = set()
     copies: dict[str, tuple[ModuleTree, Path, str]] = {}
     providers: dict[str, list] = {}
-    root_tree = read_module_tree(root, confine=False)
+    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, cli_vars))
 
     def visit(tree: ModuleTree, prefix: str, base: str) -> None:
         for _, p in tree.providers:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from . import __version__
 from .config import ModuleConfig, load_module_dir
@@ -79,7 +80,9 @@ def _print_config(cfg: ModuleConfig, out) -> None:
 
 
 def cmd_inspect(args) -> int:
-    cfg = load_module_dir(args.chdir)
+    from .config.variables import collect_input_values
+
+    cfg = load_module_dir(args.chdir, inputs=collect_input_values(args.chdir, os.environ, tuple(args.vars or ())))
     if args.json:
         json.dump(_config_as_data(cfg), sys.stdout, indent=2)
         print()
@@ -115,7 +118,7 @@ def cmd_init(args) -> int:
     opts = InitOptions(root=args.chdir, upgrade=args.upgrade, shared=args.module_versions == "shared",
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
                        max_rounds=args.max_rounds, offline=args.offline,
-                       platforms=tuple(parse_platform(p) for p in args.platform or ()))
+                       platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     out = sys.stdout
     if not args.json:
         print("Initializing modules...", file=out, flush=True)
@@ -194,7 +197,7 @@ def _solved(args):
     from .cache import Cache, default_cache_dir
     from .state import load_solved
 
-    return load_solved(args.chdir, dict(os.environ), Cache(default_cache_dir()))
+    return load_solved(args.chdir, dict(os.environ), Cache(default_cache_dir()), tuple(args.vars or ()))
 
 
 def cmd_why(args) -> int:
@@ -225,7 +228,7 @@ def cmd_graph(args) -> int:
 def cmd_check(args) -> int:
     from .check import check
 
-    diffs = check(args.chdir, dict(os.environ))
+    diffs = check(args.chdir, dict(os.environ), tuple(args.vars or ()))
     if args.json:
         json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
         print()
@@ -245,6 +248,72 @@ def cmd_demo(args) -> int:
     return run_demo(args.output, args.corpus, sys.stdout)
 
 
+# Every other flag `tofu init` takes (OpenTofu internal/command/init.go, `tofu init -help`):
+# accepted, so that CI templates can pass one set of flags to both, and ignored, since they
+# concern backends, state, prompts or colour, none of which tofu-solve has.
+_IGNORED_INIT_FLAGS = {
+    "backend": "BOOL", "cloud": "BOOL", "backend-config": "PATH|KEY=VALUE", "force-copy": None,
+    "from-module": "SOURCE", "get": "BOOL", "input": "BOOL", "lock": "BOOL", "lock-timeout": "DURATION",
+    "no-color": None, "plugin-dir": "PATH", "reconfigure": None, "migrate-state": None,
+    "ignore-remote-version": None, "test-directory": "PATH", "compact-warnings": None,
+    "consolidate-warnings": "BOOL", "consolidate-errors": "BOOL",
+}
+
+
+def _tofu_init_flags(sp: argparse.ArgumentParser) -> None:
+    g = sp.add_argument_group("accepted for compatibility with tofu init, and ignored",
+                              "Backend, state, prompt and colour flags: tofu-solve has none of these, so they change "
+                              "nothing here.")
+    for name, value in _IGNORED_INIT_FLAGS.items():
+        dest = "ignored_" + name.replace("-", "_")
+        if value is None:
+            g.add_argument(f"--{name}", dest=dest, action="store_true", help=argparse.SUPPRESS)
+        else:
+            g.add_argument(f"--{name}", dest=dest, nargs="?", const="true", action="append", metavar=value,
+                           help=argparse.SUPPRESS)
+    g.description += " They are: " + ", ".join(
+        f"-{n}" + (f"={v}" if v else "") for n, v in _IGNORED_INIT_FLAGS.items()) + "."
+
+
+def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
+    """OpenTofu's ``TF_CLI_ARGS`` and ``TF_CLI_ARGS_<command>`` (``cmd/tofu/main.go``
+    ``mergeEnvArgs``): each is split as a shell would and inserted right after the command
+    name, ``TF_CLI_ARGS`` first and then ``TF_CLI_ARGS_<command>`` in front of it, so the
+    command line given wins. ``TF_CLI_ARGS`` applies to ``init`` only (the one tofu command
+    tofu-solve mirrors); ``TF_CLI_ARGS_<command>`` to any command.
+
+    Raises:
+        TofuSolveError: a value that is not valid shell words.
+    """
+    commands = {"init", "check", "why", "graph", "inspect", "demo"}
+    idx = next((i for i, a in enumerate(argv) if a in commands), None)
+    if idx is None:
+        return argv
+    cmd = argv[idx]
+    out = list(argv)
+    for name in (["TF_CLI_ARGS"] if cmd == "init" else []) + [f"TF_CLI_ARGS_{cmd}"]:
+        value = env.get(name)
+        if not value:
+            continue
+        try:
+            extra = shlex.split(value)
+        except ValueError as e:
+            raise TofuSolveError("Invalid environment variable",
+                                 f"Error parsing extra CLI args from {name}: {e}.") from None
+        out[idx + 1:idx + 1] = extra
+    return out
+
+
+class _VarOption(argparse.Action):
+    """``-var`` and ``-var-file`` into one list, in command-line order (OpenTofu applies them
+    in the order given, later ones winning)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = list(getattr(namespace, self.dest, None) or [])
+        items.append(("var-file" if option_string and option_string.endswith("var-file") else "var", values))
+        setattr(namespace, self.dest, items)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tofu-solve",
@@ -258,6 +327,10 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--chdir", metavar="DIR", help="work in the root module DIR (default: the current directory)")
     common.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
+    common.add_argument("--var", action=_VarOption, dest="vars", metavar="NAME=VALUE",
+                        help="set a root module variable for source and version (repeatable; as tofu -var)")
+    common.add_argument("--var-file", action=_VarOption, dest="vars", metavar="FILE",
+                        help="read root module variables from a .tfvars or .tfvars.json file (repeatable)")
 
     sp = sub.add_parser("inspect", parents=[common],
                         help="show the module calls, provider requirements and OpenTofu constraints of a root module",
@@ -288,6 +361,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--platform", action="append", metavar="OS_ARCH",
                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
                          "default: this machine's)")
+    _tofu_init_flags(sp)
     sp.set_defaults(func=cmd_init)
 
     sp = sub.add_parser("check", parents=[common],
@@ -339,6 +413,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    try:
+        argv = with_env_args(argv, os.environ)
+    except TofuSolveError as e:
+        print("\n" + e.render() + "\n", file=sys.stderr)
+        return 1
     args = parser.parse_args(_gnu_flags(argv))
     if not getattr(args, "command", None):
         parser.print_help()

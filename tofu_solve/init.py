@@ -20,6 +20,7 @@ from .cliconfig import load_cli_config
 from .errors import LockFileError, TofuSolveError
 from .fetch import Fetcher
 from .gitremote import GitRemotes
+from .config.variables import collect_input_values
 from .lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
 from .metadata import MetadataStore, read_module_tree
 from .netutil import Limits, OpCounter, redact
@@ -52,6 +53,7 @@ class InitOptions:
     offline: bool = False
     install: bool = True
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
+    vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
 
 
 @dataclass
@@ -107,7 +109,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     """
     env = dict(os.environ if env is None else env)
     root = Path(opts.root)
-    tree = read_module_tree(root, confine=False)
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, opts.vars))
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
     # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks

@@ -16,11 +16,13 @@ needs no network to know them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from .cache import Cache, key_of
 from .config import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_module_dir
+from .config.variables import InputValue
 from .errors import ConfigurationError
 from .errors import SourceRange
 from .provider_addr import parse_provider_source
@@ -73,11 +75,13 @@ class ModuleTree:
     core: tuple[tuple[tuple[str, ...], CoreVersionRequirement], ...] = ()
 
 
-def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True) -> ModuleTree:
+def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
+                     inputs: Mapping[str, InputValue] | None = None) -> ModuleTree:
     """Read the module at ``root/subdir`` and its local modules.
 
     ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
-    root module may call ``../`` anywhere).
+    root module may call ``../`` anywhere). ``inputs``: the top module's variable values
+    given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``).
 
     Raises:
         ConfigurationError: a directory fails to load (with file and line), a local call
@@ -91,7 +95,8 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True) -> M
 
     def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
         prefix = f"{rel_dir}/" if rel_dir else ""
-        cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix)
+        cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
+                              inputs=inputs if not path else None)
         for p in cfg.provider_requirements:
             providers.append((path, p))
         for c in cfg.core_requirements:

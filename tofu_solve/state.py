@@ -19,6 +19,7 @@ from pathlib import Path
 from .cache import Cache
 from .config import ModuleCall, ProviderRequirement
 from .netutil import redact
+from .config.variables import collect_input_values
 from .errors import ConfigurationError, TofuSolveError
 from .install import data_dir
 from .lockfile import LOCK_FILE_NAME, read_lock_file
@@ -155,7 +156,7 @@ def _parent_of(path: str, calls: set[str]) -> str:
     return ""
 
 
-def load_solved(root: Path, env: dict, cache: Cache) -> Solved:
+def load_solved(root: Path, env: dict, cache: Cache, cli_vars: tuple[tuple[str, str], ...] = ()) -> Solved:
     """Join the state file, the lock and the cached trees.
 
     Raises:
@@ -177,7 +178,7 @@ def load_solved(root: Path, env: dict, cache: Cache) -> Solved:
                          f"{LOCK_FILE_NAME} no longer matches what tofu-solve init selected; run tofu-solve init "
                          "again before asking why.")
     store = MetadataStore(cache)
-    root_tree = read_module_tree(root, confine=False)
+    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, cli_vars))
 
     def tree_of(key) -> ModuleTree | None:
         t = store.get(*key)

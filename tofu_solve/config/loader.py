@@ -19,6 +19,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from .. import hcl
@@ -27,6 +28,7 @@ from ..provider_addr import ProviderAddressError, parse_provider_source
 from ..sources import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
 from ..versions.constraints import module_constraint, provider_constraint
 from .names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from .variables import InputValue
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
 
 _EXTENSIONS = (".tofu.json", ".tf.json", ".tofu", ".tf")
@@ -297,9 +299,11 @@ def _read_json(path: Path, display: str) -> _FileItems:
 
 
 class _Scope:
-    def __init__(self, variables: dict[str, _Value], locals_: dict[str, _Value]):
+    def __init__(self, variables: dict[str, _Value], locals_: dict[str, _Value],
+                 inputs: Mapping[str, InputValue] | None = None):
         self.variables = variables
         self.locals = locals_
+        self.inputs = inputs or {}
 
     def static(self, v: _Value, what: str, depth: int = 0) -> Any:
         """Evaluate ``v`` statically. Raises ConfigurationError naming ``what``."""
@@ -351,11 +355,14 @@ class _Scope:
                 raise ConfigurationError("Reference to undeclared input variable",
                                          f'{what} refers to var.{ref[1]}, which is not declared in this module.',
                                          v.where)
+            given = self.inputs.get(ref[1])
+            if given is not None:  # TF_VAR_*, *.tfvars, -var: OpenTofu's early evaluation
+                return given.value
             if target.raw is None:
                 raise ConfigurationError(
                     "Variables not allowed",
-                    f"{what} uses var.{ref[1]}, which has no default value; tofu-solve must know it before "
-                    "init. Give the variable a literal default or write the value directly.", v.where)
+                    f"{what} uses var.{ref[1]}, which has no value: give it with -var, TF_VAR_{ref[1]}, "
+                    "terraform.tfvars or a *.auto.tfvars file, or a literal default.", v.where)
             return self.static(target, f"The default of var.{ref[1]}", depth + 1)
         if len(ref) == 2 and ref[0] == "local":
             target = self.locals.get(ref[1])
@@ -548,11 +555,14 @@ def _core_reqs(merged: _FileItems, scope: _Scope) -> list[CoreVersionRequirement
     return out
 
 
-def load_module_dir(directory: str | os.PathLike, display_prefix: str = "") -> ModuleConfig:
+def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
+                    inputs: Mapping[str, InputValue] | None = None) -> ModuleConfig:
     """Read the module in ``directory``.
 
     ``display_prefix`` is prepended to file names in messages and :class:`SourceRange`
     values (e.g. ``"modules/vpc/"``); by default names are relative to the directory.
+    ``inputs``: values given from outside for the module's variables (the root module's,
+    :func:`tofu_solve.config.variables.collect_input_values`), used before defaults.
 
     Raises:
         ConfigurationError: unreadable directory, broken HCL/JSON, invalid argument,
@@ -570,7 +580,7 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "") -> M
                                      SourceRange(display, 1)) from None
 
     merged = _merge([read(n) for n in primary], [read(n) for n in override])
-    scope = _Scope(merged.variables, merged.locals)
+    scope = _Scope(merged.variables, merged.locals, inputs)
     seen: dict[str, ModuleCall] = {}
     calls = []
     for raw in merged.calls:
