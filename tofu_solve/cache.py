@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -22,6 +23,9 @@ from pathlib import Path
 from .errors import CacheError, HashError
 from .hashing import VCS_DIRS, hash_dir
 from .netutil import redact, url_key
+
+
+log = logging.getLogger(__name__)
 
 
 def default_cache_dir(env: dict | None = None) -> Path:
@@ -162,6 +166,7 @@ class Cache:
             self.write_json("package-h1", key_of(name), actual)
             return True
         if actual != expected:
+            log.warning("cache entry %s no longer matches its recorded hash; discarding it", redact(name))
             with self._mutex:
                 self.discarded.append(redact(name))
             return False

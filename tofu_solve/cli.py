@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
 
 from . import __version__
-from .config import ModuleConfig, load_module_dir
+from .config import ModuleConfig, config_file_names, load_module_dir
 from .errors import TofuSolveError
+from .logs import configure as configure_logging
 from .netutil import redact
 
 
@@ -120,6 +122,16 @@ def cmd_init(args) -> int:
                        max_rounds=args.max_rounds, offline=args.offline,
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     out = sys.stdout
+    if not any(config_file_names(args.chdir)):
+        # As tofu init does in a directory without configuration: say so, write nothing.
+        if args.json:
+            json.dump({"empty_directory": True, "modules": [], "providers": []}, out, indent=2)
+            print(file=out)
+        else:
+            print("tofu-solve initialized in an empty directory!\n\nThe directory has no OpenTofu configuration "
+                  "files. You may begin working with OpenTofu immediately by creating OpenTofu configuration files.",
+                  file=out)
+        return 0
     if not args.json:
         print("Initializing modules...", file=out, flush=True)
     result = run_init(opts, progress=_progress(args))
@@ -423,6 +435,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     args.chdir = args.chdir or args.global_chdir or "."
+    handler = configure_logging(os.environ)
+    try:
+        return _run(args)
+    finally:
+        if handler is not None:
+            logging.getLogger("tofu_solve").removeHandler(handler)
+            handler.close()
+
+
+def _run(args) -> int:
+    """Run the command; every failure becomes its exit status here, at one boundary."""
     try:
         try:
             return args.func(args)

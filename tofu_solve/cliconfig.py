@@ -63,7 +63,7 @@ class CliConfig:
 
 
 def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
-    explicit = env.get("TF_CLI_CONFIG_FILE")
+    explicit = env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")  # the older name, still honoured
     if explicit:
         return Path(explicit)
     home = Path(env.get("HOME") or os.path.expanduser("~"))
@@ -71,6 +71,48 @@ def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
         if (home / name).is_file():
             return home / name
     return None
+
+
+def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]) -> Path | None:
+    """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
+    and ``tokens``; return its ``plugin_cache_dir`` (None when it sets none).
+
+    Raises:
+        ConfigurationError: unreadable or not valid HCL (with line).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigurationError("Failed to read CLI configuration",
+                                 f"{path} could not be read ({getattr(e, 'strerror', None) or e}).") from None
+    body = hcl.parse(text, str(path))
+    plugin_cache = None
+    for a in body.attributes:
+        if a.name == "plugin_cache_dir":
+            try:
+                value = a.expr.literal()
+            except hcl.NotLiteral:
+                value = None
+            if isinstance(value, str) and value:
+                plugin_cache = Path(os.path.expanduser(value))
+    for block in body.blocks:
+        if block.type == "host" and len(block.labels) == 1:
+            a = block.body.attribute("services")
+            if a is not None:
+                try:
+                    services = a.expr.literal()
+                except hcl.NotLiteral:
+                    services = None
+                if isinstance(services, dict):
+                    hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
+        elif block.type == "credentials" and len(block.labels) == 1:
+            a = block.body.attribute("token")
+            if a is not None:
+                try:
+                    tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
+                except hcl.NotLiteral:
+                    pass
+    return plugin_cache
 
 
 def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
@@ -86,44 +128,22 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
     tokens: dict[str, str] = {}
     plugin_cache: Path | None = None
     warnings: list[str] = []
-    if path is not None and env.get("TF_CLI_CONFIG_FILE") and not path.exists():
+    if path is not None and (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")) and not path.exists():
         # OpenTofu: "Unable to open CLI configuration file", a warning; defaults apply.
         warnings.append(f'Unable to open CLI configuration file: the CLI configuration file at "{path}" does not '
                         "exist. Going on with the defaults.")
         path = None
-    if path is not None:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ConfigurationError("Failed to read CLI configuration",
-                                     f"{path} could not be read ({e.strerror}).") from None
-        body = hcl.parse(text, str(path))
-        for a in body.attributes:
-            if a.name == "plugin_cache_dir":
-                try:
-                    value = a.expr.literal()
-                except hcl.NotLiteral:
-                    value = None
-                if isinstance(value, str) and value:
-                    plugin_cache = Path(os.path.expanduser(value))
-        for block in body.blocks:
-            if block.type == "host" and len(block.labels) == 1:
-                a = block.body.attribute("services")
-                if a is not None:
-                    try:
-                        services = a.expr.literal()
-                    except hcl.NotLiteral:
-                        services = None
-                    if isinstance(services, dict):
-                        hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
-            elif block.type == "credentials" and len(block.labels) == 1:
-                a = block.body.attribute("token")
-                if a is not None:
-                    try:
-                        tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
-                    except hcl.NotLiteral:
-                        pass
+    files = [path] if path is not None else []
     home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if not (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")):
+        # Without an explicit file, OpenTofu also merges the *.tfrc files of the CLI
+        # config directory (cliconfig.go LoadConfig, loadConfigDir).
+        try:
+            files += sorted(p for p in (home / ".terraform.d").glob("*.tfrc") if p.is_file())
+        except OSError:
+            pass
+    for f in files:
+        plugin_cache = _read_file(f, hosts, tokens) or plugin_cache
     creds = home / ".terraform.d" / "credentials.tfrc.json"
     if creds.is_file():
         try:

@@ -14,6 +14,7 @@ point outside the package are refused (zip-slip).
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import tempfile
 import re
@@ -34,6 +35,9 @@ from .sources import OciSource, RemoteSource, SourceKind, parse_source
 ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
 _META_RE = re.compile(r'<meta\s+name="terraform-get"\s+content="([^"]*)"', re.I)
 MAX_REDIRECTS = 10
+
+
+log = logging.getLogger(__name__)
 
 
 class UnsupportedSourceError(TofuSolveError):
@@ -224,6 +228,7 @@ class Fetcher:
 
     def _get(self, url: str, stream: bool, headers: dict | None = None) -> requests.Response:
         self.counter.add("http_download")
+        log.debug("GET %s (download)", redact(url))
         try:
             r = self.session.get(url, stream=stream, timeout=self.timeout, headers=headers or {})
         except requests.RequestException as e:

@@ -14,6 +14,7 @@ Credentials in URLs never reach messages: every URL shown goes through ``redact`
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -36,6 +37,7 @@ _STRICT_SEMVER = re.compile(
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?")
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
+log = logging.getLogger(__name__)
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "GIT_SSH_COMMAND": "ssh -oBatchMode=yes"}
 
 
@@ -114,6 +116,7 @@ class GitRemotes:
                 self._refs[url] = known
                 return known
             self.counter.add("git_ls_remote")
+            log.debug("git ls-remote --tags --heads %s", redact(url))
             try:
                 out = self._git().ls_remote("--tags", "--heads", url, kill_after_timeout=self.limits.deadline)
             except git.GitCommandError as e:
@@ -200,6 +203,7 @@ class GitRemotes:
                                        f"The cached copy of {redact(url)} is damaged and -offline forbids fetching "
                                        "it again.") from None
                 self.counter.add("git_mirror_rebuilt")
+                log.warning("the cached mirror of %s was incomplete; rebuilding it", redact(url))
                 shutil.rmtree(mirror, ignore_errors=True)
                 tar = self._archive(url, ref, mirror, rebuilt=True)
         try:
@@ -222,6 +226,7 @@ class GitRemotes:
                                f"Commit {ref.commit} of {redact(url)} is not in the cache.")
         if not have:
             self.counter.add("git_fetch")
+            log.debug("git fetch %s %s into %s", redact(url), ref.name, mirror)
             try:
                 if ref.name == ref.commit:
                     repo.git.fetch("--no-tags", url, ref.commit, kill_after_timeout=self.limits.deadline)

@@ -116,7 +116,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
     # then go, as the configuration no longer requires them (depsfile/locks.go).
     locks.upgrade_from_predecessor()
-    target = target_version(opts.tofu_version)
+    target = target_version(opts.tofu_version, root)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
     ctx, counter = build_context(options, locks, env, progress)
     try:

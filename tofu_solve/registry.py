@@ -16,6 +16,7 @@ retried on connection errors and 502/503/504 (urllib3 ``Retry``), with a timeout
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 import threading
 from urllib.parse import urljoin
@@ -33,6 +34,9 @@ from .provider_addr import ProviderAddress
 from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
 
 MAX_DISCOVERY_BYTES = 1 << 20
+
+
+log = logging.getLogger(__name__)
 
 
 class DirectLocation(str):
@@ -103,10 +107,12 @@ class RegistryClient:
                                f"Could not {what}: -offline forbids contacting {host}, and the answer is not in "
                                "the cache. Run tofu-solve init once without -offline.")
         self.counter.add(kind)
+        log.debug("GET %s (%s)", redact(url), kind)
         try:
             r = self.session.get(url, headers=self._headers(host), timeout=self.timeout,
                                  allow_redirects=allow_redirects, stream=True)
             read_document(r, self.limits, url)  # bounded in size and in time
+            log.debug("GET %s -> %d, %d bytes", redact(url), r.status_code, len(r.content))
             return r
         except requests.RequestException as e:
             raise NetworkError(

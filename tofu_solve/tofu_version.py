@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 from .errors import ConfigurationError, InvalidVersion
 from .versions.goversion import GoVersion
@@ -48,8 +49,35 @@ def _installed_tofu() -> str | None:
     return m.group(1) if m else None
 
 
-def target_version(flag: str | None) -> TargetVersion:
-    """Raises ConfigurationError for an invalid ``-tofu-version``."""
+VERSION_FILES = (".opentofu-version", ".tofu-version")  # tenv and tofuenv, in that order of preference
+
+
+def version_file(root: Path) -> tuple[Path, str] | None:
+    """The nearest ``.opentofu-version`` or ``.tofu-version`` file in ``root`` or a parent
+    directory (as tenv and tofuenv look them up), with the exact version it names; None when
+    there is none or it names no exact version (``latest``, ``min-required``...)."""
+    for d in [root, *root.parents]:
+        for name in VERSION_FILES:
+            p = d / name
+            try:
+                text = p.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError):
+                continue
+            word = text.split()[0] if text else ""
+            try:
+                GoVersion.parse(word.removeprefix("v"))
+            except InvalidVersion:
+                return None
+            return p, word.removeprefix("v")
+    return None
+
+
+def target_version(flag: str | None, root: Path | None = None) -> TargetVersion:
+    """The OpenTofu version to solve for: ``-tofu-version``, else ``tofu version`` of the
+    ``tofu`` on PATH, else the version a ``.opentofu-version`` / ``.tofu-version`` file in
+    ``root`` or above names, else the newest release tofu-solve knows.
+
+    Raises ConfigurationError for an invalid ``-tofu-version``."""
     if flag:
         try:
             return TargetVersion(GoVersion.parse(flag), "-tofu-version")
@@ -61,5 +89,8 @@ def target_version(flag: str | None) -> TargetVersion:
             return TargetVersion(GoVersion.parse(installed), "tofu on PATH")
         except InvalidVersion:
             pass
+    found = version_file(Path(root).resolve()) if root is not None else None
+    if found is not None:
+        return TargetVersion(GoVersion.parse(found[1]), f"{found[0].name} in {found[0].parent}")
     newest = max((GoVersion.parse(v) for v in known_releases()), key=lambda v: v)
     return TargetVersion(newest, "newest release known to tofu-solve")

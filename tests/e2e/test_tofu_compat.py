@@ -103,3 +103,49 @@ def test_missing_cli_config_file_is_a_warning(isolated, tofu_solve, monkeypatch,
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert "Warning: Unable to open CLI configuration file" in r.out and "no-such.tfrc" in r.out
+
+
+def test_tf_log_shows_registry_and_git_traffic_without_secrets(isolated, tofu_solve, monkeypatch):
+    root = write_root(isolated / "root", ROOT, {"terraform.tfvars": 'kms_version = "~> 3.0"\n'})
+    log = isolated / "tofu.log"
+    monkeypatch.setenv("TF_LOG", "debug")
+    monkeypatch.setenv("TF_LOG_PATH", str(log))
+    monkeypatch.setenv("TF_TOKEN_registry_opentofu_org", "s3cr3t-registry-token")
+    assert tofu_solve(root, "init").code == 0
+    text = log.read_text()
+    assert "[DEBUG] tofu_solve.registry: GET http://127.0.0.1:" in text and "/v1/modules/" in text
+    assert "git ls-remote" in text or "git fetch" in text
+    assert "s3cr3t-registry-token" not in text
+    monkeypatch.setenv("TF_LOG", "off")
+    before = log.read_text()
+    assert tofu_solve(root, "init").code == 0
+    assert log.read_text() == before  # OFF logs nothing
+    monkeypatch.setenv("TF_LOG", "json")
+    assert tofu_solve(root, "init", "-upgrade").code == 0
+    lines = [line for line in log.read_text()[len(before):].splitlines() if line]
+    assert lines and all(json.loads(line)["@module"].startswith("tofu_solve") for line in lines)
+
+
+def test_empty_directory_is_reported_and_nothing_written(isolated, tofu_solve):
+    """tofu init in a directory without configuration says so and writes nothing
+    (internal/command/init.go: "initialized in an empty directory")."""
+    root = isolated / "empty"
+    root.mkdir()
+    (root / "README.md").write_text("not configuration\n")
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert "initialized in an empty directory!" in r.out and "no OpenTofu configuration files" in r.out
+    assert sorted(p.name for p in root.iterdir()) == ["README.md"]
+
+
+@pytest.mark.skipif(__import__("shutil").which("tofu") is not None, reason="a tofu on PATH decides the version first")
+def test_version_files_of_tenv_and_tofuenv_pick_the_opentofu_version(isolated, tofu_solve):
+    base = isolated / "repo"
+    root = write_root(base / "live" / "root", 'module "a" {\n  source = "./a"\n}\n', {"a/main.tf": "# a\n"})
+    (base / ".tofu-version").write_text("1.9.1\n")
+    assert tofu_solve(root, "init", "-json").json()["opentofu"] == "1.9.1"  # found in a parent directory
+    (root / ".opentofu-version").write_text("v1.10.3\n")
+    assert tofu_solve(root, "init", "-json").json()["opentofu"] == "1.10.3"  # the nearest wins
+    assert tofu_solve(root, "init", "-json", "-tofu-version=1.8.0").json()["opentofu"] == "1.8.0"  # the flag first
+    (root / ".opentofu-version").write_text("latest\n")  # not an exact version: the newest known release
+    assert tofu_solve(root, "init", "-json").json()["opentofu"] not in ("1.9.1", "1.10.3")

@@ -23,6 +23,7 @@ the following ``tofu init`` downloads nothing.
 
 from __future__ import annotations
 
+import logging
 import os
 import platform as _platform
 import re
@@ -46,6 +47,7 @@ from ..provider_addr import ProviderAddress
 from ..registry import ProviderDownload, RegistryClient
 from .signatures import verify_shasums
 
+log = logging.getLogger(__name__)
 _PLATFORM_RE = re.compile(r"[a-z0-9]+_[a-z0-9]+")
 _ARCH = {"x86_64": "amd64", "amd64": "amd64", "aarch64": "arm64", "arm64": "arm64", "i386": "386", "i686": "386",
          "armv7l": "arm", "armv6l": "arm"}
@@ -144,6 +146,8 @@ class ProviderPackages:
                                f"The {platform} package of provider {address.for_display} {version} is not in the "
                                "cache; run tofu-solve init once without -offline.")
         meta = self.client.provider_download(address, version, platform)
+        log.debug("provider %s %s %s: %s, checksums %s", address, version, platform, redact(meta.download_url),
+                  redact(meta.shasums_url))
         what = f"provider {address.for_display} {version}"
         # The checksums, their signature and the zip are fetched at once (one round trip, not
         # three); nothing is recorded as verified until all three checks have passed.
