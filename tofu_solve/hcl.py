@@ -11,12 +11,15 @@ items, each with a 1-based ``line`` and character offsets into the source text.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
-import hcl2
-from lark import Token, Tree
+from hcl2.parser import parser as hcl2_parser
+from hcl2.postlexer import PostLexer
+from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from .errors import ConfigurationError, SourceRange, TofuSolveError
@@ -133,6 +136,25 @@ class Body:
         return None
 
 
+_ASCII_NAME = "NAME : /[a-zA-Z_][a-zA-Z0-9_-]*/"
+# HCL's identifiers are Unicode: ID_Start (or "_") then ID_Continue or "-" (hclsyntax
+# scan_tokens.rl; OpenTofu accepts `locals { π = 3.14 }`). python-hcl2's grammar allows ASCII
+# only, so tofu-solve builds the same LALR parser from the same grammar with that one
+# terminal widened: [^\W\d] is a Unicode letter or "_", \w a Unicode letter, digit or "_".
+_UNICODE_NAME = r"NAME : /(?:[^\W\d]|_)[\w-]*/"
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    """python-hcl2's parser (its grammar, LALR, positions, post-lexer) with Unicode
+    identifiers; the grammar analysis is cached by Lark in the temporary directory."""
+    grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")
+    if _ASCII_NAME not in grammar:  # a python-hcl2 whose grammar changed: use it as it is
+        return hcl2_parser()
+    return Lark(grammar.replace(_ASCII_NAME, _UNICODE_NAME), parser="lalr", propagate_positions=True,
+                postlex=PostLexer(), cache=True)
+
+
 def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
     """Parse HCL native syntax.
 
@@ -141,7 +163,7 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
             names ``filename`` and the line python-hcl2 stopped at.
     """
     try:
-        tree = hcl2.parses_to_tree(text)
+        tree = _parser().parse(text + "\n")  # the newline: python-hcl2's workaround for lark#237
     except UnexpectedInput as e:
         line = getattr(e, "line", None)
         at_end = isinstance(e, UnexpectedEOF) or line is None or line < 1 or line > _last_line(text)

@@ -156,3 +156,17 @@ def test_providers_implied_by_resources_data_and_provider_blocks(tmp_path):
         "null": ("registry.opentofu.org/hashicorp/null", None, "main.tf:7"),
         "tls": ("registry.opentofu.org/hashicorp/tls", None, "x.tf.json:1"),
     }
+
+
+def test_unicode_identifiers_are_hcl(tmp_path):
+    """HCL identifiers are Unicode (hclsyntax: ID_Start then ID_Continue or "-"); OpenTofu
+    accepts `locals { π = 3.14159265359 }` and so must the loader."""
+    (tmp_path / "main.tf").write_text('locals {\n  π = 3.14159265359\n  ñame-x = "~> 3.0"\n}\n'
+                                      'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                      '  version = local.ñame-x\n}\n')
+    cfg = load_module_dir(tmp_path)
+    assert [(c.name, c.version.text, str(c.where)) for c in cfg.module_calls] == [("kms", "~> 3.0", "main.tf:5")]
+    (tmp_path / "main.tf").write_text('locals {\n  1abc = 1\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert e.value.where.line == 2
