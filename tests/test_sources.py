@@ -108,3 +108,33 @@ def test_source_kinds():
 @pytest.mark.parametrize("p,expected", [("", "."), ("a/../..", ".."), ("/a/../..", "/"), ("a//b/./c/", "a/b/c")])
 def test_go_path_clean(p, expected):
     assert go_path_clean(p) == expected
+
+
+def test_address_forms_from_opentofu_tables():
+    """go-getter detect_s3.go (five-part virtual-host form), go-digest (registered
+    algorithms only), registry-address ParseProviderSource (reserved type prefixes, "--")."""
+    from tofu_solve.errors import TofuSolveError
+    from tofu_solve.provider_addr import ProviderAddressError, parse_provider_source
+    from tofu_solve.sources import parse_source
+    assert str(parse_source("bucket.s3.eu-west-1.amazonaws.com/mods/vpc.zip")) == \
+        "s3::https://s3.eu-west-1.amazonaws.com/bucket/mods/vpc.zip"
+    with pytest.raises(TofuSolveError, match="unsupported digest algorithm 'md5'"):
+        parse_source("oci://registry.example.com/mods/vpc?digest=md5:0123456789abcdef0123456789abcdef")
+    for bad, why in [("hashicorp/terraform-provider-aws", 'did you mean "aws"'),
+                     ("acme/terraform-thing", 'the prefix "terraform-"'), ("acme/opentofu-thing", 'the prefix "opentofu-"'),
+                     ("acme/a--b", "consecutive dashes"), ("ac--me/b", "consecutive dashes")]:
+        with pytest.raises(ProviderAddressError, match=why):
+            parse_provider_source(bad)
+    assert str(parse_provider_source("acme/terraform")) == "registry.opentofu.org/acme/terraform"
+
+
+def test_lock_constraints_as_go_versions_reads_them():
+    """depsfile/locks_file.go decodeProviderVersionConstraintsArgument: parsed with
+    ParseRubyStyleMulti, then required to be in canonical form; "" is no constraint."""
+    from tofu_solve.lockfile import parse_lock_text
+    block = 'provider "registry.opentofu.org/a/b" {{\n  version     = "1.0.0"\n  constraints = "{}"\n}}\n'
+    assert parse_lock_text(block.format(""))[1] == []
+    for c in (">= 1.0.0,", " ", ">= 1.0"):
+        diags = parse_lock_text(block.format(c))[1]
+        assert [d.summary for d in diags] == ["Invalid provider version constraints"], c
+        assert "normalized form" in diags[0].detail or "invalid" in diags[0].detail

@@ -83,4 +83,18 @@ def parse_provider_source(text: str) -> ProviderAddress:
     typ = parts[0]
     if not _PART_RE.fullmatch(typ):
         fail(f'"{text}": invalid provider type "{typ}".')
-    return ProviderAddress(host, ns.lower(), typ.lower())
+    for part, what in ((ns, "namespace"), (typ, "type")):
+        if "--" in part:  # registry-address ParseProviderPart
+            fail(f'"{text}": invalid provider {what} "{part}": cannot use multiple consecutive dashes.')
+    low = typ.lower()
+    for prefix in ("terraform-provider-", "opentofu-provider-"):
+        if low.startswith(prefix) and _PART_RE.fullmatch(low[len(prefix):]):
+            fail(f'Invalid provider type "{typ}" in source "{text}": did you mean "{low[len(prefix):]}"? Provider '
+                 f'source addresses never include the prefix "{prefix}".')
+    for prefix in ("terraform-", "opentofu-"):
+        if low.startswith(prefix):
+            # registry-address ParseProviderSource: the prefix is reserved (redundant in a source address)
+            fail(f'Provider source "{text}" has a type with the prefix "{prefix}", which isn\'t valid. Although '
+                 "that prefix is often used in the names of version control repositories for providers, provider "
+                 "source strings should not include it.")
+    return ProviderAddress(host, ns.lower(), low)

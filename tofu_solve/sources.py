@@ -471,6 +471,9 @@ def _detect(src: str) -> tuple[str, bool]:
             return f"s3::https://{host_parts[0]}.amazonaws.com/{'/'.join(parts[1:])}", True
         if len(host_parts) == 4:
             return f"s3::https://{host_parts[1]}.amazonaws.com/{host_parts[0]}/{'/'.join(parts[1:])}", True
+        if len(host_parts) == 5 and host_parts[1] == "s3":  # bucket.s3.REGION.amazonaws.com (go-getter detect_s3.go)
+            return (f"s3::https://s3.{host_parts[2]}.amazonaws.com/{host_parts[0]}/{'/'.join(parts[1:])}",
+                    True)
         raise SourceAddressError("Invalid module source address",
                                  "URL is not a valid S3 URL")
     # 6. OpenTofu's file detector
@@ -562,8 +565,10 @@ def parse_oci(raw: str) -> OciSource:
             tag = v
         elif k == "digest":
             dm = _OCI_DIGEST_RE.fullmatch(v)
-            if not dm or (dm.group(1) in _DIGEST_HEX_LEN and
-                          not re.fullmatch(rf"[a-f0-9]{{{_DIGEST_HEX_LEN[dm.group(1)]}}}", dm.group(2))):
+            if dm and dm.group(1) not in _DIGEST_HEX_LEN:
+                # go-digest Parse/Validate: only registered algorithms (ErrDigestUnsupported)
+                fail(f"invalid digest {v!r}: unsupported digest algorithm {dm.group(1)!r}")
+            if not dm or not re.fullmatch(rf"[a-f0-9]{{{_DIGEST_HEX_LEN[dm.group(1)]}}}", dm.group(2)):
                 fail(f"invalid digest {v!r}")
             digest = v
         else:

@@ -170,3 +170,25 @@ def test_unicode_identifiers_are_hcl(tmp_path):
     with pytest.raises(ConfigurationError) as e:
         load_module_dir(tmp_path)
     assert e.value.where.line == 2
+
+
+@pytest.mark.parametrize("files,summary,where", [
+    ({"a.tf": 'terraform {\n  required_providers {\n  }\n}\n', "b.tf": 'terraform {\n  required_providers {\n  }\n}\n'},
+     "Duplicate required providers configuration", "b.tf:2"),  # internal/configs/module.go
+    ({"main.tf": 'module "x" {\n  source   = "./x"\n  count    = 1\n  for_each = {}\n}\n'},
+     'Invalid combination of "count" and "for_each"', "main.tf:4"),  # internal/configs/module_call.go
+])
+def test_configuration_opentofu_rejects(tmp_path, files, summary, where):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert e.value.summary == summary and str(e.value.where) == where
+
+
+def test_required_providers_in_an_override_file_is_not_a_duplicate(tmp_path):
+    (tmp_path / "main.tf").write_text('terraform {\n  required_providers {\n    aws = {\n      source = "hashicorp/aws"\n'
+                                      '    }\n  }\n}\n')
+    (tmp_path / "main_override.tf").write_text('terraform {\n  required_providers {\n    aws = {\n'
+                                               '      source  = "hashicorp/aws"\n      version = "~> 5.0"\n    }\n  }\n}\n')
+    assert [p.constraint.text for p in load_module_dir(tmp_path).provider_requirements] == ["~> 5.0"]

@@ -120,6 +120,7 @@ class _FileItems:
     provider_reqs: list[_RawProviderReq] = field(default_factory=list)
     legacy_provider_versions: list[tuple[str, _Value]] = field(default_factory=list)
     implied_providers: list[tuple[str, SourceRange]] = field(default_factory=list)  # local names in use
+    required_providers_blocks: list[SourceRange] = field(default_factory=list)
     required_versions: list[_Value] = field(default_factory=list)
     compat: list[_Value] = field(default_factory=list)
     variables: dict[str, _Value] = field(default_factory=dict)
@@ -150,6 +151,7 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
                 if a.name == "required_version":
                     items.required_versions.append(_Value(a.expr, here(a.line)))
             for rp in block.body.blocks_of("required_providers"):
+                items.required_providers_blocks.append(here(rp.line))
                 for a in rp.body.attributes:
                     items.provider_reqs.append(_RawProviderReq(a.name, _Value(a.expr, here(a.line))))
         elif t == "required_providers":
@@ -255,8 +257,9 @@ def _read_json(path: Path, display: str) -> _FileItems:
     for tb in _json_blocks(doc.get("terraform")):
         if "required_version" in tb:
             items.required_versions.append(_Value(tb["required_version"], here(at("required_version", tpos)[0]), True))
-        _, rpos = at("required_providers", tpos)
+        rline, rpos = at("required_providers", tpos)
         for rp in _json_blocks(tb.get("required_providers")):
+            items.required_providers_blocks.append(here(rline))
             for name, v in rp.items():
                 items.provider_reqs.append(_RawProviderReq(name, _Value(v, here(at(name, rpos)[0]), True)))
     _, lpos = at("language")
@@ -388,6 +391,11 @@ class _Scope:
 
 def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems:
     merged = _FileItems()
+    blocks = [b for f in primary for b in f.required_providers_blocks]
+    if len(blocks) > 1:  # internal/configs/module.go: one required_providers per module (overrides aside)
+        raise ConfigurationError("Duplicate required providers configuration",
+                                 "A module may have only one required providers configuration. The required "
+                                 f"providers were previously configured at {blocks[0]}.", blocks[1])
     for f in primary:
         merged.calls += f.calls
         merged.provider_reqs += f.provider_reqs
@@ -419,6 +427,11 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
 
 
 def _module_call(raw: _RawCall, scope: _Scope) -> ModuleCall:
+    if "count" in raw.args and "for_each" in raw.args:  # internal/configs/module_call.go
+        raise ConfigurationError('Invalid combination of "count" and "for_each"',
+                                 'The "count" and "for_each" meta-arguments are mutually-exclusive, only one should '
+                                 "be used to be explicit about the number of module instances to be created.",
+                                 raw.args["for_each"].where)
     src_v = raw.args.get("source")
     if src_v is None:
         raise ConfigurationError("Missing required argument",
