@@ -90,16 +90,9 @@ def test_fitting_block_kept_byte_for_byte_and_warm_run_needs_no_network(isolated
 
 
 def test_provider_no_longer_required_is_removed(isolated, tofu_solve):
-    root = write_root(isolated / "root", ROOT + '''
-terraform {
-  required_providers {
-    random = {
-      source  = "hashicorp/random"
-      version = "~> 3.0"
-    }
-  }
-}
-''')
+    with_random = ROOT.replace("  required_providers {\n", "  required_providers {\n    random = {\n"
+                               '      source  = "hashicorp/random"\n      version = "~> 3.0"\n    }\n')
+    root = write_root(isolated / "root", with_random)
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert "registry.opentofu.org/hashicorp/random" in _lock(r).providers
