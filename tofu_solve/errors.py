@@ -15,15 +15,23 @@ tell them apart without parsing text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
 class SourceRange:
-    """Where something was written: a file path (as given) and a 1-based line."""
+    """Where something was written: a file path (as given) and a 1-based line.
+
+    Attributes:
+        context: the enclosing block as OpenTofu names it in diagnostics
+            (``module "vpc"``, ``terraform``), or "".
+        snippet: the text of that line, or "" (not part of equality).
+    """
 
     file: str
     line: int
+    context: str = field(default="", compare=False)
+    snippet: str = field(default="", compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}"
@@ -50,7 +58,10 @@ class TofuSolveError(Exception):
         """The message as a user sees it (no trailing newline)."""
         out = [f"Error: {self.summary}"]
         if self.where is not None:
-            out += ["", f"  on {self.where.file} line {self.where.line}:"]
+            ctx = f", in {self.where.context}" if self.where.context else ""
+            out += ["", f"  on {self.where.file} line {self.where.line}{ctx}:"]
+            if self.where.snippet.strip():  # tofu's source snippet: "%4d: %s"
+                out.append(f"{self.where.line:4d}: {self.where.snippet.rstrip()}")
         if self.detail:
             out += ["", self.detail]
         return "\n".join(out)
@@ -63,6 +74,8 @@ class TofuSolveError(Exception):
             "detail": self.detail,
             "file": self.where.file if self.where else None,
             "line": self.where.line if self.where else None,
+            "context": self.where.context if self.where and self.where.context else None,
+            "snippet": self.where.snippet.rstrip() if self.where and self.where.snippet.strip() else None,
         }
 
 

@@ -168,10 +168,13 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
         line = getattr(e, "line", None)
         at_end = isinstance(e, UnexpectedEOF) or line is None or line < 1 or line > _last_line(text)
         if at_end or not _line_text(text, line):
-            line = min(line or _last_line(text), _last_line(text))
+            open_at = _unclosed_brace_line(text)
+            line = open_at or min(line or _last_line(text), _last_line(text))
+            # hclsyntax reports the block whose brace is never closed, at that brace
             raise error("Unclosed configuration block",
-                        f"{filename} ends before every block, bracket or string is closed: "
-                        "is a closing brace missing?", SourceRange(filename, line)) from None
+                        "There is no closing brace for this block before the end of the file. This may be caused "
+                        f"by incorrect brace nesting elsewhere in {filename}.",
+                        SourceRange(filename, line, "", _line_text(text, line))) from None
         what = "Invalid character" if isinstance(e, UnexpectedCharacters) else "Invalid syntax"
         near = _line_text(text, line)
         raise error(what, f"{filename} is not valid HCL: unexpected input near {near!r}.",
@@ -180,6 +183,48 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
         raise error("Invalid syntax", f"{filename} is not valid HCL: {e}",
                     SourceRange(filename, 1)) from None
     return _body(tree.children[0], text)
+
+
+def _unclosed_brace_line(text: str) -> int | None:
+    """The line of the innermost ``{`` left open at the end of ``text`` (strings, comments
+    and heredocs skipped), or None when every brace is closed."""
+    stack: list[int] = []
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif c == "#" or text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            line += text.count("\n", i, n if j < 0 else j)
+            i = n if j < 0 else j + 2
+            continue
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    i += 1
+                elif text[i] == "\n":
+                    line += 1
+                i += 1
+        elif text.startswith("<<", i):
+            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n", text[i:])
+            if m:
+                end = re.search(rf"^\s*{re.escape(m.group(1))}\s*$", text[i + m.end():], re.M)
+                stop = n if end is None else i + m.end() + end.end()
+                line += text.count("\n", i, stop)
+                i = stop
+                continue
+        elif c == "{":
+            stack.append(line)
+        elif c == "}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
 
 
 def _last_line(text: str) -> int:

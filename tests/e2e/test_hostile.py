@@ -131,7 +131,7 @@ def test_module_name_that_is_not_an_identifier_is_refused(name, isolated, tofu_s
     r = tofu_solve(root, "init")
     assert r.code == 1
     assert "Error: Invalid module instance name" in r.err
-    assert "on main.tf line 4:" in r.err
+    assert f'on main.tf line 4, in module "{name}":\n   4: module "{name}" {{' in r.err
     assert "A name must start with a letter or underscore" in r.err
     assert (victim / "keep.txt").read_text() == "precious"
     assert sorted(p.name for p in victim.iterdir()) == ["keep.txt"]
@@ -145,7 +145,7 @@ def test_module_name_in_json_is_checked_too(isolated, tofu_solve):
         {"module": {"../escape": {"source": "terraform-aws-modules/kms/aws", "version": "~> 3.0"}}}, indent=1))
     r = tofu_solve(root, "init")
     assert r.code == 1 and "Error: Invalid module instance name" in r.err
-    assert "on main.tf.json line 3:" in r.err
+    assert 'on main.tf.json line 3, in module "../escape":' in r.err
 
 
 def test_module_that_is_not_an_object_in_json_is_an_error(isolated, tofu_solve):

@@ -144,7 +144,7 @@ def test_no_matching_version_is_opentofus_error(tmp_path, tofu_solve):
     r = tofu_solve(root, "init")
     assert r.code == 1
     assert "Error: Unresolvable module version constraint" in r.err
-    assert "on main.tf line 3:" in r.err
+    assert "on main.tf line 3, in module " in r.err
     assert "The newest available version is 6.6.0." in r.err
 
 
@@ -177,7 +177,7 @@ def test_git_constraint_without_semver_tags(tmp_path, tofu_solve):
     assert r.code == 1
     assert "Error: Module has no versions" in r.err
     assert "has no semver tags to choose from" in r.err
-    assert "on main.tf line 3:" in r.err
+    assert "on main.tf line 3, in module " in r.err
 
 
 def _app_utils_common(tmp_path):

@@ -112,6 +112,7 @@ class _RawCall:
 class _RawProviderReq:
     name: str
     value: _Value
+    item_where: dict[str, SourceRange] = field(default_factory=dict)  # "version" -> its own line
 
 
 @dataclass
@@ -131,7 +132,11 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
     text = _read_text(path, display)
     body = hcl.parse(text, display)
     items = _FileItems()
-    here = lambda line: SourceRange(display, line)  # noqa: E731
+    lines = text.splitlines()
+
+    def here(line: int, context: str = "") -> SourceRange:
+        return SourceRange(display, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
+
     for attr in body.attributes:
         raise ConfigurationError("Unsupported argument",
                                  f'An argument named "{attr.name}" is not expected here.', here(attr.line))
@@ -141,19 +146,22 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             if len(block.labels) != 1:
                 raise ConfigurationError("Missing name for module",
                                          "A module block needs exactly one label: its name.", here(block.line))
-            _check_module_name(block.labels[0], here(block.line))
-            call = _RawCall(block.labels[0], here(block.line))
+            ctx = f'module "{block.labels[0]}"'
+            _check_module_name(block.labels[0], here(block.line, ctx))
+            call = _RawCall(block.labels[0], here(block.line, ctx))
             for a in block.body.attributes:
-                call.args[a.name] = _Value(a.expr, here(a.line))
+                call.args[a.name] = _Value(a.expr, here(a.line, ctx))
             items.calls.append(call)
         elif t == "terraform":
             for a in block.body.attributes:
                 if a.name == "required_version":
-                    items.required_versions.append(_Value(a.expr, here(a.line)))
+                    items.required_versions.append(_Value(a.expr, here(a.line, "terraform")))
             for rp in block.body.blocks_of("required_providers"):
-                items.required_providers_blocks.append(here(rp.line))
+                items.required_providers_blocks.append(here(rp.line, "terraform"))
                 for a in rp.body.attributes:
-                    items.provider_reqs.append(_RawProviderReq(a.name, _Value(a.expr, here(a.line))))
+                    keyed = {k: here(e.line, "terraform") for k, e in (a.expr.object_items() or {}).items()}
+                    items.provider_reqs.append(_RawProviderReq(a.name, _Value(a.expr, here(a.line, "terraform")),
+                                                               keyed))
         elif t == "required_providers":
             raise ConfigurationError(
                 "Unsupported block type",
@@ -162,13 +170,15 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             for cw in block.body.blocks_of("compatible_with"):
                 a = cw.body.attribute("opentofu")
                 if a is not None:
-                    items.compat.append(_Value(a.expr, here(a.line)))
+                    items.compat.append(_Value(a.expr, here(a.line, "language")))
         elif t == "variable" and len(block.labels) == 1:
             a = block.body.attribute("default")
-            items.variables[block.labels[0]] = _Value(a.expr, here(a.line)) if a else _Value(None, here(block.line))
+            vctx = f'variable "{block.labels[0]}"'
+            items.variables[block.labels[0]] = _Value(a.expr, here(a.line, vctx)) if a else \
+                _Value(None, here(block.line, vctx))
         elif t == "locals":
             for a in block.body.attributes:
-                items.locals[a.name] = _Value(a.expr, here(a.line))
+                items.locals[a.name] = _Value(a.expr, here(a.line, "locals"))
         elif t == "provider" and len(block.labels) == 1:
             items.implied_providers.append((block.labels[0], here(block.line)))
             a = block.body.attribute("version")
@@ -234,7 +244,11 @@ def _read_json(path: Path, display: str) -> _FileItems:
         raise ConfigurationError("Invalid JSON", f"{display} must hold a JSON object.", SourceRange(display, 1))
     items = _FileItems()
     at = lambda key, start=0: _json_line(text, key, start)  # noqa: E731
-    here = lambda line: SourceRange(display, line)  # noqa: E731
+    lines = text.splitlines()
+
+    def here(line: int, context: str = "") -> SourceRange:
+        return SourceRange(display, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
+
     _, mpos = at("module")
     if "module" in doc and not _json_blocks(doc["module"]) and doc["module"] not in ({}, []):
         raise ConfigurationError("Incorrect JSON value type",
@@ -243,15 +257,15 @@ def _read_json(path: Path, display: str) -> _FileItems:
     for blocks in _json_blocks(doc.get("module")):
         for name, body in blocks.items():
             line, pos = at(name, mpos)
-            _check_module_name(name, here(line))
-            call = _RawCall(name, here(line))
+            _check_module_name(name, here(line, f'module "{name}"'))
+            call = _RawCall(name, here(line, f'module "{name}"'))
             if isinstance(body, list):
                 body = body[0] if body and isinstance(body[0], dict) else {}
             if not isinstance(body, dict):
                 raise ConfigurationError("Invalid module block", f'Module "{name}" must be a JSON object.',
                                          here(line))
             for k, v in body.items():
-                call.args[k] = _Value(v, here(at(k, pos)[0]), True)
+                call.args[k] = _Value(v, here(at(k, pos)[0], f'module "{name}"'), True)
             items.calls.append(call)
     _, tpos = at("terraform")
     for tb in _json_blocks(doc.get("terraform")):
@@ -499,8 +513,8 @@ def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequiremen
                 raise ConfigurationError("Invalid required_providers object",
                                          f'required_providers entry "{req.name}" must be an object.', v.where)
         else:
-            obj = {k: _Value(e, v.where) for k, e in (v.raw.object_items() or {}).items()} if \
-                v.raw.object_items() is not None else None
+            obj = {k: _Value(e, req.item_where.get(k, v.where)) for k, e in (v.raw.object_items() or {}).items()} \
+                if v.raw.object_items() is not None else None
             if obj is None:
                 val = scope.static(v, f'The required_providers entry "{req.name}"')
                 if not isinstance(val, str):
@@ -523,7 +537,8 @@ def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequiremen
             try:
                 constraint = provider_constraint(str(ver_text))
             except TofuSolveError as e:
-                raise ConfigurationError(e.summary, f'Provider "{req.name}": {e.detail}', v.where) from None
+                at = obj["version"].where if obj is not None and "version" in obj else v.where
+                raise ConfigurationError(e.summary, f'Provider "{req.name}": {e.detail}', at) from None
         out.append(ProviderRequirement(req.name, addr, constraint, v.where, legacy))
     for name, v in merged.legacy_provider_versions:
         text = scope.static(v, f'The version of provider "{name}"')
