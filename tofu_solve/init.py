@@ -135,6 +135,10 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         ctx.close()
     res.warnings[:0] = list(ctx.client.cli_config.warnings)
     res.warnings.extend(_tag_warnings(ctx))
+    res.warnings.extend(
+        f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
+        "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse)."
+        for p in plan.unsigned)
     res.warnings.extend(f"The cached copy of {name} was damaged; it was discarded and fetched again."
                         for name in ctx.metadata.cache.discarded)
     changes = []

@@ -190,3 +190,31 @@ def test_lock_written_by_terraform_is_migrated_as_tofu_init_does(isolated, tofu_
     lock = locks.providers[AWS]
     assert lock.version == "5.95.0" and "h1:terraform-registry-hash=" not in lock.hashes
     assert '- provider "registry.terraform.io/hashicorp/aws" (was 5.95.0)' in r.out
+
+
+def test_main_registry_without_signing_keys_as_opentofu_allows(isolated, tofu_solve, world, running, monkeypatch):
+    """package_authentication.go ShouldEnforceGPGValidationForProvider: no key from
+    registry.opentofu.org skips the check (with a warning) unless
+    OPENTOFU_ENFORCE_GPG_VALIDATION=true; the document's hashes are recorded all the same.
+    Any other registry must list a key."""
+    reg = RegistryServer(world, running.git.url, signing_keys=False).start()
+    try:
+        monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(write_cli_config(isolated / "rc", reg.url)))
+        r = tofu_solve(write_root(isolated / "root", ROOT), "init")
+        assert r.code == 0, r.err
+        assert "were not signature-checked" in r.out and "OPENTOFU_ENFORCE_GPG_VALIDATION" in r.out
+        assert sum(h.startswith("zh:") for h in _lock(r).providers[AWS].hashes) == 4
+        monkeypatch.setenv("OPENTOFU_ENFORCE_GPG_VALIDATION", "true")
+        monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(isolated / "cache2"))
+        r = tofu_solve(write_root(isolated / "root2", ROOT), "init")
+        assert r.code == 1 and "not signed with a valid signing key" in r.err
+        monkeypatch.delenv("OPENTOFU_ENFORCE_GPG_VALIDATION")
+        monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(isolated / "cache3"))
+        other = ROOT.replace('source  = "hashicorp/aws"', 'source  = "registry.example.com/hashicorp/aws"')
+        monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(write_cli_config(isolated / "rc2", reg.url,
+                                                                      hosts=("registry.example.com",
+                                                                             "registry.opentofu.org"))))
+        r = tofu_solve(write_root(isolated / "root3", other), "init")
+        assert r.code == 1 and "not signed with a valid signing key" in r.err
+    finally:
+        reg.stop()

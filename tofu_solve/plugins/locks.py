@@ -37,11 +37,14 @@ class ProviderLockPlan:
         providers: address -> lock (kept blocks keep their raw text).
         changes: blocks added, changed (version, constraints or hashes) or removed.
         kept: addresses whose blocks stay byte for byte.
+        unsigned: "ns/type version" of providers whose checksums OpenTofu's no-key rule
+            let through without a signature check.
     """
 
     providers: dict[str, ProviderLock] = field(default_factory=dict)
     changes: list[LockChange] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    unsigned: list[str] = field(default_factory=list)  # providers whose checksums were not signature-checked
 
 
 def lock_constraints(requirements) -> str:
@@ -127,6 +130,7 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
     for a, old in sorted(locks.providers.items()):
         if a not in wanted:
             plan.changes.append(LockChange("provider", a, old.version, None))
+    plan.unsigned = sorted(packages.unsigned)
     return plan
 
 

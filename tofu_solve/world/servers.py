@@ -66,10 +66,13 @@ class RegistryServer:
             made from the tag, at a relative URL without extension).
         token: when set, every request must carry ``Authorization: Bearer <token>``.
         extra_modules: additional registry entries (address -> {"versions": {v: location}}).
+        signing_keys: list the world's key in provider download answers (False: none, as some
+            providers on the main OpenTofu registry have none).
     """
 
     def __init__(self, world: World | None, git_base: str | None = None, download_style: str = "header",
-                 token: str | None = None, extra_modules: dict | None = None):
+                 token: str | None = None, extra_modules: dict | None = None, signing_keys: bool = True):
+        self.signing_keys = signing_keys
         self.world = world
         self.provider_files = ProviderFiles(world.root) if world is not None else None
         self.git_base = git_base
@@ -212,7 +215,8 @@ class RegistryServer:
                     "shasums_signature_url": base + shasums_name(type_, version) + ".sig",
                     "shasum": hashlib.sha256(pkg).hexdigest(),
                     "signing_keys": {"gpg_public_keys": [{"key_id": files.key_id,
-                                                          "ascii_armor": files.public_key_armor}]},
+                                                          "ascii_armor": files.public_key_armor}]
+                                     if server.signing_keys else []},
                 })
 
             def _provider_file(self, addr: str, version: str, name: str):
