@@ -218,3 +218,14 @@ def test_main_registry_without_signing_keys_as_opentofu_allows(isolated, tofu_so
         assert r.code == 1 and "not signed with a valid signing key" in r.err
     finally:
         reg.stop()
+
+
+def test_hashes_of_unknown_schemes_are_dropped_as_tofu_drops_them(isolated, tofu_solve):
+    """installer.go keeps a same-version lock's PreferredHashes (h1:, zh:) only."""
+    root = write_root(isolated / "root", ROOT)
+    assert tofu_solve(root, "init").code == 0
+    text = (root / ".terraform.lock.hcl").read_text()
+    (root / ".terraform.lock.hcl").write_text(text.replace("  hashes = [\n", '  hashes = [\n    "h9:future-scheme",\n', 1))
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert r.lock == text

@@ -10,8 +10,8 @@ lines 705-787, ``internal/depsfile/locks.go``; reference §6 and §10):
 * ``constraints``: ``VersionConstraintsString`` of every constraint on the provider in the
   whole configuration, root and every selected module, appended in one list;
 * ``hashes``: the ``h1:`` of the package unpacked for each target platform, every ``zh:``
-  of the signed ``SHA256SUMS`` document and, when the version is unchanged, the hashes the
-  lock already had;
+  of the signed ``SHA256SUMS`` document and, when the version is unchanged, the ``h1:`` and
+  ``zh:`` hashes the lock already had (``PreferredHashes``; other schemes are dropped);
 * a block whose version and constraints are unchanged and that already holds every hash
   this run would add is kept byte for byte, so ``tofu init`` sees equal locks and does not
   rewrite the file (which would drop every ``module`` block).
@@ -27,6 +27,9 @@ from ..lockfile import LockChange, LockFile, ProviderLock
 from ..provider_addr import ProviderAddress
 from ..versions import goversions as gvs
 from .packages import PackageInfo, ProviderPackages
+
+
+_PREFERRED = ("h1:", "zh:")  # getproviders.PreferredHashes: the schemes OpenTofu carries over
 
 
 @dataclass
@@ -82,6 +85,8 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
         old = locks.providers.get(a)
         if old is None or old.version != version or old.constraints != constraints:
             return True
+        if any(not h.startswith(_PREFERRED) for h in old.hashes):
+            return True  # tofu init keeps only h1:/zh: of a lock (PreferredHashes) and would rewrite it
         for p in platforms:
             hit = packages.cached(addr, version, p)
             if hit is None:
@@ -118,7 +123,7 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
             hashes.add(info.h1)
             hashes.update(info.signed)
         if old is not None and old.version == version:
-            hashes.update(old.hashes)
+            hashes.update(h for h in old.hashes if h.startswith(_PREFERRED))  # ProviderLock.PreferredHashes
         new = ProviderLock(addr, version, constraints, tuple(hashes))
         if old is not None and (old.version, old.constraints, old.hashes) == (new.version, new.constraints,
                                                                               new.hashes):
