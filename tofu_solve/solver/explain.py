@@ -256,8 +256,8 @@ def _explain_shared_subject(ident, infos, ctx: Context):
             ok = _combinations_ok(ident, others, sides, ctx, want_example=True)
             if ok:
                 pick = ", ".join(f"{p} {v}" for p, v in ok[1].items())
-                suggestions.append(f'relax "{_constraint_text(r)}" at {r.origin.where}: without it {pick} '
-                                   f"would work with {name} {ok[0]}.")
+                works = f"{pick} would work with {name} {ok[0]}" if pick else f"{name} {ok[0]} would work"
+                suggestions.append(f'relax "{_constraint_text(r)}" at {r.origin.where}: without it {works}.')
         for side in sides:
             if side.req is None:
                 continue
