@@ -140,8 +140,9 @@ class ProviderPackages:
             IntegrityError: the signature, a checksum or the archive is wrong.
         """
         hit = self.cached(address, version, platform)
-        if hit is not None and (self.plugin_cache_dir is None or self.in_plugin_cache(address, version, platform)):
-            return hit
+        if hit is not None and (self.offline or self.plugin_cache_dir is None
+                                or self.in_plugin_cache(address, version, platform)):
+            return hit  # offline, a plugin cache still missing this package stays so: nothing to copy it from
         if self.offline and hit is None:
             raise OfflineError("Not available offline",
                                f"The {platform} package of provider {address.for_display} {version} is not in the "
