@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.e2e.conftest import lock_versions, write_root
 
 AWS_5 = '''
@@ -127,3 +129,34 @@ What would work:
   - relax "~> 6.1" at main.tf:12: vpc 6.0.0 is the newest version that admits the other constraints on provider hashicorp/aws (5.100.0 would be selected).
 '''
     assert expected.strip() in r.err, r.err
+
+
+def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
+    """The pass that looks for a solution skipping fewer versions may fetch only a few module
+    versions the solve never fetched (issue #13: it once fetched 200, one at a time); a
+    refused fetch is not remembered as a failure."""
+    from tofu_solve.init import build_context
+    from tofu_solve.lockfile import LockFile
+    from tofu_solve.metadata import read_module_tree
+    from tofu_solve.solver.context import FetchBudgetExceeded, SolveOptions
+    from tofu_solve.solver.model import ModuleRequirement
+    from tofu_solve.solver.resolve import root_requirements
+    from tofu_solve.tofu_version import target_version
+
+    root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = ">= 1.0"\n}\n')
+    ctx, _ = build_context(SolveOptions(target_version("1.10.0")), LockFile(), running.env(tmp_path / "cache"), None)
+    try:
+        kms = next(r for r in root_requirements(read_module_tree(root, confine=False), ctx)
+                   if isinstance(r, ModuleRequirement))
+        a, b = ctx.module_candidates(kms)[:2]
+        ctx.fetch_budget = 1
+        ctx.tree(a)
+        with pytest.raises(FetchBudgetExceeded):
+            ctx.tree(b)
+        ctx.tree(a)  # already known: free
+        ctx.fetch_budget = None
+        assert not isinstance(ctx.tree(b), Exception)
+        assert ctx.stats.improve_fetches == 1
+    finally:
+        ctx.close()

@@ -68,6 +68,11 @@ class Stats:
     trees_read: int = 0
     trees_from_cache: int = 0
     packages_fetched: int = 0
+    improve_fetches: int = 0  # module versions the after-solve pass fetched (bounded)
+
+
+class FetchBudgetExceeded(Exception):
+    """The after-solve improvement pass asked for more module versions than its budget."""
 
 
 class Context:
@@ -91,6 +96,9 @@ class Context:
         self._memo: dict[tuple, _Memo] = {}
         self.packages: dict[tuple, Package] = {}
         self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
+        # When set, how many module versions not yet known may still be fetched (the
+        # after-solve improvement pass); None: no limit.
+        self.fetch_budget: int | None = None
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
@@ -122,9 +130,9 @@ class Context:
 
     def _future(self, key: tuple, fn: Callable) -> None:
         """Start ``_wait(key, fn)`` in the background (prefetch); errors surface later,
-        when the result is asked for."""
+        when the result is asked for. Nothing is prefetched while a fetch budget is set."""
         with self._lock:
-            if key in self._memo:
+            if key in self._memo or self.fetch_budget is not None:
                 return
 
         def run():
@@ -292,8 +300,23 @@ class Context:
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
         """The candidate's requirements, or the configuration error that makes it unusable.
-        Raises network errors."""
+
+        Raises:
+            NetworkError and the like: fetching the package failed.
+            FetchBudgetExceeded: a fetch budget is set (:attr:`fetch_budget`) and it is
+                spent; the tree is neither fetched nor remembered as failed.
+        """
         key = self._tree_key(cand)
+        if self.fetch_budget is not None:
+            with self._lock:
+                entry = self._memo.get(("tree",) + key)
+                known = entry is not None and entry.done
+            if not known and self.metadata.get(*key) is None:
+                with self._lock:
+                    if self.fetch_budget <= 0:
+                        raise FetchBudgetExceeded()
+                    self.fetch_budget -= 1
+                    self.stats.improve_fetches += 1
         return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
 
     def prefetch_tree(self, cand: ModuleCandidate) -> None:

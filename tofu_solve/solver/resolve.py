@@ -156,6 +156,9 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
     return sum(per_call.values()), per_call
 
 
+IMPROVE_FETCH_BUDGET = 24  # module versions the improvement pass may fetch beyond what the solve fetched
+
+
 def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, rounds: int = 3000):
     """Look for a solution that goes back fewer versions in total.
 
@@ -163,11 +166,23 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
     back, which call went back depends on that order. Here each call that went back is
     asked, in turn, to take a newer version than it got; a solution found that way with a
     smaller total lag (versions skipped, summed over calls) replaces the current one.
-    Bounded in attempts and rounds; metadata is memoized, so this needs no new downloads
-    beyond the candidates it tries. Each attempt may take at most twice the rounds of the
+    Bounded in attempts, rounds and downloads: metadata is memoized, and at most
+    :data:`IMPROVE_FETCH_BUDGET` module versions not fetched by the solve are fetched. Each attempt may take at most twice the rounds of the
     first resolution. When nothing went back (newest-per-call is consistent, the ``tofu
     init`` case) it does nothing.
     """
+    # The pass may look at module versions the solve never fetched, but only a few: an
+    # attempt that needs more is abandoned (a lower total lag is a preference, not worth
+    # hundreds of downloads), and nothing is prefetched meanwhile.
+    ctx.fetch_budget = IMPROVE_FETCH_BUDGET
+    try:
+        return _improve_within_budget(result, reqs, provider, ctx, max_attempts, rounds)
+    finally:
+        ctx.fetch_budget = None
+
+
+def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attempts: int, rounds: int):
+    from .context import FetchBudgetExceeded
     from .model import NewerThan
 
     total, per_call = _lag(result, ctx)
@@ -187,7 +202,7 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
             floor = NewerThan(call_path, cand.version, cand.version.string)
             try:
                 alt = Resolver(provider, BaseReporter()).resolve(reqs + [floor], max_rounds=rounds)
-            except (ResolutionImpossible, ResolutionTooDeep):
+            except (ResolutionImpossible, ResolutionTooDeep, FetchBudgetExceeded):
                 continue
             alt_total, alt_per_call = _lag(alt, ctx)
             if alt_total < total:
