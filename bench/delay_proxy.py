@@ -44,6 +44,7 @@ class DelayProxy:
             writer.close()
 
         task = asyncio.ensure_future(deliver())
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved: no noise at exit
         try:
             while True:
                 data = await reader.read(65536)
@@ -60,13 +61,16 @@ class DelayProxy:
 
     async def _handle(self, client_r, client_w):
         self.connections += 1
-        await asyncio.sleep(self.setup_rtts * self.rtt)
         try:
-            up_r, up_w = await asyncio.open_connection(*self.upstream)
-        except OSError:
+            await asyncio.sleep(self.setup_rtts * self.rtt)
+            try:
+                up_r, up_w = await asyncio.open_connection(*self.upstream)
+            except OSError:
+                client_w.close()
+                return
+            await asyncio.gather(self._pipe(client_r, up_w), self._pipe(up_r, client_w))
+        except asyncio.CancelledError:  # the proxy is shutting down
             client_w.close()
-            return
-        await asyncio.gather(self._pipe(client_r, up_w), self._pipe(up_r, client_w))
 
     def _run(self):
         asyncio.set_event_loop(self._loop)
@@ -82,5 +86,12 @@ class DelayProxy:
         return self
 
     def __exit__(self, *exc):
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        async def shutdown():
+            self._server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            self._loop.stop()
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
         self._thread.join(5)
