@@ -39,6 +39,8 @@ class CliConfig:
             (``TF_PLUGIN_CACHE_DIR``, else the file's ``plugin_cache_dir``), or None.
         warnings: problems OpenTofu reports as warnings and goes on (a missing
             ``TF_CLI_CONFIG_FILE``: ``internal/command/cliconfig/cliconfig.go``).
+        provider_installation: the ``provider_installation`` block's methods
+            (:mod:`tofu_solve.plugins.sources`), or None without one.
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -47,6 +49,7 @@ class CliConfig:
     path: Path | None = None
     plugin_cache_dir: Path | None = None
     warnings: tuple[str, ...] = ()
+    provider_installation: tuple | None = None  # InstallationMethod, in order; None: direct only
 
     def services(self, host: str) -> dict[str, str] | None:
         return self.hosts.get(_normalize_host(host))
@@ -73,9 +76,10 @@ def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
     return None
 
 
-def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]) -> Path | None:
+def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]):
     """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
-    and ``tokens``; return its ``plugin_cache_dir`` (None when it sets none).
+    and ``tokens``; return its ``plugin_cache_dir`` and its ``provider_installation``
+    methods (each None when the file sets none).
 
     Raises:
         ConfigurationError: unreadable or not valid HCL (with line).
@@ -87,6 +91,14 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                                  f"{path} could not be read ({getattr(e, 'strerror', None) or e}).") from None
     body = hcl.parse(text, str(path))
     plugin_cache = None
+    methods = None
+    installs = body.blocks_of("provider_installation")
+    if len(installs) > 1:
+        raise ConfigurationError("Invalid provider_installation block",
+                                 f"{path} line {installs[1].line}: only one provider_installation block is allowed.")
+    if installs:
+        from .plugins.sources import parse_installation_block
+        methods = parse_installation_block(installs[0], str(path))
     for a in body.attributes:
         if a.name == "plugin_cache_dir":
             try:
@@ -112,7 +124,7 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                     tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
                 except hcl.NotLiteral:
                     pass
-    return plugin_cache
+    return plugin_cache, methods
 
 
 def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
@@ -142,8 +154,11 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
             files += sorted(p for p in (home / ".terraform.d").glob("*.tfrc") if p.is_file())
         except OSError:
             pass
+    installation = None
     for f in files:
-        plugin_cache = _read_file(f, hosts, tokens) or plugin_cache
+        cache_dir, methods = _read_file(f, hosts, tokens)
+        plugin_cache = cache_dir or plugin_cache
+        installation = methods if methods is not None else installation
     creds = home / ".terraform.d" / "credentials.tfrc.json"
     if creds.is_file():
         try:
@@ -155,4 +170,4 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
             pass
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
-    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings))
+    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation)

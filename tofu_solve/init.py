@@ -25,6 +25,7 @@ from .lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_loc
 from .metadata import MetadataStore, read_module_tree
 from .netutil import Limits, OpCounter, redact
 from .oci import OciClient
+from .plugins.sources import MirrorClient, ProviderSources
 from .plugins import ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .providers.oci import OciCandidates
@@ -96,6 +97,9 @@ def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str]
     oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline, limits=limits), cache)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
                   PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
+    ctx.provider_source = ProviderSources(client.cli_config.provider_installation, client,
+                                          MirrorClient(session, limits, counter), cache, offline=options.offline,
+                                          refresh=options.upgrade)
     return ctx, counter
 
 
@@ -208,7 +212,7 @@ def _provider_plan(res: Resolution, locks: LockFile, ctx: Context, counter: OpCo
     :mod:`tofu_solve.plugins.locks`)."""
     fetcher = ctx.registry.fetcher
     packages = ProviderPackages(ctx.client, fetcher, fetcher.cache, counter, ctx.client.cli_config.plugin_cache_dir,
-                                offline=opts.offline)
+                                offline=opts.offline, sources=ctx.provider_source)
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers)

@@ -41,11 +41,12 @@ from ..archives import extract_archive
 from ..cache import Cache, key_of
 from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
 from ..fetch import Fetcher
-from ..hashing import hash_dir, zh_hashes_from_sha256sums
+from ..hashing import hash_dir, zh_hashes_from_sha256sums, zip_sha256
 from ..netutil import OpCounter, read_document, redact
 from ..provider_addr import ProviderAddress
 from ..registry import ProviderDownload, RegistryClient
 from .signatures import verify_shasums
+from .sources import DIRECT, InstallationMethod, ProviderSources
 
 log = logging.getLogger(__name__)
 _PLATFORM_RE = re.compile(r"[a-z0-9]+_[a-z0-9]+")
@@ -101,10 +102,12 @@ class ProviderPackages:
         cache: where answers and unpacked packages are kept.
         plugin_cache_dir: where to place unpacked packages for ``tofu init`` (or None).
         offline: use only what the cache holds.
+        sources: the CLI configuration's installation methods (None: direct only).
     """
 
     def __init__(self, client: RegistryClient, fetcher: Fetcher, cache: Cache, counter: OpCounter,
-                 plugin_cache_dir: Path | None = None, offline: bool = False):
+                 plugin_cache_dir: Path | None = None, offline: bool = False, sources: ProviderSources | None = None):
+        self.sources = sources
         self.client = client
         self.fetcher = fetcher
         self.cache = cache
@@ -118,9 +121,13 @@ class ProviderPackages:
 
     # ------------------------------------------------------------------ lookups
 
-    @staticmethod
-    def _key(address: ProviderAddress, version: str, platform: str) -> str:
-        return key_of(f"provider\n{address}\n{version}\n{platform}")
+    def _method(self, address: ProviderAddress, version: str) -> InstallationMethod:
+        return self.sources.method_for(address, version) if self.sources is not None else DIRECT
+
+    def _key(self, address: ProviderAddress, version: str, platform: str) -> str:
+        method = self._method(address, version)
+        where = "" if method.kind == "direct" else f"{method.key}\n"
+        return key_of(f"provider\n{where}{address}\n{version}\n{platform}")
 
     def cached(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo | None:
         """The package's hashes from an earlier run, without any network (None if unknown)."""
@@ -147,6 +154,9 @@ class ProviderPackages:
             raise OfflineError("Not available offline",
                                f"The {platform} package of provider {address.for_display} {version} is not in the "
                                "cache; run tofu-solve init once without -offline.")
+        method = self._method(address, version)
+        if method.kind != "direct":
+            return self._from_mirror(method, address, version, platform)
         meta = self.client.provider_download(address, version, platform)
         log.debug("provider %s %s %s: %s, checksums %s", address, version, platform, redact(meta.download_url),
                   redact(meta.shasums_url))
@@ -165,6 +175,47 @@ class ProviderPackages:
         info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
         self.cache.write_json("provider-packages", self._key(address, version, platform),
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
+        self._place(address, version, platform, directory)
+        return info
+
+    def _from_mirror(self, method: InstallationMethod, address: ProviderAddress, version: str,
+                     platform: str) -> PackageInfo:
+        """A package from a network or filesystem mirror: checked against the hashes the
+        mirror reports (``NewPackageHashAuthentication``: at least one must match), never
+        signed, so only its own ``h1:`` reaches the lock (``installer.go``)."""
+        what = f"provider {address.for_display} {version}"
+        pkg = self.sources.mirrors.package(method, address, version, platform)
+        sha = ""
+        if pkg.directory is not None:
+            directory = pkg.directory
+        else:
+            shas: list[str] = []
+
+            def fill(dest: Path) -> None:
+                if pkg.zip_path is not None:
+                    archive, owned = pkg.zip_path, False
+                    shas.append(zip_sha256(archive)[3:])
+                else:
+                    self.counter.add("provider_package")
+                    archive, digest = self.fetcher.download(pkg.url)
+                    owned = True
+                    shas.append(digest)
+                try:
+                    extract_archive(archive, "zip", dest, self.fetcher.limits)
+                finally:
+                    if owned:
+                        archive.unlink(missing_ok=True)
+
+            directory = self.cache.ensure_package(f"provider:{method.key}:{address}", f"{version}/{platform}", fill)
+            sha = shas[0] if shas else (zip_sha256(pkg.zip_path)[3:] if pkg.zip_path is not None else "")
+        h1 = hash_dir(directory)
+        if pkg.hashes and h1 not in pkg.hashes and (not sha or f"zh:{sha}" not in pkg.hashes):
+            raise IntegrityError("Failed to authenticate provider package",
+                                 f"The {platform} package of {what} from the network mirror {redact(method.location)} "
+                                 f"matches none of the hashes the mirror reports for it (got {h1}).")
+        info = PackageInfo(h1, (), sha, directory)
+        self.cache.write_json("provider-packages", self._key(address, version, platform),
+                              {"h1": info.h1, "signed": [], "shasum": info.shasum})
         self._place(address, version, platform, directory)
         return info
 

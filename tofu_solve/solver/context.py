@@ -88,6 +88,7 @@ class Context:
         self.git = git
         self.pinned = pinned
         self.client = client
+        self.provider_source = client  # where provider versions are listed (the CLI config's methods)
         self.metadata = metadata
         self.progress = progress or (lambda msg: None)
         self.stats = Stats()
@@ -365,7 +366,7 @@ class Context:
         """Provider versions ascending (a stable sort of the registry list)."""
         def do():
             out = []
-            for text in self.client.provider_versions(address):
+            for text in self.provider_source.provider_versions(address):
                 try:
                     out.append(gvs.Version.parse(text))
                 except TofuSolveError:

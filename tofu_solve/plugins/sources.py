@@ -1,0 +1,328 @@
+"""Where provider versions and packages come from: the CLI configuration's
+``provider_installation`` methods, as OpenTofu chooses among them.
+
+OpenTofu (``internal/command/cliconfig/provider_installation.go``,
+``internal/getproviders/multi_source.go``; reference §12):
+
+* ``direct { include, exclude }``: the provider's origin registry;
+* ``network_mirror { url, include, exclude }``: ``GET <url><host>/<ns>/<type>/index.json``
+  lists versions, ``<version>.json`` gives each platform's archive URL and hashes
+  (the provider network mirror protocol);
+* ``filesystem_mirror { path, include, exclude }``: a directory in the packed layout
+  (``HOST/NS/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip``) or the unpacked one
+  (``HOST/NS/TYPE/VERSION/OS_ARCH/``).
+
+A provider is handled by every method whose ``include`` patterns match it (all, when
+absent) and whose ``exclude`` patterns do not; its available versions are the union of what
+those methods list, and a version's package comes from the first of them, in order, that
+lists it. Without a ``provider_installation`` block every provider is installed directly.
+Patterns are ``HOST/NS/TYPE`` or ``NS/TYPE`` (the default host), ``*`` matching any one part.
+
+Mirror packages are not signed: as in ``installer.go``, their lock entries get the ``h1:``
+of each installed package (and earlier ``h1:``/``zh:`` of the same version), never the
+mirror's own word for other platforms. Mirror URLs must be https, except on loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from ..errors import ConfigurationError, RegistryError
+from ..netutil import is_loopback_host, read_document, redact
+from ..provider_addr import DEFAULT_PROVIDER_HOST, ProviderAddress
+
+
+@dataclass(frozen=True)
+class ProviderPattern:
+    """``HOST/NS/TYPE`` with ``*`` wildcards (``NS/TYPE``: the default host)."""
+
+    host: str
+    namespace: str
+    type: str
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> "ProviderPattern":
+        """Raises ConfigurationError naming ``where`` for a malformed pattern."""
+        parts = text.lower().split("/")
+        if len(parts) == 2:
+            parts = [DEFAULT_PROVIDER_HOST] + parts
+        if len(parts) != 3 or any(not p for p in parts) or (parts[1] == "*" and parts[2] != "*"):
+            raise ConfigurationError("Invalid provider_installation pattern",
+                                     f'{where}: "{text}" is not a provider pattern: write HOST/NAMESPACE/TYPE or '
+                                     "NAMESPACE/TYPE, with * for any part (a wildcard namespace needs a wildcard "
+                                     "type).")
+        return cls(*parts)
+
+    def matches(self, a: ProviderAddress) -> bool:
+        return all(p in ("*", v) for p, v in ((self.host, a.host), (self.namespace, a.namespace), (self.type, a.type)))
+
+
+@dataclass(frozen=True)
+class InstallationMethod:
+    """One method of a ``provider_installation`` block.
+
+    Attributes:
+        kind: ``direct``, ``network_mirror`` or ``filesystem_mirror``.
+        location: the mirror's URL (ending in ``/``) or directory; "" for direct.
+        include, exclude: the patterns (an empty ``include`` matches every provider).
+    """
+
+    kind: str
+    location: str = ""
+    include: tuple[ProviderPattern, ...] = ()
+    exclude: tuple[ProviderPattern, ...] = ()
+
+    def handles(self, a: ProviderAddress) -> bool:
+        return (not self.include or any(p.matches(a) for p in self.include)) and \
+            not any(p.matches(a) for p in self.exclude)
+
+    @property
+    def key(self) -> str:
+        """What distinguishes this method's packages in the cache."""
+        return f"{self.kind}:{self.location}"
+
+
+DIRECT = InstallationMethod("direct")
+
+
+def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...]:
+    """The methods of a ``provider_installation`` block (an ``hcl.Block``), in order.
+
+    Raises:
+        ConfigurationError: an unknown method, a missing ``url``/``path``, a mirror URL that is
+            not https (plain http only on loopback), or a malformed pattern.
+    """
+    from .. import hcl
+
+    def strings(b, name) -> tuple[str, ...]:
+        a = b.body.attribute(name)
+        if a is None:
+            return ()
+        try:
+            v = a.expr.literal()
+        except hcl.NotLiteral:
+            v = None
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f"{where}: {b.type} {name} must be a list of strings (line {a.line}).")
+        return tuple(v)
+
+    out = []
+    for b in block.body.blocks:
+        here = f"{where} line {b.line}"
+        include = tuple(ProviderPattern.parse(p, here) for p in strings(b, "include"))
+        exclude = tuple(ProviderPattern.parse(p, here) for p in strings(b, "exclude"))
+        if b.type == "direct":
+            out.append(InstallationMethod("direct", "", include, exclude))
+            continue
+        if b.type not in ("network_mirror", "filesystem_mirror"):
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f'{here}: unknown installation method "{b.type}" (direct, network_mirror or '
+                                     "filesystem_mirror).")
+        attr = "url" if b.type == "network_mirror" else "path"
+        a = b.body.attribute(attr)
+        try:
+            value = a.expr.literal() if a is not None else None
+        except hcl.NotLiteral:
+            value = None
+        if not isinstance(value, str) or not value:
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f'{here}: {b.type} needs a "{attr}" string.')
+        if b.type == "network_mirror":
+            parts = urlsplit(value)
+            if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback_host(parts.netloc)):
+                raise ConfigurationError("Invalid provider_installation block",
+                                         f"{here}: the network mirror URL {redact(value)} must use https.")
+            value = value if value.endswith("/") else value + "/"
+        out.append(InstallationMethod(b.type, value, include, exclude))
+    return tuple(out)
+
+
+_PACKED_RE = re.compile(r"terraform-provider-(?P<type>[^_]+)_(?P<version>[^_]+)_(?P<platform>[a-z0-9]+_[a-z0-9]+)\.zip")
+
+
+@dataclass
+class MirrorPackage:
+    """A mirror's package for one platform: a zip to download or open, or an unpacked
+    directory, and the hashes the mirror reports for it (network mirrors)."""
+
+    url: str = ""
+    zip_path: Path | None = None
+    directory: Path | None = None
+    hashes: tuple[str, ...] = field(default_factory=tuple)
+
+
+class MirrorClient:
+    """Reads network and filesystem mirrors (bounded answers, like every registry answer)."""
+
+    def __init__(self, session, limits, counter, timeout: float = 10.0):
+        self.session = session
+        self.limits = limits
+        self.counter = counter
+        self.timeout = timeout
+
+    def _json(self, url: str, what: str):
+        import requests
+
+        self.counter.add("mirror_request")
+        try:
+            r = self.session.get(url, timeout=self.timeout, stream=True, headers={"Accept": "application/json"})
+            read_document(r, self.limits, url)
+        except requests.RequestException as e:
+            raise RegistryError("Failed to query provider mirror",
+                                f"Could not {what}: {type(e).__name__} contacting {redact(url)}.") from None
+        if r.status_code == 404:
+            return None
+        if r.status_code != 200:
+            raise RegistryError("Failed to query provider mirror", f"Could not {what}: {redact(url)} answered "
+                                f"{r.status_code}.")
+        try:
+            return json.loads(r.content), r.url
+        except ValueError:
+            raise RegistryError("Invalid response from provider mirror", f"{redact(url)} is not JSON.") from None
+
+    def versions(self, m: InstallationMethod, a: ProviderAddress) -> list[str]:
+        """The versions the mirror has of ``a`` ([] when it has none)."""
+        if m.kind == "filesystem_mirror":
+            base = Path(m.location, a.host, a.namespace, a.type)
+            found = set()
+            if base.is_dir():
+                for entry in base.iterdir():
+                    pm = _PACKED_RE.fullmatch(entry.name)
+                    if pm and pm.group("type") == a.type and entry.is_file():
+                        found.add(pm.group("version"))
+                    elif entry.is_dir() and any(p.is_dir() for p in entry.iterdir()):
+                        found.add(entry.name)
+            return sorted(found)
+        got = self._json(urljoin(m.location, f"{a.host}/{a.namespace}/{a.type}/index.json"),
+                         f"list the versions of {a.for_display} on the network mirror")
+        if got is None:
+            return []
+        doc, _ = got
+        versions = doc.get("versions") if isinstance(doc, dict) else None
+        if not isinstance(versions, dict):
+            raise RegistryError("Invalid response from provider mirror",
+                                f"The version index of {a.for_display} has no \"versions\" object.")
+        return [str(v) for v in versions]
+
+    def package(self, m: InstallationMethod, a: ProviderAddress, version: str, platform: str) -> MirrorPackage:
+        """Where the mirror keeps ``a`` ``version`` for ``platform``.
+
+        Raises:
+            RegistryError: the mirror has no package for that platform, or answers wrongly.
+        """
+        missing = RegistryError("Provider package not available",
+                                f"Provider {a.for_display} v{version} has no package for the platform {platform} in "
+                                f"the {m.kind.replace('_', ' ')} {redact(m.location)}.")
+        if m.kind == "filesystem_mirror":
+            base = Path(m.location, a.host, a.namespace, a.type)
+            unpacked = base / version / platform
+            if unpacked.is_dir():
+                return MirrorPackage(directory=unpacked)
+            packed = base / f"terraform-provider-{a.type}_{version}_{platform}.zip"
+            if packed.is_file():
+                return MirrorPackage(zip_path=packed)
+            raise missing
+        got = self._json(urljoin(m.location, f"{a.host}/{a.namespace}/{a.type}/{version}.json"),
+                         f"find the packages of {a.for_display} {version} on the network mirror")
+        if got is None:
+            raise missing
+        doc, url = got
+        archive = (doc.get("archives") or {}).get(platform) if isinstance(doc, dict) else None
+        if not isinstance(archive, dict) or not isinstance(archive.get("url"), str):
+            raise missing
+        target = urljoin(url, archive["url"])
+        if not target.startswith(("http://", "https://")):
+            raise RegistryError("Invalid response from provider mirror",
+                                f"The archive URL of {a.for_display} {version} ({platform}) is not http(s).")
+        hashes = tuple(h for h in archive.get("hashes") or () if isinstance(h, str))
+        return MirrorPackage(url=target, hashes=hashes)
+
+
+class ProviderSources:
+    """Provider versions and package locations through the configured installation
+    methods (thread-safe; listings memoized for the run and, for mirrors, kept in the cache
+    like the registry's so that a warm run asks nothing)."""
+
+    def __init__(self, methods: tuple[InstallationMethod, ...] | None, client, mirrors: MirrorClient,
+                 cache=None, offline: bool = False, refresh: bool = False):
+        import threading
+
+        self.methods = methods if methods else (DIRECT,)
+        self.client = client
+        self.mirrors = mirrors
+        self.cache = cache
+        self.offline = offline
+        self.refresh = refresh
+        self._listed: dict[tuple[str, str], list[str]] = {}
+        self._lock = threading.Lock()
+
+    def handling(self, a: ProviderAddress) -> list[InstallationMethod]:
+        """The methods that may install ``a``, in order.
+
+        Raises:
+            RegistryError: none (every method's include/exclude leaves it out).
+        """
+        hs = [m for m in self.methods if m.handles(a)]
+        if not hs:
+            raise RegistryError("Provider not available",
+                                f"No provider_installation method of the CLI configuration handles {a}: add it to an "
+                                "include list, or remove it from an exclude list.")
+        return hs
+
+    def _versions(self, m: InstallationMethod, a: ProviderAddress) -> list[str]:
+        if m.kind == "direct":
+            return self.client.provider_versions(a)
+        key = (m.key, str(a))
+        with self._lock:
+            if key in self._listed:
+                return self._listed[key]
+        from ..cache import key_of
+        from ..errors import OfflineError
+
+        ckey = key_of(f"{m.key}\n{a}")
+        cached = self.cache.read_json("mirror-versions", ckey) if self.cache is not None else None
+        if cached is not None and (self.offline or not self.refresh):
+            versions = cached
+        elif self.offline and m.kind == "network_mirror":
+            raise OfflineError("Not available offline", f"The versions of {a} on the network mirror "
+                               f"{redact(m.location)} are not in the cache.")
+        else:
+            versions = self.mirrors.versions(m, a)
+            if self.cache is not None and m.kind == "network_mirror":
+                self.cache.write_json("mirror-versions", ckey, versions)
+        with self._lock:
+            self._listed[key] = versions
+        return versions
+
+    def provider_versions(self, a: ProviderAddress) -> list[str]:
+        """Every version any handling method lists (direct first, in the registry's order).
+
+        Raises:
+            RegistryError: no method has the provider at all; NetworkError, OfflineError.
+        """
+        out, seen = [], set()
+        for m in self.handling(a):
+            for v in self._versions(m, a):
+                if v not in seen:
+                    seen.add(v)
+                    out.append(v)
+        if not out:
+            raise RegistryError("Provider not found",
+                                f"provider {a.for_display} was not found in any provider_installation method.")
+        return out
+
+    def method_for(self, a: ProviderAddress, version: str) -> InstallationMethod:
+        """The method a version's packages come from: the first handling method that lists
+        it (the only one, without listing anything, when just one handles ``a``)."""
+        hs = self.handling(a)
+        if len(hs) == 1:
+            return hs[0]
+        for m in hs:
+            if version in self._versions(m, a):
+                return m
+        return hs[0]
