@@ -352,11 +352,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("init", parents=[common],
                         help="select a consistent version for every module call, provider and OpenTofu, and lock "
-                             "module versions",
+                             "module and provider versions",
                         description="Read the root module, find every candidate version of every remote module "
                                     "call (transitively), solve for one consistent choice together with provider "
-                                    "and OpenTofu versions, and write module blocks into .terraform.lock.hcl. "
-                                    "When no consistent choice exists, explain why.")
+                                    "and OpenTofu versions, install the modules, and write .terraform.lock.hcl: the "
+                                    "provider blocks tofu init would write and a module block per call, so that "
+                                    "tofu init afterwards changes nothing. When no consistent choice exists, "
+                                    "explain why.")
     sp.add_argument("--upgrade", action="store_true",
                     help="ignore locked versions and select the newest allowed ones")
     sp.add_argument("--lockfile", choices=["readonly"], help="readonly: never write the lock file; fail if it "
