@@ -195,3 +195,18 @@ def test_required_providers_in_an_override_file_is_not_a_duplicate(tmp_path):
     (tmp_path / "main_override.tf").write_text('terraform {\n  required_providers {\n    aws = {\n'
                                                '      source  = "hashicorp/aws"\n      version = "~> 5.0"\n    }\n  }\n}\n')
     assert [p.constraint.text for p in load_module_dir(tmp_path).provider_requirements] == ["~> 5.0"]
+
+
+def test_const_variables_opt_in(tmp_path):
+    """opentofu#3945 (PR #3946): once any variable of a module sets `const`, a variable used
+    in source or version must be `const = true`; without any `const`, none needs it."""
+    call = 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = var.v\n}\n'
+    (tmp_path / "main.tf").write_text('variable "v" {\n  default = "~> 3.0"\n}\n' + call)
+    assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 3.0"
+    (tmp_path / "main.tf").write_text('variable "v" {\n  default = "~> 3.0"\n}\n'
+                                      'variable "w" {\n  const = true\n  default = "x"\n}\n' + call)
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert e.value.summary == "Variable not declared constant" and e.value.where.line == 10
+    (tmp_path / "main.tf").write_text('variable "v" {\n  const   = true\n  default = "~> 3.0"\n}\n' + call)
+    assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 3.0"

@@ -125,6 +125,7 @@ class _FileItems:
     required_versions: list[_Value] = field(default_factory=list)
     compat: list[_Value] = field(default_factory=list)
     variables: dict[str, _Value] = field(default_factory=dict)
+    const: dict[str, Any] = field(default_factory=dict)  # variable name -> its `const` value, when set
     locals: dict[str, _Value] = field(default_factory=dict)
 
 
@@ -176,6 +177,12 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             vctx = f'variable "{block.labels[0]}"'
             items.variables[block.labels[0]] = _Value(a.expr, here(a.line, vctx)) if a else \
                 _Value(None, here(block.line, vctx))
+            c = block.body.attribute("const")
+            if c is not None:
+                try:
+                    items.const[block.labels[0]] = c.expr.literal()
+                except hcl.NotLiteral:
+                    items.const[block.labels[0]] = None
         elif t == "locals":
             for a in block.body.attributes:
                 items.locals[a.name] = _Value(a.expr, here(a.line, "locals"))
@@ -286,6 +293,8 @@ def _read_json(path: Path, display: str) -> _FileItems:
         for name, body in vb.items():
             if isinstance(body, dict):
                 items.variables[name] = _Value(body.get("default"), here(at(name, vpos)[0]), True)
+                if "const" in body:
+                    items.const[name] = body["const"]
     _, lopos = at("locals")
     for lb in _json_blocks(doc.get("locals")):
         for name, v in lb.items():
@@ -317,7 +326,8 @@ def _read_json(path: Path, display: str) -> _FileItems:
 
 class _Scope:
     def __init__(self, variables: dict[str, _Value], locals_: dict[str, _Value],
-                 inputs: Mapping[str, InputValue] | None = None):
+                 inputs: Mapping[str, InputValue] | None = None, const: Mapping[str, Any] | None = None):
+        self.const = const or {}
         self.variables = variables
         self.locals = locals_
         self.inputs = inputs or {}
@@ -372,6 +382,14 @@ class _Scope:
                 raise ConfigurationError("Reference to undeclared input variable",
                                          f'{what} refers to var.{ref[1]}, which is not declared in this module.',
                                          v.where)
+            if self.const and self.const.get(ref[1]) is not True:
+                # opentofu#3945 / PR #3946: a module that sets `const` on any variable opts in to
+                # requiring `const = true` of every variable used where values must be static.
+                raise ConfigurationError(
+                    "Variable not declared constant",
+                    f"{what} uses var.{ref[1]}, which is not declared with const = true; this module declares "
+                    "const on some of its variables, so every variable used in source or version must be.",
+                    v.where)
             given = self.inputs.get(ref[1])
             if given is not None:  # TF_VAR_*, *.tfvars, -var: OpenTofu's early evaluation
                 return given.value
@@ -418,6 +436,7 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
         merged.required_versions += f.required_versions
         merged.compat += f.compat
         merged.variables.update(f.variables)
+        merged.const.update(f.const)
         merged.locals.update(f.locals)
     for f in overrides:
         for oc in f.calls:
@@ -435,6 +454,7 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
             raise ConfigurationError("Unsupported block type",
                                      "A language block is not allowed in an override file.", f.compat[0].where)
         merged.variables.update(f.variables)
+        merged.const.update(f.const)
         merged.locals.update(f.locals)
         merged.legacy_provider_versions += f.legacy_provider_versions
     return merged
@@ -608,7 +628,7 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
                                      SourceRange(display, 1)) from None
 
     merged = _merge([read(n) for n in primary], [read(n) for n in override])
-    scope = _Scope(merged.variables, merged.locals, inputs)
+    scope = _Scope(merged.variables, merged.locals, inputs, merged.const)
     seen: dict[str, ModuleCall] = {}
     calls = []
     for raw in merged.calls:
