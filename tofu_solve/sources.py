@@ -165,6 +165,17 @@ def _normalize_host(host: str) -> str | None:
     return h
 
 
+def _display_host(host: str) -> str:
+    """svchost ``ForDisplay``: punycode labels shown as Unicode (the port kept)."""
+    if "xn--" not in host:
+        return host
+    name, sep, port = host.partition(":")
+    try:
+        return name.encode("ascii").decode("idna") + sep + port
+    except UnicodeError:
+        return host
+
+
 # --------------------------------------------------------------------------- types
 
 
@@ -194,13 +205,14 @@ class RegistryPackage:
     system: str
 
     def __str__(self) -> str:
-        return f"{self.host}/{self.namespace}/{self.name}/{self.system}"
+        """OpenTofu's ``String()``: the host in its display form (Unicode, not punycode)."""
+        return f"{_display_host(self.host)}/{self.namespace}/{self.name}/{self.system}"
 
     @property
     def for_display(self) -> str:
         """Without the host when it is the default registry (``ForDisplay``)."""
         short = f"{self.namespace}/{self.name}/{self.system}"
-        return short if self.host == DEFAULT_REGISTRY_HOST else f"{self.host}/{short}"
+        return short if self.host == DEFAULT_REGISTRY_HOST else f"{_display_host(self.host)}/{short}"
 
 
 @dataclass(frozen=True)

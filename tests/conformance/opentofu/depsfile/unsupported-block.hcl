@@ -1,0 +1,2 @@
+doodad "blah" { # ERROR: Unsupported block type
+}
