@@ -82,3 +82,60 @@ def test_lock_file_testdata(name):
     except TofuSolveError as e:  # a file-level HCL error
         got = {("error", e.where.line if e.where else 0): e.summary}
     assert got == _expected(text)
+
+
+# ---------------------------------------------------------------------------- configuration testdata
+# internal/configs/testdata, verbatim (parser_config_test.go, parser_test.go: every file in
+# valid-files and every directory in valid-modules loads without error; every one in
+# invalid-files, invalid-modules and error-files fails). tofu-solve reads only what selects
+# versions, so an error about anything else is tofu validate's to report:
+
+_NOT_READ = ("the error is in arguments tofu-solve does not read (it reads module calls, provider requirements, "
+             "OpenTofu version constraints and the variables and locals they use): tofu validate reports it")
+_SOLVER = ("an OpenTofu version the module excludes is refused by the solver, as a constraint on the version solved "
+           "for, not while loading")
+CONFIG_NOT_APPLICABLE = {
+    **{name: _NOT_READ for name in (
+        "data-count-and-for_each-and-enabled.tf", "data-count-and-for_each.tf", "data-invalid-provider-reference.tf",
+        "data-reserved-locals.tf", "data-resource-lifecycle.tf", "empty-deprecated-output-attr.tf",
+        "ephemeral-count-and-for_each-and-enabled.tf", "precondition-postcondition-badref.tf",
+        "precondition-postcondition-missing-condition.tf", "resource-count-and-for_each-and-enabled.tf",
+        "resource-count-and-for_each.tf", "resource-invalid-provider-reference.tf", "resource-lifecycle-badbool.tf",
+        "resource-name-invalid.tf", "resource-reserved-locals.tf", "resources-ignorechanges-all-legacymix.tf",
+        "triggered-invalid-each.tf", "triggered-invalid-expression.tf", "variable-bad-default.tf",
+        "variable-bad-sensitive.tf", "variable-complex-bad-default-inner-obj.tf", "variable-type-unknown.tf",
+        "variable-validation-condition-noref.tf", "destroy-provisioners.tf", "duplicate-block-in-provisioner.tf",
+        "ignore_changes.tf", "invalid-keyword-in-provisioner.tf", "precondition-postcondition-constant.tf",
+        "precondition-postcondition-selfref.tf", "variable_type_quoted.tf", "vendor_provisioners.tf",
+        "provider-localname-normalization.tf", "provider-reserved.tf", "invalid_language_edition.tf",
+        "unsupported_language_edition.tf", "unsupported_experiment.tf", "nullable-with-default-null",
+        "override-cloud-duplicates", "override-nonexist-variable", "override-variable-causes-bad-default",
+        "provider-meta-invalid-interpolation", "provider-meta-invalid-name")},
+    "unexpected-block.tf": "tofu-solve does not refuse unknown top-level block types (tofu validate does)",
+    **{name: _SOLVER for name in ("unsupported_version.tf", "unsupported_version_legacy.tofu",
+                                  "unsupported-version-and-other-error")},
+}
+CONFIGS = DATA / "configs"
+
+
+def _config_cases():
+    for group in ("valid-files", "valid-modules", "invalid-files", "invalid-modules", "error-files"):
+        for entry in sorted((CONFIGS / group).iterdir()):
+            why = CONFIG_NOT_APPLICABLE.get(entry.name)
+            marks = [pytest.mark.skip(reason=f"not applicable: {why}")] if why else []
+            yield pytest.param(group, entry, id=f"{group}/{entry.name}", marks=marks)
+
+
+@pytest.mark.parametrize("group,entry", list(_config_cases()))
+def test_configuration_testdata(group, entry, tmp_path):
+    from tofu_solve.config import load_module_dir
+    if entry.is_file():  # LoadConfigFile: the file alone
+        (tmp_path / entry.name).write_bytes(entry.read_bytes())
+        directory = tmp_path
+    else:
+        directory = entry
+    if group.startswith("valid"):
+        load_module_dir(directory)  # no error
+    else:
+        with pytest.raises(TofuSolveError):
+            load_module_dir(directory)

@@ -182,7 +182,12 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
     except LarkError as e:  # pragma: no cover - other parser failures
         raise error("Invalid syntax", f"{filename} is not valid HCL: {e}",
                     SourceRange(filename, 1)) from None
-    return _body(tree.children[0], text)
+    try:
+        return _body(tree.children[0], text)
+    except _TemplateInLabel as e:  # hclsyntax parseQuotedStringLiteral
+        raise error("Invalid string literal",
+                    'Template sequences are not allowed in this string. To include a literal "$", double it (as '
+                    '"$$") to escape it.', SourceRange(filename, e.line, "", _line_text(text, e.line))) from None
 
 
 def _unclosed_brace_line(text: str) -> int | None:
@@ -288,6 +293,14 @@ def _unescape(s: str) -> str:
     return _ESCAPE_RE.sub(rep, s)
 
 
+class _TemplateInLabel(Exception):
+    """A block label with ``${...}`` in it (labels must be literal strings)."""
+
+    def __init__(self, line: int):
+        self.line = line
+        super().__init__(line)
+
+
 def _string_value(t: Tree, expr: Expr | None) -> str:
     out = []
     for part in t.children:
@@ -299,7 +312,7 @@ def _string_value(t: Tree, expr: Expr | None) -> str:
                     out.append(_unescape(str(c)))
                 else:
                     if expr is None:
-                        raise ValueError("interpolation in a label")
+                        raise _TemplateInLabel(getattr(getattr(t, "meta", None), "line", 1))
                     raise NotLiteral(expr)
     return "".join(out)
 

@@ -1,0 +1,3 @@
+language {
+  experiments = [unsupported] # ERROR: Unknown experiment keyword
+}

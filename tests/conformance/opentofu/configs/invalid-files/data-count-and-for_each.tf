@@ -1,0 +1,4 @@
+data "test" "foo" {
+  count = 2
+  for_each = ["a"]
+}

@@ -1,0 +1,2 @@
+resource "null_resource" "foo_${interpolations_invalid_here}" {
+}

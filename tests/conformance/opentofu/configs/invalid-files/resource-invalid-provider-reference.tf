@@ -1,0 +1,3 @@
+resource "test_resource" "t" {
+  provider = my_test
+}

@@ -1,0 +1,3 @@
+variable "bad_type" {
+    type = notatype
+}

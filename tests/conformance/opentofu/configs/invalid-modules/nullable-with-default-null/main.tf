@@ -1,0 +1,5 @@
+variable "in" {
+  type = number
+  nullable = false
+  default = null
+}

@@ -1,0 +1,5 @@
+terraform {
+  provider_meta "chunky_bacon" {
+    hello = "world"
+  }
+}

@@ -1,0 +1,2 @@
+
+resource "local_file" "foo" {}

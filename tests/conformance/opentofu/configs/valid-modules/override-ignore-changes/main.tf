@@ -1,0 +1,3 @@
+resource "test_instance" "foo" {
+  foo = "bar"
+}

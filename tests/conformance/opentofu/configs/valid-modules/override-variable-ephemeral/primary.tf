@@ -1,0 +1,23 @@
+variable "false_true" {
+  ephemeral = false
+}
+
+variable "true_false" {
+  ephemeral = true
+}
+
+variable "false_false_true" {
+  ephemeral = false
+}
+
+variable "true_true_false" {
+  ephemeral = true
+}
+
+variable "false_true_false" {
+  ephemeral = false
+}
+
+variable "true_false_true" {
+  ephemeral = true
+}
