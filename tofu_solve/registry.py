@@ -134,6 +134,8 @@ class RegistryClient:
         if configured is not None:
             services = dict(configured)
             base = None
+            log.debug("services of %s from the CLI configuration's host block: %s", host,
+                      {k: redact(v) for k, v in services.items()})
         else:
             scheme = "http" if is_loopback_host(host) else "https"
             base = f"{scheme}://{host}/.well-known/terraform.json"

@@ -115,6 +115,7 @@ def test_tf_log_shows_registry_and_git_traffic_without_secrets(isolated, tofu_so
     text = log.read_text()
     assert "[DEBUG] tofu_solve.registry: GET http://127.0.0.1:" in text and "/v1/modules/" in text
     assert "git ls-remote" in text or "git fetch" in text
+    assert "services of registry.opentofu.org from the CLI configuration's host block" in text  # discovery
     assert "s3cr3t-registry-token" not in text
     monkeypatch.setenv("TF_LOG", "off")
     before = log.read_text()
