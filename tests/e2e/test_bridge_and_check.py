@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 
 import pytest
 
@@ -94,15 +93,13 @@ def test_old_opentofu_gets_a_warning_not_a_bridge(isolated, tofu_solve, repos):
 # --------------------------------------------------------------------------- check
 
 
-def test_check_clean_tree_is_fast_and_quiet(isolated, tofu_solve, repos):
+def test_check_clean_tree_is_quiet(isolated, tofu_solve, repos):
+    """(Its speed is measured in bench/lock_and_check.py, never asserted here.)"""
     root = _root(isolated, repos)
     assert tofu_solve(root, "init").code == 0
-    start = time.monotonic()
     r = tofu_solve(root, "check")
-    took = time.monotonic() - start
     assert r.code == 0, r.err
     assert "all agree" in r.out
-    assert took < 5  # generous bound for a loaded CI machine; bench/ measures the real figure
     data = tofu_solve(root, "check", "-json").json()
     assert data == {"ok": True, "differences": []}
 

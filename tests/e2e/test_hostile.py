@@ -294,12 +294,10 @@ def test_invalid_limit_setting_names_the_variable(isolated, tofu_solve, monkeypa
 def test_drip_fed_download_hits_the_deadline(isolated, tofu_solve, hostile, monkeypatch):
     base, files = hostile
     files["drip/m.zip"] = _zip(MODULE)  # a few hundred bytes at 5 bytes a second
-    monkeypatch.setenv("TOFU_SOLVE_DOWNLOAD_DEADLINE", "1.5")
-    start = time.monotonic()
+    monkeypatch.setenv("TOFU_SOLVE_DOWNLOAD_DEADLINE", "1.5")  # the server alone would take over a minute
     r = tofu_solve(write_root(isolated / "root", f'module "d" {{\n  source = "{base}/drip/m.zip"\n}}\n'), "init")
-    took = time.monotonic() - start
     assert r.code == 1 and "timed out" in r.err and "TOFU_SOLVE_DOWNLOAD_DEADLINE" in r.err
-    assert took < 30  # bounded; the server alone would take over a minute
+    assert "did not finish within 1.5 s" in r.err
 
 
 # --------------------------------------------------------------------------- 4. cycles
@@ -310,12 +308,10 @@ def test_remote_module_cycle_is_reported_with_its_chain(isolated, tofu_solve):
     make_repo(a_dir, [("v1.0.0", {"main.tf": f'module "b" {{\n  source = "git::file://{b_dir}?ref=v1.0.0"\n}}\n'})])
     make_repo(b_dir, [("v1.0.0", {"main.tf": f'module "a" {{\n  source = "git::file://{a_dir}?ref=v1.0.0"\n}}\n'})])
     root = write_root(isolated / "root", f'module "a" {{\n  source = "git::file://{a_dir}?ref=v1.0.0"\n}}\n')
-    start = time.monotonic()
     r = tofu_solve(root, "init")
     assert r.code == 1
     assert "Error: Module call cycle" in r.err
     assert 'module "a" (' in r.err and 'module "a.b" (' in r.err and 'module "a.b.a" (' in r.err
-    assert time.monotonic() - start < 60
 
 
 # --------------------------------------------------------------------------- 5. caches that heal
