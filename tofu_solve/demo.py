@@ -107,13 +107,19 @@ def run_demo(output: Path | None, corpus: str | None, out) -> int:
                     c2, _ = _run(["graph", "--json", f"-chdir={root}", f"--output={root / 'graph.json'}"])
                     ok &= c == 0 and c2 == 0
                     print(f"$ tofu-solve graph --dot  ->  {root / 'graph.dot'} (and graph.json)\n", file=out)
+                    c, t = _run(["check", f"-chdir={root}"])
+                    (root / "check.txt").write_text(t)
+                    print("$ tofu-solve check   (offline: is what is installed what is locked?)", file=out)
+                    print(_indent(t), file=out)
+                    ok &= c == 0
         finally:
             for k, v in saved.items():
                 if v is None:
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
-    print(f"Servers stopped. Results (init output, lock files, .terraform/modules, why, graph) are in {output}",
+    print(f"Servers stopped. Results (init output, lock files, .terraform/modules, why, graph, check) are in "
+          f"{output}",
           file=out)
     return 0 if ok else 1
 

@@ -25,4 +25,6 @@ def test_demo_runs_and_leaves_results(tmp_path, monkeypatch):
     assert "is not the newest version" in (res / "2-needs-solver/why-eks.txt").read_text()
     assert (res / "2-needs-solver/graph.dot").read_text().startswith("strict digraph")
     assert (res / "2-needs-solver/.terraform/modules/modules.json").exists()
+    assert "all agree" in (res / "2-needs-solver/check.txt").read_text()
+    assert 'provider "registry.opentofu.org/hashicorp/aws"' in (res / "2-needs-solver/.terraform.lock.hcl").read_text()
     assert "Servers stopped." in text
