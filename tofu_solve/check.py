@@ -178,7 +178,7 @@ def _check_manifest(out, subject, record, call, lock, installed, root, where) ->
 
 
 def _check_overrides(out, root, modules_dir, root_tree, copies, locked_sources) -> None:
-    wanted = overrides.wanted_files(root, root_tree, copies, locked_sources)
+    wanted, _ = overrides.split_outside(overrides.wanted_files(root, root_tree, copies, locked_sources), root)
     for d, text in sorted(wanted.items()):
         p = d / overrides.OVERRIDE_FILE
         try:

@@ -188,9 +188,8 @@ def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected:
             _, pkg, _ = selected[path]
             copies[path] = (tree, modules_dir / path, pkg.subdir)
     wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
-    outside = [d for d in wanted if not d.resolve().is_relative_to(root.resolve())]
+    wanted, outside = overrides.split_outside(wanted, root)
     for d in outside:  # a local module of the root that lives outside it: never written to
-        del wanted[d]
         res.warnings.append(
             f"The local module in {d} calls git or OCI sources with a version constraint, but it lies outside the "
             f"root module, and tofu-solve writes nothing outside it: no {overrides.OVERRIDE_FILE} was written there, "

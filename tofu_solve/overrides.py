@@ -145,3 +145,11 @@ def wanted_files(root: Path, root_tree: ModuleTree, installed: dict[str, tuple[M
     for path, (tree, directory, subdir) in sorted(installed.items()):
         out.update(plan(tree, directory, subdir, path, locked_sources))
     return out
+
+
+def split_outside(wanted: dict[Path, str], root: Path) -> tuple[dict[Path, str], list[Path]]:
+    """``wanted`` without the directories outside ``root`` (never written to: a local
+    module of the root that lives elsewhere), and those directories."""
+    top = root.resolve()
+    outside = [d for d in wanted if not d.resolve().is_relative_to(top)]
+    return {d: t for d, t in wanted.items() if d not in outside}, outside

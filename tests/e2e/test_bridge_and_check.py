@@ -195,3 +195,4 @@ def test_bridge_is_never_written_outside_the_root(isolated, tofu_solve, repos):
     assert r.code == 0, r.err
     assert not (shared / OVERRIDE).exists()
     assert "lies outside the root module, and tofu-solve writes nothing outside it" in r.out
+    assert tofu_solve(root, "check").code == 0  # init said why; check does not ask for the impossible
