@@ -34,6 +34,7 @@ from .install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from .lockfile import LOCK_FILE_NAME, read_lock_file
 from .metadata import ModuleTree, read_module_tree
 from .sources import RegistrySource, lock_source, tofu_source
+from .tofu_version import target_version
 from .versions import goversions as gvs
 
 
@@ -136,7 +137,8 @@ def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = ()) -> 
     for path in sorted(set(locks.modules) - seen):
         out.append(Difference("stale-lock", f'module "{path}"', "is locked but no module call has that path any "
                               "more; run tofu-solve init to drop it."))
-    _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
+    if overrides.bridge_supported(target_version(None, root).triple):  # else init writes none, and says why
+        _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
     _check_providers(out, locks, providers)
     return out
 
