@@ -64,10 +64,12 @@ class Difference:
         return f"- {self.subject}: {self.detail}{at}"
 
 
-def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = ()) -> list[Difference]:
+def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = (),
+          tofu_version: str | None = None) -> list[Difference]:
     """Every difference between the configuration, the lock file, ``modules.json``, the
     installed modules and the override files of the working directory at ``root``
-    (``cli_vars``: ``-var`` / ``-var-file`` options, as for ``init``).
+    (``cli_vars``: ``-var`` / ``-var-file`` options, and ``tofu_version`` the OpenTofu
+    version to check for, as for ``init``).
 
     Raises:
         ConfigurationError: the root module cannot be read.
@@ -137,7 +139,7 @@ def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = ()) -> 
     for path in sorted(set(locks.modules) - seen):
         out.append(Difference("stale-lock", f'module "{path}"', "is locked but no module call has that path any "
                               "more; run tofu-solve init to drop it."))
-    if overrides.bridge_supported(target_version(None, root).triple):  # else init writes none, and says why
+    if overrides.bridge_supported(target_version(tofu_version, root).triple):  # else init writes none, and says why
         _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
     _check_providers(out, locks, providers)
     return out

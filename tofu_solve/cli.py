@@ -240,7 +240,7 @@ def cmd_graph(args) -> int:
 def cmd_check(args) -> int:
     from .check import check
 
-    diffs = check(args.chdir, dict(os.environ), tuple(args.vars or ()))
+    diffs = check(args.chdir, dict(os.environ), tuple(args.vars or ()), args.tofu_version)
     if args.json:
         json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
         print()
@@ -386,6 +386,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "another version, an installed copy whose h1: does not match, a missing or stale "
                                     "override file, a provider lock the configuration no longer meets. Exit status "
                                     "1 when anything differs.")
+    sp.add_argument("--tofu-version", metavar="X.Y.Z",
+                    help="the OpenTofu version the working directory is for, as given to init (decides whether "
+                         "override files are expected)")
     sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",

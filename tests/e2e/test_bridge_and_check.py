@@ -88,6 +88,9 @@ def test_old_opentofu_gets_a_warning_not_a_bridge(isolated, tofu_solve, repos):
     assert r.code == 0, r.err
     assert "the override bridge that makes tofu init accept them needs OpenTofu 1.10 or later" in r.out
     assert not (root / OVERRIDE).exists()
+    assert tofu_solve(root, "check", "-tofu-version=1.9.0").code == 0  # no bridge expected for it
+    if shutil.which("tofu") is None:  # else the tofu on PATH decides the version
+        assert tofu_solve(root, "check").code == 1  # for the newest OpenTofu, the bridge is missing
 
 
 # --------------------------------------------------------------------------- check
