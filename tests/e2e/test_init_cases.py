@@ -375,3 +375,19 @@ def test_transitive_call_with_no_matching_version(tmp_path, tofu_solve):
     assert 'There is no available version of module "app.common"' in r.err
     assert "The newest available version is 1.0.0." in r.err
     assert 'at main.tf:3 (in module "app" (' in r.err and 'app v1.0.0))' in r.err
+
+
+def test_missing_subdirectory_is_named_by_package_not_cache_path(tmp_path, tofu_solve, own_cache):
+    """Issue #12: a package without the requested subdirectory is reported by package,
+    version and subdirectory, at the call's line, never with a path inside the cache."""
+    root = write_root(tmp_path / "root", '''
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws//modules/does-not-exist"
+          version = "3.1.1"
+        }
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert 'terraform-aws-modules/kms/aws 3.1.1 has no subdirectory "modules/does-not-exist"' in r.err
+    assert str(own_cache) not in r.err
+    assert "(called at main.tf:1)" in r.err

@@ -331,10 +331,17 @@ class Context:
                 self.stats.trees_from_cache += 1
             return cached
         package = self.fetch(cand)
-        try:
-            value = read_module_tree(package.root, package.subdir)
-        except ConfigurationError as e:
-            value = e
+        sub = package.subdir.strip("/")
+        if sub and not (package.root / sub).is_dir():
+            # named by package, version and subdirectory, never by its place in the cache
+            shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else redact(cand.package)
+            value = ConfigurationError("Module subdirectory not found",
+                                       f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
+        else:
+            try:
+                value = read_module_tree(package.root, package.subdir)
+            except ConfigurationError as e:
+                value = e
         with self._lock:
             self.stats.trees_read += 1
         self.metadata.put(*key, value)

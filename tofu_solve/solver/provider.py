@@ -228,9 +228,13 @@ class TofuSolveProvider(AbstractProvider):
             return []
         tree = self.ctx.tree(candidate)
         if isinstance(tree, ConfigurationError):
-            where = f" ({tree.where})" if tree.where else ""
-            return [Unusable(candidate.call_path, candidate.version_text, f"{tree.summary}: {tree.detail}{where}",
-                             tree.where)]
+            if tree.where is not None:  # inside the package
+                return [Unusable(candidate.call_path, candidate.version_text,
+                                 f"{tree.summary}: {tree.detail} ({tree.where})", tree.where)]
+            call = self.ctx.calls.get(candidate.call_path)  # about the package as a whole: cite the call
+            at = call.call.where if call is not None else None
+            return [Unusable(candidate.call_path, candidate.version_text,
+                             f"{tree.summary}: {tree.detail}" + (f" (called at {at})" if at else ""), at)]
         pkg_display = display_package(candidate.source)
         deps = requirements_of_tree(tree, candidate.call_path, candidate.version_text, pkg_display, self.ctx)
         for d in deps:
