@@ -47,8 +47,10 @@ def snapshot(res, ctx, result_locks) -> dict:
             later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
                            key=lambda c: c.version, reverse=True)
             newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c))} for c in later]
+        locked = req is not None and ctx.locked_candidate(req) == cand
         modules[path] = {"version": cand.version_text, "key": _state_key(ctx._tree_key(cand)),
-                         "package": redact(cand.package), "newer": newer[:25]}
+                         "package": redact(cand.package), "newer": newer[:25], "locked": locked,
+                         "listed": listed is not None}
     providers = {}
     for addr, pc in res.providers.items():
         nxt = None
@@ -105,6 +107,8 @@ class CallNode:
     tree: ModuleTree | None
     newer: list[tuple[str, ModuleTree | None]] = field(default_factory=list)
     package: str = ""
+    locked: bool = False  # the lock file, not a constraint, chose this version
+    listed: bool = True  # the source's versions were listed by that init
 
     @property
     def display_source(self) -> str:
@@ -200,7 +204,8 @@ def load_solved(root: Path, env: dict, cache: Cache, cli_vars: tuple[tuple[str, 
         if call is None:
             continue
         newer = [(n["version"], tree_of(n["key"])) for n in m.get("newer", [])]
-        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], trees.get(p), newer, m.get("package", ""))
+        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], trees.get(p), newer, m.get("package", ""),
+                            bool(m.get("locked", False)), bool(m.get("listed", True)))
     uses: dict[str, list[ProviderConstraintUse]] = {}
     core = []
 

@@ -89,7 +89,21 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
         chain.append({"call": n.path, "source": n.display_source, "constraint": _constraint(n.call),
                       "file": n.call.where.file, "line": n.call.where.line, "version": n.version})
     held = []
-    if node.newer:
+    if node.locked:
+        # The solver took the lock's version without looking further: say so rather than
+        # call it the newest, and name what -upgrade would consider (issue #12).
+        if node.newer:
+            lines.append(f'  {node.version} is held by .terraform.lock.hcl; "{_constraint(node.call)}" also allows '
+                         f"{', '.join(v for v, _ in node.newer[:5])}{'...' if len(node.newer) > 5 else ''}: run "
+                         "tofu-solve init -upgrade to take the newest that fits.")
+            held = [{"version": v, "reason": "the lock file holds the call"} for v, _ in node.newer]
+        elif node.listed:
+            lines.append(f'  {node.version} is held by .terraform.lock.hcl, and is the newest version '
+                         f'"{_constraint(node.call)}" allows.')
+        else:
+            lines.append(f"  {node.version} is held by .terraform.lock.hcl; newer versions were not looked up: "
+                         f'run tofu-solve init -upgrade to take the newest that "{_constraint(node.call)}" allows.')
+    elif node.newer:
         lines.append(f'  {node.version} is not the newest version "{_constraint(node.call)}" allows:')
         for version, tree in node.newer:
             reason = _held_back(s, node, version, tree)
@@ -98,7 +112,7 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
     else:
         lines.append(f'  {node.version} is the newest version "{_constraint(node.call)}" allows.')
     data = {"kind": "module", "call": node.path, "source": node.display_source, "version": node.version,
-            "chain": chain, "held_back": held}
+            "chain": chain, "held_back": held, "locked": node.locked}
     return WhyAnswer("module", node.path, "\n".join(lines), data)
 
 

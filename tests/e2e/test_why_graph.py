@@ -147,3 +147,21 @@ def test_graph_json_and_multi_version_packages(tmp_path, tofu_solve):
     assert mods["module.kms_a"]["version"] != mods["module.kms_b"]["version"]
     dot = tofu_solve(root, "graph").out
     assert 'fillcolor=orange' in dot
+
+
+def test_why_says_when_the_lock_holds_a_call_back(tmp_path, tofu_solve):
+    """Issue #12: a call the lock holds back is not "the newest version its constraint allows"."""
+    root = write_root(tmp_path / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                         '  version = "6.4.1"\n}\n')
+    assert tofu_solve(root, "init").code == 0
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace('"6.4.1"', '"~> 6.0"'))
+    assert tofu_solve(root, "init").code == 0  # the lock keeps 6.4.1, as tofu init would
+    r = tofu_solve(root, "why", "vpc")
+    assert r.code == 0, r.err
+    assert "is at 6.4.1" in r.out and "is the newest version" not in r.out
+    assert "held by .terraform.lock.hcl" in r.out and "tofu-solve init -upgrade" in r.out
+    data = tofu_solve(root, "why", "vpc", "-json").json()
+    assert data[0]["locked"] is True
+    assert tofu_solve(root, "init", "-upgrade").code == 0
+    r = tofu_solve(root, "why", "vpc")
+    assert "is at 6.6.0" in r.out and "held by" not in r.out
