@@ -117,7 +117,9 @@ def cmd_init(args) -> int:
     from .init import InitOptions, run_init
     from .plugins import parse_platform
 
-    opts = InitOptions(root=args.chdir, upgrade=args.upgrade, shared=args.module_versions == "shared",
+    targets = tuple(n.strip() for n in args.upgrade.split(",") if n.strip()) if isinstance(args.upgrade, str) else ()
+    opts = InitOptions(root=args.chdir, upgrade=args.upgrade is True, upgrade_only=targets,
+                       shared=args.module_versions == "shared",
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
                        max_rounds=args.max_rounds, offline=args.offline,
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
@@ -359,8 +361,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "provider blocks tofu init would write and a module block per call, so that "
                                     "tofu init afterwards changes nothing. When no consistent choice exists, "
                                     "explain why.")
-    sp.add_argument("--upgrade", action="store_true",
-                    help="ignore locked versions and select the newest allowed ones")
+    sp.add_argument("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
+                    help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
+                         "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "
+                         "every other lock")
     sp.add_argument("--lockfile", choices=["readonly"], help="readonly: never write the lock file; fail if it "
                                                             "would change")
     sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",

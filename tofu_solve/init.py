@@ -46,6 +46,7 @@ class InitOptions:
 
     root: Path = Path(".")
     upgrade: bool = False
+    upgrade_only: tuple[str, ...] = ()  # -upgrade=NAME,...: call paths or names, module packages, providers
     shared: bool = False
     lockfile: str = "update"  # or "readonly"
     tofu_version: str | None = None
@@ -122,15 +123,20 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     locks.upgrade_from_predecessor()
     target = target_version(opts.tofu_version, root)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
-    ctx, counter = build_context(options, locks, env, progress)
+    solve_locks = locks
+    if opts.upgrade_only and not opts.upgrade:
+        solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)
+    ctx, counter = build_context(options, solve_locks, env, progress)
+    if opts.upgrade_only and not opts.upgrade:
+        ctx.client.refresh_only = providers_again
     try:
         res = solve(tree, ctx)
         # Provider packages are fetched while module packages are verified: both are network
         # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
             started = time.monotonic()
-            planned = one.submit(_provider_plan, res, locks, ctx, counter, opts)
-            selected, trees, verified = _verify_packages(res, locks, ctx, opts.upgrade)
+            planned = one.submit(_provider_plan, res, solve_locks, ctx, counter, opts)
+            selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
@@ -151,6 +157,11 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         if old is not None and new is not None and old == new:
             continue
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))
+    if solve_locks is not locks:  # -upgrade=NAME: report provider changes against the lock file as it was
+        plan.changes = [LockChange("provider", c.label, locks.providers[c.label].version, c.new)
+                        if c.old is None and c.label in locks.providers else c for c in plan.changes]
+        plan.changes = [c for c in plan.changes if not (c.kind == "changed" and c.old == c.new and
+                                                        locks.providers[c.label] == plan.providers.get(c.label))]
     new_locks = LockFile(plan.providers, dict(new_modules))
     if opts.lockfile == "readonly" and (changes or plan.changes):
         listing = ", ".join(f'{c.block} "{c.label}" ({c.kind})' for c in plan.changes + changes)
@@ -175,6 +186,59 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
              "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches}
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, verified, stats)
+
+
+def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[LockFile, frozenset[str]]:
+    """``locks`` without the entries ``-upgrade=NAME,...`` names, so that only those are
+    chosen afresh (every other lock is kept, as ``tofu init`` keeps them); and the provider
+    addresses whose version lists must be fetched again.
+
+    A NAME is a module call path (``eks.kms``) or call name (``kms``: every call so named), a
+    module package (``terraform-aws-modules/kms/aws``, with or without its host) or a provider
+    (``hashicorp/aws`` or its full address).
+
+    Raises:
+        ConfigurationError: a NAME that names nothing in the lock file or the configuration.
+    """
+    from .config.names import valid_call_path
+    from .errors import ConfigurationError
+    from .sources import RegistrySource, parse_source
+
+    def package_names(source: str) -> set[str]:
+        try:
+            src = parse_source(source)
+        except TofuSolveError:
+            return set()
+        if isinstance(src, RegistrySource):
+            return {str(src.package), src.package.for_display}
+        return {source.split("?", 1)[0]}
+
+    modules = dict(locks.modules)
+    providers = dict(locks.providers)
+    again: set[str] = set()
+    for name in names:
+        hit = False
+        for path, m in list(modules.items()):
+            if name == path or (valid_call_path(name) and "." not in name and path.rsplit(".", 1)[-1] == name) \
+                    or name in package_names(m.source):
+                del modules[path]
+                hit = True
+        for addr, p in list(providers.items()):
+            if name in (addr, p.address.for_display):
+                del providers[addr]
+                again.add(addr)
+                hit = True
+        if not hit:
+            known = {rc.call.name for rc in tree.remote_calls} | {
+                n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
+                x for _, r in tree.providers for x in (str(r.address), r.address.for_display)}
+            if name not in known:  # a call or provider not locked yet is simply chosen afresh anyway
+                raise ConfigurationError(
+                    "Unknown name in -upgrade",
+                    f'-upgrade={name} names no module call, module package or provider of this configuration\'s '
+                    "lock file. Use a call path (vpc, eks.kms), a module package (terraform-aws-modules/kms/aws) "
+                    "or a provider (hashicorp/aws).")
+    return LockFile(providers, modules), frozenset(again)
 
 
 def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected: dict, trees: dict,

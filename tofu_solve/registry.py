@@ -79,6 +79,7 @@ class RegistryClient:
                  timeout: float | None = None, counter: OpCounter | None = None, cache=None,
                  offline: bool = False, refresh: bool = False, limits: Limits | None = None):
         self.limits = limits or Limits()
+        self.refresh_only: frozenset[str] = frozenset()  # provider addresses to re-list (-upgrade=NAME)
         self.cache = cache
         self.offline = offline
         self.refresh = refresh
@@ -298,7 +299,7 @@ class RegistryClient:
         with self._lock:
             if key in self._provider_versions:
                 return self._provider_versions[key]
-        if self.cache is not None and (self.offline or not self.refresh):
+        if self.cache is not None and (self.offline or not (self.refresh or key in self.refresh_only)):
             cached = self.cache.read_json("provider-versions", key_of(key))
             if cached is not None:
                 with self._lock:

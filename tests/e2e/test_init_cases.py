@@ -391,3 +391,43 @@ def test_missing_subdirectory_is_named_by_package_not_cache_path(tmp_path, tofu_
     assert 'terraform-aws-modules/kms/aws 3.1.1 has no subdirectory "modules/does-not-exist"' in r.err
     assert str(own_cache) not in r.err
     assert "(called at main.tf:1)" in r.err
+
+
+def test_targeted_upgrade_moves_only_what_it_names(tmp_path, tofu_solve, own_cache):
+    """Issue #15 (part): -upgrade=NAME re-picks only the named calls, packages or providers
+    and keeps every other lock."""
+    root = write_root(tmp_path / "root", '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = ">= 5.0"
+            }
+          }
+        }
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "3.0.0"
+        }
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "6.4.1"
+        }
+    ''')
+    assert tofu_solve(root, "init").code == 0
+    text = (root / "main.tf").read_text().replace('"3.0.0"', '"~> 3.0"').replace('"6.4.1"', '"~> 6.0"')
+    (root / "main.tf").write_text(text)
+    assert tofu_solve(root, "init").code == 0
+    before = lock_versions((root / ".terraform.lock.hcl").read_text())
+    assert before == {"kms": "3.0.0", "vpc": "6.4.1"}  # the locks hold both
+    r = tofu_solve(root, "init", "-upgrade=vpc")
+    assert r.code == 0, r.err
+    after = lock_versions(r.lock)
+    assert after["vpc"] == "6.6.0" and after["kms"] == "3.0.0"
+    assert '~ module "vpc" 6.4.1 -> 6.6.0' in r.out and 'module "kms"' not in r.out.split("lock file")[-1]
+    r = tofu_solve(root, "init", "-upgrade=terraform-aws-modules/kms/aws")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock)["kms"].startswith("3.") and lock_versions(r.lock)["kms"] != "3.0.0"
+    bad = tofu_solve(root, "init", "-upgrade=nothing-here")
+    assert bad.code == 1 and "Unknown name in -upgrade" in bad.err
+    assert tofu_solve(root, "init", "-upgrade=hashicorp/aws").code == 0
