@@ -61,3 +61,15 @@ def test_package_data_ships_demo_roots_and_release_list():
     files = [p.relative_to(REPO / "tofu_solve").as_posix() for p in (REPO / "tofu_solve" / "data").rglob("*")
              if p.is_file()]
     assert files and all(any(fnmatch.fnmatch(f, pat) for pat in data) for f in files), files
+
+
+def test_version_command():
+    """Issue #15 (part): `tofu-solve version`, as `tofu version`."""
+    import json
+    import subprocess
+    import sys
+    from tofu_solve import __version__
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", "version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"tofu-solve v{__version__}"
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", "version", "-json"], capture_output=True, text=True)
+    assert json.loads(r.stdout) == {"tofu_solve_version": __version__}

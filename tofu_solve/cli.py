@@ -256,6 +256,15 @@ def cmd_check(args) -> int:
     return 1 if diffs else 0
 
 
+def cmd_version(args) -> int:
+    if args.json:
+        json.dump({"tofu_solve_version": __version__}, sys.stdout)
+        print()
+    else:
+        print(f"tofu-solve v{__version__}")
+    return 0
+
+
 def cmd_demo(args) -> int:
     from .demo import run_demo
 
@@ -299,7 +308,7 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     Raises:
         TofuSolveError: a value that is not valid shell words.
     """
-    commands = {"init", "check", "why", "graph", "inspect", "demo"}
+    commands = {"init", "check", "why", "graph", "inspect", "demo", "version"}
     idx = next((i for i, a in enumerate(argv) if a in commands), None)
     if idx is None:
         return argv
@@ -409,6 +418,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dot", action="store_true", help="Graphviz DOT (the default)")
     sp.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
     sp.set_defaults(func=cmd_graph)
+
+    sp = sub.add_parser("version", help="show the tofu-solve version (as tofu version does)",
+                        description="Print the tofu-solve version; -json prints it as data.")
+    sp.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    sp.set_defaults(func=cmd_version, chdir=None)
 
     sp = sub.add_parser("demo", help="build the real-data fixture world and show init, why and graph on it",
                         description="Build (or reuse) a fixture world from the real dependency corpus, start a module "
