@@ -123,19 +123,19 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     locks.upgrade_from_predecessor()
     target = target_version(opts.tofu_version, root)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
-    solve_locks = locks
+    solve_locks, providers_again = locks, frozenset()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)
     ctx, counter = build_context(options, solve_locks, env, progress)
-    if opts.upgrade_only and not opts.upgrade:
-        ctx.client.refresh_only = providers_again
+    ctx.client.refresh_only = providers_again
     try:
         res = solve(tree, ctx)
         # Provider packages are fetched while module packages are verified: both are network
         # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
             started = time.monotonic()
-            planned = one.submit(_provider_plan, res, solve_locks, ctx, counter, opts)
+            # against the lock file as it was: targeted providers are rebuilt, changes reported truly
+            planned = one.submit(_provider_plan, res, locks, ctx, counter, opts, providers_again)
             selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
@@ -157,11 +157,6 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         if old is not None and new is not None and old == new:
             continue
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))
-    if solve_locks is not locks:  # -upgrade=NAME: report provider changes against the lock file as it was
-        plan.changes = [LockChange("provider", c.label, locks.providers[c.label].version, c.new)
-                        if c.old is None and c.label in locks.providers else c for c in plan.changes]
-        plan.changes = [c for c in plan.changes if not (c.kind == "changed" and c.old == c.new and
-                                                        locks.providers[c.label] == plan.providers.get(c.label))]
     new_locks = LockFile(plan.providers, dict(new_modules))
     if opts.lockfile == "readonly" and (changes or plan.changes):
         listing = ", ".join(f'{c.block} "{c.label}" ({c.kind})' for c in plan.changes + changes)
@@ -270,7 +265,7 @@ def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected:
 
 
 def _provider_plan(res: Resolution, locks: LockFile, ctx: Context, counter: OpCounter,
-                   opts: InitOptions) -> ProviderLockPlan:
+                   opts: InitOptions, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """The provider blocks ``tofu init`` would write for this solution (see
     :mod:`tofu_solve.plugins.locks`)."""
     fetcher = ctx.registry.fetcher
@@ -278,7 +273,8 @@ def _provider_plan(res: Resolution, locks: LockFile, ctx: Context, counter: OpCo
                                 offline=opts.offline, sources=ctx.provider_source)
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
-    return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers)
+    return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
+                               refresh)
 
 
 def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool):

@@ -61,7 +61,7 @@ def lock_constraints(requirements) -> str:
 
 def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requirements: dict[str, list],
                         locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
-                        workers: int = 8) -> ProviderLockPlan:
+                        workers: int = 8, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """Build the provider blocks for ``selected`` (address -> (address, version)).
 
     Args:
@@ -69,6 +69,8 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
         locks: the lock file as read.
         packages: where package hashes come from.
         platforms: target platforms (``OS_ARCH``), at least one.
+        refresh: addresses whose block is rebuilt even when it still fits (``-upgrade=NAME``);
+            changes are still reported against ``locks``.
 
     Raises:
         RegistryError, NetworkError, IntegrityError: fetching or authenticating a package.
@@ -83,7 +85,7 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
     def needs(a: str) -> bool:
         addr, version, constraints = wanted[a]
         old = locks.providers.get(a)
-        if old is None or old.version != version or old.constraints != constraints:
+        if a in refresh or old is None or old.version != version or old.constraints != constraints:
             return True
         if any(not h.startswith(_PREFERRED) for h in old.hashes):
             return True  # tofu init keeps only h1:/zh: of a lock (PreferredHashes) and would rewrite it
