@@ -129,7 +129,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     ctx, counter = build_context(options, solve_locks, env, progress)
     ctx.client.refresh_only = providers_again
     try:
-        res = solve(tree, ctx)
+        res = solve(tree, ctx, root)
         # Provider packages are fetched while module packages are verified: both are network
         # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:

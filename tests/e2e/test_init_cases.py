@@ -330,7 +330,12 @@ def test_errors_as_json(tmp_path, tofu_solve):
     subject = err["explanation"]["subjects"][0]
     assert subject["subject"] == "provider hashicorp/aws"
     assert any(q["constraint"] == "~> 5.0" and q["line"] == 3 for q in subject["requirements"])
-    assert subject["suggestions"]
+    # issue #12: suggestions as data, each edit the constraint string on its line
+    suggestions = err["explanation"]["suggestions"]
+    assert [s["edits"] for s in suggestions] == [
+        [{"file": "main.tf", "line": 12, "old": "~> 6.1", "new": "~> 6.0"}],
+        [{"file": "main.tf", "line": 5, "old": "~> 5.0", "new": "~> 6.0"}]]
+    assert all(s["summary"].startswith("change ") for s in suggestions)
 
 
 def test_opentofu_version_from_tofu_on_path(tmp_path, tofu_solve, monkeypatch):

@@ -124,9 +124,12 @@ The constraints on provider hashicorp/aws cannot all be met:
       6.6.0: ">= 6.28" (versions.tf:5)
       6.1.0 to 6.5.1: ">= 6.0" (versions.tf:5)
 
+These cannot hold together:
+  - vpc "~> 6.1" (main.tf:12); hashicorp/aws "~> 5.0" (main.tf:5)
+
 What would work:
-  - relax "~> 5.0" at main.tf:3: without it vpc 6.6.0 would work with provider hashicorp/aws 6.58.0.
-  - relax "~> 6.1" at main.tf:12: vpc 6.0.0 is the newest version that admits the other constraints on provider hashicorp/aws (5.100.0 would be selected).
+  - change "~> 6.1" to "~> 6.0" at main.tf:12: vpc 6.0.0 would be selected.
+  - change "~> 5.0" to "~> 6.0" at main.tf:5: hashicorp/aws 6.58.0 would be selected.
 '''
     assert expected.strip() in r.err, r.err
 

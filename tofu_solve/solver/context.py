@@ -320,6 +320,16 @@ class Context:
                     self.stats.improve_fetches += 1
         return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
 
+    def tree_known(self, cand: ModuleCandidate) -> bool:
+        """Whether :meth:`tree` would answer without fetching (read this run, or in the
+        metadata cache)."""
+        key = self._tree_key(cand)
+        with self._lock:
+            entry = self._memo.get(("tree",) + key)
+            if entry is not None and entry.done:
+                return True
+        return self.metadata.get(*key) is not None
+
     def prefetch_tree(self, cand: ModuleCandidate) -> None:
         key = self._tree_key(cand)
         self._future(("tree",) + key, lambda: self._load_tree(cand, key))

@@ -1,28 +1,30 @@
-"""Conflict explanations: from resolvelib's flat causes to what a user can act on.
+"""Conflict explanations: from a failed solve to what a user can act on in one step.
 
 resolvelib reports the requirements that clashed when it gave up, which are often only
-those of the last candidate it tried. This module looks at the whole picture instead:
+those of the last candidate it tried. The explanation is built from what-if solves over
+the constraints the user owns (:mod:`.whatif`) instead:
 
-1. it groups the clashing requirements by subject (a provider, OpenTofu, a module package
-   under ``-module-versions=shared``, or a module call with no usable version);
-2. for every module call that imposed one of them, it reads the constraint *every*
-   candidate version within the call's own constraint puts on the subject, so it can say
-   "every version of vpc within ~> 6.1 requires hashicorp/aws >= 6.0", not just what
-   6.1.0 said;
-3. it names each constraint with who imposed it (call path and version), the file and
-   line, and the chain of calls from the root;
-4. it looks for what would work: a root constraint whose removal admits a solution, and,
-   for each module call, the newest version (outside its constraint if need be) that
-   admits the other side ("relax ``~> 6.1`` at main.tf:12: vpc 6.0.0 is the newest version
-   that admits hashicorp/aws ~> 5.0").
+1. a minimal set of those constraints that cannot hold together (every one of them takes
+   part; relaxing any one would change the answer), and every further clash met while
+   looking for a fix (three parties on one provider are three named constraints);
+2. for each clash, the subject it is about (a provider, OpenTofu, a module package under
+   ``-module-versions=shared``, a nested call with no version), each constraint with who
+   imposed it (call path and version), the file and line, what every candidate version of
+   each module call involved requires of the subject, identical constraints of one version
+   shown once with the files that carry them, and the versions actually published when a
+   constraint admits none of them;
+3. suggestions that were checked by solving again with the edits applied, fewest edits
+   first, then the smallest move, each with its edits as data (``file``, ``line``, ``old``,
+   ``new``) for ``-json``.
 
 The result is a :class:`ResolutionError` whose ``detail`` is the text and whose
-``explanation`` is the same as data (``-json``).
+``explanation`` is the same as data.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import ResolutionError, TofuSolveError
 from ..netutil import redact
@@ -53,6 +55,10 @@ def _subject_name(ident) -> str:
     if kind == "package":
         return f"module package {ident[1]}"
     if kind == "module":
+        return f'module call "{ident[1]}"'
+    if kind == "clash":
+        return "the constraints of this configuration"
+    if len(ident) < 3:
         return f'module call "{ident[1]}"'
     return f'module "{ident[1]}" {ident[2]}'
 
@@ -166,31 +172,118 @@ def _side_for(call_path: str, ident, ctx: Context) -> Side:
 # --------------------------------------------------------------------------- main entry
 
 
-def explain_impossible(causes, ctx: Context, tree: ModuleTree) -> ResolutionError:
-    """Turn resolvelib causes into a :class:`ResolutionError` with a full explanation."""
-    groups: dict = {}
-    for info in causes:
-        groups.setdefault(info.requirement.identifier, []).append(info)
-    text: list[str] = []
-    data = {"kind": "conflict", "subjects": []}
+def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None,
+                       root: Path | None = None) -> ResolutionError:
+    """Turn a failed solve into a :class:`ResolutionError` with a full explanation.
+
+    ``causes``: resolvelib's (may be empty when a dead-end pass proved the clash).
+    ``root_reqs``: the root requirements the solve used; ``root``: the root directory (to
+    cite the line that holds each constraint). Never raises for lack of data: what cannot
+    be examined within the what-if bounds is left out, and said to be.
+    """
+    from .resolve import root_requirements
+    from .whatif import WhatIf
+
+    from .propagate import propagate
+
+    reqs = root_reqs if root_reqs is not None else root_requirements(tree, ctx)
+    # What the what-if solves will ask about, read at once and in parallel: every candidate
+    # version of the root calls (a dead-end pass that reads them; its result is not needed).
+    propagate(reqs, ctx, fetch=True)
+    wi = WhatIf(ctx, reqs, root)
+    first = wi.minimal_clash(wi.levers) if wi.levers else None
+    suggestions, clashes = wi.suggestions([first]) if first else ([], [])
+    data: dict = {"kind": "conflict", "subjects": [], "clashes": [], "suggestions": []}
     summary = "No consistent set of versions"
-    for ident, infos in groups.items():
-        if ident[0] in ("provider", "opentofu"):
-            t, d = _explain_shared_subject(ident, infos, ctx)
-        elif ident[0] == "package":
-            t, d = _explain_package(ident, infos, ctx)
-        elif ident[0] == "unusable":
-            t, d = _explain_unusable(ident, infos, ctx)
-        else:
-            t, d = _explain_module(ident, infos, ctx)
+    text: list[str] = []
+    if clashes:
+        groups: dict = {}  # subject -> clashes about it
+        for clash in clashes:
+            for ident in _clash_subjects(clash, wi):
+                groups.setdefault(ident, []).append(clash)
+        for ident, on_subject in groups.items():
+            levers = []
+            for clash in on_subject:
+                levers += [lv for lv in clash if lv not in levers]
+            levers.sort(key=lambda lv: lv.index)
+            t, d = _explain_subject(ident, levers, ctx, wi)
             if d.get("kind") == "no such version":
                 summary = "Unresolvable module version constraint"
                 data["kind"] = "no such version"
-        if text:
-            text.append("")
-        text += t
-        data["subjects"].append(d)
+            if text:
+                text.append("")
+            text += t
+            data["subjects"].append(d)
+        text.append("")
+        text.append("These cannot hold together:" if len(clashes) == 1 else
+                    "Each of these sets cannot hold together:")
+        for clash in clashes:
+            text.append("  - " + "; ".join(lv.short() for lv in clash))
+            data["clashes"].append([{"kind": lv.kind, "name": lv.name, "constraint": lv.text, "file": lv.file,
+                                     "line": lv.line} for lv in clash])
+    else:
+        groups = {}
+        for info in causes:
+            groups.setdefault(info.requirement.identifier, []).append(info)
+        for ident, infos in groups.items():
+            if ident[0] in ("provider", "opentofu", "package"):
+                t, d = _explain_from_causes(ident, infos, ctx, wi)
+            elif ident[0] == "unusable":
+                t, d = _explain_unusable(ident, infos, ctx)
+            else:
+                t, d = _explain_module(ident, infos, ctx)
+                if d.get("kind") == "no such version":
+                    summary = "Unresolvable module version constraint"
+                    data["kind"] = "no such version"
+            if text:
+                text.append("")
+            text += t
+            data["subjects"].append(d)
+    advice = [sg.summary() for sg in suggestions]
+    data["suggestions"] = [sg.as_dict() for sg in suggestions]
+    if any(d.get("subject") == _subject_name(("opentofu",)) for d in data["subjects"]):
+        advice.append("or solve for another OpenTofu release with -tofu-version=X.Y.Z.")
+    if advice:
+        text += ["", "What would work:"] + [f"  - {a}" for a in advice]
+    elif wi.exhausted:
+        text += ["", "No change to the version constraints of this configuration was found to work within the "
+                 f"search bounds ({wi.attempts} what-if solves)."]
+    elif clashes:
+        text += ["", "No change to the version constraints of this configuration makes it solvable: the clash is "
+                 "inside the module versions published."]
+    data["what_if_solves"] = wi.attempts
+    if not text:
+        text = ["No version of the module calls and providers satisfies every constraint."]
     return ResolutionError(summary, "\n".join(text), explanation=data)
+
+
+def _clash_subjects(clash, wi) -> list:
+    """What a clash is about: the subjects resolvelib (or the dead-end pass) named when only
+    the clash's constraints held."""
+    out = wi.attempt(frozenset(lv.index for lv in wi.levers) - {lv.index for lv in clash})
+    idents = []
+    if out.pruning is not None and out.pruning.empty:
+        for path in out.pruning.empty:
+            for v, kill in out.pruning.dead.get(path, {}).items():
+                s = kill.subject
+                if s[0] == "unusable":
+                    err = kill.req
+                    call = wi.ctx.calls.get(path)
+                    at = f" ({err.where})" if getattr(err, "where", None) else \
+                        (f" (called at {call.call.where})" if call is not None else "")
+                    wi.unusable.setdefault(s, {})[v] = f"{err.summary}: {err.detail}{at}"
+                if s not in idents:
+                    idents.append(s)
+    for info in out.causes:
+        ident = info.requirement.identifier
+        if ident[0] == "unusable":
+            r = info.requirement
+            wi.unusable.setdefault(ident, {})[r.version] = r.reason
+        if ident not in idents:
+            idents.append(ident)
+    if not idents:
+        idents.append(("clash",))
+    return idents
 
 
 def _req_entry(r, ident, ctx: Context) -> dict:
@@ -200,101 +293,178 @@ def _req_entry(r, ident, ctx: Context) -> dict:
             "file": o.where.file if o.where else None, "line": o.where.line if o.where else None}
 
 
-def _explain_shared_subject(ident, infos, ctx: Context):
-    """A provider or OpenTofu on which the imposed constraints cannot all hold."""
+def _grouped_constraints(reqs: list) -> str:
+    """One version's constraints on a subject, each distinct constraint once with the files
+    that carry it: ``">= 6.28" (versions.tf:5, modules/fargate-profile/versions.tf:5)``."""
+    by_text: dict = {}
+    for r in reqs:
+        by_text.setdefault(_constraint_text(r), []).append(str(r.where) if getattr(r, "where", None) else "?")
+    return " AND ".join(f'"{t}" ({", ".join(sorted(set(w)))})' for t, w in sorted(by_text.items())) \
+        or "no constraint"
+
+
+def _side_lines(side: Side, name: str) -> tuple[list[str], dict]:
+    uniq: dict = {}
+    for v in side.order:
+        uniq.setdefault(_grouped_constraints(side.per_version[v]), []).append(v)
+    lines = [f"      {', '.join(_compress(vs))}: {key}" for key, vs in uniq.items()]
+    return lines, uniq
+
+
+def _unmatched_notes(ident, constraints: list, ctx: Context) -> list[str]:
+    """For a provider: the constraints that admit no published version, with what is published."""
+    if ident[0] != "provider":
+        return []
+    try:
+        versions = ctx.provider_versions(_address(ident[1]))
+    except TofuSolveError:
+        return []
+    released = [v for v in versions if not v.prerelease]
+    out = []
+    for c in dict.fromkeys(c for c in constraints if c is not None):
+        if not any(gvs.meets(c.spec, v) for v in versions):
+            span = f"{released[0]} to {released[-1]}" if len(released) > 1 else \
+                (str(released[0]) if released else "none")
+            out.append(f'no published version of {_short_provider(ident[1])} matches "{c.text}" '
+                       f"(published: {span}, {len(released)} releases)")
+    return out
+
+
+def _explain_subject(ident, levers: list, ctx: Context, wi) -> tuple[list[str], dict]:
+    """One subject of a clash, with exactly the parties (levers) of the clashes about it."""
     name = _subject_name(ident)
-    reqs = []
-    seen = set()
+    if ident[0] == "module":
+        req = ctx.calls.get(ident[1])
+        if req is not None:
+            class _Info:  # the shape _explain_module reads
+                requirement = req
+            return _explain_module(ident, [_Info()], ctx)
+    if ident[0] == "package":
+        return _explain_package_levers(ident, levers, ctx, wi)
+    if ident[0] == "unusable":
+        by_reason: dict = {}
+        for v, reason in wi.unusable.get(ident, {}).items():
+            by_reason.setdefault(reason, []).append(v)
+        lines = [f'No version of module "{ident[1]}" that its constraint allows can be used:']
+        lines += [f"  - {', '.join(_compress(vs))}: {reason}" for reason, vs in by_reason.items()]
+        return lines, {"subject": f'module call "{ident[1]}"', "kind": "unusable",
+                       "reasons": {", ".join(_compress(vs)): r for r, vs in by_reason.items()}}
+    if ident[0] == "clash":
+        lines = ["These constraints cannot all be met together:"]
+        return lines + [f"  - {lv.short()}" for lv in levers], {"subject": "clash", "kind": "conflict"}
+    lines = [f"The constraints on {name} cannot all be met:"]
+    if ident[0] == "opentofu":
+        t = ctx.options.target
+        lines.append(f"  - this configuration is solved for OpenTofu {t.version} ({t.origin})")
+    reqs_data = []
+    constraints = []
+    for lv in levers:
+        r = wi.reqs[lv.index]
+        direct = (lv.kind == "provider" and ident == ("provider", lv.name)) or \
+            (lv.kind == "opentofu" and ident[0] == "opentofu")
+        if direct:
+            where = f" at {r.origin.where}" if r.origin.where else ""
+            who = "the root module" if r.origin.call_path == ROOT else f'the local module "{r.origin.call_path}"'
+            lines.append(f'  - "{lv.text}" required by {who}{where}')
+            reqs_data.append(_req_entry(r, ident, ctx))
+            constraints.append(r.constraint)
+    findings = []
+    for lv in levers:
+        if lv.kind != "module":
+            continue
+        side = _side_for(lv.name, ident, ctx)
+        if side.req is None or not any(side.per_version.values()):
+            continue
+        within = f'"{side.req.constraint.text}"' if side.req.constraint else "any version"
+        via = f", via {_chain_text(side.call_path, ctx)}" if "." in side.call_path else ""
+        lines.append(f'  - module "{side.call_path}" ({_display(side.req)} {within} at {side.req.call.where}{via}) '
+                     "requires, by version:")
+        side_lines, uniq = _side_lines(side, name)
+        lines += side_lines
+        for v in side.order:
+            for r in side.per_version[v]:
+                w = getattr(r, "where", None)
+                reqs_data.append({"subject": name, "constraint": _constraint_text(r), "imposed_by": side.call_path,
+                                  "module_version": v, "file": w.file if w else None, "line": w.line if w else None})
+                constraints.append(getattr(r, "constraint", None))
+        if len(uniq) == 1 and side.order:
+            vr = f"{side.order[-1]} to {side.order[0]}" if len(side.order) > 1 else side.order[0]
+            findings.append(f"every version of {side.call_path} within {within} ({vr}) requires {name} "
+                            f"{next(iter(uniq))}")
+    notes = _unmatched_notes(ident, constraints, ctx)
+    lines += [f"  - {n}" for n in notes]
+    return lines, {"subject": name, "kind": "conflict", "requirements": reqs_data, "findings": findings,
+                   "unmatched": notes}
+
+
+def _explain_package_levers(ident, levers: list, ctx: Context, wi) -> tuple[list[str], dict]:
+    """A module package that must take one version (``-module-versions=shared``)."""
+    pkg = ident[1]
+    lines = [f"With -module-versions=shared, every call of {pkg} must use one version, but:"]
+    entries = []
+    for lv in levers:
+        if lv.kind != "module":
+            continue
+        r = wi.reqs[lv.index]
+        try:
+            own = ctx.package_address(r.call.source) == pkg
+        except TofuSolveError:
+            own = False
+        if own:
+            lines.append(f'  - module "{lv.name}" asks for "{lv.text}" ({lv.at})')
+            entries.append({"call": lv.name, "constraint": lv.text, "file": lv.file, "line": lv.line})
+            continue
+        per_version: dict = {}
+        order = []
+        for cand in _candidates(r, ctx, False)[:MAX_VERSIONS_EXAMINED]:
+            if not ctx.tree_known(cand):
+                continue
+            t = _tree(cand, ctx)
+            if not isinstance(t, ModuleTree):
+                continue
+            inner = []
+            for rc in t.remote_calls:
+                try:
+                    if ctx.package_address(rc.call.source) == pkg:
+                        inner.append(rc)
+                except TofuSolveError:
+                    continue
+            key = " AND ".join(sorted({f'"{rc.call.version.text if rc.call.version else "any version"}" '
+                                       f'(module "{".".join((lv.name,) + rc.rel_path)}", {rc.call.where})'
+                                       for rc in inner})) or "does not call it"
+            per_version.setdefault(key, []).append(cand.version_text)
+            order.append(cand.version_text)
+        if not order:
+            continue
+        lines.append(f'  - module "{lv.name}" ({_display(r)} "{lv.text}" at {lv.at}) calls it, by version:')
+        for key, vs in per_version.items():
+            lines.append(f"      {', '.join(_compress(vs))}: {key}")
+        entries.append({"call": lv.name, "constraint": lv.text, "file": lv.file, "line": lv.line,
+                        "by_version": {", ".join(_compress(vs)): key for key, vs in per_version.items()}})
+    return lines, {"subject": _subject_name(ident), "kind": "conflict", "requirements": entries}
+
+
+def _explain_from_causes(ident, infos, ctx: Context, wi):
+    """Without a clash among the user's constraints (the conflict is inside fixed module
+    versions, or the what-if bounds were reached): what resolvelib saw, grouped."""
+    if ident[0] == "package":
+        return _explain_package(ident, infos, ctx)
+    name = _subject_name(ident)
+    lines = [f"The constraints on {name} cannot all be met:"]
+    reqs, seen = [], set()
     for info in infos:
         r = info.requirement
         key = (r.origin.call_path, str(r.origin.where), _constraint_text(r))
         if key not in seen:
             seen.add(key)
             reqs.append(r)
-    root_reqs = [r for r in reqs if r.origin.call_path == ROOT]
-    module_paths = []
     for r in reqs:
-        if r.origin.call_path != ROOT and _owning_call(r.origin.call_path, ctx) not in module_paths:
-            module_paths.append(_owning_call(r.origin.call_path, ctx))
-    lines = [f"The constraints on {name} cannot all be met:"]
-    if ident[0] == "opentofu":
-        t = ctx.options.target
-        lines.append(f"  - this configuration is solved for OpenTofu {t.version} ({t.origin})")
-    for r in root_reqs:
         where = f" at {r.origin.where}" if r.origin.where else ""
-        lines.append(f'  - "{_constraint_text(r)}" required by the root module{where}')
-    data = {"subject": name, "kind": "conflict", "requirements": [_req_entry(r, ident, ctx) for r in reqs],
-            "findings": [], "suggestions": []}
-
-    fixed = [r.constraint for r in root_reqs]
-    sides = [_side_for(p, ident, ctx) for p in module_paths]
-    findings = []
-    for side in sides:
-        if side.req is None:
-            continue
-        within = f'"{side.req.constraint.text}"' if side.req.constraint else "any version"
-        via = f", via {_chain_text(side.call_path, ctx)}" if "." in side.call_path else ""
-        lines.append(f'  - module "{side.call_path}" ({_display(side.req)} {within} at {side.req.call.where}{via}) '
-                     "requires, by version:")
-        uniq: dict = {}
-        for v in side.order:
-            key = " AND ".join(sorted({f'"{_constraint_text(r)}" ({r.where})' for r in side.per_version[v]})) \
-                or "no constraint"
-            uniq.setdefault(key, []).append(v)
-        for key, vs in uniq.items():
-            label = ", ".join(_compress(vs))
-            lines.append(f"      {label}: {key}")
-        if len(uniq) == 1 and side.order:
-            vr = f"{side.order[-1]} to {side.order[0]}" if len(side.order) > 1 else side.order[0]
-            findings.append(f"every version of {side.call_path} within {within} ({vr}) requires {name} "
-                            f"{next(iter(uniq))}")
-    # does anything within the call constraints work with the root constraints?
-    suggestions = []
-    if not _combinations_ok(ident, fixed, sides, ctx):
-        for r in root_reqs:
-            others = [x.constraint for x in root_reqs if x is not r]
-            ok = _combinations_ok(ident, others, sides, ctx, want_example=True)
-            if ok:
-                pick = ", ".join(f"{p} {v}" for p, v in ok[1].items())
-                works = f"{pick} would work with {name} {ok[0]}" if pick else f"{name} {ok[0]} would work"
-                suggestions.append(f'relax "{_constraint_text(r)}" at {r.origin.where}: without it {works}.')
-        for side in sides:
-            if side.req is None:
-                continue
-            others = [s for s in sides if s is not side]
-            found = None
-            for v, vreqs in _versions_with_reqs(side.req, ident, ctx, True):
-                cons = fixed + [r.constraint for r in vreqs]
-                ok = _combinations_ok(ident, cons, others, ctx, want_example=True)
-                if ok:
-                    found = (v, ok)
-                    break
-            if found:
-                v, ok = found
-                within = side.req.constraint.text if side.req.constraint else "(any version)"
-                inside = side.req.constraint is not None and side.req.constraint.allows(v)
-                where = side.req.call.version_where or side.req.call.where
-                if inside:
-                    suggestions.append(f"{side.call_path} {v} is the newest version within \"{within}\" that admits "
-                                       f"the other constraints on {name}.")
-                else:
-                    suggestions.append(f'relax "{within}" at {where}: {side.call_path} {v} is the newest version '
-                                       f"that admits the other constraints on {name} ({ok[0]} would be selected).")
-            else:
-                suggestions.append(f"no version of {side.call_path} admits the other constraints on {name}.")
-    if ident[0] == "opentofu":
-        suggestions.append("or solve for another OpenTofu release with -tofu-version=X.Y.Z.")
-    if ident[0] == "provider" and ident[1] in ctx.locks.providers and not ctx.options.upgrade:
-        lock = ctx.locks.providers[ident[1]]
-        suggestions.append(f"{name} is locked at {lock.version} in .terraform.lock.hcl; run tofu-solve init -upgrade "
-                           "(and tofu init -upgrade) to allow another version.")
-    if suggestions:
-        lines.append("")
-        lines.append("What would work:")
-        lines += [f"  - {s}" for s in suggestions]
-    data["findings"] = findings
-    data["suggestions"] = suggestions
-    return lines, data
+        lines.append(f'  - "{_constraint_text(r)}" required by {r.origin.describe()}{where}')
+    notes = _unmatched_notes(ident, [getattr(r, "constraint", None) for r in reqs], ctx)
+    lines += [f"  - {n}" for n in notes]
+    return lines, {"subject": name, "kind": "conflict", "requirements": [_req_entry(r, ident, ctx) for r in reqs],
+                   "unmatched": notes}
 
 
 def _display(req: ModuleRequirement) -> str:
@@ -316,32 +486,6 @@ def _compress(versions: list[str]) -> list[str]:
     if len(versions) <= 3:
         return versions
     return [f"{versions[-1]} to {versions[0]}"]
-
-
-def _combinations_ok(ident, fixed: list, sides: list[Side], ctx: Context, want_example: bool = False):
-    """Whether one version per side plus ``fixed`` leaves a version of the subject.
-    Returns (subject version, {call: version}) when ``want_example``, else a bool."""
-    options = []
-    for side in sides:
-        uniq = {}
-        for v in side.order:
-            key = tuple(sorted(_constraint_text(r) for r in side.per_version[v]))
-            uniq.setdefault(key, (v, [r.constraint for r in side.per_version[v]]))
-        options.append([(side.call_path, v, cons) for v, cons in uniq.values()] or [(side.call_path, None, [])])
-
-    def rec(i, cons, picked):
-        if i == len(options):
-            ok = _satisfiable(ident, cons, ctx)
-            return (ok[0], dict(picked)) if ok else None
-        for call, v, c in options[i]:
-            r = rec(i + 1, cons + c, picked + ([(call, v)] if v else []))
-            if r:
-                return r
-        return None
-    found = rec(0, list(fixed), [])
-    if want_example:
-        return found
-    return found is not None
 
 
 def _explain_package(ident, infos, ctx: Context):

@@ -109,8 +109,11 @@ def check_remote_cycle(req: ModuleRequirement, calls: Mapping[str, ModuleRequire
 class TofuSolveProvider(AbstractProvider):
     """resolvelib callbacks for module calls, module packages, providers and OpenTofu."""
 
-    def __init__(self, ctx: Context):
+    def __init__(self, ctx: Context, pruned: Mapping[str, set[str]] | None = None):
+        """``pruned``: call path -> version texts known to be dead ends
+        (:func:`~.propagate.propagate`); they are never offered."""
         self.ctx = ctx
+        self.pruned = pruned or {}
 
     def identify(self, requirement_or_candidate):
         return requirement_or_candidate.identifier
@@ -157,7 +160,9 @@ class TofuSolveProvider(AbstractProvider):
     def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
         """Lazily: the locked version first, built from the lock without listing the source
         (a warm re-init needs no network), then the listing, newest first."""
-        ok = lambda c: c not in bad and all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
+        dead = self.pruned.get(call.call_path, ())
+        ok = lambda c: c not in bad and c.version_text not in dead and \
+            all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
 
         def factory():
             locked = self.ctx.locked_candidate(call)

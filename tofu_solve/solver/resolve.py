@@ -43,11 +43,23 @@ class Resolution:
     target_origin: str = ""
 
 
+THRASH_BACKTRACKS = 100  # backtracks before the search stops to look for certain dead ends
+
+
+class _Thrashing(Exception):
+    """Raised from the reporter: the search went back often enough to look for dead ends."""
+
+
 class _Reporter(BaseReporter):
-    def __init__(self, progress):
+    """Counts rounds and backtracks (per identifier, to name what the search went back
+    and forth on), and interrupts once at :data:`THRASH_BACKTRACKS`."""
+
+    def __init__(self, progress, interrupt_at: int | None = None):
         self.progress = progress
         self.rounds = 0
         self.backtracks = 0
+        self.per_identifier: dict = {}
+        self.interrupt_at = interrupt_at
 
     def starting_round(self, index: int) -> None:
         self.rounds = index
@@ -56,6 +68,17 @@ class _Reporter(BaseReporter):
 
     def rejecting_candidate(self, criterion, candidate) -> None:
         self.backtracks += 1
+        ident = candidate.identifier
+        self.per_identifier[ident] = self.per_identifier.get(ident, 0) + 1
+        if self.interrupt_at is not None and self.backtracks >= self.interrupt_at:
+            self.interrupt_at = None
+            raise _Thrashing()
+
+    def back_and_forth(self, n: int = 6) -> list[str]:
+        """The identifiers rejected most often, as names (``module call "eks"``)."""
+        from .explain import _subject_name
+        top = sorted(self.per_identifier.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+        return [f"{_subject_name(ident)} ({count} versions rejected)" for ident, count in top]
 
 
 def root_requirements(tree: ModuleTree, ctx: Context) -> list:
@@ -76,7 +99,7 @@ def precheck(reqs: list, ctx: Context) -> None:
             raise ctx.no_match_error(r)
 
 
-def solve(tree: ModuleTree, ctx: Context) -> Resolution:
+def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     """Resolve the tree rooted at ``tree``.
 
     Raises:
@@ -88,21 +111,36 @@ def solve(tree: ModuleTree, ctx: Context) -> Resolution:
     """
     from .explain import explain_impossible
 
+    from .propagate import propagate
+
     reqs = root_requirements(tree, ctx)
     precheck(reqs, ctx)
     provider = TofuSolveProvider(ctx)
-    reporter = _Reporter(ctx.progress)
+    reporter = _Reporter(ctx.progress, THRASH_BACKTRACKS)
     try:
-        result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
+        try:
+            result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
+        except _Thrashing:
+            # The search keeps going back: read every candidate of the root calls at once
+            # (in parallel) and drop the versions that cannot be part of any solution; a
+            # root call left with none is a certain clash, explained now.
+            ctx.progress("- Looking for dead ends: reading every candidate version of the root module calls")
+            pruning = propagate(reqs, ctx, fetch=True)
+            if pruning.empty:
+                raise explain_impossible([], ctx, tree, reqs, root) from None
+            provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
+            result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
     except ResolutionImpossible as e:
-        raise explain_impossible(e.causes, ctx, tree) from None
+        raise explain_impossible(e.causes, ctx, tree, reqs, root) from None
     except ResolutionTooDeep:
+        named = "; ".join(reporter.back_and_forth())
         raise ResolutionError(
             "Resolution took too long",
             f"tofu-solve gave up after {ctx.options.max_rounds} resolution rounds ({reporter.backtracks} "
             "candidates rejected) without finding a consistent set of versions or proving there is none. "
-            "Narrow the version constraints of the module calls involved, or raise the limit with "
-            "-max-rounds.") from None
+            f"The search went back and forth on: {named}. Narrow the version constraints of those module calls, "
+            "or raise the limit with -max-rounds.",
+            explanation={"kind": "too deep", "back_and_forth": reporter.back_and_forth()}) from None
     result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds))
 
     modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []

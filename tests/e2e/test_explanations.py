@@ -1,0 +1,240 @@
+"""Issue #12: explanations that hold on hard cases, every suggestion applied and re-solved.
+
+Each test builds the case in the fixture world (real registry, real git), reads the
+explanation as text and as ``-json`` data, applies every suggested edit to the files the
+way a tool would (``old`` -> ``new`` on ``file:line``) and runs ``init`` again: a suggestion
+that does not solve fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.e2e.conftest import lock_versions, make_repo, write_root
+
+AWS5_VPC_EKS_RDS = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.0"
+}
+
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = ">= 21.0"
+}
+
+module "rds" {
+  source  = "terraform-aws-modules/rds/aws"
+  version = "~> 7.0"
+}
+'''
+
+SHARED_8 = '''
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.0"
+}
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 21.0"
+}
+module "kms" {
+  source  = "terraform-aws-modules/kms/aws"
+  version = "~> 3.0"
+}
+module "rds" {
+  source  = "terraform-aws-modules/rds/aws"
+  version = "~> 7.0"
+}
+module "alb" {
+  source  = "terraform-aws-modules/alb/aws"
+  version = "~> 10.0"
+}
+module "ecs" {
+  source  = "terraform-aws-modules/ecs/aws"
+  version = "~> 7.0"
+}
+module "label" {
+  source  = "cloudposse/label/null"
+  version = "0.25.0"
+}
+module "subnets" {
+  source  = "cloudposse/dynamic-subnets/aws"
+  version = "~> 3.0"
+}
+'''
+
+
+def _error(run) -> dict:
+    return json.loads(run.out)["error"]
+
+
+def apply_edits(root, edits: list[dict]) -> None:
+    """Apply ``-json`` edits as a tool would: ``old`` -> ``new`` on exactly that line."""
+    for e in edits:
+        path = root / e["file"]
+        lines = path.read_text().split("\n")
+        line = lines[e["line"] - 1]
+        assert f'"{e["old"]}"' in line, (e, line)
+        lines[e["line"] - 1] = line.replace(f'"{e["old"]}"', f'"{e["new"]}"', 1)
+        path.write_text("\n".join(lines))
+
+
+def check_every_suggestion(tofu_solve, root, suggestions: list[dict], *args: str) -> list[dict]:
+    """Apply each suggestion to a copy of ``root`` and solve it; return the locks."""
+    assert suggestions, "no suggestion"
+    out = []
+    for i, s in enumerate(suggestions):
+        copy = root.parent / f"{root.name}-suggestion-{i}"
+        shutil.copytree(root, copy, ignore=shutil.ignore_patterns(".terraform*"))
+        apply_edits(copy, s["edits"])
+        r = tofu_solve(copy, "init", *args)
+        assert r.code == 0, (s["summary"], r.err)
+        out.append(lock_versions(r.lock))
+    return out
+
+
+def test_three_parties_are_all_named_and_every_fix_works(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", AWS5_VPC_EKS_RDS)
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    # both clashes, each with every party and no other: vpc 6.0.0 admits aws 5.x
+    assert 'These cannot hold together' not in r.err
+    assert '  - rds "~> 7.0" (main.tf:22); hashicorp/aws "~> 5.0" (main.tf:5)' in r.err
+    assert '  - eks ">= 21.0" (main.tf:17); hashicorp/aws "~> 5.0" (main.tf:5)' in r.err
+    assert 'module "vpc"' not in r.err
+    assert '7.0.1, 7.0.0: ">= 6.27"' in r.err  # rds ~> 7.0 needs aws >= 6.27
+
+    j = tofu_solve(root, "init", "-json")
+    err = _error(j)
+    clashes = [{c["name"] for c in clash} for clash in err["explanation"]["clashes"]]
+    assert sorted(map(sorted, clashes)) == [["eks", "registry.opentofu.org/hashicorp/aws"],
+                                            ["rds", "registry.opentofu.org/hashicorp/aws"]]
+    suggestions = err["explanation"]["suggestions"]
+    # fewest edits first: one edit to the provider, then eks and rds together
+    assert [len(s["edits"]) for s in suggestions] == sorted(len(s["edits"]) for s in suggestions)
+    assert suggestions[0]["edits"] == [{"file": "main.tf", "line": 5, "old": "~> 5.0", "new": "~> 6.0"}]
+    two = next(s for s in suggestions if len(s["edits"]) == 2)
+    assert {(e["line"], e["old"]) for e in two["edits"]} == {(17, ">= 21.0"), (22, "~> 7.0")}
+    locks = check_every_suggestion(tofu_solve, root, suggestions)
+    assert locks[0]["eks"].startswith("21.") and locks[0]["rds"].startswith("7.")
+    both = locks[suggestions.index(two)]
+    assert both["eks"].startswith("20.") and both["rds"].startswith("6.")
+
+
+def test_noisy_ranges_are_collapsed(tmp_path, tofu_solve):
+    """Identical constraints of one module version are shown once, with the files."""
+    root = write_root(tmp_path / "root", AWS5_VPC_EKS_RDS)
+    r = tofu_solve(root, "init")
+    assert ('21.12.0 to 21.19.0: ">= 6.28" (modules/eks-managed-node-group/versions.tf:5, '
+            'modules/fargate-profile/versions.tf:5, modules/self-managed-node-group/versions.tf:5, '
+            'versions.tf:5)') in r.err
+    assert '" AND ">= 6.28"' not in r.err
+
+
+def test_a_constraint_matching_no_published_version_is_named(tmp_path, tofu_solve):
+    """A selected module's own provider constraint that admits no published version: the
+    module is named, with the versions actually published, and the fix is verified."""
+    tf = '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = "%s"
+            }
+          }
+        }
+    '''
+    url = make_repo(tmp_path / "net", [("v1.0.0", {"main.tf": tf % ">= 5.0"}),
+                                       ("v1.1.0", {"main.tf": tf % ">= 99.0"})])
+    root = write_root(tmp_path / "root", f'''
+        module "net" {{
+          source  = "git::{url}"
+          version = "~> 1.1"
+        }}
+    ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert 'module "net"' in r.err and '1.1.0: ">= 99.0" (main.tf:' in r.err
+    assert 'no published version of hashicorp/aws matches ">= 99.0" (published: ' in r.err
+    err = _error(tofu_solve(root, "init", "-json"))
+    assert err["explanation"]["suggestions"][0]["edits"] == [
+        {"file": "main.tf", "line": 3, "old": "~> 1.1", "new": "~> 1.0"}]
+    locks = check_every_suggestion(tofu_solve, root, err["explanation"]["suggestions"])
+    assert locks[0]["net"] == "v1.0.0"  # a git tag is locked as the tag
+
+
+def test_shared_mode_fails_fast_and_names_the_two_calls(tmp_path, tofu_solve):
+    """-module-versions=shared: root kms ~> 3.0 against eks 21's exact kms 4.0.0. The
+    clash is certain once eks 21's versions are read; the explanation names exactly the
+    two calls (the other six are not part of it) and every suggestion solves."""
+    root = write_root(tmp_path / "root", SHARED_8)
+    r = tofu_solve(root, "init", "-module-versions=shared", "-json")
+    assert r.code == 1
+    err = _error(r)
+    clashes = err["explanation"]["clashes"]
+    assert [sorted(c["name"] for c in clash) for clash in clashes] == [["eks", "kms"]]
+    subject = err["explanation"]["subjects"][0]
+    assert subject["subject"] == "module package registry.opentofu.org/terraform-aws-modules/kms/aws"
+    text = tofu_solve(root, "init", "-module-versions=shared")
+    assert '"4.0.0" (module "eks.kms", main.tf:' in text.err
+    assert 'module "kms" asks for "~> 3.0" (main.tf:11)' in text.err
+    suggestions = err["explanation"]["suggestions"]
+    assert suggestions[0]["edits"] == [{"file": "main.tf", "line": 11, "old": "~> 3.0", "new": "~> 4.0"}]
+    locks = check_every_suggestion(tofu_solve, root, suggestions, "-module-versions=shared")
+    assert locks[0]["kms"] == locks[0]["eks.kms"] == "4.0.0"
+
+
+def test_round_cap_names_what_the_search_went_back_and_forth_on(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", SHARED_8)
+    r = tofu_solve(root, "init", "-module-versions=shared", "-max-rounds=40", "-json")
+    assert r.code == 1
+    err = _error(r)
+    assert err["summary"] == "Resolution took too long"
+    named = err["explanation"]["back_and_forth"]
+    assert named and all("versions rejected" in n for n in named)
+    assert any('module call "' in n or "module package" in n for n in named)
+
+
+@pytest.mark.parametrize("pair", ["vpc@6+rds@7", "vpc@6+eks@21"])
+def test_corpus_pairs_under_aws5_every_suggestion_solves(tmp_path, tofu_solve, pair):
+    """Real conflicts from the corpus with three parties (root aws ~> 5.0 and two modules
+    at ~> MAJOR.0, as tofu-solve's benchmark assembles them)."""
+    (a, ma), (b, mb) = (p.split("@") for p in pair.split("+"))
+    root = write_root(tmp_path / "root", f'''
+        terraform {{
+          required_providers {{
+            aws = {{
+              source  = "hashicorp/aws"
+              version = "~> 5.0"
+            }}
+          }}
+        }}
+        module "{a}" {{
+          source  = "terraform-aws-modules/{a}/aws"
+          version = "~> {ma}.0"
+        }}
+        module "{b}" {{
+          source  = "terraform-aws-modules/{b}/aws"
+          version = "~> {mb}.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init", "-json")
+    if r.code == 0:
+        pytest.fail(f"{pair} under aws ~> 5.0 resolved; the corpus changed")
+    err = _error(r)
+    named = {c["name"] for clash in err["explanation"]["clashes"] for c in clash}
+    assert "registry.opentofu.org/hashicorp/aws" in named and b in named
+    check_every_suggestion(tofu_solve, root, err["explanation"]["suggestions"])

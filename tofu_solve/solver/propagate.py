@@ -1,0 +1,251 @@
+"""Certain dead ends, found before the resolver walks into them (one level of propagation).
+
+resolvelib learns that a version of a module call cannot work only by trying it together
+with everything else, and a clash between two calls that each have many versions can cost
+it thousands of rounds (``-module-versions=shared`` with root kms ``~> 3.0`` and eks 21,
+which pins kms to one 4.x version, took 95 s to give up on). This pass reasons per
+*subject* instead, over the root's module calls and their direct requirements:
+
+* a subject is a provider, the OpenTofu version, or (with ``-module-versions=shared``) a
+  module package; its domain starts as the versions the root's own constraints admit (and
+  the lock, when it holds a provider);
+* a version of a root call is dead when one of its requirements admits nothing in a
+  subject's domain;
+* when every live version of a call constrains a subject, the subject's domain narrows to
+  what at least one of them admits;
+
+repeated until nothing changes. A root call left with no live version is a certain clash:
+it is reported at once, and the resolver never sees dead versions. Everything here only
+removes what cannot be part of any solution (constraints deeper than one level are
+ignored, which can only keep more alive), so it never changes an answer, only the time to
+reach it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import ConfigurationError, TofuSolveError
+from ..metadata import ModuleTree
+from .context import Context
+from .model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
+
+BATCH = 40  # candidates per root call looked at first (newest first)
+MAX_VERSIONS_PER_CALL = 200  # a call whose every candidate so far is dead is looked at further, batch by batch
+MAX_PASSES = 12
+
+
+@dataclass
+class Kill:
+    """Why a version of a root call is dead: its requirement ``req`` on ``subject`` admits
+    nothing in the subject's domain at that point."""
+
+    subject: tuple
+    req: object
+
+
+@dataclass
+class Pruning:
+    """The result of :func:`propagate`.
+
+    Attributes:
+        dead: call path -> version text -> why that version cannot be part of a solution.
+        empty: root call paths left with no live version (a certain clash).
+        narrowed_by: subject -> call paths whose every live version constrains it.
+        known: call path -> how many candidates were examined.
+    """
+
+    dead: dict[str, dict[str, Kill]] = field(default_factory=dict)
+    empty: list[str] = field(default_factory=list)
+    narrowed_by: dict[tuple, list[str]] = field(default_factory=dict)
+    known: dict[str, int] = field(default_factory=dict)
+
+    def dead_versions(self, call_path: str) -> set[str]:
+        return set(self.dead.get(call_path, {}))
+
+
+def _fetch_all(ctx: Context, cands: list[ModuleCandidate]) -> None:
+    for c in cands:
+        ctx.prefetch_tree(c)
+
+
+def _known_tree(ctx: Context, cand: ModuleCandidate, fetch: bool):
+    if not fetch and not ctx.tree_known(cand):
+        return None
+    try:
+        return ctx.tree(cand)
+    except TofuSolveError:
+        return None
+
+
+def propagate(root_reqs: list, ctx: Context, *, fetch: bool) -> Pruning:
+    """Find root-call versions that cannot be part of any solution.
+
+    Args:
+        root_reqs: the root requirements (as :func:`~.resolve.root_requirements` builds them).
+        fetch: fetch the metadata of the candidates of each root call, :data:`BATCH` at a
+            time in parallel, further batches (up to :data:`MAX_VERSIONS_PER_CALL`) only
+            for calls whose every candidate so far is dead; when False, only metadata
+            already known is used and every other candidate counts as live.
+
+    Raises: nothing; a source that cannot be listed is left alone (the resolver reports it).
+    """
+    limits: dict[str, int] = {}
+    while True:
+        out, starved = _propagate_once(root_reqs, ctx, fetch, limits)
+        grow = [p for p in starved if limits.get(p, BATCH) < MAX_VERSIONS_PER_CALL]
+        if not grow:
+            return out
+        for p in grow:
+            limits[p] = limits.get(p, BATCH) + BATCH
+
+
+def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int]):
+    """One propagation over the first ``limits[call]`` (default :data:`BATCH`) candidates
+    of each root call. Returns the pruning and the calls whose every examined candidate is
+    dead while more remain."""
+    from .provider import requirements_of_tree
+
+    out = Pruning()
+    calls = [r for r in root_reqs if isinstance(r, ModuleRequirement) and ctx.versioned(r)]
+    shared = ctx.options.shared
+    saved_calls = dict(ctx.calls)
+    cands: dict[str, list[ModuleCandidate]] = {}
+    complete: set[str] = set()  # calls whose every candidate is looked at
+    for r in calls:
+        try:
+            full = ctx.module_candidates(r)
+        except TofuSolveError:
+            continue
+        limit = limits.get(r.call_path, BATCH)
+        cands[r.call_path] = full[:limit]
+        if len(full) <= limit:
+            complete.add(r.call_path)
+        if fetch:
+            _fetch_all(ctx, cands[r.call_path])
+
+    # domains of the subjects, from the root's own constraints
+    domains: dict[tuple, set] = {}
+
+    def provider_domain(addr):
+        key = ("provider", str(addr))
+        if key not in domains:
+            try:
+                versions = [v for v in ctx.provider_versions(addr) if not v.prerelease]
+            except TofuSolveError:
+                return None
+            lock = ctx.locks.providers.get(str(addr))
+            if lock is not None and not ctx.options.upgrade:
+                versions = [v for v in versions if str(v) == lock.version]
+            domains[key] = set(versions)
+        return domains[key]
+
+    for r in root_reqs:
+        if isinstance(r, ProviderRequirement) and r.constraint is not None:
+            if "-" in r.constraint.text:
+                continue  # a prerelease request: the released-only domain would be wrong
+            d = provider_domain(r.address)
+            if d is not None:
+                d &= ctx.provider_allowed(r.address, r.constraint)
+    if shared:
+        for r in calls:
+            if r.call_path in cands:
+                key = ("package", ctx.package_address(r.call.source))
+                labels = {c.available.label for c in cands[r.call_path]}
+                domains[key] = labels if key not in domains else domains[key] & labels
+
+    # per call and version: subject -> (allowed set, requirement)
+    effects: dict[str, dict[str, list]] = {}
+    # versions whose metadata is unknown: only their own package pin (shared mode) is certain
+    unknown_pins: dict[str, dict[str, list]] = {r.call_path: {} for r in calls}
+    try:
+        for r in calls:
+            per_version = {}
+            for c in cands.get(r.call_path, []):
+                tree = _known_tree(ctx, c, fetch)
+                own = (("package", c.package), frozenset([c.available.label]), None)
+                if tree is None and shared:
+                    unknown_pins[r.call_path][c.version_text] = [own]
+                if isinstance(tree, ConfigurationError):
+                    per_version[c.version_text] = [(("unusable", r.call_path), frozenset(), tree)]
+                    continue
+                if not isinstance(tree, ModuleTree):
+                    continue
+                items = []
+                for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
+                    if isinstance(d, ProviderRequirement) and d.constraint is not None and not d.address.is_builtin:
+                        if "-" in d.constraint.text or provider_domain(d.address) is None:
+                            continue
+                        items.append((("provider", str(d.address)), ctx.provider_allowed(d.address, d.constraint), d))
+                    elif isinstance(d, CoreRequirement):
+                        t = ctx.options.target.version
+                        items.append((("opentofu",), frozenset([t]) if d.constraint.allows(t) else frozenset(), d))
+                    elif shared and isinstance(d, ModuleRequirement) and ctx.versioned(d):
+                        try:
+                            labels = frozenset(x.available.label for x in ctx.module_candidates(d))
+                        except TofuSolveError:
+                            continue
+                        items.append((("package", ctx.package_address(d.call.source)), labels, d))
+                if shared:
+                    items.append(own)
+                per_version[c.version_text] = items
+            effects[r.call_path] = per_version
+            out.known[r.call_path] = len(per_version)
+    finally:
+        ctx.calls.clear()
+        ctx.calls.update(saved_calls)
+
+    domains.setdefault(("opentofu",), {ctx.options.target.version})
+    for _ in range(MAX_PASSES):
+        changed = False
+        for r in calls:
+            path = r.call_path
+            per_version = effects.get(path, {})
+            dead = out.dead.setdefault(path, {})
+            for v, items in list(per_version.items()) + list(unknown_pins.get(path, {}).items()):
+                if v in dead:
+                    continue
+                for subject, allowed, req in items:
+                    if subject[0] == "unusable":
+                        dead[v] = Kill(subject, req)
+                        break
+                    dom = domains.get(subject)
+                    if dom is not None and not (dom & allowed):
+                        dead[v] = Kill(subject, req)
+                        break
+                if v in dead:
+                    changed = True
+            live = [v for v in (c.version_text for c in cands.get(path, [])) if v not in dead]
+            full_view = path in complete and len(per_version) == len(cands.get(path, []))
+            if not live and cands.get(path) and full_view:
+                if path not in out.empty:
+                    out.empty.append(path)
+                continue
+            if not full_view:
+                continue  # some versions unknown or not looked at: they could admit anything
+            subjects = None
+            for v in live:
+                s = {subject for subject, _, _ in per_version[v]}
+                subjects = s if subjects is None else subjects & s
+            for subject in subjects or ():
+                if subject not in domains:
+                    continue
+                union = set()
+                for v in live:
+                    for s, allowed, _ in per_version[v]:
+                        if s == subject:
+                            union |= allowed
+                new = domains[subject] & union
+                if new != domains[subject]:
+                    domains[subject] = new
+                    out.narrowed_by.setdefault(subject, []).append(path)
+                    changed = True
+        if not changed:
+            break
+    out.dead = {k: v for k, v in out.dead.items() if v}
+    starved = [p for p, cs in cands.items() if p not in complete and cs
+               and all(c.version_text in out.dead.get(p, {}) for c in cs)]
+    return out, starved
+
+
+__all__ = ["Pruning", "Kill", "propagate", "ROOT"]
