@@ -109,7 +109,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     """Solve and lock the root module at ``opts.root``.
 
     Raises:
-        ConfigurationError, LockFileError, LockedVersionError, NoMatchingVersionError,
+        ConfigurationError, LockFileError, NoMatchingVersionError,
         NoVersionsError, ResolutionError, NetworkError, RegistryError: see the user guide.
     """
     env = dict(os.environ if env is None else env)

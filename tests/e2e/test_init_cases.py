@@ -244,11 +244,72 @@ def test_lock_reuse_upgrade_and_stale_lock(tmp_path, tofu_solve):
     main.write_text(main.read_text().replace("~> 6.0", "~> 5.0"))
     lock = root / ".terraform.lock.hcl"
     before = lock.read_text()
-    r = tofu_solve(root, "init")
-    assert r.code == 1
-    assert "Error: Locked module version no longer allowed" in r.err
-    assert "tofu-solve init -upgrade" in r.err
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 1 and "Error: Lock file would change" in r.err
     assert lock.read_text() == before
+    # issue #15: an edited constraint re-picks that call, as tofu init would
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock)["vpc"].startswith("5.")
+
+
+def test_editing_one_constraint_repicks_that_call_alone(tmp_path, tofu_solve):
+    """Issue #15: the other calls keep their locked versions although newer ones fit."""
+    root = write_root(tmp_path, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "6.4.0"
+        }
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "3.0.0"
+        }
+    ''')
+    assert tofu_solve(root, "init").code == 0
+    main = root / "main.tf"
+    main.write_text(main.read_text().replace('"6.4.0"', '"~> 6.0"').replace('"3.0.0"', '"~> 3.0"'))
+    r = tofu_solve(root, "init")
+    assert lock_versions(r.lock) == {"vpc": "6.4.0", "kms": "3.0.0"}  # both still allowed: both kept
+    main.write_text(main.read_text().replace('"~> 6.0"', '"~> 5.0"'))
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    versions = lock_versions(r.lock)
+    assert versions["kms"] == "3.0.0" and versions["vpc"].startswith("5.")
+    assert '~ module "vpc" 6.4.0 -> ' in r.out and 'module "kms"' not in r.out.split("lock file")[-1]
+
+
+def test_a_lock_that_makes_an_edit_impossible_suggests_upgrade(tmp_path, tofu_solve):
+    """Issue #15: keeping the other locks makes the edited root impossible: the explanation
+    says so and names the -upgrade= that solves it."""
+    root = write_root(tmp_path, '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = "~> 5.0"
+            }
+          }
+        }
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 5.0"
+        }
+    ''')
+    first = tofu_solve(root, "init")
+    assert first.code == 0, first.err
+    main = root / "main.tf"
+    # aws stays locked at 5.x (still allowed by ">= 5.0"); vpc 6.6 needs aws >= 6.28
+    main.write_text(main.read_text().replace('version = "~> 5.0"', 'version = ">= 5.0"', 1)
+                    .replace('"~> 5.0"', '"~> 6.6"'))
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 1
+    err = json.loads(r.out)["error"]
+    first_fix = err["explanation"]["suggestions"][0]
+    assert first_fix["edits"] == [] and first_fix["upgrade"] == ["hashicorp/aws"]
+    assert "run tofu-solve init -upgrade=hashicorp/aws" in first_fix["summary"]
+    r = tofu_solve(root, "init", "-upgrade=hashicorp/aws")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock)["vpc"].startswith("6.")
 
 
 def test_lockfile_readonly(tmp_path, tofu_solve):

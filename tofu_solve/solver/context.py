@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from ..netutil import redact
 from ..sources import lock_source
 from ..errors import ConfigurationError
-from ..errors import (LockedVersionError, NoMatchingVersionError, NoVersionsError, TofuSolveError)
+from ..errors import (NoMatchingVersionError, NoVersionsError, TofuSolveError)
 from ..lockfile import LockFile
 from ..metadata import MetadataStore, ModuleTree, read_module_tree
 from ..providers import AvailableVersion, GitCandidates, Package, PinnedCandidates, RegistryCandidates
@@ -253,26 +253,6 @@ class Context:
     def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
         """The ``source`` a lock entry records for this call at a version."""
         return lock_source(req.call.source, req.constraint is not None, version_label)
-
-    def check_locked(self, req: ModuleRequirement) -> None:
-        """Raise LockedVersionError when the call's locked version (same source) is no
-        longer allowed by its constraint (only meaningful without ``upgrade``)."""
-        lock = self.locks.modules.get(req.call_path)
-        if self.options.upgrade or lock is None or req.constraint is None:
-            return
-        if lock.source != self.locked_source_base(req, lock.version):
-            return
-        try:
-            allowed = bool(list_module_versions(req.constraint, [lock.version]).matching)
-        except TofuSolveError:
-            allowed = False
-        if not allowed:
-            where = req.call.version_where or req.call.where
-            raise LockedVersionError(
-                "Locked module version no longer allowed",
-                f'Module "{req.call_path}" is locked at {lock.version}, which does not match its version '
-                f'constraint "{req.constraint.text}" ({where}). To select a new version, run: tofu-solve init '
-                "-upgrade", where)
 
     def no_match_error(self, req: ModuleRequirement) -> TofuSolveError:
         """OpenTofu's "Unresolvable module version constraint" for a call whose constraint

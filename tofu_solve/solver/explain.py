@@ -241,6 +241,13 @@ def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list |
             data["subjects"].append(d)
     advice = [sg.summary() for sg in suggestions]
     data["suggestions"] = [sg.as_dict() for sg in suggestions]
+    moved = wi.held_by_lock()
+    if moved:
+        names = ",".join(moved)
+        summary_lock = (f"keep the configuration and let the lock move {', '.join(moved)}: the versions "
+                        f".terraform.lock.hcl holds make this impossible; run tofu-solve init -upgrade={names}.")
+        advice.insert(0, summary_lock)
+        data["suggestions"].insert(0, {"summary": summary_lock, "edits": [], "upgrade": moved})
     if any(d.get("subject") == _subject_name(("opentofu",)) for d in data["subjects"]):
         advice.append("or solve for another OpenTofu release with -tofu-version=X.Y.Z.")
     if advice:

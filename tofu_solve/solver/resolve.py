@@ -87,10 +87,10 @@ def root_requirements(tree: ModuleTree, ctx: Context) -> list:
 
 def precheck(reqs: list, ctx: Context) -> None:
     """Fail fast, with OpenTofu's own messages, on root module calls that can never be
-    satisfied (no versions, no matching version) or whose lock no longer fits."""
+    satisfied (no versions, no matching version). A call whose locked version its edited
+    constraint no longer allows is simply not held by the lock: it alone is picked again,
+    as ``tofu init`` would (issue #15)."""
     module_reqs = [r for r in reqs if isinstance(r, ModuleRequirement)]
-    for r in module_reqs:
-        ctx.check_locked(r)
     unlocked = [r for r in module_reqs if ctx.locked_candidate(r) is None]
     for r in unlocked:
         ctx.prefetch_available(r)
@@ -105,7 +105,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     Raises:
         ResolutionError: no consistent choice exists (with an explanation), or the round
             cap was reached.
-        NoMatchingVersionError, NoVersionsError, LockedVersionError: a root call that can
+        NoMatchingVersionError, NoVersionsError: a root call that can
             never be satisfied as written.
         NetworkError, RegistryError: the outside world failed.
     """

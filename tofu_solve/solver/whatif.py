@@ -338,11 +338,12 @@ class WhatIf:
 
     # ------------------------------------------------------------------ one attempt
 
-    def attempt(self, relaxed: frozenset = frozenset(), changed: dict | None = None) -> Outcome:
+    def attempt(self, relaxed: frozenset = frozenset(), changed: dict | None = None, unlock: bool = False) -> Outcome:
         """Solve with the levers in ``relaxed`` (indexes) free and those in ``changed``
-        (index -> constraint text) rewritten. Memoized."""
+        (index -> constraint text) rewritten; ``unlock``: as with ``-upgrade`` (no lock
+        holds any version). Memoized."""
         changed = changed or {}
-        key = (relaxed, tuple(sorted(changed.items())))
+        key = (relaxed, tuple(sorted(changed.items())), unlock)
         if key in self._seen:
             return self._seen[key]
         if self.attempts >= MAX_ATTEMPTS:
@@ -353,7 +354,7 @@ class WhatIf:
         ctx = self.ctx
         by_index = {lv.index: lv for lv in self.levers}
         reqs, nearest = [], {}
-        locks = LockFile(dict(ctx.locks.providers), dict(ctx.locks.modules))
+        locks = LockFile() if unlock else LockFile(dict(ctx.locks.providers), dict(ctx.locks.modules))
         for i, r in enumerate(self.reqs):
             lv = by_index.get(i)
             if lv is None or (i not in relaxed and i not in changed):
@@ -414,6 +415,29 @@ class WhatIf:
         return out
 
     # ------------------------------------------------------------------ clashes
+
+    def held_by_lock(self) -> list[str] | None:
+        """When the lock makes the configuration impossible but ``-upgrade`` would solve it:
+        the locked module calls and providers the unlocked solution moves (for
+        ``-upgrade=``). None otherwise."""
+        if self.ctx.options.upgrade or not (self.ctx.locks.modules or self.ctx.locks.providers):
+            return None
+        out = self.attempt(unlock=True)
+        if out.status != "solved":
+            return None
+        moved = []
+        for path, lock in self.ctx.locks.modules.items():
+            req = self.ctx.calls.get(path)
+            if req is None or self.ctx.locked_candidate(req) is None:
+                continue  # the lock does not hold this call now (its constraint was edited)
+            c = out.mapping.get(("module", path))
+            if c is not None and c.version_text != lock.version:
+                moved.append(path)
+        for addr, lock in self.ctx.locks.providers.items():
+            c = out.mapping.get(("provider", addr))
+            if c is not None and str(c.version) != lock.version:
+                moved.append(_short(addr))
+        return moved or None
 
     def minimal_clash(self, among: list[Lever], also_relaxed: frozenset = frozenset()) -> list[Lever] | None:
         """A minimal subset of ``among`` that cannot hold together while every other lever is
