@@ -159,10 +159,6 @@ class ResolutionError(TofuSolveError):
         return d
 
 
-class LockedVersionError(TofuSolveError):
-    """A locked version the configuration no longer allows (run with ``-upgrade``)."""
-
-
 class IntegrityError(TofuSolveError):
     """A package whose content does not match its recorded hash."""
 
