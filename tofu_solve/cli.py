@@ -239,6 +239,25 @@ def cmd_graph(args) -> int:
     return 0
 
 
+def cmd_outdated(args) -> int:
+    from .outdated import outdated, render_table
+
+    rows = outdated(args.chdir, dict(os.environ), tuple(args.vars or ()), args.tofu_version,
+                    args.module_versions == "shared", progress=_progress(args))
+    movable = [r for r in rows if r.can_move]
+    if args.json:
+        json.dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]}, sys.stdout, indent=2)
+        print()
+    else:
+        print(render_table(rows))
+        if movable:
+            names = ",".join(r.name.removeprefix("registry.opentofu.org/") for r in movable)
+            print(f"\n{len(movable)} can move within the constraints: tofu-solve init -upgrade={names}")
+        else:
+            print("\nNothing can move without changing a constraint.")
+    return 2 if movable else 0
+
+
 def cmd_check(args) -> int:
     from .check import check
 
@@ -403,6 +422,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="the OpenTofu version the working directory is for, as given to init (decides whether "
                          "override files are expected)")
     sp.set_defaults(func=cmd_check)
+
+    sp = sub.add_parser("outdated", parents=[common],
+                        help="show what could move: per call and provider, locked, newest allowed, newest, and why",
+                        description="For every module call and provider: the locked version, what init -upgrade "
+                                    "would select, the newest version the constraints allow, the newest published, "
+                                    "and what holds it back (the lock, a provider, OpenTofu, another module, a "
+                                    "constraint). Reads the network, writes nothing. Exit status 0 when nothing "
+                                    "can move, 2 when something can (as -detailed-exitcode), 1 on error.")
+    sp.add_argument("--tofu-version", metavar="X.Y.Z", help="the OpenTofu release to solve for, as for init")
+    sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",
+                    help="as for init")
+    sp.set_defaults(func=cmd_outdated)
 
     sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",
                         description="Explain, from the last init (no network), why NAME is at its version. NAME is a "
