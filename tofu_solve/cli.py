@@ -227,13 +227,19 @@ def cmd_why(args) -> int:
 
 
 def cmd_graph(args) -> int:
-    from .graph import build_graph, to_dot, to_json
+    from pathlib import Path
 
-    g = build_graph(_solved(args))
-    text = to_json(g) if args.json else to_dot(g)
-    if args.output:
-        from pathlib import Path
-        Path(args.output).write_text(text)
+    from .graph import build_graph, render, to_dot, to_json
+
+    g = build_graph(_solved(args), providers=args.providers, opentofu=args.opentofu)
+    out = Path(args.output) if args.output else None
+    as_json = args.json or (out is not None and out.suffix.lower() == ".json")
+    text = to_json(g) if as_json else to_dot(g)
+    if out is not None and out.suffix.lower() in (".svg", ".png", ".pdf"):
+        render(text, out)
+    elif out is not None:
+        from .lockfile.write import write_atomic
+        write_atomic(out, text if text.endswith("\n") else text + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
@@ -442,12 +448,19 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("name", metavar="NAME")
     sp.set_defaults(func=cmd_why)
 
-    sp = sub.add_parser("graph", parents=[common], help="export the solved dependency tree (Graphviz DOT or JSON)",
-                        description="Export the solved tree of the last init: module calls with source and version, "
-                                    "providers and OpenTofu, edges labelled with constraints and file:line. DOT by "
-                                    "default; --json for node-link JSON.")
+    sp = sub.add_parser("graph", parents=[common], help="draw the solved module tree (DOT, JSON, SVG or PNG)",
+                        description="Draw the solved tree of the last init (no network), left to right: the module "
+                                    "calls with package and version, edges labelled with the call's constraint; "
+                                    "held-back calls dashed, fenced-off versions red, packages at several versions "
+                                    "orange. -providers and -opentofu add those nodes. DOT by default; -json for "
+                                    "node-link JSON; -o FILE.svg or .png renders with Graphviz.")
     sp.add_argument("--dot", action="store_true", help="Graphviz DOT (the default)")
-    sp.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of standard output")
+    sp.add_argument("--providers", action="store_true",
+                    help="add the providers, each edge with its distinct constraints, the binding one in red")
+    sp.add_argument("--opentofu", action="store_true", help="add the OpenTofu version and its constraints")
+    sp.add_argument("--output", "-o", metavar="FILE",
+                    help="write to FILE instead of standard output: .svg, .png or .pdf are rendered by Graphviz dot, "
+                         ".json is node-link JSON, anything else DOT text")
     sp.set_defaults(func=cmd_graph)
 
     sp = sub.add_parser("version", help="show the tofu-solve version (as tofu version does)",
