@@ -113,6 +113,45 @@ def _module_line(path, cand) -> str:
     return f"- {path} in {shown}{ver}"
 
 
+class _InitViews:
+    """The views one ``init`` speaks to: people (unless ``-json``), the JSON-lines stream on
+    standard output (``-json``) and/or into a file (``-json-into=FILE``)."""
+
+    def __init__(self, args):
+        from .views import HumanView, JsonStream, use_color
+
+        self.human = None if args.json else HumanView(use_color(args.no_color))
+        outs = []
+        if args.json:
+            outs.append(sys.stdout)
+        self._into = None
+        if getattr(args, "json_into", None):
+            self._into = open(args.json_into, "w", encoding="utf-8")
+            outs.append(self._into)
+        from pathlib import Path
+        self.stream = JsonStream(*outs, root=Path(args.chdir)) if outs else None
+        if self.stream:
+            self.stream.version()
+
+    def progress(self, msg: str) -> None:
+        if self.human:
+            self.human.progress(msg)
+        if self.stream:
+            self.stream.log(msg)
+
+    def error(self, e) -> None:
+        if self.stream:
+            self.stream.error(e)
+        if self.human:
+            self.human.error_text(e.render())
+
+    def close(self) -> None:
+        if self.human:
+            self.human.stop_progress()
+        if self._into is not None:
+            self._into.close()
+
+
 def cmd_init(args) -> int:
     from .init import InitOptions, run_init
     from .plugins import parse_platform
@@ -123,62 +162,91 @@ def cmd_init(args) -> int:
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
                        max_rounds=args.max_rounds, offline=args.offline,
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
-    out = sys.stdout
+    views = args.views = _InitViews(args)
+    human, stream = views.human, views.stream
     if not any(config_file_names(args.chdir)):
         # As tofu init does in a directory without configuration: say so, write nothing.
-        if args.json:
-            json.dump({"empty_directory": True, "modules": [], "providers": []}, out, indent=2)
-            print(file=out)
-        else:
-            print("tofu-solve initialized in an empty directory!\n\nThe directory has no OpenTofu configuration "
-                  "files. You may begin working with OpenTofu immediately by creating OpenTofu configuration files.",
-                  file=out)
+        message = ("tofu-solve initialized in an empty directory!\n\nThe directory has no OpenTofu configuration "
+                   "files. You may begin working with OpenTofu immediately by creating OpenTofu configuration files.")
+        if stream:
+            stream.result("init", message.split("\n")[0], {"empty_directory": True, "modules": [], "providers": []})
+        if human:
+            human.success(message.split("\n")[0])
+            human.line(message.split("\n", 1)[1])
         return 0
-    if not args.json:
-        print("Initializing modules...", file=out, flush=True)
-    result = run_init(opts, progress=_progress(args))
+    if human:
+        human.heading("Initializing modules...")
+    if stream:
+        stream.init_output("Initializing modules...", "initializing_modules_message")
+    if human:
+        with human:
+            result = run_init(opts, progress=views.progress)
+    else:
+        result = run_init(opts, progress=views.progress)
     res = result.resolution
-    if args.json:
-        json.dump(init_result_as_data(result), out, indent=2)
-        print(file=out)
-        return 0
+    lines: list[tuple[str, str | None]] = []  # (text, style)
     for path, cand in res.modules.items():
-        print(_module_line(path, cand), file=out)
+        lines.append((_module_line(path, cand), None))
         if path in result.verified:
-            print("  Verified checksum matches lock file", file=out)
+            lines.append(("  Verified checksum matches lock file", None))
     if res.providers:
-        print("\nInitializing provider locks...", file=out)
+        lines.append(("", None))
+        lines.append(("Initializing provider locks...", "bold"))
         for addr, cand in res.providers.items():
-            print(f"- {cand.address.for_display} {cand.version}", file=out)
-    print(f"\nSolved for OpenTofu {res.tofu.version} ({res.target_origin}).", file=out)
-    for w in res.warnings:
-        print(f"\nWarning: {w}", file=out)
+            lines.append((f"- {cand.address.for_display} {cand.version}", None))
+    lines.append(("", None))
+    lines.append((f"Solved for OpenTofu {res.tofu.version} ({res.target_origin}).", None))
+    change_lines: list[str] = []
     if result.changes or result.provider_changes:
         verb = "would update" if opts.lockfile == "readonly" else "has updated"
-        print(f"\ntofu-solve {verb} the lock file {result.lock_path.name}:", file=out)
+        change_lines.append(f"tofu-solve {verb} the lock file {result.lock_path.name}:")
         for c in result.provider_changes + result.changes:
             what = f'{c.block} "{c.label}"'
             if c.kind == "added":
-                print(f"  + {what} {c.new or '(no version)'}", file=out)
+                change_lines.append(f"  + {what} {c.new or '(no version)'}")
             elif c.kind == "removed":
-                print(f"  - {what} (was {c.old or 'no version'})", file=out)
+                change_lines.append(f"  - {what} (was {c.old or 'no version'})")
             elif c.old == c.new:
-                print(f"  ~ {what} {c.new} ({'source or hashes' if c.block == 'module' else 'constraints or hashes'}"
-                      " recorded)", file=out)
+                recorded = "source or hashes" if c.block == "module" else "constraints or hashes"
+                change_lines.append(f"  ~ {what} {c.new} ({recorded} recorded)")
             else:
-                print(f"  ~ {what} {c.old} -> {c.new}", file=out)
+                change_lines.append(f"  ~ {what} {c.old} -> {c.new}")
     else:
-        print("\nThe lock file is up to date.", file=out)
-    for p in result.bridge_written:
-        shown = os.path.relpath(p, args.chdir)
-        print(f"\ntofu-solve wrote {shown}: tofu init (OpenTofu 1.10+) installs the locked tags of the git and OCI "
-              "calls with a version constraint through it.", file=out)
-    print(f"\ntofu-solve has been successfully initialized: {len(res.modules)} module calls and "
-          f"{len(result.locks.providers)} providers locked.", file=out)
+        change_lines.append("The lock file is up to date.")
+    bridge = [f"tofu-solve wrote {os.path.relpath(p, args.chdir)}: tofu init (OpenTofu 1.10+) installs the locked "
+              "tags of the git and OCI calls with a version constraint through it." for p in result.bridge_written]
+    final = (f"tofu-solve has been successfully initialized: {len(res.modules)} module calls and "
+             f"{len(result.locks.providers)} providers locked.")
+    if stream:
+        for text, _ in lines:
+            if text.strip() and text != "Initializing provider locks...":
+                stream.log(text.strip() if text.startswith("  ") else text)
+            elif text == "Initializing provider locks...":
+                stream.init_output(text, "initializing_provider_plugin_message")
+        for w in res.warnings:
+            stream.warning(w)
+        for text in change_lines + bridge:
+            stream.log(text)
+        stream.result("init", final, init_result_as_data(result))
+    if human:
+        for text, style in lines:
+            human.line(text, style)
+        for w in res.warnings:
+            human.warning(w)
+        human.line()
+        for text in change_lines:
+            human.line(text)
+        for text in bridge:
+            human.line()
+            human.line(text)
+        human.line()
+        human.success(final)
     return 0
 
 
 def init_result_as_data(result) -> dict:
+    from .views import warning_data
+
     res = result.resolution
     mods = []
     for path, cand in res.modules.items():
@@ -193,7 +261,7 @@ def init_result_as_data(result) -> dict:
                        "constraints": [r.text for r in res.provider_requirements.get(a, []) if r.text]}
                       for a, c in res.providers.items()],
         "opentofu": str(res.tofu.version),
-        "warnings": res.warnings,
+        "warnings": [warning_data(w) for w in res.warnings],
         "lock_file": {"path": str(result.lock_path), "written": result.lock_written,
                       "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
                                   for c in result.changes],
@@ -302,7 +370,7 @@ def cmd_demo(args) -> int:
 _IGNORED_INIT_FLAGS = {
     "backend": "BOOL", "cloud": "BOOL", "backend-config": "PATH|KEY=VALUE", "force-copy": None,
     "from-module": "SOURCE", "get": "BOOL", "input": "BOOL", "lock": "BOOL", "lock-timeout": "DURATION",
-    "no-color": None, "plugin-dir": "PATH", "reconfigure": None, "migrate-state": None,
+    "plugin-dir": "PATH", "reconfigure": None, "migrate-state": None,
     "ignore-remote-version": None, "test-directory": "PATH", "compact-warnings": None,
     "consolidate-warnings": "BOOL", "consolidate-errors": "BOOL",
 }
@@ -374,7 +442,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--chdir", metavar="DIR", help="work in the root module DIR (default: the current directory)")
-    common.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text")
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON instead of text (init: "
+                        "OpenTofu's JSON-lines stream)")
+    common.add_argument("--no-color", action="store_true", dest="no_color",
+                        help="no colour in the output (also with NO_COLOR set); a pipe never gets colour")
     common.add_argument("--var", action=_VarOption, dest="vars", metavar="NAME=VALUE",
                         help="set a root module variable for source and version (repeatable; as tofu -var)")
     common.add_argument("--var-file", action=_VarOption, dest="vars", metavar="FILE",
@@ -395,6 +466,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "provider blocks tofu init would write and a module block per call, so that "
                                     "tofu init afterwards changes nothing. When no consistent choice exists, "
                                     "explain why.")
+    sp.add_argument("--json-into", metavar="FILE", dest="json_into",
+                    help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output")
     sp.add_argument("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
                     help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
                          "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "
@@ -514,6 +587,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args) -> int:
     """Run the command; every failure becomes its exit status here, at one boundary."""
     try:
+        return _run_checked(args)
+    finally:
+        views = getattr(args, "views", None)
+        if views is not None:
+            views.close()
+
+
+def _run_checked(args) -> int:
+    try:
         try:
             return args.func(args)
         except BrokenPipeError:
@@ -524,6 +606,12 @@ def _run(args) -> int:
             raise TofuSolveError("Input nested too deeply",
                                  "A configuration, lock or answer nests values too deeply to be processed.") from None
     except TofuSolveError as e:
+        views = getattr(args, "views", None)
+        if views is not None:  # init: the stream gets a diagnostic, people the text
+            views.error(e)
+            if views.human is None:
+                print("\n" + e.render() + "\n", file=sys.stderr)
+            return e.exit_code
         if getattr(args, "json", False):
             json.dump({"error": e.to_dict()}, sys.stdout, indent=2)
             print()

@@ -79,6 +79,18 @@ class TofuSolveError(Exception):
         }
 
 
+class WarningText(str):
+    """A warning: its text (a ``str``, printed as is after "Warning: ") and a short
+    ``summary`` naming its kind, for diagnostics (``-json``)."""
+
+    summary: str
+
+    def __new__(cls, summary: str, text: str):
+        obj = super().__new__(cls, text)
+        obj.summary = summary
+        return obj
+
+
 class VersionError(TofuSolveError):
     """A version, a constraint, or a version pick that failed."""
 
@@ -119,6 +131,11 @@ class ConfigurationError(TofuSolveError):
 
 class LockFileError(TofuSolveError):
     """A malformed ``.terraform.lock.hcl``: nothing is overwritten."""
+
+
+class LockFileWouldChange(TofuSolveError):
+    """``-lockfile=readonly`` and the selection differs from the lock file (a well-formed
+    one): a different kind from :class:`LockFileError`."""
 
 
 class HashError(TofuSolveError):

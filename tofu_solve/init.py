@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .cache import Cache, default_cache_dir
 from .cliconfig import load_cli_config
-from .errors import LockFileError, TofuSolveError
+from .errors import LockFileWouldChange, TofuSolveError, WarningText
 from .fetch import Fetcher
 from .gitremote import GitRemotes
 from .config.variables import collect_input_values
@@ -143,13 +143,15 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
         ctx.close()
-    res.warnings[:0] = list(ctx.client.cli_config.warnings)
+    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings]
     res.warnings.extend(_tag_warnings(ctx))
-    res.warnings.extend(
+    res.warnings.extend(WarningText(
+        "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
         "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse)."
-        for p in plan.unsigned)
-    res.warnings.extend(f"The cached copy of {name} was damaged; it was discarded and fetched again."
+        ) for p in plan.unsigned)
+    res.warnings.extend(WarningText("Damaged cache entry replaced",
+                                    f"The cached copy of {name} was damaged; it was discarded and fetched again.")
                         for name in ctx.metadata.cache.discarded)
     changes = []
     for path in sorted(set(locks.modules) | set(new_modules)):
@@ -160,7 +162,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     new_locks = LockFile(plan.providers, dict(new_modules))
     if opts.lockfile == "readonly" and (changes or plan.changes):
         listing = ", ".join(f'{c.block} "{c.label}" ({c.kind})' for c in plan.changes + changes)
-        raise LockFileError(
+        raise LockFileWouldChange(
             "Lock file would change",
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
             "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
@@ -249,16 +251,18 @@ def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected:
     wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
     wanted, outside = overrides.split_outside(wanted, root)
     for d in outside:  # a local module of the root that lives outside it: never written to
-        res.warnings.append(
+        res.warnings.append(WarningText(
+            "Override bridge not written outside the root",
             f"The local module in {d} calls git or OCI sources with a version constraint, but it lies outside the "
             f"root module, and tofu-solve writes nothing outside it: no {overrides.OVERRIDE_FILE} was written there, "
             "so tofu init cannot load those calls. Run tofu-solve init in a root that contains that module, or pin "
-            "the calls with ?ref= / ?tag=.")
+            "the calls with ?ref= / ?tag="))
     if wanted and not overrides.bridge_supported(options.target.triple):
-        res.warnings.append(
+        res.warnings.append(WarningText(
+            "Override bridge needs OpenTofu 1.10",
             f"OpenTofu {options.target.version} cannot load version constraints on git or OCI module sources, and "
             f"the override bridge that makes tofu init accept them needs OpenTofu 1.10 or later, so tofu-solve did not "
-            f"write {overrides.OVERRIDE_FILE}. Upgrade OpenTofu, or pin those calls with ?ref= / ?tag= instead.")
+            f"write {overrides.OVERRIDE_FILE}. Upgrade OpenTofu, or pin those calls with ?ref= / ?tag= instead."))
         return []
     return overrides.apply(wanted, overrides.existing(root, modules_dir) if modules_dir.is_dir()
                            else overrides.existing(root))
@@ -310,10 +314,11 @@ def _tag_warnings(ctx: Context) -> list[str]:
     out = []
     for url, moved in sorted(remotes.moved.items()):
         for tag, (was, now) in sorted(moved.items()):
-            out.append(f"The git tag {tag} of {redact(url)} moved: it pointed at {was[:12]}, it now points at "
-                       f"{now[:12]}.")
+            out.append(WarningText("Moved git tag", f"The git tag {tag} of {redact(url)} moved: it pointed at "
+                                   f"{was[:12]}, it now points at {now[:12]}."))
     for url, gone in sorted(remotes.deleted.items()):
-        out.append(f"Tags deleted from {redact(url)} since it was last listed: {', '.join(sorted(gone))}.")
+        out.append(WarningText("Deleted git tags", f"Tags deleted from {redact(url)} since it was last listed: "
+                                                   f"{', '.join(sorted(gone))}."))
     return out
 
 

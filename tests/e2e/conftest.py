@@ -45,7 +45,22 @@ class Run:
         p = self.root / ".terraform.lock.hcl"
         return p.read_text() if p.exists() else ""
 
+    def stream(self) -> list[dict]:
+        """``init -json``: OpenTofu's JSON-lines stream, one message per line."""
+        return [json.loads(line) for line in self.out.splitlines() if line.strip()]
+
     def json(self):
+        """The command's JSON document; for ``init``'s stream, the result of its last
+        ``init_result`` message, or ``{"error": ...}`` from its error diagnostic."""
+        text = self.out.lstrip()
+        if text.startswith('{"@level"'):
+            messages = self.stream()
+            for m in reversed(messages):
+                if m["type"].endswith("_result"):
+                    return m["result"]
+                if m["type"] == "diagnostic" and m["diagnostic"]["severity"] == "error":
+                    return {"error": m["error"]}
+            raise AssertionError("a stream without a result or an error")
         return json.loads(self.out)
 
 

@@ -129,3 +129,141 @@ def test_graph_marks_held_back_calls(tmp_path, tofu_solve):
     assert "held back (20.37.2 allowed)" in eks["label"] and "fenced off by 20.37.2" in eks["label"]
     dot = tofu_solve(root, "graph").out
     assert "dashed" in dot and "color=red" in dot
+
+
+def test_init_json_is_opentofus_json_lines_stream(tmp_path, tofu_solve):
+    """init -json: one JSON object per line in tofu's shape (views/json_view.go), the
+    version message first, the result document in the last message."""
+    import re
+    root = write_root(tmp_path / "root", '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+        module "eks" {
+          source  = "terraform-aws-modules/eks/aws"
+          version = "~> 20.0"
+        }
+    ''')
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    messages = r.stream()
+    assert all({"@level", "@message", "@module", "@timestamp", "type"} <= m.keys() for m in messages)
+    assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", m["@timestamp"]) for m in messages)
+    assert messages[0]["type"] == "version" and messages[0]["ui"] == "1.2"
+    assert messages[1] == {**messages[1], "type": "init_output", "message_code": "initializing_modules_message"}
+    # warnings are diagnostics with a summary of their kind
+    warn = [m for m in messages if m["type"] == "diagnostic"]
+    assert warn and warn[0]["@level"] == "warn"
+    assert warn[0]["diagnostic"]["summary"] == "Module version fenced off by its own line"
+    assert warn[0]["diagnostic"]["detail"].startswith('Module "eks" is at 20.37.0')
+    last = messages[-1]
+    assert last["type"] == "init_result" and last["result"]["modules"]
+    assert last["result"]["warnings"][0]["summary"] == "Module version fenced off by its own line"
+    assert any(m["type"] == "log" and m["@message"] == "- vpc in terraform-aws-modules/vpc/aws 6.6.0"
+               for m in messages)
+
+
+def test_json_errors_are_diagnostics_keeping_the_explanation(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = "~> 5.0"
+            }
+          }
+        }
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.1"
+        }
+    ''')
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 1
+    diag = r.stream()[-1]
+    assert diag["type"] == "diagnostic" and diag["@level"] == "error"
+    assert diag["@message"] == "Error: No consistent set of versions"
+    assert diag["diagnostic"]["severity"] == "error" and "hashicorp/aws" in diag["diagnostic"]["detail"]
+    assert diag["error"]["kind"] == "ResolutionError"
+    assert diag["error"]["explanation"]["suggestions"][0]["edits"]
+    # an error at a line carries tofu's range and snippet
+    (root / "main.tf").write_text('module "x" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "~> nope"\n}\n')
+    bad = tofu_solve(root, "init", "-json").stream()[-1]["diagnostic"]
+    assert bad["range"]["filename"] == "main.tf" and bad["range"]["start"]["line"] == 3
+    assert bad["range"]["start"]["byte"] == len('module "x" {\n  source  = "terraform-aws-modules/vpc/aws"\n') + 2
+    assert bad["snippet"]["code"] == '  version = "~> nope"'
+
+
+def test_lock_file_would_change_is_its_own_kind(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 3.0"\n}\n')
+    r = tofu_solve(root, "init", "-lockfile=readonly", "-json")
+    assert r.code == 1 and r.json()["error"]["kind"] == "LockFileWouldChange"
+    (root / ".terraform.lock.hcl").write_text('module "kms" {\n  version = \n}\n')
+    broken = tofu_solve(root, "init", "-json")
+    assert broken.code == 1 and broken.json()["error"]["kind"] == "LockFileError"
+
+
+def test_json_into_keeps_the_human_output(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 3.0"\n}\n')
+    into = tmp_path / "init.jsonl"
+    r = tofu_solve(root, "init", f"-json-into={into}")
+    assert r.code == 0 and r.out.startswith("Initializing modules...")
+    messages = [json.loads(line) for line in into.read_text().splitlines()]
+    assert messages[0]["type"] == "version" and messages[-1]["type"] == "init_result"
+
+
+def _pty_run(args: list[str], env: dict) -> str:
+    """Run the CLI on a pseudo-terminal (as a user's terminal) and return what it printed."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve.cli", *args], stdin=slave, stdout=slave,
+                            stderr=slave, env=env, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=120)
+    os.close(master)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_terminal_gets_colour_and_no_color_turns_it_off(tmp_path, running, shared_cache):
+    import os
+    root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 99.0"\n}\n')
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(shared_cache),
+           "TERM": "xterm-256color", "COLUMNS": "120"}
+    env.pop("NO_COLOR", None)
+    coloured = _pty_run(["init", f"-chdir={root}"], env)
+    assert "Unresolvable module version constraint" in coloured
+    assert "\x1b[1;31mError: Unresolvable" in coloured  # red, bold, as tofu
+    plain = _pty_run(["init", f"-chdir={root}"], {**env, "NO_COLOR": "1"})
+    assert "Error: Unresolvable" in plain and "\x1b[1;31m" not in plain and "\x1b[31m" not in plain
+    flag = _pty_run(["init", "-no-color", f"-chdir={root}"], env)
+    assert "Error: Unresolvable" in flag and "\x1b[1;31m" not in flag
+
+
+def test_terminal_progress_is_one_live_line(tmp_path, running):
+    """On a terminal, progress is one status line updated in place (rich), not a line per
+    fetch; on a pipe (the in-process runs above) each message is a plain line."""
+    import os
+    root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 3.0"\n}\n')
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config),
+           "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color", "COLUMNS": "120"}
+    out = _pty_run(["init", f"-chdir={root}"], env)
+    assert "Fetching terraform-aws-modules/kms/aws 3.1.1 (1 fetched)" in out
+    assert "\n- Fetching" not in out.replace("\r\n", "\n")
+    assert "successfully initialized" in out

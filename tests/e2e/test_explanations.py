@@ -78,7 +78,7 @@ module "subnets" {
 
 
 def _error(run) -> dict:
-    return json.loads(run.out)["error"]
+    return run.json()["error"]
 
 
 def apply_edits(root, edits: list[dict]) -> None:

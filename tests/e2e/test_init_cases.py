@@ -303,7 +303,7 @@ def test_a_lock_that_makes_an_edit_impossible_suggests_upgrade(tmp_path, tofu_so
                     .replace('"~> 5.0"', '"~> 6.6"'))
     r = tofu_solve(root, "init", "-json")
     assert r.code == 1
-    err = json.loads(r.out)["error"]
+    err = r.json()["error"]
     first_fix = err["explanation"]["suggestions"][0]
     assert first_fix["edits"] == [] and first_fix["upgrade"] == ["hashicorp/aws"]
     assert "run tofu-solve init -upgrade=hashicorp/aws" in first_fix["summary"]
@@ -386,7 +386,7 @@ def test_errors_as_json(tmp_path, tofu_solve):
     ''')
     r = tofu_solve(root, "init", "-json")
     assert r.code == 1
-    err = json.loads(r.out)["error"]
+    err = r.json()["error"]
     assert err["kind"] == "ResolutionError"
     subject = err["explanation"]["subjects"][0]
     assert subject["subject"] == "provider hashicorp/aws"

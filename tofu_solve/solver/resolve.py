@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
-from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError
+from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError, WarningText
 from ..metadata import ModuleTree
 from .context import Context
 from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderCandidate,
@@ -279,10 +279,11 @@ def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
                         and not r.constraint.allows(pcand.version)]
                 if excl:
                     _, r = excl[0]
-                    out.append(
+                    out.append(WarningText(
+                        "Module version fenced off by its own line",
                         f'Module "{path}" is at {cand.version_text}, but {n.version_text} of the same line requires '
                         f'{r.address.for_display} "{r.constraint.text}" ({r.where}), which excludes the selected '
-                        f"{pcand.version}: its authors may have found {cand.version_text} incompatible with it.")
+                        f"{pcand.version}: its authors may have found {cand.version_text} incompatible with it."))
                     break
     return out
 

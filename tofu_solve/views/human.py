@@ -1,0 +1,105 @@
+"""Text for people: OpenTofu's wording and layout, colour on a terminal, one live progress
+line while work is under way (``rich``), plain lines on a pipe.
+
+Colour follows OpenTofu's conventions: errors red, warnings yellow, the final success line
+green, bold headings. It is off with ``-no-color``, with ``NO_COLOR`` set to anything
+non-empty (https://no-color.org), and whenever the stream is not a terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Mapping
+
+from rich.console import Console
+from rich.text import Text
+
+
+def use_color(no_color_flag: bool, env: Mapping[str, str] | None = None) -> bool:
+    """Whether colour may be used at all (a terminal is still required)."""
+    env = os.environ if env is None else env
+    return not no_color_flag and not env.get("NO_COLOR")
+
+
+class HumanView:
+    """Human output: results on standard output, progress and diagnostics on standard error.
+
+    ``progress(msg)`` on a terminal updates one live status line (counting what was fetched);
+    on a pipe, each message is a line of its own. Use as a context manager around the work
+    so the live line is cleared before results are printed.
+    """
+
+    def __init__(self, color: bool, out=None, err=None):
+        self.out_stream = out or sys.stdout
+        self.err_stream = err or sys.stderr
+        self.out = Console(file=self.out_stream, no_color=not color, highlight=False, markup=False,
+                           emoji=False, soft_wrap=True)
+        self.err = Console(file=self.err_stream, no_color=not color, highlight=False, markup=False,
+                           emoji=False, soft_wrap=True, stderr=self.err_stream is sys.stderr)
+        self.color = color
+        self.live = self.err.is_terminal
+        self._status = None
+        self._lock = threading.Lock()
+        self.fetched = 0
+
+    # ------------------------------------------------------------------ progress
+
+    def __enter__(self):
+        if self.live:
+            self._status = self.err.status("Working...", spinner="dots")
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_progress()
+        return False
+
+    def stop_progress(self) -> None:
+        with self._lock:
+            if self._status is not None:
+                self._status.__exit__(None, None, None)
+                self._status = None
+
+    def progress(self, msg: str) -> None:
+        with self._lock:
+            if msg.startswith("- Fetching"):
+                self.fetched += 1
+            if self._status is not None:
+                text = msg.lstrip("- ")
+                suffix = f" ({self.fetched} fetched)" if self.fetched else ""
+                self._status.update(Text(text + suffix))
+                return
+        self.err_stream.write(msg + "\n")
+        self.err_stream.flush()
+
+    # ------------------------------------------------------------------ output
+
+    def line(self, text: str = "", style: str | None = None) -> None:
+        self.out.print(Text(text, style=style) if style and self.color else text)
+
+    def heading(self, text: str) -> None:
+        self.line(text, "bold")
+
+    def success(self, text: str) -> None:
+        self.line(text, "bold green")
+
+    def warning(self, w) -> None:
+        summary = getattr(w, "summary", None)
+        head = Text("Warning: ", style="bold yellow" if self.color else None)
+        head.append(str(w))
+        self.out.print()
+        self.out.print(head)
+        del summary
+
+    def error_text(self, rendered: str) -> None:
+        """An error as :meth:`TofuSolveError.render` wrote it, "Error:" in red."""
+        self.stop_progress()
+        first, _, rest = rendered.partition("\n")
+        head = Text(first, style="bold red" if self.color else None)
+        self.err.print()
+        self.err.print(head)
+        if rest:
+            self.err.print(rest)
+        self.err.print()
