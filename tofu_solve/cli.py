@@ -164,6 +164,8 @@ def cmd_init(args) -> int:
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     views = args.views = _InitViews(args)
     human, stream = views.human, views.stream
+    if getattr(args, "recursive", False):
+        return _init_recursive(args, opts, views)
     if not any(config_file_names(args.chdir)):
         # As tofu init does in a directory without configuration: say so, write nothing.
         message = ("tofu-solve initialized in an empty directory!\n\nThe directory has no OpenTofu configuration "
@@ -244,6 +246,74 @@ def cmd_init(args) -> int:
     return 0
 
 
+def _init_recursive(args, opts, views) -> int:
+    """``init -recursive``: every root module under -chdir, in parallel over one cache."""
+    import dataclasses
+    from pathlib import Path
+
+    from .init import run_init
+    from .monorepo import cross_root_report, find_roots, relative_name, run_each
+
+    base = Path(args.chdir)
+    roots = find_roots(base)
+    human, stream = views.human, views.stream
+    if human:
+        human.heading(f"Initializing {len(roots)} root module{'s' if len(roots) != 1 else ''} (under {base})...")
+    if stream:
+        stream.init_output(f"Initializing {len(roots)} root modules", "initializing_root_modules_message")
+
+    def one(root: Path):
+        name = relative_name(root, base)
+        result = run_init(dataclasses.replace(opts, root=root), progress=lambda m: views.progress(f"[{name}] {m}"))
+        views.progress(f"[{name}] done: {len(result.resolution.modules)} module calls")
+        return result
+    if human:
+        with human:
+            outcomes = run_each(roots, one)
+    else:
+        outcomes = run_each(roots, one)
+    report = cross_root_report(outcomes, base)
+    rows = []
+    for o in outcomes:
+        name = relative_name(o.root, base)
+        if o.ok:
+            r = o.value
+            lock = "up to date" if not (r.changes or r.provider_changes) else \
+                f"updated ({len(r.changes) + len(r.provider_changes)} changes)"
+            rows.append((name, "ok", str(len(r.resolution.modules)), str(len(r.locks.providers)), lock))
+        else:
+            rows.append((name, "error", "-", "-", o.error.summary))
+    failed = [o for o in outcomes if not o.ok]
+    if stream:
+        for o in failed:
+            stream.error(o.error)
+        doc = {"roots": [{"root": relative_name(o.root, base), "ok": o.ok,
+                          "result": init_result_as_data(o.value) if o.ok else None,
+                          "error": o.error.to_dict() if o.error else None} for o in outcomes],
+               "report": report.as_data()}
+        stream.result("init", f"{len(outcomes) - len(failed)} of {len(outcomes)} root modules initialized", doc)
+    if human:
+        head = ("ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE")
+        widths = [max(len(r[i]) for r in [head] + rows) for i in range(4)]
+        for r in [head] + rows:
+            human.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
+        for o in failed:
+            human.line()
+            human.line(f"In {relative_name(o.root, base)}:", "bold")
+            human.error_text(o.error.render())
+        lines = report.lines()
+        if lines:
+            human.line()
+            for line in lines:
+                human.line(line)
+        human.line()
+        if failed:
+            human.line(f"{len(failed)} of {len(outcomes)} root modules failed.", "bold red")
+        else:
+            human.success(f"tofu-solve has been successfully initialized: {len(outcomes)} root modules.")
+    return 1 if failed else 0
+
+
 def init_result_as_data(result) -> dict:
     from .views import warning_data
 
@@ -316,6 +386,8 @@ def cmd_graph(args) -> int:
 def cmd_outdated(args) -> int:
     from .outdated import outdated, render_table
 
+    if getattr(args, "recursive", False):
+        return _outdated_recursive(args)
     rows = outdated(args.chdir, dict(os.environ), tuple(args.vars or ()), args.tofu_version,
                     args.module_versions == "shared", progress=_progress(args))
     movable = [r for r in rows if r.can_move]
@@ -332,9 +404,65 @@ def cmd_outdated(args) -> int:
     return 2 if movable else 0
 
 
+def _each_root(args, fn):
+    """``-recursive``: ``fn(root)`` for every root module under -chdir, in parallel.
+    Returns [(relative name, outcome)]."""
+    from pathlib import Path
+
+    from .monorepo import find_roots, relative_name, run_each
+
+    base = Path(args.chdir)
+    return [(relative_name(o.root, base), o) for o in run_each(find_roots(base), fn)]
+
+
+def _check_recursive(args) -> int:
+    from .check import check
+
+    results = _each_root(args, lambda root: check(root, dict(os.environ), tuple(args.vars or ()), args.tofu_version))
+    bad = [(n, o) for n, o in results if not o.ok or o.value]
+    if args.json:
+        json.dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
+                                             "differences": [d.as_data() for d in o.value] if o.ok else None,
+                                             "error": o.error.to_dict() if o.error else None}
+                                            for n, o in results]}, sys.stdout, indent=2)
+        print()
+        return 1 if bad else 0
+    for name, o in results:
+        state = "error: " + o.error.summary if not o.ok else \
+            (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else "agrees with its lock")
+        print(f"{name}: {state}")
+        for d in (o.value or []) if o.ok else []:
+            print(f"  {d}")
+    print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
+          f"\nAll {len(results)} root modules agree with their lock files.")
+    return 1 if bad else 0
+
+
+def _outdated_recursive(args) -> int:
+    from .outdated import outdated, render_table
+
+    results = _each_root(args, lambda root: outdated(root, dict(os.environ), tuple(args.vars or ()),
+                                                     args.tofu_version, args.module_versions == "shared"))
+    movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
+    failed = any(not o.ok for _, o in results)
+    if args.json:
+        json.dump({"can_move": movable, "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
+                                                   "error": o.error.to_dict() if o.error else None}
+                                                  for n, o in results]}, sys.stdout, indent=2)
+        print()
+    else:
+        for name, o in results:
+            print(f"== {name}")
+            print(render_table(o.value) if o.ok else "\n" + o.error.render())
+            print()
+    return 1 if failed else 2 if movable else 0
+
+
 def cmd_check(args) -> int:
     from .check import check
 
+    if getattr(args, "recursive", False):
+        return _check_recursive(args)
     diffs = check(args.chdir, dict(os.environ), tuple(args.vars or ()), args.tofu_version)
     if args.json:
         json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
@@ -466,6 +594,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "provider blocks tofu init would write and a module block per call, so that "
                                     "tofu init afterwards changes nothing. When no consistent choice exists, "
                                     "explain why.")
+    sp.add_argument("--recursive", action="store_true",
+                    help="every root module under -chdir (directories with configuration that no other directory "
+                         "calls as a local module; .terraform, .terragrunt-cache and hidden directories left out), "
+                         "in parallel over one cache, with a summary and a cross-root report")
     sp.add_argument("--json-into", metavar="FILE", dest="json_into",
                     help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output")
     sp.add_argument("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
@@ -500,6 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--tofu-version", metavar="X.Y.Z",
                     help="the OpenTofu version the working directory is for, as given to init (decides whether "
                          "override files are expected)")
+    sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
     sp.set_defaults(func=cmd_check)
 
     sp = sub.add_parser("outdated", parents=[common],
@@ -512,6 +645,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--tofu-version", metavar="X.Y.Z", help="the OpenTofu release to solve for, as for init")
     sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",
                     help="as for init")
+    sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
     sp.set_defaults(func=cmd_outdated)
 
     sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",

@@ -267,3 +267,57 @@ def test_terminal_progress_is_one_live_line(tmp_path, running):
     assert "Fetching terraform-aws-modules/kms/aws 3.1.1 (1 fetched)" in out
     assert "\n- Fetching" not in out.replace("\r\n", "\n")
     assert "successfully initialized" in out
+
+
+def _monorepo(base):
+    write_root(base / "modules" / "net", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                         '  version = "~> 6.0"\n}\n')
+    write_root(base / "live" / "prod" / "app", '''
+        module "net" {
+          source = "../../../modules/net"
+        }
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
+    ''')
+    write_root(base / "live" / "dev" / "app", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                               '  version = "~> 2.0"\n}\n')
+    # never roots: Terragrunt's cache, a hidden directory
+    write_root(base / "live" / "prod" / "app" / ".terragrunt-cache" / "abc", 'module "x" {\n  source = "./nope"\n}\n')
+    write_root(base / ".github" / "tf", 'module "x" {\n  source = "./nope"\n}\n')
+    return base
+
+
+def test_find_roots_as_a_user_means_it(tmp_path):
+    from tofu_solve.monorepo import find_roots
+    base = _monorepo(tmp_path / "repo")
+    assert [p.relative_to(base).as_posix() for p in find_roots(base)] == ["live/dev/app", "live/prod/app"]
+
+
+def test_init_recursive_solves_every_root_and_reports_across_them(tmp_path, tofu_solve):
+    base = _monorepo(tmp_path / "repo")
+    r = tofu_solve(base, "init", "-recursive", "-json")
+    assert r.code == 0, r.err
+    doc = r.json()
+    assert [x["root"] for x in doc["roots"]] == ["live/dev/app", "live/prod/app"]
+    assert all(x["ok"] for x in doc["roots"])
+    kms = doc["report"]["modules"]["terraform-aws-modules/kms/aws"]
+    assert len(kms) == 2 and sorted(sum(kms.values(), [])) == ["live/dev/app:kms", "live/prod/app:kms"]
+    assert doc["report"]["modules"]["terraform-aws-modules/vpc/aws"] == {"6.6.0": ["live/prod/app:net.vpc"]}
+    for root in ("live/dev/app", "live/prod/app"):
+        assert (base / root / ".terraform.lock.hcl").is_file()
+    assert not (base / "modules" / "net" / ".terraform.lock.hcl").exists()  # a called module is no root
+    text = tofu_solve(base, "init", "-recursive")
+    assert text.code == 0
+    assert "terraform-aws-modules/kms/aws  (several versions)" in text.out
+    assert tofu_solve(base, "check", "-recursive").code == 0
+    # one root broken: the others still succeed, the exit status says so
+    (base / "live" / "dev" / "app" / "main.tf").write_text(
+        'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "~> 99.0"\n}\n')
+    bad = tofu_solve(base, "init", "-recursive")
+    assert bad.code == 1
+    assert "live/dev/app   error" in bad.out and "live/prod/app  ok" in bad.out
+    assert "Unresolvable module version constraint" in bad.err
+    checked = tofu_solve(base, "check", "-recursive", "-json")
+    assert checked.code == 1 and not checked.json()["ok"]
