@@ -70,9 +70,13 @@ def run_demo(output: Path | None, corpus: str | None, out) -> int:
     output = Path(output or "tofu-solve-demo").resolve()
     output.mkdir(parents=True, exist_ok=True)
     print(f"tofu-solve demo: results go to {output}", file=out)
-    world = build_world(corpus_dir, default_world_dir())
+    world_dir = default_world_dir()
+    print(f"Fixture world (git repositories and registry indexes, built once and reused): {world_dir} "
+          "(TOFU_SOLVE_WORLD_DIR moves it)", file=out)
+    world = build_world(corpus_dir, world_dir)
     n_versions = sum(len(m["versions"]) for m in world.modules.values())
     print(f"Fixture world: {len(world.modules)} modules, {n_versions} versions, from {corpus_dir}", file=out)
+    print(f"Download cache of the demo's runs: {output / 'cache'}", file=out)
     roots_src = resources.files("tofu_solve").joinpath("data/demo")
     ok = True
     with tempfile.TemporaryDirectory(prefix="tofu-solve-demo-") as tmp, running_world(world, Path(tmp)) as rw:
