@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-import requests
 
 from .archives import extract_archive, sniff_archive
 from .cache import Cache
@@ -31,6 +30,9 @@ from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .gitremote import GitRemotes
 from .netutil import Limits, OpCounter, read_bounded, redact
 from .sources import OciSource, RemoteSource, SourceKind, parse_source
+from .netutil import lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
 _META_RE = re.compile(r'<meta\s+name="terraform-get"\s+content="([^"]*)"', re.I)

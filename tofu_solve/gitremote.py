@@ -24,13 +24,15 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import git
 
 from .archives import extract_archive
 from .cache import Cache
 from .errors import NetworkError, OfflineError
 from .netutil import Limits, OpCounter, redact, url_key
 from .versions.goversion import GoVersion
+from .netutil import lazy_import
+
+git = lazy_import("git")  # loaded on first use: no network, no import
 
 _STRICT_SEMVER = re.compile(
     r"v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"

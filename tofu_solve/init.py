@@ -86,7 +86,7 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
 
 def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
                   progress: Callable[[str], None] | None) -> tuple[Context, OpCounter]:
-    counter = OpCounter()
+    counter = OpCounter(announce=progress)
     limits = Limits.from_env(env)
     cache = Cache(default_cache_dir(dict(env)), fresh=options.upgrade)
     session = make_session()
@@ -98,6 +98,7 @@ def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str]
     oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline, limits=limits), cache)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
                   PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
+    ctx.counter = counter  # "Fetching" is announced by the first network operation of a fetch
     ctx.provider_source = ProviderSources(client.cli_config.provider_installation, client,
                                           MirrorClient(session, limits, counter), cache, offline=options.offline,
                                           refresh=options.upgrade)

@@ -199,10 +199,16 @@ def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Pa
         for child in modules_dir.iterdir():
             if child.is_dir() and child.name not in keep and not child.name.startswith("."):
                 shutil.rmtree(child, ignore_errors=True)
-        fd, tmp = tempfile.mkstemp(prefix=".modules.", dir=modules_dir)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(manifest_json(records))
-        os.replace(tmp, manifest_path)
+        text = manifest_json(records)
+        try:
+            unchanged = manifest_path.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            unchanged = False
+        if not unchanged:  # a warm re-init rewrites nothing
+            fd, tmp = tempfile.mkstemp(prefix=".modules.", dir=modules_dir)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, manifest_path)
     except OSError as e:
         raise TofuSolveError("Failed to install modules", f"{modules_dir}: {e.strerror or e}") from None
     return manifest_path

@@ -31,10 +31,12 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-import requests
 
 from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .netutil import Limits, OpCounter, is_loopback_host
+from .netutil import lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 ARTIFACT_TYPE = "application/vnd.opentofu.modulepkg"
 IMAGE_MANIFEST = "application/vnd.oci.image.manifest.v1+json"

@@ -21,9 +21,6 @@ from dataclasses import dataclass
 import threading
 from urllib.parse import urljoin
 
-import requests
-from requests.adapters import HTTPAdapter
-from urllib3.util.retry import Retry
 
 from . import __version__
 from .cliconfig import CliConfig
@@ -32,6 +29,9 @@ from .errors import NetworkError, OfflineError, RegistryError
 from .netutil import Limits, OpCounter, has_secret, is_loopback_host, read_document, redact
 from .provider_addr import ProviderAddress
 from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
+from .netutil import lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 MAX_DISCOVERY_BYTES = 1 << 20
 
@@ -51,17 +51,38 @@ class DirectLocation(str):
         return obj
 
 
-def make_session(retries: int = 2) -> requests.Session:
-    """A requests session with retries on connection errors and 502/503/504."""
-    s = requests.Session()
-    retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=0.2,
-                  status_forcelist=(502, 503, 504), allowed_methods=frozenset({"GET", "HEAD"}),
-                  raise_on_status=False)
-    adapter = HTTPAdapter(max_retries=retry, pool_connections=16, pool_maxsize=16)
-    s.mount("http://", adapter)
-    s.mount("https://", adapter)
-    s.headers["User-Agent"] = f"tofu-solve/{__version__}"
-    return s
+def make_session(retries: int = 2) -> "requests.Session":
+    """A requests session with retries on connection errors and 502/503/504, created on
+    first use (so that a run without network work never imports requests)."""
+    def real():
+        from requests.adapters import HTTPAdapter
+        from urllib3.util.retry import Retry
+        s = requests.Session()
+        retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=0.2,
+                      status_forcelist=(502, 503, 504), allowed_methods=frozenset({"GET", "HEAD"}),
+                      raise_on_status=False)
+        adapter = HTTPAdapter(max_retries=retry, pool_connections=16, pool_maxsize=16)
+        s.mount("http://", adapter)
+        s.mount("https://", adapter)
+        s.headers["User-Agent"] = f"tofu-solve/{__version__}"
+        return s
+    return _LazySession(real)
+
+
+class _LazySession:
+    """Stands for a ``requests.Session`` and builds it on first attribute access."""
+
+    def __init__(self, factory):
+        import threading
+        self._factory = factory
+        self._session = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name):
+        with self._lock:
+            if self._session is None:
+                self._session = self._factory()
+        return getattr(self._session, name)
 
 
 class RegistryClient:

@@ -35,7 +35,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import requests
 
 from ..archives import extract_archive
 from ..cache import Cache, key_of
@@ -47,6 +46,9 @@ from ..provider_addr import ProviderAddress
 from ..registry import ProviderDownload, RegistryClient
 from .signatures import verify_shasums
 from .sources import DIRECT, InstallationMethod, ProviderSources
+from ..netutil import lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 log = logging.getLogger(__name__)
 _PLATFORM_RE = re.compile(r"[a-z0-9]+_[a-z0-9]+")

@@ -100,6 +100,9 @@ class Context:
         # When set, how many module versions not yet known may still be fetched (the
         # after-solve improvement pass); None: no limit.
         self.fetch_budget: int | None = None
+        # The run's network counter (set by the caller): announces a fetch when it first
+        # goes to the network; None: every fetch is announced.
+        self.counter = None
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
@@ -349,8 +352,13 @@ class Context:
                     cand.source, RegistrySource) else self.pinned
             shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else \
                 redact(str(cand.source))
-            self.progress(f"- Fetching {shown} {cand.version_text}".rstrip())
-            pkg = cp.fetch(cand.source, cand.available)
+            message = f"- Fetching {shown} {cand.version_text}".rstrip()
+            if self.counter is None:
+                self.progress(message)
+                pkg = cp.fetch(cand.source, cand.available)
+            else:  # said only if the fetch goes to the network (not for a cached package)
+                with self.counter.announcing(message):
+                    pkg = cp.fetch(cand.source, cand.available)
             with self._lock:
                 self.stats.packages_fetched += 1
                 self.packages[key[1:]] = pkg
