@@ -60,6 +60,9 @@ def strict_semver_tags(tags: dict[str, str]) -> list[tuple[GoVersion, str]]:
     return out
 
 
+MAX_REFS_PER_FETCH = 64  # refs one batched git fetch asks for
+
+
 class GitRemotes:
     """Listing and fetching git remotes, cached per run and on disk.
 
@@ -77,6 +80,9 @@ class GitRemotes:
         self._refs: dict[str, dict[str, str]] = {}
         self._lock = threading.Lock()
         self._url_locks: dict[str, threading.Lock] = {}
+        # url -> ref name -> ref: refs some thread is about to export; one fetch takes every
+        # ref queued for the remote at that moment (a shared per-remote queue, issue #13)
+        self._queued: dict[str, dict[str, RemoteRef]] = {}
         self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # url -> tag -> (was, now)
         self.deleted: dict[str, set[str]] = {}  # url -> tags gone since the last listing
 
@@ -183,6 +189,28 @@ class GitRemotes:
         raise NetworkError("Git reference not found",
                            f'The git remote {redact(url)} has no tag or branch named "{ref}".', url=redact(url))
 
+    def _take_queued(self, url: str, ref: RemoteRef, repo) -> list:
+        """``ref`` and every other ref queued for ``url`` that the mirror lacks, taken off
+        the queue (the caller fetches them all in one go)."""
+        with self._lock:
+            queued = self._queued.get(url, {})
+            queued.pop(ref.name, None)
+            others = list(queued.values())
+            queued.clear()
+        batch = [ref] + [r for r in others if not _has_commit(repo, r.commit)]
+        return batch[:MAX_REFS_PER_FETCH]
+
+    def _fetch(self, repo, url: str, refs: list) -> None:
+        """One ``git fetch`` for ``refs``: shallow (depth 1) for named refs, in one command
+        however many there are; a bare commit is fetched alone, without depth."""
+        self.counter.add("git_fetch")
+        log.debug("git fetch %s %s", redact(url), " ".join(r.name for r in refs))
+        if len(refs) == 1 and refs[0].name == refs[0].commit:
+            repo.git.fetch("--no-tags", url, refs[0].commit, kill_after_timeout=self.limits.deadline)
+            return
+        repo.git.fetch("--no-tags", "--depth", "1", url, *[f"+{r.name}:{r.name}" for r in refs],
+                       kill_after_timeout=self.limits.deadline)
+
     def export(self, url: str, ref: RemoteRef, dest: Path) -> None:
         """Write the files of ``ref``'s commit into ``dest`` (no ``.git``), unpacked with the
         same bounds as any archive.
@@ -196,6 +224,9 @@ class GitRemotes:
             OfflineError: offline and the commit is not in the mirror.
         """
         mirror = self.cache.git_mirror(url)
+        if ref.name != ref.commit:
+            with self._lock:
+                self._queued.setdefault(url, {})[ref.name] = ref
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
             try:
                 tar = self._archive(url, ref, mirror)
@@ -227,20 +258,22 @@ class GitRemotes:
             raise OfflineError("Not available offline",
                                f"Commit {ref.commit} of {redact(url)} is not in the cache.")
         if not have:
-            self.counter.add("git_fetch")
-            log.debug("git fetch %s %s into %s", redact(url), ref.name, mirror)
+            batch = [ref] if ref.name == ref.commit else self._take_queued(url, ref, repo)
             try:
-                if ref.name == ref.commit:
-                    repo.git.fetch("--no-tags", url, ref.commit, kill_after_timeout=self.limits.deadline)
-                else:
-                    repo.git.fetch("--no-tags", "--depth", "1", url, f"+{ref.name}:{ref.name}",
-                                   kill_after_timeout=self.limits.deadline)
+                self._fetch(repo, url, batch)
             except git.GitCommandError as e:
                 if not rebuilt and "shallow" in _stderr(e):
                     raise _BrokenMirror() from None
-                raise NetworkError("Failed to fetch git repository",
-                                   f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
-                                   url=redact(url)) from None
+                if len(batch) > 1:  # one bad ref must not fail the others: this one alone
+                    try:
+                        self._fetch(repo, url, [ref])
+                        e = None
+                    except git.GitCommandError as again:
+                        e = again
+                if e is not None:
+                    raise NetworkError("Failed to fetch git repository",
+                                       f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
+                                       url=redact(url)) from None
         fd, name = tempfile.mkstemp(prefix="git-archive-", suffix=".tar", dir=self.cache.tmp_dir())
         tar = Path(name)
         with os.fdopen(fd, "wb") as out:

@@ -51,7 +51,7 @@ class InitOptions:
     lockfile: str = "update"  # or "readonly"
     tofu_version: str | None = None
     max_rounds: int = 20000
-    workers: int = 8
+    workers: int = 24
     offline: bool = False
     install: bool = True
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)

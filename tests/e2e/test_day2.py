@@ -264,9 +264,25 @@ def test_terminal_progress_is_one_live_line(tmp_path, running):
     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config),
            "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "cache"), "TERM": "xterm-256color", "COLUMNS": "120"}
     out = _pty_run(["init", f"-chdir={root}"], env)
-    assert "Fetching terraform-aws-modules/kms/aws 3.1.1 (1 fetched)" in out
-    assert "\n- Fetching" not in out.replace("\r\n", "\n")
+    assert "\x1b[2K" in out and "Working..." in out  # a status line redrawn in place
+    assert "\n- Fetching" not in out.replace("\r\n", "\n")  # never a line per fetch
     assert "successfully initialized" in out
+
+
+def test_live_line_counts_what_was_fetched():
+    import io
+
+    from tofu_solve.views import HumanView
+    err = io.StringIO()
+    view = HumanView(color=False, out=io.StringIO(), err=err)
+    view.err.force_terminal = True  # as on a terminal
+    view.live = True
+    with view:
+        view.progress("- Fetching terraform-aws-modules/kms/aws 3.1.1")
+        view.progress("- Fetching terraform-aws-modules/vpc/aws 6.6.0")
+        assert str(view._status.renderable.text) == "Fetching terraform-aws-modules/vpc/aws 6.6.0 (2 fetched)"
+    assert view._status is None  # cleared before results are printed
+    assert "- Fetching" not in err.getvalue()
 
 
 def _monorepo(base):

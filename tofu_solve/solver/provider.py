@@ -64,6 +64,7 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
 
 
 MAX_CALL_DEPTH = 64
+MAX_READ_AHEAD = 32  # candidate versions of one call read ahead of need when the search goes back
 
 
 def module_identity(source) -> str:
@@ -167,16 +168,18 @@ class TofuSolveProvider(AbstractProvider):
         def factory():
             locked = self.ctx.locked_candidate(call)
             if locked is not None and ok(locked):
-                yield locked
-            n = 0
-            for c in self.ctx.module_candidates(call):
-                if locked is not None and c.version_text == locked.version_text:
-                    continue
-                if ok(c):
-                    if n < 2:
-                        self.ctx.prefetch_tree(c)
-                    n += 1
-                    yield c
+                yield locked  # a warm re-init stops here: no listing, no network
+            usable = [c for c in self.ctx.module_candidates(call)
+                      if not (locked is not None and c.version_text == locked.version_text) and ok(c)]
+            for n, c in enumerate(usable):
+                # Read ahead of need, in parallel: at first only the candidate offered (the
+                # newest usually works: nothing is fetched in vain); once the search goes
+                # back over this call, a window that grows with every step back (the fetches
+                # of one remote share a queue, so a window costs a few git fetches).
+                ahead = 1 if n == 0 else min(MAX_READ_AHEAD, 4 * n)
+                for nxt in usable[n:n + ahead]:
+                    self.ctx.prefetch_tree(nxt)
+                yield c
         return factory
 
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:

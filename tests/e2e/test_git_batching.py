@@ -1,0 +1,49 @@
+"""Issue #13: fetches from one git remote share a queue: the tags asked for while a fetch
+runs are pulled together in the next shallow fetch, not one after another."""
+
+from __future__ import annotations
+
+import threading
+
+from tests.e2e.conftest import make_repo
+
+
+def test_tags_of_one_remote_are_fetched_in_batches(tmp_path):
+    from tofu_solve.cache import Cache
+    from tofu_solve.gitremote import GitRemotes, RemoteRef
+    from tofu_solve.netutil import OpCounter
+
+    tags = [f"v1.{i}.0" for i in range(12)]
+    url = make_repo(tmp_path / "repo", [(t, {"main.tf": f'# {t}\n'}) for t in tags])
+    counter = OpCounter()
+    remotes = GitRemotes(Cache(tmp_path / "cache"), counter)
+    refs = remotes.refs(url)
+    wanted = [RemoteRef(f"refs/tags/{t}", refs[f"refs/tags/{t}"]) for t in tags]
+    start = threading.Barrier(len(wanted))
+    errors = []
+
+    def export(ref: RemoteRef):
+        try:
+            start.wait()
+            dest = tmp_path / "out" / ref.name.rsplit("/", 1)[-1]
+            remotes.export(url, ref, dest)
+            assert (dest / "main.tf").read_text() == f"# {ref.name.rsplit('/', 1)[-1]}\n"
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=export, args=(r,)) for r in wanted]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    fetches = counter.snapshot()["git_fetch"]
+    assert 1 <= fetches < len(tags) // 2, fetches  # twelve tags, a few fetches
+
+    # a tag deleted from the remote fails alone; the others in its batch still arrive
+    url2 = make_repo(tmp_path / "repo2", [(t, {"main.tf": f'# {t}\n'}) for t in tags[:3]])
+    refs2 = remotes.refs(url2)
+    good = RemoteRef("refs/tags/v1.0.0", refs2["refs/tags/v1.0.0"])
+    bad = RemoteRef("refs/tags/v9.9.9", "0" * 40)
+    remotes._queued[url2] = {bad.name: bad}
+    remotes.export(url2, good, tmp_path / "good")
+    assert (tmp_path / "good" / "main.tf").is_file()
