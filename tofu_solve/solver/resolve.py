@@ -91,6 +91,9 @@ def precheck(reqs: list, ctx: Context) -> None:
     constraint no longer allows is simply not held by the lock: it alone is picked again,
     as ``tofu init`` would (issue #15)."""
     module_reqs = [r for r in reqs if isinstance(r, ModuleRequirement)]
+    for r in reqs:  # the root's provider listings start at once, beside the module listings
+        if isinstance(r, ProviderRequirement) and not r.address.is_builtin:
+            ctx.prefetch_provider(r.address)
     unlocked = [r for r in module_reqs if ctx.locked_candidate(r) is None]
     for r in unlocked:
         ctx.prefetch_available(r)

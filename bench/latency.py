@@ -1,0 +1,154 @@
+"""Cold and warm init of real roots behind network latency, against the physical floor, a
+model of ``tofu init``'s serial installer, and a measured ``terraform get``.
+
+    python3 bench/latency.py [--rtt-ms 0,50,150] [--roots 8]
+
+Delay proxies (``delay_proxy.py``, asyncio, 127.0.0.1 only) sit in front of the fixture
+registry and ``git daemon``: every round trip costs RTT, every new connection two more
+(TCP + TLS), each connection carries 20 MB/s. Roots: example roots of the corpus with at
+least two remote module calls, sampled evenly, plus two assembled roots that need the
+solver to go back (``vpc ~> 6.0`` with ``eks ~> 20.0``, without and with ``aws ~> 5.0``).
+
+For each root and RTT it reports, in seconds:
+
+* **floor**: what no installer can beat. Per level of the deepest chain of remote calls,
+  one listing (1 RTT), one download location (1 RTT) and one git fetch (2 RTT connection +
+  2 RTT protocol), everything else in parallel; plus the first registry connection (2 RTT)
+  and, once the provider versions are known, one provider package chain (download answer,
+  SHA256SUMS, signature, zip: 4 RTT). ``2 + 6 x depth + 4`` RTT.
+* **tofu model**: ``tofu init``'s installer, one call after another (listing, location,
+  ``git clone``: 6 RTT each), then one provider after another (versions, download answer,
+  SHA256SUMS, signature, zip: 5 RTT each), after the first connection: ``2 + 6 x calls +
+  5 x providers`` RTT.
+* **terraform get**: measured, through the same proxies (modules only: the installer
+  ``tofu init`` forked), when ``terraform`` is on PATH.
+* **tofu-solve cold** (empty cache) and **warm** (the same root again), measured.
+
+Prints a Markdown table and the ratios (cold / floor, cold / tofu model, cold / terraform
+get), and the warm re-init against the import time of the CLI module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO))
+
+from delay_proxy import DelayProxy  # noqa: E402
+
+from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
+from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
+
+SOLVER_ROOTS = ("pair:vpc@6+eks@20:free", "pair:vpc@6+eks@20:aws5")
+
+
+def _depth(paths: list[str]) -> int:
+    remote = set(paths)
+    return max((sum(1 for i in range(1, len(p.split(".")) + 1) if ".".join(p.split(".")[:i]) in remote)
+                for p in paths), default=0)
+
+
+def _run_cli(args: list[str], env: dict) -> tuple[float, int, str]:
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "tofu_solve.cli", *args], env=env, capture_output=True, text=True)
+    return time.monotonic() - started, done.returncode, done.stdout
+
+
+def _import_time() -> float:
+    xs = []
+    for _ in range(5):
+        t = time.monotonic()
+        subprocess.run([sys.executable, "-c", "import tofu_solve.cli"], check=True)
+        xs.append(time.monotonic() - t)
+    return statistics.median(xs)
+
+
+def main() -> int:
+    import json
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rtt-ms", default="0,50,150")
+    ap.add_argument("--roots", type=int, default=8, help="example roots to sample (plus the two solver roots)")
+    args = ap.parse_args()
+    corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
+    world = build_world(corpus, default_world_dir())
+    examples = [r for r in example_roots(corpus) if r.calls >= 2]
+    step = max(1, len(examples) // args.roots)
+    roots = examples[::step][:args.roots] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
+    terraform = shutil.which("terraform")
+    imp = _import_time()
+    rows = []
+    print("| root | calls | depth | RTT ms | floor s | tofu model s | terraform get s | tofu-solve cold s | "
+          "cold/floor | cold/tofu model | cold/terraform get | warm s | warm net ops |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for rtt_ms in [float(x) for x in args.rtt_ms.split(",")]:
+        rtt = rtt_ms / 1000
+        with GitDaemon(world.git_dir) as git, DelayProxy(("127.0.0.1", git.port), rtt) as gproxy:
+            with RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/") as reg, \
+                    DelayProxy(("127.0.0.1", reg.port), rtt) as rproxy:
+                for root in roots:
+                    tmp = Path(tempfile.mkdtemp(prefix="tofu-solve-latency-"))
+                    rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
+                    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
+                           "HOME": str(tmp), "NO_COLOR": "1"}
+                    root.write(tmp / "root")
+                    cold, code, out = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
+                    if code != 0:
+                        shutil.rmtree(tmp, ignore_errors=True)
+                        continue  # a data gap or a conflict: not a latency case
+                    result = json.loads(out.strip().splitlines()[-1])["result"]
+                    paths = [m["path"] for m in result["modules"]]
+                    depth, calls, providers = _depth(paths), len(paths), len(result["providers"])
+                    warm, _, wout = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
+                    wres = json.loads(wout.strip().splitlines()[-1])["result"]
+                    warm_ops = sum(wres["network_operations"].values())
+                    floor = rtt * (2 + 6 * depth + 4)
+                    model = rtt * (2 + 6 * calls + 5 * providers)
+                    tg = None
+                    if terraform:
+                        (tmp / "tf").mkdir()
+                        root.write(tmp / "tf")
+                        t = time.monotonic()
+                        done = subprocess.run([terraform, "get", "-no-color"], cwd=tmp / "tf", capture_output=True,
+                                              env={**env, "TF_DATA_DIR": str(tmp / "tf" / ".terraform"),
+                                                   "CHECKPOINT_DISABLE": "1"})
+                        tg = time.monotonic() - t if done.returncode == 0 else None
+                    rows.append((rtt_ms, cold, floor, model, tg, warm, warm_ops))
+                    r = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
+                    print(f"| {root.name} | {calls} | {depth} | {rtt_ms:g} | {floor:.2f} | {model:.2f} | "
+                          f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f} | {r(cold, floor)} | "
+                          f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {warm:.2f} | {warm_ops} |",
+                          flush=True)
+                    shutil.rmtree(tmp, ignore_errors=True)
+    print()
+    for rtt_ms in sorted({x[0] for x in rows}):
+        sel = [x for x in rows if x[0] == rtt_ms]
+        if rtt_ms == 0:
+            print(f"- RTT 0: median cold {statistics.median(x[1] for x in sel):.2f} s, "
+                  f"median warm {statistics.median(x[5] for x in sel):.2f} s")
+            continue
+        fl = [x[1] / x[2] for x in sel]
+        tm = [x[1] / x[3] for x in sel]
+        tg = [x[1] / x[4] for x in sel if x[4]]
+        print(f"- RTT {rtt_ms:g} ms: cold/floor median {statistics.median(fl):.2f}, max {max(fl):.2f}; "
+              f"cold/tofu model median {statistics.median(tm):.2f}; "
+              + (f"cold/terraform get median {statistics.median(tg):.2f}, max {max(tg):.2f}; " if tg else "")
+              + f"warm median {statistics.median(x[5] for x in sel):.2f} s, warm network operations "
+                f"{sum(x[6] for x in sel)}")
+    print(f"- CLI import time (python3 -c 'import tofu_solve.cli', median of 5): {imp:.3f} s; warm re-init "
+          f"median / import: {statistics.median(x[5] for x in rows) / imp:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
