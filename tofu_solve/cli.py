@@ -529,7 +529,7 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     Raises:
         TofuSolveError: a value that is not valid shell words.
     """
-    commands = {"init", "check", "why", "graph", "inspect", "demo", "version"}
+    commands = {"init", "check", "outdated", "why", "graph", "inspect", "demo", "version"}
     idx = next((i for i, a in enumerate(argv) if a in commands), None)
     if idx is None:
         return argv
