@@ -8,7 +8,6 @@ that does not solve fails the test.
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pytest

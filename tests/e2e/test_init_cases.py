@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 
 from tests.e2e.conftest import lock_versions, make_repo, write_root
 
