@@ -138,7 +138,9 @@ class Context:
         with self._lock:
             if key in self._memo or self.fetch_budget is not None:
                 return
+        self._submit(key, fn)
 
+    def _submit(self, key: tuple, fn: Callable) -> None:
         def run():
             try:
                 self._wait(key, fn)
@@ -294,7 +296,7 @@ class Context:
         if self.fetch_budget is not None:
             with self._lock:
                 entry = self._memo.get(("tree",) + key)
-                known = entry is not None and entry.done
+                known = entry is not None  # read, or being read (a prefetch already counted)
             if not known and self.metadata.get(*key) is None:
                 with self._lock:
                     if self.fetch_budget <= 0:
@@ -314,8 +316,22 @@ class Context:
         return self.metadata.get(*key) is not None
 
     def prefetch_tree(self, cand: ModuleCandidate) -> None:
+        """Start reading the candidate's tree in the background. Under a fetch budget, a
+        tree not yet known is read ahead only while the budget lasts, and counts against it."""
         key = self._tree_key(cand)
-        self._future(("tree",) + key, lambda: self._load_tree(cand, key))
+        if self.fetch_budget is None:
+            self._future(("tree",) + key, lambda: self._load_tree(cand, key))
+            return
+        with self._lock:
+            if ("tree",) + key in self._memo:
+                return
+        if self.metadata.get(*key) is None:
+            with self._lock:
+                if self.fetch_budget <= 0:
+                    return
+                self.fetch_budget -= 1
+                self.stats.improve_fetches += 1
+        self._submit(("tree",) + key, lambda: self._load_tree(cand, key))
 
     def _load_tree(self, cand: ModuleCandidate, key):
         cached = self.metadata.get(*key)

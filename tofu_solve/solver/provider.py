@@ -176,7 +176,8 @@ class TofuSolveProvider(AbstractProvider):
                 # newest usually works: nothing is fetched in vain); once the search goes
                 # back over this call, a window that grows with every step back (the fetches
                 # of one remote share a queue, so a window costs a few git fetches).
-                ahead = 1 if n == 0 else min(MAX_READ_AHEAD, 4 * n)
+                back = n + len(bad)  # versions of this call already tried and given up
+                ahead = 1 if back == 0 else min(MAX_READ_AHEAD, 4 * back)
                 for nxt in usable[n:n + ahead]:
                     self.ctx.prefetch_tree(nxt)
                 yield c

@@ -297,8 +297,11 @@ class _NearestFirst(TofuSolveProvider):
         dead = self.pruned.get(call.call_path, ())
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
-        cands = nearest_order(self.ctx.module_candidates(call), old)
-        return [c for c in cands if ok(c)]
+        cands = [c for c in nearest_order(self.ctx.module_candidates(call), old) if ok(c)]
+        back = len(bad)
+        for c in cands[:1 if back == 0 else min(8, 2 * back)]:  # read ahead, within the budget
+            self.ctx.prefetch_tree(c)
+        return cands
 
 
 def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidate]:
