@@ -151,6 +151,19 @@ def bench_scaling() -> list[dict]:
     return rows
 
 
+KEPT_FROM = "## Provider locks and check"  # sections other benchmarks append: kept as they are
+
+
+def _kept_sections(path: Path) -> str:
+    """The sections other benchmark scripts recorded after this one's, unchanged."""
+    try:
+        old = path.read_text()
+    except OSError:
+        return ""
+    i = old.find(KEPT_FROM)
+    return "\n" + old[i:] if i >= 0 else ""
+
+
 def report(real, rate, scaling, args, elapsed) -> str:
     cold = [c for c in real["cold"] if c.get("ok")]
     warm = [w for w in real["warm"] if w.get("ok")]
@@ -265,7 +278,7 @@ def main() -> int:
         saved = json.loads(Path(args.output).with_suffix(".json").read_text())
         elapsed = float(Path(args.output).read_text().split("total ", 1)[1].split(" s", 1)[0])
         text = report(saved["real"], saved["rate"], saved["scaling"], args, elapsed)
-        Path(args.output).write_text(text)
+        Path(args.output).write_text(text + _kept_sections(Path(args.output)))
         print(text)
         return 0
     t0 = time.perf_counter()
@@ -283,7 +296,7 @@ def main() -> int:
     print("scaling...", file=sys.stderr)
     scaling = bench_scaling()
     text = report(real, rate, scaling, args, time.perf_counter() - t0)
-    Path(args.output).write_text(text)
+    Path(args.output).write_text(text + _kept_sections(Path(args.output)))
     Path(args.output).with_suffix(".json").write_text(json.dumps({"real": real, "rate": rate, "scaling": scaling},
                                                                  indent=1))
     print(text)
