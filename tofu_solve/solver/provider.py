@@ -177,7 +177,8 @@ class TofuSolveProvider(AbstractProvider):
                 # back over this call, a window that grows with every step back (the fetches
                 # of one remote share a queue, so a window costs a few git fetches).
                 back = n + len(bad)  # versions of this call already tried and given up
-                ahead = 1 if back == 0 else min(MAX_READ_AHEAD, 4 * back)
+                growth = 2 if self.ctx.fetch_budget is not None else 4  # gentler when each fetch is budgeted
+                ahead = 1 if back == 0 else min(MAX_READ_AHEAD, growth * back)
                 for nxt in usable[n:n + ahead]:
                     self.ctx.prefetch_tree(nxt)
                 yield c

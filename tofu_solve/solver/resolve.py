@@ -226,7 +226,19 @@ def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attem
     from .context import FetchBudgetExceeded
     from .model import NewerThan
 
+    from .propagate import propagate
+
     total, per_call = _lag(result, ctx)
+    if total == 0:
+        return result
+    # What is already read proves some newer versions dead (a root constraint they cannot
+    # meet): an attempt for a call whose every newer version is dead is not made, and dead
+    # versions are never offered, so no fetch is spent on them.
+    pruning = propagate(reqs, ctx, fetch=False)
+    dead = {k: set(v) for k, v in pruning.dead.items()}
+    for k, v in getattr(provider, "pruned", {}).items():
+        dead.setdefault(k, set()).update(v)
+    provider = TofuSolveProvider(ctx, dead)
     attempts = 0
     tried = set()
     while total > 0 and attempts < max_attempts:
@@ -239,6 +251,13 @@ def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attem
             if key in tried:
                 continue
             tried.add(key)
+            crit = result.criteria.get(("module", call_path))
+            call_req = next((i.requirement for i in crit.information if isinstance(i.requirement, ModuleRequirement)),
+                            None) if crit is not None else None
+            listed = ctx.listed(call_req) if call_req is not None else None
+            if listed is not None and all(c.version_text in dead.get(call_path, ()) for c in listed
+                                          if c.version is not None and c.version.compare(cand.version) > 0):
+                continue  # every newer version is a proven dead end
             attempts += 1
             floor = NewerThan(call_path, cand.version, cand.version.string)
             try:
