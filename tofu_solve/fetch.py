@@ -100,7 +100,14 @@ class Fetcher:
             base = src.with_ref("").package.split("?ref=")[0].rstrip("?")
             if commit and self.cache.package_dir(base, commit).is_dir():
                 return FetchedPackage(self.cache.package_dir(base, commit), src.package, src.package, commit)
-            ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)
+            ref = None
+            if not commit and g.ref and self.git.first_fetch_of(g.url):
+                # The registry (or the address) named the tag: fetch it at once and list the
+                # remote beside it, off the critical path (moved tags are still detected).
+                self.git.list_in_background(g.url)
+                ref = self.git.fetch_tag(g.url, g.ref)
+            if ref is None:
+                ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)
             if commit and ref.commit != commit:
                 raise IntegrityError(
                     "Moved git tag",

@@ -83,6 +83,8 @@ class GitRemotes:
         # url -> ref name -> ref: refs some thread is about to export; one fetch takes every
         # ref queued for the remote at that moment (a shared per-remote queue, issue #13)
         self._queued: dict[str, dict[str, RemoteRef]] = {}
+        self._direct: set[str] = set()  # remotes whose first fetch went by tag name
+        self._background: list[threading.Thread] = []
         self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # url -> tag -> (was, now)
         self.deleted: dict[str, set[str]] = {}  # url -> tags gone since the last listing
 
@@ -95,10 +97,15 @@ class GitRemotes:
         with self._lock:
             return self._url_locks.setdefault(url, threading.Lock())
 
+    def _list_lock(self, url: str) -> threading.Lock:
+        """Guards the listing of ``url`` (apart from its fetches, so both can run at once)."""
+        with self._lock:
+            return self._url_locks.setdefault("list:" + url, threading.Lock())
+
     def cached_refs(self, url: str) -> dict[str, str] | None:
         """The listing of ``url`` from this run or, failing that, from the disk cache (the
         last run that listed it); None when never listed."""
-        with self._url_lock(url):
+        with self._list_lock(url):
             if url in self._refs:
                 return self._refs[url]
         return self.cache.read_json("refs", url_key(url))
@@ -112,7 +119,7 @@ class GitRemotes:
             NetworkError: the remote cannot be listed.
             OfflineError: offline and never listed.
         """
-        with self._url_lock(url):
+        with self._list_lock(url):
             if url in self._refs:
                 return self._refs[url]
             known = self.cache.read_json("refs", url_key(url))
@@ -188,6 +195,62 @@ class GitRemotes:
             return RemoteRef(ref, ref)
         raise NetworkError("Git reference not found",
                            f'The git remote {redact(url)} has no tag or branch named "{ref}".', url=redact(url))
+
+    def first_fetch_of(self, url: str) -> bool:
+        """True exactly once per remote and run, when the remote was never listed: that
+        caller may fetch its tag by name (:meth:`fetch_tag`) while the listing runs in the
+        background (:meth:`list_in_background`), instead of waiting for ``ls-remote``."""
+        with self._lock:
+            if url in self._refs or url in self._direct:
+                return False
+            self._direct.add(url)
+        return self.cache.read_json("refs", url_key(url)) is None and not self.offline
+
+    def list_in_background(self, url: str) -> None:
+        """Start ``ls-remote`` of ``url`` on a thread of its own (tags that moved are still
+        detected; :meth:`join_background` waits for it)."""
+        def run():
+            try:
+                self.refs(url)
+            except Exception:  # noqa: BLE001 - asked again, and reported, by whoever needs it
+                pass
+        t = threading.Thread(target=run, name="tofu-solve-ls-remote", daemon=True)
+        with self._lock:
+            self._background.append(t)
+        t.start()
+
+    def join_background(self) -> None:
+        """Wait for the listings started in the background (before tag warnings are read)."""
+        with self._lock:
+            threads, self._background = self._background, []
+        for t in threads:
+            t.join()
+
+    def fetch_tag(self, url: str, tag: str) -> RemoteRef | None:
+        """Fetch ``refs/tags/<tag>`` by name into the mirror and return it with its commit
+        (peeled); None when the remote has no such tag (the caller then resolves the ref
+        from the listing, which knows branches and the rest). Issue #13: the first fetch of
+        a remote no longer waits for ``ls-remote``."""
+        if _SHA_RE.fullmatch(tag) or tag.startswith("refs/"):
+            return None
+        name = f"refs/tags/{tag.removeprefix('tags/')}"
+        mirror = self.cache.git_mirror(url)
+        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+            if not (mirror / "HEAD").exists():
+                shutil.rmtree(mirror, ignore_errors=True)
+                git.Repo.init(mirror, bare=True)
+            _remove_stale_locks(mirror)
+            repo = git.Repo(mirror)
+            repo.git.update_environment(**GIT_ENV)
+            self.counter.add("git_fetch")
+            log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
+            try:
+                repo.git.fetch("--no-tags", "--depth", "1", url, f"+{name}:{name}",
+                               kill_after_timeout=self.limits.deadline)
+                commit = repo.git.rev_parse(f"{name}^{{commit}}").strip()
+            except git.GitCommandError:
+                return None
+        return RemoteRef(name, commit)
 
     def _take_queued(self, url: str, ref: RemoteRef, repo) -> list:
         """``ref`` and every other ref queued for ``url`` that the mirror lacks, taken off

@@ -312,6 +312,7 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
 def _tag_warnings(ctx: Context) -> list[str]:
     """Tags that moved or disappeared since this machine last listed their remote."""
     remotes = ctx.git.remotes
+    remotes.join_background()
     out = []
     for url, moved in sorted(remotes.moved.items()):
         for tag, (was, now) in sorted(moved.items()):

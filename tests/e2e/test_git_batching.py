@@ -47,3 +47,21 @@ def test_tags_of_one_remote_are_fetched_in_batches(tmp_path):
     remotes._queued[url2] = {bad.name: bad}
     remotes.export(url2, good, tmp_path / "good")
     assert (tmp_path / "good" / "main.tf").is_file()
+
+
+def test_first_fetch_of_a_remote_does_not_wait_for_ls_remote(tmp_path, tofu_solve, own_cache, monkeypatch):
+    """The tag the registry names is fetched by name while ``ls-remote`` runs beside it;
+    the listing still happens (moved tags stay detectable) and the lock is the same."""
+    from tests.e2e.conftest import lock_versions, write_root
+    log = tmp_path / "tf.log"
+    monkeypatch.setenv("TF_LOG", "DEBUG")
+    monkeypatch.setenv("TF_LOG_PATH", str(log))
+    root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 3.0"\n}\n')
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"kms": "3.1.1"}
+    text = log.read_text()
+    assert "(by name, before ls-remote)" in text
+    assert "git ls-remote --tags --heads" in text  # the listing still ran, beside the fetch
+    assert r.json()["network_operations"]["git_ls_remote"] == 1
