@@ -236,12 +236,7 @@ class GitRemotes:
         name = f"refs/tags/{tag.removeprefix('tags/')}"
         mirror = self.cache.git_mirror(url)
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-            if not (mirror / "HEAD").exists():
-                shutil.rmtree(mirror, ignore_errors=True)
-                git.Repo.init(mirror, bare=True)
-            _remove_stale_locks(mirror)
-            repo = git.Repo(mirror)
-            repo.git.update_environment(**GIT_ENV)
+            repo = _open_mirror(mirror)
             self.counter.add("git_fetch")
             log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
             try:
@@ -310,12 +305,7 @@ class GitRemotes:
     def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False) -> Path:
         """``git archive`` of the commit into a temporary tar file (fetching it first when
         the mirror lacks it). Raises _BrokenMirror when the mirror cannot produce it."""
-        if not (mirror / "HEAD").exists():
-            shutil.rmtree(mirror, ignore_errors=True)
-            git.Repo.init(mirror, bare=True)
-        _remove_stale_locks(mirror)
-        repo = git.Repo(mirror)
-        repo.git.update_environment(**GIT_ENV)
+        repo = _open_mirror(mirror)
         have = _has_commit(repo, ref.commit)
         if not have and self.offline:
             raise OfflineError("Not available offline",
@@ -355,6 +345,18 @@ class GitRemotes:
 
 class _BrokenMirror(Exception):
     """The mirror holds a commit it cannot archive (objects missing after a killed fetch)."""
+
+
+def _open_mirror(mirror: Path):
+    """The bare mirror at ``mirror`` (created when missing), without stale git lock files.
+    Called only under the cache's lock for that mirror."""
+    if not (mirror / "HEAD").exists():
+        shutil.rmtree(mirror, ignore_errors=True)
+        git.Repo.init(mirror, bare=True)
+    _remove_stale_locks(mirror)
+    repo = git.Repo(mirror)
+    repo.git.update_environment(**GIT_ENV)
+    return repo
 
 
 def _remove_stale_locks(mirror: Path) -> None:

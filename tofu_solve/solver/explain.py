@@ -206,14 +206,7 @@ def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list |
             for clash in on_subject:
                 levers += [lv for lv in clash if lv not in levers]
             levers.sort(key=lambda lv: lv.index)
-            t, d = _explain_subject(ident, levers, ctx, wi)
-            if d.get("kind") == "no such version":
-                summary = "Unresolvable module version constraint"
-                data["kind"] = "no such version"
-            if text:
-                text.append("")
-            text += t
-            data["subjects"].append(d)
+            summary = _add_subject(_explain_subject(ident, levers, ctx, wi), text, data, summary)
         text.append("")
         text.append("These cannot hold together:" if len(clashes) == 1 else
                     "Each of these sets cannot hold together:")
@@ -227,18 +220,12 @@ def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list |
             groups.setdefault(info.requirement.identifier, []).append(info)
         for ident, infos in groups.items():
             if ident[0] in ("provider", "opentofu", "package"):
-                t, d = _explain_from_causes(ident, infos, ctx, wi)
+                part = _explain_from_causes(ident, infos, ctx, wi)
             elif ident[0] == "unusable":
-                t, d = _explain_unusable(ident, infos, ctx)
+                part = _explain_unusable(ident, infos, ctx)
             else:
-                t, d = _explain_module(ident, infos, ctx)
-                if d.get("kind") == "no such version":
-                    summary = "Unresolvable module version constraint"
-                    data["kind"] = "no such version"
-            if text:
-                text.append("")
-            text += t
-            data["subjects"].append(d)
+                part = _explain_module(ident, infos, ctx)
+            summary = _add_subject(part, text, data, summary)
     advice = [sg.summary() for sg in suggestions]
     data["suggestions"] = [sg.as_dict() for sg in suggestions]
     moved = wi.held_by_lock()
@@ -262,6 +249,20 @@ def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list |
     if not text:
         text = ["No version of the module calls and providers satisfies every constraint."]
     return ResolutionError(summary, "\n".join(text), explanation=data)
+
+
+def _add_subject(part: tuple[list[str], dict], text: list[str], data: dict, summary: str) -> str:
+    """Append one subject's text and data; returns the error summary (OpenTofu's
+    "Unresolvable module version constraint" when a call matches no version at all)."""
+    lines, d = part
+    if d.get("kind") == "no such version":
+        summary = "Unresolvable module version constraint"
+        data["kind"] = "no such version"
+    if text:
+        text.append("")
+    text += lines
+    data["subjects"].append(d)
+    return summary
 
 
 def _clash_subjects(clash, wi) -> list:
