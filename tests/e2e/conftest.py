@@ -92,6 +92,25 @@ def isolated(tmp_path, own_cache):
     return tmp_path
 
 
+AWS5_VPC61 = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.1"
+}
+'''
+"""The smallest impossible root: vpc ~> 6.1 needs aws >= 6.0, the root allows only 5.x
+("~> 5.0" at main.tf:5, the call at main.tf:10, its "~> 6.1" at main.tf:12)."""
+
+
 def write_root(dir: Path, main_tf: str, files: dict[str, str] | None = None) -> Path:
     dir.mkdir(parents=True, exist_ok=True)
     (dir / "main.tf").write_text(textwrap.dedent(main_tf).lstrip())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.conftest import write_root
+from tests.e2e.conftest import AWS5_VPC61, write_root
 
 ROOT_3 = '''
 terraform {
@@ -165,20 +165,7 @@ def test_init_json_is_opentofus_json_lines_stream(tmp_path, tofu_solve):
 
 
 def test_json_errors_are_diagnostics_keeping_the_explanation(tmp_path, tofu_solve):
-    root = write_root(tmp_path / "root", '''
-        terraform {
-          required_providers {
-            aws = {
-              source  = "hashicorp/aws"
-              version = "~> 5.0"
-            }
-          }
-        }
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.1"
-        }
-    ''')
+    root = write_root(tmp_path / "root", AWS5_VPC61)
     r = tofu_solve(root, "init", "-json")
     assert r.code == 1
     diag = r.stream()[-1]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from tests.e2e.conftest import lock_versions, make_repo, write_root
+from tests.e2e.conftest import AWS5_VPC61, lock_versions, make_repo, write_root
 
 
 def test_git_source_with_version_constraint_v_tags(tmp_path, tofu_solve, world):
@@ -368,21 +368,7 @@ def test_json_output_and_provider_block_completed_as_tofu_init_would(tmp_path, t
 
 
 def test_errors_as_json(tmp_path, tofu_solve):
-    root = write_root(tmp_path, '''
-        terraform {
-          required_providers {
-            aws = {
-              source  = "hashicorp/aws"
-              version = "~> 5.0"
-            }
-          }
-        }
-
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.1"
-        }
-    ''')
+    root = write_root(tmp_path, AWS5_VPC61)
     r = tofu_solve(root, "init", "-json")
     assert r.code == 1
     err = r.json()["error"]

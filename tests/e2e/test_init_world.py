@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import lock_versions, write_root
+from tests.e2e.conftest import AWS5_VPC61, lock_versions, write_root
 
 AWS_5 = '''
 terraform {
@@ -106,12 +106,7 @@ def test_cloudposse_stack_under_aws_5(tmp_path, tofu_solve):
 
 
 def test_impossible_root_is_explained(tmp_path, tofu_solve):
-    root = write_root(tmp_path, AWS_5 + '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.1"
-        }
-    ''')
+    root = write_root(tmp_path, AWS5_VPC61)
     r = tofu_solve(root, "init")
     assert r.code == 1
     assert r.lock == ""  # nothing written
