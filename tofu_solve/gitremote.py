@@ -85,6 +85,9 @@ class GitRemotes:
         self._queued: dict[str, dict[str, RemoteRef]] = {}
         self._direct: set[str] = set()  # remotes whose first fetch went by tag name
         self._background: list[threading.Thread] = []
+        # git fetches running now, so that :meth:`abort` can stop read-ahead nobody needs
+        self._running: set[subprocess.Popen] = set()
+        self._aborted = False
         self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # url -> tag -> (was, now)
         self.deleted: dict[str, set[str]] = {}  # url -> tags gone since the last listing
 
@@ -237,15 +240,58 @@ class GitRemotes:
         mirror = self.cache.git_mirror(url)
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
             repo = _open_mirror(mirror)
-            self.counter.add("git_fetch")
             log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
             try:
-                repo.git.fetch("--no-tags", "--depth", "1", url, f"+{name}:{name}",
-                               kill_after_timeout=self.limits.deadline)
+                self._run_fetch(mirror, ["--no-tags", "--depth", "1", url, f"+{name}:{name}"])
                 commit = repo.git.rev_parse(f"{name}^{{commit}}").strip()
             except git.GitCommandError:
                 return None
         return RemoteRef(name, commit)
+
+    def _run_fetch(self, mirror: Path, args: list[str]) -> None:
+        """``git fetch ARGS`` in ``mirror`` (one ``git_fetch`` network operation), bounded by
+        the deadline, stoppable by :meth:`abort`.
+
+        Raises:
+            FetchAborted: :meth:`abort` was called before or during the fetch.
+            git.GitCommandError: git failed or ran past the deadline (as GitPython raises it).
+        """
+        cmd = ["git", "--git-dir", str(mirror), "fetch", *args]
+        with self._lock:
+            if self._aborted:
+                raise FetchAborted()
+            self.counter.add("git_fetch")
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env={**os.environ, **GIT_ENV})
+            self._running.add(proc)
+        try:
+            try:
+                _, err = proc.communicate(timeout=self.limits.deadline)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+                raise git.GitCommandError(cmd, "timed out", b"timed out after %d s" % self.limits.deadline) from None
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+                aborted = self._aborted
+        if aborted and proc.returncode != 0:
+            raise FetchAborted()
+        if proc.returncode != 0:
+            raise git.GitCommandError(cmd, proc.returncode, err)
+
+    def abort(self) -> None:
+        """Stop every git fetch now running and refuse new ones: the run no longer needs
+        them (read-ahead still in flight when the solve is done, issue #13). git cleans up
+        after SIGTERM; a mirror left half-fetched heals itself on the next export."""
+        with self._lock:
+            self._aborted = True
+            running = list(self._running)
+        for proc in running:
+            try:
+                proc.terminate()
+            except OSError:
+                pass
 
     def _take_queued(self, url: str, ref: RemoteRef, repo) -> list:
         """``ref`` and every other ref queued for ``url`` that the mirror lacks, taken off
@@ -261,13 +307,12 @@ class GitRemotes:
     def _fetch(self, repo, url: str, refs: list) -> None:
         """One ``git fetch`` for ``refs``: shallow (depth 1) for named refs, in one command
         however many there are; a bare commit is fetched alone, without depth."""
-        self.counter.add("git_fetch")
         log.debug("git fetch %s %s", redact(url), " ".join(r.name for r in refs))
+        mirror = Path(repo.git_dir)
         if len(refs) == 1 and refs[0].name == refs[0].commit:
-            repo.git.fetch("--no-tags", url, refs[0].commit, kill_after_timeout=self.limits.deadline)
+            self._run_fetch(mirror, ["--no-tags", url, refs[0].commit])
             return
-        repo.git.fetch("--no-tags", "--depth", "1", url, *[f"+{r.name}:{r.name}" for r in refs],
-                       kill_after_timeout=self.limits.deadline)
+        self._run_fetch(mirror, ["--no-tags", "--depth", "1", url, *[f"+{r.name}:{r.name}" for r in refs]])
 
     def export(self, url: str, ref: RemoteRef, dest: Path) -> None:
         """Write the files of ``ref``'s commit into ``dest`` (no ``.git``), unpacked with the
@@ -341,6 +386,10 @@ class GitRemotes:
                                f"git archive {ref.commit} from {redact(url)} failed: "
                                f"{redact(proc.stderr.decode(errors='replace'))}", url=redact(url))
         return tar
+
+
+class FetchAborted(Exception):
+    """A git fetch stopped by :meth:`GitRemotes.abort` (never shown: nobody waits for it)."""
 
 
 class _BrokenMirror(Exception):

@@ -65,3 +65,57 @@ def test_first_fetch_of_a_remote_does_not_wait_for_ls_remote(tmp_path, tofu_solv
     assert "(by name, before ls-remote)" in text
     assert "git ls-remote --tags --heads" in text  # the listing still ran, beside the fetch
     assert r.json()["network_operations"]["git_ls_remote"] == 1
+
+
+def test_abort_stops_a_fetch_nobody_needs_and_the_mirror_still_works(tmp_path):
+    """Issue #13: read-ahead still in flight when the run ends is stopped, not waited for.
+    A git server that accepts and never answers stands for a slow fetch; ``abort`` ends it
+    at once with FetchAborted, refuses later fetches, and the mirror serves the next run."""
+    import socket
+
+    from tofu_solve.cache import Cache
+    from tofu_solve.gitremote import FetchAborted, GitRemotes, RemoteRef
+    from tofu_solve.netutil import OpCounter
+
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(4)
+    held = []
+    threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
+    hung_url = f"git://127.0.0.1:{silent.getsockname()[1]}/never.git"
+    cache = Cache(tmp_path / "cache")
+    remotes = GitRemotes(cache, OpCounter())
+    outcome = []
+    started = threading.Event()
+
+    def fetch():
+        started.set()
+        try:
+            remotes.export(hung_url, RemoteRef("refs/tags/v1.0.0", "1" * 40), tmp_path / "never")
+            outcome.append("returned")
+        except Exception as e:  # noqa: BLE001 - the kind is asserted below
+            outcome.append(e)
+    t = threading.Thread(target=fetch)
+    t.start()
+    started.wait()
+    while not remotes._running:  # the git process is up and talking to the silent server
+        t.join(0.05)
+    remotes.abort()
+    t.join(60)  # a liveness bound: without abort this thread would wait for the deadline
+    try:
+        assert not t.is_alive()
+        assert len(outcome) == 1 and isinstance(outcome[0], FetchAborted), outcome
+        url = make_repo(tmp_path / "repo", [("v1.0.0", {"main.tf": "# one\n"})])
+        refs = GitRemotes(cache, OpCounter()).refs(url)
+        try:  # the aborted GitRemotes refuses new work
+            remotes.export(url, RemoteRef("refs/tags/v1.0.0", refs["refs/tags/v1.0.0"]), tmp_path / "refused")
+            raise AssertionError("an aborted GitRemotes fetched")
+        except FetchAborted:
+            pass
+        fresh = GitRemotes(cache, OpCounter())
+        fresh.export(url, RemoteRef("refs/tags/v1.0.0", refs["refs/tags/v1.0.0"]), tmp_path / "ok")
+        assert (tmp_path / "ok" / "main.tf").read_text() == "# one\n"
+    finally:
+        silent.close()
+        for conn, _ in held:
+            conn.close()

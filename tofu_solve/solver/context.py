@@ -110,7 +110,13 @@ class Context:
             return sum(1 for k, m in self._memo.items() if k[0] == "list" and m.done and m.error is None)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        """End the run's background work: queued prefetches are dropped, git fetches still
+        running (read-ahead the solve no longer needs) are stopped, then the pool's threads
+        are joined, so nothing writes into the cache after this returns (issue #13: the
+        run no longer waits for fetches nobody will read)."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.git.remotes.abort()
+        self.pool.shutdown(wait=True)
 
     # ------------------------------------------------------------------ memoized work
 
