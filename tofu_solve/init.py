@@ -27,6 +27,7 @@ from .netutil import Limits, OpCounter, redact
 from .oci import OciClient
 from .plugins.sources import MirrorClient, ProviderSources
 from .plugins import ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
+from .plugins.readahead import ProviderReadAhead
 from .providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from .providers.oci import OciCandidates
 from .registry import RegistryClient, make_session
@@ -129,20 +130,30 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)
     ctx, counter = build_context(options, solve_locks, env, progress)
     ctx.client.refresh_only = providers_again
+    packages = _provider_packages(ctx, counter, opts)
+    platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
+    # The solver's likely provider picks are read ahead while it runs (issue #13).
+    ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
+        a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
+    ctx.likely_provider = ahead.likely
     try:
-        res = solve(tree, ctx, root)
+        try:
+            res = solve(tree, ctx, root)
+        finally:
+            ctx.likely_provider = None
         # Provider packages are fetched while module packages are verified: both are network
         # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
-            planned = one.submit(_provider_plan, res, locks, ctx, counter, opts, providers_again)
+            planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
             selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
+        ahead.close()
         ctx.close()
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings]
     res.warnings.extend(_tag_warnings(ctx))
@@ -269,15 +280,19 @@ def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected:
                            else overrides.existing(root))
 
 
-def _provider_plan(res: Resolution, locks: LockFile, ctx: Context, counter: OpCounter,
+def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> ProviderPackages:
+    """Where this run's provider packages come from (one object, so that what was read
+    ahead during the solve is found by the plan after it)."""
+    fetcher = ctx.registry.fetcher
+    return ProviderPackages(ctx.client, fetcher, fetcher.cache, counter, ctx.client.cli_config.plugin_cache_dir,
+                            offline=opts.offline, sources=ctx.provider_source)
+
+
+def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
                    opts: InitOptions, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """The provider blocks ``tofu init`` would write for this solution (see
     :mod:`tofu_solve.plugins.locks`)."""
-    fetcher = ctx.registry.fetcher
-    packages = ProviderPackages(ctx.client, fetcher, fetcher.cache, counter, ctx.client.cli_config.plugin_cache_dir,
-                                offline=opts.offline, sources=ctx.provider_source)
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
-    platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
                                refresh)
 

@@ -229,3 +229,56 @@ def test_hashes_of_unknown_schemes_are_dropped_as_tofu_drops_them(isolated, tofu
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert r.lock == text
+
+
+def test_provider_packages_read_ahead_during_the_solve_are_not_fetched_twice(isolated, tofu_solve):
+    """Issue #13: the solver's likely provider pick is read ahead while it runs; the plan
+    after the solve finds the package answer and the verified checksums in memory, so each
+    is asked for once (without sharing, the answer and both documents would be asked twice)."""
+    root = write_root(isolated / "root", ROOT)
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    ops = r.json()["network_operations"]
+    assert _lock(r).providers[AWS].version == "5.100.0"
+    assert (ops["provider_download"], ops["provider_checksums"], ops["provider_package"]) == (1, 2, 1), ops
+
+
+def test_read_ahead_fetches_the_zip_only_for_the_locked_version(running, tmp_path):
+    """A guess costs the small requests only; the locked version (a fresh clone with a lock
+    file) is read ahead whole. Either way the plan's later ``info`` asks for nothing more
+    than what is missing, and nothing is read ahead offline of the guess limit."""
+    from tofu_solve.init import InitOptions, _provider_packages, build_context
+    from tofu_solve.lockfile import LockFile
+    from tofu_solve.plugins.readahead import MAX_GUESSES, ProviderReadAhead
+    from tofu_solve.provider_addr import parse_provider_source
+    from tofu_solve.solver.context import SolveOptions
+    from tofu_solve.tofu_version import target_version
+
+    ctx, counter = build_context(SolveOptions(target_version("1.10.0")), LockFile(), running.env(tmp_path / "cache"),
+                                 None)
+    try:
+        packages = _provider_packages(ctx, counter, InitOptions())
+        platform = current_platform()
+        ahead = ProviderReadAhead(packages, (platform,), {AWS: "5.99.0"})
+        aws = parse_provider_source("hashicorp/aws")
+        ahead.likely(aws, "5.98.0")  # a guess
+        ahead.likely(aws, "5.99.0")  # the locked version
+        ahead.likely(aws, "5.98.0")  # the same guess again: nothing more
+        for v in ("5.97.0", "5.96.0", "5.95.0"):
+            ahead.likely(aws, v)
+        ahead.close()
+        assert ahead.guesses()[AWS] == ["5.98.0", "5.99.0", "5.97.0"][:MAX_GUESSES]
+        before = counter.snapshot()
+        assert before["provider_download"] == MAX_GUESSES
+        assert before["provider_checksums"] == 2 * MAX_GUESSES
+        assert before["provider_package"] == 1  # the locked version's zip only
+        assert packages.cached(aws, "5.99.0", platform) is not None
+        assert packages.cached(aws, "5.98.0", platform) is None
+        packages.info(aws, "5.98.0", platform)
+        packages.info(aws, "5.99.0", platform)
+        after = counter.snapshot()
+        assert after["provider_download"] == before["provider_download"]  # answers kept in memory
+        assert after["provider_checksums"] == before["provider_checksums"]  # verified documents too
+        assert after["provider_package"] == 2  # the guessed version's zip, now needed
+    finally:
+        ctx.close()

@@ -118,6 +118,8 @@ class ProviderPackages:
         self.offline = offline
         self._sums: dict[tuple[str, str, str], tuple[str, ...]] = {}
         self._documents: dict[str, str] = {}  # shasums URL -> verified document text
+        self._answers: dict[tuple[str, str, str], ProviderDownload] = {}  # (address, version, platform)
+        self._key_locks: dict[tuple, threading.Lock] = {}  # one request per answer or document at a time
         self.unsigned: set[str] = set()  # "ns/type version" whose signature OpenTofu's no-key rule skipped
         self._lock = threading.Lock()
 
@@ -159,7 +161,7 @@ class ProviderPackages:
         method = self._method(address, version)
         if method.kind != "direct":
             return self._from_mirror(method, address, version, platform)
-        meta = self.client.provider_download(address, version, platform)
+        meta = self._answer(address, version, platform)
         log.debug("provider %s %s %s: %s, checksums %s", address, version, platform, redact(meta.download_url),
                   redact(meta.shasums_url))
         what = f"provider {address.for_display} {version}"
@@ -179,6 +181,37 @@ class ProviderPackages:
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
         self._place(address, version, platform, directory)
         return info
+
+    def prepare(self, address: ProviderAddress, version: str, platform: str) -> None:
+        """Fetch and verify what is small ahead of need: the registry's package answer, the
+        ``SHA256SUMS`` document and its signature (memoized for :meth:`info`), not the zip.
+        Does nothing offline, for a package already cached, or for a mirror's package.
+
+        Raises:
+            RegistryError, NetworkError, IntegrityError: as :meth:`info` would.
+        """
+        if self.offline or self.cached(address, version, platform) is not None \
+                or self._method(address, version).kind != "direct":
+            return
+        meta = self._answer(address, version, platform)
+        self._signed_sums(meta, f"provider {address.for_display} {version}")
+
+    def _key_lock(self, key: tuple) -> threading.Lock:
+        with self._lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+    def _answer(self, address: ProviderAddress, version: str, platform: str) -> ProviderDownload:
+        """The registry's package answer, asked once per run (concurrent askers wait for
+        the first; a failure is not remembered)."""
+        key = (str(address), version, platform)
+        with self._key_lock(("answer",) + key):
+            with self._lock:
+                hit = self._answers.get(key)
+            if hit is None:
+                hit = self.client.provider_download(address, version, platform)
+                with self._lock:
+                    self._answers[key] = hit
+            return hit
 
     def _from_mirror(self, method: InstallationMethod, address: ProviderAddress, version: str,
                      platform: str) -> PackageInfo:
@@ -232,6 +265,10 @@ class ProviderPackages:
 
     def _signed_sums(self, meta: ProviderDownload, what: str) -> tuple[str, ...]:
         key = (str(meta.provider), meta.version, meta.shasums_url)
+        with self._key_lock(("sums",) + key):
+            return self._signed_sums_once(key, meta, what)
+
+    def _signed_sums_once(self, key: tuple[str, str, str], meta: ProviderDownload, what: str) -> tuple[str, ...]:
         with self._lock:
             if key in self._sums:
                 return self._sums[key]

@@ -103,6 +103,10 @@ class Context:
         # The run's network counter (set by the caller): announces a fetch when it first
         # goes to the network; None: every fetch is announced.
         self.counter = None
+        # Called with (provider address, version) whenever the solver's first choice for a
+        # provider is known or changes, so that its package can be read ahead
+        # (tofu_solve.plugins.readahead); None: nobody listens.
+        self.likely_provider: Callable[[object, str], None] | None = None
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""

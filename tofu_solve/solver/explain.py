@@ -186,6 +186,7 @@ def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list |
 
     from .propagate import propagate
 
+    ctx.likely_provider = None  # nothing will be locked: what-if picks are not read ahead
     reqs = root_reqs if root_reqs is not None else root_requirements(tree, ctx)
     # What the what-if solves will ask about, read at once and in parallel: every candidate
     # version of the root calls (a dead-end pass that reads them; its result is not needed).

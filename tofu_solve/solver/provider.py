@@ -65,6 +65,8 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
 
 MAX_CALL_DEPTH = 64
 MAX_READ_AHEAD = 32  # candidate versions of one call read ahead of need when the search goes back
+CONFLICT_READ_AHEAD = 4  # older versions of each module call party to a conflict read ahead
+FIRST_READ_AHEAD = 8  # the window once a call goes back: most walks end within it, in one git fetch
 
 
 def module_identity(source) -> str:
@@ -115,6 +117,7 @@ class TofuSolveProvider(AbstractProvider):
         (:func:`~.propagate.propagate`); they are never offered."""
         self.ctx = ctx
         self.pruned = pruned or {}
+        self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
 
     def identify(self, requirement_or_candidate):
         return requirement_or_candidate.identifier
@@ -134,6 +137,26 @@ class TofuSolveProvider(AbstractProvider):
         kind = identifier[0]
         depth = identifier[1].count(".") if kind == "module" else 0
         return (identifier not in causes, _RANK[kind], depth, identifier)
+
+    def read_ahead_below(self, cand: ModuleCandidate) -> None:
+        """``cand`` is party to a conflict: the search may go back over its call next, or
+        over the other party's. Read the next :data:`CONFLICT_READ_AHEAD` older versions of
+        its call ahead of need, once per version, so that whichever call the search (or
+        the after-solve pass) goes back over finds its metadata already there, fetched in
+        parallel with the other's (issue #13). Uses only listings already known."""
+        key = (cand.call_path, cand.version_text)
+        if key in self._ahead_done or cand.version is None:
+            return
+        self._ahead_done.add(key)
+        req = self.ctx.calls.get(cand.call_path)
+        listed = self.ctx.listed(req) if req is not None else None
+        if not listed:
+            return
+        dead = self.pruned.get(cand.call_path, ())
+        older = [c for c in listed if c.version is not None and c.version.compare(cand.version) < 0
+                 and c.version_text not in dead and self.is_satisfied_by(req, c)]
+        for c in older[:CONFLICT_READ_AHEAD]:
+            self.ctx.prefetch_tree(c)
 
     def find_matches(self, identifier, requirements: Mapping[object, Iterator],
                      incompatibilities: Mapping[object, Iterator]) -> Iterable:
@@ -178,7 +201,7 @@ class TofuSolveProvider(AbstractProvider):
                 # of one remote share a queue, so a window costs a few git fetches).
                 back = n + len(bad)  # versions of this call already tried and given up
                 growth = 2 if self.ctx.fetch_budget is not None else 4  # gentler when each fetch is budgeted
-                ahead = 1 if back == 0 else min(MAX_READ_AHEAD, growth * back)
+                ahead = 1 if back == 0 else min(MAX_READ_AHEAD, max(FIRST_READ_AHEAD, growth * back))
                 for nxt in usable[n:n + ahead]:
                     self.ctx.prefetch_tree(nxt)
                 yield c
@@ -209,6 +232,8 @@ class TofuSolveProvider(AbstractProvider):
             if lock is not None and not self.ctx.options.upgrade and str(v) != lock.version:
                 continue  # tofu init keeps the locked provider version unless -upgrade
             out.append(cand)
+        if out and self.ctx.likely_provider is not None:
+            self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out
 
     def is_satisfied_by(self, requirement, candidate) -> bool:

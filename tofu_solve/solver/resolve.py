@@ -54,8 +54,9 @@ class _Reporter(BaseReporter):
     """Counts rounds and backtracks (per identifier, to name what the search went back
     and forth on), and interrupts once at :data:`THRASH_BACKTRACKS`."""
 
-    def __init__(self, progress, interrupt_at: int | None = None):
+    def __init__(self, progress, interrupt_at: int | None = None, provider: TofuSolveProvider | None = None):
         self.progress = progress
+        self.provider = provider
         self.rounds = 0
         self.backtracks = 0
         self.per_identifier: dict = {}
@@ -67,6 +68,13 @@ class _Reporter(BaseReporter):
             self.progress(f"- Still resolving: round {index}, {self.backtracks} backtracks")
 
     def rejecting_candidate(self, criterion, candidate) -> None:
+        # The other parties to this conflict (module versions already pinned whose
+        # requirements the candidate cannot meet): the search may have to go back over
+        # them too, so their older versions are read ahead now, beside the candidate's.
+        if self.provider is not None:
+            for info in criterion.information:
+                if isinstance(info.parent, ModuleCandidate) and info.parent != candidate:
+                    self.provider.read_ahead_below(info.parent)
         self.backtracks += 1
         ident = candidate.identifier
         self.per_identifier[ident] = self.per_identifier.get(ident, 0) + 1
@@ -119,7 +127,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     reqs = root_requirements(tree, ctx)
     precheck(reqs, ctx)
     provider = TofuSolveProvider(ctx)
-    reporter = _Reporter(ctx.progress, THRASH_BACKTRACKS)
+    reporter = _Reporter(ctx.progress, THRASH_BACKTRACKS, provider)
     try:
         try:
             result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
@@ -131,7 +139,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             pruning = propagate(reqs, ctx, fetch=True)
             if pruning.empty:
                 raise explain_impossible([], ctx, tree, reqs, root) from None
-            provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
+            provider = reporter.provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
             result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
     except ResolutionImpossible as e:
         raise explain_impossible(e.causes, ctx, tree, reqs, root) from None
