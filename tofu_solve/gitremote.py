@@ -83,6 +83,8 @@ class GitRemotes:
         # url -> ref name -> ref: refs some thread is about to export; one fetch takes every
         # ref queued for the remote at that moment (a shared per-remote queue, issue #13)
         self._queued: dict[str, dict[str, RemoteRef]] = {}
+        # (url, ref name) -> the fetch that is bringing it now (others wait for it)
+        self._inflight: dict[tuple[str, str], _Flight] = {}
         self._direct: set[str] = set()  # remotes whose first fetch went by tag name
         self._background: list[threading.Thread] = []
         # git fetches running now, so that :meth:`abort` can stop read-ahead nobody needs
@@ -237,20 +239,20 @@ class GitRemotes:
         if _SHA_RE.fullmatch(tag) or tag.startswith("refs/"):
             return None
         name = f"refs/tags/{tag.removeprefix('tags/')}"
-        mirror = self.cache.git_mirror(url)
-        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-            repo = _open_mirror(mirror)
-            log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
-            try:
-                self._run_fetch(mirror, ["--no-tags", "--depth", "1", url, f"+{name}:{name}"])
+        log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
+        try:
+            self._fetch_into_mirror(url, [RemoteRef(name, "")])  # by name: the commit is not known yet
+            with self._url_lock(url), self.cache.locked(f"git:{self.cache.git_mirror(url)}"):
+                repo = _open_mirror(self.cache.git_mirror(url))
                 commit = repo.git.rev_parse(f"{name}^{{commit}}").strip()
-            except git.GitCommandError:
-                return None
+        except git.GitCommandError:
+            return None
         return RemoteRef(name, commit)
 
-    def _run_fetch(self, mirror: Path, args: list[str]) -> None:
-        """``git fetch ARGS`` in ``mirror`` (one ``git_fetch`` network operation), bounded by
-        the deadline, stoppable by :meth:`abort`.
+    def _run_fetch(self, mirror: Path, args: list[str], local: bool = False) -> None:
+        """``git fetch ARGS`` in ``mirror`` (one ``git_fetch`` network operation, unless
+        ``local``: from a scratch repository on this disk), bounded by the deadline,
+        stoppable by :meth:`abort`.
 
         Raises:
             FetchAborted: :meth:`abort` was called before or during the fetch.
@@ -258,12 +260,14 @@ class GitRemotes:
         """
         cmd = ["git", "--git-dir", str(mirror), "fetch", *args]
         with self._lock:
-            if self._aborted:
+            if self._aborted and not local:
                 raise FetchAborted()
-            self.counter.add("git_fetch")
+            if not local:
+                self.counter.add("git_fetch")
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                     env={**os.environ, **GIT_ENV})
-            self._running.add(proc)
+            if not local:  # a local fetch into the mirror is short and always finished
+                self._running.add(proc)
         try:
             try:
                 _, err = proc.communicate(timeout=self.limits.deadline)
@@ -275,7 +279,7 @@ class GitRemotes:
             with self._lock:
                 self._running.discard(proc)
                 aborted = self._aborted
-        if aborted and proc.returncode != 0:
+        if aborted and proc.returncode != 0 and not local:
             raise FetchAborted()
         if proc.returncode != 0:
             raise git.GitCommandError(cmd, proc.returncode, err)
@@ -293,26 +297,81 @@ class GitRemotes:
             except OSError:
                 pass
 
-    def _take_queued(self, url: str, ref: RemoteRef, repo) -> list:
-        """``ref`` and every other ref queued for ``url`` that the mirror lacks, taken off
-        the queue (the caller fetches them all in one go)."""
-        with self._lock:
-            queued = self._queued.get(url, {})
-            queued.pop(ref.name, None)
-            others = list(queued.values())
-            queued.clear()
-        batch = [ref] + [r for r in others if not _has_commit(repo, r.commit)]
-        return batch[:MAX_REFS_PER_FETCH]
+    def _bring(self, url: str, ref: RemoteRef) -> None:
+        """Make sure a fetch of ``ref`` into the mirror has run: join the one in flight that
+        carries it, or start one that takes ``ref`` and every other ref queued for ``url``
+        (the shared per-remote queue). Fetches of one remote run side by side, each into a
+        scratch repository of its own, so none waits for another's network time (issue
+        #13). A ref whose shared fetch failed is fetched again alone, so one bad ref fails
+        only itself.
 
-    def _fetch(self, repo, url: str, refs: list) -> None:
-        """One ``git fetch`` for ``refs``: shallow (depth 1) for named refs, in one command
-        however many there are; a bare commit is fetched alone, without depth."""
-        log.debug("git fetch %s %s", redact(url), " ".join(r.name for r in refs))
-        mirror = Path(repo.git_dir)
-        if len(refs) == 1 and refs[0].name == refs[0].commit:
-            self._run_fetch(mirror, ["--no-tags", url, refs[0].commit])
+        Raises:
+            git.GitCommandError: fetching ``ref`` alone failed.
+            FetchAborted: :meth:`abort` was called.
+        """
+        with self._lock:
+            flight = self._inflight.get((url, ref.name))
+            mine = flight is None
+            if mine:
+                queued = self._queued.setdefault(url, {})
+                queued.pop(ref.name, None)
+                others = [r for n, r in queued.items() if (url, n) not in self._inflight]
+                batch = [ref] + others[:MAX_REFS_PER_FETCH - 1]
+                for r in batch[1:]:
+                    queued.pop(r.name, None)
+                flight = _Flight()
+                for r in batch:
+                    self._inflight[(url, r.name)] = flight
+        if not mine:
+            flight.done.wait()
+            if flight.error is not None:
+                self._fetch_into_mirror(url, [ref])
             return
-        self._run_fetch(mirror, ["--no-tags", "--depth", "1", url, *[f"+{r.name}:{r.name}" for r in refs]])
+        try:
+            self._fetch_into_mirror(url, batch)
+        except BaseException as e:
+            flight.error = e
+            if len(batch) == 1 or not isinstance(e, git.GitCommandError):
+                raise
+        finally:
+            with self._lock:
+                for r in batch:
+                    if self._inflight.get((url, r.name)) is flight:
+                        del self._inflight[(url, r.name)]
+            flight.done.set()
+        if flight.error is not None:
+            self._fetch_into_mirror(url, [ref])  # one bad ref must not fail the others
+
+    def _fetch_into_mirror(self, url: str, refs: list[RemoteRef]) -> None:
+        """One shallow ``git fetch`` (depth 1) of ``refs`` from the remote into a fresh
+        scratch repository, with no lock held, then a local fetch of the same refs from it
+        into the remote's mirror under the mirror's locks (a few milliseconds). A bare
+        commit is fetched alone, without depth, straight into the mirror.
+
+        Raises:
+            git.GitCommandError, FetchAborted: see :meth:`_run_fetch`.
+        """
+        if self._aborted:
+            raise FetchAborted()
+        log.debug("git fetch %s %s", redact(url), " ".join(r.name or r.commit for r in refs))
+        mirror = self.cache.git_mirror(url)
+        if len(refs) == 1 and refs[0].name == refs[0].commit:
+            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+                _open_mirror(mirror)
+                self._run_fetch(mirror, ["--no-tags", url, refs[0].commit])
+            return
+        specs = [f"+{r.name}:{r.name}" for r in refs]
+        scratch = Path(tempfile.mkdtemp(prefix="git-fetch-", dir=self.cache.tmp_dir()))
+        try:
+            subprocess.run(["git", "init", "--quiet", "--bare", str(scratch)], check=True, capture_output=True,
+                           env={**os.environ, **GIT_ENV})
+            self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
+            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+                _open_mirror(mirror)
+                self._run_fetch(mirror, ["--no-tags", "--depth", "1", "--update-shallow", str(scratch), *specs],
+                                local=True)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def export(self, url: str, ref: RemoteRef, dest: Path) -> None:
         """Write the files of ``ref``'s commit into ``dest`` (no ``.git``), unpacked with the
@@ -325,53 +384,59 @@ class GitRemotes:
         Raises:
             NetworkError: the fetch fails or times out.
             OfflineError: offline and the commit is not in the mirror.
+            FetchAborted: :meth:`abort` was called.
         """
         mirror = self.cache.git_mirror(url)
         if ref.name != ref.commit:
             with self._lock:
                 self._queued.setdefault(url, {})[ref.name] = ref
-        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-            try:
-                tar = self._archive(url, ref, mirror)
-            except _BrokenMirror:
-                if self.offline:
-                    raise OfflineError("Not available offline",
-                                       f"The cached copy of {redact(url)} is damaged and -offline forbids fetching "
-                                       "it again.") from None
-                self.counter.add("git_mirror_rebuilt")
-                log.warning("the cached mirror of %s was incomplete; rebuilding it", redact(url))
+        try:
+            tar = self._archive(url, ref, mirror)
+        except _BrokenMirror:
+            if self.offline:
+                raise OfflineError("Not available offline",
+                                   f"The cached copy of {redact(url)} is damaged and -offline forbids fetching "
+                                   "it again.") from None
+            self.counter.add("git_mirror_rebuilt")
+            log.warning("the cached mirror of %s was incomplete; rebuilding it", redact(url))
+            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
                 shutil.rmtree(mirror, ignore_errors=True)
-                tar = self._archive(url, ref, mirror, rebuilt=True)
+            tar = self._archive(url, ref, mirror, rebuilt=True)
         try:
             extract_archive(tar, "tar", dest, self.limits)
         finally:
             tar.unlink(missing_ok=True)
 
     def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False) -> Path:
-        """``git archive`` of the commit into a temporary tar file (fetching it first when
-        the mirror lacks it). Raises _BrokenMirror when the mirror cannot produce it."""
-        repo = _open_mirror(mirror)
-        have = _has_commit(repo, ref.commit)
-        if not have and self.offline:
-            raise OfflineError("Not available offline",
-                               f"Commit {ref.commit} of {redact(url)} is not in the cache.")
-        if not have:
-            batch = [ref] if ref.name == ref.commit else self._take_queued(url, ref, repo)
-            try:
-                self._fetch(repo, url, batch)
-            except git.GitCommandError as e:
-                if not rebuilt and "shallow" in _stderr(e):
-                    raise _BrokenMirror() from None
-                if len(batch) > 1:  # one bad ref must not fail the others: this one alone
-                    try:
-                        self._fetch(repo, url, [ref])
-                        e = None
-                    except git.GitCommandError as again:
-                        e = again
-                if e is not None:
-                    raise NetworkError("Failed to fetch git repository",
-                                       f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
-                                       url=redact(url)) from None
+        """``git archive`` of the commit into a temporary tar file, fetching it first when
+        the mirror lacks it (with no lock held while the network is used). Raises
+        _BrokenMirror when the mirror cannot produce it."""
+        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+            have = _has_commit(_open_mirror(mirror), ref.commit)
+            if have:
+                with self._lock:
+                    self._queued.get(url, {}).pop(ref.name, None)
+                return self._git_archive(url, ref, mirror, rebuilt)
+            if self.offline:
+                raise OfflineError("Not available offline",
+                                   f"Commit {ref.commit} of {redact(url)} is not in the cache.")
+        try:
+            if ref.name == ref.commit:
+                self._fetch_into_mirror(url, [ref])
+            else:
+                self._bring(url, ref)
+        except git.GitCommandError as e:
+            if not rebuilt and "shallow" in _stderr(e):
+                raise _BrokenMirror() from None
+            raise NetworkError("Failed to fetch git repository",
+                               f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
+                               url=redact(url)) from None
+        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+            _open_mirror(mirror)
+            return self._git_archive(url, ref, mirror, rebuilt)
+
+    def _git_archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool) -> Path:
+        """``git archive`` of ``ref.commit`` from the mirror (called under its locks)."""
         fd, name = tempfile.mkstemp(prefix="git-archive-", suffix=".tar", dir=self.cache.tmp_dir())
         tar = Path(name)
         with os.fdopen(fd, "wb") as out:
@@ -386,6 +451,17 @@ class GitRemotes:
                                f"git archive {ref.commit} from {redact(url)} failed: "
                                f"{redact(proc.stderr.decode(errors='replace'))}", url=redact(url))
         return tar
+
+
+class _Flight:
+    """One fetch in flight: those waiting for a ref it carries wait for ``done``; ``error``
+    is set when it failed."""
+
+    __slots__ = ("done", "error")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.error: BaseException | None = None
 
 
 class FetchAborted(Exception):

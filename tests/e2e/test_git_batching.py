@@ -3,9 +3,14 @@ runs are pulled together in the next shallow fetch, not one after another."""
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 
+import pytest
+
 from tests.e2e.conftest import make_repo
+from tofu_solve.gitremote import RemoteRef
 
 
 def test_tags_of_one_remote_are_fetched_in_batches(tmp_path):
@@ -67,55 +72,108 @@ def test_first_fetch_of_a_remote_does_not_wait_for_ls_remote(tmp_path, tofu_solv
     assert r.json()["network_operations"]["git_ls_remote"] == 1
 
 
+@contextlib.contextmanager
+def silent_git_server():
+    """A git:// address whose server accepts connections and never answers: a fetch from
+    it runs until stopped (a slow remote, produced for real)."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    held = []
+
+    def accept():
+        while True:
+            try:
+                held.append(silent.accept()[0])
+            except OSError:
+                return
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield f"git://127.0.0.1:{silent.getsockname()[1]}/never.git"
+    finally:
+        silent.close()
+        for conn in held:
+            conn.close()
+
+
+def _export_in_thread(remotes, url, tag, dest, outcome):
+    def run():
+        try:
+            remotes.export(url, RemoteRef(f"refs/tags/{tag}", "1" * 40), dest)
+            outcome.append("returned")
+        except Exception as e:  # noqa: BLE001 - the kind is asserted by the caller
+            outcome.append(e)
+    t = threading.Thread(target=run)
+    t.start()
+    return t
+
+
+def _wait_for(predicate, thread_alive, bound: float = 60.0):
+    """Wait until ``predicate()``; a liveness bound, not a timing: it fails only when the
+    state is never reached."""
+    import time
+    give_up = time.monotonic() + bound
+    while not predicate():
+        assert thread_alive(), "the fetching thread ended early"
+        assert time.monotonic() < give_up, "never reached"
+        threading.Event().wait(0.05)
+
+
 def test_abort_stops_a_fetch_nobody_needs_and_the_mirror_still_works(tmp_path):
     """Issue #13: read-ahead still in flight when the run ends is stopped, not waited for.
     A git server that accepts and never answers stands for a slow fetch; ``abort`` ends it
     at once with FetchAborted, refuses later fetches, and the mirror serves the next run."""
-    import socket
-
     from tofu_solve.cache import Cache
-    from tofu_solve.gitremote import FetchAborted, GitRemotes, RemoteRef
+    from tofu_solve.gitremote import FetchAborted, GitRemotes
     from tofu_solve.netutil import OpCounter
 
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen(4)
-    held = []
-    threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
-    hung_url = f"git://127.0.0.1:{silent.getsockname()[1]}/never.git"
     cache = Cache(tmp_path / "cache")
     remotes = GitRemotes(cache, OpCounter())
-    outcome = []
-    started = threading.Event()
-
-    def fetch():
-        started.set()
-        try:
-            remotes.export(hung_url, RemoteRef("refs/tags/v1.0.0", "1" * 40), tmp_path / "never")
-            outcome.append("returned")
-        except Exception as e:  # noqa: BLE001 - the kind is asserted below
-            outcome.append(e)
-    t = threading.Thread(target=fetch)
-    t.start()
-    started.wait()
-    while not remotes._running:  # the git process is up and talking to the silent server
-        t.join(0.05)
-    remotes.abort()
-    t.join(60)  # a liveness bound: without abort this thread would wait for the deadline
-    try:
+    outcome: list = []
+    with silent_git_server() as hung_url:
+        t = _export_in_thread(remotes, hung_url, "v1.0.0", tmp_path / "never", outcome)
+        _wait_for(lambda: remotes._running, t.is_alive)  # git is up and talking to the silent server
+        remotes.abort()
+        t.join(60)  # a liveness bound: without abort this thread would wait for the deadline
         assert not t.is_alive()
-        assert len(outcome) == 1 and isinstance(outcome[0], FetchAborted), outcome
-        url = make_repo(tmp_path / "repo", [("v1.0.0", {"main.tf": "# one\n"})])
-        refs = GitRemotes(cache, OpCounter()).refs(url)
-        try:  # the aborted GitRemotes refuses new work
-            remotes.export(url, RemoteRef("refs/tags/v1.0.0", refs["refs/tags/v1.0.0"]), tmp_path / "refused")
-            raise AssertionError("an aborted GitRemotes fetched")
-        except FetchAborted:
-            pass
-        fresh = GitRemotes(cache, OpCounter())
-        fresh.export(url, RemoteRef("refs/tags/v1.0.0", refs["refs/tags/v1.0.0"]), tmp_path / "ok")
-        assert (tmp_path / "ok" / "main.tf").read_text() == "# one\n"
-    finally:
-        silent.close()
-        for conn, _ in held:
-            conn.close()
+    assert len(outcome) == 1 and isinstance(outcome[0], FetchAborted), outcome
+    url = make_repo(tmp_path / "repo", [("v1.0.0", {"main.tf": "# one\n"})])
+    refs = GitRemotes(cache, OpCounter()).refs(url)
+    with pytest.raises(FetchAborted):  # the aborted GitRemotes refuses new work
+        remotes.export(url, RemoteRef("refs/tags/v1.0.0", refs["refs/tags/v1.0.0"]), tmp_path / "refused")
+    fresh = GitRemotes(cache, OpCounter())
+    fresh.export(url, RemoteRef("refs/tags/v1.0.0", refs["refs/tags/v1.0.0"]), tmp_path / "ok")
+    assert (tmp_path / "ok" / "main.tf").read_text() == "# one\n"
+
+
+def test_fetches_of_one_remote_run_side_by_side_without_holding_the_mirror(tmp_path):
+    """Issue #13: a fetch in flight holds neither the remote's mirror nor its queue. A
+    second tag of the same (slow) remote starts its own fetch at once, and the mirror's
+    lock is free meanwhile (an export of a commit already there is served)."""
+    from tofu_solve.cache import Cache
+    from tofu_solve.gitremote import FetchAborted, GitRemotes
+    from tofu_solve.netutil import OpCounter
+
+    cache = Cache(tmp_path / "cache")
+    remotes = GitRemotes(cache, OpCounter())
+    outcome: list = []
+    with silent_git_server() as url:
+        try:
+            first = _export_in_thread(remotes, url, "v1.0.0", tmp_path / "a", outcome)
+            _wait_for(lambda: len(remotes._running) == 1, first.is_alive)
+            second = _export_in_thread(remotes, url, "v2.0.0", tmp_path / "b", outcome)
+            _wait_for(lambda: len(remotes._running) == 2, second.is_alive)  # both on the network at once
+            got = []
+
+            def take_the_mirror():
+                with remotes._url_lock(url), cache.locked(f"git:{cache.git_mirror(url)}"):
+                    got.append(True)
+            probe = threading.Thread(target=take_the_mirror, daemon=True)
+            probe.start()
+            probe.join(60)  # the mirror's lock is free while both fetches wait on the network
+            assert got and not probe.is_alive()
+        finally:
+            remotes.abort()
+        first.join(60)
+        second.join(60)
+    assert len(outcome) == 2 and all(isinstance(o, FetchAborted) for o in outcome), outcome

@@ -66,7 +66,8 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
 MAX_CALL_DEPTH = 64
 MAX_READ_AHEAD = 32  # candidate versions of one call read ahead of need when the search goes back
 CONFLICT_READ_AHEAD = 4  # older versions of each module call party to a conflict read ahead
-FIRST_READ_AHEAD = 8  # the window once a call goes back: most walks end within it, in one git fetch
+FIRST_READ_AHEAD = 16  # the window once a call goes back: most walks end within it (a shallow fetch
+# of a module tag costs round trips far more than bytes)
 
 
 def module_identity(source) -> str:
@@ -118,6 +119,7 @@ class TofuSolveProvider(AbstractProvider):
         self.ctx = ctx
         self.pruned = pruned or {}
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
+        self.spend_budget_at_once = False
 
     def identify(self, requirement_or_candidate):
         return requirement_or_candidate.identifier
@@ -194,18 +196,29 @@ class TofuSolveProvider(AbstractProvider):
                 yield locked  # a warm re-init stops here: no listing, no network
             usable = [c for c in self.ctx.module_candidates(call)
                       if not (locked is not None and c.version_text == locked.version_text) and ok(c)]
-            for n, c in enumerate(usable):
-                # Read ahead of need, in parallel: at first only the candidate offered (the
-                # newest usually works: nothing is fetched in vain); once the search goes
-                # back over this call, a window that grows with every step back (the fetches
-                # of one remote share a queue, so a window costs a few git fetches).
-                back = n + len(bad)  # versions of this call already tried and given up
-                growth = 2 if self.ctx.fetch_budget is not None else 4  # gentler when each fetch is budgeted
-                ahead = 1 if back == 0 else min(MAX_READ_AHEAD, max(FIRST_READ_AHEAD, growth * back))
-                for nxt in usable[n:n + ahead]:
-                    self.ctx.prefetch_tree(nxt)
-                yield c
+            yield from self.reading_ahead(usable, len(bad))
         return factory
+
+    def reading_ahead(self, usable: list[ModuleCandidate], rejected: int) -> Iterator[ModuleCandidate]:
+        """``usable`` in order, each candidate's metadata read ahead of need, in parallel:
+        at first only the candidate offered (the newest usually works: nothing is fetched
+        in vain); once the search goes back over this call (``rejected``: versions already
+        given up), a window of :data:`FIRST_READ_AHEAD` that grows with every step back,
+        up to :data:`MAX_READ_AHEAD` (the fetches of one remote share a queue, so a window
+        costs a few git fetches). Under a fetch budget, read-ahead spends that budget; with
+        :attr:`spend_budget_at_once` (what-if solves, where a call that goes back usually
+        walks until the budget is spent) the whole remaining budget at the first step back."""
+        for n, c in enumerate(usable):
+            back = n + rejected  # versions of this call already tried and given up
+            budget = self.ctx.fetch_budget
+            # gentler when each fetch is budgeted (the after-solve pass)
+            growth, first = (2, FIRST_READ_AHEAD // 2) if budget is not None else (4, FIRST_READ_AHEAD)
+            ahead = 1 if back == 0 else min(MAX_READ_AHEAD, max(first, growth * back))
+            if back and budget is not None and self.spend_budget_at_once:
+                ahead = max(ahead, min(MAX_READ_AHEAD, budget))  # in one parallel wave, not in several
+            for nxt in usable[n:n + ahead]:
+                self.ctx.prefetch_tree(nxt)
+            yield c
 
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
         """Newest first, every constraint met (``MeetingConstraints`` of all of them ANDed).

@@ -289,6 +289,7 @@ class _NearestFirst(TofuSolveProvider):
     def __init__(self, ctx: Context, nearest: dict[str, str], pruned=None):
         super().__init__(ctx, pruned)
         self.nearest = nearest
+        self.spend_budget_at_once = True
 
     def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
         old = self.nearest.get(call.call_path)
@@ -298,10 +299,7 @@ class _NearestFirst(TofuSolveProvider):
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
         cands = [c for c in nearest_order(self.ctx.module_candidates(call), old) if ok(c)]
-        back = len(bad)
-        for c in cands[:1 if back == 0 else min(8, 2 * back)]:  # read ahead, within the budget
-            self.ctx.prefetch_tree(c)
-        return cands
+        return lambda: self.reading_ahead(cands, len(bad))  # read ahead as it goes, within the budget
 
 
 def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidate]:
