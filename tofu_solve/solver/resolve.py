@@ -43,8 +43,9 @@ class Resolution:
     target_origin: str = ""
 
 
-THRASH_BACKTRACKS = 24  # backtracks before the search stops to look for certain dead ends (issue #13: 220 of
-# the 222 solvable assembled pairs go back fewer than 10 times; impossible ones 20 to hundreds)
+THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain dead ends (issue #13: of
+# the 320 solvable assembled pairs, 318 go back fewer than 10 times, one 12 and one 56 times;
+# the impossible ones go back from 5 to hundreds of times)
 
 
 class _Thrashing(Exception):
