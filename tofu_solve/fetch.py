@@ -28,7 +28,7 @@ from .archives import extract_archive, sniff_archive
 from .cache import Cache
 from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .gitremote import GitRemotes
-from .netutil import Limits, OpCounter, read_bounded, redact
+from .netutil import Limits, OnceEach, OpCounter, read_bounded, redact
 from .sources import OciSource, RemoteSource, SourceKind, parse_source
 from .netutil import lazy_import
 
@@ -80,10 +80,16 @@ class Fetcher:
         self.session = session
         self.counter = counter or OpCounter()
         self.timeout = timeout
+        self._once = OnceEach()  # one fetch per address and commit, however many calls want it
 
     def fetch(self, address: str, commit: str | None = None) -> FetchedPackage:
         """Fetch the package of a go-getter address (any subdir in it is ignored; callers
-        keep the subdir). Raises NetworkError, UnsupportedSourceError, IntegrityError."""
+        keep the subdir), once per run for each address and commit: the submodules of one
+        package version share one fetch. Raises NetworkError, UnsupportedSourceError,
+        IntegrityError."""
+        return self._once((address, commit), lambda: self._fetch_address(address, commit))
+
+    def _fetch_address(self, address: str, commit: str | None) -> FetchedPackage:
         src = parse_source(address)
         if isinstance(src, OciSource):
             raise UnsupportedSourceError("OCI packages are not supported yet",

@@ -102,6 +102,21 @@ def lazy_import(name: str):
     return _LazyModule(name)
 
 
+def import_in_background(*names: str) -> None:
+    """Import the modules ``names`` on a daemon thread (the import system's own locks make
+    a concurrent first use wait for it), so that the run does not pay for them later, on
+    its critical path. For modules a run that has started using the network will need."""
+    import importlib
+
+    def run():
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the real first use reports it
+                pass
+    threading.Thread(target=run, name="tofu-solve-import", daemon=True).start()
+
+
 class _LazyModule:
     def __init__(self, name: str):
         self._name = name
@@ -117,6 +132,33 @@ class _LazyModule:
                     self._module = importlib.import_module(self._name)
                 module = self._module
         return getattr(module, attr)
+
+
+class OnceEach:
+    """``fn()`` once per key for the run: concurrent callers with the same key wait for the
+    first and share its result, later callers get it from memory. A failure is not
+    remembered (the next caller tries again). Thread-safe. Used where several module calls
+    of one package version would otherwise ask the network the same question at once (a
+    package's submodules: ``eks//modules/fargate-profile``, ``eks//modules/...``)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._locks: dict = {}
+        self._done: dict = {}
+
+    def __call__(self, key, fn: Callable):
+        with self._lock:
+            if key in self._done:
+                return self._done[key]
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            with self._lock:
+                if key in self._done:
+                    return self._done[key]
+            value = fn()
+            with self._lock:
+                self._done[key] = value
+            return value
 
 
 class OpCounter:

@@ -26,10 +26,10 @@ from . import __version__
 from .cliconfig import CliConfig
 from .cache import key_of
 from .errors import NetworkError, OfflineError, RegistryError
-from .netutil import Limits, OpCounter, has_secret, is_loopback_host, read_document, redact
+from .netutil import Limits, OnceEach, OpCounter, has_secret, is_loopback_host, read_document, redact
 from .provider_addr import ProviderAddress
 from .sources import DEFAULT_REGISTRY_HOST, RegistryPackage
-from .netutil import lazy_import
+from .netutil import import_in_background, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 
@@ -55,6 +55,9 @@ def make_session(retries: int = 2) -> "requests.Session":
     """A requests session with retries on connection errors and 502/503/504, created on
     first use (so that a run without network work never imports requests)."""
     def real():
+        # The network is in use: GitPython will most likely be needed next, a round trip
+        # later; import it now, while this run waits for its first answers.
+        import_in_background("git")
         from requests.adapters import HTTPAdapter
         from urllib3.util.retry import Retry
         s = requests.Session()
@@ -113,6 +116,7 @@ class RegistryClient:
         self._services: dict[str, dict[str, str]] = {}
         self._module_versions: dict[str, list[str]] = {}
         self._provider_versions: dict[str, list[str]] = {}
+        self._locations = OnceEach()  # (package, version) -> download location, once per run
 
     # ------------------------------------------------------------------ plumbing
 
@@ -241,9 +245,14 @@ class RegistryClient:
         normalized go-version string, as OpenTofu requests it). Cached on disk: a version's
         location does not change (``refresh`` asks again).
 
+        Asked once per run for each package version, however many calls (submodules) want it.
+
         Raises:
             NetworkError, RegistryError.
         """
+        return self._locations((str(package), version), lambda: self._location_once(package, version))
+
+    def _location_once(self, package: RegistryPackage, version: str) -> str:
         ckey = key_of(f"{package}@{version}")
         if self.cache is not None and not self.refresh:
             cached = self.cache.read_json("module-locations", ckey)

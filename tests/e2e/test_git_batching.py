@@ -72,6 +72,29 @@ def test_first_fetch_of_a_remote_does_not_wait_for_ls_remote(tmp_path, tofu_solv
     assert r.json()["network_operations"]["git_ls_remote"] == 1
 
 
+def test_submodules_of_one_package_version_share_one_fetch(tmp_path, tofu_solve, own_cache):
+    """Issue #13: four calls of one package version's submodules ask the registry for its
+    download location once and fetch its tag once (they once did both four times at once,
+    and a second git fetch of the same tag sat on the critical path)."""
+    from tests.e2e.conftest import lock_versions, write_root
+    from tofu_solve.lockfile import parse_lock_text
+    subs = ("eks-managed-node-group", "fargate-profile", "self-managed-node-group")
+    calls = 'module "eks" {\n  source  = "terraform-aws-modules/eks/aws"\n  version = "18.31.2"\n}\n' + "".join(
+        f'module "m{i}" {{\n  source  = "terraform-aws-modules/eks/aws//modules/{sub}"\n  version = "18.31.2"\n}}\n'
+        for i, sub in enumerate(subs))
+    root = write_root(tmp_path / "root", calls)
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    versions = lock_versions(r.lock)
+    assert {versions[n] for n in ("eks", "m0", "m1", "m2")} == {"18.31.2"}
+    locks, _ = parse_lock_text(r.lock)
+    package_versions = {(m.source.split("//")[0], m.version) for m in locks.modules.values()}
+    ops = r.json()["network_operations"]
+    assert len(package_versions) < len(locks.modules)  # several calls share a package version
+    assert ops["module_download"] == len(package_versions), ops  # one registry answer per package version
+    assert ops["git_fetch"] == len(package_versions), ops  # one fetch per package version
+
+
 @contextlib.contextmanager
 def silent_git_server():
     """A git:// address whose server accepts connections and never answers: a fetch from
