@@ -86,6 +86,10 @@ def main() -> int:
     step = max(1, len(examples) // args.roots)
     roots = examples[::step][:args.roots] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
     terraform = shutil.which("terraform")
+    # As installed by pip (which compiles bytecode), not as run from a source tree under
+    # PYTHONDONTWRITEBYTECODE: every run here would otherwise compile tofu_solve afresh.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "tofu_solve")], check=True,
+                   capture_output=True)
     imp = _import_time()
     rows = []
     print("| root | calls | depth | RTT ms | floor s | tofu model s | terraform get s | tofu-solve cold s | "

@@ -193,11 +193,18 @@ class Fetcher:
         path = self.cache.ensure_package(src.package, "archive", fill)
         return FetchedPackage(path, src.package, src.package, zh=self.cache.archive_hash(dest_key))
 
-    def download(self, url: str, headers: dict | None = None) -> tuple[Path, str]:
+    def download(self, url: str, headers: dict | None = None, max_bytes: int | None = None) -> tuple[Path, str]:
         """Stream ``url`` into a temporary file under the cache, bounded by
-        ``limits.download_bytes`` and ``limits.deadline``. Returns (file, sha256 hex); the
-        caller removes the file. Raises NetworkError."""
+        ``limits.download_bytes`` (or ``max_bytes`` when smaller: a download made ahead of
+        need, refused at once when the server announces more) and ``limits.deadline``.
+        Returns (file, sha256 hex); the caller removes the file. Raises NetworkError."""
         r = self._get(url, stream=True, headers=headers)
+        limit = self.limits.download_bytes if max_bytes is None else min(max_bytes, self.limits.download_bytes)
+        announced = r.headers.get("Content-Length", "")
+        if max_bytes is not None and announced.isdigit() and int(announced) > limit:
+            r.close()
+            raise NetworkError("Download too large", f"{redact(url)} is {announced} bytes, over the {limit} bytes "
+                               "allowed for this download.", url=redact(url))
         tmp_dir = self.cache.tmp_dir()
         fd, name = tempfile.mkstemp(prefix="download-", dir=tmp_dir)
         path = Path(name)
@@ -208,7 +215,7 @@ class Fetcher:
                     fh.write(chunk)
                     digest.update(chunk)
                 try:
-                    got = read_bounded(r, sink, self.limits.download_bytes, self.limits.deadline, url)
+                    got = read_bounded(r, sink, limit, self.limits.deadline, url)
                 except OSError as e:
                     raise self.cache.cache_error(e, path) from None
             expected = r.headers.get("Content-Length")

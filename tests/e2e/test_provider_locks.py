@@ -243,10 +243,11 @@ def test_provider_packages_read_ahead_during_the_solve_are_not_fetched_twice(iso
     assert (ops["provider_download"], ops["provider_checksums"], ops["provider_package"]) == (1, 2, 1), ops
 
 
-def test_read_ahead_fetches_the_zip_only_for_the_locked_version(running, tmp_path):
-    """A guess costs the small requests only; the locked version (a fresh clone with a lock
-    file) is read ahead whole. Either way the plan's later ``info`` asks for nothing more
-    than what is missing, and nothing is read ahead offline of the guess limit."""
+def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whatever_its_size(running, tmp_path):
+    """A guess costs the small requests and a small zip at most: a zip the server announces
+    over the read-ahead bound is refused at once (nothing cached), the locked version's zip
+    is read whatever its size. Either way the plan's later ``info`` asks again only for
+    what is missing; at most MAX_GUESSES versions per provider are read ahead."""
     from tofu_solve.init import InitOptions, _provider_packages, build_context
     from tofu_solve.lockfile import LockFile
     from tofu_solve.plugins.readahead import MAX_GUESSES, ProviderReadAhead
@@ -254,31 +255,33 @@ def test_read_ahead_fetches_the_zip_only_for_the_locked_version(running, tmp_pat
     from tofu_solve.solver.context import SolveOptions
     from tofu_solve.tofu_version import target_version
 
-    ctx, counter = build_context(SolveOptions(target_version("1.10.0")), LockFile(), running.env(tmp_path / "cache"),
-                                 None)
-    try:
-        packages = _provider_packages(ctx, counter, InitOptions())
-        platform = current_platform()
-        ahead = ProviderReadAhead(packages, (platform,), {AWS: "5.99.0"})
-        aws = parse_provider_source("hashicorp/aws")
-        ahead.likely(aws, "5.98.0")  # a guess
-        ahead.likely(aws, "5.99.0")  # the locked version
-        ahead.likely(aws, "5.98.0")  # the same guess again: nothing more
-        for v in ("5.97.0", "5.96.0", "5.95.0"):
-            ahead.likely(aws, v)
-        ahead.close()
-        assert ahead.guesses()[AWS] == ["5.98.0", "5.99.0", "5.97.0"][:MAX_GUESSES]
-        before = counter.snapshot()
-        assert before["provider_download"] == MAX_GUESSES
-        assert before["provider_checksums"] == 2 * MAX_GUESSES
-        assert before["provider_package"] == 1  # the locked version's zip only
-        assert packages.cached(aws, "5.99.0", platform) is not None
-        assert packages.cached(aws, "5.98.0", platform) is None
-        packages.info(aws, "5.98.0", platform)
-        packages.info(aws, "5.99.0", platform)
-        after = counter.snapshot()
-        assert after["provider_download"] == before["provider_download"]  # answers kept in memory
-        assert after["provider_checksums"] == before["provider_checksums"]  # verified documents too
-        assert after["provider_package"] == 2  # the guessed version's zip, now needed
-    finally:
-        ctx.close()
+    aws = parse_provider_source("hashicorp/aws")
+    platform = current_platform()
+    size = len(running.registry.provider_files.package("hashicorp/aws", "5.98.0", platform))
+    for bound, guess_cached in ((size - 1, False), (size, True)):
+        cache = tmp_path / f"cache-{bound}"
+        ctx, counter = build_context(SolveOptions(target_version("1.10.0")), LockFile(), running.env(cache), None)
+        try:
+            packages = _provider_packages(ctx, counter, InitOptions())
+            ahead = ProviderReadAhead(packages, (platform,), {AWS: "5.99.0"}, zip_bytes=bound)
+            ahead.likely(aws, "5.98.0")  # a guess
+            ahead.likely(aws, "5.99.0")  # the locked version
+            ahead.likely(aws, "5.98.0")  # the same guess again: nothing more
+            for v in ("5.97.0", "5.96.0", "5.95.0"):
+                ahead.likely(aws, v)
+            ahead.close()
+            assert ahead.guesses()[AWS] == ["5.98.0", "5.99.0", "5.97.0"][:MAX_GUESSES]
+            assert (packages.cached(aws, "5.98.0", platform) is not None) == guess_cached
+            assert packages.cached(aws, "5.99.0", platform) is not None  # locked: whatever the bound
+            before = counter.snapshot()
+            assert before["provider_download"] == MAX_GUESSES
+            assert before["provider_checksums"] == 2 * MAX_GUESSES
+            packages.info(aws, "5.98.0", platform)
+            packages.info(aws, "5.99.0", platform)
+            after = counter.snapshot()
+            assert after["provider_download"] == before["provider_download"]  # answers kept in memory
+            assert after["provider_checksums"] == before["provider_checksums"]  # verified documents too
+            # the refused guess's zip is fetched now that it is needed; a read-ahead one is not
+            assert after["provider_package"] - before["provider_package"] == (0 if guess_cached else 1)
+        finally:
+            ctx.close()

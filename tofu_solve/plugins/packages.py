@@ -142,8 +142,10 @@ class ProviderPackages:
             return None
         return PackageInfo(d["h1"], tuple(d.get("signed") or ()), d["shasum"])
 
-    def info(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo:
-        """The authenticated package (cached after the first time).
+    def info(self, address: ProviderAddress, version: str, platform: str,
+             max_zip_bytes: int | None = None) -> PackageInfo:
+        """The authenticated package (cached after the first time). ``max_zip_bytes``: a
+        read ahead of need refuses a zip larger than this (NetworkError; nothing cached).
 
         Raises:
             OfflineError: offline and not cached.
@@ -169,7 +171,7 @@ class ProviderPackages:
         # three); nothing is recorded as verified until all three checks have passed.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-zip") as one:
             unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}",
-                                  lambda dest: self._fill(meta, dest, what))
+                                  lambda dest: self._fill(meta, dest, what, max_zip_bytes))
             signed = self._signed_sums(meta, what)
             directory = unpacked.result()
         if f"zh:{meta.shasum}" not in signed or not self._lists(meta):
@@ -182,19 +184,10 @@ class ProviderPackages:
         self._place(address, version, platform, directory)
         return info
 
-    def prepare(self, address: ProviderAddress, version: str, platform: str) -> None:
-        """Fetch and verify what is small ahead of need: the registry's package answer, the
-        ``SHA256SUMS`` document and its signature (memoized for :meth:`info`), not the zip.
-        Does nothing offline, for a package already cached, or for a mirror's package.
-
-        Raises:
-            RegistryError, NetworkError, IntegrityError: as :meth:`info` would.
-        """
-        if self.offline or self.cached(address, version, platform) is not None \
-                or self._method(address, version).kind != "direct":
-            return
-        meta = self._answer(address, version, platform)
-        self._signed_sums(meta, f"provider {address.for_display} {version}")
+    def from_registry(self, address: ProviderAddress, version: str) -> bool:
+        """Whether the package comes straight from its registry (the CLI configuration's
+        ``direct`` method), not from a network or filesystem mirror."""
+        return self._method(address, version).kind == "direct"
 
     def _key_lock(self, key: tuple) -> threading.Lock:
         with self._lock:
@@ -307,9 +300,9 @@ class ProviderPackages:
                                url=redact(url))
         return body
 
-    def _fill(self, meta: ProviderDownload, dest: Path, what: str) -> None:
+    def _fill(self, meta: ProviderDownload, dest: Path, what: str, max_bytes: int | None = None) -> None:
         self.counter.add("provider_package")
-        archive, sha = self.fetcher.download(meta.download_url)
+        archive, sha = self.fetcher.download(meta.download_url, max_bytes=max_bytes)
         try:
             if sha != meta.shasum:
                 raise IntegrityError("Failed to authenticate provider package",

@@ -4,12 +4,14 @@
 lock plan only when the solve was done, a chain of round trips (package answer, then
 ``SHA256SUMS``, signature and zip) on the critical path. The solver now says, each time a
 provider's candidate list changes, which version it would pick first
-(:attr:`tofu_solve.solver.context.Context.likely_provider`); this module starts the small
-part of that version's chain at once (package answer, checksums, signature: see
-:meth:`ProviderPackages.prepare`), and the zip too when that version is the locked one
-(the case of a fresh clone with a lock file, where the guess is all but certain). A guess
-the solve later abandons costs a few small requests, never a zip: at most
-:data:`MAX_GUESSES` versions per provider are read ahead.
+(:attr:`tofu_solve.solver.context.Context.likely_provider`); this module starts that
+version's chain at once: the package answer, the checksums and their signature, and the
+zip when the server announces at most :data:`READ_AHEAD_ZIP_BYTES` (small providers such
+as null, random, tls, time), or whatever its size when the version is the locked one (a
+fresh clone with a lock file, where the guess is all but certain). A guess the solve later
+abandons costs a few small requests and at most one small zip: at most
+:data:`MAX_GUESSES` versions per provider are read ahead, and a large zip (aws, 100 MB and
+more) waits until the solve has chosen its version.
 
 The plan after the solve (:func:`.locks.plan_provider_locks`) shares the
 :class:`ProviderPackages` object, so it finds the answers and verified documents in memory
@@ -30,6 +32,7 @@ from .packages import ProviderPackages
 log = logging.getLogger(__name__)
 
 MAX_GUESSES = 3  # versions read ahead per provider (each a few small requests)
+READ_AHEAD_ZIP_BYTES = 8 << 20  # a guessed version's zip is read ahead only up to this size
 
 
 class ProviderReadAhead:
@@ -39,12 +42,14 @@ class ProviderReadAhead:
         packages: shared with the provider lock plan after the solve.
         platforms: target platforms (``OS_ARCH``).
         locked: provider address (string) -> its version in the lock file as read; the zip
-            of that version is fetched ahead too.
+            of that version is fetched ahead whatever its size.
         workers: threads for reading ahead.
+        zip_bytes: the largest zip of a guessed (not locked) version read ahead.
     """
 
     def __init__(self, packages: ProviderPackages, platforms: tuple[str, ...], locked: Mapping[str, str],
-                 workers: int = 4):
+                 workers: int = 4, zip_bytes: int = READ_AHEAD_ZIP_BYTES):
+        self.zip_bytes = zip_bytes
         self.packages = packages
         self.platforms = platforms
         self.locked = dict(locked)
@@ -56,9 +61,10 @@ class ProviderReadAhead:
     def likely(self, address: ProviderAddress, version: str) -> None:
         """The solver would pick ``version`` of ``address`` now: read its package ahead
         (once per version, at most :data:`MAX_GUESSES` versions per provider; nothing for
-        built-in or legacy providers, offline, or after :meth:`close`)."""
-        if address.is_builtin or address.is_legacy or self.packages.offline:
-            return
+        built-in or legacy providers, mirrored packages, offline, or after :meth:`close`)."""
+        if address.is_builtin or address.is_legacy or self.packages.offline \
+                or not self.packages.from_registry(address, version):
+            return  # a mirror's package is read once, by the plan (its checks need the zip it fetches)
         key = str(address)
         with self._lock:
             guesses = self._guesses.setdefault(key, [])
@@ -76,10 +82,7 @@ class ProviderReadAhead:
 
     def _read(self, address: ProviderAddress, version: str, platform: str, whole: bool) -> None:
         try:
-            if whole:
-                self.packages.info(address, version, platform)
-            else:
-                self.packages.prepare(address, version, platform)
+            self.packages.info(address, version, platform, max_zip_bytes=None if whole else self.zip_bytes)
         except Exception as e:  # noqa: BLE001 - the plan asks again and reports it, if it matters
             log.debug("reading provider %s %s %s ahead failed: %s", address, version, platform, e)
 

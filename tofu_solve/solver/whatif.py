@@ -299,7 +299,10 @@ class _NearestFirst(TofuSolveProvider):
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
         cands = [c for c in nearest_order(self.ctx.module_candidates(call), old) if ok(c)]
-        return lambda: self.reading_ahead(cands, len(bad))  # read ahead as it goes, within the budget
+        # Read ahead as it goes, within the budget, and from the first candidate on: the
+        # versions the old constraint admitted are the ones that clashed, so a relaxed call
+        # has in effect gone back already and usually walks on.
+        return lambda: self.reading_ahead(cands, max(1, len(bad)))
 
 
 def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidate]:
