@@ -52,7 +52,7 @@ class InitOptions:
     lockfile: str = "update"  # or "readonly"
     tofu_version: str | None = None
     max_rounds: int = 20000
-    workers: int = 24
+    workers: int = 48
     offline: bool = False
     install: bool = True
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)

@@ -64,7 +64,7 @@ def make_session(retries: int = 2) -> "requests.Session":
         retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=0.2,
                       status_forcelist=(502, 503, 504), allowed_methods=frozenset({"GET", "HEAD"}),
                       raise_on_status=False)
-        adapter = HTTPAdapter(max_retries=retry, pool_connections=32, pool_maxsize=32)
+        adapter = HTTPAdapter(max_retries=retry, pool_connections=64, pool_maxsize=64)
         s.mount("http://", adapter)
         s.mount("https://", adapter)
         s.headers["User-Agent"] = f"tofu-solve/{__version__}"
