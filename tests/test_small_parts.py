@@ -145,3 +145,25 @@ def test_limits_from_environment():
     for bad in ("0", "-1", "ten"):
         with pytest.raises(ConfigurationError, match="TOFU_SOLVE_MAX_ARCHIVE_ENTRIES"):
             Limits.from_env({"TOFU_SOLVE_MAX_ARCHIVE_ENTRIES": bad})
+
+
+def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_first():
+    """The what-if order for a relaxed module call (issue #13): what the old constraint
+    admitted, the rest of those lines, then one release per other line (its newest),
+    nearest line first, then everything else by distance: one wave of reads reaches a
+    line that works however far it is."""
+    from tofu_solve.providers.base import AvailableVersion
+    from tofu_solve.solver.model import ModuleCandidate
+    from tofu_solve.solver.whatif import nearest_order
+    from tofu_solve.versions.goversion import GoVersion
+
+    from tofu_solve.sources import parse_source
+
+    source = parse_source("terraform-aws-modules/eks/aws")
+    texts = ["21.1.0", "21.0.0", "20.1.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.1", "0.25.0"]
+    cands = [ModuleCandidate("eks", source, AvailableVersion(t, GoVersion.parse(t)), "eks") for t in texts]
+    order = [c.version_text for c in nearest_order(cands, "~> 21.0")]
+    assert order == ["21.1.0", "21.0.0", "20.1.0", "19.2.0", "18.0.0", "0.26.0", "0.25.1",
+                     "20.0.0", "19.1.0", "0.25.0"]
+    # the rest of an admitted line comes before other lines: ~> 21.1 still reaches 21.0.0 first
+    assert [c.version_text for c in nearest_order(cands, "~> 21.1")][:3] == ["21.1.0", "21.0.0", "20.1.0"]

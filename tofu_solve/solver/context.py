@@ -151,6 +151,12 @@ class Context:
         self._submit(key, fn)
 
     def _submit(self, key: tuple, fn: Callable) -> None:
+        # The entry exists from now on, not from when a worker starts the task: whoever asks
+        # for the key meanwhile sees it as being read (under a fetch budget, already paid
+        # for) and waits for it, or reads it first itself, never pays for it twice.
+        with self._lock:
+            self._memo.setdefault(key, _Memo())
+
         def run():
             try:
                 self._wait(key, fn)

@@ -66,6 +66,7 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
 MAX_CALL_DEPTH = 64
 MAX_READ_AHEAD = 32  # candidate versions of one call read ahead of need when the search goes back
 CONFLICT_READ_AHEAD = 4  # older versions of each module call party to a conflict read ahead
+BUDGET_RESERVE = 8  # of a what-if attempt's fetch budget, kept for the calls of the versions read ahead
 FIRST_READ_AHEAD = 16  # the window once a call goes back: most walks end within it (a shallow fetch
 # of a module tag costs round trips far more than bytes)
 
@@ -207,7 +208,8 @@ class TofuSolveProvider(AbstractProvider):
         up to :data:`MAX_READ_AHEAD` (the fetches of one remote share a queue, so a window
         costs a few git fetches). Under a fetch budget, read-ahead spends that budget; with
         :attr:`spend_budget_at_once` (what-if solves, where a call that goes back usually
-        walks until the budget is spent) the whole remaining budget at the first step back."""
+        walks until the budget is spent) the remaining budget but :data:`BUDGET_RESERVE` at
+        the first step back."""
         for n, c in enumerate(usable):
             back = n + rejected  # versions of this call already tried and given up
             budget = self.ctx.fetch_budget
@@ -215,7 +217,9 @@ class TofuSolveProvider(AbstractProvider):
             growth, first = (2, FIRST_READ_AHEAD // 2) if budget is not None else (4, FIRST_READ_AHEAD)
             ahead = 1 if back == 0 else min(MAX_READ_AHEAD, max(first, growth * back))
             if back and budget is not None and self.spend_budget_at_once:
-                ahead = max(ahead, min(MAX_READ_AHEAD, budget))  # in one parallel wave, not in several
+                # in one parallel wave, not in several; what the versions it reaches call
+                # keeps a share of the budget
+                ahead = max(ahead, min(MAX_READ_AHEAD, budget - BUDGET_RESERVE))
             for nxt in usable[n:n + ahead]:
                 self.ctx.prefetch_tree(nxt)
             yield c

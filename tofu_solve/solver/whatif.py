@@ -49,8 +49,8 @@ from .propagate import Pruning, propagate
 from .provider import TofuSolveProvider
 
 ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
-FETCH_BUDGET = 48  # module versions all attempts together may fetch beyond those already known
-FETCH_PER_ATTEMPT = 16  # ... and one attempt alone
+FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known
+FETCH_PER_ATTEMPT = 24  # ... and one attempt alone
 MAX_ATTEMPTS = 60  # what-if solves per explanation
 MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
@@ -291,6 +291,15 @@ class _NearestFirst(TofuSolveProvider):
         self.nearest = nearest
         self.spend_budget_at_once = True
 
+    def _provider_matches(self, reqs: list, bad: set):
+        # A provider that cannot be listed (gone from its registry) rules out the module
+        # versions that require it, not the whole what-if: an old line of a relaxed call
+        # may need one.
+        try:
+            return super()._provider_matches(reqs, bad)
+        except TofuSolveError:
+            return []
+
     def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
         old = self.nearest.get(call.call_path)
         if old is None:
@@ -305,19 +314,41 @@ class _NearestFirst(TofuSolveProvider):
         return lambda: self.reading_ahead(cands, max(1, len(bad)))
 
 
+def _line(c: ModuleCandidate) -> tuple:
+    """The release line of a candidate: its major version (major.minor below 1.0, where a
+    minor release may break), as a constraint like ``~> 6.0`` or ``~> 0.25.0`` selects."""
+    seg = c.version.segments if c.version is not None else ()
+    major = seg[0] if seg else 0
+    return (major,) if major else tuple(seg[:2])
+
+
 def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidate]:
-    """``cands`` (newest first) reordered: those ``old`` admits first, newest first, then
-    the rest by distance in releases from the nearest admitted one (older first on a tie)."""
+    """``cands`` (newest first) reordered for a relaxed call: those ``old`` admits first,
+    newest first; then the other releases of their lines (major version; major.minor below
+    1.0) by distance; then the newest release of every other line, nearest line first, so
+    that one wave of reads reaches a line that works
+    however far it is (eks ``~> 21.0`` against a kms pin: 20.x, 19.x, 18.x...); then every
+    other release by distance in releases from the nearest admitted one (older first on a
+    tie). A line whose newest release fails is passed over for the next line's newest,
+    so a suggestion may move further than an older release of a nearer line would."""
     inside = [i for i, c in enumerate(cands) if c.version is not None and _module_allows(old, c.version_text)]
     if not inside:
         return cands
+    lines_inside = {_line(cands[i]) for i in inside}
+    heads: dict[tuple, int] = {}
+    for i, c in enumerate(cands):
+        if c.version is not None and _line(c) not in lines_inside:
+            heads.setdefault(_line(c), i)  # newest first: the first seen is the line's newest
+    head_at = set(heads.values())
 
     def key(ic):
         i, c = ic
         if i in inside:
-            return (0, i)
+            return (0, 0, i)
         d = min(abs(i - j) for j in inside)
-        return (1, d, -i)  # a larger index is older
+        if c.version is not None and _line(c) in lines_inside:
+            return (1, d, -i)  # the rest of the admitted lines (``~> 6.1``: 6.0.x) first
+        return (2 if i in head_at else 3, d, -i)  # a larger index is older
     return [c for _, c in sorted(enumerate(cands), key=key)]
 
 
@@ -406,7 +437,9 @@ class WhatIf:
         except (ResolutionTooDeep, FetchBudgetExceeded):
             self.exhausted = True
             out = Outcome("unknown")
-        except TofuSolveError:
+        except TofuSolveError as e:
+            if os.environ.get("TOFU_SOLVE_DEBUG_WHATIF"):
+                print(f"  unknown: {type(e).__name__}: {e.summary}: {e.detail[:200]}", file=sys.stderr)
             out = Outcome("unknown")
         finally:
             self.budget -= spent_before - view.fetch_budget
