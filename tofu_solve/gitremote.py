@@ -241,7 +241,9 @@ class GitRemotes:
         name = f"refs/tags/{tag.removeprefix('tags/')}"
         log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
         try:
-            self._fetch_into_mirror(url, [RemoteRef(name, "")])  # by name: the commit is not known yet
+            # by name (the commit is not known yet), as a fetch in flight that exports of the
+            # same tag join rather than repeat, taking any other tag queued meanwhile
+            self._bring(url, RemoteRef(name, ""))
             with self._url_lock(url), self.cache.locked(f"git:{self.cache.git_mirror(url)}"):
                 repo = _open_mirror(self.cache.git_mirror(url))
                 commit = repo.git.rev_parse(f"{name}^{{commit}}").strip()
