@@ -110,6 +110,34 @@ def test_network_mirror_serves_versions_and_packages(isolated, tofu_solve, runni
     assert r.code == 0 and r.json()["network_operations"] == {}
 
 
+def test_network_mirror_package_already_unpacked_still_authenticates(isolated, tofu_solve, running, monkeypatch,
+                                                                    mirror_url):
+    """A mirrored package found unpacked in the cache without its recorded hashes (a run
+    stopped between unpacking and recording, or a concurrent one) is checked against the
+    mirror's hashes through the zip checksum kept beside it, not refused for lack of it."""
+    import shutil
+    _config(isolated, running, monkeypatch, f'''
+  network_mirror {{
+    url     = "{mirror_url}"
+    include = ["registry.opentofu.org/hashicorp/aws"]
+  }}
+  direct {{
+    exclude = ["hashicorp/aws"]
+  }}''')
+    root = _root(isolated)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    first = r.lock
+    recorded = list((isolated / "cache").rglob("provider-packages"))
+    assert recorded
+    for d in recorded:
+        shutil.rmtree(d)
+    (root / ".terraform.lock.hcl").unlink()
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert r.lock == first
+
+
 def test_mirror_hashes_must_match(isolated, tofu_solve, running, monkeypatch, mirror_dir, mirror_url):
     doc = mirror_dir / "registry.opentofu.org/hashicorp/aws/5.100.0.json"
     data = json.loads(doc.read_text())

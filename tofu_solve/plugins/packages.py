@@ -219,6 +219,8 @@ class ProviderPackages:
         else:
             shas: list[str] = []
 
+            key = (f"provider:{method.key}:{address}", f"{version}/{platform}")
+
             def fill(dest: Path) -> None:
                 if pkg.zip_path is not None:
                     archive, owned = pkg.zip_path, False
@@ -228,14 +230,19 @@ class ProviderPackages:
                     archive, digest = self.fetcher.download(pkg.url)
                     owned = True
                     shas.append(digest)
+                    # kept beside the package: a later run (or a concurrent one) that finds it
+                    # unpacked still has the zip's checksum to check the mirror's hashes with
+                    self.cache.write_archive_hash(key, digest)
                 try:
                     extract_archive(archive, "zip", dest, self.fetcher.limits)
                 finally:
                     if owned:
                         archive.unlink(missing_ok=True)
 
-            directory = self.cache.ensure_package(f"provider:{method.key}:{address}", f"{version}/{platform}", fill)
-            sha = shas[0] if shas else (zip_sha256(pkg.zip_path)[3:] if pkg.zip_path is not None else "")
+            directory = self.cache.ensure_package(*key, fill)
+            recorded = self.cache.archive_hash(key) or ""
+            sha = shas[0] if shas else (zip_sha256(pkg.zip_path)[3:] if pkg.zip_path is not None
+                                        else recorded.removeprefix("zh:"))
         h1 = hash_dir(directory)
         if pkg.hashes and h1 not in pkg.hashes and (not sha or f"zh:{sha}" not in pkg.hashes):
             raise IntegrityError("Failed to authenticate provider package",
