@@ -66,15 +66,15 @@ def make_universe(packages: int, versions: int, fanout: int, root_calls: int, se
     return Universe(vers, trees, root, 0)
 
 
-class _NoRemotes:
-    """No git remotes: nothing in flight to stop when the context closes."""
+class _NothingInFlight:
+    """No fetcher: nothing in flight to stop when the context closes."""
 
     def abort(self) -> None:
         pass
 
 
 class _Names:
-    remotes = _NoRemotes()
+    fetcher = _NothingInFlight()
 
     def package_address(self, source):
         return str(source.package)

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from .archives import extract_archive, sniff_archive
 from .cache import Cache
 from .errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
-from .gitremote import GitRemotes
+from .gitremote import FetchAborted, GitRemotes
 from .netutil import Limits, OnceEach, OpCounter, read_bounded, redact
 from .sources import OciSource, RemoteSource, SourceKind, parse_source
 from .netutil import lazy_import
@@ -81,6 +81,15 @@ class Fetcher:
         self.counter = counter or OpCounter()
         self.timeout = timeout
         self._once = OnceEach()  # one fetch per address and commit, however many calls want it
+        self._aborted = False
+
+    def abort(self) -> None:
+        """Stop the downloads and git fetches still running and refuse new ones: the run no
+        longer needs them (read-ahead in flight when the solve is done, issue #13). A
+        download stops at its next chunk; nothing partial reaches the cache (packages are
+        unpacked into a temporary directory and renamed only when complete)."""
+        self._aborted = True
+        self.git.abort()
 
     def fetch(self, address: str, commit: str | None = None) -> FetchedPackage:
         """Fetch the package of a go-getter address (any subdir in it is ignored; callers
@@ -198,6 +207,8 @@ class Fetcher:
         ``limits.download_bytes`` (or ``max_bytes`` when smaller: a download made ahead of
         need, refused at once when the server announces more) and ``limits.deadline``.
         Returns (file, sha256 hex); the caller removes the file. Raises NetworkError."""
+        if self._aborted:
+            raise FetchAborted()
         r = self._get(url, stream=True, headers=headers)
         limit = self.limits.download_bytes if max_bytes is None else min(max_bytes, self.limits.download_bytes)
         announced = r.headers.get("Content-Length", "")
@@ -212,6 +223,8 @@ class Fetcher:
         try:
             with os.fdopen(fd, "wb") as fh:
                 def sink(chunk: bytes) -> None:
+                    if self._aborted:
+                        raise FetchAborted()
                     fh.write(chunk)
                     digest.update(chunk)
                 try:

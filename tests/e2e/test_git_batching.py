@@ -200,3 +200,64 @@ def test_fetches_of_one_remote_run_side_by_side_without_holding_the_mirror(tmp_p
         first.join(60)
         second.join(60)
     assert len(outcome) == 2 and all(isinstance(o, FetchAborted) for o in outcome), outcome
+
+
+def test_abort_stops_a_download_in_flight_and_leaves_nothing_behind(tmp_path):
+    """Issue #13: an HTTP download still running when the run ends (an archive read ahead)
+    stops at its next chunk once the fetcher is aborted; its temporary file is removed and
+    later downloads are refused."""
+    import http.server
+
+    from tofu_solve.cache import Cache
+    from tofu_solve.fetch import Fetcher
+    from tofu_solve.gitremote import FetchAborted, GitRemotes
+    from tofu_solve.netutil import OpCounter
+    from tofu_solve.registry import make_session
+
+    sent_first, release = threading.Event(), threading.Event()
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", str(2 << 20))
+            self.end_headers()
+            self.wfile.write(b"x" * (64 << 10))
+            self.wfile.flush()
+            sent_first.set()
+            release.wait(60)
+            try:
+                for _ in range(31):
+                    self.wfile.write(b"x" * (64 << 10))
+            except OSError:
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    cache = Cache(tmp_path / "cache")
+    fetcher = Fetcher(cache, GitRemotes(cache, OpCounter()), make_session(), OpCounter())
+    url = f"http://127.0.0.1:{server.server_address[1]}/module.tar.gz"
+    outcome: list = []
+
+    def download():
+        try:
+            outcome.append(fetcher.download(url))
+        except Exception as e:  # noqa: BLE001 - the kind is asserted below
+            outcome.append(e)
+    t = threading.Thread(target=download)
+    try:
+        t.start()
+        assert sent_first.wait(60)
+        fetcher.abort()
+        release.set()
+        t.join(60)
+        assert not t.is_alive()
+        assert len(outcome) == 1 and isinstance(outcome[0], FetchAborted), outcome
+        assert not list(cache.tmp_dir().glob("download-*"))  # the partial file is gone
+        with pytest.raises(FetchAborted):
+            fetcher.download(url)
+    finally:
+        release.set()
+        server.shutdown()

@@ -114,12 +114,12 @@ class Context:
             return sum(1 for k, m in self._memo.items() if k[0] == "list" and m.done and m.error is None)
 
     def close(self) -> None:
-        """End the run's background work: queued prefetches are dropped, git fetches still
-        running (read-ahead the solve no longer needs) are stopped, then the pool's threads
-        are joined, so nothing writes into the cache after this returns (issue #13: the
-        run no longer waits for fetches nobody will read)."""
+        """End the run's background work: queued prefetches are dropped, git fetches and
+        downloads still running (read-ahead the solve no longer needs) are stopped, then the
+        pool's threads are joined, so nothing writes into the cache after this returns
+        (issue #13: the run no longer waits for fetches nobody will read)."""
         self.pool.shutdown(wait=False, cancel_futures=True)
-        self.git.remotes.abort()
+        self.git.fetcher.abort()
         self.pool.shutdown(wait=True)
 
     # ------------------------------------------------------------------ memoized work
