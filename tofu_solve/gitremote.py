@@ -467,7 +467,8 @@ class _Flight:
 
 
 class FetchAborted(Exception):
-    """A git fetch stopped by :meth:`GitRemotes.abort` (never shown: nobody waits for it)."""
+    """A git fetch or download stopped by :meth:`GitRemotes.abort` or
+    :meth:`tofu_solve.fetch.Fetcher.abort` (never shown: the run no longer needs it)."""
 
 
 class _BrokenMirror(Exception):

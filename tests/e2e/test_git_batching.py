@@ -1,5 +1,9 @@
-"""Issue #13: fetches from one git remote share a queue: the tags asked for while a fetch
-runs are pulled together in the next shallow fetch, not one after another."""
+"""Issue #13: fetching that overlaps. Fetches from one git remote share a queue: the tags
+asked for while a fetch runs are pulled together in the next shallow fetch, and fetches of
+one remote run side by side without holding its mirror; the first fetch of a remote does
+not wait for its listing; submodules of one package version share one fetch; and what is
+still in flight when the run is done (git fetches, downloads) is stopped, not waited for.
+Slow servers are real ones on 127.0.0.1 that accept and then hold back their answer."""
 
 from __future__ import annotations
 

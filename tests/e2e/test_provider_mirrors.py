@@ -87,7 +87,8 @@ def _root(isolated):
     return write_root(isolated / "root", ROOT, {"local/main.tf": "# nothing\n"})
 
 
-def test_network_mirror_serves_versions_and_packages(isolated, tofu_solve, running, monkeypatch, mirror_url):
+def _aws_from_network_mirror(isolated, running, monkeypatch, mirror_url):
+    """hashicorp/aws from the network mirror, everything else straight from its registry."""
     _config(isolated, running, monkeypatch, f'''
   network_mirror {{
     url     = "{mirror_url}"
@@ -96,6 +97,10 @@ def test_network_mirror_serves_versions_and_packages(isolated, tofu_solve, runni
   direct {{
     exclude = ["hashicorp/aws"]
   }}''')
+
+
+def test_network_mirror_serves_versions_and_packages(isolated, tofu_solve, running, monkeypatch, mirror_url):
+    _aws_from_network_mirror(isolated, running, monkeypatch, mirror_url)
     before = [p for _, p, _ in running.registry.log.requests]
     r = tofu_solve(_root(isolated), "init")
     assert r.code == 0, r.err
@@ -116,14 +121,7 @@ def test_network_mirror_package_already_unpacked_still_authenticates(isolated, t
     stopped between unpacking and recording, or a concurrent one) is checked against the
     mirror's hashes through the zip checksum kept beside it, not refused for lack of it."""
     import shutil
-    _config(isolated, running, monkeypatch, f'''
-  network_mirror {{
-    url     = "{mirror_url}"
-    include = ["registry.opentofu.org/hashicorp/aws"]
-  }}
-  direct {{
-    exclude = ["hashicorp/aws"]
-  }}''')
+    _aws_from_network_mirror(isolated, running, monkeypatch, mirror_url)
     root = _root(isolated)
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
