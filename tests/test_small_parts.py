@@ -167,3 +167,23 @@ def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_f
                      "20.0.0", "19.1.0", "0.25.0"]
     # the rest of an admitted line comes before other lines: ~> 21.1 still reaches 21.0.0 first
     assert [c.version_text for c in nearest_order(cands, "~> 21.1")][:3] == ["21.1.0", "21.0.0", "20.1.0"]
+
+
+def test_cache_scratch_left_by_a_killed_run_is_swept(tmp_path):
+    """Downloads and git fetches in flight live in the cache's tmp/; what a killed run left
+    there more than a day ago is removed by the next run, what is recent is kept (it may
+    belong to a run still going)."""
+    import os
+    import time
+
+    from tofu_solve.cache import STALE_SCRATCH_SECONDS, Cache
+
+    tmp = tmp_path / "cache" / "tmp"
+    (tmp / "git-fetch-old" / "objects").mkdir(parents=True)
+    (tmp / "download-old").write_bytes(b"x")
+    (tmp / "download-new").write_bytes(b"y")
+    old = time.time() - STALE_SCRATCH_SECONDS - 60
+    for name in ("git-fetch-old", "download-old"):
+        os.utime(tmp / name, (old, old))
+    assert Cache(tmp_path / "cache").tmp_dir() == tmp
+    assert sorted(p.name for p in tmp.iterdir()) == ["download-new"]

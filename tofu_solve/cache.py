@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,6 +27,27 @@ from .netutil import redact, url_key
 
 
 log = logging.getLogger(__name__)
+
+STALE_SCRATCH_SECONDS = 24 * 3600  # scratch older than this in the cache's tmp/ is a killed run's
+
+
+def _sweep(directory: Path, before: float) -> None:
+    """Remove the entries of ``directory`` last modified before ``before`` (epoch seconds);
+    an entry that vanishes or resists meanwhile is left alone."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.stat(follow_symlinks=False).st_mtime >= before:
+                continue
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)
+            else:
+                os.unlink(e.path)
+        except OSError:
+            continue
 
 
 def default_cache_dir(env: dict | None = None) -> Path:
@@ -66,6 +88,7 @@ class Cache:
         self.discarded: list[str] = []
         self._refreshed: set[str] = set()
         self._mutex = threading.Lock()
+        self._swept = False
 
     def cache_error(self, e: OSError, where: Path) -> CacheError:
         """The error for an OSError met while writing ``where`` in the cache."""
@@ -98,9 +121,16 @@ class Cache:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
     def tmp_dir(self) -> Path:
-        """Scratch space for downloads in flight (same file system as the entries, so
-        finished ones are renamed into place)."""
-        return self._dir("tmp")
+        """Scratch space for downloads and git fetches in flight (same file system as the
+        entries, so finished ones are renamed into place). The first call of a run removes
+        what a killed run left there more than :data:`STALE_SCRATCH_SECONDS` ago (no live
+        run keeps scratch that long: every download and git command has a deadline)."""
+        d = self._dir("tmp")
+        with self._mutex:
+            swept, self._swept = self._swept, True
+        if not swept:
+            _sweep(d, time.time() - STALE_SCRATCH_SECONDS)
+        return d
 
     # ------------------------------------------------------------------ git mirrors
 
