@@ -192,7 +192,8 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
         write_state(root, env, state_doc)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
-             "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches}
+             "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
+             "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values())}
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, verified, stats)
 

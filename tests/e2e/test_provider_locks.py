@@ -240,6 +240,7 @@ def test_provider_packages_read_ahead_during_the_solve_are_not_fetched_twice(iso
     assert r.code == 0, r.err
     ops = r.json()["network_operations"]
     assert _lock(r).providers[AWS].version == "5.100.0"
+    assert r.json()["stats"]["provider_versions_read_ahead"] >= 1  # read ahead during the solve
     assert (ops["provider_download"], ops["provider_checksums"], ops["provider_package"]) == (1, 2, 1), ops
 
 
