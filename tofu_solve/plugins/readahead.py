@@ -73,7 +73,8 @@ class ProviderReadAhead:
             guesses.append(version)
         whole = self.locked.get(key) == version
         for platform in self.platforms:
-            self._pool.submit(self._read, address, version, platform, whole)
+            if self.packages.cached(address, version, platform) is None:  # a warm run starts nothing
+                self._pool.submit(self._read, address, version, platform, whole)
 
     def guesses(self) -> dict[str, list[str]]:
         """Provider address -> the versions read ahead, in order (for benchmarks and tests)."""
