@@ -110,6 +110,19 @@ module "vpc" {
 """The smallest impossible root: vpc ~> 6.1 needs aws >= 6.0, the root allows only 5.x
 ("~> 5.0" at main.tf:5, the call at main.tf:10, its "~> 6.1" at main.tf:12)."""
 
+VPC6_EKS20 = '''
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.0"
+}
+module "eks" {
+  source  = "terraform-aws-modules/eks/aws"
+  version = "~> 20.0"
+}
+'''
+"""The root that needs a joint solution: newest-per-call (vpc 6.6.0 with aws >= 6.28, eks
+20.37.2 with aws < 6.0.0) admits no aws; tofu-solve takes eks 20.37.0 (and eks.kms 2.1.0)."""
+
 
 def write_root(dir: Path, main_tf: str, files: dict[str, str] | None = None) -> Path:
     dir.mkdir(parents=True, exist_ok=True)

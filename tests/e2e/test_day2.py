@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.conftest import AWS5_VPC61, write_root
+from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, write_root
 
 ROOT_3 = '''
 terraform {
@@ -111,16 +111,7 @@ def test_graph_is_readable_at_16_calls(tmp_path, tofu_solve):
 
 
 def test_graph_marks_held_back_calls(tmp_path, tofu_solve):
-    root = write_root(tmp_path / "root", '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.0"
-        }
-        module "eks" {
-          source  = "terraform-aws-modules/eks/aws"
-          version = "~> 20.0"
-        }
-    ''')
+    root = write_root(tmp_path / "root", VPC6_EKS20)
     assert tofu_solve(root, "init").code == 0
     data = tofu_solve(root, "graph", "-json").json()
     eks = next(n for n in data["nodes"] if n["id"] == "module.eks")
@@ -135,16 +126,7 @@ def test_init_json_is_opentofus_json_lines_stream(tmp_path, tofu_solve):
     """init -json: one JSON object per line in tofu's shape (views/json_view.go), the
     version message first, the result document in the last message."""
     import re
-    root = write_root(tmp_path / "root", '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.0"
-        }
-        module "eks" {
-          source  = "terraform-aws-modules/eks/aws"
-          version = "~> 20.0"
-        }
-    ''')
+    root = write_root(tmp_path / "root", VPC6_EKS20)
     r = tofu_solve(root, "init", "-json")
     assert r.code == 0, r.err
     messages = r.stream()

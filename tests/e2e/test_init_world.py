@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import AWS5_VPC61, lock_versions, write_root
+from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, lock_versions, write_root
 
 AWS_5 = '''
 terraform {
@@ -22,17 +22,7 @@ terraform {
 
 
 def test_vpc_eks_needs_a_joint_solution(tmp_path, tofu_solve):
-    root = write_root(tmp_path, '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.0"
-        }
-
-        module "eks" {
-          source  = "terraform-aws-modules/eks/aws"
-          version = "~> 20.0"
-        }
-    ''')
+    root = write_root(tmp_path, VPC6_EKS20)
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     # newest-per-call would take vpc 6.6.0 (aws >= 6.28) and eks 20.37.2 (aws < 6.0.0): no aws fits.
@@ -54,16 +44,7 @@ def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shar
     from tofu_solve.solver.context import SolveOptions
     from tofu_solve.tofu_version import target_version
 
-    root = write_root(tmp_path, '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.0"
-        }
-        module "eks" {
-          source  = "terraform-aws-modules/eks/aws"
-          version = "~> 20.0"
-        }
-    ''')
+    root = write_root(tmp_path, VPC6_EKS20)
     env = running.env(shared_cache)
     ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), env, None)
     try:

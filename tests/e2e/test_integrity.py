@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import lock_versions, make_repo, write_root
+from tests.e2e.conftest import VPC6_EKS20, lock_versions, make_repo, write_root
 from tofu_solve.lockfile import parse_lock_text
 
 REPO = Path(__file__).resolve().parents[2]
@@ -182,16 +182,7 @@ def _subprocess_env(running, cache: Path) -> dict:
 
 
 def _vpc_eks(dir: Path) -> Path:
-    return write_root(dir, '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.0"
-        }
-        module "eks" {
-          source  = "terraform-aws-modules/eks/aws"
-          version = "~> 20.0"
-        }
-    ''')
+    return write_root(dir, VPC6_EKS20)
 
 
 def test_killed_init_leaves_no_partial_lock_or_cache(tmp_path, running):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import lock_versions, write_root
+from tests.e2e.conftest import VPC6_EKS20, lock_versions, write_root
 from tofu_solve.world import RegistryServer, write_cli_config
 
 KMS = '''
@@ -90,16 +90,7 @@ def test_module_not_found(world, running, isolated, tofu_solve, monkeypatch):
 
 
 def test_round_cap_is_a_clear_error(tmp_path, tofu_solve):
-    root = write_root(tmp_path / "root", '''
-        module "vpc" {
-          source  = "terraform-aws-modules/vpc/aws"
-          version = "~> 6.0"
-        }
-        module "eks" {
-          source  = "terraform-aws-modules/eks/aws"
-          version = "~> 20.0"
-        }
-    ''')
+    root = write_root(tmp_path / "root", VPC6_EKS20)
     r = tofu_solve(root, "init", "-max-rounds=2")
     assert r.code == 1
     assert "Error: Resolution took too long" in r.err and "-max-rounds" in r.err
