@@ -8,7 +8,7 @@ import sys
 import time
 
 from tofu_solve.errors import TofuSolveError
-from tofu_solve.init import InitOptions, run_init
+from tofu_solve.command.init import InitOptions, run_init
 
 root = sys.argv[1]
 extra = sys.argv[2:]

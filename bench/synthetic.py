@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from tofu_solve.config import ModuleCall, ProviderRequirement
 from tofu_solve.errors import SourceRange
 from tofu_solve.lockfile import LockFile
-from tofu_solve.metadata import ModuleTree, RemoteCall
-from tofu_solve.provider_addr import parse_provider_source
+from tofu_solve.config.tree import ModuleTree, RemoteCall
+from tofu_solve.addrs.provider import parse_provider_source
 from tofu_solve.providers.base import AvailableVersion
 from tofu_solve.solver.context import Context, SolveOptions
-from tofu_solve.sources import parse_source
-from tofu_solve.tofu_version import target_version
+from tofu_solve.addrs.module_source import parse_source
+from tofu_solve.versions.target import target_version
 from tofu_solve.versions import goversions as gvs
 from tofu_solve.versions.constraints import module_constraint, provider_constraint
 from tofu_solve.versions.goversion import GoVersion

@@ -8,8 +8,14 @@ import pytest
 
 from tests.conftest import VECTORS
 from tofu_solve.errors import HashError
-from tofu_solve.hashing import (EMPTY_H1, VCS_DIRS, dir_files, hash1, hash_dir, hash_zip, parse_hash,
-                                zip_sha256)
+from tofu_solve.lockfile.hashes import (EMPTY_H1,
+    VCS_DIRS,
+    dir_files,
+    hash1,
+    hash_dir,
+    hash_zip,
+    parse_hash,
+    zip_sha256)
 
 
 def _content(f):
@@ -145,7 +151,7 @@ def test_not_a_directory(tmp_path):
 
 
 def test_sha256sums_document():
-    from tofu_solve.hashing import zh_hashes_from_sha256sums
+    from tofu_solve.lockfile.hashes import zh_hashes_from_sha256sums
     for case in VECTORS["tofu_sha256sums"]:
         assert sorted(set(zh_hashes_from_sha256sums(case["document"]))) == case["expected_zh_sorted"]
     with pytest.raises(HashError):

@@ -9,11 +9,11 @@ import zipfile
 
 import pytest
 
-from tofu_solve.cliconfig import load_cli_config
+from tofu_solve.config.cliconfig import load_cli_config
 from tofu_solve.errors import ConfigurationError, IntegrityError
-from tofu_solve.archives import extract_archive, sniff_archive
-from tofu_solve.netutil import is_loopback_host, redact, url_key
-from tofu_solve.oci import find_credentials
+from tofu_solve.remote.archives import extract_archive, sniff_archive
+from tofu_solve.addrs.redact import is_loopback_host, redact, url_key
+from tofu_solve.remote.oci import find_credentials
 
 
 def test_cli_config_hosts_and_credentials(tmp_path):
@@ -130,7 +130,7 @@ def test_redaction_rule_covers_presigned_urls_and_keeps_ssh_user_names():
 
 def test_install_paths_stay_inside_the_modules_directory(tmp_path):
     from tofu_solve.errors import TofuSolveError
-    from tofu_solve.install import inside
+    from tofu_solve.workdir.install import inside
     assert inside(tmp_path, "vpc.nested") == tmp_path / "vpc.nested"
     for bad in ("../victim", "a/../../b", "/etc", "", "a..b"):
         with pytest.raises(TofuSolveError):
@@ -139,7 +139,7 @@ def test_install_paths_stay_inside_the_modules_directory(tmp_path):
 
 def test_limits_from_environment():
     from tofu_solve.errors import ConfigurationError
-    from tofu_solve.netutil import Limits
+    from tofu_solve.settings import Limits
     lim = Limits.from_env({"TOFU_SOLVE_MAX_EXTRACTED_BYTES": "1024", "TOFU_SOLVE_DOWNLOAD_DEADLINE": "2.5"})
     assert (lim.extracted_bytes, lim.deadline, lim.entries) == (1024, 2.5, 100_000)
     for bad in ("0", "-1", "ten"):
@@ -154,10 +154,10 @@ def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_f
     line that works however far it is."""
     from tofu_solve.providers.base import AvailableVersion
     from tofu_solve.solver.model import ModuleCandidate
-    from tofu_solve.solver.whatif import nearest_order
+    from tofu_solve.explain.whatif import nearest_order
     from tofu_solve.versions.goversion import GoVersion
 
-    from tofu_solve.sources import parse_source
+    from tofu_solve.addrs.module_source import parse_source
 
     source = parse_source("terraform-aws-modules/eks/aws")
     texts = ["21.1.0", "21.0.0", "20.1.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.1", "0.25.0"]
@@ -176,7 +176,7 @@ def test_cache_scratch_left_by_a_killed_run_is_swept(tmp_path):
     import os
     import time
 
-    from tofu_solve.cache import STALE_SCRATCH_SECONDS, Cache
+    from tofu_solve.store.cache import STALE_SCRATCH_SECONDS, Cache
 
     tmp = tmp_path / "cache" / "tmp"
     (tmp / "git-fetch-old" / "objects").mkdir(parents=True)

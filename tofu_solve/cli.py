@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from . import __version__
 from .config import ModuleConfig, config_file_names, load_module_dir
 from .errors import TofuSolveError
-from .logs import configure as configure_logging
-from .netutil import redact
+from .command.logs import configure as configure_logging
+from .addrs.redact import redact
 
 
 def _gnu_flags(argv: Sequence[str]) -> list[str]:
@@ -118,7 +118,7 @@ class _InitViews:
     standard output (``-json``) and/or into a file (``-json-into=FILE``)."""
 
     def __init__(self, args):
-        from .views import HumanView, JsonStream, use_color
+        from .command.views import HumanView, JsonStream, use_color
 
         self.human = None if args.json else HumanView(use_color(args.no_color))
         outs = []
@@ -153,7 +153,7 @@ class _InitViews:
 
 
 def cmd_init(args) -> int:
-    from .init import InitOptions, run_init
+    from .command.init import InitOptions, run_init
     from .plugins import parse_platform
 
     targets = tuple(n.strip() for n in args.upgrade.split(",") if n.strip()) if isinstance(args.upgrade, str) else ()
@@ -251,8 +251,8 @@ def _init_recursive(args, opts, views) -> int:
     import dataclasses
     from pathlib import Path
 
-    from .init import run_init
-    from .monorepo import cross_root_report, find_roots, relative_name, run_each
+    from .command.init import run_init
+    from .command.monorepo import cross_root_report, find_roots, relative_name, run_each
 
     base = Path(args.chdir)
     roots = find_roots(base)
@@ -315,7 +315,7 @@ def _init_recursive(args, opts, views) -> int:
 
 
 def init_result_as_data(result) -> dict:
-    from .views import warning_data
+    from .command.views import warning_data
 
     res = result.resolution
     mods = []
@@ -346,14 +346,14 @@ def init_result_as_data(result) -> dict:
 
 
 def _solved(args):
-    from .cache import Cache, default_cache_dir
-    from .state import load_solved
+    from .store.cache import Cache, default_cache_dir
+    from .workdir.state import load_solved
 
     return load_solved(args.chdir, dict(os.environ), Cache(default_cache_dir()), tuple(args.vars or ()))
 
 
 def cmd_why(args) -> int:
-    from .why import why
+    from .command.why import why
 
     answers = why(_solved(args), args.name)
     if args.json:
@@ -367,7 +367,7 @@ def cmd_why(args) -> int:
 def cmd_graph(args) -> int:
     from pathlib import Path
 
-    from .graph import build_graph, render, to_dot, to_json
+    from .command.graph import build_graph, render, to_dot, to_json
 
     g = build_graph(_solved(args), providers=args.providers, opentofu=args.opentofu)
     out = Path(args.output) if args.output else None
@@ -384,7 +384,7 @@ def cmd_graph(args) -> int:
 
 
 def cmd_outdated(args) -> int:
-    from .outdated import outdated, render_table
+    from .command.outdated import outdated, render_table
 
     if getattr(args, "recursive", False):
         return _outdated_recursive(args)
@@ -409,14 +409,14 @@ def _each_root(args, fn):
     Returns [(relative name, outcome)]."""
     from pathlib import Path
 
-    from .monorepo import find_roots, relative_name, run_each
+    from .command.monorepo import find_roots, relative_name, run_each
 
     base = Path(args.chdir)
     return [(relative_name(o.root, base), o) for o in run_each(find_roots(base), fn)]
 
 
 def _check_recursive(args) -> int:
-    from .check import check
+    from .command.check import check
 
     results = _each_root(args, lambda root: check(root, dict(os.environ), tuple(args.vars or ()), args.tofu_version))
     bad = [(n, o) for n, o in results if not o.ok or o.value]
@@ -439,7 +439,7 @@ def _check_recursive(args) -> int:
 
 
 def _outdated_recursive(args) -> int:
-    from .outdated import outdated, render_table
+    from .command.outdated import outdated, render_table
 
     results = _each_root(args, lambda root: outdated(root, dict(os.environ), tuple(args.vars or ()),
                                                      args.tofu_version, args.module_versions == "shared"))
@@ -459,7 +459,7 @@ def _outdated_recursive(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .check import check
+    from .command.check import check
 
     if getattr(args, "recursive", False):
         return _check_recursive(args)
@@ -487,7 +487,7 @@ def cmd_version(args) -> int:
 
 
 def cmd_demo(args) -> int:
-    from .demo import run_demo
+    from .command.demo import run_demo
 
     return run_demo(args.output, args.corpus, sys.stdout)
 

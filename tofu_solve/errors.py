@@ -159,7 +159,7 @@ class RegistryError(TofuSolveError):
 
 
 class ResolutionError(TofuSolveError):
-    """No consistent set of versions exists (see :mod:`tofu_solve.solver.explain`).
+    """No consistent set of versions exists (see :mod:`tofu_solve.explain`).
 
     Attributes:
         explanation: the structured explanation (a dict, also printed by ``-json``).

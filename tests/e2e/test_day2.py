@@ -241,7 +241,7 @@ def test_terminal_progress_is_one_live_line(tmp_path, running):
 def test_live_line_counts_what_was_fetched():
     import io
 
-    from tofu_solve.views import HumanView
+    from tofu_solve.command.views import HumanView
     err = io.StringIO()
     view = HumanView(color=False, out=io.StringIO(), err=err)
     view.err.force_terminal = True  # as on a terminal
@@ -275,7 +275,7 @@ def _monorepo(base):
 
 
 def test_find_roots_as_a_user_means_it(tmp_path):
-    from tofu_solve.monorepo import find_roots
+    from tofu_solve.command.monorepo import find_roots
     base = _monorepo(tmp_path / "repo")
     assert [p.relative_to(base).as_posix() for p in find_roots(base)] == ["live/dev/app", "live/prod/app"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 
 from tests.conftest import SHARED
-from tofu_solve.demo import run_demo
+from tofu_solve.command.demo import run_demo
 from tofu_solve.lockfile import read_lock_file
 
 

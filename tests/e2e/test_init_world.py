@@ -37,12 +37,12 @@ def test_vpc_eks_needs_a_joint_solution(tmp_path, tofu_solve):
 
 
 def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shared_cache):
-    from tofu_solve.baseline import newest_per_call
-    from tofu_solve.init import build_context
+    from tofu_solve.solver.baseline import newest_per_call
+    from tofu_solve.command.init import build_context
     from tofu_solve.lockfile import LockFile
-    from tofu_solve.metadata import read_module_tree
+    from tofu_solve.config.tree import read_module_tree
     from tofu_solve.solver.context import SolveOptions
-    from tofu_solve.tofu_version import target_version
+    from tofu_solve.versions.target import target_version
 
     root = write_root(tmp_path, VPC6_EKS20)
     env = running.env(shared_cache)
@@ -114,13 +114,13 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
     """The pass that looks for a solution skipping fewer versions may fetch only a few module
     versions the solve never fetched (issue #13: it once fetched 200, one at a time); a
     refused fetch is not remembered as a failure."""
-    from tofu_solve.init import build_context
+    from tofu_solve.command.init import build_context
     from tofu_solve.lockfile import LockFile
-    from tofu_solve.metadata import read_module_tree
+    from tofu_solve.config.tree import read_module_tree
     from tofu_solve.solver.context import FetchBudgetExceeded, SolveOptions
     from tofu_solve.solver.model import ModuleRequirement
     from tofu_solve.solver.resolve import root_requirements
-    from tofu_solve.tofu_version import target_version
+    from tofu_solve.versions.target import target_version
 
     root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
                                          '  version = ">= 1.0"\n}\n')

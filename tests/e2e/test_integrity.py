@@ -40,7 +40,7 @@ def test_hashes_recorded_and_verified(tmp_path, tofu_solve, own_cache):
     locks, _ = parse_lock_text(r.lock)
     h = locks.modules["kms"].hashes
     assert len(h) == 1 and h[0].startswith("h1:")
-    from tofu_solve.hashing import VCS_DIRS, hash_dir
+    from tofu_solve.lockfile.hashes import VCS_DIRS, hash_dir
     assert hash_dir(root / ".terraform/modules/kms", exclude=VCS_DIRS) == h[0]
     r = tofu_solve(root, "init")
     assert r.code == 0 and "Verified checksum matches lock file" in r.out

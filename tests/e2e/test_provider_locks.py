@@ -13,7 +13,7 @@ import hashlib
 
 
 from tests.e2e.conftest import write_root
-from tofu_solve.hashing import hash_dir
+from tofu_solve.lockfile.hashes import hash_dir
 from tofu_solve.lockfile import parse_lock_text
 from tofu_solve.plugins import current_platform
 from tofu_solve.world import RegistryServer, write_cli_config
@@ -249,12 +249,12 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     over the read-ahead bound is refused at once (nothing cached), the locked version's zip
     is read whatever its size. Either way the plan's later ``info`` asks again only for
     what is missing; at most MAX_GUESSES versions per provider are read ahead."""
-    from tofu_solve.init import InitOptions, _provider_packages, build_context
+    from tofu_solve.command.init import InitOptions, _provider_packages, build_context
     from tofu_solve.lockfile import LockFile
     from tofu_solve.plugins.readahead import MAX_GUESSES, ProviderReadAhead
-    from tofu_solve.provider_addr import parse_provider_source
+    from tofu_solve.addrs.provider import parse_provider_source
     from tofu_solve.solver.context import SolveOptions
-    from tofu_solve.tofu_version import target_version
+    from tofu_solve.versions.target import target_version
 
     aws = parse_provider_source("hashicorp/aws")
     platform = current_platform()

@@ -113,7 +113,7 @@ def test_tf_log_shows_registry_and_git_traffic_without_secrets(isolated, tofu_so
     monkeypatch.setenv("TF_TOKEN_registry_opentofu_org", "s3cr3t-registry-token")
     assert tofu_solve(root, "init").code == 0
     text = log.read_text()
-    assert "[DEBUG] tofu_solve.registry: GET http://127.0.0.1:" in text and "/v1/modules/" in text
+    assert "[DEBUG] tofu_solve.remote.registry: GET http://127.0.0.1:" in text and "/v1/modules/" in text
     assert "git ls-remote" in text or "git fetch" in text
     assert "services of registry.opentofu.org from the CLI configuration's host block" in text  # discovery
     assert "s3cr3t-registry-token" not in text

@@ -22,12 +22,12 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Any
 
-from .. import hcl
+from . import hcl
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
-from ..provider_addr import ProviderAddressError, parse_provider_source
-from ..sources import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
+from ..addrs.provider import ProviderAddressError, parse_provider_source
+from ..addrs.module_source import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
 from ..versions.constraints import module_constraint, provider_constraint
-from .names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
 from .variables import InputValue
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
 
@@ -84,7 +84,7 @@ def config_file_names(directory: str | os.PathLike) -> tuple[list[str], list[str
         if _ignored(name) or _ext(name) is None or os.path.isdir(os.path.join(directory, name)):
             continue
         if name == OWN_OVERRIDE_FILE:
-            continue  # tofu-solve's own bridge for tofu (tofu_solve.overrides): never read back
+            continue  # tofu-solve's own bridge for tofu (tofu_solve.workdir.overrides): never read back
         (override if _is_override(name) else primary).append(name)
     return _filter_tofu_alternatives(primary), _filter_tofu_alternatives(override)
 

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SourceRange
-from ..provider_addr import ProviderAddress
-from ..sources import ModuleSource
+from ..addrs.provider import ProviderAddress
+from ..addrs.module_source import ModuleSource
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
 
 

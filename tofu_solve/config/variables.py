@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import hcl
+from . import hcl
 from ..errors import ConfigurationError, SourceRange
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..provider_addr import DEFAULT_PROVIDER_HOST, ProviderAddress
+from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 
 TRANSITIONAL_HOST = "registry.terraform.io"
 

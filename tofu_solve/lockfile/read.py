@@ -12,11 +12,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import hcl
-from ..config.names import valid_call_path
+from ..config import hcl
+from ..addrs.names import valid_call_path
 from ..errors import InvalidConstraint, InvalidVersion, LockFileError, SourceRange
-from ..hashing import parse_hash
-from ..provider_addr import ProviderAddressError, parse_provider_source
+from .hashes import parse_hash
+from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..versions import goversions as gvs
 from .model import LockFile, ModuleLock, ProviderLock
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from ..errors import TofuSolveError
 from ..lockfile import LockChange, LockFile, ProviderLock
-from ..provider_addr import ProviderAddress
+from ..addrs.provider import ProviderAddress
 from ..versions import goversions as gvs
 from .packages import PackageInfo, ProviderPackages
 

@@ -36,17 +36,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
-from ..archives import extract_archive
-from ..cache import Cache, key_of
+from ..remote.archives import extract_archive
+from ..store.cache import Cache, key_of
 from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
-from ..fetch import Fetcher
-from ..hashing import hash_dir, zh_hashes_from_sha256sums, zip_sha256
-from ..netutil import OpCounter, read_document, redact
-from ..provider_addr import ProviderAddress
-from ..registry import ProviderDownload, RegistryClient
+from ..remote.fetch import Fetcher
+from ..lockfile.hashes import hash_dir, zh_hashes_from_sha256sums, zip_sha256
+from ..remote.ops import OpCounter
+from ..remote.limits import read_document
+from ..addrs.redact import redact
+from ..addrs.provider import ProviderAddress
+from ..remote.registry import ProviderDownload, RegistryClient
 from .signatures import verify_shasums
 from .sources import DIRECT, InstallationMethod, ProviderSources
-from ..netutil import lazy_import
+from ..remote.ops import lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 

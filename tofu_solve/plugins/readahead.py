@@ -26,7 +26,7 @@ import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 
-from ..provider_addr import ProviderAddress
+from ..addrs.provider import ProviderAddress
 from .packages import ProviderPackages
 
 log = logging.getLogger(__name__)

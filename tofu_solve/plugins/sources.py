@@ -32,8 +32,9 @@ from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 from ..errors import ConfigurationError, RegistryError
-from ..netutil import is_loopback_host, read_document, redact
-from ..provider_addr import DEFAULT_PROVIDER_HOST, ProviderAddress
+from ..addrs.redact import is_loopback_host, redact
+from ..remote.limits import read_document
+from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...
         ConfigurationError: an unknown method, a missing ``url``/``path``, a mirror URL that is
             not https (plain http only on loopback), or a malformed pattern.
     """
-    from .. import hcl
+    from ..config import hcl
 
     def strings(b, name) -> tuple[str, ...]:
         a = b.body.attribute(name)
@@ -281,7 +282,7 @@ class ProviderSources:
         with self._lock:
             if key in self._listed:
                 return self._listed[key]
-        from ..cache import key_of
+        from ..store.cache import key_of
         from ..errors import OfflineError
 
         ckey = key_of(f"{m.key}\n{a}")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..sources import ModuleSource
+from ..addrs.module_source import ModuleSource
 from ..versions.goversion import GoVersion
 
 

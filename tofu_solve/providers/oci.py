@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 
-from ..cache import Cache
+from ..store.cache import Cache
 from ..errors import IntegrityError
-from ..archives import extract_archive
-from ..gitremote import strict_semver_tags
-from ..oci import OciClient
-from ..sources import OciSource
+from ..remote.archives import extract_archive
+from ..remote.git import strict_semver_tags
+from ..remote.oci import OciClient
+from ..addrs.module_source import OciSource
 from .base import AvailableVersion, Package
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from ..errors import InvalidVersion
-from ..fetch import Fetcher
-from ..registry import DirectLocation, RegistryClient
-from ..sources import RegistrySource, go_path_clean, source_dir_subdir
+from ..remote.fetch import Fetcher
+from ..remote.registry import DirectLocation, RegistryClient
+from ..addrs.module_source import RegistrySource, go_path_clean, source_dir_subdir
 from ..versions.goversion import GoVersion
 from .base import AvailableVersion, Package
 
@@ -42,7 +42,7 @@ class RegistryCandidates:
             return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), None, fetched.zh)
         loc_pkg, loc_sub = source_dir_subdir(location)
         if loc_pkg.startswith("oci://") and self.oci is not None:
-            from ..sources import parse_source
+            from ..addrs.module_source import parse_source
             oci_src = parse_source(location)
             ref = oci_src.digest or oci_src.tag or "latest"
             got = self.oci.fetch(oci_src, AvailableVersion(ref, None, oci_src.digest or None))

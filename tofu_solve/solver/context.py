@@ -18,16 +18,17 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..netutil import redact
-from ..sources import lock_source
+from ..addrs.redact import redact
+from ..addrs.module_source import lock_source
 from ..errors import ConfigurationError
-from ..errors import (NoMatchingVersionError, NoVersionsError, TofuSolveError)
+from ..errors import NoMatchingVersionError, NoVersionsError, TofuSolveError
 from ..lockfile import LockFile
-from ..metadata import MetadataStore, ModuleTree, read_module_tree
+from ..store.metadata import MetadataStore
+from ..config.tree import ModuleTree, read_module_tree
 from ..providers import AvailableVersion, GitCandidates, Package, PinnedCandidates, RegistryCandidates
-from ..registry import RegistryClient
-from ..sources import OciSource, RegistrySource, RemoteSource, SourceKind
-from ..tofu_version import TargetVersion
+from ..remote.registry import RegistryClient
+from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind
+from ..versions.target import TargetVersion
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from .model import ModuleCandidate, ModuleRequirement
@@ -225,7 +226,7 @@ class Context:
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:
         """The call's locked version as a candidate, built from the lock alone (no listing),
         when it applies: not upgrading, same source, still allowed by the constraint."""
-        from ..install import locked_commit
+        from ..workdir.install import locked_commit
         from ..versions.goversion import GoVersion
 
         lock = self.locks.modules.get(req.call_path)

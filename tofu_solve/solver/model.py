@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from ..config import ModuleCall
 from ..errors import SourceRange
-from ..provider_addr import ProviderAddress
+from ..addrs.provider import ProviderAddress
 from ..providers.base import AvailableVersion
-from ..sources import ModuleSource
+from ..addrs.module_source import ModuleSource
 from ..versions import goversions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
 from ..versions.goversion import GoVersion

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import ConfigurationError, TofuSolveError
-from ..metadata import ModuleTree
+from ..config.tree import ModuleTree
 from .context import Context
 from .model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
 

@@ -12,13 +12,23 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from resolvelib.providers import AbstractProvider
 
 from ..errors import ConfigurationError, TofuSolveError
-from ..metadata import ModuleTree
-from ..sources import OciSource, RegistrySource, RemoteSource
+from ..config.tree import ModuleTree
+from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from .context import Context
-from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, NewerThan, Origin,
-                    PackageCandidate, PackagePin, ProviderCandidate, ProviderRequirement, TofuCandidate, Unusable)
+from .model import (ROOT,
+    CoreRequirement,
+    ModuleCandidate,
+    ModuleRequirement,
+    NewerThan,
+    Origin,
+    PackageCandidate,
+    PackagePin,
+    ProviderCandidate,
+    ProviderRequirement,
+    TofuCandidate,
+    Unusable)
 
 @functools.lru_cache(maxsize=1 << 16)
 def module_allows(constraint_text: str | None, label: str) -> bool:
@@ -87,7 +97,7 @@ def check_remote_cycle(req: ModuleRequirement, calls: Mapping[str, ModuleRequire
     """Refuse a remote call that reaches a module already on its own chain of calls (A
     calls B calls A), and chains deeper than :data:`MAX_CALL_DEPTH`: either would grow
     the call path for ever. Local cycles are refused the same way while a package's tree
-    is read (:func:`tofu_solve.metadata.read_module_tree`).
+    is read (:func:`tofu_solve.config.tree.read_module_tree`).
 
     Raises:
         ConfigurationError: "Module call cycle" naming the chain, at the closing call's

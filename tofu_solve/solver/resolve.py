@@ -9,10 +9,15 @@ from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError, WarningText
-from ..metadata import ModuleTree
+from ..config.tree import ModuleTree
 from .context import Context
-from .model import (ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderCandidate,
-                    ProviderRequirement, TofuCandidate)
+from .model import (ROOT,
+    CoreRequirement,
+    ModuleCandidate,
+    ModuleRequirement,
+    ProviderCandidate,
+    ProviderRequirement,
+    TofuCandidate)
 from .provider import TofuSolveProvider, requirements_of_tree
 
 
@@ -86,7 +91,7 @@ class _Reporter(BaseReporter):
 
     def back_and_forth(self, n: int = 6) -> list[str]:
         """The identifiers rejected most often, as names (``module call "eks"``)."""
-        from .explain import _subject_name
+        from ..explain.analysis import _subject_name
         top = sorted(self.per_identifier.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
         return [f"{_subject_name(ident)} ({count} versions rejected)" for ident, count in top]
 
@@ -122,7 +127,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             never be satisfied as written.
         NetworkError, RegistryError: the outside world failed.
     """
-    from .explain import explain_impossible
+    from ..explain.analysis import explain_impossible
 
     from .propagate import propagate
 

@@ -1,0 +1,119 @@
+"""Record what tofu-solve does on a fixed set of roots, to compare two commits.
+
+    python3 bench/snapshot.py --repo DIR --out FILE [--examples N] [--pairs N]
+    python3 bench/snapshot.py --compare A.json B.json
+
+For each root (the first N example roots of ``../shared/corpus`` and the first N assembled
+pairs, among them impossible ones), in a fixed order over one cache, it runs the CLI of the
+checkout at ``--repo`` in a fresh process (``init``, then ``check``, ``why`` of the first
+call and ``outdated -json``) and records each exit status, the lock file, standard output
+and standard error. Progress lines (whose order depends on thread timing), server ports and
+temporary paths are normalized away; everything else must be identical for a change that
+promises "behaviour does not change". The fixture world is built and served by this
+checkout's ``tofu_solve.world``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tofu_solve.world import build_world, default_world_dir, running_world  # noqa: E402
+from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
+
+_PROGRESS = re.compile(r"^\s*- (Fetching|Listing|Reading|Looking|Downloading|Verifying|Solving)\b")
+
+
+def normalize(text: str, tmp: Path) -> str:
+    text = text.replace(str(tmp), "<TMP>")
+    text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<PORT>", text)
+    text = re.sub(r"localhost:\d+", "localhost:<PORT>", text)
+    text = re.sub(r'"@timestamp": ?"[^"]*"', '"@timestamp": "<T>"', text)
+    text = re.sub(r'"(seconds|[a-z_]*_ms)": [0-9.]+', r'"\1": 0', text)
+    return "\n".join(line for line in text.splitlines() if not _PROGRESS.match(line))
+
+
+def run(repo: Path, env: dict, args: list[str], tmp: Path) -> dict:
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", *args], cwd=tmp, env=env, capture_output=True,
+                       text=True, timeout=600)
+    return {"args": [normalize(a, tmp) for a in args], "code": r.returncode,
+            "out": normalize(r.stdout, tmp), "err": normalize(r.stderr, tmp)}
+
+
+def record(repo: Path, examples: int, pairs: int) -> list[dict]:
+    corpus = REPO.parent / "shared" / "corpus"
+    world = build_world(corpus, default_world_dir())
+    roots = example_roots(corpus)[:examples] + assembled_roots(corpus)[:pairs]
+    out = []
+    with tempfile.TemporaryDirectory(prefix="tofu-solve-snapshot-") as t:
+        tmp = Path(t)
+        (tmp / "servers").mkdir()
+        with running_world(world, tmp / "servers") as rw:
+            env = {**os.environ, **rw.env(tmp / "cache"), "PYTHONPATH": str(repo), "NO_COLOR": "1"}
+            env.pop("TF_LOG", None)
+            for i, root in enumerate(roots):
+                d = root.write(tmp / f"r{i}")
+                entry = {"root": root.name if hasattr(root, "name") else str(i), "runs": []}
+                entry["runs"].append(run(repo, env, ["init", f"-chdir={d}"], tmp))
+                lock = d / ".terraform.lock.hcl"
+                entry["lock"] = normalize(lock.read_text(), tmp) if lock.exists() else None
+                entry["runs"].append(run(repo, env, ["check", f"-chdir={d}"], tmp))
+                entry["runs"].append(run(repo, env, ["init", "-lockfile=readonly", f"-chdir={d}"], tmp))
+                calls = re.findall(r'^module "([^"]+)"', (d / "main.tf").read_text(), re.M)
+                if calls and entry["lock"]:
+                    entry["runs"].append(run(repo, env, ["why", calls[0], f"-chdir={d}"], tmp))
+                    entry["runs"].append(run(repo, env, ["graph", "-json", f"-chdir={d}"], tmp))
+                out.append(entry)
+                print(f"{i + 1}/{len(roots)} {entry['root']}: init exit {entry['runs'][0]['code']}", file=sys.stderr)
+    return out
+
+
+def compare(a: Path, b: Path) -> int:
+    x, y = json.loads(a.read_text()), json.loads(b.read_text())
+    diffs = 0
+    if len(x) != len(y):
+        print(f"different root counts: {len(x)} and {len(y)}")
+        return 1
+    for ea, eb in zip(x, y):
+        if ea != eb:
+            diffs += 1
+            print(f"== {ea['root']}")
+            if ea["lock"] != eb["lock"]:
+                print("  lock files differ")
+            for ra, rb in zip(ea["runs"], eb["runs"]):
+                for k in ("code", "out", "err"):
+                    if ra[k] != rb[k]:
+                        print(f"  {' '.join(ra['args'][:1])} {k} differs:\n    A: {str(ra[k])[:600]!r}\n"
+                              f"    B: {str(rb[k])[:600]!r}")
+    print(f"{len(x)} roots, {diffs} differ")
+    return 1 if diffs else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repo", default=str(REPO), help="the checkout whose tofu_solve runs (default: this one)")
+    ap.add_argument("--out", help="where to write the record (JSON)")
+    ap.add_argument("--examples", type=int, default=40)
+    ap.add_argument("--pairs", type=int, default=40)
+    ap.add_argument("--compare", nargs=2, metavar="FILE", help="compare two records; exit 1 when they differ")
+    args = ap.parse_args()
+    if args.compare:
+        return compare(Path(args.compare[0]), Path(args.compare[1]))
+    if not args.out:
+        ap.error("--out is required")
+    data = record(Path(args.repo).resolve(), args.examples, args.pairs)
+    Path(args.out).write_text(json.dumps(data, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,100 @@
+"""OpenTofu provider source addresses (``hashicorp/aws``, ``registry.opentofu.org/hashicorp/aws``).
+
+Rules from opentofu/registry-address ``ParseProviderSource`` as OpenTofu's lock file uses
+them: one to three parts, the host defaulting to ``registry.opentofu.org``, the namespace to
+``hashicorp``; names are case-insensitive and normalized to lower case; the legacy ``-``
+namespace and ``terraform.io/builtin`` providers are not installable.
+
+(These are OpenTofu *provider plugins*; tofu-solve's per-source *candidate providers* live in
+:mod:`tofu_solve.providers`.)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import TofuSolveError
+
+DEFAULT_PROVIDER_HOST = "registry.opentofu.org"
+BUILTIN_HOST = "terraform.io"
+_PART_RE = re.compile(r"[0-9a-z](?:[0-9a-z-]{0,62}[0-9a-z])?", re.I)
+_HOST_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]+)?", re.I)
+
+
+class ProviderAddressError(TofuSolveError):
+    """A provider source address that does not parse."""
+
+
+@dataclass(frozen=True, order=True)
+class ProviderAddress:
+    """``host/namespace/type``, normalized (lower case). Orders as ``Provider.LessThan``:
+    host, then namespace, then type, each compared as a string."""
+
+    host: str
+    namespace: str
+    type: str
+
+    def __str__(self) -> str:
+        return f"{self.host}/{self.namespace}/{self.type}"
+
+    @property
+    def for_display(self) -> str:
+        short = f"{self.namespace}/{self.type}"
+        return short if self.host == DEFAULT_PROVIDER_HOST else f"{self.host}/{short}"
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.host == BUILTIN_HOST and self.namespace == "builtin"
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.namespace == "-"
+
+
+def parse_provider_source(text: str) -> ProviderAddress:
+    """Parse a provider source string (``required_providers`` ``source`` or a lock label).
+
+    Raises:
+        ProviderAddressError: "Invalid provider source address" with the reason.
+    """
+    def fail(msg: str):
+        raise ProviderAddressError("Invalid provider source address", msg)
+
+    if not isinstance(text, str) or text.strip() == "":
+        fail("The provider source address must not be empty.")
+    parts = text.split("/")
+    if len(parts) > 3:
+        fail(f'"{text}": a provider source address must have at most three slash-separated parts '
+             "(hostname/namespace/type).")
+    host, ns = DEFAULT_PROVIDER_HOST, "hashicorp"
+    if len(parts) == 3:
+        if not _HOST_RE.fullmatch(parts[0]):
+            fail(f'"{text}": invalid provider registry hostname "{parts[0]}".')
+        host = parts[0].lower()
+        if host.endswith(":443"):
+            host = host[:-4]
+        parts = parts[1:]
+    if len(parts) == 2:
+        ns = parts[0]
+        if ns != "-" and not _PART_RE.fullmatch(ns):
+            fail(f'"{text}": invalid provider namespace "{ns}".')
+        parts = parts[1:]
+    typ = parts[0]
+    if not _PART_RE.fullmatch(typ):
+        fail(f'"{text}": invalid provider type "{typ}".')
+    for part, what in ((ns, "namespace"), (typ, "type")):
+        if "--" in part:  # registry-address ParseProviderPart
+            fail(f'"{text}": invalid provider {what} "{part}": cannot use multiple consecutive dashes.')
+    low = typ.lower()
+    for prefix in ("terraform-provider-", "opentofu-provider-"):
+        if low.startswith(prefix) and _PART_RE.fullmatch(low[len(prefix):]):
+            fail(f'Invalid provider type "{typ}" in source "{text}": did you mean "{low[len(prefix):]}"? Provider '
+                 f'source addresses never include the prefix "{prefix}".')
+    for prefix in ("terraform-", "opentofu-"):
+        if low.startswith(prefix):
+            # registry-address ParseProviderSource: the prefix is reserved (redundant in a source address)
+            fail(f'Provider source "{text}" has a type with the prefix "{prefix}", which isn\'t valid. Although '
+                 "that prefix is often used in the names of version control repositories for providers, provider "
+                 "source strings should not include it.")
+    return ProviderAddress(host, ns.lower(), low)

@@ -1,0 +1,232 @@
+"""``tofu-solve check``: is what is installed exactly what the lock says?
+
+Offline and read-only. It reads the configuration (the root module and every installed
+copy under ``.terraform/modules``), ``.terraform.lock.hcl`` and ``modules.json``, and lists
+each difference:
+
+* ``no-lock``: a remote module call without a module lock entry;
+* ``constraints``: a call whose ``version`` constraint is not the one locked;
+* ``source``: a call whose source is not the one locked;
+* ``stale-lock``: a module lock entry for a call that no longer exists;
+* ``manifest``: ``modules.json`` lacks the call, or records another source, version or
+  directory than the lock implies (what ``tofu init -upgrade`` or a plain ``tofu init``
+  on a fresh clone leaves behind when it picks other versions);
+* ``not-installed`` / ``hash``: the installed directory is missing, or its ``h1:`` is not
+  among the lock's hashes;
+* ``override``: the override bridge file is missing, stale, or no longer needed;
+* ``provider``: a required provider without a lock, a locked provider the configuration
+  no longer meets (or no longer requires).
+
+:func:`check` returns them; the CLI exits 1 when there is any.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..workdir import overrides
+from ..config.variables import collect_input_values
+from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
+from ..lockfile.hashes import VCS_DIRS, hash_dir
+from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
+from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..config.tree import ModuleTree, read_module_tree
+from ..addrs.module_source import RegistrySource, lock_source, tofu_source
+from ..versions.target import target_version
+from ..versions import goversions as gvs
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way the working directory disagrees with the lock.
+
+    Attributes:
+        kind: see the module docstring.
+        subject: ``module "vpc.nested"``, ``provider "registry.opentofu.org/hashicorp/aws"``,
+            or a file.
+        detail: one sentence saying what differs and what to run.
+        where: the configuration line concerned, when there is one.
+    """
+
+    kind: str
+    subject: str
+    detail: str
+    where: SourceRange | None = None
+
+    def as_data(self) -> dict:
+        return {"kind": self.kind, "subject": self.subject, "detail": self.detail,
+                "file": self.where.file if self.where else None, "line": self.where.line if self.where else None}
+
+    def __str__(self) -> str:
+        at = f" ({self.where})" if self.where else ""
+        return f"- {self.subject}: {self.detail}{at}"
+
+
+def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = (),
+          tofu_version: str | None = None) -> list[Difference]:
+    """Every difference between the configuration, the lock file, ``modules.json``, the
+    installed modules and the override files of the working directory at ``root``
+    (``cli_vars``: ``-var`` / ``-var-file`` options, and ``tofu_version`` the OpenTofu
+    version to check for, as for ``init``).
+
+    Raises:
+        ConfigurationError: the root module cannot be read.
+        LockFileError: the lock file is malformed.
+    """
+    root = Path(root)
+    locks = read_lock_file(root / LOCK_FILE_NAME)
+    modules_dir = data_dir(root, env) / "modules"
+    manifest = read_manifest(modules_dir / MANIFEST)
+    out: list[Difference] = []
+    seen: set[str] = set()
+    copies: dict[str, tuple[ModuleTree, Path, str]] = {}
+    providers: dict[str, list] = {}
+    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, cli_vars))
+
+    def visit(tree: ModuleTree, prefix: str, base: str) -> None:
+        for _, p in tree.providers:
+            providers.setdefault(str(p.address), []).append(p)
+        for rc in tree.remote_calls:
+            path = ".".join(([prefix] if prefix else []) + list(rc.rel_path))
+            seen.add(path)
+            call, subject = rc.call, f'module "{path}"'
+            if base and call.where is not None:  # name the installed copy's file, not the package's
+                call = dataclasses.replace(call, where=SourceRange(f"{base}/{call.where.file}", call.where.line))
+            lock = locks.modules.get(path)
+            if lock is None:
+                out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", call.where))
+                continue
+            want_constraint = call.version.text if call.version else ""
+            if lock.constraints != want_constraint:
+                out.append(Difference("constraints", subject,
+                                      f'its version constraint is "{want_constraint}" but the lock has '
+                                      f'"{lock.constraints}"; run tofu-solve init.', call.where))
+            versioned = call.version is not None
+            if lock.source != lock_source(call.source, versioned, lock.version):
+                out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run "
+                                      "tofu-solve init.", call.where))
+                continue
+            installed = modules_dir / path
+            if not _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, call.where):
+                continue  # another version is installed: its hash and its calls say nothing more
+            if not installed.is_dir():
+                out.append(Difference("not-installed", subject, f"{_rel(installed, root)} does not exist; run "
+                                      "tofu-solve init.", call.where))
+                continue
+            h1s = [h for h in lock.hashes if h.startswith("h1:")]
+            try:
+                actual = hash_dir(installed, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
+            except HashError as e:
+                actual = f"(cannot hash: {e.detail})"
+            if h1s and actual not in h1s:
+                out.append(Difference("hash", subject, f"the installed copy in {_rel(installed, root)} has {actual}, "
+                                      f"the lock records {', '.join(h1s)}: it was changed after installation. Remove "
+                                      "that directory and run tofu-solve init to reinstall it from the verified "
+                                      "cache.", call.where))
+                continue
+            try:
+                tree = read_module_tree(installed, call.source.subdir)
+            except ConfigurationError as e:
+                out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
+                                      call.where))
+                continue
+            copies[path] = (tree, installed, call.source.subdir)
+            visit(tree, path, _rel(installed, root))
+
+    visit(root_tree, "", "")
+    for path in sorted(set(locks.modules) - seen):
+        out.append(Difference("stale-lock", f'module "{path}"', "is locked but no module call has that path any "
+                              "more; run tofu-solve init to drop it."))
+    if overrides.bridge_supported(target_version(tofu_version, root).triple):  # else init writes none, and says why
+        _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
+    _check_providers(out, locks, providers)
+    return out
+
+
+def _rel(p: Path, root: Path) -> str:
+    try:
+        return str(p.relative_to(root))
+    except ValueError:
+        return str(p)
+
+
+def _check_manifest(out, subject, record, call, lock, installed, root, where) -> bool:
+    """Compare the call's modules.json record with what the lock implies; False (and a
+    difference) when they disagree."""
+    versioned = call.version is not None
+    want_source = tofu_source(call.source, versioned, lock.version)
+    want_version = lock.version if isinstance(call.source, RegistrySource) else ""
+    rel = _rel(installed, root).replace("\\", "/")
+    want_dir = f"{rel}/{call.source.subdir}" if call.source.subdir else rel
+    if record is None:
+        out.append(Difference("manifest", subject, "is missing from .terraform/modules/modules.json; run tofu-solve "
+                              "init.", where))
+        return False
+    got = (record.get("Source", ""), record.get("Version", ""), record.get("Dir", ""))
+    if got[1] != want_version:
+        out.append(Difference("manifest", subject, f"modules.json records version {got[1] or '(none)'}, the lock "
+                              f"{want_version}: tofu init installed another version; run tofu-solve init.", where))
+    elif got[0] != want_source:
+        from ..addrs.redact import redact
+        out.append(Difference("manifest", subject, f"modules.json records source {redact(got[0])}, the lock implies "
+                              f"{redact(want_source)}: tofu init installed another version; run tofu-solve init.",
+                              where))
+    elif got[2] != want_dir:
+        out.append(Difference("manifest", subject, f"modules.json records directory {got[2]}, expected {want_dir}; "
+                              "run tofu-solve init.", where))
+    else:
+        return True
+    return False
+
+
+def _check_overrides(out, root, modules_dir, root_tree, copies, locked_sources) -> None:
+    wanted, _ = overrides.split_outside(overrides.wanted_files(root, root_tree, copies, locked_sources), root)
+    for d, text in sorted(wanted.items()):
+        p = d / overrides.OVERRIDE_FILE
+        try:
+            have = p.read_text(encoding="utf-8")
+        except OSError:
+            have = None
+        if have is None:
+            out.append(Difference("override", _rel(p, root), "is missing: tofu init cannot load the git/OCI calls "
+                                  "with a version constraint; run tofu-solve init."))
+        elif have != text:
+            out.append(Difference("override", _rel(p, root), "does not match the lock (stale or edited); run "
+                                  "tofu-solve init."))
+    tops = [root] + ([modules_dir] if modules_dir.is_dir() else [])
+    for d in overrides.existing(*tops):
+        if d not in wanted:
+            out.append(Difference("override", _rel(d / overrides.OVERRIDE_FILE, root),
+                                  "is no longer needed; run tofu-solve init to remove it."))
+
+
+def _check_providers(out, locks, providers: dict[str, list]) -> None:
+    for addr, reqs in sorted(providers.items()):
+        a = reqs[0].address
+        if a.is_builtin or a.is_legacy:
+            continue
+        subject = f'provider "{addr}"'
+        lock = locks.providers.get(addr)
+        if lock is None:
+            out.append(Difference("provider", subject, "is required but not locked; run tofu-solve init.",
+                                  reqs[0].where))
+            continue
+        spec: tuple = ()
+        for r in reqs:
+            if r.constraint is not None:
+                spec += r.constraint.spec
+        try:
+            ok = gvs.meets(spec, gvs.Version.parse(lock.version))
+        except TofuSolveError:
+            ok = False
+        if not ok:
+            bad = next((r for r in reqs if r.constraint is not None and not r.constraint.allows(lock.version)), reqs[0])
+            out.append(Difference("provider", subject,
+                                  f"locked at {lock.version}, which the constraint "
+                                  f'"{bad.constraint.text if bad.constraint else ""}" no longer allows; run tofu-solve '
+                                  "init -upgrade.", bad.where))
+    for addr in sorted(set(locks.providers) - set(providers)):
+        out.append(Difference("provider", f'provider "{addr}"', "is locked but no longer required; run tofu-solve "
+                              "init to drop it."))

@@ -1,0 +1,132 @@
+"""``tofu-solve demo``: the whole product on real dependency shapes, offline.
+
+Builds (or reuses) the fixture world from ``../shared/corpus``, starts its registry and git
+daemon on 127.0.0.1, and runs ``init`` on three bundled roots: one newest-per-call
+resolves, one only a joint solver resolves, one that is impossible (with its explanation);
+then ``why`` and ``graph`` on the second. Every step's output is kept in the results folder;
+the servers are stopped at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+
+from ..errors import ConfigurationError, TofuSolveError
+
+
+def find_corpus(explicit: str | None) -> Path:
+    """The corpus directory: ``--corpus``, ``$TOFU_SOLVE_CORPUS``, ``../shared/corpus`` from
+    the current directory, or beside this source tree. Raises ConfigurationError."""
+    cands = [explicit, os.environ.get("TOFU_SOLVE_CORPUS"), Path.cwd() / ".." / "shared" / "corpus",
+             Path.cwd() / "shared" / "corpus", Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"]
+    for c in cands:
+        if c and (Path(c) / "modules.json").is_file():
+            return Path(c).resolve()
+    raise ConfigurationError("Corpus not found",
+                             "tofu-solve demo needs the real-data corpus (modules.json, providers.json): pass "
+                             "--corpus DIR or run it from the repository with ../shared beside it.")
+
+
+def _run(args: list[str]) -> tuple[int, str]:
+    from ..cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(args)
+    return code, out.getvalue()
+
+
+def _baseline(root: Path, env: dict) -> str:
+    from ..solver.baseline import newest_per_call
+    from .init import build_context
+    from ..lockfile import LockFile
+    from ..config.tree import read_module_tree
+    from ..solver.context import SolveOptions
+    from ..versions.target import target_version
+
+    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), env, None)
+    try:
+        b = newest_per_call(read_module_tree(root, confine=False), ctx)
+    except TofuSolveError as e:
+        return f"newest-per-call (tofu init's algorithm) fails: {e.summary}"
+    finally:
+        ctx.close()
+    picks = ", ".join(f"{k} {v}" for k, v in sorted(b.modules.items()))
+    if b.ok:
+        return f"newest-per-call (tofu init's algorithm) resolves: {picks}"
+    return f"newest-per-call (tofu init's algorithm) FAILS: {b.failure} (it picked {picks})"
+
+
+def run_demo(output: Path | None, corpus: str | None, out) -> int:
+    """Run the demo, printing to ``out``; returns 0 when every step behaved as expected."""
+    from ..world import build_world, default_world_dir, running_world
+
+    corpus_dir = find_corpus(corpus)
+    output = Path(output or "tofu-solve-demo").resolve()
+    output.mkdir(parents=True, exist_ok=True)
+    print(f"tofu-solve demo: results go to {output}", file=out)
+    world_dir = default_world_dir()
+    print(f"Fixture world (git repositories and registry indexes, built once and reused): {world_dir} "
+          "(TOFU_SOLVE_WORLD_DIR moves it)", file=out)
+    world = build_world(corpus_dir, world_dir)
+    n_versions = sum(len(m["versions"]) for m in world.modules.values())
+    print(f"Fixture world: {len(world.modules)} modules, {n_versions} versions, from {corpus_dir}", file=out)
+    print(f"Download cache of the demo's runs: {output / 'cache'}", file=out)
+    roots_src = resources.files("tofu_solve").joinpath("data/demo")
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="tofu-solve-demo-") as tmp, running_world(world, Path(tmp)) as rw:
+        print(f"Registry at {rw.registry.url}, git daemon at {rw.git.url} (stopped at the end)\n", file=out)
+        saved = {k: os.environ.get(k) for k in ("TF_CLI_CONFIG_FILE", "TOFU_SOLVE_CACHE_DIR")}
+        os.environ.update(rw.env(output / "cache"))
+        try:
+            for name, expect in (("1-resolvable", 0), ("2-needs-solver", 0), ("3-impossible", 1)):
+                root = output / name
+                if root.exists():
+                    shutil.rmtree(root)
+                root.mkdir()
+                (root / "main.tf").write_text(roots_src.joinpath(name, "main.tf").read_text())
+                print(f"== {name}", file=out)
+                base = _baseline(root, dict(os.environ))
+                print(f"   {base}", file=out)
+                code, text = _run(["init", f"-chdir={root}"])
+                (root / "init.txt").write_text(text)
+                print(f"$ tofu-solve init -chdir={root.name}", file=out)
+                print(_indent(text), file=out)
+                if code != expect:
+                    ok = False
+                    print(f"   (unexpected exit status {code})", file=out)
+                if name == "2-needs-solver" and code == 0:
+                    for what in ("eks", "hashicorp/aws"):
+                        c, t = _run(["why", what, f"-chdir={root}"])
+                        (root / f"why-{what.replace('/', '_')}.txt").write_text(t)
+                        print(f"$ tofu-solve why {what}", file=out)
+                        print(_indent(t), file=out)
+                        ok &= c == 0
+                    c, t = _run(["graph", "--dot", f"-chdir={root}", f"--output={root / 'graph.dot'}"])
+                    c2, _ = _run(["graph", "--json", f"-chdir={root}", f"--output={root / 'graph.json'}"])
+                    ok &= c == 0 and c2 == 0
+                    print(f"$ tofu-solve graph --dot  ->  {root / 'graph.dot'} (and graph.json)\n", file=out)
+                    c, t = _run(["check", f"-chdir={root}"])
+                    (root / "check.txt").write_text(t)
+                    print("$ tofu-solve check   (offline: is what is installed what is locked?)", file=out)
+                    print(_indent(t), file=out)
+                    ok &= c == 0
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    print(f"Servers stopped. Results (init output, lock files, .terraform/modules, why, graph, check) are in "
+          f"{output}",
+          file=out)
+    return 0 if ok else 1
+
+
+def _indent(text: str) -> str:
+    return "\n".join(("   " + line) if line else "" for line in text.rstrip().splitlines()) + "\n"

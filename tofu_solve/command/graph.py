@@ -1,0 +1,189 @@
+"""``tofu-solve graph``: the solved tree as a networkx graph, drawn for people.
+
+By default the graph is the **module tree**: ``root`` and one node per module call (call
+name, package, version), parent -> child edges labelled with the call's constraint. Options
+add the rest:
+
+* ``providers=True``: one node per provider (address, version) and one edge from each module
+  (or the root) that constrains it, labelled with its *distinct* constraints (identical
+  constraints from several files of one module are shown once); the **binding** constraint,
+  the one that keeps the provider from its next release, is drawn bold red;
+* ``opentofu=True``: the OpenTofu node and its constraints, likewise.
+
+Marks: a module package used at several versions is filled orange (``multi_version``); a
+call held back below the newest version its constraint allows is dashed with "held back"
+and the newest allowed version; a selected version fenced off by a newer release of its own
+line (same major.minor excluding the chosen provider) is marked "fenced off" in red.
+
+Exported as Graphviz DOT (left to right; ``networkx.drawing.nx_pydot``), node-link JSON,
+or rendered to SVG/PNG by Graphviz ``dot`` (:func:`render`).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+import networkx as nx
+
+from ..errors import TofuSolveError
+from ..workdir.state import Solved
+from ..versions import goversions as gvs
+
+
+def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> nx.DiGraph:
+    """The graph of a solved tree (see the module docstring). Node ids: ``root``,
+    ``module.<call path>``, ``provider.<address>``, ``opentofu``."""
+    g = nx.DiGraph(name="tofu-solve")
+    g.add_node("root", kind="root", label="root module")
+    versions_by_package: dict[str, set[str]] = defaultdict(set)
+    for node in s.calls.values():
+        versions_by_package[node.package or node.display_source].add(node.version)
+    for path, node in sorted(s.calls.items()):
+        pkg = node.package or node.display_source
+        multi = len(versions_by_package[pkg]) > 1
+        name = path.rsplit(".", 1)[-1]
+        label = [name, node.display_source, node.version]
+        held = node.newer[0][0] if node.newer else None
+        if held:
+            label.append(f"held back ({held} allowed)" + (" by the lock" if node.locked else ""))
+        fenced = _fenced_off(s, node)
+        if fenced:
+            label.append(f"fenced off by {fenced}")
+        g.add_node(f"module.{path}", kind="module", call=path, source=node.display_source, version=node.version,
+                   package=pkg, multi_version=multi, held_back=held, fenced_off=fenced, label="\n".join(label))
+        parent = f"module.{node.parent}" if node.parent else "root"
+        c = node.call.version.text if node.call.version else "any"
+        g.add_edge(parent, f"module.{path}", kind="module_call", constraint=c, where=str(node.call.where), label=c)
+    if providers:
+        for addr, info in sorted(s.providers.items()):
+            short = addr.removeprefix("registry.opentofu.org/")
+            g.add_node(f"provider.{addr}", kind="provider", address=addr, version=info["version"],
+                       label=f"{short}\n{info['version']}")
+            binding = _binding(info, s.provider_uses.get(addr, []))
+            per_source: dict[str, dict[str, list[str]]] = defaultdict(dict)
+            for u in s.provider_uses.get(addr, []):
+                src = f"module.{u.owner}" if u.owner in s.calls else "root"
+                c = u.requirement.constraint.text if u.requirement.constraint else "any"
+                per_source[src].setdefault(c, []).append(str(u.requirement.where))
+            for src, constraints in per_source.items():
+                bound = any(c in binding.get(src, ()) for c in constraints)
+                g.add_edge(src, f"provider.{addr}", kind="requires", constraints=sorted(constraints),
+                           where=sorted(w for ws in constraints.values() for w in ws), binding=bound,
+                           label="\n".join(sorted(constraints)))
+    if opentofu:
+        g.add_node("opentofu", kind="opentofu", version=s.opentofu, label=f"OpenTofu\n{s.opentofu}")
+        per_source = defaultdict(dict)
+        for c, imposed, version, owner in s.core_uses:
+            src = f"module.{owner}" if owner in s.calls else "root"
+            per_source[src].setdefault(c.constraint.text, []).append(str(c.where))
+        for src, constraints in per_source.items():
+            g.add_edge(src, "opentofu", kind="requires", constraints=sorted(constraints), binding=False,
+                       where=sorted(w for ws in constraints.values() for w in ws), label="\n".join(sorted(constraints)))
+    return g
+
+
+def _binding(info: dict, uses: list) -> dict[str, set[str]]:
+    """Source node -> constraints that exclude the provider's next release (the ones that
+    hold it at its version)."""
+    nxt = info.get("next")
+    out: dict[str, set[str]] = defaultdict(set)
+    if not nxt:
+        return out
+    try:
+        nv = gvs.Version.parse(nxt)
+    except TofuSolveError:
+        return out
+    for u in uses:
+        r = u.requirement
+        if r.constraint is not None and not r.constraint.allows(nv):
+            out[f"module.{u.owner}" if u.owner else "root"].add(r.constraint.text)
+    return out
+
+
+def _fenced_off(s: Solved, node) -> str | None:
+    """A newer release of the node's own major.minor whose provider constraint excludes the
+    provider version selected (its authors found the selected version incompatible)."""
+    try:
+        mine = [int(x) for x in node.version.lstrip("v").split(".")[:2]]
+    except ValueError:
+        return None
+    for version, tree in node.newer:
+        try:
+            theirs = [int(x) for x in version.lstrip("v").split(".")[:2]]
+        except ValueError:
+            continue
+        if theirs != mine or tree is None:
+            continue
+        for _, r in tree.providers:
+            chosen = s.providers.get(str(r.address), {}).get("version")
+            if r.constraint is not None and chosen and not r.constraint.allows(chosen):
+                return version
+    return None
+
+
+def to_dot(g: nx.DiGraph) -> str:
+    """Graphviz DOT text (valid for ``dot``), laid out left to right."""
+    from networkx.drawing.nx_pydot import to_pydot
+
+    h = nx.DiGraph()
+    h.graph.update({"graph": {"rankdir": "LR", "nodesep": "0.15", "ranksep": "0.5", "fontname": "Helvetica"},
+                    "node": {"fontname": "Helvetica", "fontsize": "10"},
+                    "edge": {"fontname": "Helvetica", "fontsize": "9"}})
+    style = {"root": {"shape": "house"}, "module": {"shape": "box"}, "provider": {"shape": "ellipse"},
+             "opentofu": {"shape": "diamond"}}
+    for n, d in g.nodes(data=True):
+        attrs = {"label": _q(d.get("label", n)), **style.get(d.get("kind"), {})}
+        styles = []
+        if d.get("multi_version"):
+            styles.append("filled")
+            attrs["fillcolor"] = "orange"
+        if d.get("held_back"):
+            styles.append("dashed")
+        if d.get("fenced_off"):
+            attrs["color"] = "red"
+        if styles:
+            attrs["style"] = _q(",".join(styles))
+        h.add_node(_q(n), **attrs)
+    for a, b, d in g.edges(data=True):
+        attrs = {"label": _q(d.get("label", ""))}
+        if d.get("binding"):
+            attrs.update({"color": "red", "penwidth": "2", "fontcolor": "red"})
+        if d.get("kind") == "requires":
+            attrs["style"] = "dotted" if not d.get("binding") else "bold"
+        h.add_edge(_q(a), _q(b), **attrs)
+    return to_pydot(h).to_string()
+
+
+def _q(text: str) -> str:
+    return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_json(g: nx.DiGraph) -> str:
+    """node-link JSON (networkx ``node_link_data``)."""
+    return json.dumps(nx.node_link_data(g, edges="links"), indent=1, default=str)
+
+
+def render(dot_text: str, out: Path) -> None:
+    """Render DOT to ``out`` with Graphviz ``dot``, the format taken from the suffix
+    (``.svg``, ``.png``, ``.pdf``).
+
+    Raises:
+        TofuSolveError: ``dot`` is not installed, the suffix is unknown, or ``dot`` fails.
+    """
+    fmt = out.suffix.lstrip(".").lower()
+    if fmt not in ("svg", "png", "pdf"):
+        raise TofuSolveError("Unknown graph format",
+                             f"{out.name}: write .svg, .png or .pdf to render, .dot for DOT text, .json for JSON.")
+    dot = shutil.which("dot")
+    if dot is None:
+        raise TofuSolveError("Graphviz is not installed",
+                             f"Rendering {out.name} needs Graphviz's dot on PATH (apt install graphviz). Without it, "
+                             "write DOT text (-o graph.dot) and render it elsewhere.")
+    done = subprocess.run([dot, f"-T{fmt}", "-o", str(out)], input=dot_text.encode(), capture_output=True,
+                          timeout=120)
+    if done.returncode != 0:
+        raise TofuSolveError("Graphviz failed", done.stderr.decode(errors="replace").strip()[:500])

@@ -1,0 +1,350 @@
+"""``tofu-solve init`` as a library call: read, solve, lock.
+
+:func:`run_init` reads the root module and the lock file, finds a consistent version for
+every remote module call, every provider and OpenTofu itself, and writes ``module`` blocks
+into ``.terraform.lock.hcl`` (atomically, only when they change, never with
+``lockfile="readonly"``). It returns what it did; printing is the CLI's job.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..store.cache import Cache, default_cache_dir
+from ..config.cliconfig import load_cli_config
+from ..errors import LockFileWouldChange, TofuSolveError, WarningText
+from ..remote.fetch import Fetcher
+from ..remote.git import GitRemotes
+from ..config.variables import collect_input_values
+from ..lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
+from ..store.metadata import MetadataStore
+from ..config.tree import read_module_tree
+from ..settings import Limits
+from ..remote.ops import OpCounter
+from ..addrs.redact import redact
+from ..remote.oci import OciClient
+from ..plugins.sources import MirrorClient, ProviderSources
+from ..plugins import ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
+from ..plugins.readahead import ProviderReadAhead
+from ..providers import GitCandidates, PinnedCandidates, RegistryCandidates
+from ..providers.oci import OciCandidates
+from ..remote.registry import RegistryClient, make_session
+from ..workdir import overrides
+from ..workdir.install import data_dir, install, package_hashes, verify
+from ..workdir.state import snapshot, write_state
+from ..solver.context import Context, SolveOptions
+from ..solver.model import ModuleCandidate
+from ..solver.resolve import Resolution, solve
+from ..addrs.module_source import lock_source
+from ..versions.target import target_version
+
+
+@dataclass
+class InitOptions:
+    """Options of ``tofu-solve init``; see the user guide for each."""
+
+    root: Path = Path(".")
+    upgrade: bool = False
+    upgrade_only: tuple[str, ...] = ()  # -upgrade=NAME,...: call paths or names, module packages, providers
+    shared: bool = False
+    lockfile: str = "update"  # or "readonly"
+    tofu_version: str | None = None
+    max_rounds: int = 20000
+    workers: int = 48
+    offline: bool = False
+    install: bool = True
+    platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
+    vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
+
+
+@dataclass
+class InitResult:
+    """What ``init`` did. ``changes`` are module lock changes, ``provider_changes`` the
+    provider blocks added, changed or removed (``provider_plan`` has every block)."""
+
+    resolution: Resolution
+    locks: LockFile
+    changes: list[LockChange]
+    lock_written: bool
+    lock_path: Path
+    provider_changes: list[LockChange] = field(default_factory=list)
+    bridge_written: list[Path] = field(default_factory=list)
+    network: dict[str, int] = field(default_factory=dict)
+    manifest: Path | None = None
+    verified: list[str] = field(default_factory=list)
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = ()) -> ModuleLock:
+    """The lock entry for a selected call (its source redacted: credentials never reach the
+    lock file)."""
+    req = res.module_requirements[path]
+    source = lock_source(cand.source, req.constraint is not None, cand.available.label)
+    return ModuleLock(path, cand.version_text, source, req.constraint.text if req.constraint else "", hashes)
+
+
+def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
+                  progress: Callable[[str], None] | None) -> tuple[Context, OpCounter]:
+    counter = OpCounter(announce=progress)
+    limits = Limits.from_env(env)
+    cache = Cache(default_cache_dir(dict(env)), fresh=options.upgrade)
+    session = make_session()
+    client = RegistryClient(load_cli_config(env), session, counter=counter, cache=cache, offline=options.offline,
+                            refresh=options.upgrade, limits=limits)
+    remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits)
+    fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
+                      limits=limits)
+    oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline, limits=limits), cache)
+    ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
+                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
+    ctx.counter = counter  # "Fetching" is announced by the first network operation of a fetch
+    ctx.provider_source = ProviderSources(client.cli_config.provider_installation, client,
+                                          MirrorClient(session, limits, counter), cache, offline=options.offline,
+                                          refresh=options.upgrade)
+    return ctx, counter
+
+
+def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
+             progress: Callable[[str], None] | None = None) -> InitResult:
+    """Solve and lock the root module at ``opts.root``.
+
+    Raises:
+        ConfigurationError, LockFileError, NoMatchingVersionError,
+        NoVersionsError, ResolutionError, NetworkError, RegistryError: see the user guide.
+    """
+    env = dict(os.environ if env is None else env)
+    root = Path(opts.root)
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, opts.vars))
+    lock_path = root / LOCK_FILE_NAME
+    locks = read_lock_file(lock_path)
+    # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
+    # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
+    # then go, as the configuration no longer requires them (depsfile/locks.go).
+    locks.upgrade_from_predecessor()
+    target = target_version(opts.tofu_version, root)
+    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
+    solve_locks, providers_again = locks, frozenset()
+    if opts.upgrade_only and not opts.upgrade:
+        solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)
+    ctx, counter = build_context(options, solve_locks, env, progress)
+    ctx.client.refresh_only = providers_again
+    packages = _provider_packages(ctx, counter, opts)
+    platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
+    # The solver's likely provider picks are read ahead while it runs (issue #13).
+    ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
+        a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
+    ctx.likely_provider = ahead.likely
+    try:
+        try:
+            res = solve(tree, ctx, root)
+        finally:
+            ctx.likely_provider = None
+        # Provider packages are fetched while module packages are verified: both are network
+        # round trips that do not depend on each other.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
+            started = time.monotonic()
+            # against the lock file as it was: targeted providers are rebuilt, changes reported truly
+            planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
+            selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
+            plan = planned.result()
+            provider_ms = round((time.monotonic() - started) * 1000)
+        new_modules = {p: lock for p, (_, _, lock) in selected.items()}
+        state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
+    finally:
+        ahead.close()
+        ctx.close()
+    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings]
+    res.warnings.extend(_tag_warnings(ctx))
+    res.warnings.extend(WarningText(
+        "Provider checksums not signature-checked",
+        f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
+        "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse)."
+        ) for p in plan.unsigned)
+    res.warnings.extend(WarningText("Damaged cache entry replaced",
+                                    f"The cached copy of {name} was damaged; it was discarded and fetched again.")
+                        for name in ctx.metadata.cache.discarded)
+    changes = []
+    for path in sorted(set(locks.modules) | set(new_modules)):
+        old, new = locks.modules.get(path), new_modules.get(path)
+        if old is not None and new is not None and old == new:
+            continue
+        changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))
+    new_locks = LockFile(plan.providers, dict(new_modules))
+    if opts.lockfile == "readonly" and (changes or plan.changes):
+        listing = ", ".join(f'{c.block} "{c.label}" ({c.kind})' for c in plan.changes + changes)
+        raise LockFileWouldChange(
+            "Lock file would change",
+            f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
+            "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
+    # Install first, lock last: an interrupted init leaves the old lock file in place.
+    manifest = install(root, env, selected, res.root_tree, trees, reinstall=opts.upgrade) if opts.install else None
+    bridge_written = _write_bridge(root, env, res, selected, trees, new_modules, options, opts.install)
+    written = False
+    if opts.lockfile != "readonly":
+        try:
+            written = write_lock_file(lock_path, new_locks)
+        except OSError as e:
+            raise TofuSolveError("Failed to write the lock file",
+                                 f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
+    if opts.install:
+        write_state(root, env, state_doc)
+    stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
+             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
+             "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
+             "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values())}
+    return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
+                      manifest, verified, stats)
+
+
+def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[LockFile, frozenset[str]]:
+    """``locks`` without the entries ``-upgrade=NAME,...`` names, so that only those are
+    chosen afresh (every other lock is kept, as ``tofu init`` keeps them); and the provider
+    addresses whose version lists must be fetched again.
+
+    A NAME is a module call path (``eks.kms``) or call name (``kms``: every call so named), a
+    module package (``terraform-aws-modules/kms/aws``, with or without its host) or a provider
+    (``hashicorp/aws`` or its full address).
+
+    Raises:
+        ConfigurationError: a NAME that names nothing in the lock file or the configuration.
+    """
+    from ..addrs.names import valid_call_path
+    from ..errors import ConfigurationError
+    from ..addrs.module_source import RegistrySource, parse_source
+
+    def package_names(source: str) -> set[str]:
+        try:
+            src = parse_source(source)
+        except TofuSolveError:
+            return set()
+        if isinstance(src, RegistrySource):
+            return {str(src.package), src.package.for_display}
+        return {source.split("?", 1)[0]}
+
+    modules = dict(locks.modules)
+    providers = dict(locks.providers)
+    again: set[str] = set()
+    for name in names:
+        hit = False
+        for path, m in list(modules.items()):
+            if name == path or (valid_call_path(name) and "." not in name and path.rsplit(".", 1)[-1] == name) \
+                    or name in package_names(m.source):
+                del modules[path]
+                hit = True
+        for addr, p in list(providers.items()):
+            if name in (addr, p.address.for_display):
+                del providers[addr]
+                again.add(addr)
+                hit = True
+        if not hit:
+            known = {rc.call.name for rc in tree.remote_calls} | {
+                n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
+                x for _, r in tree.providers for x in (str(r.address), r.address.for_display)}
+            if name not in known:  # a call or provider not locked yet is simply chosen afresh anyway
+                raise ConfigurationError(
+                    "Unknown name in -upgrade",
+                    f'-upgrade={name} names no module call, module package or provider of this configuration\'s '
+                    "lock file. Use a call path (vpc, eks.kms), a module package (terraform-aws-modules/kms/aws) "
+                    "or a provider (hashicorp/aws).")
+    return LockFile(providers, modules), frozenset(again)
+
+
+def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected: dict, trees: dict,
+                  new_modules: dict[str, ModuleLock], options: SolveOptions, installed: bool) -> list[Path]:
+    """Write (or remove) the override bridge for git/OCI calls with ``version``
+    (:mod:`tofu_solve.workdir.overrides`); warn instead when the target OpenTofu predates 1.10."""
+    modules_dir = data_dir(root, env) / "modules"
+    copies = {}
+    if installed:
+        for path, tree in trees.items():
+            _, pkg, _ = selected[path]
+            copies[path] = (tree, modules_dir / path, pkg.subdir)
+    wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
+    wanted, outside = overrides.split_outside(wanted, root)
+    for d in outside:  # a local module of the root that lives outside it: never written to
+        res.warnings.append(WarningText(
+            "Override bridge not written outside the root",
+            f"The local module in {d} calls git or OCI sources with a version constraint, but it lies outside the "
+            f"root module, and tofu-solve writes nothing outside it: no {overrides.OVERRIDE_FILE} was written there, "
+            "so tofu init cannot load those calls. Run tofu-solve init in a root that contains that module, or pin "
+            "the calls with ?ref= / ?tag="))
+    if wanted and not overrides.bridge_supported(options.target.triple):
+        res.warnings.append(WarningText(
+            "Override bridge needs OpenTofu 1.10",
+            f"OpenTofu {options.target.version} cannot load version constraints on git or OCI module sources, and "
+            f"the override bridge that makes tofu init accept them needs OpenTofu 1.10 or later, so tofu-solve did not "
+            f"write {overrides.OVERRIDE_FILE}. Upgrade OpenTofu, or pin those calls with ?ref= / ?tag= instead."))
+        return []
+    return overrides.apply(wanted, overrides.existing(root, modules_dir) if modules_dir.is_dir()
+                           else overrides.existing(root))
+
+
+def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> ProviderPackages:
+    """Where this run's provider packages come from (one object, so that what was read
+    ahead during the solve is found by the plan after it)."""
+    fetcher = ctx.registry.fetcher
+    return ProviderPackages(ctx.client, fetcher, fetcher.cache, counter, ctx.client.cli_config.plugin_cache_dir,
+                            offline=opts.offline, sources=ctx.provider_source)
+
+
+def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
+                   opts: InitOptions, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
+    """The provider blocks ``tofu init`` would write for this solution (see
+    :mod:`tofu_solve.plugins.locks`)."""
+    selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
+    return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
+                               refresh)
+
+
+def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool):
+    """Fetch (or find in the cache) every selected package, hash it, and check it against
+    the lock when the lock holds the same version (not with ``-upgrade``, which records the
+    new checksums). Returns (call path -> (candidate,
+    package, new lock entry), call path -> tree, call paths verified)."""
+    selected, trees, verified = {}, {}, []
+    paths = sorted(res.modules)
+    for path in paths:  # start the downloads together
+        ctx.pool.submit(_quiet, ctx.fetch, res.modules[path])
+    for path in paths:
+        cand = res.modules[path]
+        pkg = ctx.fetch(cand)
+        hashes = package_hashes(cand, pkg)
+        new = module_lock_for(path, cand, res, hashes)
+        old = locks.modules.get(path)
+        if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
+                and old.hashes:
+            verify(path, old, pkg.root, f"cached copy in {pkg.root}")
+            new = ModuleLock(path, new.version, new.source, new.constraints, tuple(set(old.hashes) | set(hashes)))
+            verified.append(path)
+        selected[path] = (cand, pkg, new)
+        tree = ctx.tree(cand)
+        if not isinstance(tree, TofuSolveError):
+            trees[path] = tree
+    return selected, trees, verified
+
+
+def _tag_warnings(ctx: Context) -> list[str]:
+    """Tags that moved or disappeared since this machine last listed their remote."""
+    remotes = ctx.git.remotes
+    remotes.join_background()
+    out = []
+    for url, moved in sorted(remotes.moved.items()):
+        for tag, (was, now) in sorted(moved.items()):
+            out.append(WarningText("Moved git tag", f"The git tag {tag} of {redact(url)} moved: it pointed at "
+                                   f"{was[:12]}, it now points at {now[:12]}."))
+    for url, gone in sorted(remotes.deleted.items()):
+        out.append(WarningText("Deleted git tags", f"Tags deleted from {redact(url)} since it was last listed: "
+                                                   f"{', '.join(sorted(gone))}."))
+    return out
+
+
+def _quiet(fn, *args):
+    try:
+        fn(*args)
+    except Exception:
+        pass

@@ -1,0 +1,134 @@
+"""Monorepos: find the root modules of a directory tree, run a command on each in parallel
+over one shared cache, and report which roots use which versions.
+
+A **root module**, as a user of a ``live/ENV/SERVICE`` tree (Terragrunt style or plain)
+means it: a directory holding configuration files (``.tf``, ``.tf.json``, ``.tofu``,
+``.tofu.json``) that no other directory of the tree calls as a local module
+(``source = "./..."`` or ``"../..."``). Hidden directories, ``.terraform`` and
+``.terragrunt-cache`` are never entered. A directory whose configuration cannot be read
+is still a root (its error is reported for it); its local calls are then unknown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..config import config_file_names, load_module_dir
+from ..errors import TofuSolveError
+from ..addrs.redact import redact
+from ..addrs.module_source import LocalSource, RegistrySource
+
+SKIPPED_DIRS = {".terraform", ".terragrunt-cache", "node_modules"}
+MAX_PARALLEL = 4  # roots solved at once (each has its own network pool)
+
+
+def find_roots(base: Path) -> list[Path]:
+    """The root modules under ``base`` (``base`` itself included), sorted by path.
+
+    Raises: ConfigurationError when ``base`` cannot be read; unreadable subdirectories
+    are skipped.
+    """
+    base = Path(base)
+    module_dirs: list[Path] = []
+    for dirpath, dirnames, _ in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        try:
+            primary, overrides = config_file_names(dirpath)
+        except TofuSolveError:
+            continue
+        if primary or overrides:
+            module_dirs.append(Path(dirpath))
+    called: set[Path] = set()
+    for d in module_dirs:
+        try:
+            cfg = load_module_dir(d)
+        except TofuSolveError:
+            continue
+        for call in cfg.module_calls:
+            if isinstance(call.source, LocalSource):
+                called.add(Path(os.path.normpath(d / call.source.path)))
+    return sorted(d for d in module_dirs if Path(os.path.normpath(d)) not in called)
+
+
+@dataclass
+class RootOutcome:
+    """One root's result: ``value`` (the command's result) or ``error``."""
+
+    root: Path
+    value: object = None
+    error: TofuSolveError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def run_each(roots: list[Path], fn: Callable[[Path], object], workers: int = MAX_PARALLEL) -> list[RootOutcome]:
+    """``fn(root)`` for every root, at most ``workers`` at a time; a TofuSolveError is that
+    root's outcome, never the end of the others. Results in ``roots`` order."""
+    def one(root: Path) -> RootOutcome:
+        try:
+            return RootOutcome(root, fn(root))
+        except TofuSolveError as e:
+            return RootOutcome(root, error=e)
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(roots))),
+                            thread_name_prefix="tofu-solve-root") as pool:
+        return list(pool.map(one, roots))
+
+
+@dataclass
+class CrossRootReport:
+    """Which roots use which version: ``modules[package][version]`` and
+    ``providers[address][version]`` are lists of ``root:call path`` / root names."""
+
+    modules: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    providers: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def as_data(self) -> dict:
+        return {"modules": self.modules, "providers": self.providers}
+
+    def lines(self) -> list[str]:
+        """Text: one block per package or provider, its versions and who uses each; a
+        package or provider at more than one version is marked."""
+        out = []
+        for title, table in (("Module packages", self.modules), ("Providers", self.providers)):
+            if not table:
+                continue
+            out.append(f"{title}:")
+            for name, versions in sorted(table.items()):
+                mark = "  (several versions)" if len(versions) > 1 else ""
+                out.append(f"  {name.removeprefix('registry.opentofu.org/')}{mark}")
+                for version, users in sorted(versions.items()):
+                    out.append(f"    {version}: {', '.join(sorted(users))}")
+        return out
+
+
+def cross_root_report(outcomes: list[RootOutcome], base: Path) -> CrossRootReport:
+    """Built from each successful ``init`` result (``InitResult``)."""
+    modules: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    providers: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for o in outcomes:
+        if not o.ok:
+            continue
+        name = relative_name(o.root, base)
+        res = o.value.resolution
+        for path, cand in res.modules.items():
+            pkg = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else \
+                redact(cand.package)
+            modules[pkg][cand.version_text].append(f"{name}:{path}")
+        for addr, pc in res.providers.items():
+            providers[addr][str(pc.version)].append(name)
+    return CrossRootReport({k: dict(v) for k, v in modules.items()}, {k: dict(v) for k, v in providers.items()})
+
+
+def relative_name(root: Path, base: Path) -> str:
+    rel = os.path.relpath(root, base)
+    return "." if rel == "." else rel
+
+
+__all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "find_roots", "relative_name", "run_each"]

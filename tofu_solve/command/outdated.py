@@ -1,0 +1,199 @@
+"""``tofu-solve outdated``: what could move, and what holds each module call and provider back.
+
+For every module call and provider it reports four versions and a reason:
+
+* ``locked``: what ``.terraform.lock.hcl`` holds (None when not locked);
+* ``can_move_to``: what ``tofu-solve init -upgrade`` would select: a whole solve without
+  the lock, so every joint constraint is honoured;
+* ``newest_allowed``: the newest version the call's own constraint allows (for a
+  provider: that every constraint on it in the upgraded solution allows);
+* ``newest``: the newest release published;
+* ``held_by``: what stops the next step up: ``"lock"`` (``-upgrade=NAME`` takes
+  ``can_move_to``), ``"provider"``/``"opentofu"``/``"module"`` (a newer allowed version
+  needs a provider version, an OpenTofu release or a nested call the rest of the solution
+  excludes), ``"constraint"`` (the call's own or the provider constraints exclude
+  ``newest``), or ``None`` (at the newest release).
+
+It reads the network (registry listings, git tags and the metadata of the versions
+considered) but writes nothing: no lock, no install, no state.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..config.variables import collect_input_values
+from ..errors import TofuSolveError
+from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..config.tree import ModuleTree, read_module_tree
+from ..solver.context import SolveOptions
+from ..solver.resolve import solve
+from ..versions.target import target_version
+
+
+@dataclass
+class Outdated:
+    """One row: a module call (``kind="module"``, ``name`` its call path) or a provider
+    (``kind="provider"``, ``name`` its address). See the module docstring for the fields."""
+
+    kind: str
+    name: str
+    locked: str | None
+    can_move_to: str | None
+    newest_allowed: str | None
+    newest: str | None
+    held_by: str | None
+    reason: str
+
+    @property
+    def can_move(self) -> bool:
+        return self.locked is not None and self.can_move_to is not None and self.locked != self.can_move_to
+
+    def as_data(self) -> dict:
+        return {**asdict(self), "can_move": self.can_move}
+
+
+def outdated(root: Path, env: Mapping[str, str] | None = None, vars: tuple = (), tofu_version: str | None = None,
+             shared: bool = False, progress=None) -> list[Outdated]:
+    """Rows for every module call and provider of the root at ``root`` (module calls first,
+    by call path; then providers, by address).
+
+    Raises: the errors of ``init`` (configuration, network, and ResolutionError when even
+    ``-upgrade`` finds no consistent set of versions).
+    """
+    from .init import build_context
+
+    env = dict(os.environ if env is None else env)
+    root = Path(root)
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, vars))
+    locks = read_lock_file(root / LOCK_FILE_NAME)
+    locks.upgrade_from_predecessor()
+    options = SolveOptions(target_version(tofu_version, root), upgrade=True, shared=shared)
+    ctx, _ = build_context(options, locks, env, progress)
+    try:
+        res = solve(tree, ctx, root)
+        rows = [_module_row(path, cand, res, ctx, locks) for path, cand in res.modules.items()]
+        rows += [_module_gone(path, lock) for path, lock in sorted(locks.modules.items()) if path not in res.modules]
+        rows += [_provider_row(addr, cand, res, ctx, locks) for addr, cand in res.providers.items()]
+    finally:
+        ctx.close()
+    return rows
+
+
+def _module_gone(path: str, lock) -> Outdated:
+    return Outdated("module", path, lock.version, None, None, None, None,
+                    "no longer called: tofu-solve init removes its lock")
+
+
+def _released(versions) -> list:
+    return [v for v in versions if v is not None and not v.prerelease]
+
+
+def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
+    req = res.module_requirements.get(path)
+    lock = locks.modules.get(path)
+    locked = lock.version if lock is not None else None
+    to = cand.version_text
+    if req is None or not ctx.versioned(req):
+        return Outdated("module", path, locked, to, to, to, None, "pinned by its source address (no version)")
+    try:
+        allowed = ctx.module_candidates(req)
+        published = _released(a.version for a in ctx.available(req))
+    except TofuSolveError:
+        allowed, published = [], []
+    newest_allowed = allowed[0].version_text if allowed else None
+    newest = max(published, key=_key).string if published else None
+    constraint = req.constraint.text if req.constraint else "any version"
+    where = req.call.version_where or req.call.where
+    if locked is not None and locked != to:
+        return Outdated("module", path, locked, to, newest_allowed, newest, "lock",
+                        f"the lock holds {locked}; tofu-solve init -upgrade={path} selects {to}")
+    if newest_allowed is not None and newest_allowed != to:
+        kind, why = _blocker(path, allowed[0], res, ctx)
+        return Outdated("module", path, locked, to, newest_allowed, newest, kind,
+                        f"{newest_allowed} {why}")
+    if newest is not None and newest != to:
+        return Outdated("module", path, locked, to, newest_allowed, newest, "constraint",
+                        f'"{constraint}" ({where}) excludes {newest}')
+    return Outdated("module", path, locked, to, newest_allowed, newest, None, "at the newest release")
+
+
+def _key(v):
+    import functools
+    return functools.cmp_to_key(lambda a, b: a.compare(b))(v)
+
+
+def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
+    """Why the newest allowed version of ``path`` is not in the upgraded solution."""
+    try:
+        tree = ctx.tree(cand)
+    except TofuSolveError as e:
+        return "module", f"could not be read: {e.summary}"
+    if not isinstance(tree, ModuleTree):
+        return "module", f"cannot be used: {tree.summary}"
+    for _, r in tree.providers:
+        chosen = res.providers.get(str(r.address))
+        if r.constraint is None or chosen is None:
+            continue
+        others = [o for o in res.provider_requirements.get(str(r.address), [])
+                  if o.constraint is not None and not o.origin.call_path.startswith(path)]
+        for o in others:
+            both = r.constraint & o.constraint
+            try:
+                ok = any(both.allows(v) for v in ctx.provider_versions(r.address))
+            except TofuSolveError:
+                ok = True
+            if not ok:
+                who = "the root module" if not o.origin.call_path else f'module "{o.origin.call_path}" {o.origin.version}'
+                return "provider", (f'needs {r.address.for_display} "{r.constraint.text}" ({r.where}), and {who} '
+                                    f'needs "{o.constraint.text}" ({o.origin.where})')
+    for _, c in tree.core:
+        if c.counts_for(ctx.options.target.triple) and not c.constraint.allows(ctx.options.target.version):
+            return "opentofu", (f'needs OpenTofu "{c.constraint.text}" ({c.where}); this is solved for '
+                                f"{ctx.options.target.version}")
+    return "module", "does not fit the rest of the solution (a nested call or a joint provider range)"
+
+
+def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
+    lock = locks.providers.get(addr)
+    locked = lock.version if lock is not None else None
+    to = str(cand.version)
+    reqs = [r for r in res.provider_requirements.get(addr, []) if r.constraint is not None]
+    try:
+        versions = _released(ctx.provider_versions(cand.address))
+    except TofuSolveError:
+        versions = []
+    allowed = [v for v in versions if all(r.constraint.allows(v) for r in reqs)]
+    newest_allowed = str(allowed[-1]) if allowed else None
+    newest = str(versions[-1]) if versions else None
+    if locked is not None and locked != to:
+        return Outdated("provider", addr, locked, to, newest_allowed, newest, "lock",
+                        f"the lock holds {locked}; tofu-solve init -upgrade={cand.address.for_display} selects {to}")
+    if newest is not None and newest != to:
+        binding = [r for r in reqs if not r.constraint.allows(versions[-1])]
+        named = "; ".join(f'"{r.constraint.text}" ({"root" if not r.origin.call_path else r.origin.call_path}'
+                          f"{' ' + r.origin.version if r.origin.version else ''}, {r.origin.where})"
+                          for r in binding[:3])
+        return Outdated("provider", addr, locked, to, newest_allowed, newest, "constraint",
+                        f"{newest} is excluded by {named}" if named else f"{newest} is not selected")
+    return Outdated("provider", addr, locked, to, newest_allowed, newest, None, "at the newest release")
+
+
+def render_table(rows: list[Outdated]) -> str:
+    """A plain-text table, one row per call and provider, with a header."""
+    head = ("NAME", "LOCKED", "CAN MOVE TO", "NEWEST ALLOWED", "NEWEST", "HELD BACK BY")
+    body = [(r.name.removeprefix("registry.opentofu.org/") if r.kind == "provider" else r.name,
+             r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", r.newest or "-",
+             (r.held_by or "-") if r.held_by is None else f"{r.held_by}: {r.reason}")
+            for r in rows]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(5)]
+    lines = []
+    for row in [head] + body:
+        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row[:5])) + "  " + row[5])
+    return "\n".join(line.rstrip() for line in lines)
+
+
+__all__ = ["Outdated", "outdated", "render_table"]

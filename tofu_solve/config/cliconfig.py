@@ -1,0 +1,173 @@
+"""OpenTofu's CLI configuration, as far as registries are concerned.
+
+Found as OpenTofu finds it: ``TF_CLI_CONFIG_FILE``, else ``~/.tofurc``, else
+``~/.terraformrc``. Read: ``host "NAME" { services = { "modules.v1" = URL, ... } }``
+(overrides service discovery for NAME; how tests, private registries and mirrors point at
+``http://127.0.0.1:PORT``) and ``credentials "NAME" { token = "..." }``. Tokens also come
+from ``TF_TOKEN_<host>`` environment variables (highest precedence; ``__`` is ``-`` and
+``_`` is ``.`` in the host name) and ``~/.terraform.d/credentials.tfrc.json``.
+Source: OpenTofu ``internal/command/cliconfig`` (reference §3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import hcl
+from ..errors import ConfigurationError
+
+
+def _normalize_host(host: str) -> str:
+    h = host.lower()
+    return h[:-4] if h.endswith(":443") else h
+
+
+@dataclass(frozen=True)
+class CliConfig:
+    """Registry-related CLI configuration.
+
+    Attributes:
+        hosts: host name -> {service id -> URL} (``host`` blocks).
+        tokens: host name -> token (``credentials`` blocks and the credentials file).
+        env: the environment to read ``TF_TOKEN_*`` from.
+        path: the file read (None when there was none).
+        plugin_cache_dir: where ``tofu init`` looks for provider packages first
+            (``TF_PLUGIN_CACHE_DIR``, else the file's ``plugin_cache_dir``), or None.
+        warnings: problems OpenTofu reports as warnings and goes on (a missing
+            ``TF_CLI_CONFIG_FILE``: ``internal/command/cliconfig/cliconfig.go``).
+        provider_installation: the ``provider_installation`` block's methods
+            (:mod:`tofu_solve.plugins.sources`), or None without one.
+    """
+
+    hosts: dict[str, dict[str, str]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    path: Path | None = None
+    plugin_cache_dir: Path | None = None
+    warnings: tuple[str, ...] = ()
+    provider_installation: tuple | None = None  # InstallationMethod, in order; None: direct only
+
+    def services(self, host: str) -> dict[str, str] | None:
+        return self.hosts.get(_normalize_host(host))
+
+    def token(self, host: str) -> str | None:
+        """The bearer token for ``host``: ``TF_TOKEN_*`` first, then CLI config."""
+        want = _normalize_host(host)
+        for key, value in self.env.items():
+            if key.startswith("TF_TOKEN_") and value:
+                name = key[len("TF_TOKEN_"):].replace("__", "\0").replace("_", ".").replace("\0", "-")
+                if _normalize_host(name) == want:
+                    return value
+        return self.tokens.get(want)
+
+
+def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
+    explicit = env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")  # the older name, still honoured
+    if explicit:
+        return Path(explicit)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    for name in (".tofurc", ".terraformrc"):
+        if (home / name).is_file():
+            return home / name
+    return None
+
+
+def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]):
+    """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
+    and ``tokens``; return its ``plugin_cache_dir`` and its ``provider_installation``
+    methods (each None when the file sets none).
+
+    Raises:
+        ConfigurationError: unreadable or not valid HCL (with line).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigurationError("Failed to read CLI configuration",
+                                 f"{path} could not be read ({getattr(e, 'strerror', None) or e}).") from None
+    body = hcl.parse(text, str(path))
+    plugin_cache = None
+    methods = None
+    installs = body.blocks_of("provider_installation")
+    if len(installs) > 1:
+        raise ConfigurationError("Invalid provider_installation block",
+                                 f"{path} line {installs[1].line}: only one provider_installation block is allowed.")
+    if installs:
+        from ..plugins.sources import parse_installation_block
+        methods = parse_installation_block(installs[0], str(path))
+    for a in body.attributes:
+        if a.name == "plugin_cache_dir":
+            try:
+                value = a.expr.literal()
+            except hcl.NotLiteral:
+                value = None
+            if isinstance(value, str) and value:
+                plugin_cache = Path(os.path.expanduser(value))
+    for block in body.blocks:
+        if block.type == "host" and len(block.labels) == 1:
+            a = block.body.attribute("services")
+            if a is not None:
+                try:
+                    services = a.expr.literal()
+                except hcl.NotLiteral:
+                    services = None
+                if isinstance(services, dict):
+                    hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
+        elif block.type == "credentials" and len(block.labels) == 1:
+            a = block.body.attribute("token")
+            if a is not None:
+                try:
+                    tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
+                except hcl.NotLiteral:
+                    pass
+    return plugin_cache, methods
+
+
+def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
+    """Read the CLI configuration for ``env`` (default: ``os.environ``).
+
+    Raises:
+        ConfigurationError: the file named by ``TF_CLI_CONFIG_FILE`` is missing, or the file
+            is not valid HCL (with line).
+    """
+    env = dict(os.environ if env is None else env)
+    path = find_cli_config_file(env)
+    hosts: dict[str, dict[str, str]] = {}
+    tokens: dict[str, str] = {}
+    plugin_cache: Path | None = None
+    warnings: list[str] = []
+    if path is not None and (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")) and not path.exists():
+        # OpenTofu: "Unable to open CLI configuration file", a warning; defaults apply.
+        warnings.append(f'Unable to open CLI configuration file: the CLI configuration file at "{path}" does not '
+                        "exist. Going on with the defaults.")
+        path = None
+    files = [path] if path is not None else []
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if not (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")):
+        # Without an explicit file, OpenTofu also merges the *.tfrc files of the CLI
+        # config directory (cliconfig.go LoadConfig, loadConfigDir).
+        try:
+            files += sorted(p for p in (home / ".terraform.d").glob("*.tfrc") if p.is_file())
+        except OSError:
+            pass
+    installation = None
+    for f in files:
+        cache_dir, methods = _read_file(f, hosts, tokens)
+        plugin_cache = cache_dir or plugin_cache
+        installation = methods if methods is not None else installation
+    creds = home / ".terraform.d" / "credentials.tfrc.json"
+    if creds.is_file():
+        try:
+            data = json.loads(creds.read_text())
+            for host, c in (data.get("credentials") or {}).items():
+                if isinstance(c, dict) and c.get("token"):
+                    tokens.setdefault(_normalize_host(host), str(c["token"]))
+        except (OSError, ValueError):
+            pass
+    if env.get("TF_PLUGIN_CACHE_DIR"):
+        plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
+    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation)

@@ -1,0 +1,381 @@
+"""A thin reading layer over python-hcl2's parse tree.
+
+python-hcl2 8.x gives no line numbers through its dict API (python-hcl2 issue #291), so
+tofu-solve reads the Lark tree it produces (``hcl2.parses_to_tree``), which carries
+positions, and evaluates literal expressions itself. The parser stays python-hcl2's; this
+module only walks its output.
+
+Shapes: :func:`parse` returns a :class:`Body` of :class:`Block` and :class:`Attribute`
+items, each with a 1-based ``line`` and character offsets into the source text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from hcl2.parser import parser as hcl2_parser
+from hcl2.postlexer import PostLexer
+from lark import Lark, Token, Tree
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
+
+from ..errors import ConfigurationError, SourceRange, TofuSolveError
+
+
+class NotLiteral(Exception):
+    """The expression is not a constant: it refers to something or calls a function."""
+
+    def __init__(self, expr: "Expr"):
+        self.expr = expr
+        super().__init__(expr.text)
+
+
+@dataclass(frozen=True)
+class Expr:
+    """An expression as written: its tree, text and line."""
+
+    tree: Any = field(repr=False)
+    text: str
+    line: int
+
+    def literal(self) -> Any:
+        """The constant value (str, int, float, bool, None, list, dict).
+
+        Raises:
+            NotLiteral: the expression needs evaluation (references, templates with
+                interpolation, function calls...).
+        """
+        return _literal(self.tree, self)
+
+    def traversal(self) -> tuple[str, ...] | None:
+        """For a plain reference like ``var.region`` or ``local.x.y``: its names;
+        otherwise None."""
+        return _traversal(self.tree)
+
+    def template_parts(self) -> list[str | tuple[str, ...]] | None:
+        """For a quoted string template whose interpolations are plain references
+        (``"${var.a}-x"``): literal text and reference parts in order; otherwise None."""
+        t = _unwrap(self.tree)
+        if not (isinstance(t, Tree) and t.data == "string"):
+            return None
+        out: list[str | tuple[str, ...]] = []
+        for part in t.children:
+            if not (isinstance(part, Tree) and part.data == "string_part"):
+                continue
+            for c in part.children:
+                if isinstance(c, Token):
+                    out.append(_unescape(str(c)))
+                    continue
+                inner = [k for k in c.children if isinstance(k, Tree)]
+                ref = _traversal(inner[0]) if c.data == "interpolation" and len(inner) == 1 else None
+                if ref is None:
+                    return None
+                out.append(ref)
+        return out
+
+    def object_items(self) -> dict[str, "Expr"] | None:
+        """For an object constructor ``{ a = x, "b" = y }``: each key's expression;
+        otherwise None."""
+        t = _unwrap(self.tree)
+        if not (isinstance(t, Tree) and t.data == "object"):
+            return None
+        out: dict[str, Expr] = {}
+        for elem in t.children:
+            if not (isinstance(elem, Tree) and elem.data == "object_elem"):
+                continue
+            ek = [c for c in elem.children if isinstance(c, Tree)]
+            key_t, val_t = ek[0], ek[-1]
+            try:
+                key = _object_key(key_t, self)
+            except NotLiteral:
+                return None
+            text = self.text  # element text is not needed by callers; keep the whole
+            out[str(key)] = Expr(val_t, text, val_t.meta.line if not val_t.meta.empty else self.line)
+        return out
+
+
+@dataclass
+class Attribute:
+    name: str
+    expr: Expr
+    line: int
+
+
+@dataclass
+class Block:
+    type: str
+    labels: list[str]
+    body: "Body"
+    line: int
+    start: int
+    end: int
+
+
+@dataclass
+class Body:
+    items: list[Block | Attribute]
+
+    @property
+    def blocks(self) -> list[Block]:
+        return [i for i in self.items if isinstance(i, Block)]
+
+    @property
+    def attributes(self) -> list[Attribute]:
+        return [i for i in self.items if isinstance(i, Attribute)]
+
+    def blocks_of(self, type_: str) -> list[Block]:
+        return [b for b in self.blocks if b.type == type_]
+
+    def attribute(self, name: str) -> Attribute | None:
+        for a in self.attributes:
+            if a.name == name:
+                return a
+        return None
+
+
+_ASCII_NAME = "NAME : /[a-zA-Z_][a-zA-Z0-9_-]*/"
+# HCL's identifiers are Unicode: ID_Start (or "_") then ID_Continue or "-" (hclsyntax
+# scan_tokens.rl; OpenTofu accepts `locals { π = 3.14 }`). python-hcl2's grammar allows ASCII
+# only, so tofu-solve builds the same LALR parser from the same grammar with that one
+# terminal widened: [^\W\d] is a Unicode letter or "_", \w a Unicode letter, digit or "_".
+_UNICODE_NAME = r"NAME : /(?:[^\W\d]|_)[\w-]*/"
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    """python-hcl2's parser (its grammar, LALR, positions, post-lexer) with Unicode
+    identifiers; the grammar analysis is cached by Lark in the temporary directory."""
+    grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")
+    if _ASCII_NAME not in grammar:  # a python-hcl2 whose grammar changed: use it as it is
+        return hcl2_parser()
+    return Lark(grammar.replace(_ASCII_NAME, _UNICODE_NAME), parser="lalr", propagate_positions=True,
+                postlex=PostLexer(), cache=True)
+
+
+def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
+    """Parse HCL native syntax.
+
+    Raises:
+        ``error`` (ConfigurationError by default): the text is not valid HCL; the message
+            names ``filename`` and the line python-hcl2 stopped at.
+    """
+    try:
+        tree = _parser().parse(text + "\n")  # the newline: python-hcl2's workaround for lark#237
+    except UnexpectedInput as e:
+        line = getattr(e, "line", None)
+        at_end = isinstance(e, UnexpectedEOF) or line is None or line < 1 or line > _last_line(text)
+        if at_end or not _line_text(text, line):
+            open_at = _unclosed_brace_line(text)
+            line = open_at or min(line or _last_line(text), _last_line(text))
+            # hclsyntax reports the block whose brace is never closed, at that brace
+            raise error("Unclosed configuration block",
+                        "There is no closing brace for this block before the end of the file. This may be caused "
+                        f"by incorrect brace nesting elsewhere in {filename}.",
+                        SourceRange(filename, line, "", _line_text(text, line))) from None
+        what = "Invalid character" if isinstance(e, UnexpectedCharacters) else "Invalid syntax"
+        near = _line_text(text, line)
+        raise error(what, f"{filename} is not valid HCL: unexpected input near {near!r}.",
+                    SourceRange(filename, line)) from None
+    except LarkError as e:  # pragma: no cover - other parser failures
+        raise error("Invalid syntax", f"{filename} is not valid HCL: {e}",
+                    SourceRange(filename, 1)) from None
+    try:
+        return _body(tree.children[0], text)
+    except _TemplateInLabel as e:  # hclsyntax parseQuotedStringLiteral
+        raise error("Invalid string literal",
+                    'Template sequences are not allowed in this string. To include a literal "$", double it (as '
+                    '"$$") to escape it.', SourceRange(filename, e.line, "", _line_text(text, e.line))) from None
+
+
+def _unclosed_brace_line(text: str) -> int | None:
+    """The line of the innermost ``{`` left open at the end of ``text`` (strings, comments
+    and heredocs skipped), or None when every brace is closed."""
+    stack: list[int] = []
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif c == "#" or text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            line += text.count("\n", i, n if j < 0 else j)
+            i = n if j < 0 else j + 2
+            continue
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    i += 1
+                elif text[i] == "\n":
+                    line += 1
+                i += 1
+        elif text.startswith("<<", i):
+            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n", text[i:])
+            if m:
+                end = re.search(rf"^\s*{re.escape(m.group(1))}\s*$", text[i + m.end():], re.M)
+                stop = n if end is None else i + m.end() + end.end()
+                line += text.count("\n", i, stop)
+                i = stop
+                continue
+        elif c == "{":
+            stack.append(line)
+        elif c == "}" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else None
+
+
+def _last_line(text: str) -> int:
+    return max(1, text.count("\n") + (0 if text.endswith("\n") else 1))
+
+
+def _line_text(text: str, line: int) -> str:
+    lines = text.splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
+def _body(tree: Tree, text: str) -> Body:
+    items: list[Block | Attribute] = []
+    for child in tree.children:
+        if not isinstance(child, Tree):
+            continue
+        if child.data == "block":
+            parts = [c for c in child.children if isinstance(c, Tree)]
+            ident = _ident(parts[0])
+            labels = []
+            inner = None
+            for p in parts[1:]:
+                if p.data == "string":
+                    labels.append(_string_value(p, None))
+                elif p.data == "identifier":
+                    labels.append(_ident(p))
+                elif p.data == "body":
+                    inner = p
+            body = _body(inner, text) if inner is not None else Body([])
+            items.append(Block(ident, labels, body, child.meta.line, child.meta.start_pos, child.meta.end_pos))
+        elif child.data == "attribute":
+            parts = [c for c in child.children if isinstance(c, Tree)]
+            name = _ident(parts[0])
+            expr_tree = parts[-1]
+            etext = text[expr_tree.meta.start_pos:expr_tree.meta.end_pos] if not expr_tree.meta.empty else ""
+            items.append(Attribute(name, Expr(expr_tree, etext, expr_tree.meta.line if not expr_tree.meta.empty
+                                               else child.meta.line), child.meta.line))
+    return Body(items)
+
+
+def _ident(t: Tree) -> str:
+    return "".join(str(tok) for tok in t.scan_values(lambda v: isinstance(v, Token)))
+
+
+_ESCAPE_RE = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))|\$\$\{|%%\{', re.S)
+_SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+
+
+def _unescape(s: str) -> str:
+    def rep(m: re.Match) -> str:
+        whole = m.group(0)
+        if whole == "$${":
+            return "${"
+        if whole == "%%{":
+            return "%{"
+        if m.group(1):
+            return chr(int(m.group(1), 16))
+        if m.group(2):
+            return chr(int(m.group(2), 16))
+        return _SIMPLE_ESCAPES.get(m.group(3), "\\" + m.group(3))
+    return _ESCAPE_RE.sub(rep, s)
+
+
+class _TemplateInLabel(Exception):
+    """A block label with ``${...}`` in it (labels must be literal strings)."""
+
+    def __init__(self, line: int):
+        self.line = line
+        super().__init__(line)
+
+
+def _string_value(t: Tree, expr: Expr | None) -> str:
+    out = []
+    for part in t.children:
+        if isinstance(part, Token):
+            continue  # quotes
+        if isinstance(part, Tree) and part.data == "string_part":
+            for c in part.children:
+                if isinstance(c, Token):
+                    out.append(_unescape(str(c)))
+                else:
+                    if expr is None:
+                        raise _TemplateInLabel(getattr(getattr(t, "meta", None), "line", 1))
+                    raise NotLiteral(expr)
+    return "".join(out)
+
+
+def _literal(t: Any, expr: Expr) -> Any:
+    if isinstance(t, Token):
+        raise NotLiteral(expr)
+    d = t.data
+    kids = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+    if d in ("expr_term", "expression") and len(kids) == 1:
+        return _literal(kids[0], expr)
+    if d == "string":
+        return _string_value(t, expr)
+    if d == "literal_value":
+        v = str(t.children[0])
+        return {"null": None, "true": True, "false": False}.get(v, v)
+    if d == "int_lit":
+        return int(str(t.children[0]))
+    if d == "float_lit":
+        return float(str(t.children[0]))
+    if d == "tuple":
+        return [_literal(k, expr) for k in kids]
+    if d == "object":
+        out = {}
+        for elem in kids:
+            ek = [c for c in elem.children if isinstance(c, Tree)]
+            key_t, val_t = ek[0], ek[-1]
+            out[str(_object_key(key_t, expr))] = _literal(val_t, expr)
+        return out
+    if d == "identifier":
+        raise NotLiteral(expr)
+    raise NotLiteral(expr)
+
+
+def _unwrap(t: Any) -> Any:
+    while isinstance(t, Tree) and t.data in ("expr_term", "expression"):
+        kids = [c for c in t.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
+        if len(kids) != 1:
+            return t
+        t = kids[0]
+    return t
+
+
+def _object_key(key_t: Tree, expr: Expr) -> Any:
+    key_kids = [c for c in key_t.children if isinstance(c, Tree)]
+    k = _unwrap(key_kids[0] if key_kids else key_t)
+    if isinstance(k, Tree) and k.data == "identifier":
+        return _ident(k)
+    return _literal(k, expr)
+
+
+def _traversal(t: Any) -> tuple[str, ...] | None:
+    if not isinstance(t, Tree):
+        return None
+    kids = [c for c in t.children if isinstance(c, Tree)]
+    if t.data in ("expr_term", "expression") and len(kids) == 1:
+        return _traversal(kids[0])
+    if t.data == "identifier":
+        return (_ident(t),)
+    if t.data == "get_attr_expr_term" and len(kids) == 2:
+        head = _traversal(kids[0])
+        attr = [c for c in kids[1].children if isinstance(c, Tree) and c.data == "identifier"]
+        if head is None or not attr:
+            return None
+        return head + (_ident(attr[0]),)
+    return None

@@ -1,0 +1,176 @@
+"""The requirements of one module version: what its content asks for.
+
+A module version's requirements are read from the module directory it names (its subdir)
+and from every local module it calls, recursively (OpenTofu merges the provider
+requirements of every module in the tree, whatever its ``count``):
+
+* remote module calls, each with the path of local call names leading to it
+  (``("eks_managed_node_group", "user_data")``) so call paths come out as OpenTofu keys
+  them (``eks.eks_managed_node_group.user_data``);
+* provider requirements and OpenTofu version constraints of every directory.
+
+File names in these values are relative to the package root (``modules/x/versions.tf``).
+:class:`tofu_solve.store.metadata.MetadataStore` caches them on disk by (package, version,
+subdir), so a second run needs no network to know them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_module_dir
+from .variables import InputValue
+from ..errors import ConfigurationError
+from ..errors import SourceRange
+from ..addrs.provider import parse_provider_source
+from ..addrs.module_source import LocalSource, go_path_clean, parse_source
+from ..versions.constraints import module_constraint, provider_constraint
+
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class RemoteCall:
+    """A remote module call inside a module tree.
+
+    Attributes:
+        local_path: names of the local calls leading to the module that makes this call.
+        call: the call (``where`` relative to the tree's root directory).
+    """
+
+    local_path: tuple[str, ...]
+    call: ModuleCall
+
+    @property
+    def rel_path(self) -> tuple[str, ...]:
+        return self.local_path + (self.call.name,)
+
+
+@dataclass(frozen=True)
+class LocalCall:
+    """A local module call inside a tree: its path and where it was written."""
+
+    path: tuple[str, ...]
+    call: ModuleCall
+    dir: str  # directory relative to the tree root ("" for the root)
+
+
+@dataclass(frozen=True)
+class ModuleTree:
+    """Everything a module directory and its local modules require.
+
+    Attributes:
+        remote_calls: remote calls, in file order, depth first.
+        local_calls: local calls followed (for modules.json and ``why``).
+        providers: (local path, requirement).
+        core: (local path, OpenTofu version constraint).
+    """
+
+    remote_calls: tuple[RemoteCall, ...] = ()
+    local_calls: tuple[LocalCall, ...] = ()
+    providers: tuple[tuple[tuple[str, ...], ProviderRequirement], ...] = ()
+    core: tuple[tuple[tuple[str, ...], CoreVersionRequirement], ...] = ()
+
+
+def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
+                     inputs: Mapping[str, InputValue] | None = None) -> ModuleTree:
+    """Read the module at ``root/subdir`` and its local modules.
+
+    ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
+    root module may call ``../`` anywhere). ``inputs``: the top module's variable values
+    given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``).
+
+    Raises:
+        ConfigurationError: a directory fails to load (with file and line), a local call
+            escapes the package, or local calls form a cycle.
+    """
+    remote: list[RemoteCall] = []
+    local: list[LocalCall] = []
+    providers: list = []
+    core: list = []
+    root = Path(root)
+
+    def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
+        prefix = f"{rel_dir}/" if rel_dir else ""
+        cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
+                              inputs=inputs if not path else None)
+        for p in cfg.provider_requirements:
+            providers.append((path, p))
+        for c in cfg.core_requirements:
+            core.append((path, c))
+        for call in cfg.module_calls:
+            if isinstance(call.source, LocalSource):
+                target = go_path_clean(f"{rel_dir}/{call.source.path}" if rel_dir else call.source.path)
+                if target == ".":
+                    target = ""
+                if confine and (target == ".." or target.startswith("../")):
+                    raise ConfigurationError(
+                        "Local module outside its package",
+                        f'Module "{call.name}" calls {call.source.path}, which is outside the module package.',
+                        call.where)
+                if target in seen:
+                    raise ConfigurationError("Module call cycle",
+                                             f'Module "{call.name}" calls {call.source.path}, which is already '
+                                             "being loaded: local module calls form a cycle.", call.where)
+                local.append(LocalCall(path + (call.name,), call, target))
+                if not (root / target).is_dir() if target else not root.is_dir():
+                    raise ConfigurationError("Unreadable module directory",
+                                             f'Module "{call.name}" calls {call.source.path}, which does not exist.',
+                                             call.where)
+                visit(target, path + (call.name,), seen + (target,))
+            else:
+                remote.append(RemoteCall(path, call))
+
+    start = go_path_clean(subdir) if subdir else ""
+    if start == ".":
+        start = ""
+    visit(start, (), (start,))
+    return ModuleTree(tuple(remote), tuple(local), tuple(providers), tuple(core))
+
+
+# --------------------------------------------------------------------------- cache
+
+
+def _call_to_dict(c: ModuleCall) -> dict:
+    return {"name": c.name, "source": c.source_text, "version": c.version.text if c.version else None,
+            "file": c.where.file, "line": c.where.line,
+            "vfile": c.version_where.file if c.version_where else None,
+            "vline": c.version_where.line if c.version_where else None,
+            "count": c.has_count, "for_each": c.has_for_each}
+
+
+def _call_from_dict(d: dict) -> ModuleCall:
+    return ModuleCall(d["name"], d["source"], parse_source(d["source"]),
+                      module_constraint(d["version"]) if d["version"] is not None else None,
+                      SourceRange(d["file"], d["line"]),
+                      SourceRange(d["vfile"], d["vline"]) if d.get("vfile") else None,
+                      d["count"], d["for_each"])
+
+
+def tree_to_dict(t: ModuleTree) -> dict:
+    return {
+        "schema": SCHEMA,
+        "remote": [{"path": list(r.local_path), "call": _call_to_dict(r.call)} for r in t.remote_calls],
+        "local": [{"path": list(lc.path), "call": _call_to_dict(lc.call), "dir": lc.dir} for lc in t.local_calls],
+        "providers": [{"path": list(p), "name": r.local_name, "address": str(r.address),
+                       "version": r.constraint.text if r.constraint else None, "file": r.where.file,
+                       "line": r.where.line, "legacy": r.legacy} for p, r in t.providers],
+        "core": [{"path": list(p), "constraint": c.constraint.text, "file": c.where.file, "line": c.where.line,
+                  "kind": c.kind, "tofu_file": c.tofu_file} for p, c in t.core],
+    }
+
+
+def tree_from_dict(d: dict) -> ModuleTree:
+    return ModuleTree(
+        tuple(RemoteCall(tuple(r["path"]), _call_from_dict(r["call"])) for r in d["remote"]),
+        tuple(LocalCall(tuple(lc["path"]), _call_from_dict(lc["call"]), lc["dir"]) for lc in d["local"]),
+        tuple((tuple(p["path"]), ProviderRequirement(
+            p["name"], parse_provider_source(p["address"]),
+            provider_constraint(p["version"]) if p["version"] is not None else None,
+            SourceRange(p["file"], p["line"]), p["legacy"])) for p in d["providers"]),
+        tuple((tuple(c["path"]), CoreVersionRequirement(module_constraint(c["constraint"]),
+                                                         SourceRange(c["file"], c["line"]), c["kind"],
+                                                         c["tofu_file"])) for c in d["core"]),
+    )

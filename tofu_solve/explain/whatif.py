@@ -1,0 +1,609 @@
+"""What-if solving over the constraints the user owns: minimal clash sets and verified fixes.
+
+When resolution is impossible, the constraints that matter to a user are the ones they can
+edit: the ``version`` of a module call, a ``required_providers`` entry, a
+``required_version`` in the root module or in a local module inside it. Each of those is a
+:class:`Lever`. Everything else (constraints inside published module versions) changes only
+by choosing another version of the call that carries it.
+
+This module re-runs the resolver with some levers relaxed or rewritten:
+
+* :meth:`WhatIf.minimal_clash` shrinks a set of levers that cannot hold together to a
+  minimal one (a deletion filter: a lever stays only if relaxing it makes the rest
+  solvable), so the explanation names every constraint that takes part and no other;
+* :meth:`WhatIf.suggestions` searches sets of levers that meet every clash found (fewest
+  levers first, finding more clashes as it goes), turns each working relaxation into edits
+  of the constraint strings as written, and keeps a suggestion only when solving again
+  with exactly those edits succeeds.
+
+A relaxed module call tries the versions its old constraint admitted first, then the
+others nearest first (counted in releases), so that the version found is the smallest move.
+Every attempt is bounded in resolution rounds and in module versions fetched; an attempt
+that runs out of either counts as "unknown", never as an answer.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import time
+import dataclasses
+import functools
+import itertools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from resolvelib import BaseReporter, Resolver
+from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
+
+from ..errors import TofuSolveError
+from ..lockfile import LockFile
+from ..versions import goversions as gvs
+from ..versions.constraints import module_constraint, provider_constraint
+from ..versions.goversion import GoVersion
+from ..solver.context import Context, FetchBudgetExceeded
+from ..solver.model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
+from ..solver.propagate import Pruning, propagate
+from ..solver.provider import TofuSolveProvider
+
+ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
+FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known
+FETCH_PER_ATTEMPT = 24  # ... and one attempt alone
+MAX_ATTEMPTS = 60  # what-if solves per explanation
+MAX_EDITS = 3  # levers one suggestion may change
+MAX_SUGGESTIONS = 4
+
+_ANY = ">= 0.0.0"
+
+
+@dataclass(frozen=True)
+class Lever:
+    """A version constraint the user owns and can edit.
+
+    Attributes:
+        kind: ``"module"`` (a call's ``version``), ``"provider"`` (a ``required_providers``
+            entry) or ``"opentofu"`` (``required_version`` / ``compatible_with``).
+        name: the call path, the provider address, or ``"opentofu"``.
+        text: the constraint exactly as written.
+        file, line: where ``text`` is written (the line that holds the string), relative to
+            the root module directory.
+        index: position of the requirement in the root requirements.
+    """
+
+    kind: str
+    name: str
+    text: str
+    file: str | None
+    line: int | None
+    index: int
+
+    @property
+    def at(self) -> str:
+        return f"{self.file}:{self.line}" if self.file else "?"
+
+    def short(self) -> str:
+        """``eks ">= 21.0" (main.tf:17)``, ``hashicorp/aws "~> 5.0" (main.tf:5)``."""
+        who = self.name.removeprefix("registry.opentofu.org/") if self.kind == "provider" else \
+            "required_version" if self.kind == "opentofu" else self.name
+        return f'{who} "{self.text}" ({self.at})'
+
+
+@dataclass
+class Outcome:
+    """The result of one what-if solve: ``status`` is ``"solved"``, ``"impossible"`` or
+    ``"unknown"`` (a bound was reached); ``mapping`` (identifier -> candidate) when solved,
+    ``causes`` (resolvelib's) when impossible."""
+
+    status: str
+    mapping: dict = field(default_factory=dict)
+    causes: list = field(default_factory=list)
+    pruning: Pruning | None = None
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``old`` by ``new`` on ``line`` of ``file`` (relative to the root module)."""
+
+    file: str
+    line: int
+    old: str
+    new: str
+    lever: Lever = field(compare=False, repr=False)
+
+
+@dataclass
+class Suggestion:
+    """A verified fix: applying every edit makes the configuration solvable.
+
+    Attributes:
+        edits: the edits, in lever order.
+        selected: what the verifying solve selected for each edited lever (name -> version).
+        move: how far the edits move, in releases (smaller is a smaller change).
+        upgrade: names to pass to ``-upgrade=`` because the lock holds them.
+    """
+
+    edits: list[Edit]
+    selected: dict[str, str]
+    move: int
+    upgrade: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = [f'"{e.old}" to "{e.new}" at {e.file}:{e.line}' for e in self.edits]
+        picks = ", ".join(f"{_short(n)} {v}" for n, v in self.selected.items())
+        text = "change " + " and ".join(parts) + (f": {picks} would be selected" if picks else "")
+        if self.upgrade:
+            text += f" (then run tofu-solve init -upgrade={','.join(self.upgrade)})"
+        return text + "."
+
+    def as_dict(self) -> dict:
+        return {"summary": self.summary(),
+                "edits": [{"file": e.file, "line": e.line, "old": e.old, "new": e.new} for e in self.edits]}
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("registry.opentofu.org/")
+
+
+# --------------------------------------------------------------------------- levers
+
+
+def _constraint_line(root: Path | None, where, text: str) -> tuple[str | None, int | None]:
+    """The file and line that hold ``"text"``: ``where`` names the argument or the block
+    that holds it; the string itself may be a few lines further (``aws = {`` then
+    ``version = "~> 5.0"``)."""
+    if where is None:
+        return None, None
+    file, line = where.file, where.line
+    if root is None:
+        return file, line
+    try:
+        lines = (root / file).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return file, line
+    needle = f'"{text}"'
+    for i in range(max(line - 1, 0), min(line + 40, len(lines))):
+        if needle in lines[i]:
+            return file, i + 1
+    return file, line
+
+
+def levers_of(root_reqs: list, root: Path | None) -> list[Lever]:
+    """The editable constraints among the root requirements (root module and its local
+    modules), in requirement order."""
+    out = []
+    for i, r in enumerate(root_reqs):
+        if isinstance(r, ModuleRequirement) and r.constraint is not None:
+            where = r.call.version_where or r.call.where
+            f, ln = _constraint_line(root, where, r.constraint.text)
+            out.append(Lever("module", r.call_path, r.constraint.text, f, ln, i))
+        elif isinstance(r, ProviderRequirement) and r.constraint is not None:
+            f, ln = _constraint_line(root, r.origin.where, r.constraint.text)
+            out.append(Lever("provider", str(r.address), r.constraint.text, f, ln, i))
+        elif isinstance(r, CoreRequirement):
+            f, ln = _constraint_line(root, r.origin.where, r.constraint.text)
+            out.append(Lever("opentofu", "opentofu", r.constraint.text, f, ln, i))
+    return out
+
+
+# --------------------------------------------------------------------------- rewriting constraints
+
+_CLAUSE = re.compile(r"^\s*(~>|>=|<=|!=|>|<|=)?\s*v?(\d+(?:\.\d+)*)\s*$")
+
+
+def _segments(v) -> list[int]:
+    if isinstance(v, GoVersion):
+        return list(v.segments[:3])
+    return [int(x) for x in re.findall(r"\d+", str(v).split("-")[0])[:3]] + [0] * 0
+
+
+def rewrite_constraint(old: str, version, allows) -> list[str]:
+    """Constraint strings in the style of ``old`` that admit ``version``, most alike first.
+
+    Each clause of ``old`` that admits ``version`` is kept; each that excludes it is moved
+    just enough, at the precision it was written with (``~> 5.0`` -> ``~> 6.0``, ``>= 21.0``
+    -> ``>= 20.0``, ``0.25.0`` -> ``0.24.1``). ``allows(text, version)`` decides; the exact
+    version is the last resort.
+    """
+    vs = _segments(version) + [0, 0, 0]
+    exact = str(version)
+    clauses = [c.strip() for c in old.split(",")]
+    options: list[list[str]] = []
+    for c in clauses:
+        m = _CLAUSE.match(c)
+        if m is None:
+            options.append([])
+            continue
+        op, num = m.group(1) or "", m.group(2)
+        if _safe_allows(allows, c, version):
+            options.append([c])
+            continue
+        p = len(num.split("."))
+        was_zero = num.split(".")[-1] == "0" and p >= 2
+        trunc = vs[:max(p, 1)]
+        zeroed = trunc[:-1] + [0] if was_zero else trunc
+        j = lambda seg: ".".join(str(x) for x in seg)  # noqa: E731
+        if op == "~>":
+            alts = [f"~> {j(zeroed)}", f"~> {j(trunc)}", f"~> {j(vs[:2])}"]
+        elif op in (">=", ">"):
+            alts = [f">= {j(zeroed)}", f">= {j(trunc)}", f">= {exact}"]
+        elif op in ("<", "<="):
+            bumped = trunc[:-1] + [trunc[-1] + 1]
+            alts = [f"< {j(bumped)}", f"<= {exact}"]
+        elif op == "!=":
+            alts = []  # dropping it is the move
+        else:  # exact
+            alts = [f"{op} {exact}".strip() if op else exact]
+        options.append([a for a in dict.fromkeys(alts)])
+    out = []
+    for combo in itertools.product(*[o or [""] for o in options]):
+        text = ", ".join(x for x in combo if x)
+        if text and _safe_allows(allows, text, version):
+            out.append(text)
+    out.append(f"~> {'.'.join(str(x) for x in vs[:2])}")
+    out.append(exact)
+    return [t for t in dict.fromkeys(out) if _safe_allows(allows, t, version)]
+
+
+def _safe_allows(allows, text: str, version) -> bool:
+    try:
+        return bool(allows(text, version))
+    except TofuSolveError:
+        return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _module_allows(text: str, version: str) -> bool:
+    return module_constraint(text).allows(version)
+
+
+@functools.lru_cache(maxsize=4096)
+def _provider_allows(text: str, version: str) -> bool:
+    return provider_constraint(text).allows(version)
+
+
+# --------------------------------------------------------------------------- the what-if resolver
+
+
+class _Thrashing(Exception):
+    pass
+
+
+class _Interrupting(BaseReporter):
+    """Interrupts an attempt once it has gone back 100 times (to look for dead ends)."""
+
+    def __init__(self):
+        self.backtracks = 0
+
+    def rejecting_candidate(self, criterion, candidate) -> None:
+        self.backtracks += 1
+        if self.backtracks == 100:
+            raise _Thrashing()
+
+
+class _NearestFirst(TofuSolveProvider):
+    """The solver's provider, except that a relaxed module call tries the versions its old
+    constraint admitted first (newest first), then the others nearest first."""
+
+    def __init__(self, ctx: Context, nearest: dict[str, str], pruned=None):
+        super().__init__(ctx, pruned)
+        self.nearest = nearest
+        self.spend_budget_at_once = True
+
+    def _provider_matches(self, reqs: list, bad: set):
+        # A provider that cannot be listed (gone from its registry) rules out the module
+        # versions that require it, not the whole what-if: an old line of a relaxed call
+        # may need one.
+        try:
+            return super()._provider_matches(reqs, bad)
+        except TofuSolveError:
+            return []
+
+    def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
+        old = self.nearest.get(call.call_path)
+        if old is None:
+            return super()._module_matches(call, reqs, bad)
+        dead = self.pruned.get(call.call_path, ())
+        ok = lambda c: c not in bad and c.version_text not in dead and \
+            all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
+        cands = [c for c in nearest_order(self.ctx.module_candidates(call), old) if ok(c)]
+        # Read ahead as it goes, within the budget, and from the first candidate on: the
+        # versions the old constraint admitted are the ones that clashed, so a relaxed call
+        # has in effect gone back already and usually walks on.
+        return lambda: self.reading_ahead(cands, max(1, len(bad)))
+
+
+def _line(c: ModuleCandidate) -> tuple:
+    """The release line of a candidate: its major version (major.minor below 1.0, where a
+    minor release may break), as a constraint like ``~> 6.0`` or ``~> 0.25.0`` selects."""
+    seg = c.version.segments if c.version is not None else ()
+    major = seg[0] if seg else 0
+    return (major,) if major else tuple(seg[:2])
+
+
+def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidate]:
+    """``cands`` (newest first) reordered for a relaxed call: those ``old`` admits first,
+    newest first; then the other releases of their lines (major version; major.minor below
+    1.0) by distance; then the newest release of every other line, nearest line first, so
+    that one wave of reads reaches a line that works
+    however far it is (eks ``~> 21.0`` against a kms pin: 20.x, 19.x, 18.x...); then every
+    other release by distance in releases from the nearest admitted one (older first on a
+    tie). A line whose newest release fails is passed over for the next line's newest,
+    so a suggestion may move further than an older release of a nearer line would."""
+    inside = [i for i, c in enumerate(cands) if c.version is not None and _module_allows(old, c.version_text)]
+    if not inside:
+        return cands
+    lines_inside = {_line(cands[i]) for i in inside}
+    heads: dict[tuple, int] = {}
+    for i, c in enumerate(cands):
+        if c.version is not None and _line(c) not in lines_inside:
+            heads.setdefault(_line(c), i)  # newest first: the first seen is the line's newest
+    head_at = set(heads.values())
+
+    def key(ic):
+        i, c = ic
+        if i in inside:
+            return (0, 0, i)
+        d = min(abs(i - j) for j in inside)
+        if c.version is not None and _line(c) in lines_inside:
+            return (1, d, -i)  # the rest of the admitted lines (``~> 6.1``: 6.0.x) first
+        return (2 if i in head_at else 3, d, -i)  # a larger index is older
+    return [c for _, c in sorted(enumerate(cands), key=key)]
+
+
+class WhatIf:
+    """Re-solve the root with some of its levers relaxed or rewritten.
+
+    Args:
+        ctx: the solve's context (its caches are shared; its locks are not changed).
+        root_reqs: the root requirements as built for the failed solve.
+        root: the root module directory (to find the line that holds each constraint).
+    """
+
+    def __init__(self, ctx: Context, root_reqs: list, root: Path | None):
+        self.ctx = ctx
+        self.reqs = root_reqs
+        self.levers = levers_of(root_reqs, root)
+        self.attempts = 0
+        self.budget = FETCH_BUDGET
+        self.exhausted = False  # a bound was reached at least once
+        self._seen: dict[tuple, Outcome] = {}
+        self.unusable: dict[tuple, dict[str, str]] = {}  # ("unusable", call) -> version -> reason
+
+    # ------------------------------------------------------------------ one attempt
+
+    def attempt(self, relaxed: frozenset = frozenset(), changed: dict | None = None, unlock: bool = False) -> Outcome:
+        """Solve with the levers in ``relaxed`` (indexes) free and those in ``changed``
+        (index -> constraint text) rewritten; ``unlock``: as with ``-upgrade`` (no lock
+        holds any version). Memoized."""
+        changed = changed or {}
+        key = (relaxed, tuple(sorted(changed.items())), unlock)
+        if key in self._seen:
+            return self._seen[key]
+        if self.attempts >= MAX_ATTEMPTS:
+            self.exhausted = True
+            return Outcome("unknown")
+        self.attempts += 1
+        t0 = time.monotonic()
+        ctx = self.ctx
+        by_index = {lv.index: lv for lv in self.levers}
+        reqs, nearest = [], {}
+        locks = LockFile() if unlock else LockFile(dict(ctx.locks.providers), dict(ctx.locks.modules))
+        for i, r in enumerate(self.reqs):
+            lv = by_index.get(i)
+            if lv is None or (i not in relaxed and i not in changed):
+                reqs.append(r)
+                continue
+            new = changed.get(i)
+            if lv.kind == "module":
+                text = new if new is not None else _ANY
+                if new is None:
+                    nearest[lv.name] = lv.text
+                call = dataclasses.replace(r.call, version=module_constraint(text))
+                reqs.append(dataclasses.replace(r, call=call))
+                locks.modules.pop(lv.name, None)
+            elif lv.kind == "provider":
+                pc = provider_constraint(new) if new is not None else None
+                reqs.append(dataclasses.replace(r, constraint=pc, text=new or ""))
+                locks.providers.pop(lv.name, None)
+            elif new is not None:
+                reqs.append(dataclasses.replace(r, constraint=module_constraint(new), text=new))
+        view = copy.copy(ctx)
+        view.locks = locks
+        view.fetch_budget = min(self.budget, FETCH_PER_ATTEMPT)
+        spent_before = view.fetch_budget
+        saved_calls = dict(ctx.calls)
+        try:
+            pruning = propagate(reqs, view, fetch=False)
+            if pruning.empty:
+                out = Outcome("impossible", pruning=pruning)
+            else:
+                pruned = {k: set(v) for k, v in pruning.dead.items()}
+                try:
+                    result = Resolver(_NearestFirst(view, nearest, pruned), _Interrupting()).resolve(
+                        reqs, max_rounds=ATTEMPT_ROUNDS)
+                except _Thrashing:
+                    # what the search has read since may prove a dead end now
+                    pruning = propagate(reqs, view, fetch=False)
+                    if pruning.empty:
+                        raise ResolutionImpossible([]) from None
+                    pruned = {k: set(v) for k, v in pruning.dead.items()}
+                    result = Resolver(_NearestFirst(view, nearest, pruned), BaseReporter()).resolve(
+                        reqs, max_rounds=ATTEMPT_ROUNDS)
+                out = Outcome("solved", mapping=dict(result.mapping))
+        except ResolutionImpossible as e:
+            out = Outcome("impossible", causes=list(e.causes))
+        except (ResolutionTooDeep, FetchBudgetExceeded):
+            self.exhausted = True
+            out = Outcome("unknown")
+        except TofuSolveError as e:
+            if os.environ.get("TOFU_SOLVE_DEBUG_WHATIF"):
+                print(f"  unknown: {type(e).__name__}: {e.summary}: {e.detail[:200]}", file=sys.stderr)
+            out = Outcome("unknown")
+        finally:
+            self.budget -= spent_before - view.fetch_budget
+            ctx.calls.clear()
+            ctx.calls.update(saved_calls)
+        self._seen[key] = out
+        if os.environ.get("TOFU_SOLVE_DEBUG_WHATIF"):
+            print(f"what-if #{self.attempts}: relaxed={sorted(relaxed)} changed={changed} -> {out.status} "
+                  f"({time.monotonic() - t0:.2f} s, budget {self.budget})", file=sys.stderr)
+        return out
+
+    # ------------------------------------------------------------------ clashes
+
+    def held_by_lock(self) -> list[str] | None:
+        """When the lock makes the configuration impossible but ``-upgrade`` would solve it:
+        the locked module calls and providers the unlocked solution moves (for
+        ``-upgrade=``). None otherwise."""
+        if self.ctx.options.upgrade or not (self.ctx.locks.modules or self.ctx.locks.providers):
+            return None
+        out = self.attempt(unlock=True)
+        if out.status != "solved":
+            return None
+        moved = []
+        for path, lock in self.ctx.locks.modules.items():
+            req = self.ctx.calls.get(path)
+            if req is None or self.ctx.locked_candidate(req) is None:
+                continue  # the lock does not hold this call now (its constraint was edited)
+            c = out.mapping.get(("module", path))
+            if c is not None and c.version_text != lock.version:
+                moved.append(path)
+        for addr, lock in self.ctx.locks.providers.items():
+            c = out.mapping.get(("provider", addr))
+            if c is not None and str(c.version) != lock.version:
+                moved.append(_short(addr))
+        return moved or None
+
+    def minimal_clash(self, among: list[Lever], also_relaxed: frozenset = frozenset()) -> list[Lever] | None:
+        """A minimal subset of ``among`` that cannot hold together while every other lever is
+        relaxed (``also_relaxed`` always is). None when even all of ``among`` together are
+        solvable or a bound was reached before that was known."""
+        everything = frozenset(lv.index for lv in self.levers)
+        keep = list(among)
+        first = self.attempt(everything - {lv.index for lv in keep} | also_relaxed)
+        if first.status != "impossible":
+            return None
+        for lv in list(among):
+            trial = [k for k in keep if k is not lv]
+            out = self.attempt(everything - {k.index for k in trial} | also_relaxed)
+            if out.status == "impossible":
+                keep = trial
+        return keep
+
+    def clash_causes(self, clash: list[Lever]) -> list:
+        """resolvelib's causes when only ``clash`` holds (every other lever relaxed)."""
+        everything = frozenset(lv.index for lv in self.levers)
+        return self.attempt(everything - {lv.index for lv in clash}).causes
+
+    # ------------------------------------------------------------------ suggestions
+
+    def suggestions(self, clashes: list[list[Lever]]) -> tuple[list[Suggestion], list[list[Lever]]]:
+        """Verified suggestions, fewest edits then smallest move first, and every clash
+        found on the way (``clashes`` grows when relaxing a set of levers reveals another)."""
+        clashes = [c for c in clashes if c]
+        found: list[tuple[frozenset, Outcome]] = []
+        tried: set[frozenset] = set()
+        size = 1
+        first_size = None  # the fewest edits that work; one size more is still looked at
+        while size <= MAX_EDITS and len(found) < MAX_SUGGESTIONS and (first_size is None or size <= first_size + 1):
+            progress = True
+            while progress:
+                progress = False
+                universe = sorted({lv.index for c in clashes for lv in c})
+                for combo in itertools.combinations(universe, size):
+                    hs = frozenset(combo)
+                    if hs in tried or not all(hs & {lv.index for lv in c} for c in clashes):
+                        continue
+                    tried.add(hs)
+                    if any(prev <= hs for prev, _ in found):
+                        continue  # a working subset exists: this set is not a smaller move
+                    out = self.attempt(hs)
+                    if out.status == "solved":
+                        found.append((hs, out))
+                        first_size = first_size or size
+                    elif out.status == "impossible":
+                        rest = [lv for lv in self.levers if lv.index not in hs]
+                        more = self.minimal_clash(rest, hs)
+                        if more and all({lv.index for lv in more} != {lv.index for lv in c} for c in clashes):
+                            clashes.append(more)
+                            progress = True
+                            break
+                    if self.exhausted and self.attempts >= MAX_ATTEMPTS:
+                        break
+            size += 1
+        verified = []
+        for hs, out in found:
+            s = self._verify(hs, out)
+            if s is not None:
+                verified.append(s)
+        verified.sort(key=lambda s: (len(s.edits), s.move, [e.line or 0 for e in s.edits]))
+        return verified[:MAX_SUGGESTIONS], clashes
+
+    def _verify(self, hs: frozenset, out: Outcome) -> Suggestion | None:
+        """Edits for a working relaxation, checked by solving again with exactly them."""
+        levers = [lv for lv in self.levers if lv.index in hs]
+        options = []
+        for lv in levers:
+            picked = self._picked(lv, out.mapping)
+            if picked is None:
+                return None
+            allows = _module_allows if lv.kind in ("module", "opentofu") else _provider_allows
+            texts = [t for t in rewrite_constraint(lv.text, picked, lambda t, v: allows(t, str(v)))
+                     if t != lv.text]
+            options.append((lv, picked, texts[:3]))
+        for combo in itertools.product(*[[(lv, p, t) for t in texts] for lv, p, texts in options]):
+            changed = {lv.index: t for lv, _, t in combo}
+            check = self.attempt(frozenset(), changed)
+            if check.status != "solved":
+                continue
+            edits = [Edit(lv.file or "?", lv.line or 0, lv.text, t, lv) for lv, _, t in combo]
+            selected = {}
+            move = 0
+            upgrade = []
+            for lv, _, _ in combo:
+                v = self._picked(lv, check.mapping)
+                if v is not None and lv.kind != "opentofu":
+                    selected[lv.name] = str(v)
+                    move += self._move(lv, v)
+                if lv.kind == "module" and lv.name in self.ctx.locks.modules and not self.ctx.options.upgrade:
+                    upgrade.append(lv.name)
+                if lv.kind == "provider" and lv.name in self.ctx.locks.providers and not self.ctx.options.upgrade:
+                    upgrade.append(_short(lv.name))
+            return Suggestion(edits, selected, move, upgrade)
+        return None
+
+    def _picked(self, lv: Lever, mapping: dict):
+        if lv.kind == "module":
+            c = mapping.get(("module", lv.name))
+            return c.version if c is not None and c.version is not None else None
+        if lv.kind == "provider":
+            c = mapping.get(("provider", lv.name))
+            return c.version if c is not None else None
+        return self.ctx.options.target.version
+
+    def _move(self, lv: Lever, version) -> int:
+        """Releases between ``version`` and the nearest release the old constraint admits."""
+        try:
+            if lv.kind == "module":
+                req = self.reqs[lv.index]
+                labels = sorted((a.version for a in self.ctx.available(req) if a.version is not None),
+                                key=functools.cmp_to_key(lambda a, b: a.compare(b)))
+                texts = [v.string for v in labels]
+                inside = [i for i, t in enumerate(texts) if _module_allows(lv.text, t)]
+                at = texts.index(str(version)) if str(version) in texts else None
+            else:
+                versions = self.ctx.provider_versions(self.reqs[lv.index].address)
+                texts = [str(v) for v in versions]
+                inside = [i for i, t in enumerate(texts) if _provider_allows(lv.text, t)]
+                at = texts.index(str(version)) if str(version) in texts else None
+        except TofuSolveError:
+            return 0
+        if at is None or not inside:
+            return 0
+        return min(abs(at - i) for i in inside)
+
+
+__all__ = ["Lever", "Outcome", "Edit", "Suggestion", "WhatIf", "levers_of", "rewrite_constraint",
+           "nearest_order", "ROOT", "gvs"]

@@ -1,0 +1,150 @@
+"""Unpacking module packages safely: every entry stays inside the package directory, and
+no archive unpacks to more than :class:`~tofu_solve.settings.Limits` allow.
+
+Zip, tar, tar.gz, tar.xz and tar.bz2 are read in one streaming pass. Sizes are counted as
+bytes are written, never taken from headers alone, so a 2 MiB archive claiming to hold a
+2 GiB file stops at the limit ("Module package too large"). Entries with absolute paths,
+``..`` components, drive letters, or links pointing outside are refused (zip-slip).
+"""
+
+from __future__ import annotations
+
+import io
+import lzma
+import os
+import stat
+import tarfile
+import zipfile
+import zlib
+from pathlib import Path, PurePosixPath
+
+from ..errors import IntegrityError, TofuSolveError
+from ..settings import Limits
+from ..addrs.redact import redact
+
+
+def _check_member(name: str, dest: Path) -> Path:
+    p = PurePosixPath(name.replace("\\", "/"))
+    drive = bool(p.parts) and ":" in p.parts[0]  # "C:/..." from a Windows-made archive
+    if p.is_absolute() or ".." in p.parts or drive:
+        raise IntegrityError("Unsafe module package",
+                             f"The archive entry {name!r} would be written outside the package directory.")
+    return dest.joinpath(*p.parts)
+
+
+def sniff_archive(data: bytes, url: str = "") -> str:
+    """The archive format by its magic bytes, as OpenTofu's ``package_extract.go`` sniffs
+    them. Raises IntegrityError for anything else."""
+    if data[:4] == b"PK\x03\x04" or data[:4] == b"PK\x05\x06":
+        return "zip"
+    if data[:2] == b"\x1f\x8b":
+        return "tar.gz"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "tar.xz"
+    if data[:3] == b"BZh":
+        return "tar.bz2"
+    raise IntegrityError("Unsupported module package format",
+                         f"{redact(url)} is not a zip, tar.gz, tar.xz or tar.bz2 archive.")
+
+
+class _Budget:
+    """What one archive may still unpack to (:class:`~tofu_solve.settings.Limits`)."""
+
+    def __init__(self, limits: Limits):
+        self.limits = limits
+        self.entries = 0
+        self.total = 0
+
+    def entry(self, name: str) -> None:
+        self.entries += 1
+        if self.entries > self.limits.entries:
+            raise IntegrityError("Module package too large",
+                                 f"The archive has more than {self.limits.entries} entries "
+                                 "(TOFU_SOLVE_MAX_ARCHIVE_ENTRIES).")
+
+    def add(self, name: str, n: int, file_total: int) -> None:
+        """Account for ``n`` more bytes of entry ``name``, which then holds ``file_total``."""
+        self.total += n
+        if file_total > self.limits.file_bytes:
+            raise IntegrityError("Module package too large",
+                                 f"The archive entry {name!r} unpacks to more than {self.limits.file_bytes} bytes "
+                                 "(TOFU_SOLVE_MAX_FILE_BYTES).")
+        if self.total > self.limits.extracted_bytes:
+            raise IntegrityError("Module package too large",
+                                 f"The archive unpacks to more than {self.limits.extracted_bytes} bytes "
+                                 "(TOFU_SOLVE_MAX_EXTRACTED_BYTES): refused as a decompression bomb.")
+
+
+def _copy_bounded(fsrc, fdst, name: str, budget: _Budget) -> None:
+    written = 0
+    for chunk in iter(lambda: fsrc.read(1 << 16), b""):
+        written += len(chunk)
+        budget.add(name, len(chunk), written)
+        fdst.write(chunk)
+
+
+def extract_archive(archive: bytes | Path, ext: str, dest: Path, limits: Limits | None = None) -> None:
+    """Extract an archive (its bytes, or a file holding them) into ``dest``, refusing
+    entries that escape it and archives that unpack to more than ``limits`` allow. Sizes
+    are counted as bytes are written, never taken from headers alone.
+
+    Raises:
+        IntegrityError: an unsafe entry (absolute path, ``..``, a link pointing outside), a
+            corrupt archive, or one over the limits ("Module package too large").
+    """
+    budget = _Budget(limits or Limits())
+    source = io.BytesIO(archive) if isinstance(archive, (bytes, bytearray)) else open(archive, "rb")
+    try:
+        with source:
+            _extract(source, ext, dest, budget)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error, lzma.LZMAError) as e:
+        if isinstance(e, IntegrityError):
+            raise
+        if isinstance(e, OSError) and e.errno is not None and not isinstance(e, tarfile.TarError):
+            raise TofuSolveError("Failed to unpack module package",
+                                 f"Writing into {dest} failed: {e.strerror}.") from None
+        raise IntegrityError("Corrupt module package", f"The archive could not be read: {e}.") from None
+
+
+def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
+    if ext == "zip":
+        with zipfile.ZipFile(source) as zf:
+            infos = zf.infolist()
+            if len(infos) > budget.limits.entries:
+                budget.entries = len(infos) - 1
+                budget.entry("")
+            for info in infos:
+                target = _check_member(info.filename, dest)
+                budget.entry(info.filename)
+                mode = info.external_attr >> 16
+                if stat.S_ISLNK(mode):
+                    if info.file_size > 4096:
+                        raise IntegrityError("Unsafe module package", f"The archive link {info.filename!r} is too long.")
+                    link = zf.read(info).decode()
+                    resolved = os.path.normpath(os.path.join(os.path.dirname(info.filename), link))
+                    if os.path.isabs(link) or resolved.startswith(".."):
+                        raise IntegrityError("Unsafe module package",
+                                             f"The archive link {info.filename!r} points outside the package.")
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    os.symlink(link, target)
+                elif info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                else:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with zf.open(info) as fsrc, open(target, "wb") as fdst:
+                        _copy_bounded(fsrc, fdst, info.filename, budget)
+        return
+    mode = {"tar.gz": "r:gz", "tgz": "r:gz", "gz": "r:gz", "tar.xz": "r:xz", "txz": "r:xz", "xz": "r:xz",
+            "tar.bz2": "r:bz2", "tbz2": "r:bz2", "bz2": "r:bz2", "tar": "r:"}.get(ext, "r:*")
+    # Stream mode ("r|"): one pass, member by member, so a bomb is refused at its first big
+    # member without the whole stream being decompressed first.
+    with tarfile.open(fileobj=source, mode=mode.replace(":", "|")) as tf:
+        for m in tf:
+            _check_member(m.name, dest)
+            budget.entry(m.name)
+            if m.isfile():
+                budget.add(m.name, m.size, m.size)
+            try:
+                tf.extract(m, dest, filter="data")
+            except tarfile.FilterError as e:
+                raise IntegrityError("Unsafe module package", f"The archive was refused: {e}.") from None

@@ -1,0 +1,300 @@
+"""Fetching module packages named by go-getter addresses into the cache.
+
+Supported: git (``git::URL?ref=``, ``git://``, GitHub shorthand after normalization), http(s)
+archives (zip, tar.gz/tgz, tar.xz/txz, tar.bz2/tbz2, detected from the URL or
+``?archive=``; other URLs are followed through ``X-Terraform-Get`` / ``<meta
+name="terraform-get">`` at most 10 times, as go-getter does), and ``file://`` directories.
+``s3::``, ``gcs::`` and ``hg::`` packages are understood as addresses but cannot be fetched by
+tofu-solve (a clear error says so).
+
+Archives are extracted safely: entries with absolute paths, ``..`` components, or links that
+point outside the package are refused (zip-slip).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+
+from .archives import extract_archive, sniff_archive
+from ..store.cache import Cache
+from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
+from .git import FetchAborted, GitRemotes
+from ..settings import Limits
+from .flight import OnceEach
+from .ops import OpCounter
+from .limits import read_bounded
+from ..addrs.redact import redact
+from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source
+from .ops import lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
+
+ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
+_META_RE = re.compile(r'<meta\s+name="terraform-get"\s+content="([^"]*)"', re.I)
+MAX_REDIRECTS = 10
+
+
+log = logging.getLogger(__name__)
+
+
+class UnsupportedSourceError(TofuSolveError):
+    """A source address tofu-solve understands but cannot download (s3, gcs, hg)."""
+
+
+@dataclass(frozen=True)
+class FetchedPackage:
+    """A package extracted in the cache.
+
+    Attributes:
+        path: the package root directory (read-only by convention).
+        package: the package address it was fetched from (credentials kept out of it only
+            if the address had none).
+        pinned: the same address pinned to what was fetched (a git commit for ``?ref=``
+            branches); used in lock entries.
+        commit: the git commit, for git packages.
+    """
+
+    path: Path
+    package: str
+    pinned: str
+    commit: str | None = None
+    zh: str | None = None  # "zh:<sha256 of the archive>" when the package came as an archive
+
+
+class Fetcher:
+    """Fetches packages into a :class:`Cache` (one fetch per package and commit)."""
+
+    def __init__(self, cache: Cache, git_remotes: GitRemotes, session: requests.Session,
+                 counter: OpCounter | None = None, timeout: float = 60.0, offline: bool = False,
+                 fresh_refs: bool = False, limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.offline = offline
+        self.fresh_refs = fresh_refs
+        self.cache = cache
+        self.git = git_remotes
+        self.session = session
+        self.counter = counter or OpCounter()
+        self.timeout = timeout
+        self._once = OnceEach()  # one fetch per address and commit, however many calls want it
+        self._aborted = False
+
+    def abort(self) -> None:
+        """Stop the downloads and git fetches still running and refuse new ones: the run no
+        longer needs them (read-ahead in flight when the solve is done, issue #13). A
+        download stops at its next chunk; nothing partial reaches the cache (packages are
+        unpacked into a temporary directory and renamed only when complete)."""
+        self._aborted = True
+        self.git.abort()
+
+    def fetch(self, address: str, commit: str | None = None) -> FetchedPackage:
+        """Fetch the package of a go-getter address (any subdir in it is ignored; callers
+        keep the subdir), once per run for each address and commit: the submodules of one
+        package version share one fetch. Raises NetworkError, UnsupportedSourceError,
+        IntegrityError."""
+        return self._once((address, commit), lambda: self._fetch_address(address, commit))
+
+    def _fetch_address(self, address: str, commit: str | None) -> FetchedPackage:
+        src = parse_source(address)
+        if isinstance(src, OciSource):
+            raise UnsupportedSourceError("OCI packages are not supported yet",
+                                         f"Cannot fetch {redact(str(src))}: OCI module packages arrive in a later "
+                                         "release of tofu-solve.")
+        if not isinstance(src, RemoteSource):
+            raise TofuSolveError("Not a remote package", f"{address} is not a remote module package address.")
+        return self._fetch_remote(src, 0, commit)
+
+    def _fetch_remote(self, src: RemoteSource, depth: int, commit: str | None = None) -> FetchedPackage:
+        kind = src.kind
+        if kind is SourceKind.GIT:
+            g = src.git
+            base = src.with_ref("").package.split("?ref=")[0].rstrip("?")
+            if commit and self.cache.package_dir(base, commit).is_dir():
+                return FetchedPackage(self.cache.package_dir(base, commit), src.package, src.package, commit)
+            ref = None
+            if not commit and g.ref and self.git.first_fetch_of(g.url):
+                # The registry (or the address) named the tag: fetch it at once and list the
+                # remote beside it, off the critical path (moved tags are still detected).
+                self.git.list_in_background(g.url)
+                ref = self.git.fetch_tag(g.url, g.ref)
+            if ref is None:
+                ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)
+            if commit and ref.commit != commit:
+                raise IntegrityError(
+                    "Moved git tag",
+                    f'The lock file records {g.ref or "the default branch"} of {redact(g.url)} at commit {commit}, '
+                    f"but the remote now points it at {ref.commit}: the tag was moved. If the new commit is "
+                    "intended, run: tofu-solve init -upgrade")
+            path = self.cache.ensure_package(base, ref.commit, lambda d: self.git.export(g.url, ref, d))
+            pinned = src.package if g.ref else src.with_ref(ref.commit).package
+            return FetchedPackage(path, src.package, pinned, ref.commit)
+        if kind is SourceKind.HTTP:
+            if self.offline:
+                path = self.cache.package_dir(src.package, "archive")
+                if path.is_dir():
+                    return FetchedPackage(path, src.package, src.package)
+                raise OfflineError("Not available offline", f"{redact(src.package)} is not in the cache.")
+            return self._fetch_http(src, depth)
+        if kind is SourceKind.FILE:
+            local = Path(urlsplit(src.package).path)
+            if not local.is_dir():
+                raise NetworkError("Module package not found", f"{local} is not a directory.")
+            path = self.cache.ensure_package(src.package, "dir", lambda d: _copy_tree(local, d))
+            return FetchedPackage(path, src.package, src.package)
+        raise UnsupportedSourceError(
+            f"Cannot fetch {kind.value} module packages",
+            f"tofu-solve understands the address {redact(src.package)} but cannot download {kind.value} packages. "
+            "Mirror the module to a git repository or a registry to lock it.")
+
+    def _fetch_http(self, src: RemoteSource, depth: int) -> FetchedPackage:
+        url = src.package.split("::", 1)[-1] if "::" in src.package.split("://", 1)[0] else src.package
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+        forced = dict(query).get("archive")
+        checksum = dict(query).get("checksum")
+        kept = [(k, v) for k, v in query if k not in ("archive", "checksum")]
+        clean = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(kept), ""))
+        ext = forced or next((e for e in ARCHIVE_EXTS if parts.path.endswith("." + e)), None)
+        if ext is None:
+            if depth >= MAX_REDIRECTS:
+                raise NetworkError("Too many redirects", f"{redact(url)}: more than {MAX_REDIRECTS} terraform-get "
+                                   "redirections.")
+            probe = urlunsplit((parts.scheme, parts.netloc, parts.path,
+                                urlencode(kept + [("terraform-get", "1")]), ""))
+            r = self._get(probe, stream=False)
+            target = r.headers.get("X-Terraform-Get")
+            if not target:
+                m = _META_RE.search(r.text or "")
+                target = m.group(1) if m else None
+            if not target:
+                raise NetworkError("No module package found",
+                                   f"{redact(url)} is not an archive and gave no X-Terraform-Get location.")
+            target = urljoin(probe, target) if target.startswith(("/", "./", "../")) else target
+            nxt = parse_source(target)
+            if not isinstance(nxt, RemoteSource):
+                raise NetworkError("Invalid module location", f"{redact(url)} pointed at {redact(target)}.")
+            return self._fetch_remote(nxt, depth + 1)
+
+        def fill(dest: Path) -> None:
+            # A truncated download or a checksum mismatch is retried once, then reported.
+            try:
+                archive, sha = self.download(clean)
+                if checksum:
+                    _verify_checksum(checksum, archive, clean)
+            except (NetworkError, IntegrityError) as first:
+                if not first.summary.startswith(("Truncated", "Checksum mismatch")):
+                    raise
+                self.counter.add("http_retry")
+                archive, sha = self.download(clean)
+                if checksum:
+                    _verify_checksum(checksum, archive, clean)
+            try:
+                extract_archive(archive, ext, dest, self.limits)
+                self.cache.write_archive_hash(dest_key, sha)
+            finally:
+                archive.unlink(missing_ok=True)
+
+        dest_key = (src.package, "archive")
+        path = self.cache.ensure_package(src.package, "archive", fill)
+        return FetchedPackage(path, src.package, src.package, zh=self.cache.archive_hash(dest_key))
+
+    def download(self, url: str, headers: dict | None = None, max_bytes: int | None = None) -> tuple[Path, str]:
+        """Stream ``url`` into a temporary file under the cache, bounded by
+        ``limits.download_bytes`` (or ``max_bytes`` when smaller: a download made ahead of
+        need, refused at once when the server announces more) and ``limits.deadline``.
+        Returns (file, sha256 hex); the caller removes the file. Raises NetworkError."""
+        if self._aborted:
+            raise FetchAborted()
+        r = self._get(url, stream=True, headers=headers)
+        limit = self.limits.download_bytes if max_bytes is None else min(max_bytes, self.limits.download_bytes)
+        announced = r.headers.get("Content-Length", "")
+        if max_bytes is not None and announced.isdigit() and int(announced) > limit:
+            r.close()
+            raise NetworkError("Download too large", f"{redact(url)} is {announced} bytes, over the {limit} bytes "
+                               "allowed for this download.", url=redact(url))
+        tmp_dir = self.cache.tmp_dir()
+        fd, name = tempfile.mkstemp(prefix="download-", dir=tmp_dir)
+        path = Path(name)
+        digest = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                def sink(chunk: bytes) -> None:
+                    if self._aborted:
+                        raise FetchAborted()
+                    fh.write(chunk)
+                    digest.update(chunk)
+                try:
+                    got = read_bounded(r, sink, limit, self.limits.deadline, url)
+                except OSError as e:
+                    raise self.cache.cache_error(e, path) from None
+            expected = r.headers.get("Content-Length")
+            if expected and r.headers.get("Content-Encoding", "identity") == "identity" and \
+                    expected.isdigit() and int(expected) != got:
+                raise NetworkError("Truncated download", f"{redact(url)}: got {got} of {expected} bytes.")
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        return path, digest.hexdigest()
+
+    def fetch_direct(self, url: str, headers: dict[str, str]) -> FetchedPackage:
+        """A registry's v1.12 direct download: an archive whose format is sniffed (zip,
+        tar.gz, tar.xz, tar.bz2), fetched with the given headers, bounded as every download
+        is. Raises NetworkError, IntegrityError, OfflineError."""
+        def fill(dest: Path) -> None:
+            archive, sha = self.download(url, {
+                "Accept": "application/zip, application/x-tar; *;q=0.1",
+                "Accept-Encoding": "identity, gzip, *;q=0.1", **headers})
+            try:
+                with open(archive, "rb") as fh:
+                    head = fh.read(8)
+                extract_archive(archive, sniff_archive(head, url), dest, self.limits)
+                self.cache.write_archive_hash((url, "direct"), sha)
+            finally:
+                archive.unlink(missing_ok=True)
+
+        if self.offline and not self.cache.package_dir(url, "direct").is_dir():
+            raise OfflineError("Not available offline", f"{redact(url)} is not in the cache.")
+        path = self.cache.ensure_package(url, "direct", fill)
+        return FetchedPackage(path, url, url, zh=self.cache.archive_hash((url, "direct")))
+
+    def _get(self, url: str, stream: bool, headers: dict | None = None) -> requests.Response:
+        self.counter.add("http_download")
+        log.debug("GET %s (download)", redact(url))
+        try:
+            r = self.session.get(url, stream=stream, timeout=self.timeout, headers=headers or {})
+        except requests.RequestException as e:
+            raise NetworkError("Failed to download module package",
+                               f"{type(e).__name__} contacting {redact(url)}.", url=redact(url)) from None
+        if r.status_code >= 400:
+            raise NetworkError("Failed to download module package",
+                               f"{redact(url)} answered {r.status_code}.", url=redact(url))
+        return r
+
+
+def _verify_checksum(spec: str, archive: Path, url: str) -> None:
+    algo, _, want = spec.partition(":")
+    if not want:
+        algo, want = "sha256", algo
+    try:
+        h = hashlib.new(algo)
+        with open(archive, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 16), b""):
+                h.update(chunk)
+        got = h.hexdigest()
+    except ValueError:
+        raise IntegrityError("Unsupported checksum", f"{algo} checksums are not supported ({redact(url)}).") from None
+    if got != want.lower():
+        raise IntegrityError("Checksum mismatch", f"{redact(url)}: expected {algo}:{want}, got {algo}:{got}.")
+
+
+def _copy_tree(src: Path, dest: Path) -> None:
+    shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
+                    ignore=shutil.ignore_patterns(".git", ".terraform"))

@@ -1,0 +1,510 @@
+"""git remotes through GitPython: tag listings and shallow fetches into bare mirrors.
+
+* ``list_tags(url)``: one ``git ls-remote --tags`` per remote per run; annotated tags are
+  peeled to the commit they point at.
+* ``strict_semver_tags``: the tags that are strict SemVer (``vX.Y.Z`` or ``X.Y.Z``,
+  prerelease and build allowed), the only ones a ``version`` constraint selects from
+  (the module-locking RFC's rule).
+* ``export(url, ref)``: fetch one ref (depth 1) into a per-remote bare mirror in the cache,
+  then write the commit's files (no ``.git``) into a directory with ``git archive``,
+  extracted by :mod:`tarfile` with the ``data`` filter (no escaping paths).
+
+Credentials in URLs never reach messages: every URL shown goes through ``redact``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+
+from .archives import extract_archive
+from ..store.cache import Cache
+from ..errors import NetworkError, OfflineError
+from ..settings import Limits
+from .ops import OpCounter
+from ..addrs.redact import redact, url_key
+from ..versions.goversion import GoVersion
+from .ops import lazy_import
+
+git = lazy_import("git")  # loaded on first use: no network, no import
+
+_STRICT_SEMVER = re.compile(
+    r"v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?")
+_SHA_RE = re.compile(r"[0-9a-f]{40}")
+log = logging.getLogger(__name__)
+GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "GIT_SSH_COMMAND": "ssh -oBatchMode=yes"}
+
+
+@dataclass(frozen=True)
+class RemoteRef:
+    """One ref of a remote: its full name and the commit it points at (peeled)."""
+
+    name: str
+    commit: str
+
+
+def strict_semver_tags(tags: dict[str, str]) -> list[tuple[GoVersion, str]]:
+    """(version, tag) for every strict-SemVer tag. Raises nothing."""
+    out = []
+    for tag in tags:
+        if _STRICT_SEMVER.fullmatch(tag):
+            out.append((GoVersion.parse(tag), tag))
+    return out
+
+
+MAX_REFS_PER_FETCH = 64  # refs one batched git fetch asks for
+
+
+class GitRemotes:
+    """Listing and fetching git remotes, cached per run and on disk.
+
+    Args:
+        cache: where mirrors live.
+        counter: counts ``git_ls_remote`` and ``git_fetch`` operations.
+    """
+
+    def __init__(self, cache: Cache, counter: OpCounter | None = None, offline: bool = False,
+                 limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.cache = cache
+        self.counter = counter or OpCounter()
+        self.offline = offline
+        self._refs: dict[str, dict[str, str]] = {}
+        self._lock = threading.Lock()
+        self._url_locks: dict[str, threading.Lock] = {}
+        # url -> ref name -> ref: refs some thread is about to export; one fetch takes every
+        # ref queued for the remote at that moment (a shared per-remote queue, issue #13)
+        self._queued: dict[str, dict[str, RemoteRef]] = {}
+        # (url, ref name) -> the fetch that is bringing it now (others wait for it)
+        self._inflight: dict[tuple[str, str], _Flight] = {}
+        self._direct: set[str] = set()  # remotes whose first fetch went by tag name
+        self._background: list[threading.Thread] = []
+        # git fetches running now, so that :meth:`abort` can stop read-ahead nobody needs
+        self._running: set[subprocess.Popen] = set()
+        self._aborted = False
+        self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # url -> tag -> (was, now)
+        self.deleted: dict[str, set[str]] = {}  # url -> tags gone since the last listing
+
+    def _git(self) -> git.cmd.Git:
+        g = git.cmd.Git()
+        g.update_environment(**GIT_ENV)
+        return g
+
+    def _url_lock(self, url: str) -> threading.Lock:
+        with self._lock:
+            return self._url_locks.setdefault(url, threading.Lock())
+
+    def _list_lock(self, url: str) -> threading.Lock:
+        """Guards the listing of ``url`` (apart from its fetches, so both can run at once)."""
+        with self._lock:
+            return self._url_locks.setdefault("list:" + url, threading.Lock())
+
+    def cached_refs(self, url: str) -> dict[str, str] | None:
+        """The listing of ``url`` from this run or, failing that, from the disk cache (the
+        last run that listed it); None when never listed."""
+        with self._list_lock(url):
+            if url in self._refs:
+                return self._refs[url]
+        return self.cache.read_json("refs", url_key(url))
+
+    def refs(self, url: str) -> dict[str, str]:
+        """Full ref name -> commit for the remote's tags and branches (peeled), listed
+        once per run. Tags whose commit changed since the last listing are recorded in
+        ``moved``, tags that disappeared in ``deleted``.
+
+        Raises:
+            NetworkError: the remote cannot be listed.
+            OfflineError: offline and never listed.
+        """
+        with self._list_lock(url):
+            if url in self._refs:
+                return self._refs[url]
+            known = self.cache.read_json("refs", url_key(url))
+            if self.offline:
+                if known is None:
+                    raise OfflineError("Not available offline",
+                                       f"The tags of {redact(url)} are not in the cache; run tofu-solve init once "
+                                       "without -offline.")
+                self._refs[url] = known
+                return known
+            self.counter.add("git_ls_remote")
+            log.debug("git ls-remote --tags --heads %s", redact(url))
+            try:
+                out = self._git().ls_remote("--tags", "--heads", url, kill_after_timeout=self.limits.deadline)
+            except git.GitCommandError as e:
+                raise NetworkError("Failed to list git tags",
+                                   f"git ls-remote {redact(url)} failed: {redact(_stderr(e))}",
+                                   url=redact(url)) from None
+            refs: dict[str, str] = {}
+            peeled: dict[str, str] = {}
+            for line in out.splitlines():
+                if "\t" not in line:
+                    continue
+                sha, name = line.split("\t", 1)
+                if name.endswith("^{}"):
+                    peeled[name[:-3]] = sha
+                else:
+                    refs[name] = sha
+            refs.update(peeled)
+            if known:
+                moved = {n[len("refs/tags/"):]: (c, refs[n]) for n, c in known.items()
+                         if n.startswith("refs/tags/") and n in refs and refs[n] != c}
+                gone = {n[len("refs/tags/"):] for n in known if n.startswith("refs/tags/") and n not in refs}
+                if moved:
+                    self.moved[url] = moved
+                if gone:
+                    self.deleted[url] = gone
+            self.cache.write_json("refs", url_key(url), refs)
+            self._refs[url] = refs
+            return refs
+
+    def tags(self, url: str) -> dict[str, str]:
+        """Tag name -> commit (annotated tags peeled)."""
+        return {n[len("refs/tags/"):]: c for n, c in self.refs(url).items() if n.startswith("refs/tags/")}
+
+    def resolve(self, url: str, ref: str, fresh: bool = True) -> RemoteRef:
+        """What ``?ref=`` names: a tag, a branch, ``tags/X``/``heads/X``, a full ref, or a
+        commit SHA (as ``git checkout`` would take it).
+
+        ``fresh=False`` accepts the cached listing when it names the ref (no network).
+
+        Raises:
+            NetworkError: the remote cannot be listed, or the ref does not exist.
+        """
+        if not fresh and ref:
+            known = self.cached_refs(url)
+            if known:
+                for cand in (ref, f"refs/{ref}", f"refs/tags/{ref}"):
+                    if cand in known:
+                        return RemoteRef(cand, known[cand])
+        refs = self.refs(url)
+        if not ref:
+            for cand in ("HEAD", "refs/heads/main", "refs/heads/master"):
+                if cand in refs:
+                    return RemoteRef(cand, refs[cand])
+            heads = sorted(n for n in refs if n.startswith("refs/heads/"))
+            if heads:
+                return RemoteRef(heads[0], refs[heads[0]])
+        for cand in (ref, f"refs/{ref}", f"refs/tags/{ref}", f"refs/heads/{ref}"):
+            if cand in refs:
+                return RemoteRef(cand, refs[cand])
+        if _SHA_RE.fullmatch(ref):
+            return RemoteRef(ref, ref)
+        raise NetworkError("Git reference not found",
+                           f'The git remote {redact(url)} has no tag or branch named "{ref}".', url=redact(url))
+
+    def first_fetch_of(self, url: str) -> bool:
+        """True exactly once per remote and run, when the remote was never listed: that
+        caller may fetch its tag by name (:meth:`fetch_tag`) while the listing runs in the
+        background (:meth:`list_in_background`), instead of waiting for ``ls-remote``."""
+        with self._lock:
+            if url in self._refs or url in self._direct:
+                return False
+            self._direct.add(url)
+        return self.cache.read_json("refs", url_key(url)) is None and not self.offline
+
+    def list_in_background(self, url: str) -> None:
+        """Start ``ls-remote`` of ``url`` on a thread of its own (tags that moved are still
+        detected; :meth:`join_background` waits for it)."""
+        def run():
+            try:
+                self.refs(url)
+            except Exception:  # noqa: BLE001 - asked again, and reported, by whoever needs it
+                pass
+        t = threading.Thread(target=run, name="tofu-solve-ls-remote", daemon=True)
+        with self._lock:
+            self._background.append(t)
+        t.start()
+
+    def join_background(self) -> None:
+        """Wait for the listings started in the background (before tag warnings are read)."""
+        with self._lock:
+            threads, self._background = self._background, []
+        for t in threads:
+            t.join()
+
+    def fetch_tag(self, url: str, tag: str) -> RemoteRef | None:
+        """Fetch ``refs/tags/<tag>`` by name into the mirror and return it with its commit
+        (peeled); None when the remote has no such tag (the caller then resolves the ref
+        from the listing, which knows branches and the rest). Issue #13: the first fetch of
+        a remote no longer waits for ``ls-remote``."""
+        if _SHA_RE.fullmatch(tag) or tag.startswith("refs/"):
+            return None
+        name = f"refs/tags/{tag.removeprefix('tags/')}"
+        log.debug("git fetch %s %s (by name, before ls-remote)", redact(url), name)
+        try:
+            # by name (the commit is not known yet), as a fetch in flight that exports of the
+            # same tag join rather than repeat, taking any other tag queued meanwhile
+            self._bring(url, RemoteRef(name, ""))
+            with self._url_lock(url), self.cache.locked(f"git:{self.cache.git_mirror(url)}"):
+                repo = _open_mirror(self.cache.git_mirror(url))
+                commit = repo.git.rev_parse(f"{name}^{{commit}}").strip()
+        except git.GitCommandError:
+            return None
+        return RemoteRef(name, commit)
+
+    def _run_fetch(self, mirror: Path, args: list[str], local: bool = False) -> None:
+        """``git fetch ARGS`` in ``mirror`` (one ``git_fetch`` network operation, unless
+        ``local``: from a scratch repository on this disk), bounded by the deadline,
+        stoppable by :meth:`abort`.
+
+        Raises:
+            FetchAborted: :meth:`abort` was called before or during the fetch.
+            git.GitCommandError: git failed or ran past the deadline (as GitPython raises it).
+        """
+        cmd = ["git", "--git-dir", str(mirror), "fetch", *args]
+        with self._lock:
+            if self._aborted and not local:
+                raise FetchAborted()
+            if not local:
+                self.counter.add("git_fetch")
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    env={**os.environ, **GIT_ENV})
+            if not local:  # a local fetch into the mirror is short and always finished
+                self._running.add(proc)
+        try:
+            try:
+                _, err = proc.communicate(timeout=self.limits.deadline)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                _, err = proc.communicate()
+                raise git.GitCommandError(cmd, "timed out", b"timed out after %d s" % self.limits.deadline) from None
+        finally:
+            with self._lock:
+                self._running.discard(proc)
+                aborted = self._aborted
+        if aborted and proc.returncode != 0 and not local:
+            raise FetchAborted()
+        if proc.returncode != 0:
+            raise git.GitCommandError(cmd, proc.returncode, err)
+
+    def abort(self) -> None:
+        """Stop every git fetch now running and refuse new ones: the run no longer needs
+        them (read-ahead still in flight when the solve is done, issue #13). git cleans up
+        after SIGTERM; a mirror left half-fetched heals itself on the next export."""
+        with self._lock:
+            self._aborted = True
+            running = list(self._running)
+        for proc in running:
+            try:
+                proc.terminate()
+            except OSError:
+                pass
+
+    def _bring(self, url: str, ref: RemoteRef) -> None:
+        """Make sure a fetch of ``ref`` into the mirror has run: join the one in flight that
+        carries it, or start one that takes ``ref`` and every other ref queued for ``url``
+        (the shared per-remote queue). Fetches of one remote run side by side, each into a
+        scratch repository of its own, so none waits for another's network time (issue
+        #13). A ref whose shared fetch failed is fetched again alone, so one bad ref fails
+        only itself.
+
+        Raises:
+            git.GitCommandError: fetching ``ref`` alone failed.
+            FetchAborted: :meth:`abort` was called.
+        """
+        with self._lock:
+            flight = self._inflight.get((url, ref.name))
+            mine = flight is None
+            if mine:
+                queued = self._queued.setdefault(url, {})
+                queued.pop(ref.name, None)
+                others = [r for n, r in queued.items() if (url, n) not in self._inflight]
+                batch = [ref] + others[:MAX_REFS_PER_FETCH - 1]
+                for r in batch[1:]:
+                    queued.pop(r.name, None)
+                flight = _Flight()
+                for r in batch:
+                    self._inflight[(url, r.name)] = flight
+        if not mine:
+            flight.done.wait()
+            if flight.error is not None:
+                self._fetch_into_mirror(url, [ref])
+            return
+        try:
+            self._fetch_into_mirror(url, batch)
+        except BaseException as e:
+            flight.error = e
+            if len(batch) == 1 or not isinstance(e, git.GitCommandError):
+                raise
+        finally:
+            with self._lock:
+                for r in batch:
+                    if self._inflight.get((url, r.name)) is flight:
+                        del self._inflight[(url, r.name)]
+            flight.done.set()
+        if flight.error is not None:
+            self._fetch_into_mirror(url, [ref])  # one bad ref must not fail the others
+
+    def _fetch_into_mirror(self, url: str, refs: list[RemoteRef]) -> None:
+        """One shallow ``git fetch`` (depth 1) of ``refs`` from the remote into a fresh
+        scratch repository, with no lock held, then a local fetch of the same refs from it
+        into the remote's mirror under the mirror's locks (a few milliseconds). A bare
+        commit is fetched alone, without depth, straight into the mirror.
+
+        Raises:
+            git.GitCommandError, FetchAborted: see :meth:`_run_fetch`.
+        """
+        if self._aborted:
+            raise FetchAborted()
+        log.debug("git fetch %s %s", redact(url), " ".join(r.name or r.commit for r in refs))
+        mirror = self.cache.git_mirror(url)
+        if len(refs) == 1 and refs[0].name == refs[0].commit:
+            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+                _open_mirror(mirror)
+                self._run_fetch(mirror, ["--no-tags", url, refs[0].commit])
+            return
+        specs = [f"+{r.name}:{r.name}" for r in refs]
+        scratch = Path(tempfile.mkdtemp(prefix="git-fetch-", dir=self.cache.tmp_dir()))
+        try:
+            subprocess.run(["git", "init", "--quiet", "--bare", str(scratch)], check=True, capture_output=True,
+                           env={**os.environ, **GIT_ENV})
+            self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
+            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+                _open_mirror(mirror)
+                self._run_fetch(mirror, ["--no-tags", "--depth", "1", "--update-shallow", str(scratch), *specs],
+                                local=True)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def export(self, url: str, ref: RemoteRef, dest: Path) -> None:
+        """Write the files of ``ref``'s commit into ``dest`` (no ``.git``), unpacked with the
+        same bounds as any archive.
+
+        The per-remote mirror heals itself under the cache's lock for it: lock files left
+        by a killed git (``shallow.lock``, ``refs/**.lock``...) are removed, and a mirror
+        whose objects are incomplete (a fetch killed half-way) is rebuilt from scratch once.
+
+        Raises:
+            NetworkError: the fetch fails or times out.
+            OfflineError: offline and the commit is not in the mirror.
+            FetchAborted: :meth:`abort` was called.
+        """
+        mirror = self.cache.git_mirror(url)
+        if ref.name != ref.commit:
+            with self._lock:
+                self._queued.setdefault(url, {})[ref.name] = ref
+        try:
+            tar = self._archive(url, ref, mirror)
+        except _BrokenMirror:
+            if self.offline:
+                raise OfflineError("Not available offline",
+                                   f"The cached copy of {redact(url)} is damaged and -offline forbids fetching "
+                                   "it again.") from None
+            self.counter.add("git_mirror_rebuilt")
+            log.warning("the cached mirror of %s was incomplete; rebuilding it", redact(url))
+            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+                shutil.rmtree(mirror, ignore_errors=True)
+            tar = self._archive(url, ref, mirror, rebuilt=True)
+        try:
+            extract_archive(tar, "tar", dest, self.limits)
+        finally:
+            tar.unlink(missing_ok=True)
+
+    def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False) -> Path:
+        """``git archive`` of the commit into a temporary tar file, fetching it first when
+        the mirror lacks it (with no lock held while the network is used). Raises
+        _BrokenMirror when the mirror cannot produce it."""
+        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+            have = _has_commit(_open_mirror(mirror), ref.commit)
+            if have:
+                with self._lock:
+                    self._queued.get(url, {}).pop(ref.name, None)
+                return self._git_archive(url, ref, mirror, rebuilt)
+            if self.offline:
+                raise OfflineError("Not available offline",
+                                   f"Commit {ref.commit} of {redact(url)} is not in the cache.")
+        try:
+            if ref.name == ref.commit:
+                self._fetch_into_mirror(url, [ref])
+            else:
+                self._bring(url, ref)
+        except git.GitCommandError as e:
+            if not rebuilt and "shallow" in _stderr(e):
+                raise _BrokenMirror() from None
+            raise NetworkError("Failed to fetch git repository",
+                               f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
+                               url=redact(url)) from None
+        with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
+            _open_mirror(mirror)
+            return self._git_archive(url, ref, mirror, rebuilt)
+
+    def _git_archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool) -> Path:
+        """``git archive`` of ``ref.commit`` from the mirror (called under its locks)."""
+        fd, name = tempfile.mkstemp(prefix="git-archive-", suffix=".tar", dir=self.cache.tmp_dir())
+        tar = Path(name)
+        with os.fdopen(fd, "wb") as out:
+            proc = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", ref.commit],
+                                  stdout=out, stderr=subprocess.PIPE, env={**os.environ, **GIT_ENV},
+                                  timeout=self.limits.deadline)
+        if proc.returncode != 0:
+            tar.unlink(missing_ok=True)
+            if not rebuilt:
+                raise _BrokenMirror()
+            raise NetworkError("Failed to read git commit",
+                               f"git archive {ref.commit} from {redact(url)} failed: "
+                               f"{redact(proc.stderr.decode(errors='replace'))}", url=redact(url))
+        return tar
+
+
+class _Flight:
+    """One fetch in flight: those waiting for a ref it carries wait for ``done``; ``error``
+    is set when it failed."""
+
+    __slots__ = ("done", "error")
+
+    def __init__(self):
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
+class FetchAborted(Exception):
+    """A git fetch or download stopped by :meth:`GitRemotes.abort` or
+    :meth:`tofu_solve.remote.fetch.Fetcher.abort` (never shown: the run no longer needs it)."""
+
+
+class _BrokenMirror(Exception):
+    """The mirror holds a commit it cannot archive (objects missing after a killed fetch)."""
+
+
+def _open_mirror(mirror: Path):
+    """The bare mirror at ``mirror`` (created when missing), without stale git lock files.
+    Called only under the cache's lock for that mirror."""
+    if not (mirror / "HEAD").exists():
+        shutil.rmtree(mirror, ignore_errors=True)
+        git.Repo.init(mirror, bare=True)
+    _remove_stale_locks(mirror)
+    repo = git.Repo(mirror)
+    repo.git.update_environment(**GIT_ENV)
+    return repo
+
+
+def _remove_stale_locks(mirror: Path) -> None:
+    """Delete git's ``*.lock`` files in a mirror. Called only under the cache's own lock
+    for that mirror, so no other tofu-solve is using it: any lock file is a leftover of a
+    killed git and would make every later fetch fail."""
+    for lock in list(mirror.glob("*.lock")) + list((mirror / "refs").rglob("*.lock")):
+        lock.unlink(missing_ok=True)
+
+
+def _has_commit(repo: git.Repo, sha: str) -> bool:
+    try:
+        repo.git.cat_file("-e", f"{sha}^{{commit}}")
+        return True
+    except git.GitCommandError:
+        return False
+
+
+def _stderr(e: git.GitCommandError) -> str:
+    text = (e.stderr or str(e)).strip()
+    return text.replace("stderr:", "").strip().strip("'").strip()

@@ -1,0 +1,73 @@
+"""Bounded reads: no answer from the network may be larger or slower than :class:`Limits` allow."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..addrs.redact import redact
+from ..settings import Limits
+
+
+def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: float, url: str,
+                 what: str = "download") -> int:
+    """Stream ``response``'s body (a ``requests`` response opened with ``stream=True``)
+    into ``sink`` chunk by chunk, as bytes arrive.
+
+    Returns the number of bytes read.
+
+    Raises:
+        NetworkError: more than ``limit`` bytes ("... too large"), or the whole body took
+            longer than ``deadline`` seconds ("... timed out": a server that drips one byte
+            at a time never trips the per-read timeout alone), or the connection broke.
+    """
+    import requests
+
+    from ..errors import NetworkError
+
+    end = time.monotonic() + deadline
+    total = 0
+    raw = response.raw
+
+    def broken(e: BaseException) -> NetworkError:
+        return NetworkError(f"Truncated {what}",
+                            f"{redact(url)}: the connection broke after {total} bytes ({type(e).__name__}).",
+                            url=redact(url))
+
+    try:
+        while True:
+            if time.monotonic() > end:
+                raise NetworkError(f"The {what} timed out",
+                                   f"{redact(url)} did not finish within {deadline:g} s ({total} bytes received). "
+                                   "Raise TOFU_SOLVE_DOWNLOAD_DEADLINE for a slow but honest server.",
+                                   url=redact(url))
+            try:
+                chunk = raw.read1(1 << 16, decode_content=True)
+            except (requests.RequestException, OSError, ValueError) as e:
+                raise broken(e) from None
+            except Exception as e:  # urllib3's own errors (ProtocolError, ReadTimeoutError...)
+                if type(e).__module__.startswith("urllib3"):
+                    raise broken(e) from None
+                raise
+            if not chunk:
+                return total
+            total += len(chunk)
+            if total > limit:
+                var = "TOFU_SOLVE_MAX_DOCUMENT_BYTES" if what == "registry answer" else "TOFU_SOLVE_MAX_DOWNLOAD_BYTES"
+                raise NetworkError(f"The {what} is too large",
+                                   f"{redact(url)} sent more than {limit} bytes. Raise the limit ({var}) if the "
+                                   "package is really that large.", url=redact(url))
+            sink(chunk)  # its own OSError (a full disk) is the caller's to report
+    finally:
+        response.close()
+
+
+def read_document(response, limits: Limits, url: str) -> bytes:
+    """The whole body of a small answer (registry JSON, checksums), bounded by
+    ``limits.document_bytes`` and ``limits.deadline``; also stored as the response's
+    ``content``. Raises NetworkError."""
+    buf = bytearray()
+    read_bounded(response, buf.extend, limits.document_bytes, limits.deadline, url, "registry answer")
+    response._content = bytes(buf)  # requests' documented-by-use cache of the body
+    response._content_consumed = True
+    return response._content

@@ -1,0 +1,292 @@
+"""OCI module packages through oras, exactly as OpenTofu reads them (reference §4).
+
+* A package is an **image manifest** (an index is refused: "found index manifest but need
+  image manifest") of ``artifactType`` ``application/vnd.opentofu.modulepkg`` with exactly
+  one ``archive/zip`` layer (none: "image manifest contains no layers of types supported as
+  module packages by OpenTofu"); the manifest is at most 4 MiB and its sha256 must equal
+  the digest it was fetched by.
+* The blob is downloaded with oras and **its sha256 and size verified here** (oras does not),
+  then extracted safely (:func:`tofu_solve.remote.archives.extract_archive`).
+* Tags are listed through the distribution API (all pages).
+* Transport: HTTPS, plain HTTP only for registries on loopback (127.0.0.0/8, localhost:
+  Docker's rule) or named in ``TOFU_SOLVE_OCI_INSECURE`` (comma-separated hosts).
+* Credentials, as OpenTofu's ambient discovery finds them: ``$XDG_RUNTIME_DIR/containers/
+  auth.json``, ``${XDG_CONFIG_HOME:-~/.config}/containers/auth.json``,
+  ``$DOCKER_CONFIG/config.json`` (else ``~/.docker/config.json``), ``~/.dockercfg``; ``auths``
+  entries (the most specific key wins), ``credHelpers`` and ``credsStore``
+  (``docker-credential-<name> get``). Basic and bearer-token registries both work. Secrets
+  never reach messages.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+
+from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
+from ..settings import Limits
+from .ops import OpCounter
+from ..addrs.redact import is_loopback_host
+from .ops import lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
+
+ARTIFACT_TYPE = "application/vnd.opentofu.modulepkg"
+IMAGE_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+IMAGE_INDEX = "application/vnd.oci.image.index.v1+json"
+DOCKER_MANIFEST_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
+ZIP_LAYER = "archive/zip"
+MAX_MANIFEST_BYTES = 4 << 20
+ACCEPT = ", ".join([IMAGE_MANIFEST, IMAGE_INDEX, DOCKER_MANIFEST_LIST,
+                    "application/vnd.docker.distribution.manifest.v2+json"])
+
+
+class OciError(TofuSolveError):
+    """An OCI artifact that is not an OpenTofu module package."""
+
+
+@dataclass(frozen=True)
+class Credentials:
+    username: str
+    password: str
+
+
+def _auth_files(env: dict) -> list[Path]:
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    out = []
+    if env.get("XDG_RUNTIME_DIR"):
+        out.append(Path(env["XDG_RUNTIME_DIR"]) / "containers" / "auth.json")
+    out.append(Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "containers" / "auth.json")
+    out.append(Path(env["DOCKER_CONFIG"]) / "config.json" if env.get("DOCKER_CONFIG")
+               else home / ".docker" / "config.json")
+    out.append(home / ".dockercfg")
+    return out
+
+
+def _match_len(key: str, host: str, repository: str) -> int:
+    """How specific an ``auths`` key is for host/repository (0: no match)."""
+    k = key.split("://", 1)[-1].rstrip("/")
+    target = f"{host}/{repository}"
+    if k == host:
+        return 1
+    if target == k or target.startswith(k + "/"):
+        return 1 + k.count("/")
+    return 0
+
+
+def _helper(name: str, host: str) -> Credentials | None:
+    exe = shutil.which(f"docker-credential-{name}")
+    if exe is None:
+        return None
+    try:
+        r = subprocess.run([exe, "get"], input=host.encode(), capture_output=True, timeout=30, check=True)
+        data = json.loads(r.stdout)
+        return Credentials(data["Username"], data["Secret"])
+    except (subprocess.SubprocessError, ValueError, KeyError, OSError):
+        return None
+
+
+def find_credentials(host: str, repository: str, env: dict | None = None) -> Credentials | None:
+    """Docker-style credentials for ``host/repository`` (see the module docstring)."""
+    env = dict(os.environ if env is None else env)
+    for path in _auth_files(env):
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        auths = data.get("auths", data if path.name == ".dockercfg" else {}) or {}
+        best = max(auths.items(), key=lambda kv: _match_len(kv[0], host, repository), default=None)
+        if best and _match_len(best[0], host, repository):
+            entry = best[1] or {}
+            if entry.get("auth"):
+                try:
+                    user, _, pw = base64.b64decode(entry["auth"]).decode().partition(":")
+                    return Credentials(user, pw)
+                except (ValueError, UnicodeDecodeError):
+                    pass
+            if entry.get("username"):
+                return Credentials(entry["username"], entry.get("password", ""))
+        helpers = data.get("credHelpers") or {}
+        if host in helpers:
+            c = _helper(helpers[host], host)
+            if c:
+                return c
+        if data.get("credsStore"):
+            c = _helper(data["credsStore"], host)
+            if c:
+                return c
+    return None
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A resolved OpenTofu module package: its manifest digest and zip layer."""
+
+    manifest_digest: str
+    layer_digest: str
+    layer_size: int
+
+
+class OciClient:
+    """Lists tags, resolves manifests and downloads module packages. Thread-safe enough
+    for tofu-solve's use (one oras registry object per host, guarded)."""
+
+    def __init__(self, env: dict | None = None, counter: OpCounter | None = None, offline: bool = False,
+                 timeout: float = 10.0, limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.env = dict(os.environ if env is None else env)
+        self.counter = counter or OpCounter()
+        self.offline = offline
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._registries: dict[str, object] = {}
+
+    def _insecure(self, host: str) -> bool:
+        named = {h.strip() for h in self.env.get("TOFU_SOLVE_OCI_INSECURE", "").split(",") if h.strip()}
+        return is_loopback_host(host) or host in named
+
+    def _registry(self, host: str, repository: str):
+        import oras.provider
+
+        if self.offline:
+            raise OfflineError("Not available offline", f"-offline forbids contacting the OCI registry {host}.")
+        key = f"{host}/{repository}"
+        with self._lock:
+            if key in self._registries:
+                return self._registries[key]
+        scheme = "http" if self._insecure(host) else "https"
+        # Probe first: oras retries unreachable hosts for minutes; a refused connection is final.
+        try:
+            probe = requests.get(f"{scheme}://{host}/v2/", timeout=self.timeout)
+        except requests.RequestException as e:
+            raise NetworkError("Failed to reach OCI registry",
+                               f"Could not contact the OCI registry {host} ({type(e).__name__}).",
+                               url=f"{scheme}://{host}/v2/") from None
+        challenge = probe.headers.get("WWW-Authenticate", "")
+        backend = "token" if challenge.lower().startswith("bearer") else "basic"
+        reg = oras.provider.Registry(hostname=host, insecure=scheme == "http", auth_backend=backend)
+        creds = find_credentials(host, repository, self.env)
+        if creds is not None:
+            reg.auth.set_basic_auth(creds.username, creds.password)
+        elif probe.status_code == 401:
+            raise NetworkError("OCI registry requires authentication",
+                               f"The OCI registry {host} asks for credentials and none were found for "
+                               f"{host}/{repository} in the Docker-style config files (DOCKER_CONFIG, "
+                               "~/.docker/config.json, containers auth.json) or credential helpers.")
+        with self._lock:
+            self._registries[key] = reg
+        return reg
+
+    def _request(self, reg, url: str, what: str, headers: dict | None = None, stream: bool = False):
+        try:
+            r = reg.do_request(url, "GET", headers=headers or {}, stream=stream)
+        except ValueError as e:  # oras: "Cannot respond to request for authentication." and friends
+            raise NetworkError("OCI registry refused the request", f"Could not {what}: {e}") from None
+        except requests.RequestException as e:
+            raise NetworkError("Failed to reach OCI registry", f"Could not {what} ({type(e).__name__}).") from None
+        if r.status_code in (401, 403):
+            raise NetworkError("OCI registry authentication failed",
+                               f"Could not {what}: the registry refused the credentials found "
+                               f"(HTTP {r.status_code}). Check the Docker-style config for this registry.")
+        return r
+
+    def tags(self, host: str, repository: str) -> list[str]:
+        """Every tag of the repository (all pages). Raises NetworkError."""
+        reg = self._registry(host, repository)
+        self.counter.add("oci_tags")
+        try:
+            return list(reg.get_tags(f"{host}/{repository}"))
+        except ValueError as e:
+            raise NetworkError("OCI registry refused the request",
+                               f"Could not list the tags of {host}/{repository}: {e}") from None
+        except requests.RequestException as e:
+            raise NetworkError("Failed to reach OCI registry",
+                               f"Could not list the tags of {host}/{repository} ({type(e).__name__}).") from None
+
+    def resolve(self, host: str, repository: str, reference: str) -> Artifact:
+        """The module package a tag or digest names, checked as OpenTofu checks it.
+
+        Raises:
+            OciError: not an image manifest, an index, a wrong ``artifactType``, no or several
+                ``archive/zip`` layers, a manifest over 4 MiB or not matching its digest.
+            NetworkError: the registry failed or the reference does not exist.
+        """
+        reg = self._registry(host, repository)
+        self.counter.add("oci_manifest")
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
+        r = self._request(reg, url, f"read the manifest {host}/{repository}:{reference}", {"Accept": ACCEPT})
+        if r.status_code == 404:
+            raise NetworkError("OCI artifact not found",
+                               f"{host}/{repository} has no manifest for {reference!r}.")
+        if r.status_code != 200:
+            raise NetworkError("Error reading OCI manifest",
+                               f"{host}/{repository}:{reference}: the registry answered {r.status_code}.")
+        body = r.content
+        if len(body) > MAX_MANIFEST_BYTES:
+            raise OciError("Invalid OCI module package", f"{host}/{repository}:{reference}: manifest larger than 4 MiB.")
+        digest = "sha256:" + hashlib.sha256(body).hexdigest()
+        if reference.startswith("sha256:") and reference != digest:
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}: the manifest fetched by {reference} has digest {digest}.")
+        header_type = r.headers.get("Content-Type", "").split(";")[0].strip()
+        try:
+            manifest = json.loads(body)
+        except ValueError:
+            raise OciError("Invalid OCI module package", f"{host}/{repository}:{reference}: manifest is not JSON.") from None
+        media = manifest.get("mediaType") or header_type
+        if media in (IMAGE_INDEX, DOCKER_MANIFEST_LIST):
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: found index manifest but need image manifest")
+        if media != IMAGE_MANIFEST:
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: selected object is not an OCI image manifest")
+        if manifest.get("artifactType") != ARTIFACT_TYPE:
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: unsupported OCI artifact type "
+                           f"{manifest.get('artifactType')!r}; an OpenTofu module package has artifactType "
+                           f"{ARTIFACT_TYPE!r}")
+        zips = [layer for layer in manifest.get("layers", []) if layer.get("mediaType") == ZIP_LAYER]
+        if not zips:
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: image manifest contains no layers of types supported "
+                           "as module packages by OpenTofu")
+        if len(zips) > 1:
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: image manifest has more than one archive/zip layer")
+        return Artifact(digest, zips[0]["digest"], int(zips[0].get("size", -1)))
+
+    def download(self, host: str, repository: str, art: Artifact, dest: Path) -> bytes:
+        """The zip layer's bytes, verified against its digest and size.
+
+        Raises IntegrityError (digest or size mismatch), NetworkError."""
+        if art.layer_size > self.limits.download_bytes:
+            raise NetworkError("The download is too large",
+                               f"{host}/{repository}: the archive/zip layer declares {art.layer_size} bytes, more "
+                               f"than {self.limits.download_bytes} (TOFU_SOLVE_MAX_DOWNLOAD_BYTES).")
+        reg = self._registry(host, repository)
+        self.counter.add("oci_blob")
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "blob"
+            try:
+                reg.download_blob(f"{host}/{repository}", art.layer_digest, str(out))
+            except (ValueError, requests.RequestException) as e:
+                raise NetworkError("Failed to download OCI blob",
+                                   f"{host}/{repository}@{art.layer_digest}: {type(e).__name__}") from None
+            data = out.read_bytes() if out.exists() else b""
+        algo, _, want = art.layer_digest.partition(":")
+        got = hashlib.new(algo, data).hexdigest() if algo in ("sha256", "sha512") else None
+        if got != want or (art.layer_size >= 0 and len(data) != art.layer_size):
+            raise IntegrityError("Corrupt OCI blob",
+                                 f"{host}/{repository}: the archive/zip layer does not match its digest "
+                                 f"{art.layer_digest} (got {algo}:{got}, {len(data)} bytes).")
+        return data

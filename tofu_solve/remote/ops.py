@@ -1,0 +1,86 @@
+"""Counting network operations, and importing network libraries only when they are used."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import Counter
+
+
+def lazy_import(name: str):
+    """The module ``name``, imported on first attribute access, once, under a lock (the
+    import itself is :func:`importlib.import_module`; the standard library's
+    ``LazyLoader`` is not safe when several threads touch the module first, before Python
+    3.12). Network libraries are imported this way so that a run that never touches the
+    network (a warm re-init, ``check``, ``why``) never pays for importing them."""
+    return _LazyModule(name)
+
+
+def import_in_background(*names: str) -> None:
+    """Import the modules ``names`` on a daemon thread (the import system's own locks make
+    a concurrent first use wait for it), so that the run does not pay for them later, on
+    its critical path. For modules a run that has started using the network will need."""
+    import importlib
+
+    def run():
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - the real first use reports it
+                pass
+    threading.Thread(target=run, name="tofu-solve-import", daemon=True).start()
+
+
+class _LazyModule:
+    def __init__(self, name: str):
+        self._name = name
+        self._module = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, attr: str):
+        module = self._module
+        if module is None:
+            with self._lock:
+                if self._module is None:
+                    import importlib
+                    self._module = importlib.import_module(self._name)
+                module = self._module
+        return getattr(module, attr)
+
+
+class OpCounter:
+    """Thread-safe counts of network operations by kind (for progress and benchmarks).
+
+    It also says what a thread is fetching the moment it first goes to the network:
+    :meth:`announcing` sets, for the calling thread, a message that :meth:`add` hands to
+    ``announce`` once, just before the first network operation counted in that thread.
+    Work served from the cache therefore announces nothing (a warm re-init prints no
+    "Fetching")."""
+
+    def __init__(self, announce=None):
+        self._lock = threading.Lock()
+        self.counts: Counter = Counter()
+        self.announce = announce
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def announcing(self, message: str):
+        """Within the block, the calling thread's first network operation prints ``message``."""
+        prev = getattr(self._local, "pending", None)
+        self._local.pending = message
+        try:
+            yield
+        finally:
+            self._local.pending = prev
+
+    def add(self, kind: str, n: int = 1) -> None:
+        pending = getattr(self._local, "pending", None)
+        if pending is not None and self.announce is not None:
+            self._local.pending = None
+            self.announce(pending)
+        with self._lock:
+            self.counts[kind] += n
+
+    def snapshot(self) -> dict[str, int]:
+        with self._lock:
+            return dict(self.counts)

@@ -1,0 +1,439 @@
+"""Client for the module registry protocol and the provider registry protocol.
+
+Reference §3 (modules) and §10 (providers): service discovery at
+``/.well-known/terraform.json`` (``modules.v1``, ``providers.v1``), unless a CLI-config
+``host`` block names the services; ``GET <base>/<ns>/<name>/<system>/versions``;
+``GET <base>/<ns>/<name>/<system>/<version>/download`` (204 + ``X-Terraform-Get``, or 200 +
+``{"location": ...}``; relative locations resolved against the download URL);
+``GET <providers base>/<ns>/<type>/versions``. Credentials: ``TF_TOKEN_<host>`` and CLI
+config, sent as ``Authorization: Bearer``.
+
+Discovery is always HTTPS, as in OpenTofu, except for hosts on loopback (127.0.0.0/8,
+``localhost``), which use plain HTTP (Docker's rule for local registries). Requests are
+retried on connection errors and 502/503/504 (urllib3 ``Retry``), with a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+import threading
+from urllib.parse import urljoin
+
+
+from .. import __version__
+from ..config.cliconfig import CliConfig
+from ..store.cache import key_of
+from ..errors import NetworkError, OfflineError, RegistryError
+from ..settings import Limits
+from .flight import OnceEach
+from .ops import OpCounter
+from ..addrs.redact import has_secret, is_loopback_host, redact
+from .limits import read_document
+from ..addrs.provider import ProviderAddress
+from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
+from .ops import import_in_background, lazy_import
+
+requests = lazy_import("requests")  # loaded on first use: no network, no import
+
+MAX_DISCOVERY_BYTES = 1 << 20
+
+
+log = logging.getLogger(__name__)
+
+
+class DirectLocation(str):
+    """A v1.12 "direct" download location: an http(s) URL of an archive that the client
+    downloads itself (zip, tar.gz, tar.xz or tar.bz2, sniffed), with the registry's
+    credentials only when ``use_registry_credentials`` was true."""
+
+    def __new__(cls, url: str, use_registry_credentials: bool, host: str):
+        obj = super().__new__(cls, url)
+        obj.use_registry_credentials = use_registry_credentials
+        obj.host = host
+        return obj
+
+
+def make_session(retries: int = 2) -> "requests.Session":
+    """A requests session with retries on connection errors and 502/503/504, created on
+    first use (so that a run without network work never imports requests)."""
+    def real():
+        # The network is in use: GitPython will most likely be needed next, a round trip
+        # later; import it now, while this run waits for its first answers.
+        import_in_background("git")
+        from requests.adapters import HTTPAdapter
+        from urllib3.util.retry import Retry
+        s = requests.Session()
+        retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=0.2,
+                      status_forcelist=(502, 503, 504), allowed_methods=frozenset({"GET", "HEAD"}),
+                      raise_on_status=False)
+        adapter = HTTPAdapter(max_retries=retry, pool_connections=64, pool_maxsize=64)
+        s.mount("http://", adapter)
+        s.mount("https://", adapter)
+        s.headers["User-Agent"] = f"tofu-solve/{__version__}"
+        return s
+    return _LazySession(real)
+
+
+class _LazySession:
+    """Stands for a ``requests.Session`` and builds it on first attribute access."""
+
+    def __init__(self, factory):
+        import threading
+        self._factory = factory
+        self._session = None
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name):
+        with self._lock:
+            if self._session is None:
+                self._session = self._factory()
+        return getattr(self._session, name)
+
+
+class RegistryClient:
+    """Talks to module and provider registries. Thread-safe; caches discovery and version
+    lists for the life of the client (one run).
+
+    Args:
+        cli_config: services overrides and credentials.
+        session: an HTTP session (default: :func:`make_session`).
+        timeout: seconds per request (``TF_REGISTRY_CLIENT_TIMEOUT`` overrides; default 10).
+        counter: where to count network operations.
+    """
+
+    def __init__(self, cli_config: CliConfig, session: requests.Session | None = None,
+                 timeout: float | None = None, counter: OpCounter | None = None, cache=None,
+                 offline: bool = False, refresh: bool = False, limits: Limits | None = None):
+        self.limits = limits or Limits()
+        self.refresh_only: frozenset[str] = frozenset()  # provider addresses to re-list (-upgrade=NAME)
+        self.cache = cache
+        self.offline = offline
+        self.refresh = refresh
+        self.cli_config = cli_config
+        self.session = session or make_session()
+        env_timeout = cli_config.env.get("TF_REGISTRY_CLIENT_TIMEOUT") if cli_config.env else None
+        self.timeout = timeout or (float(env_timeout) if env_timeout else 10.0)
+        self.counter = counter or OpCounter()
+        self._lock = threading.Lock()
+        self._services: dict[str, dict[str, str]] = {}
+        self._module_versions: dict[str, list[str]] = {}
+        self._provider_versions: dict[str, list[str]] = {}
+        self._locations = OnceEach()  # (package, version) -> download location, once per run
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _headers(self, host: str) -> dict[str, str]:
+        h = {"Accept": "application/json", "X-Terraform-Version": __version__}
+        token = self.cli_config.token(host)
+        if token:
+            h["Authorization"] = f"Bearer {token}"
+        return h
+
+    def _get(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> requests.Response:
+        if self.offline:
+            raise OfflineError("Not available offline",
+                               f"Could not {what}: -offline forbids contacting {host}, and the answer is not in "
+                               "the cache. Run tofu-solve init once without -offline.")
+        self.counter.add(kind)
+        log.debug("GET %s (%s)", redact(url), kind)
+        try:
+            r = self.session.get(url, headers=self._headers(host), timeout=self.timeout,
+                                 allow_redirects=allow_redirects, stream=True)
+            read_document(r, self.limits, url)  # bounded in size and in time
+            log.debug("GET %s -> %d, %d bytes", redact(url), r.status_code, len(r.content))
+            return r
+        except requests.RequestException as e:
+            raise NetworkError(
+                f"Failed to reach registry {host}",
+                f"Could not {what}: {redact(str(e.__class__.__name__))} contacting {redact(url)}. Check the network "
+                "connection, the host name and any CLI-config host block.", url=redact(url)) from None
+
+    def services(self, host: str) -> dict[str, str]:
+        """The service URLs of ``host`` (CLI-config ``host`` block, else discovery).
+
+        Raises:
+            NetworkError: the host cannot be reached.
+            RegistryError: the discovery document is missing or invalid.
+        """
+        with self._lock:
+            if host in self._services:
+                return self._services[host]
+        configured = self.cli_config.services(host)
+        if configured is not None:
+            services = dict(configured)
+            base = None
+            log.debug("services of %s from the CLI configuration's host block: %s", host,
+                      {k: redact(v) for k, v in services.items()})
+        else:
+            scheme = "http" if is_loopback_host(host) else "https"
+            base = f"{scheme}://{host}/.well-known/terraform.json"
+            r = self._get(base, host, "discover the registry's services", "discovery")
+            if r.status_code != 200:
+                raise RegistryError("Failed to discover registry services",
+                                    f"{redact(base)} answered {r.status_code}; {host} does not look like a "
+                                    "module registry.")
+            if len(r.content) > MAX_DISCOVERY_BYTES:
+                raise RegistryError("Failed to discover registry services", f"{redact(base)} is larger than 1 MiB.")
+            try:
+                services = r.json()
+            except ValueError:
+                raise RegistryError("Failed to discover registry services",
+                                    f"{redact(base)} is not valid JSON.") from None
+            if not isinstance(services, dict):
+                raise RegistryError("Failed to discover registry services", f"{redact(base)} is not a JSON object.")
+            base = r.url
+        resolved = {}
+        for k, v in services.items():
+            if isinstance(v, str):
+                u = urljoin(base, v) if base else v
+                resolved[k] = u if u.endswith("/") else u + "/"
+        with self._lock:
+            self._services[host] = resolved
+        return resolved
+
+    def _service(self, host: str, service: str, kind: str) -> str:
+        svc = self.services(host)
+        if service not in svc:
+            raise RegistryError(f"Host does not provide a {kind} registry",
+                                f"{host} does not offer the {service} service.")
+        return svc[service]
+
+    # ------------------------------------------------------------------ modules
+
+    def module_versions(self, package: RegistryPackage) -> list[str]:
+        """The version strings the registry lists for ``package``, in registry order.
+
+        Raises:
+            NetworkError, RegistryError: "Module not found" on 404, and other failures.
+        """
+        key = str(package)
+        with self._lock:
+            if key in self._module_versions:
+                return self._module_versions[key]
+        if self.offline and self.cache is not None:
+            cached = self.cache.read_json("module-versions", key_of(key))
+            if cached is not None:
+                return cached
+        base = self._service(package.host, "modules.v1", "module")
+        url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/versions")
+        r = self._get(url, package.host, f"list the versions of {package.for_display}", "module_versions")
+        if r.status_code == 404:
+            hint = (" If you believe this module is missing from the registry, please submit an issue at "
+                    "https://github.com/opentofu/registry/issues") if package.host == DEFAULT_REGISTRY_HOST else ""
+            raise RegistryError("Module not found",
+                                f"Module {package.for_display} could not be found in the registry at "
+                                f"{package.host}.{hint}")
+        if r.status_code != 200:
+            raise RegistryError("Error accessing remote module registry",
+                                f"error looking up module versions of {package.for_display}: {r.status_code}")
+        try:
+            data = r.json()
+            modules = data["modules"]
+            versions = [str(v["version"]) for v in modules[0]["versions"]] if modules else None
+        except (ValueError, KeyError, TypeError, IndexError):
+            versions = None
+        if versions is None:
+            raise RegistryError("Invalid response from remote module registry",
+                                f"The registry at {package.host} returned an invalid version list for "
+                                f"{package.for_display}.")
+        with self._lock:
+            self._module_versions[key] = versions
+        if self.cache is not None:
+            self.cache.write_json("module-versions", key_of(key), versions)
+        return versions
+
+    def module_location(self, package: RegistryPackage, version: str) -> str:
+        """The source address the registry gives for ``package`` at ``version`` (the
+        normalized go-version string, as OpenTofu requests it). Cached on disk: a version's
+        location does not change (``refresh`` asks again).
+
+        Asked once per run for each package version, however many calls (submodules) want it.
+
+        Raises:
+            NetworkError, RegistryError.
+        """
+        return self._locations((str(package), version), lambda: self._location_once(package, version))
+
+    def _location_once(self, package: RegistryPackage, version: str) -> str:
+        ckey = key_of(f"{package}@{version}")
+        if self.cache is not None and not self.refresh:
+            cached = self.cache.read_json("module-locations", ckey)
+            if isinstance(cached, dict):
+                return DirectLocation(cached["url"], cached["creds"], package.host)
+            if cached is not None:
+                return cached
+        location = self._module_location(package, version)
+        if self.cache is not None and not has_secret(str(location)):
+            # A location that carries credentials (a pre-signed URL) stays in memory only.
+            doc = {"url": str(location), "creds": location.use_registry_credentials} \
+                if isinstance(location, DirectLocation) else str(location)
+            self.cache.write_json("module-locations", ckey, doc)
+        return location
+
+    def auth_headers(self, host: str) -> dict[str, str]:
+        """The registry credentials for a direct download that asks for them."""
+        token = self.cli_config.token(host)
+        return {"Authorization": f"Bearer {token}"} if token else {}
+
+    def _module_location(self, package: RegistryPackage, version: str) -> str:
+        base = self._service(package.host, "modules.v1", "module")
+        url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/{version}/download")
+        r = self._get(url, package.host, f"find the download location of {package.for_display} {version}",
+                      "module_download")
+        if r.status_code == 404:
+            raise RegistryError("Module version not found",
+                                f'module "{package.for_display}" version "{version}" not found')
+        location = ""
+        if r.status_code == 200:
+            try:
+                body = json.loads(r.content or b"{}")
+            except ValueError:
+                raise RegistryError("Invalid response from remote module registry",
+                                    f"The download response for {package.for_display} {version} is not JSON.") from None
+            if not isinstance(body, dict):
+                body = {}
+            if "use_registry_credentials" in body and body["use_registry_credentials"] not in (True, False):
+                raise RegistryError("Invalid response from remote module registry",
+                                    '"use_registry_credentials" must be true or false.')
+            location = body.get("location") or ""
+            if "use_registry_credentials" in body:
+                # v1.12 direct mode: an http(s) URL, maybe relative, that OpenTofu downloads itself
+                location = urljoin(r.url, location)
+                if not location.startswith(("http://", "https://")) or "#" in location:
+                    raise RegistryError("Invalid response from remote module registry",
+                                        f"The direct download location for {package.for_display} {version} must be "
+                                        "an http(s) URL without a fragment.")
+                return DirectLocation(location, bool(body["use_registry_credentials"]), package.host)
+        elif r.status_code != 204:
+            raise RegistryError("Error accessing remote module registry",
+                                f"error getting download location for {package.for_display} {version}: "
+                                f"{r.status_code}")
+        if not location:
+            location = r.headers.get("X-Terraform-Get", "")
+        if not location:
+            raise RegistryError("Invalid response from remote module registry",
+                                f"failed to get download URL for {package.for_display} {version}: no location "
+                                "in the response body or the X-Terraform-Get header")
+        if location.startswith(("/", "./", "../")):
+            location = urljoin(r.url, location)
+        return location
+
+    # ------------------------------------------------------------------ providers
+
+    def provider_versions(self, provider: ProviderAddress) -> list[str]:
+        """The versions the provider registry lists (registry order). The last listing is
+        kept on disk and reused unless ``refresh`` (``-upgrade``), as a lock would be.
+
+        Raises:
+            NetworkError, RegistryError ("Provider not found" on 404).
+        """
+        key = str(provider)
+        with self._lock:
+            if key in self._provider_versions:
+                return self._provider_versions[key]
+        if self.cache is not None and (self.offline or not (self.refresh or key in self.refresh_only)):
+            cached = self.cache.read_json("provider-versions", key_of(key))
+            if cached is not None:
+                with self._lock:
+                    self._provider_versions[key] = cached
+                return cached
+        base = self._service(provider.host, "providers.v1", "provider")
+        url = urljoin(base, f"{provider.namespace}/{provider.type}/versions")
+        r = self._get(url, provider.host, f"list the versions of provider {provider.for_display}",
+                      "provider_versions")
+        if r.status_code == 404:
+            raise RegistryError("Provider not found",
+                                f"provider {provider.for_display} was not found in the registry at {provider.host}")
+        if r.status_code in (401, 403):
+            raise RegistryError("Unauthorized", f"the registry at {provider.host} refused the credentials given")
+        if r.status_code != 200:
+            raise RegistryError("Error accessing provider registry",
+                                f"error listing versions of {provider.for_display}: {r.status_code}")
+        try:
+            versions = [str(v["version"]) for v in r.json()["versions"]]
+        except (ValueError, KeyError, TypeError):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The version list of {provider.for_display} is not valid.") from None
+        with self._lock:
+            self._provider_versions[key] = versions
+        if self.cache is not None:
+            self.cache.write_json("provider-versions", key_of(key), versions)
+        return versions
+
+    def provider_download(self, provider: ProviderAddress, version: str, platform: str) -> "ProviderDownload":
+        """What the provider registry says about one package: ``GET <providers.v1>
+        <ns>/<type>/<version>/download/<os>/<arch>`` (OpenTofu's ``registry_client.go``
+        ``PackageMeta``). Relative URLs are resolved against the answer's URL and must be
+        http(s).
+
+        Raises:
+            RegistryError: 404 ("does not have a package available for <platform>"), a
+                refused token, or an answer missing a required field.
+            NetworkError: the registry cannot be reached.
+        """
+        os_, _, arch = platform.partition("_")
+        base = self._service(provider.host, "providers.v1", "provider")
+        url = urljoin(base, f"{provider.namespace}/{provider.type}/{version}/download/{os_}/{arch}")
+        what = f"find the {platform} package of provider {provider.for_display} {version}"
+        r = self._get(url, provider.host, what, "provider_download")
+        if r.status_code == 404:
+            raise RegistryError("Provider package not available",
+                                f"Provider {provider.for_display} v{version} does not have a package available for "
+                                f"the platform {platform}.")
+        if r.status_code in (401, 403):
+            raise RegistryError("Unauthorized", f"the registry at {provider.host} refused the credentials given")
+        if r.status_code != 200:
+            raise RegistryError("Error accessing provider registry", f"Could not {what}: {r.status_code}")
+        try:
+            body = json.loads(r.content)
+            keys = body.get("signing_keys") or {}
+            armors = tuple(str(k["ascii_armor"]) for k in (keys.get("gpg_public_keys") or []))
+            fields = {k: str(body[k]) for k in ("filename", "download_url", "shasums_url", "shasums_signature_url",
+                                                 "shasum")}
+            protocols = tuple(str(p) for p in body.get("protocols") or ())
+        except (ValueError, KeyError, TypeError, AttributeError):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The package answer for {provider.for_display} {version} ({platform}) is not "
+                                "valid.") from None
+        for k in ("download_url", "shasums_url", "shasums_signature_url"):
+            fields[k] = urljoin(r.url, fields[k])
+            if not fields[k].startswith(("http://", "https://")):
+                raise RegistryError("Invalid response from provider registry",
+                                    f"The {k} for {provider.for_display} {version} must be an http(s) URL.")
+        if len(fields["shasum"]) != 64 or any(c not in "0123456789abcdef" for c in fields["shasum"].lower()):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The shasum for {provider.for_display} {version} is not a SHA-256 digest.")
+        if "/" in fields["filename"] or "\\" in fields["filename"] or fields["filename"] in ("", ".", ".."):
+            raise RegistryError("Invalid response from provider registry",
+                                f"The filename {fields['filename']!r} for {provider.for_display} {version} is "
+                                "not a plain file name.")
+        return ProviderDownload(provider, version, platform, fields["filename"], fields["download_url"],
+                                fields["shasums_url"], fields["shasums_signature_url"], fields["shasum"].lower(),
+                                armors, protocols)
+
+
+@dataclass(frozen=True)
+class ProviderDownload:
+    """One provider package as its registry describes it.
+
+    Attributes:
+        provider, version, platform: which package (``platform`` is ``os_arch``).
+        filename: the zip's name, as listed in the SHA256SUMS document.
+        download_url, shasums_url, shasums_signature_url: absolute http(s) URLs.
+        shasum: the zip's SHA-256, lowercase hex.
+        signing_keys: ASCII-armored OpenPGP public keys that may have signed the sums.
+        protocols: plugin protocol versions (``"5.0"``).
+    """
+
+    provider: ProviderAddress
+    version: str
+    platform: str
+    filename: str
+    download_url: str
+    shasums_url: str
+    shasums_signature_url: str
+    shasum: str
+    signing_keys: tuple[str, ...]
+    protocols: tuple[str, ...]

@@ -1,0 +1,83 @@
+"""OpenTofu's own algorithm, for comparison: newest-per-call, greedy, no backtracking.
+
+Each module call takes the newest version its constraint allows (OpenTofu's registry pick,
+:func:`~tofu_solve.versions.selection.list_module_versions`), top-down; then each provider
+takes the newest version every constraint allows, and OpenTofu's version constraints are
+checked. This is what ``tofu init`` would install; it fails where a joint solver may not.
+Used by the benchmarks, the demo and tests ("tofu-solve agrees with tofu init whenever
+tofu init succeeds").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import TofuSolveError
+from ..config.tree import ModuleTree
+from .context import Context
+from .model import ModuleCandidate, ModuleRequirement, ProviderRequirement
+from .provider import requirements_of_tree
+from .resolve import root_requirements
+from ..versions import goversions as gvs
+
+
+@dataclass
+class BaselineResult:
+    """What newest-per-call selection gives.
+
+    Attributes:
+        ok: every provider and OpenTofu constraint is met.
+        modules: call path -> version text.
+        providers: provider address -> version (None when no version meets every constraint).
+        failure: why it fails (human text), "" when ok.
+    """
+
+    ok: bool
+    modules: dict[str, str] = field(default_factory=dict)
+    providers: dict[str, str | None] = field(default_factory=dict)
+    failure: str = ""
+
+
+def newest_per_call(tree: ModuleTree, ctx: Context) -> BaselineResult:
+    """Run OpenTofu's greedy selection over the tree. Network errors propagate."""
+    res = BaselineResult(ok=True)
+    queue = list(root_requirements(tree, ctx))
+    provider_reqs: dict[str, list[ProviderRequirement]] = {}
+    core = []
+    while queue:
+        r = queue.pop(0)
+        if isinstance(r, ProviderRequirement):
+            provider_reqs.setdefault(str(r.address), []).append(r)
+            continue
+        if not isinstance(r, ModuleRequirement):
+            core.append(r)
+            continue
+        try:
+            cands = [c for c in ctx.module_candidates(r)]
+        except TofuSolveError as e:
+            return BaselineResult(False, res.modules, {}, f'module "{r.call_path}": {e.summary}')
+        if ctx.versioned(r):
+            # newest first, ignoring locks: what tofu init -upgrade would pick
+            cands = sorted(cands, key=lambda c: c.version, reverse=True) if cands and cands[0].version else cands
+        if not cands:
+            return BaselineResult(False, res.modules, {}, f'module "{r.call_path}": no version matches')
+        pick: ModuleCandidate = cands[0]
+        res.modules[r.call_path] = pick.version_text
+        t = ctx.tree(pick)
+        if not isinstance(t, ModuleTree):
+            return BaselineResult(False, res.modules, {}, f'module "{r.call_path}" {pick.version_text}: {t.summary}')
+        queue.extend(requirements_of_tree(t, r.call_path, pick.version_text, None, ctx))
+    for addr, reqs in sorted(provider_reqs.items()):
+        spec = tuple(s for q in reqs if q.constraint for s in q.constraint.spec)
+        versions = [v for v in reversed(ctx.provider_versions(reqs[0].address)) if gvs.meets(spec, v)]
+        res.providers[addr] = str(versions[0]) if versions else None
+        if not versions and res.ok:
+            res.ok = False
+            texts = "; ".join(f'"{q.text}" ({q.origin.call_path or "root"})' for q in reqs if q.text)
+            res.failure = f"no version of {addr} meets {texts}"
+    target = ctx.options.target.version
+    for c in core:
+        if not c.constraint.allows(target) and res.ok:
+            res.ok = False
+            res.failure = f'OpenTofu {target} does not meet "{c.text}" ({c.origin.call_path or "root"})'
+    return res

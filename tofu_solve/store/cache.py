@@ -1,0 +1,237 @@
+"""The on-disk cache: git mirrors, extracted packages, candidate metadata and tag lists.
+
+Location: ``$TOFU_SOLVE_CACHE_DIR``, else ``$XDG_CACHE_HOME/tofu-solve``, else
+``~/.cache/tofu-solve``. Every directory name is a SHA-256 of a credential-free address,
+never the raw URL. Entries are written to a temporary name and renamed into place under a
+file lock, so two runs sharing the cache never see half-written entries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..errors import CacheError, HashError
+from ..lockfile.hashes import VCS_DIRS, hash_dir
+from ..addrs.redact import redact, url_key
+
+
+log = logging.getLogger(__name__)
+
+STALE_SCRATCH_SECONDS = 24 * 3600  # scratch older than this in the cache's tmp/ is a killed run's
+
+
+def _sweep(directory: Path, before: float) -> None:
+    """Remove the entries of ``directory`` last modified before ``before`` (epoch seconds);
+    an entry that vanishes or resists meanwhile is left alone."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for e in entries:
+        try:
+            if e.stat(follow_symlinks=False).st_mtime >= before:
+                continue
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)
+            else:
+                os.unlink(e.path)
+        except OSError:
+            continue
+
+
+def default_cache_dir(env: dict | None = None) -> Path:
+    env = os.environ if env is None else env
+    if env.get("TOFU_SOLVE_CACHE_DIR"):
+        return Path(env["TOFU_SOLVE_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tofu-solve"
+
+
+def key_of(text: str) -> str:
+    """Cache key of an address: SHA-256 hex of the credential-free form."""
+    if "://" in text:
+        return url_key(text.split("::", 1)[-1]) if "::" in text.split("://", 1)[0] else url_key(text)
+    return hashlib.sha256(redact(text).encode()).hexdigest()
+
+
+def _safe_name(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class Cache:
+    """Directories under one root; see the module docstring.
+
+    Package entries heal: each is published with its ``h1:`` recorded beside it and is
+    hashed again before reuse; an entry that no longer matches (tampered, or damaged by a
+    crash or a full disk) is discarded and filled again, never handed out. With
+    ``fresh=True`` (``init -upgrade``) every entry is filled afresh once per run.
+
+    Attributes:
+        discarded: package addresses (redacted) whose cached copy was damaged and replaced
+            during this run.
+    """
+
+    def __init__(self, root: str | os.PathLike, fresh: bool = False):
+        self.root = Path(root)
+        self.fresh = fresh
+        self.discarded: list[str] = []
+        self._refreshed: set[str] = set()
+        self._mutex = threading.Lock()
+        self._swept = False
+
+    def cache_error(self, e: OSError, where: Path) -> CacheError:
+        """The error for an OSError met while writing ``where`` in the cache."""
+        return CacheError("Cannot use the cache directory",
+                          f"{where}: {e.strerror or e}. tofu-solve keeps downloads in {self.root} "
+                          "(TOFU_SOLVE_CACHE_DIR, else $XDG_CACHE_HOME/tofu-solve); point it at a writable "
+                          "directory with free space.")
+
+    def _dir(self, *parts: str) -> Path:
+        p = self.root.joinpath(*parts)
+        try:
+            p.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise self.cache_error(e, p) from None
+        return p
+
+    @contextlib.contextmanager
+    def locked(self, name: str) -> Iterator[None]:
+        """An exclusive inter-process lock named ``name`` (flock on a lock file)."""
+        lock_path = self._dir("locks") / (_safe_name(name) + ".lock")
+        try:
+            fh = open(lock_path, "a+")
+        except OSError as e:
+            raise self.cache_error(e, lock_path) from None
+        with fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    def tmp_dir(self) -> Path:
+        """Scratch space for downloads and git fetches in flight (same file system as the
+        entries, so finished ones are renamed into place). The first call of a run removes
+        what a killed run left there more than :data:`STALE_SCRATCH_SECONDS` ago (no live
+        run keeps scratch that long: every download and git command has a deadline)."""
+        d = self._dir("tmp")
+        with self._mutex:
+            swept, self._swept = self._swept, True
+        if not swept:
+            _sweep(d, time.time() - STALE_SCRATCH_SECONDS)
+        return d
+
+    # ------------------------------------------------------------------ git mirrors
+
+    def git_mirror(self, url: str) -> Path:
+        """The bare mirror directory for a git remote (not created)."""
+        return self._dir("git") / (url_key(url) + ".git")
+
+    # ------------------------------------------------------------------ packages
+
+    def package_dir(self, package_address: str, ref: str) -> Path:
+        """Where the extracted package ``package_address`` at ``ref`` lives (may not exist)."""
+        return self._dir("packages", key_of(package_address)) / _safe_name(ref)
+
+    def ensure_package(self, package_address: str, ref: str, fill: Callable[[Path], None]) -> Path:
+        """The package directory, created with ``fill(tmp_dir)`` under a lock when missing.
+        ``fill`` writes into an empty temporary directory that is renamed into place only
+        when it returns."""
+        final = self.package_dir(package_address, ref)
+        name = f"{package_address}@{ref}"
+        if self._usable(final, name):
+            return final
+        with self.locked(f"pkg:{name}"):
+            if self._usable(final, name):
+                return final
+            try:
+                tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+            except OSError as e:
+                raise self.cache_error(e, final.parent) from None
+            try:
+                fill(tmp)
+                h1 = hash_dir(tmp, exclude=VCS_DIRS)
+                if final.exists():
+                    old = Path(tempfile.mkdtemp(prefix=".old-", dir=final.parent))
+                    os.replace(final, old / "x")
+                    shutil.rmtree(old, ignore_errors=True)
+                os.replace(tmp, final)
+                self.write_json("package-h1", key_of(name), h1)
+            except OSError as e:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise self.cache_error(e, final) from None
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
+            with self._mutex:
+                self._refreshed.add(name)
+        return final
+
+    def _usable(self, final: Path, name: str) -> bool:
+        """Whether the entry exists, needs no refresh this run, and still hashes to the
+        ``h1:`` recorded when it was published (an entry from before hashes were recorded
+        is trusted once and its hash recorded)."""
+        if not final.is_dir():
+            return False
+        with self._mutex:
+            if self.fresh and name not in self._refreshed:
+                return False
+        expected = self.read_json("package-h1", key_of(name))
+        try:
+            actual = hash_dir(final, exclude=VCS_DIRS)
+        except HashError:
+            actual = None
+        if expected is None and actual is not None:
+            self.write_json("package-h1", key_of(name), actual)
+            return True
+        if actual != expected:
+            log.warning("cache entry %s no longer matches its recorded hash; discarding it", redact(name))
+            with self._mutex:
+                self.discarded.append(redact(name))
+            return False
+        return True
+
+    def write_archive_hash(self, key: tuple[str, str], sha256_hex: str) -> None:
+        """Remember the ``zh:`` of the archive a package was extracted from."""
+        self.write_json("archive-hashes", key_of("\n".join(key)), "zh:" + sha256_hex)
+
+    def archive_hash(self, key: tuple[str, str]) -> str | None:
+        return self.read_json("archive-hashes", key_of("\n".join(key)))
+
+    # ------------------------------------------------------------------ JSON documents
+
+    def _json_path(self, kind: str, key: str) -> Path:
+        return self._dir(kind, key[:2]) / f"{key}.json"
+
+    def read_json(self, kind: str, key: str):
+        p = self._json_path(kind, key)
+        try:
+            return json.loads(p.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def write_json(self, kind: str, key: str, data) -> None:
+        """Store a JSON document atomically. Raises CacheError (disk full, read-only)."""
+        p = self._json_path(kind, key)
+        tmp = None
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=p.parent)
+            with os.fdopen(fd, "w") as fh:
+                json.dump(data, fh)
+            os.replace(tmp, p)
+        except OSError as e:
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            raise self.cache_error(e, p) from None

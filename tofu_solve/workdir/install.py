@@ -1,0 +1,214 @@
+"""Verify packages against the lock and install them where OpenTofu looks for them.
+
+* :func:`package_hashes`: the lock's ``hashes`` for a package: ``h1:`` of the extracted
+  package (Go dirhash Hash1, version-control directories excluded, as the module-locking
+  RFC says), ``zh:`` of the archive when there was one, and ``git:<commit>`` for git
+  sources (the commit the tag pointed at, so a moved tag is caught even before download).
+* :func:`verify`: a package whose ``h1:`` is not among the lock's hashes stops init with the
+  RFC's message ("Module checksum verification failed", Expected, Got, run ``-upgrade``).
+* :func:`install`: ``.terraform/modules/<key>`` per call path and ``modules.json`` exactly as
+  OpenTofu writes it (reference §7: compact JSON, records sorted by ``Key``, fields ``Key``,
+  ``Source``, ``Version`` (registry modules only), ``Dir``), so a following ``tofu init``
+  without ``-upgrade`` reuses exactly these modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..config.loader import OWN_OVERRIDE_FILE
+from ..addrs.names import valid_call_path
+from ..errors import IntegrityError, TofuSolveError
+from ..lockfile.hashes import VCS_DIRS, hash_dir
+from ..lockfile import ModuleLock
+from ..config.tree import ModuleTree
+from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
+
+if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
+    from ..providers import Package
+    from ..solver.model import ModuleCandidate
+
+MANIFEST = "modules.json"
+NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, written into installed copies
+
+
+def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
+    """The hashes recorded for a selected package. Raises HashError."""
+    out = [hash_dir(pkg.root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)]
+    src = cand.source
+    if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and pkg.commit:
+        out.append(f"git:{pkg.commit}")
+    if pkg.zh:
+        out.append(pkg.zh)  # the archive's bytes, for packages that came as an archive
+    if isinstance(src, OciSource) and pkg.commit:
+        out.append(pkg.commit)  # the manifest digest, "sha256:...": a re-pushed tag is caught
+    return tuple(out)
+
+
+def locked_commit(lock: ModuleLock | None) -> str | None:
+    """What a lock entry pins beyond content: the ``git:`` commit, or an OCI manifest
+    digest (``sha256:...``)."""
+    if lock is None:
+        return None
+    for h in lock.hashes:
+        if h.startswith("git:"):
+            return h[4:]
+        if h.startswith("sha256:"):
+            return h
+    return None
+
+
+def verification_error(call_path: str, expected: list[str], got: str, place: str) -> IntegrityError:
+    exp = "\n          ".join(expected) if expected else "(none)"
+    return IntegrityError(
+        "Module checksum verification failed",
+        f'Module "{call_path}" has a checksum that doesn\'t match the lock file ({place}).\n'
+        "This may indicate the module has been modified or tampered with.\n\n"
+        f"Expected: {exp}\nGot:      {got}\n\n"
+        "To update the lock file with the new checksum, run:\n  tofu-solve init -upgrade")
+
+
+def verify(call_path: str, lock: ModuleLock, root: Path, place: str) -> str:
+    """Check ``root`` against the lock's ``h1:`` hashes; returns the actual ``h1:``.
+
+    Raises:
+        IntegrityError: no recorded ``h1:`` matches.
+    """
+    actual = hash_dir(root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
+    h1s = [h for h in lock.hashes if h.startswith("h1:")]
+    if h1s and actual not in h1s:
+        raise verification_error(call_path, h1s, actual, place)
+    return actual
+
+
+# --------------------------------------------------------------------------- modules.json
+
+
+@dataclass(frozen=True)
+class ManifestRecord:
+    key: str
+    source: str
+    version: str
+    dir: str
+
+    def as_go(self) -> dict:
+        d = {"Key": self.key, "Source": self.source}
+        if self.version:
+            d["Version"] = self.version
+        d["Dir"] = self.dir
+        return d
+
+
+def manifest_json(records: list[ManifestRecord]) -> str:
+    """``modules.json`` bytes as Go's ``json.Marshal`` writes them (compact, HTML-escaped,
+    records sorted by key, no trailing newline)."""
+    doc = {"Modules": [r.as_go() for r in sorted(records, key=lambda r: r.key.encode())]}
+    text = json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def read_manifest(path: Path) -> dict[str, dict]:
+    try:
+        data = json.loads(path.read_text())
+        return {m["Key"]: m for m in data.get("Modules", [])}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def data_dir(root: Path, env: dict) -> Path:
+    d = env.get("TF_DATA_DIR")
+    return (root / d) if d and not os.path.isabs(d) else Path(d) if d else root / ".terraform"
+
+
+def _copy_into(src: Path, dest: Path) -> None:
+    """Replace ``dest`` with a copy of ``src`` (written beside it, then renamed)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    try:
+        shutil.copytree(src, tmp, dirs_exist_ok=True, symlinks=True)
+        if dest.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=dest.parent))
+            os.replace(dest, old / "x")
+            shutil.rmtree(old, ignore_errors=True)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def inside(base: Path, key: str) -> Path:
+    """``base/key`` for a module call path, refused unless ``key`` is a valid call path and
+    the result stays inside ``base`` (defence in depth: names are validated when read).
+
+    Raises:
+        TofuSolveError: the key would leave ``base``.
+    """
+    dest = base / key
+    if not valid_call_path(key) or not dest.resolve().is_relative_to(base.resolve()):
+        raise TofuSolveError("Refused to write outside the working directory",
+                             f'The module key "{key}" would be installed at {dest}, outside {base}.')
+    return dest
+
+
+def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
+            root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False) -> Path:
+    """Install every selected package and write ``modules.json``. Installed directories
+    that already hold the locked version are verified, not copied again (``reinstall``
+    copies every one afresh, as ``-upgrade`` does).
+
+    Raises:
+        IntegrityError: an installed module directory no longer matches the lock.
+        TofuSolveError: the directory cannot be written.
+    """
+    modules_dir = data_dir(root, env) / "modules"
+    manifest_path = modules_dir / MANIFEST
+    old = read_manifest(manifest_path)
+    records = [ManifestRecord("", "", "", ".")]
+    try:
+        modules_dir.mkdir(parents=True, exist_ok=True)
+        for path, (cand, pkg, lock) in sorted(selected.items()):
+            dest = inside(modules_dir, path)
+            version = cand.version.string if isinstance(cand.source, RegistrySource) and cand.version else ""
+            # As OpenTofu writes it (``req.SourceAddr.String()``), so that ``tofu init`` reuses the
+            # install; .terraform/ is local state, never committed. The lock holds the redacted form.
+            source = tofu_source(cand.source, cand.version is not None, cand.available.label)
+            prev = old.get(path)
+            if not reinstall and prev and prev.get("Source") == source and prev.get("Version", "") == version \
+                    and dest.is_dir():
+                verify(path, lock, dest, f"installed in {dest.relative_to(root) if dest.is_relative_to(root) else dest}")
+            else:
+                _copy_into(pkg.root, dest)
+            rel = os.path.relpath(dest, root).replace(os.sep, "/")
+            records.append(ManifestRecord(path, source, version, f"{rel}/{pkg.subdir}" if pkg.subdir else rel))
+        for lc in root_tree.local_calls:
+            records.append(ManifestRecord(".".join(lc.path), str(lc.call.source), "", lc.dir or "."))
+        for path, tree in trees.items():
+            base = os.path.relpath(modules_dir / path, root).replace(os.sep, "/")
+            cand, pkg, _ = selected[path]
+            for lc in tree.local_calls:
+                records.append(ManifestRecord(f"{path}." + ".".join(lc.path), str(lc.call.source), "",
+                                              f"{base}/{lc.dir}" if lc.dir else base))
+        keep = {r.key for r in records}
+        for child in modules_dir.iterdir():
+            if child.is_dir() and child.name not in keep and not child.name.startswith("."):
+                shutil.rmtree(child, ignore_errors=True)
+        text = manifest_json(records)
+        try:
+            unchanged = manifest_path.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            unchanged = False
+        if not unchanged:  # a warm re-init rewrites nothing
+            fd, tmp = tempfile.mkstemp(prefix=".modules.", dir=modules_dir)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, manifest_path)
+    except OSError as e:
+        raise TofuSolveError("Failed to install modules", f"{modules_dir}: {e.strerror or e}") from None
+    return manifest_path

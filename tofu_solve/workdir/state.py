@@ -1,0 +1,227 @@
+"""What the last ``init`` decided, kept for ``why`` and ``graph``.
+
+``init`` writes ``<data dir>/tofu-solve.json`` (``.terraform/tofu-solve.json``) beside
+``modules.json``: for every module call, the metadata-cache key of its selected version and
+of the newer versions its constraint allowed but the solver did not take; the provider
+versions selected (and the next newer one available); the OpenTofu version solved for.
+:func:`load_solved` joins it with the lock file and the cached module trees into a
+:class:`Solved` tree. No network, no second resolution.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..store.cache import Cache
+from ..config import ModuleCall, ProviderRequirement
+from ..addrs.redact import redact
+from ..config.variables import collect_input_values
+from ..errors import ConfigurationError, TofuSolveError
+from .install import data_dir
+from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..store.metadata import MetadataStore
+from ..config.tree import ModuleTree, read_module_tree
+
+STATE_FILE = "tofu-solve.json"
+SCHEMA = 1
+
+
+class StateError(TofuSolveError):
+    """No usable record of the last init (never run, or the lock changed since)."""
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def snapshot(res, ctx, result_locks) -> dict:
+    """The state document for a resolution (see the module docstring)."""
+    modules = {}
+    for path, cand in res.modules.items():
+        req = res.module_requirements.get(path)
+        newer = []
+        listed = ctx.listed(req) if req is not None else None
+        if listed and cand.version is not None:
+            later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
+                           key=lambda c: c.version, reverse=True)
+            newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c))} for c in later]
+        locked = req is not None and ctx.locked_candidate(req) == cand
+        modules[path] = {"version": cand.version_text, "key": _state_key(ctx._tree_key(cand)),
+                         "package": redact(cand.package), "newer": newer[:25], "locked": locked,
+                         "listed": listed is not None}
+    providers = {}
+    for addr, pc in res.providers.items():
+        nxt = None
+        try:
+            versions = ctx.provider_versions(pc.address)
+            later = [v for v in versions if v.greater_than(pc.version) and not v.prerelease]
+            nxt = str(later[0]) if later else None
+        except TofuSolveError:
+            pass
+        providers[addr] = {"version": str(pc.version), "next": nxt}
+    return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
+            "modules": modules, "providers": providers,
+            "lock": {p: m.version for p, m in result_locks.modules.items()}}
+
+
+def _state_key(key: tuple[str, str, str]) -> list[str]:
+    """A tree key as the state file holds it: the package address redacted (the metadata
+    cache is keyed by the redacted form too, so it still finds the tree)."""
+    return [redact(key[0]), key[1], key[2]]
+
+
+def write_state(root: Path, env: dict, doc: dict) -> Path:
+    d = data_dir(root, env)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / STATE_FILE
+    fd, tmp = tempfile.mkstemp(prefix=".tofu-solve.", dir=d)
+    with os.fdopen(fd, "w") as fh:
+        json.dump(doc, fh, indent=1)
+    os.replace(tmp, path)
+    return path
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class CallNode:
+    """A module call in the solved tree.
+
+    Attributes:
+        path: call path (``eks.kms``).
+        parent: the parent call path ("" for the root module).
+        call: the call as written (source, constraint, file and line in its module).
+        version: the selected version.
+        tree: the selected version's requirements (None when not in the cache).
+        newer: (version, tree or None) newer versions the constraint allowed.
+        package: the package address.
+    """
+
+    path: str
+    parent: str
+    call: ModuleCall
+    version: str
+    tree: ModuleTree | None
+    newer: list[tuple[str, ModuleTree | None]] = field(default_factory=list)
+    package: str = ""
+    locked: bool = False  # the lock file, not a constraint, chose this version
+    listed: bool = True  # the source's versions were listed by that init
+
+    @property
+    def display_source(self) -> str:
+        src = self.call.source
+        return src.for_display if hasattr(src, "for_display") else redact(str(src))
+
+
+@dataclass
+class ProviderConstraintUse:
+    """One constraint on a provider, and who imposed it."""
+
+    requirement: ProviderRequirement
+    imposed_by: str  # call path ("" for root; may go through local modules)
+    module_version: str | None
+    owner: str  # the remote call owning it ("" for root)
+
+
+@dataclass
+class Solved:
+    root_dir: Path
+    root_tree: ModuleTree
+    calls: dict[str, CallNode]
+    providers: dict[str, dict]
+    provider_uses: dict[str, list[ProviderConstraintUse]]
+    core_uses: list
+    opentofu: str
+    target_origin: str
+
+    def children(self, path: str) -> list[CallNode]:
+        return [c for c in self.calls.values() if c.parent == path]
+
+    def chain(self, path: str) -> list[CallNode]:
+        out = []
+        while path:
+            node = self.calls.get(path)
+            if node is None:
+                break
+            out.append(node)
+            path = node.parent
+        return list(reversed(out))
+
+
+def _parent_of(path: str, calls: set[str]) -> str:
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        p = ".".join(parts[:i])
+        if p in calls:
+            return p
+    return ""
+
+
+def load_solved(root: Path, env: dict, cache: Cache, cli_vars: tuple[tuple[str, str], ...] = ()) -> Solved:
+    """Join the state file, the lock and the cached trees.
+
+    Raises:
+        StateError: no state file, or the lock no longer matches it.
+        ConfigurationError, LockFileError: the configuration or lock is broken.
+    """
+    root = Path(root)
+    path = data_dir(root, env) / STATE_FILE
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise StateError("No solved configuration",
+                         f"{path} was not found: run tofu-solve init in {root} first.") from None
+    if doc.get("schema") != SCHEMA:
+        raise StateError("No solved configuration", f"{path} was written by another tofu-solve; run init again.")
+    locks = read_lock_file(root / LOCK_FILE_NAME)
+    if {p: m.version for p, m in locks.modules.items()} != doc.get("lock"):
+        raise StateError("The lock file changed since the last init",
+                         f"{LOCK_FILE_NAME} no longer matches what tofu-solve init selected; run tofu-solve init "
+                         "again before asking why.")
+    store = MetadataStore(cache)
+    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, cli_vars))
+
+    def tree_of(key) -> ModuleTree | None:
+        t = store.get(*key)
+        return t if isinstance(t, ModuleTree) else None
+
+    calls: dict[str, CallNode] = {}
+    names = set(doc["modules"])
+    call_defs: dict[str, ModuleCall] = {}
+    for rc in root_tree.remote_calls:
+        call_defs[".".join(rc.rel_path)] = rc.call
+    trees = {p: tree_of(m["key"]) for p, m in doc["modules"].items()}
+    for p, t in trees.items():
+        if t is None:
+            continue
+        for rc in t.remote_calls:
+            call_defs[f"{p}." + ".".join(rc.rel_path)] = rc.call
+    for p, m in sorted(doc["modules"].items()):
+        call = call_defs.get(p)
+        if call is None:
+            continue
+        newer = [(n["version"], tree_of(n["key"])) for n in m.get("newer", [])]
+        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], trees.get(p), newer, m.get("package", ""),
+                            bool(m.get("locked", False)), bool(m.get("listed", True)))
+    uses: dict[str, list[ProviderConstraintUse]] = {}
+    core = []
+
+    def add(tree: ModuleTree, owner: str, version: str | None):
+        for lp, r in tree.providers:
+            imposed = ".".join(([owner] if owner else []) + list(lp))
+            uses.setdefault(str(r.address), []).append(ProviderConstraintUse(r, imposed, version, owner))
+        for lp, c in tree.core:
+            core.append((c, ".".join(([owner] if owner else []) + list(lp)), version, owner))
+    add(root_tree, "", None)
+    for p, node in calls.items():
+        if node.tree is not None:
+            add(node.tree, p, node.version)
+    return Solved(root, root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""))
+
+
+
+__all__ = ["CallNode", "ConfigurationError", "Solved", "StateError", "load_solved", "snapshot", "write_state"]
