@@ -27,6 +27,7 @@ from delay_proxy import DelayProxy  # noqa: E402
 
 from tests.e2e.test_explanations import AWS5_VPC_EKS_RDS, SHARED_8  # noqa: E402
 from tofu_solve.errors import ResolutionError  # noqa: E402
+from tofu_solve.settings import Settings  # noqa: E402
 from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
 from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
 from tofu_solve.world.roots import assembled_roots  # noqa: E402
@@ -62,7 +63,7 @@ def main() -> int:
                     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache")}
                     started = time.monotonic()
                     try:
-                        run_init(InitOptions(root=tmp / "root", shared=shared), env=env)
+                        run_init(InitOptions(root=tmp / "root", shared=shared), Settings.from_environ(env))
                         continue  # resolvable: not an explanation case
                     except ResolutionError as e:
                         seconds = time.monotonic() - started

@@ -37,6 +37,7 @@ from delay_proxy import DelayProxy  # noqa: E402
 
 from tofu_solve.command.check import check  # noqa: E402
 from tofu_solve.errors import TofuSolveError  # noqa: E402
+from tofu_solve.settings import Settings  # noqa: E402
 from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
 from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
 from tofu_solve.world.roots import example_roots  # noqa: E402
@@ -69,7 +70,7 @@ def measure(world, rtt: float, sample: list[tuple[str, str]], tmp: Path) -> list
                 row = {"root": name}
                 t0 = time.monotonic()
                 try:
-                    res = run_init(InitOptions(root=work / "root"), env=env)
+                    res = run_init(InitOptions(root=work / "root"), Settings.from_environ(env))
                 except TofuSolveError as e:
                     row["error"] = e.summary
                     rows.append(row)
@@ -80,11 +81,11 @@ def measure(world, rtt: float, sample: list[tuple[str, str]], tmp: Path) -> list
                 row["provider_ops"] = sum(v for k, v in res.network.items() if k.startswith("provider_") and
                                           k != "provider_versions")
                 t0 = time.monotonic()
-                warm = run_init(InitOptions(root=work / "root"), env=env)
+                warm = run_init(InitOptions(root=work / "root"), Settings.from_environ(env))
                 row["warm"] = time.monotonic() - t0
                 row["warm_ops"] = sum(warm.network.values())
                 t0 = time.monotonic()
-                diffs = check(work / "root", env)
+                diffs = check(work / "root", Settings.from_environ(env))
                 row["check"] = time.monotonic() - t0
                 row["check_ok"] = not diffs
                 t0 = time.monotonic()

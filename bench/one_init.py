@@ -4,10 +4,12 @@ wall seconds, peak RSS (KiB), network operations and the selected versions. Used
 
 import json
 import resource
+import os
 import sys
 import time
 
 from tofu_solve.errors import TofuSolveError
+from tofu_solve.settings import Settings  # noqa: E402
 from tofu_solve.command.init import InitOptions, run_init
 
 root = sys.argv[1]
@@ -15,7 +17,7 @@ extra = sys.argv[2:]
 t0 = time.perf_counter()
 out = {"root": root}
 try:
-    res = run_init(InitOptions(root=root, upgrade="-upgrade" in extra))
+    res = run_init(InitOptions(root=root, upgrade="-upgrade" in extra), Settings.from_environ(os.environ))
     out.update(ok=True, modules={p: c.version_text for p, c in res.resolution.modules.items()},
                network=res.network, rounds=res.resolution.rounds, stats=res.stats)
 except TofuSolveError as e:

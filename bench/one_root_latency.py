@@ -22,6 +22,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from delay_proxy import DelayProxy  # noqa: E402
 
+from tofu_solve.settings import Settings  # noqa: E402
 from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
 from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
 from tofu_solve.world.roots import example_roots  # noqa: E402
@@ -44,7 +45,7 @@ def main() -> int:
             root.write(tmp / "root")
             env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache")}
             started = time.monotonic()
-            res = run_init(InitOptions(root=tmp / "root"), env=env)
+            res = run_init(InitOptions(root=tmp / "root"), Settings.from_environ(env))
             print(json.dumps({"root": root.name, "rtt_ms": args.rtt_ms, "seconds": round(time.monotonic() - started, 1),
                               "network": res.network, "stats": res.stats,
                               "selection": {p: c.version_text for p, c in res.resolution.modules.items()}}))

@@ -33,7 +33,9 @@ sys.path.insert(0, str(REPO))
 
 from tofu_solve.solver.baseline import newest_per_call  # noqa: E402
 from tofu_solve.errors import TofuSolveError  # noqa: E402
-from tofu_solve.command.init import build_context, run_init, InitOptions  # noqa: E402
+from tofu_solve.settings import Settings  # noqa: E402
+from tofu_solve.command.init import run_init, InitOptions  # noqa: E402
+from tofu_solve.solver.build import build_context  # noqa: E402
 from tofu_solve.lockfile import LockFile  # noqa: E402
 from tofu_solve.config.tree import read_module_tree  # noqa: E402
 from tofu_solve.solver.context import SolveOptions  # noqa: E402
@@ -97,7 +99,7 @@ def bench_resolve_rate(roots, rw, work: Path) -> dict:
     results = []
     for i, root in enumerate(roots):
         d = root.write(work / "rate" / f"r{i}")
-        ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), env, None)
+        ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), Settings.from_environ(env), None)
         try:
             base = newest_per_call(read_module_tree(d, confine=False), ctx)
             base_ok, base_why = base.ok, base.failure
@@ -109,7 +111,7 @@ def bench_resolve_rate(roots, rw, work: Path) -> dict:
         old = dict(os.environ)
         os.environ.update(env)
         try:
-            res = run_init(InitOptions(root=d, install=False))
+            res = run_init(InitOptions(root=d, install=False), Settings.from_environ(os.environ))
             ok, why, mods = True, "", {p: c.version_text for p, c in res.resolution.modules.items()}
         except TofuSolveError as e:
             ok, why, mods = False, f"{type(e).__name__}: {e.summary}", {}

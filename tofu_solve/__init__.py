@@ -1,6 +1,6 @@
 """tofu-solve: locked, verified, transitively consistent module versions for OpenTofu."""
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 from .errors import TofuSolveError  # noqa: E402
 

@@ -1,9 +1,18 @@
-"""LIMITS_PLACEHOLDER"""
+"""Settings: the process environment, read once at the edge, as one typed value.
+
+The command line (:mod:`tofu_solve.cli`) builds one :class:`Settings` from the process environment
+and passes it down; no other module reads the environment (``tests/test_layout.py`` holds
+it to that). OpenTofu's ``command.Meta`` plays this part there. The variables and what each
+means are listed in the user guide ("Environment variables").
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
 
 # --------------------------------------------------------------------------- bounds
 
@@ -64,3 +73,66 @@ class Limits:
                                          f", not {raw!r}.")
             values[name] = value
         return cls(**values)
+
+
+def _home(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get("HOME") or os.path.expanduser("~"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a run takes from its environment.
+
+    Attributes:
+        environ: the environment itself, frozen, for what comes in families (``TF_VAR_*``
+            root variables, ``TF_TOKEN_*`` registry tokens, OCI credential files) and for the
+            child processes tofu-solve starts (git).
+        cache_dir: tofu-solve's download and metadata cache: ``TOFU_SOLVE_CACHE_DIR``, else
+            ``$XDG_CACHE_HOME/tofu-solve``, else ``~/.cache/tofu-solve``.
+        data_dir: ``TF_DATA_DIR`` (relative to the root module when not absolute), or None
+            for ``.terraform``.
+        limits: size and time bounds (:class:`Limits`).
+        log_level, log_path: ``TF_LOG`` (upper-cased; "" when off) and ``TF_LOG_PATH``.
+        no_color: ``NO_COLOR`` is set to something (https://no-color.org).
+        corpus: ``TOFU_SOLVE_CORPUS``: the demo's real-data corpus, or None.
+        debug: ``TOFU_SOLVE_DEBUG``: an internal error shows its traceback.
+    """
+
+    environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    cache_dir: Path = Path(".tofu-solve-cache")
+    data_dir: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    log_level: str = ""
+    log_path: str | None = None
+    no_color: bool = False
+    corpus: str | None = None
+    debug: bool = False
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> "Settings":
+        """The settings ``environ`` gives (a copy of it is kept, so later changes to the
+        process environment do not leak into a run).
+
+        Raises:
+            ConfigurationError: a limit variable that is not a positive number.
+        """
+        env = MappingProxyType(dict(environ))
+        if env.get("TOFU_SOLVE_CACHE_DIR"):
+            cache = Path(env["TOFU_SOLVE_CACHE_DIR"])
+        else:
+            base = env.get("XDG_CACHE_HOME") or str(_home(env) / ".cache")
+            cache = Path(base) / "tofu-solve"
+        return cls(environ=env, cache_dir=cache, data_dir=env.get("TF_DATA_DIR") or None,
+                   limits=Limits.from_env(env), log_level=(env.get("TF_LOG") or "").strip().upper(),
+                   log_path=env.get("TF_LOG_PATH") or None, no_color=bool(env.get("NO_COLOR")),
+                   corpus=env.get("TOFU_SOLVE_CORPUS") or None, debug=bool(env.get("TOFU_SOLVE_DEBUG")))
+
+    def with_environ(self, **changes: str) -> "Settings":
+        """These settings as if the environment also held ``changes`` (for a run that points
+        tofu-solve somewhere else, as the demo does)."""
+        return Settings.from_environ({**self.environ, **changes})
+
+    @property
+    def home(self) -> Path:
+        """The user's home directory (``HOME``)."""
+        return _home(self.environ)

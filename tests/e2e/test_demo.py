@@ -5,14 +5,17 @@ from __future__ import annotations
 import io
 
 from tests.conftest import SHARED
+from tofu_solve.cli import main
 from tofu_solve.command.demo import run_demo
+from tofu_solve.settings import Settings
 from tofu_solve.lockfile import read_lock_file
 
 
 def test_demo_runs_and_leaves_results(tmp_path, monkeypatch):
     monkeypatch.delenv("TF_CLI_CONFIG_FILE", raising=False)
     out = io.StringIO()
-    code = run_demo(tmp_path / "results", str(SHARED / "corpus"), out)
+    code = run_demo(tmp_path / "results", str(SHARED / "corpus"), out, Settings.from_environ(__import__("os").environ),
+                    main)
     text = out.getvalue()
     assert code == 0, text
     res = tmp_path / "results"

@@ -38,7 +38,8 @@ def test_vpc_eks_needs_a_joint_solution(tmp_path, tofu_solve):
 
 def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shared_cache):
     from tofu_solve.solver.baseline import newest_per_call
-    from tofu_solve.command.init import build_context
+    from tofu_solve.settings import Settings
+    from tofu_solve.solver.build import build_context
     from tofu_solve.lockfile import LockFile
     from tofu_solve.config.tree import read_module_tree
     from tofu_solve.solver.context import SolveOptions
@@ -46,7 +47,7 @@ def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shar
 
     root = write_root(tmp_path, VPC6_EKS20)
     env = running.env(shared_cache)
-    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), env, None)
+    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), Settings.from_environ(env), None)
     try:
         base = newest_per_call(read_module_tree(root, confine=False), ctx)
     finally:
@@ -114,7 +115,8 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
     """The pass that looks for a solution skipping fewer versions may fetch only a few module
     versions the solve never fetched (issue #13: it once fetched 200, one at a time); a
     refused fetch is not remembered as a failure."""
-    from tofu_solve.command.init import build_context
+    from tofu_solve.settings import Settings
+    from tofu_solve.solver.build import build_context
     from tofu_solve.lockfile import LockFile
     from tofu_solve.config.tree import read_module_tree
     from tofu_solve.solver.context import FetchBudgetExceeded, SolveOptions
@@ -124,7 +126,7 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
 
     root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
                                          '  version = ">= 1.0"\n}\n')
-    ctx, _ = build_context(SolveOptions(target_version("1.10.0")), LockFile(), running.env(tmp_path / "cache"), None)
+    ctx, _ = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(tmp_path / "cache")), None)
     try:
         kms = next(r for r in root_requirements(read_module_tree(root, confine=False), ctx)
                    if isinstance(r, ModuleRequirement))

@@ -249,7 +249,9 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     over the read-ahead bound is refused at once (nothing cached), the locked version's zip
     is read whatever its size. Either way the plan's later ``info`` asks again only for
     what is missing; at most MAX_GUESSES versions per provider are read ahead."""
-    from tofu_solve.command.init import InitOptions, _provider_packages, build_context
+    from tofu_solve.command.init import InitOptions, _provider_packages
+    from tofu_solve.settings import Settings
+    from tofu_solve.solver.build import build_context
     from tofu_solve.lockfile import LockFile
     from tofu_solve.plugins.readahead import MAX_GUESSES, ProviderReadAhead
     from tofu_solve.addrs.provider import parse_provider_source
@@ -261,7 +263,7 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     size = len(running.registry.provider_files.package("hashicorp/aws", "5.98.0", platform))
     for bound, guess_cached in ((size - 1, False), (size, True)):
         cache = tmp_path / f"cache-{bound}"
-        ctx, counter = build_context(SolveOptions(target_version("1.10.0")), LockFile(), running.env(cache), None)
+        ctx, counter = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(cache)), None)
         try:
             packages = _provider_packages(ctx, counter, InitOptions())
             ahead = ProviderReadAhead(packages, (platform,), {AWS: "5.99.0"}, zip_bytes=bound)

@@ -22,6 +22,9 @@ each difference:
 
 from __future__ import annotations
 
+import json
+import sys
+
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +37,8 @@ from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..config.tree import ModuleTree, read_module_tree
 from ..addrs.module_source import RegistrySource, lock_source, tofu_source
+from ..settings import Settings
+from .monorepo import each_root
 from ..versions.target import target_version
 from ..versions import goversions as gvs
 
@@ -64,7 +69,7 @@ class Difference:
         return f"- {self.subject}: {self.detail}{at}"
 
 
-def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = (),
+def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] = (),
           tofu_version: str | None = None) -> list[Difference]:
     """Every difference between the configuration, the lock file, ``modules.json``, the
     installed modules and the override files of the working directory at ``root``
@@ -77,13 +82,13 @@ def check(root: Path, env: dict, cli_vars: tuple[tuple[str, str], ...] = (),
     """
     root = Path(root)
     locks = read_lock_file(root / LOCK_FILE_NAME)
-    modules_dir = data_dir(root, env) / "modules"
+    modules_dir = data_dir(root, settings.data_dir) / "modules"
     manifest = read_manifest(modules_dir / MANIFEST)
     out: list[Difference] = []
     seen: set[str] = set()
     copies: dict[str, tuple[ModuleTree, Path, str]] = {}
     providers: dict[str, list] = {}
-    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, cli_vars))
+    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars))
 
     def visit(tree: ModuleTree, prefix: str, base: str) -> None:
         for _, p in tree.providers:
@@ -230,3 +235,42 @@ def _check_providers(out, locks, providers: dict[str, list]) -> None:
     for addr in sorted(set(locks.providers) - set(providers)):
         out.append(Difference("provider", f'provider "{addr}"', "is locked but no longer required; run tofu-solve "
                               "init to drop it."))
+
+
+def run(args, settings: Settings) -> int:
+    """The command: ``args`` as the parser left them."""
+    if getattr(args, "recursive", False):
+        return _run_recursive(args, settings)
+    diffs = check(args.chdir, settings, tuple(args.vars or ()), args.tofu_version)
+    if args.json:
+        json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
+        print()
+    elif diffs:
+        print("\nError: The working directory does not match the lock file\n", file=sys.stderr)
+        print("\n".join(str(d) for d in diffs), file=sys.stderr)
+        print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the working "
+              "directory match the lock again (it reinstalls from the verified cache).\n", file=sys.stderr)
+    else:
+        print("The lock file, .terraform/modules, modules.json and the override files all agree.")
+    return 1 if diffs else 0
+
+
+def _run_recursive(args, settings: Settings) -> int:
+    results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()), args.tofu_version))
+    bad = [(n, o) for n, o in results if not o.ok or o.value]
+    if args.json:
+        json.dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
+                                             "differences": [d.as_data() for d in o.value] if o.ok else None,
+                                             "error": o.error.to_dict() if o.error else None}
+                                            for n, o in results]}, sys.stdout, indent=2)
+        print()
+        return 1 if bad else 0
+    for name, o in results:
+        state = "error: " + o.error.summary if not o.ok else \
+            (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else "agrees with its lock")
+        print(f"{name}: {state}")
+        for d in (o.value or []) if o.ok else []:
+            print(f"  {d}")
+    print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
+          f"\nAll {len(results)} root modules agree with their lock files.")
+    return 1 if bad else 0

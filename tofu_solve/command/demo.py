@@ -9,21 +9,32 @@ the servers are stopped at the end.
 
 from __future__ import annotations
 
+import sys
+
 import contextlib
 import io
-import os
 import shutil
 import tempfile
 from importlib import resources
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from ..config.tree import read_module_tree
 from ..errors import ConfigurationError, TofuSolveError
+from ..lockfile import LockFile
+from ..settings import Settings
+from ..solver.baseline import newest_per_call
+from ..solver.build import build_context
+from ..solver.context import SolveOptions
+from ..versions.target import target_version
+from ..world import build_world, default_world_dir, running_world
 
 
-def find_corpus(explicit: str | None) -> Path:
-    """The corpus directory: ``--corpus``, ``$TOFU_SOLVE_CORPUS``, ``../shared/corpus`` from
-    the current directory, or beside this source tree. Raises ConfigurationError."""
-    cands = [explicit, os.environ.get("TOFU_SOLVE_CORPUS"), Path.cwd() / ".." / "shared" / "corpus",
+def find_corpus(explicit: str | None, from_env: str | None = None) -> Path:
+    """The corpus directory: ``--corpus`` (``explicit``), ``$TOFU_SOLVE_CORPUS``
+    (``from_env``), ``../shared/corpus`` from the current directory, or beside this source
+    tree. Raises ConfigurationError."""
+    cands = [explicit, from_env, Path.cwd() / ".." / "shared" / "corpus",
              Path.cwd() / "shared" / "corpus", Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"]
     for c in cands:
         if c and (Path(c) / "modules.json").is_file():
@@ -33,23 +44,19 @@ def find_corpus(explicit: str | None) -> Path:
                              "--corpus DIR or run it from the repository with ../shared beside it.")
 
 
-def _run(args: list[str]) -> tuple[int, str]:
-    from ..cli import main
+RunCli = Callable[[list[str], Mapping[str, str]], int]
+"""The command line itself (:func:`tofu_solve.cli.main`), handed to the demo by the CLI."""
+
+
+def _run(run_cli: RunCli, args: list[str], environ: Mapping[str, str]) -> tuple[int, str]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(args)
+        code = run_cli(args, environ)
     return code, out.getvalue()
 
 
-def _baseline(root: Path, env: dict) -> str:
-    from ..solver.baseline import newest_per_call
-    from .init import build_context
-    from ..lockfile import LockFile
-    from ..config.tree import read_module_tree
-    from ..solver.context import SolveOptions
-    from ..versions.target import target_version
-
-    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), env, None)
+def _baseline(root: Path, settings: Settings) -> str:
+    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), settings, None)
     try:
         b = newest_per_call(read_module_tree(root, confine=False), ctx)
     except TofuSolveError as e:
@@ -62,11 +69,11 @@ def _baseline(root: Path, env: dict) -> str:
     return f"newest-per-call (tofu init's algorithm) FAILS: {b.failure} (it picked {picks})"
 
 
-def run_demo(output: Path | None, corpus: str | None, out) -> int:
-    """Run the demo, printing to ``out``; returns 0 when every step behaved as expected."""
-    from ..world import build_world, default_world_dir, running_world
-
-    corpus_dir = find_corpus(corpus)
+def run_demo(output: Path | None, corpus: str | None, out, settings: Settings, run_cli: RunCli) -> int:
+    """Run the demo, printing to ``out``; returns 0 when every step behaved as expected.
+    Each step runs the command line (``run_cli``) in ``settings``' environment, pointed at
+    the fixture world."""
+    corpus_dir = find_corpus(corpus, settings.corpus)
     output = Path(output or "tofu-solve-demo").resolve()
     output.mkdir(parents=True, exist_ok=True)
     print(f"tofu-solve demo: results go to {output}", file=out)
@@ -81,47 +88,41 @@ def run_demo(output: Path | None, corpus: str | None, out) -> int:
     ok = True
     with tempfile.TemporaryDirectory(prefix="tofu-solve-demo-") as tmp, running_world(world, Path(tmp)) as rw:
         print(f"Registry at {rw.registry.url}, git daemon at {rw.git.url} (stopped at the end)\n", file=out)
-        saved = {k: os.environ.get(k) for k in ("TF_CLI_CONFIG_FILE", "TOFU_SOLVE_CACHE_DIR")}
-        os.environ.update(rw.env(output / "cache"))
-        try:
-            for name, expect in (("1-resolvable", 0), ("2-needs-solver", 0), ("3-impossible", 1)):
-                root = output / name
-                if root.exists():
-                    shutil.rmtree(root)
-                root.mkdir()
-                (root / "main.tf").write_text(roots_src.joinpath(name, "main.tf").read_text())
-                print(f"== {name}", file=out)
-                base = _baseline(root, dict(os.environ))
-                print(f"   {base}", file=out)
-                code, text = _run(["init", f"-chdir={root}"])
-                (root / "init.txt").write_text(text)
-                print(f"$ tofu-solve init -chdir={root.name}", file=out)
-                print(_indent(text), file=out)
-                if code != expect:
-                    ok = False
-                    print(f"   (unexpected exit status {code})", file=out)
-                if name == "2-needs-solver" and code == 0:
-                    for what in ("eks", "hashicorp/aws"):
-                        c, t = _run(["why", what, f"-chdir={root}"])
-                        (root / f"why-{what.replace('/', '_')}.txt").write_text(t)
-                        print(f"$ tofu-solve why {what}", file=out)
-                        print(_indent(t), file=out)
-                        ok &= c == 0
-                    c, t = _run(["graph", "--dot", f"-chdir={root}", f"--output={root / 'graph.dot'}"])
-                    c2, _ = _run(["graph", "--json", f"-chdir={root}", f"--output={root / 'graph.json'}"])
-                    ok &= c == 0 and c2 == 0
-                    print(f"$ tofu-solve graph --dot  ->  {root / 'graph.dot'} (and graph.json)\n", file=out)
-                    c, t = _run(["check", f"-chdir={root}"])
-                    (root / "check.txt").write_text(t)
-                    print("$ tofu-solve check   (offline: is what is installed what is locked?)", file=out)
+        environ = {**settings.environ, **rw.env(output / "cache")}
+        for name, expect in (("1-resolvable", 0), ("2-needs-solver", 0), ("3-impossible", 1)):
+            root = output / name
+            if root.exists():
+                shutil.rmtree(root)
+            root.mkdir()
+            (root / "main.tf").write_text(roots_src.joinpath(name, "main.tf").read_text())
+            print(f"== {name}", file=out)
+            base = _baseline(root, Settings.from_environ(environ))
+            print(f"   {base}", file=out)
+            code, text = _run(run_cli, ["init", f"-chdir={root}"], environ)
+            (root / "init.txt").write_text(text)
+            print(f"$ tofu-solve init -chdir={root.name}", file=out)
+            print(_indent(text), file=out)
+            if code != expect:
+                ok = False
+                print(f"   (unexpected exit status {code})", file=out)
+            if name == "2-needs-solver" and code == 0:
+                for what in ("eks", "hashicorp/aws"):
+                    c, t = _run(run_cli, ["why", what, f"-chdir={root}"], environ)
+                    (root / f"why-{what.replace('/', '_')}.txt").write_text(t)
+                    print(f"$ tofu-solve why {what}", file=out)
                     print(_indent(t), file=out)
                     ok &= c == 0
-        finally:
-            for k, v in saved.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+                c, t = _run(run_cli, ["graph", "--dot", f"-chdir={root}", f"--output={root / 'graph.dot'}"],
+                            environ)
+                c2, _ = _run(run_cli, ["graph", "--json", f"-chdir={root}", f"--output={root / 'graph.json'}"],
+                             environ)
+                ok &= c == 0 and c2 == 0
+                print(f"$ tofu-solve graph --dot  ->  {root / 'graph.dot'} (and graph.json)\n", file=out)
+                c, t = _run(run_cli, ["check", f"-chdir={root}"], environ)
+                (root / "check.txt").write_text(t)
+                print("$ tofu-solve check   (offline: is what is installed what is locked?)", file=out)
+                print(_indent(t), file=out)
+                ok &= c == 0
     print(f"Servers stopped. Results (init output, lock files, .terraform/modules, why, graph, check) are in "
           f"{output}",
           file=out)
@@ -130,3 +131,8 @@ def run_demo(output: Path | None, corpus: str | None, out) -> int:
 
 def _indent(text: str) -> str:
     return "\n".join(("   " + line) if line else "" for line in text.rstrip().splitlines()) + "\n"
+
+
+def run(args, settings: Settings, run_cli: RunCli) -> int:
+    """The command: ``args`` as the parser left them; ``run_cli`` runs each step."""
+    return run_demo(args.output, args.corpus, sys.stdout, settings, run_cli)

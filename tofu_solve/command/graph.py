@@ -21,6 +21,8 @@ or rendered to SVG/PNG by Graphviz ``dot`` (:func:`render`).
 
 from __future__ import annotations
 
+import sys
+
 import json
 import shutil
 import subprocess
@@ -30,7 +32,9 @@ from pathlib import Path
 import networkx as nx
 
 from ..errors import TofuSolveError
-from ..workdir.state import Solved
+from ..lockfile.write import write_atomic
+from ..settings import Settings
+from ..workdir.state import load_solved, Solved
 from ..versions import goversions as gvs
 
 
@@ -187,3 +191,18 @@ def render(dot_text: str, out: Path) -> None:
                           timeout=120)
     if done.returncode != 0:
         raise TofuSolveError("Graphviz failed", done.stderr.decode(errors="replace").strip()[:500])
+
+
+def run(args, settings: Settings) -> int:
+    """The command: ``args`` as the parser left them."""
+    g = build_graph(load_solved(args.chdir, settings, tuple(args.vars or ())), providers=args.providers, opentofu=args.opentofu)
+    out = Path(args.output) if args.output else None
+    as_json = args.json or (out is not None and out.suffix.lower() == ".json")
+    text = to_json(g) if as_json else to_dot(g)
+    if out is not None and out.suffix.lower() in (".svg", ".png", ".pdf"):
+        render(text, out)
+    elif out is not None:
+        write_atomic(out, text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -8,38 +8,34 @@ into ``.terraform.lock.hcl`` (atomically, only when they change, never with
 
 from __future__ import annotations
 
-import os
+import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..store.cache import Cache, default_cache_dir
-from ..config.cliconfig import load_cli_config
 from ..errors import LockFileWouldChange, TofuSolveError, WarningText
-from ..remote.fetch import Fetcher
-from ..remote.git import GitRemotes
 from ..config.variables import collect_input_values
 from ..lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
-from ..store.metadata import MetadataStore
 from ..config.tree import read_module_tree
-from ..settings import Limits
 from ..remote.ops import OpCounter
 from ..addrs.redact import redact
-from ..remote.oci import OciClient
-from ..plugins.sources import MirrorClient, ProviderSources
 from ..plugins import ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
 from ..plugins.readahead import ProviderReadAhead
-from ..providers import GitCandidates, PinnedCandidates, RegistryCandidates
-from ..providers.oci import OciCandidates
-from ..remote.registry import RegistryClient, make_session
+from ..config import config_file_names
+from ..plugins import parse_platform
 from ..workdir import overrides
+from .monorepo import cross_root_report, find_roots, relative_name, run_each
+from .views.init import InitViews, init_result_as_data, show_result
 from ..workdir.install import data_dir, install, package_hashes, verify
 from ..workdir.state import snapshot, write_state
+from ..settings import Settings
+from ..solver.build import build_context
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
-from ..solver.resolve import Resolution, solve
+from ..explain import solve
+from ..solver.resolve import Resolution
 from ..addrs.module_source import lock_source
 from ..versions.target import target_version
 
@@ -88,38 +84,17 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
     return ModuleLock(path, cand.version_text, source, req.constraint.text if req.constraint else "", hashes)
 
 
-def build_context(options: SolveOptions, locks: LockFile, env: Mapping[str, str],
-                  progress: Callable[[str], None] | None) -> tuple[Context, OpCounter]:
-    counter = OpCounter(announce=progress)
-    limits = Limits.from_env(env)
-    cache = Cache(default_cache_dir(dict(env)), fresh=options.upgrade)
-    session = make_session()
-    client = RegistryClient(load_cli_config(env), session, counter=counter, cache=cache, offline=options.offline,
-                            refresh=options.upgrade, limits=limits)
-    remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits)
-    fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
-                      limits=limits)
-    oci = OciCandidates(OciClient(dict(env), counter, offline=options.offline, limits=limits), cache)
-    ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
-                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
-    ctx.counter = counter  # "Fetching" is announced by the first network operation of a fetch
-    ctx.provider_source = ProviderSources(client.cli_config.provider_installation, client,
-                                          MirrorClient(session, limits, counter), cache, offline=options.offline,
-                                          refresh=options.upgrade)
-    return ctx, counter
-
-
-def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
+def run_init(opts: InitOptions, settings: Settings,
              progress: Callable[[str], None] | None = None) -> InitResult:
-    """Solve and lock the root module at ``opts.root``.
+    """Solve and lock the root module at ``opts.root``, in the environment ``settings``
+    (:meth:`Settings.from_environ`); ``progress`` gets progress lines.
 
     Raises:
         ConfigurationError, LockFileError, NoMatchingVersionError,
         NoVersionsError, ResolutionError, NetworkError, RegistryError: see the user guide.
     """
-    env = dict(os.environ if env is None else env)
     root = Path(opts.root)
-    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, opts.vars))
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, opts.vars))
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
     # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
@@ -131,7 +106,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
     solve_locks, providers_again = locks, frozenset()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)
-    ctx, counter = build_context(options, solve_locks, env, progress)
+    ctx, counter = build_context(options, solve_locks, settings, progress)
     ctx.client.refresh_only = providers_again
     packages = _provider_packages(ctx, counter, opts)
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
@@ -182,8 +157,8 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
             "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
     # Install first, lock last: an interrupted init leaves the old lock file in place.
-    manifest = install(root, env, selected, res.root_tree, trees, reinstall=opts.upgrade) if opts.install else None
-    bridge_written = _write_bridge(root, env, res, selected, trees, new_modules, options, opts.install)
+    manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade) if opts.install else None
+    bridge_written = _write_bridge(root, settings, res, selected, trees, new_modules, options, opts.install)
     written = False
     if opts.lockfile != "readonly":
         try:
@@ -192,7 +167,7 @@ def run_init(opts: InitOptions, env: Mapping[str, str] | None = None,
             raise TofuSolveError("Failed to write the lock file",
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
     if opts.install:
-        write_state(root, env, state_doc)
+        write_state(root, settings, state_doc)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
              "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
@@ -254,11 +229,11 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[Lock
     return LockFile(providers, modules), frozenset(again)
 
 
-def _write_bridge(root: Path, env: Mapping[str, str], res: Resolution, selected: dict, trees: dict,
+def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dict, trees: dict,
                   new_modules: dict[str, ModuleLock], options: SolveOptions, installed: bool) -> list[Path]:
     """Write (or remove) the override bridge for git/OCI calls with ``version``
     (:mod:`tofu_solve.workdir.overrides`); warn instead when the target OpenTofu predates 1.10."""
-    modules_dir = data_dir(root, env) / "modules"
+    modules_dir = data_dir(root, settings.data_dir) / "modules"
     copies = {}
     if installed:
         for path, tree in trees.items():
@@ -348,3 +323,104 @@ def _quiet(fn, *args):
         fn(*args)
     except Exception:
         pass
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def run(args, settings: Settings) -> int:
+    """The command: ``args`` as the parser left them. Sets ``args.views`` (the views the
+    error boundary reports a failure to)."""
+    targets = tuple(n.strip() for n in args.upgrade.split(",") if n.strip()) if isinstance(args.upgrade, str) else ()
+    opts = InitOptions(root=args.chdir, upgrade=args.upgrade is True, upgrade_only=targets,
+                       shared=args.module_versions == "shared",
+                       lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
+                       max_rounds=args.max_rounds, offline=args.offline,
+                       platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
+    views = args.views = InitViews(args, settings.no_color)
+    human, stream = views.human, views.stream
+    if getattr(args, "recursive", False):
+        return _run_recursive(args, opts, views, settings)
+    if not any(config_file_names(args.chdir)):
+        # As tofu init does in a directory without configuration: say so, write nothing.
+        message = ("tofu-solve initialized in an empty directory!\n\nThe directory has no OpenTofu configuration "
+                   "files. You may begin working with OpenTofu immediately by creating OpenTofu configuration files.")
+        if stream:
+            stream.result("init", message.split("\n")[0], {"empty_directory": True, "modules": [], "providers": []})
+        if human:
+            human.success(message.split("\n")[0])
+            human.line(message.split("\n", 1)[1])
+        return 0
+    if human:
+        human.heading("Initializing modules...")
+    if stream:
+        stream.init_output("Initializing modules...", "initializing_modules_message")
+    if human:
+        with human:
+            result = run_init(opts, settings, progress=views.progress)
+    else:
+        result = run_init(opts, settings, progress=views.progress)
+    show_result(views, result, opts.lockfile == "readonly", args.chdir)
+    return 0
+
+
+def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings) -> int:
+    """``init -recursive``: every root module under -chdir, in parallel over one cache."""
+    base = Path(args.chdir)
+    roots = find_roots(base)
+    human, stream = views.human, views.stream
+    if human:
+        human.heading(f"Initializing {len(roots)} root module{'s' if len(roots) != 1 else ''} (under {base})...")
+    if stream:
+        stream.init_output(f"Initializing {len(roots)} root modules", "initializing_root_modules_message")
+
+    def one(root: Path):
+        name = relative_name(root, base)
+        result = run_init(dataclasses.replace(opts, root=root), settings, progress=lambda m: views.progress(f"[{name}] {m}"))
+        views.progress(f"[{name}] done: {len(result.resolution.modules)} module calls")
+        return result
+    if human:
+        with human:
+            outcomes = run_each(roots, one)
+    else:
+        outcomes = run_each(roots, one)
+    report = cross_root_report(outcomes, base)
+    rows = []
+    for o in outcomes:
+        name = relative_name(o.root, base)
+        if o.ok:
+            r = o.value
+            lock = "up to date" if not (r.changes or r.provider_changes) else \
+                f"updated ({len(r.changes) + len(r.provider_changes)} changes)"
+            rows.append((name, "ok", str(len(r.resolution.modules)), str(len(r.locks.providers)), lock))
+        else:
+            rows.append((name, "error", "-", "-", o.error.summary))
+    failed = [o for o in outcomes if not o.ok]
+    if stream:
+        for o in failed:
+            stream.error(o.error)
+        doc = {"roots": [{"root": relative_name(o.root, base), "ok": o.ok,
+                          "result": init_result_as_data(o.value) if o.ok else None,
+                          "error": o.error.to_dict() if o.error else None} for o in outcomes],
+               "report": report.as_data()}
+        stream.result("init", f"{len(outcomes) - len(failed)} of {len(outcomes)} root modules initialized", doc)
+    if human:
+        head = ("ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE")
+        widths = [max(len(r[i]) for r in [head] + rows) for i in range(4)]
+        for r in [head] + rows:
+            human.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
+        for o in failed:
+            human.line()
+            human.line(f"In {relative_name(o.root, base)}:", "bold")
+            human.error_text(o.error.render())
+        lines = report.lines()
+        if lines:
+            human.line()
+            for line in lines:
+                human.line(line)
+        human.line()
+        if failed:
+            human.line(f"{len(failed)} of {len(outcomes)} root modules failed.", "bold red")
+        else:
+            human.success(f"tofu-solve has been successfully initialized: {len(outcomes)} root modules.")
+    return 1 if failed else 0

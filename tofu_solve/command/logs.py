@@ -16,7 +16,6 @@ import json
 import logging
 import sys
 import time
-from collections.abc import Mapping
 
 TRACE = 5
 _LEVELS = {"TRACE": TRACE, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
@@ -40,16 +39,16 @@ class _JsonFormatter(logging.Formatter):
                            "@module": record.name, "@timestamp": t})
 
 
-def configure(env: Mapping[str, str]) -> logging.Handler | None:
-    """Set up the ``tofu_solve`` logger from ``TF_LOG``/``TF_LOG_PATH``. Returns the handler
-    added (None when logging is off). A log file that cannot be opened is reported on
-    standard error and logging goes there instead."""
-    name = (env.get("TF_LOG") or "").strip().upper()
+def configure(level: str, path: str | None) -> logging.Handler | None:
+    """Set up the ``tofu_solve`` logger from ``TF_LOG`` (``level``, upper-cased) and
+    ``TF_LOG_PATH`` (``path``), as :class:`tofu_solve.settings.Settings` holds them. Returns
+    the handler added (None when logging is off). A log file that cannot be opened is
+    reported on standard error and logging goes there instead."""
+    name = level
     if name in ("", "OFF"):
         return None
     level = _LEVELS.get(name, TRACE)
     handler: logging.Handler
-    path = env.get("TF_LOG_PATH")
     try:
         handler = logging.FileHandler(path, mode="a", encoding="utf-8") if path else logging.StreamHandler(sys.stderr)
     except OSError as e:

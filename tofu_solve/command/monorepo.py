@@ -132,3 +132,10 @@ def relative_name(root: Path, base: Path) -> str:
 
 
 __all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "find_roots", "relative_name", "run_each"]
+
+
+def each_root(chdir: str, fn) -> list:
+    """``-recursive``: ``fn(root)`` for every root module under ``chdir``, in parallel.
+    Returns [(relative name, outcome)]."""
+    base = Path(chdir)
+    return [(relative_name(o.root, base), o) for o in run_each(find_roots(base), fn)]

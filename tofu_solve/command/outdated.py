@@ -20,8 +20,9 @@ considered) but writes nothing: no lock, no install, no state.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
+import json
+import sys
+
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -29,8 +30,12 @@ from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..config.tree import ModuleTree, read_module_tree
+from ..settings import Settings
+from .monorepo import each_root
+from .views.human import line_progress
+from ..solver.build import build_context
 from ..solver.context import SolveOptions
-from ..solver.resolve import solve
+from ..explain import solve
 from ..versions.target import target_version
 
 
@@ -56,7 +61,7 @@ class Outdated:
         return {**asdict(self), "can_move": self.can_move}
 
 
-def outdated(root: Path, env: Mapping[str, str] | None = None, vars: tuple = (), tofu_version: str | None = None,
+def outdated(root: Path, settings: Settings, vars: tuple = (), tofu_version: str | None = None,
              shared: bool = False, progress=None) -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
     by call path; then providers, by address).
@@ -64,15 +69,12 @@ def outdated(root: Path, env: Mapping[str, str] | None = None, vars: tuple = (),
     Raises: the errors of ``init`` (configuration, network, and ResolutionError when even
     ``-upgrade`` finds no consistent set of versions).
     """
-    from .init import build_context
-
-    env = dict(os.environ if env is None else env)
     root = Path(root)
-    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, vars))
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, vars))
     locks = read_lock_file(root / LOCK_FILE_NAME)
     locks.upgrade_from_predecessor()
     options = SolveOptions(target_version(tofu_version, root), upgrade=True, shared=shared)
-    ctx, _ = build_context(options, locks, env, progress)
+    ctx, _ = build_context(options, locks, settings, progress)
     try:
         res = solve(tree, ctx, root)
         rows = [_module_row(path, cand, res, ctx, locks) for path, cand in res.modules.items()]
@@ -197,3 +199,41 @@ def render_table(rows: list[Outdated]) -> str:
 
 
 __all__ = ["Outdated", "outdated", "render_table"]
+
+
+def run(args, settings: Settings) -> int:
+    """The command: ``args`` as the parser left them."""
+    if getattr(args, "recursive", False):
+        return _run_recursive(args, settings)
+    rows = outdated(args.chdir, settings, tuple(args.vars or ()), args.tofu_version,
+                    args.module_versions == "shared", progress=line_progress(args.json))
+    movable = [r for r in rows if r.can_move]
+    if args.json:
+        json.dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]}, sys.stdout, indent=2)
+        print()
+    else:
+        print(render_table(rows))
+        if movable:
+            names = ",".join(r.name.removeprefix("registry.opentofu.org/") for r in movable)
+            print(f"\n{len(movable)} can move within the constraints: tofu-solve init -upgrade={names}")
+        else:
+            print("\nNothing can move without changing a constraint.")
+    return 2 if movable else 0
+
+
+def _run_recursive(args, settings: Settings) -> int:
+    results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
+                                                     args.tofu_version, args.module_versions == "shared"))
+    movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
+    failed = any(not o.ok for _, o in results)
+    if args.json:
+        json.dump({"can_move": movable, "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
+                                                   "error": o.error.to_dict() if o.error else None}
+                                                  for n, o in results]}, sys.stdout, indent=2)
+        print()
+    else:
+        for name, o in results:
+            print(f"== {name}")
+            print(render_table(o.value) if o.ok else "\n" + o.error.render())
+            print()
+    return 1 if failed else 2 if movable else 0

@@ -11,13 +11,17 @@ Reads only the state ``init`` left (:mod:`tofu_solve.workdir.state`).
 
 from __future__ import annotations
 
+import json
+import sys
+
 import difflib
 from dataclasses import dataclass
 
 from ..errors import TofuSolveError
 from ..config.tree import ModuleTree
 from ..addrs.provider import parse_provider_source
-from ..workdir.state import CallNode, Solved
+from ..settings import Settings
+from ..workdir.state import load_solved, CallNode, Solved
 from ..versions import goversions as gvs
 
 
@@ -204,3 +208,14 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
             "bounded_by": [{"constraint": u.requirement.constraint.text, "file": u.requirement.where.file,
                             "line": u.requirement.where.line, "imposed_by": u.imposed_by or "root"} for u in bound]}
     return WhyAnswer("provider", addr, "\n".join(lines), data)
+
+
+def run(args, settings: Settings) -> int:
+    """The command: ``args`` as the parser left them."""
+    answers = why(load_solved(args.chdir, settings, tuple(args.vars or ())), args.name)
+    if args.json:
+        json.dump([a.data for a in answers], sys.stdout, indent=2)
+        print()
+    else:
+        print("\n\n".join(a.text for a in answers))
+    return 0

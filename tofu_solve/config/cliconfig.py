@@ -17,8 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import hcl
+from urllib.parse import urlsplit
+
+from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
+from ..addrs.redact import is_loopback_host, redact
 from ..errors import ConfigurationError
+from . import hcl
 
 
 def _normalize_host(host: str) -> str:
@@ -40,7 +44,7 @@ class CliConfig:
         warnings: problems OpenTofu reports as warnings and goes on (a missing
             ``TF_CLI_CONFIG_FILE``: ``internal/command/cliconfig/cliconfig.go``).
         provider_installation: the ``provider_installation`` block's methods
-            (:mod:`tofu_solve.plugins.sources`), or None without one.
+            (:mod:`tofu_solve.remote.provider_sources`), or None without one.
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -97,7 +101,6 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
         raise ConfigurationError("Invalid provider_installation block",
                                  f"{path} line {installs[1].line}: only one provider_installation block is allowed.")
     if installs:
-        from ..plugins.sources import parse_installation_block
         methods = parse_installation_block(installs[0], str(path))
     for a in body.attributes:
         if a.name == "plugin_cache_dir":
@@ -127,14 +130,15 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
     return plugin_cache, methods
 
 
-def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
-    """Read the CLI configuration for ``env`` (default: ``os.environ``).
+def load_cli_config(env: Mapping[str, str]) -> CliConfig:
+    """Read the CLI configuration for the environment ``env`` (a run's
+    :attr:`tofu_solve.settings.Settings.environ`).
 
     Raises:
         ConfigurationError: the file named by ``TF_CLI_CONFIG_FILE`` is missing, or the file
             is not valid HCL (with line).
     """
-    env = dict(os.environ if env is None else env)
+    env = dict(env)
     path = find_cli_config_file(env)
     hosts: dict[str, dict[str, str]] = {}
     tokens: dict[str, str] = {}
@@ -171,3 +175,112 @@ def load_cli_config(env: Mapping[str, str] | None = None) -> CliConfig:
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
     return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation)
+
+
+# ------------------------------------------------------------------ provider_installation
+# Parsed here into plain values; tofu_solve.remote.provider_sources acts on them.
+
+@dataclass(frozen=True)
+class ProviderPattern:
+    """``HOST/NS/TYPE`` with ``*`` wildcards (``NS/TYPE``: the default host)."""
+
+    host: str
+    namespace: str
+    type: str
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> "ProviderPattern":
+        """Raises ConfigurationError naming ``where`` for a malformed pattern."""
+        parts = text.lower().split("/")
+        if len(parts) == 2:
+            parts = [DEFAULT_PROVIDER_HOST] + parts
+        if len(parts) != 3 or any(not p for p in parts) or (parts[1] == "*" and parts[2] != "*"):
+            raise ConfigurationError("Invalid provider_installation pattern",
+                                     f'{where}: "{text}" is not a provider pattern: write HOST/NAMESPACE/TYPE or '
+                                     "NAMESPACE/TYPE, with * for any part (a wildcard namespace needs a wildcard "
+                                     "type).")
+        return cls(*parts)
+
+    def matches(self, a: ProviderAddress) -> bool:
+        return all(p in ("*", v) for p, v in ((self.host, a.host), (self.namespace, a.namespace), (self.type, a.type)))
+
+
+@dataclass(frozen=True)
+class InstallationMethod:
+    """One method of a ``provider_installation`` block.
+
+    Attributes:
+        kind: ``direct``, ``network_mirror`` or ``filesystem_mirror``.
+        location: the mirror's URL (ending in ``/``) or directory; "" for direct.
+        include, exclude: the patterns (an empty ``include`` matches every provider).
+    """
+
+    kind: str
+    location: str = ""
+    include: tuple[ProviderPattern, ...] = ()
+    exclude: tuple[ProviderPattern, ...] = ()
+
+    def handles(self, a: ProviderAddress) -> bool:
+        return (not self.include or any(p.matches(a) for p in self.include)) and \
+            not any(p.matches(a) for p in self.exclude)
+
+    @property
+    def key(self) -> str:
+        """What distinguishes this method's packages in the cache."""
+        return f"{self.kind}:{self.location}"
+
+
+DIRECT = InstallationMethod("direct")
+
+
+def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...]:
+    """The methods of a ``provider_installation`` block (an ``hcl.Block``), in order.
+
+    Raises:
+        ConfigurationError: an unknown method, a missing ``url``/``path``, a mirror URL that is
+            not https (plain http only on loopback), or a malformed pattern.
+    """
+    from ..config import hcl
+
+    def strings(b, name) -> tuple[str, ...]:
+        a = b.body.attribute(name)
+        if a is None:
+            return ()
+        try:
+            v = a.expr.literal()
+        except hcl.NotLiteral:
+            v = None
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f"{where}: {b.type} {name} must be a list of strings (line {a.line}).")
+        return tuple(v)
+
+    out = []
+    for b in block.body.blocks:
+        here = f"{where} line {b.line}"
+        include = tuple(ProviderPattern.parse(p, here) for p in strings(b, "include"))
+        exclude = tuple(ProviderPattern.parse(p, here) for p in strings(b, "exclude"))
+        if b.type == "direct":
+            out.append(InstallationMethod("direct", "", include, exclude))
+            continue
+        if b.type not in ("network_mirror", "filesystem_mirror"):
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f'{here}: unknown installation method "{b.type}" (direct, network_mirror or '
+                                     "filesystem_mirror).")
+        attr = "url" if b.type == "network_mirror" else "path"
+        a = b.body.attribute(attr)
+        try:
+            value = a.expr.literal() if a is not None else None
+        except hcl.NotLiteral:
+            value = None
+        if not isinstance(value, str) or not value:
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f'{here}: {b.type} needs a "{attr}" string.')
+        if b.type == "network_mirror":
+            parts = urlsplit(value)
+            if parts.scheme != "https" and not (parts.scheme == "http" and is_loopback_host(parts.netloc)):
+                raise ConfigurationError("Invalid provider_installation block",
+                                         f"{here}: the network mirror URL {redact(value)} must use https.")
+            value = value if value.endswith("/") else value + "/"
+        out.append(InstallationMethod(b.type, value, include, exclude))
+    return tuple(out)

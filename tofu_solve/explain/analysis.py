@@ -33,34 +33,13 @@ from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from ..versions.constraints import module_constraint
 from ..solver.context import Context
-from ..solver.model import ROOT, ModuleCandidate, ModuleRequirement
+from ..solver.model import ROOT, ModuleCandidate, ModuleRequirement, short_provider as _short_provider, subject_name as _subject_name
 
 MAX_VERSIONS_EXAMINED = 60
 _ANY_RELEASE = module_constraint(">= 0.0.0")  # looks beyond a call's own constraint
 
 
 # --------------------------------------------------------------------------- subjects
-
-
-def _short_provider(addr: str) -> str:
-    return addr.removeprefix("registry.opentofu.org/")
-
-
-def _subject_name(ident) -> str:
-    kind = ident[0]
-    if kind == "provider":
-        return f"provider {_short_provider(ident[1])}"
-    if kind == "opentofu":
-        return "the OpenTofu version"
-    if kind == "package":
-        return f"module package {ident[1]}"
-    if kind == "module":
-        return f'module call "{ident[1]}"'
-    if kind == "clash":
-        return "the constraints of this configuration"
-    if len(ident) < 3:
-        return f'module call "{ident[1]}"'
-    return f'module "{ident[1]}" {ident[2]}'
 
 
 @dataclass

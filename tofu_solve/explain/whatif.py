@@ -25,8 +25,7 @@ that runs out of either counts as "unknown", never as an answer.
 from __future__ import annotations
 
 import copy
-import os
-import sys
+import logging
 import time
 import dataclasses
 import functools
@@ -47,6 +46,7 @@ from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
 from ..solver.propagate import Pruning, propagate
 from ..solver.provider import TofuSolveProvider
+from ..solver.reporter import Interrupted, SearchReporter
 
 ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
 FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known
@@ -56,6 +56,10 @@ MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
 
 _ANY = ">= 0.0.0"
+
+log = logging.getLogger(__name__)
+ATTEMPT_BACKTRACKS = 100  # an attempt that goes back this often stops to look for dead ends
+
 
 
 @dataclass(frozen=True)
@@ -266,22 +270,6 @@ def _provider_allows(text: str, version: str) -> bool:
 # --------------------------------------------------------------------------- the what-if resolver
 
 
-class _Thrashing(Exception):
-    pass
-
-
-class _Interrupting(BaseReporter):
-    """Interrupts an attempt once it has gone back 100 times (to look for dead ends)."""
-
-    def __init__(self):
-        self.backtracks = 0
-
-    def rejecting_candidate(self, criterion, candidate) -> None:
-        self.backtracks += 1
-        if self.backtracks == 100:
-            raise _Thrashing()
-
-
 class _NearestFirst(TofuSolveProvider):
     """The solver's provider, except that a relaxed module call tries the versions its old
     constraint admitted first (newest first), then the others nearest first."""
@@ -421,9 +409,9 @@ class WhatIf:
             else:
                 pruned = {k: set(v) for k, v in pruning.dead.items()}
                 try:
-                    result = Resolver(_NearestFirst(view, nearest, pruned), _Interrupting()).resolve(
+                    result = Resolver(_NearestFirst(view, nearest, pruned), SearchReporter(ATTEMPT_BACKTRACKS)).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
-                except _Thrashing:
+                except Interrupted:
                     # what the search has read since may prove a dead end now
                     pruning = propagate(reqs, view, fetch=False)
                     if pruning.empty:
@@ -438,17 +426,15 @@ class WhatIf:
             self.exhausted = True
             out = Outcome("unknown")
         except TofuSolveError as e:
-            if os.environ.get("TOFU_SOLVE_DEBUG_WHATIF"):
-                print(f"  unknown: {type(e).__name__}: {e.summary}: {e.detail[:200]}", file=sys.stderr)
+            log.debug("what-if attempt unknown: %s: %s: %s", type(e).__name__, e.summary, e.detail[:200])
             out = Outcome("unknown")
         finally:
             self.budget -= spent_before - view.fetch_budget
             ctx.calls.clear()
             ctx.calls.update(saved_calls)
         self._seen[key] = out
-        if os.environ.get("TOFU_SOLVE_DEBUG_WHATIF"):
-            print(f"what-if #{self.attempts}: relaxed={sorted(relaxed)} changed={changed} -> {out.status} "
-                  f"({time.monotonic() - t0:.2f} s, budget {self.budget})", file=sys.stderr)
+        log.debug("what-if #%d: relaxed=%s changed=%s -> %s (%.2f s, budget %d)", self.attempts, sorted(relaxed),
+                  changed, out.status, time.monotonic() - t0, self.budget)
         return out
 
     # ------------------------------------------------------------------ clashes

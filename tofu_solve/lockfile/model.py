@@ -118,3 +118,16 @@ class LockFile:
     def with_modules(self, modules: dict[str, ModuleLock]) -> "LockFile":
         """A copy whose module locks are exactly ``modules`` (providers untouched)."""
         return LockFile(dict(self.providers), dict(modules))
+
+
+def locked_commit(lock: ModuleLock | None) -> str | None:
+    """What a lock entry pins beyond content: the ``git:`` commit, or an OCI manifest
+    digest (``sha256:...``)."""
+    if lock is None:
+        return None
+    for h in lock.hashes:
+        if h.startswith("git:"):
+            return h[4:]
+        if h.startswith("sha256:"):
+            return h
+    return None

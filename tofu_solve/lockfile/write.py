@@ -15,9 +15,9 @@ Writes are atomic: a temporary file in the same directory, fsync, then ``os.repl
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
+from .replacefile import write_atomic
 from .model import LockFile, ModuleLock, ProviderLock
 
 HEADER = ('# This file is maintained automatically by "tofu init".\n'
@@ -90,26 +90,6 @@ def format_lock_file(locks: LockFile, keep_raw_providers: bool = True) -> str:
         out.append("\n")
         out.append(format_module_lock(locks.modules[path]))
     return "".join(out)
-
-
-def write_atomic(path: str | os.PathLike, text: str, mode: int = 0o644) -> None:
-    """Write ``text`` to ``path`` atomically: readers see the old file or the new one,
-    never a part. Raises OSError when the directory is not writable."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=p.name + ".", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def write_lock_file(path: str | os.PathLike, locks: LockFile) -> bool:

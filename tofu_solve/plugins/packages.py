@@ -47,7 +47,7 @@ from ..addrs.redact import redact
 from ..addrs.provider import ProviderAddress
 from ..remote.registry import ProviderDownload, RegistryClient
 from .signatures import verify_shasums
-from .sources import DIRECT, InstallationMethod, ProviderSources
+from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.ops import lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import

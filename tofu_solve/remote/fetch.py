@@ -29,7 +29,7 @@ from ..store.cache import Cache
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .git import FetchAborted, GitRemotes
 from ..settings import Limits
-from .flight import OnceEach
+from .flight import SingleFlight
 from .ops import OpCounter
 from .limits import read_bounded
 from ..addrs.redact import redact
@@ -84,7 +84,7 @@ class Fetcher:
         self.session = session
         self.counter = counter or OpCounter()
         self.timeout = timeout
-        self._once = OnceEach()  # one fetch per address and commit, however many calls want it
+        self._once = SingleFlight(remember_errors=False)  # one fetch per address and commit, however many calls want it
         self._aborted = False
 
     def abort(self) -> None:

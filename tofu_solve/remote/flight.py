@@ -1,33 +1,89 @@
-"""One computation per key, shared by every thread that asks for it."""
+"""One computation per key, shared by every thread that asks for it (single flight).
+
+The one helper behind every "ask the network once" in a run: the solver context's listings
+and module trees (failures remembered, so every caller sees the same error) and the
+registry's download locations and package fetches (failures forgotten, so the next caller
+tries again). Thread-safe; it never waits on a thread pool, so pool tasks that use it
+cannot deadlock.
+"""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 
-class OnceEach:
-    """``fn()`` once per key for the run: concurrent callers with the same key wait for the
-    first and share its result, later callers get it from memory. A failure is not
-    remembered (the next caller tries again). Thread-safe. Used where several module calls
-    of one package version would otherwise ask the network the same question at once (a
-    package's submodules: ``eks//modules/fargate-profile``, ``eks//modules/...``)."""
+class _Entry:
+    __slots__ = ("lock", "done", "value", "error")
 
     def __init__(self):
-        self._lock = threading.Lock()
-        self._locks: dict = {}
-        self._done: dict = {}
+        self.lock = threading.Lock()
+        self.done = False
+        self.value = None
+        self.error: Exception | None = None
 
-    def __call__(self, key, fn: Callable):
+
+class SingleFlight:
+    """``run(key, fn)`` calls ``fn()`` once per key; concurrent callers with the same key
+    wait for the first and share its result, later callers get it from memory.
+
+    Args:
+        remember_errors: an exception from ``fn`` is kept and raised to every later caller
+            (True), or forgotten so that the next caller runs ``fn`` again (False).
+    """
+
+    def __init__(self, remember_errors: bool = True):
+        self.remember_errors = remember_errors
+        self._lock = threading.Lock()
+        self._entries: dict[Hashable, _Entry] = {}
+
+    def run(self, key: Hashable, fn: Callable):
         with self._lock:
-            if key in self._done:
-                return self._done[key]
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            with self._lock:
-                if key in self._done:
-                    return self._done[key]
-            value = fn()
-            with self._lock:
-                self._done[key] = value
-            return value
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._entries[key] = _Entry()
+        with entry.lock:
+            if not entry.done:
+                try:
+                    entry.value = fn()
+                except Exception as e:
+                    if not self.remember_errors:
+                        raise
+                    entry.error = e
+                entry.done = True
+        if entry.error is not None:
+            raise entry.error
+        return entry.value
+
+    __call__ = run
+
+    def reserve(self, key: Hashable) -> bool:
+        """Make ``key`` known from now on (a computation about to start in the background),
+        so that whoever asks meanwhile waits for it rather than starting another. Returns
+        False when it was known already."""
+        with self._lock:
+            if key in self._entries:
+                return False
+            self._entries[key] = _Entry()
+            return True
+
+    def __contains__(self, key: Hashable) -> bool:
+        """Whether ``key`` was asked for (done, failed or under way)."""
+        with self._lock:
+            return key in self._entries
+
+    def done(self, key: Hashable) -> bool:
+        """Whether ``key``'s computation has finished (successfully or not)."""
+        with self._lock:
+            entry = self._entries.get(key)
+        return entry is not None and entry.done
+
+    def succeeded(self, key: Hashable) -> bool:
+        """Whether ``key``'s computation has finished without an error."""
+        with self._lock:
+            entry = self._entries.get(key)
+        return entry is not None and entry.done and entry.error is None
+
+    def keys(self) -> list:
+        with self._lock:
+            return list(self._entries)

@@ -14,6 +14,8 @@ Credentials in URLs never reach messages: every URL shown goes through ``redact`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import logging
 import os
 import re
@@ -71,10 +73,14 @@ class GitRemotes:
     Args:
         cache: where mirrors live.
         counter: counts ``git_ls_remote`` and ``git_fetch`` operations.
+        environ: the environment git runs in (the run's
+            :attr:`tofu_solve.settings.Settings.environ`; ``GIT_TERMINAL_PROMPT=0`` and the
+            like are added). Empty: git's defaults.
     """
 
     def __init__(self, cache: Cache, counter: OpCounter | None = None, offline: bool = False,
-                 limits: Limits | None = None):
+                 limits: Limits | None = None, environ: Mapping[str, str] | None = None):
+        self.environ = dict(environ or {})
         self.limits = limits or Limits()
         self.cache = cache
         self.counter = counter or OpCounter()
@@ -269,7 +275,7 @@ class GitRemotes:
             if not local:
                 self.counter.add("git_fetch")
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    env={**os.environ, **GIT_ENV})
+                                    env={**self.environ, **GIT_ENV})
             if not local:  # a local fetch into the mirror is short and always finished
                 self._running.add(proc)
         try:
@@ -368,7 +374,7 @@ class GitRemotes:
         scratch = Path(tempfile.mkdtemp(prefix="git-fetch-", dir=self.cache.tmp_dir()))
         try:
             subprocess.run(["git", "init", "--quiet", "--bare", str(scratch)], check=True, capture_output=True,
-                           env={**os.environ, **GIT_ENV})
+                           env={**self.environ, **GIT_ENV})
             self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
             with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
                 _open_mirror(mirror)
@@ -445,7 +451,7 @@ class GitRemotes:
         tar = Path(name)
         with os.fdopen(fd, "wb") as out:
             proc = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", ref.commit],
-                                  stdout=out, stderr=subprocess.PIPE, env={**os.environ, **GIT_ENV},
+                                  stdout=out, stderr=subprocess.PIPE, env={**self.environ, **GIT_ENV},
                                   timeout=self.limits.deadline)
         if proc.returncode != 0:
             tar.unlink(missing_ok=True)

@@ -20,6 +20,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import base64
 import hashlib
 import json
@@ -60,7 +62,7 @@ class Credentials:
     password: str
 
 
-def _auth_files(env: dict) -> list[Path]:
+def _auth_files(env: Mapping[str, str]) -> list[Path]:
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     out = []
     if env.get("XDG_RUNTIME_DIR"):
@@ -95,9 +97,9 @@ def _helper(name: str, host: str) -> Credentials | None:
         return None
 
 
-def find_credentials(host: str, repository: str, env: dict | None = None) -> Credentials | None:
-    """Docker-style credentials for ``host/repository`` (see the module docstring)."""
-    env = dict(os.environ if env is None else env)
+def find_credentials(host: str, repository: str, env: Mapping[str, str]) -> Credentials | None:
+    """Docker-style credentials for ``host/repository`` (see the module docstring); ``env``
+    is the run's environment (:attr:`tofu_solve.settings.Settings.environ`)."""
     for path in _auth_files(env):
         try:
             data = json.loads(path.read_text())
@@ -140,10 +142,10 @@ class OciClient:
     """Lists tags, resolves manifests and downloads module packages. Thread-safe enough
     for tofu-solve's use (one oras registry object per host, guarded)."""
 
-    def __init__(self, env: dict | None = None, counter: OpCounter | None = None, offline: bool = False,
+    def __init__(self, env: Mapping[str, str] | None = None, counter: OpCounter | None = None, offline: bool = False,
                  timeout: float = 10.0, limits: Limits | None = None):
         self.limits = limits or Limits()
-        self.env = dict(os.environ if env is None else env)
+        self.env = dict(env or {})
         self.counter = counter or OpCounter()
         self.offline = offline
         self.timeout = timeout

@@ -22,12 +22,12 @@ import threading
 from urllib.parse import urljoin
 
 
-from .. import __version__
+from .._version import __version__
 from ..config.cliconfig import CliConfig
 from ..store.cache import key_of
 from ..errors import NetworkError, OfflineError, RegistryError
 from ..settings import Limits
-from .flight import OnceEach
+from .flight import SingleFlight
 from .ops import OpCounter
 from ..addrs.redact import has_secret, is_loopback_host, redact
 from .limits import read_document
@@ -120,7 +120,7 @@ class RegistryClient:
         self._services: dict[str, dict[str, str]] = {}
         self._module_versions: dict[str, list[str]] = {}
         self._provider_versions: dict[str, list[str]] = {}
-        self._locations = OnceEach()  # (package, version) -> download location, once per run
+        self._locations = SingleFlight(remember_errors=False)  # (package, version) -> download location, once per run
 
     # ------------------------------------------------------------------ plumbing
 

@@ -31,6 +31,7 @@ from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, Sourc
 from ..versions.target import TargetVersion
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
+from ..remote.flight import SingleFlight
 from .model import ModuleCandidate, ModuleRequirement
 
 
@@ -52,16 +53,6 @@ class SolveOptions:
     max_rounds: int = 20000
     workers: int = 8
     offline: bool = False
-
-
-class _Memo:
-    __slots__ = ("lock", "done", "value", "error")
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.done = False
-        self.value = None
-        self.error = None
 
 
 @dataclass
@@ -95,7 +86,7 @@ class Context:
         self.stats = Stats()
         self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
         self._lock = threading.Lock()
-        self._memo: dict[tuple, _Memo] = {}
+        self._memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
         self.packages: dict[tuple, Package] = {}
         self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
         # When set, how many module versions not yet known may still be fetched (the
@@ -112,7 +103,7 @@ class Context:
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
         with self._lock:
-            return sum(1 for k, m in self._memo.items() if k[0] == "list" and m.done and m.error is None)
+            return sum(1 for k in self._memo.keys() if k[0] == "list" and self._memo.succeeded(k))
 
     def close(self) -> None:
         """End the run's background work: queued prefetches are dropped, git fetches and
@@ -128,20 +119,7 @@ class Context:
     def _wait(self, key: tuple, fn: Callable):
         """``fn()`` once per key for the run (its error too); concurrent callers wait for
         the first. Never waits on the thread pool, so pool tasks cannot deadlock."""
-        with self._lock:
-            entry = self._memo.get(key)
-            if entry is None:
-                entry = self._memo[key] = _Memo()
-        with entry.lock:
-            if not entry.done:
-                try:
-                    entry.value = fn()
-                except Exception as e:  # remembered: the same failure for every caller
-                    entry.error = e
-                entry.done = True
-        if entry.error is not None:
-            raise entry.error
-        return entry.value
+        return self._memo.run(key, fn)
 
     def _future(self, key: tuple, fn: Callable) -> None:
         """Start ``_wait(key, fn)`` in the background (prefetch); errors surface later,
@@ -155,8 +133,7 @@ class Context:
         # The entry exists from now on, not from when a worker starts the task: whoever asks
         # for the key meanwhile sees it as being read (under a fetch budget, already paid
         # for) and waits for it, or reads it first itself, never pays for it twice.
-        with self._lock:
-            self._memo.setdefault(key, _Memo())
+        self._memo.reserve(key)
 
         def run():
             try:
@@ -226,7 +203,7 @@ class Context:
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:
         """The call's locked version as a candidate, built from the lock alone (no listing),
         when it applies: not upgrading, same source, still allowed by the constraint."""
-        from ..workdir.install import locked_commit
+        from ..lockfile.model import locked_commit
         from ..versions.goversion import GoVersion
 
         lock = self.locks.modules.get(req.call_path)
@@ -252,9 +229,7 @@ class Context:
         """The call's candidates if its source was already listed this run, else None
         (never touches the network)."""
         _, _, key = self._lister(req)
-        with self._lock:
-            entry = self._memo.get(key)
-        if entry is None or not entry.done or entry.error is not None:
+        if not self._memo.succeeded(key):
             return None
         try:
             return self.module_candidates(req)
@@ -311,9 +286,7 @@ class Context:
         """
         key = self._tree_key(cand)
         if self.fetch_budget is not None:
-            with self._lock:
-                entry = self._memo.get(("tree",) + key)
-                known = entry is not None  # read, or being read (a prefetch already counted)
+            known = ("tree",) + key in self._memo  # read, or being read (a prefetch already counted)
             if not known and self.metadata.get(*key) is None:
                 with self._lock:
                     if self.fetch_budget <= 0:
@@ -326,10 +299,8 @@ class Context:
         """Whether :meth:`tree` would answer without fetching (read this run, or in the
         metadata cache)."""
         key = self._tree_key(cand)
-        with self._lock:
-            entry = self._memo.get(("tree",) + key)
-            if entry is not None and entry.done:
-                return True
+        if self._memo.done(("tree",) + key):
+            return True
         return self.metadata.get(*key) is not None
 
     def prefetch_tree(self, cand: ModuleCandidate) -> None:

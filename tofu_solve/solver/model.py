@@ -204,3 +204,26 @@ class TofuCandidate:
 
 
 Candidate = ModuleCandidate | PackageCandidate | ProviderCandidate | TofuCandidate
+
+
+def short_provider(addr: str) -> str:
+    """A provider address without the default registry host."""
+    return addr.removeprefix("registry.opentofu.org/")
+
+
+def subject_name(ident) -> str:
+    """A resolvelib identifier as people name it (``module call "eks"``, ``provider hashicorp/aws``)."""
+    kind = ident[0]
+    if kind == "provider":
+        return f"provider {short_provider(ident[1])}"
+    if kind == "opentofu":
+        return "the OpenTofu version"
+    if kind == "package":
+        return f"module package {ident[1]}"
+    if kind == "module":
+        return f'module call "{ident[1]}"'
+    if kind == "clash":
+        return "the constraints of this configuration"
+    if len(ident) < 3:
+        return f'module call "{ident[1]}"'
+    return f'module "{ident[1]}" {ident[2]}'

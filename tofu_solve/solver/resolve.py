@@ -19,6 +19,7 @@ from .model import (ROOT,
     ProviderRequirement,
     TofuCandidate)
 from .provider import TofuSolveProvider, requirements_of_tree
+from .reporter import Interrupted, SearchReporter
 
 
 @dataclass
@@ -53,47 +54,22 @@ THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain
 # the impossible ones go back from 5 to hundreds of times)
 
 
-class _Thrashing(Exception):
-    """Raised from the reporter: the search went back often enough to look for dead ends."""
+class Unsatisfiable(ResolutionError):
+    """The search proved that no consistent set of versions exists.
 
+    Carries the facts an explanation starts from (:func:`tofu_solve.explain.explain_impossible`
+    turns them into the error a user sees): resolvelib's ``causes`` (empty when the dead-end
+    pass proved the clash), the root ``requirements`` and ``tree``, and the ``root`` directory.
+    """
 
-class _Reporter(BaseReporter):
-    """Counts rounds and backtracks (per identifier, to name what the search went back
-    and forth on), and interrupts once at :data:`THRASH_BACKTRACKS`."""
-
-    def __init__(self, progress, interrupt_at: int | None = None, provider: TofuSolveProvider | None = None):
-        self.progress = progress
-        self.provider = provider
-        self.rounds = 0
-        self.backtracks = 0
-        self.per_identifier: dict = {}
-        self.interrupt_at = interrupt_at
-
-    def starting_round(self, index: int) -> None:
-        self.rounds = index
-        if index and index % 200 == 0:
-            self.progress(f"- Still resolving: round {index}, {self.backtracks} backtracks")
-
-    def rejecting_candidate(self, criterion, candidate) -> None:
-        # The other parties to this conflict (module versions already pinned whose
-        # requirements the candidate cannot meet): the search may have to go back over
-        # them too, so their older versions are read ahead now, beside the candidate's.
-        if self.provider is not None:
-            for info in criterion.information:
-                if isinstance(info.parent, ModuleCandidate) and info.parent != candidate:
-                    self.provider.read_ahead_below(info.parent)
-        self.backtracks += 1
-        ident = candidate.identifier
-        self.per_identifier[ident] = self.per_identifier.get(ident, 0) + 1
-        if self.interrupt_at is not None and self.backtracks >= self.interrupt_at:
-            self.interrupt_at = None
-            raise _Thrashing()
-
-    def back_and_forth(self, n: int = 6) -> list[str]:
-        """The identifiers rejected most often, as names (``module call "eks"``)."""
-        from ..explain.analysis import _subject_name
-        top = sorted(self.per_identifier.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
-        return [f"{_subject_name(ident)} ({count} versions rejected)" for ident, count in top]
+    def __init__(self, causes, requirements: list, tree: ModuleTree, root):
+        super().__init__("No consistent set of versions",
+                         "No choice of module, provider and OpenTofu versions meets every constraint.",
+                         explanation={"kind": "conflict"})
+        self.causes = list(causes)
+        self.requirements = requirements
+        self.tree = tree
+        self.root = root
 
 
 def root_requirements(tree: ModuleTree, ctx: Context) -> list:
@@ -121,35 +97,45 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     """Resolve the tree rooted at ``tree``.
 
     Raises:
-        ResolutionError: no consistent choice exists (with an explanation), or the round
-            cap was reached.
+        Unsatisfiable: no consistent choice exists (the facts for an explanation:
+            :func:`tofu_solve.explain.solve` explains it).
+        ResolutionError: the round cap was reached (naming what the search went back and
+            forth on).
         NoMatchingVersionError, NoVersionsError: a root call that can
             never be satisfied as written.
         NetworkError, RegistryError: the outside world failed.
     """
-    from ..explain.analysis import explain_impossible
-
     from .propagate import propagate
 
     reqs = root_requirements(tree, ctx)
     precheck(reqs, ctx)
     provider = TofuSolveProvider(ctx)
-    reporter = _Reporter(ctx.progress, THRASH_BACKTRACKS, provider)
+    def read_ahead_below_the_other_parties(criterion, candidate) -> None:
+        # The other parties to this conflict (module versions already pinned whose
+        # requirements the candidate cannot meet): the search may have to go back over
+        # them too, so their older versions are read ahead now, beside the candidate's.
+        for info in criterion.information:
+            if isinstance(info.parent, ModuleCandidate) and info.parent != candidate:
+                provider.read_ahead_below(info.parent)
+
+    reporter = SearchReporter(
+        THRASH_BACKTRACKS, on_reject=read_ahead_below_the_other_parties,
+        on_round=lambda index, backtracks: ctx.progress(f"- Still resolving: round {index}, {backtracks} backtracks"))
     try:
         try:
             result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
-        except _Thrashing:
+        except Interrupted:
             # The search keeps going back: read every candidate of the root calls at once
             # (in parallel) and drop the versions that cannot be part of any solution; a
             # root call left with none is a certain clash, explained now.
             ctx.progress("- Looking for dead ends: reading every candidate version of the root module calls")
             pruning = propagate(reqs, ctx, fetch=True)
             if pruning.empty:
-                raise explain_impossible([], ctx, tree, reqs, root) from None
-            provider = reporter.provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
+                raise Unsatisfiable([], reqs, tree, root) from None
+            provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
             result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
     except ResolutionImpossible as e:
-        raise explain_impossible(e.causes, ctx, tree, reqs, root) from None
+        raise Unsatisfiable(e.causes, reqs, tree, root) from None
     except ResolutionTooDeep:
         named = "; ".join(reporter.back_and_forth())
         raise ResolutionError(

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import CacheError, HashError
+from ..lockfile.replacefile import write_atomic
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..addrs.redact import redact, url_key
 
@@ -48,14 +49,6 @@ def _sweep(directory: Path, before: float) -> None:
                 os.unlink(e.path)
         except OSError:
             continue
-
-
-def default_cache_dir(env: dict | None = None) -> Path:
-    env = os.environ if env is None else env
-    if env.get("TOFU_SOLVE_CACHE_DIR"):
-        return Path(env["TOFU_SOLVE_CACHE_DIR"])
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tofu-solve"
 
 
 def key_of(text: str) -> str:
@@ -224,14 +217,7 @@ class Cache:
     def write_json(self, kind: str, key: str, data) -> None:
         """Store a JSON document atomically. Raises CacheError (disk full, read-only)."""
         p = self._json_path(kind, key)
-        tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=p.parent)
-            with os.fdopen(fd, "w") as fh:
-                json.dump(data, fh)
-            os.replace(tmp, p)
+            write_atomic(p, json.dumps(data))
         except OSError as e:
-            if tmp:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
             raise self.cache_error(e, p) from None

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING
 from ..config.loader import OWN_OVERRIDE_FILE
 from ..addrs.names import valid_call_path
 from ..errors import IntegrityError, TofuSolveError
+from ..settings import Settings
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..lockfile import ModuleLock
+from ..lockfile.replacefile import write_atomic
 from ..config.tree import ModuleTree
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
 
@@ -49,19 +51,6 @@ def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
     if isinstance(src, OciSource) and pkg.commit:
         out.append(pkg.commit)  # the manifest digest, "sha256:...": a re-pushed tag is caught
     return tuple(out)
-
-
-def locked_commit(lock: ModuleLock | None) -> str | None:
-    """What a lock entry pins beyond content: the ``git:`` commit, or an OCI manifest
-    digest (``sha256:...``)."""
-    if lock is None:
-        return None
-    for h in lock.hashes:
-        if h.startswith("git:"):
-            return h[4:]
-        if h.startswith("sha256:"):
-            return h
-    return None
 
 
 def verification_error(call_path: str, expected: list[str], got: str, place: str) -> IntegrityError:
@@ -122,8 +111,10 @@ def read_manifest(path: Path) -> dict[str, dict]:
         return {}
 
 
-def data_dir(root: Path, env: dict) -> Path:
-    d = env.get("TF_DATA_DIR")
+def data_dir(root: Path, tf_data_dir: str | None) -> Path:
+    """The working directory's data directory: ``TF_DATA_DIR`` (relative to ``root`` unless
+    absolute; :attr:`tofu_solve.settings.Settings.data_dir`), else ``root/.terraform``."""
+    d = tf_data_dir
     return (root / d) if d and not os.path.isabs(d) else Path(d) if d else root / ".terraform"
 
 
@@ -157,7 +148,7 @@ def inside(base: Path, key: str) -> Path:
     return dest
 
 
-def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
+def install(root: Path, settings: Settings, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
             root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False) -> Path:
     """Install every selected package and write ``modules.json``. Installed directories
     that already hold the locked version are verified, not copied again (``reinstall``
@@ -167,7 +158,7 @@ def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Pa
         IntegrityError: an installed module directory no longer matches the lock.
         TofuSolveError: the directory cannot be written.
     """
-    modules_dir = data_dir(root, env) / "modules"
+    modules_dir = data_dir(root, settings.data_dir) / "modules"
     manifest_path = modules_dir / MANIFEST
     old = read_manifest(manifest_path)
     records = [ManifestRecord("", "", "", ".")]
@@ -205,10 +196,7 @@ def install(root: Path, env: dict, selected: dict[str, tuple[ModuleCandidate, Pa
         except (OSError, UnicodeDecodeError):
             unchanged = False
         if not unchanged:  # a warm re-init rewrites nothing
-            fd, tmp = tempfile.mkstemp(prefix=".modules.", dir=modules_dir)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, manifest_path)
+            write_atomic(manifest_path, text)
     except OSError as e:
         raise TofuSolveError("Failed to install modules", f"{modules_dir}: {e.strerror or e}") from None
     return manifest_path

@@ -11,8 +11,6 @@ versions selected (and the next newer one available); the OpenTofu version solve
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,8 +19,10 @@ from ..config import ModuleCall, ProviderRequirement
 from ..addrs.redact import redact
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, TofuSolveError
+from ..settings import Settings
 from .install import data_dir
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..lockfile.replacefile import write_atomic
 from ..store.metadata import MetadataStore
 from ..config.tree import ModuleTree, read_module_tree
 
@@ -73,14 +73,11 @@ def _state_key(key: tuple[str, str, str]) -> list[str]:
     return [redact(key[0]), key[1], key[2]]
 
 
-def write_state(root: Path, env: dict, doc: dict) -> Path:
-    d = data_dir(root, env)
+def write_state(root: Path, settings: Settings, doc: dict) -> Path:
+    d = data_dir(root, settings.data_dir)
     d.mkdir(parents=True, exist_ok=True)
     path = d / STATE_FILE
-    fd, tmp = tempfile.mkstemp(prefix=".tofu-solve.", dir=d)
-    with os.fdopen(fd, "w") as fh:
-        json.dump(doc, fh, indent=1)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(doc, indent=1))
     return path
 
 
@@ -161,7 +158,7 @@ def _parent_of(path: str, calls: set[str]) -> str:
     return ""
 
 
-def load_solved(root: Path, env: dict, cache: Cache, cli_vars: tuple[tuple[str, str], ...] = ()) -> Solved:
+def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] = ()) -> Solved:
     """Join the state file, the lock and the cached trees.
 
     Raises:
@@ -169,7 +166,7 @@ def load_solved(root: Path, env: dict, cache: Cache, cli_vars: tuple[tuple[str, 
         ConfigurationError, LockFileError: the configuration or lock is broken.
     """
     root = Path(root)
-    path = data_dir(root, env) / STATE_FILE
+    path = data_dir(root, settings.data_dir) / STATE_FILE
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -182,8 +179,9 @@ def load_solved(root: Path, env: dict, cache: Cache, cli_vars: tuple[tuple[str, 
         raise StateError("The lock file changed since the last init",
                          f"{LOCK_FILE_NAME} no longer matches what tofu-solve init selected; run tofu-solve init "
                          "again before asking why.")
-    store = MetadataStore(cache)
-    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, env, cli_vars))
+    store = MetadataStore(Cache(settings.cache_dir))
+    root_tree = read_module_tree(root, confine=False,
+                                 inputs=collect_input_values(root, settings.environ, cli_vars))
 
     def tree_of(key) -> ModuleTree | None:
         t = store.get(*key)

@@ -8,19 +8,17 @@ non-empty (https://no-color.org), and whenever the stream is not a terminal.
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
-from collections.abc import Mapping
 
 from rich.console import Console
 from rich.text import Text
 
 
-def use_color(no_color_flag: bool, env: Mapping[str, str] | None = None) -> bool:
-    """Whether colour may be used at all (a terminal is still required)."""
-    env = os.environ if env is None else env
-    return not no_color_flag and not env.get("NO_COLOR")
+def use_color(no_color_flag: bool, no_color_env: bool = False) -> bool:
+    """Whether colour may be used at all (a terminal is still required): not with
+    ``-no-color``, nor with ``NO_COLOR`` set (:attr:`tofu_solve.settings.Settings.no_color`)."""
+    return not no_color_flag and not no_color_env
 
 
 class HumanView:
@@ -103,3 +101,17 @@ class HumanView:
         if rest:
             self.err.print(rest)
         self.err.print()
+
+
+def line_progress(quiet: bool):
+    """A progress callback that writes each message as a line on standard error (nothing
+    when ``quiet``, as under ``-json``); safe to call from several threads."""
+    if quiet:
+        return lambda msg: None
+    lock = threading.Lock()
+
+    def report(msg: str) -> None:
+        with lock:
+            sys.stderr.write(msg + "\n")
+            sys.stderr.flush()
+    return report

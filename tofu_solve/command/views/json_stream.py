@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO
 
-from ... import __version__
+from ..._version import __version__
 from ...errors import SourceRange, TofuSolveError
 
 JSON_UI_VERSION = "1.2"

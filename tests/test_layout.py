@@ -1,0 +1,144 @@
+"""The package's layout holds: one folder per stage, imports only along the data flow.
+
+Read from the code's own imports (every ``import`` and ``from ... import`` anywhere in a
+file: at module level, inside functions and under ``TYPE_CHECKING``), so that a later change
+cannot bring back a cycle or an import against the stage order without this failing.
+The order is the one ``docs/architecture.md`` describes.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "tofu_solve"
+
+# Each stage may import the stages before it, never one after it; stages of one rank do
+# not import each other. ``world`` (the fixture world) stands aside: only ``command`` uses it.
+STAGES: list[tuple[str, ...]] = [
+    ("_version", "errors"),
+    ("settings",),
+    ("addrs",),
+    ("versions",),
+    ("config",),
+    ("lockfile",),
+    ("store",),
+    ("remote",),
+    ("providers",),
+    ("solver",),
+    ("explain", "plugins"),
+    ("workdir",),
+    ("world",),
+    ("command",),
+    ("cli",),
+    ("__main__", ""),
+]
+RANK = {name: i for i, names in enumerate(STAGES) for name in names}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def stage_of(module: str) -> str:
+    """``tofu_solve.remote.git`` -> ``remote``; the package itself -> ``""``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every tofu_solve module ``path`` imports (a ``from X import name`` counts as an
+    import of ``X.name`` when that is a module, else of ``X``)."""
+    mod = module_name(path)
+    is_pkg = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names if a.name.split(".")[0] == "tofu_solve")
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "tofu_solve":
+                continue
+            for a in node.names:
+                sub = f"{target}.{a.name}"
+                out.add(sub if sub in ALL_MODULES else target)
+    return out - {mod}
+
+
+ALL_MODULES = {module_name(p) for p in PACKAGE.rglob("*.py")}
+GRAPH = nx.DiGraph()
+for _path in PACKAGE.rglob("*.py"):
+    GRAPH.add_node(module_name(_path))
+    for _target in imports_of(_path):
+        GRAPH.add_edge(module_name(_path), _target)
+
+
+def test_every_top_level_name_has_a_stage():
+    unknown = {stage_of(m) for m in ALL_MODULES} - set(RANK)
+    assert not unknown, f"files or folders outside the stage order: {sorted(unknown)} (add them to STAGES and docs)"
+
+
+def test_every_import_names_a_module_that_exists():
+    missing = sorted(f"{m} -> {t}" for m, t in GRAPH.edges if t not in ALL_MODULES)
+    assert not missing, "imports of modules that do not exist: " + ", ".join(missing)
+
+
+def test_commands_do_not_import_each_other():
+    """``command/`` holds one file per command; they share only ``views``, ``monorepo`` (the
+    ``-recursive`` fan-out) and ``logs``."""
+    shared = {"tofu_solve.command", "tofu_solve.command.monorepo", "tofu_solve.command.logs"}
+    wrong = sorted(f"{m} -> {t}" for m, t in GRAPH.edges
+                   if m.startswith("tofu_solve.command.") and t.startswith("tofu_solve.command.")
+                   and not t.startswith("tofu_solve.command.views") and t not in shared
+                   and not m.startswith("tofu_solve.command.views"))
+    assert not wrong, "commands importing other commands: " + ", ".join(wrong)
+
+
+def test_no_import_cycle():
+    cycles = list(nx.simple_cycles(GRAPH))
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c + [c[0]]) for c in cycles[:5])
+
+
+@pytest.mark.parametrize("module", sorted(ALL_MODULES))
+def test_imports_follow_the_stage_order(module):
+    here = stage_of(module)
+    wrong = []
+    for target in GRAPH.successors(module):
+        there = stage_of(target)
+        if there == here:
+            continue
+        if there == "" and target == "tofu_solve":
+            wrong.append(f"{target} (the package root re-exports later stages; import the module itself)")
+        elif RANK[there] >= RANK[here]:
+            wrong.append(f"{target} ({there} does not come before {here or 'the package root'})")
+    assert not wrong, f"{module} imports against the data flow: " + ", ".join(wrong)
+
+
+def test_the_package_root_is_flat_no_more():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "_version.py", "cli.py", "errors.py", "settings.py"]
+
+
+def test_no_library_module_reads_the_process_environment():
+    """The environment is read once, at the edge (``cli``), into :class:`Settings`."""
+    readers = []
+    for path in PACKAGE.rglob("*.py"):
+        mod = module_name(path)
+        if mod in ("tofu_solve.cli",) or stage_of(mod) == "world":
+            continue
+        text = path.read_text()
+        for needle in ("os.environ", "os.getenv", "getenv("):
+            if needle in text:
+                readers.append(f"{mod} ({needle})")
+    assert not readers, "modules reading the environment themselves: " + ", ".join(sorted(readers))

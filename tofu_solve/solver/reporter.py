@@ -1,0 +1,65 @@
+"""The one resolvelib reporter: it counts what the search does and can interrupt it.
+
+resolvelib calls a reporter at each round and each rejected candidate; this one keeps the
+counts (rounds, backtracks, per identifier, so that an error can name what the search went
+back and forth on), passes each rejection to an optional listener (the candidate provider
+reads ahead there) and raises :class:`Interrupted` once, when the search has gone back
+``interrupt_at`` times, so that the caller can look for certain dead ends
+(:mod:`tofu_solve.solver.propagate`) and resume. Used by :func:`tofu_solve.solver.resolve.solve`
+and by the what-if solves of :mod:`tofu_solve.explain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from resolvelib import BaseReporter
+
+from .model import subject_name
+
+
+class Interrupted(Exception):
+    """Raised from :meth:`SearchReporter.rejecting_candidate` at the ``interrupt_at``-th
+    backtrack (once per reporter)."""
+
+
+class SearchReporter(BaseReporter):
+    """Counts rounds and backtracks; interrupts once at ``interrupt_at`` backtracks.
+
+    Args:
+        interrupt_at: backtracks before :class:`Interrupted` is raised (None: never).
+        on_round: called with (round index, backtracks so far) every ``round_every`` rounds.
+        on_reject: called with (criterion, candidate) for every rejected candidate.
+    """
+
+    def __init__(self, interrupt_at: int | None = None, *,
+                 on_round: Callable[[int, int], None] | None = None, round_every: int = 200,
+                 on_reject: Callable[[object, object], None] | None = None):
+        self.interrupt_at = interrupt_at
+        self.on_round = on_round
+        self.round_every = round_every
+        self.on_reject = on_reject
+        self.rounds = 0
+        self.backtracks = 0
+        self.per_identifier: dict = {}
+
+    def starting_round(self, index: int) -> None:
+        self.rounds = index
+        if self.on_round is not None and index and index % self.round_every == 0:
+            self.on_round(index, self.backtracks)
+
+    def rejecting_candidate(self, criterion, candidate) -> None:
+        if self.on_reject is not None:
+            self.on_reject(criterion, candidate)
+        self.backtracks += 1
+        ident = candidate.identifier
+        self.per_identifier[ident] = self.per_identifier.get(ident, 0) + 1
+        if self.interrupt_at is not None and self.backtracks >= self.interrupt_at:
+            self.interrupt_at = None
+            raise Interrupted()
+
+    def back_and_forth(self, n: int = 6) -> list[str]:
+        """The identifiers rejected most often, as names (``module call "eks" (12 versions
+        rejected)``), most first."""
+        top = sorted(self.per_identifier.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+        return [f"{subject_name(ident)} ({count} versions rejected)" for ident, count in top]
