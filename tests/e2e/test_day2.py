@@ -146,6 +146,19 @@ def test_init_json_is_opentofus_json_lines_stream(tmp_path, tofu_solve):
                for m in messages)
 
 
+def test_init_json_progress_messages_carry_their_message_code(isolated, tofu_solve):
+    """Progress is typed events (tofu_solve.events); the JSON view gives each its code. With
+    an empty cache every package fetched is announced once, as a "log" message."""
+    root = write_root(isolated / "root", VPC6_EKS20)
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    fetches = [m for m in r.stream() if m.get("message_code") == "fetching_module_package"]
+    assert fetches and all(m["type"] == "log" and m["@message"].startswith("- Fetching ") for m in fetches)
+    shown = {m["@message"] for m in fetches}
+    assert "- Fetching terraform-aws-modules/vpc/aws 6.6.0" in shown
+    assert len(shown) == len(fetches)  # each package version once
+
+
 def test_json_errors_are_diagnostics_keeping_the_explanation(tmp_path, tofu_solve):
     root = write_root(tmp_path / "root", AWS5_VPC61)
     r = tofu_solve(root, "init", "-json")
@@ -242,13 +255,14 @@ def test_live_line_counts_what_was_fetched():
     import io
 
     from tofu_solve.command.views import HumanView
+    from tofu_solve.events import FetchingPackage
     err = io.StringIO()
     view = HumanView(color=False, out=io.StringIO(), err=err)
     view.err.force_terminal = True  # as on a terminal
     view.live = True
     with view:
-        view.progress("- Fetching terraform-aws-modules/kms/aws 3.1.1")
-        view.progress("- Fetching terraform-aws-modules/vpc/aws 6.6.0")
+        view.progress(FetchingPackage("terraform-aws-modules/kms/aws", "3.1.1"))
+        view.progress(FetchingPackage("terraform-aws-modules/vpc/aws", "6.6.0"))
         assert str(view._status.renderable.text) == "Fetching terraform-aws-modules/vpc/aws 6.6.0 (2 fetched)"
     assert view._status is None  # cleared before results are printed
     assert "- Fetching" not in err.getvalue()

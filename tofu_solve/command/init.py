@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..events import InRoot, Progress, RootDone
 from ..errors import LockFileWouldChange, TofuSolveError, WarningText
 from ..config.variables import collect_input_values
 from ..lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
@@ -85,7 +85,7 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
 
 
 def run_init(opts: InitOptions, settings: Settings,
-             progress: Callable[[str], None] | None = None) -> InitResult:
+             progress: Progress | None = None) -> InitResult:
     """Solve and lock the root module at ``opts.root``, in the environment ``settings``
     (:meth:`Settings.from_environ`); ``progress`` gets progress lines.
 
@@ -376,8 +376,8 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
 
     def one(root: Path):
         name = relative_name(root, base)
-        result = run_init(dataclasses.replace(opts, root=root), settings, progress=lambda m: views.progress(f"[{name}] {m}"))
-        views.progress(f"[{name}] done: {len(result.resolution.modules)} module calls")
+        result = run_init(dataclasses.replace(opts, root=root), settings, progress=lambda e: views.progress(InRoot(name, e)))
+        views.progress(RootDone(name, len(result.resolution.modules)))
         return result
     if human:
         with human:

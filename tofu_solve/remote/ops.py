@@ -64,10 +64,11 @@ class OpCounter:
         self._local = threading.local()
 
     @contextlib.contextmanager
-    def announcing(self, message: str):
-        """Within the block, the calling thread's first network operation prints ``message``."""
+    def announcing(self, event):
+        """Within the block, the calling thread's first network operation hands ``event`` (a
+        progress event, :mod:`tofu_solve.events`) to ``announce``."""
         prev = getattr(self._local, "pending", None)
-        self._local.pending = message
+        self._local.pending = event
         try:
             yield
         finally:

@@ -5,9 +5,9 @@ kind, and where provider versions come from."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 
 from ..config.cliconfig import load_cli_config
+from ..events import Progress
 from ..lockfile import LockFile
 from ..providers import GitCandidates, PinnedCandidates, RegistryCandidates
 from ..providers.oci import OciCandidates
@@ -24,7 +24,7 @@ from .context import Context, SolveOptions
 
 
 def build_context(options: SolveOptions, locks: LockFile, settings: Settings,
-                  progress: Callable[[str], None] | None) -> tuple[Context, OpCounter]:
+                  progress: Progress | None) -> tuple[Context, OpCounter]:
     """A context for one solve, and the counter of its network operations.
 
     Raises:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..addrs.redact import redact
 from ..addrs.module_source import lock_source
+from ..events import FetchingPackage, Progress
 from ..errors import ConfigurationError
 from ..errors import NoMatchingVersionError, NoVersionsError, TofuSolveError
 from ..lockfile import LockFile
@@ -72,7 +73,7 @@ class Context:
 
     def __init__(self, options: SolveOptions, locks: LockFile, registry: RegistryCandidates,
                  git: GitCandidates, pinned: PinnedCandidates, client: RegistryClient, metadata: MetadataStore,
-                 progress: Callable[[str], None] | None = None, oci=None):
+                 progress: Progress | None = None, oci=None):
         self.oci = oci
         self.options = options
         self.locks = locks
@@ -356,12 +357,12 @@ class Context:
                     cand.source, RegistrySource) else self.pinned
             shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else \
                 redact(str(cand.source))
-            message = f"- Fetching {shown} {cand.version_text}".rstrip()
+            event = FetchingPackage(shown, cand.version_text or "")
             if self.counter is None:
-                self.progress(message)
+                self.progress(event)
                 pkg = cp.fetch(cand.source, cand.available)
             else:  # said only if the fetch goes to the network (not for a cached package)
-                with self.counter.announcing(message):
+                with self.counter.announcing(event):
                     pkg = cp.fetch(cand.source, cand.available)
             with self._lock:
                 self.stats.packages_fetched += 1

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
+from ..events import LookingForDeadEnds, StillResolving
 from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError, WarningText
 from ..config.tree import ModuleTree
 from .context import Context
@@ -120,7 +121,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
 
     reporter = SearchReporter(
         THRASH_BACKTRACKS, on_reject=read_ahead_below_the_other_parties,
-        on_round=lambda index, backtracks: ctx.progress(f"- Still resolving: round {index}, {backtracks} backtracks"))
+        on_round=lambda index, backtracks: ctx.progress(StillResolving(index, backtracks)))
     try:
         try:
             result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
@@ -128,7 +129,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             # The search keeps going back: read every candidate of the root calls at once
             # (in parallel) and drop the versions that cannot be part of any solution; a
             # root call left with none is a certain clash, explained now.
-            ctx.progress("- Looking for dead ends: reading every candidate version of the root module calls")
+            ctx.progress(LookingForDeadEnds())
             pruning = propagate(reqs, ctx, fetch=True)
             if pruning.empty:
                 raise Unsatisfiable([], reqs, tree, root) from None

@@ -14,6 +14,8 @@ import threading
 from rich.console import Console
 from rich.text import Text
 
+from .progress import is_fetch, progress_text
+
 
 def use_color(no_color_flag: bool, no_color_env: bool = False) -> bool:
     """Whether colour may be used at all (a terminal is still required): not with
@@ -60,9 +62,11 @@ class HumanView:
                 self._status.__exit__(None, None, None)
                 self._status = None
 
-    def progress(self, msg: str) -> None:
+    def progress(self, event) -> None:
+        """A progress event (:mod:`tofu_solve.events`): the live line on a terminal, else a line."""
+        msg = progress_text(event)
         with self._lock:
-            if msg.startswith("- Fetching"):
+            if is_fetch(event):
                 self.fetched += 1
             if self._status is not None:
                 text = msg.lstrip("- ")
@@ -104,14 +108,14 @@ class HumanView:
 
 
 def line_progress(quiet: bool):
-    """A progress callback that writes each message as a line on standard error (nothing
-    when ``quiet``, as under ``-json``); safe to call from several threads."""
+    """A progress callback that writes each event as a line on standard error (nothing when
+    ``quiet``, as under ``-json``); safe to call from several threads."""
     if quiet:
-        return lambda msg: None
+        return lambda event: None
     lock = threading.Lock()
 
-    def report(msg: str) -> None:
+    def report(event) -> None:
         with lock:
-            sys.stderr.write(msg + "\n")
+            sys.stderr.write(progress_text(event) + "\n")
             sys.stderr.flush()
     return report

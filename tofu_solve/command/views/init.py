@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ...addrs.redact import redact
+from ...events import Event
 from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
 
@@ -36,11 +37,12 @@ class InitViews:
         if self.stream:
             self.stream.version()
 
-    def progress(self, msg: str) -> None:
+    def progress(self, event: Event) -> None:
+        """A progress event (:mod:`tofu_solve.events`), to every view."""
         if self.human:
-            self.human.progress(msg)
+            self.human.progress(event)
         if self.stream:
-            self.stream.log(msg)
+            self.stream.progress(event)
 
     def error(self, e) -> None:
         if self.stream:

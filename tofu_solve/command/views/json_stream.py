@@ -20,6 +20,7 @@ from typing import IO
 
 from ..._version import __version__
 from ...errors import SourceRange, TofuSolveError
+from .progress import message_code, progress_text
 
 JSON_UI_VERSION = "1.2"
 MODULE = "tofu-solve.ui"
@@ -97,6 +98,11 @@ class JsonStream:
 
     def log(self, message: str, level: str = "info") -> None:
         self.emit(level, message, "log")
+
+    def progress(self, event) -> None:
+        """A progress event (:mod:`tofu_solve.events`) as a ``log`` message with its
+        ``message_code``."""
+        self.emit("info", progress_text(event), "log", message_code=message_code(event))
 
     def init_output(self, message: str, code: str) -> None:
         self.emit("info", message, "init_output", message_code=code)
