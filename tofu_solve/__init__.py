@@ -1,7 +1,41 @@
-"""tofu-solve: locked, verified, transitively consistent module versions for OpenTofu."""
+"""tofu-solve: locked, verified, transitively consistent module versions for OpenTofu.
+
+The library API (imported on first use, so ``import tofu_solve`` stays cheap)::
+
+    from tofu_solve import InitOptions, Settings, run_init
+    result = run_init(InitOptions(root="."), Settings.from_environ(os.environ))
+
+``run_init`` and ``InitOptions`` (:mod:`tofu_solve.command.init`), ``check``
+(:mod:`tofu_solve.command.check`), ``solve`` (:mod:`tofu_solve.explain`: the solver with
+conflict explanations), ``Settings`` (:mod:`tofu_solve.settings`) and the error hierarchy
+(:mod:`tofu_solve.errors`).
+"""
+
+from __future__ import annotations
+
+import importlib
 
 from ._version import __version__
+from .errors import (ConfigurationError, IntegrityError, LockFileError, NetworkError, ResolutionError,
+                     TofuSolveError)
 
-from .errors import TofuSolveError  # noqa: E402
+_LAZY = {
+    "run_init": "tofu_solve.command.init",
+    "InitOptions": "tofu_solve.command.init",
+    "InitResult": "tofu_solve.command.init",
+    "check": "tofu_solve.command.check",
+    "solve": "tofu_solve.explain",
+    "Settings": "tofu_solve.settings",
+}
 
-__all__ = ["TofuSolveError", "__version__"]
+__all__ = ["ConfigurationError", "InitOptions", "InitResult", "IntegrityError", "LockFileError", "NetworkError",
+           "ResolutionError", "Settings", "TofuSolveError", "__version__", "check", "run_init", "solve"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tofu_solve' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -320,3 +320,26 @@ def test_init_recursive_solves_every_root_and_reports_across_them(tmp_path, tofu
     assert "Unresolvable module version constraint" in bad.err
     checked = tofu_solve(base, "check", "-recursive", "-json")
     assert checked.code == 1 and not checked.json()["ok"]
+
+
+def test_files_and_directories_get_the_modes_tofu_gives_them(isolated, tofu_solve):
+    """One atomic writer (tofu_solve/lockfile/replacefile.py): 0644 files and 0755 module
+    directories less the umask, as terraform writes them on the same root; never mkstemp's
+    0600 or mkdtemp's 0700, which another user or a CI container step cannot read."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        root = write_root(isolated / "root", VPC6_EKS20)
+        r = tofu_solve(root, "init")
+    finally:
+        os.umask(old)
+    assert r.code == 0, r.err
+
+    def mode(p):
+        return stat.S_IMODE(os.stat(p).st_mode)
+    for f in (".terraform.lock.hcl", ".terraform/modules/modules.json", ".terraform/tofu-solve.json"):
+        assert mode(root / f) == 0o644, f
+    for d in (".terraform/modules/vpc", ".terraform/modules/eks"):
+        assert mode(root / d) == 0o755, d

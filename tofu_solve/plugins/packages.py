@@ -47,6 +47,7 @@ from ..addrs.redact import redact
 from ..addrs.provider import ProviderAddress
 from ..remote.registry import ProviderDownload, RegistryClient
 from .signatures import verify_shasums
+from ..remote.flight import SingleFlight
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.ops import lazy_import
 
@@ -118,10 +119,11 @@ class ProviderPackages:
         self.counter = counter
         self.plugin_cache_dir = plugin_cache_dir
         self.offline = offline
-        self._sums: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        # one request per package answer and per signed checksum document, however many ask
+        # (the read-ahead during the solve and the plan after it); failures are not remembered
+        self._sums = SingleFlight(remember_errors=False)  # (address, version, shasums URL) -> zh: hashes
+        self._answers = SingleFlight(remember_errors=False)  # (address, version, platform) -> ProviderDownload
         self._documents: dict[str, str] = {}  # shasums URL -> verified document text
-        self._answers: dict[tuple[str, str, str], ProviderDownload] = {}  # (address, version, platform)
-        self._key_locks: dict[tuple, threading.Lock] = {}  # one request per answer or document at a time
         self.unsigned: set[str] = set()  # "ns/type version" whose signature OpenTofu's no-key rule skipped
         self._lock = threading.Lock()
 
@@ -191,22 +193,11 @@ class ProviderPackages:
         ``direct`` method), not from a network or filesystem mirror."""
         return self._method(address, version).kind == "direct"
 
-    def _key_lock(self, key: tuple) -> threading.Lock:
-        with self._lock:
-            return self._key_locks.setdefault(key, threading.Lock())
-
     def _answer(self, address: ProviderAddress, version: str, platform: str) -> ProviderDownload:
         """The registry's package answer, asked once per run (concurrent askers wait for
         the first; a failure is not remembered)."""
-        key = (str(address), version, platform)
-        with self._key_lock(("answer",) + key):
-            with self._lock:
-                hit = self._answers.get(key)
-            if hit is None:
-                hit = self.client.provider_download(address, version, platform)
-                with self._lock:
-                    self._answers[key] = hit
-            return hit
+        return self._answers.run((str(address), version, platform),
+                                 lambda: self.client.provider_download(address, version, platform))
 
     def _from_mirror(self, method: InstallationMethod, address: ProviderAddress, version: str,
                      platform: str) -> PackageInfo:
@@ -267,13 +258,9 @@ class ProviderPackages:
 
     def _signed_sums(self, meta: ProviderDownload, what: str) -> tuple[str, ...]:
         key = (str(meta.provider), meta.version, meta.shasums_url)
-        with self._key_lock(("sums",) + key):
-            return self._signed_sums_once(key, meta, what)
+        return self._sums.run(key, lambda: self._signed_sums_once(meta, what))
 
-    def _signed_sums_once(self, key: tuple[str, str, str], meta: ProviderDownload, what: str) -> tuple[str, ...]:
-        with self._lock:
-            if key in self._sums:
-                return self._sums[key]
+    def _signed_sums_once(self, meta: ProviderDownload, what: str) -> tuple[str, ...]:
         if meta.signing_keys:
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-sig") as one:
                 sig = one.submit(self._get_small, meta.shasums_signature_url)
@@ -292,7 +279,6 @@ class ProviderPackages:
             raise IntegrityError("Failed to authenticate provider package",
                                  f"The SHA256SUMS document of {what} is not a checksum list.") from None
         with self._lock:
-            self._sums[key] = signed
             self._documents[meta.shasums_url] = text
         return signed
 

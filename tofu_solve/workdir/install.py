@@ -28,7 +28,7 @@ from ..errors import IntegrityError, TofuSolveError
 from ..settings import Settings
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..lockfile import ModuleLock
-from ..lockfile.replacefile import write_atomic
+from ..lockfile.replacefile import process_umask, write_atomic
 from ..config.tree import ModuleTree
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
 
@@ -124,6 +124,7 @@ def _copy_into(src: Path, dest: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
     try:
         shutil.copytree(src, tmp, dirs_exist_ok=True, symlinks=True)
+        os.chmod(tmp, 0o755 & ~process_umask())  # as tofu's own directories (copytree kept the cache's 0700)
         if dest.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=dest.parent))
             os.replace(dest, old / "x")
