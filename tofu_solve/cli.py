@@ -27,7 +27,6 @@ from .errors import TofuSolveError
 from .settings import Settings
 
 
-
 def _gnu_flags(argv: Sequence[str]) -> list[str]:
     """Rewrite OpenTofu-style ``-name[=value]`` flags as ``--name[=value]``."""
     out = []

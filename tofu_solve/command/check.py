@@ -22,25 +22,23 @@ each difference:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
-
-import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..workdir import overrides
+from ..addrs.module_source import RegistrySource, lock_source, tofu_source
+from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
-from ..lockfile.hashes import VCS_DIRS, hash_dir
-from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
-from ..config.tree import ModuleTree, read_module_tree
-from ..addrs.module_source import RegistrySource, lock_source, tofu_source
+from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import Settings
-from .monorepo import each_root
-from ..versions.target import target_version
 from ..versions import goversions as gvs
+from ..versions.target import target_version
+from ..workdir import overrides
+from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 
 
 @dataclass(frozen=True)
@@ -256,6 +254,8 @@ def run(args, settings: Settings) -> int:
 
 
 def _run_recursive(args, settings: Settings) -> int:
+    from .monorepo import each_root  # only -recursive pays for the fan-out
+
     results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()), args.tofu_version))
     bad = [(n, o) for n, o in results if not o.ok or o.value]
     if args.json:

@@ -9,14 +9,13 @@ the servers are stopped at the end.
 
 from __future__ import annotations
 
-import sys
-
 import contextlib
 import io
 import shutil
+import sys
 import tempfile
-from importlib import resources
 from collections.abc import Callable, Mapping
+from importlib import resources
 from pathlib import Path
 
 from ..config.tree import read_module_tree

@@ -21,11 +21,10 @@ or rendered to SVG/PNG by Graphviz ``dot`` (:func:`render`).
 
 from __future__ import annotations
 
-import sys
-
 import json
 import shutil
 import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -34,8 +33,8 @@ import networkx as nx
 from ..errors import TofuSolveError
 from ..lockfile.write import write_atomic
 from ..settings import Settings
-from ..workdir.state import load_solved, Solved
 from ..versions import goversions as gvs
+from ..workdir.state import Solved, load_solved
 
 
 def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> nx.DiGraph:

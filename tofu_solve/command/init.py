@@ -14,30 +14,29 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..events import InRoot, Progress, RootDone
-from ..errors import LockFileWouldChange, TofuSolveError, WarningText
-from ..config.variables import collect_input_values
-from ..lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
-from ..config.tree import read_module_tree
-from ..remote.ops import OpCounter
+from ..addrs.module_source import lock_source
 from ..addrs.redact import redact
-from ..plugins import ProviderLockPlan, ProviderPackages, current_platform, plan_provider_locks
-from ..plugins.readahead import ProviderReadAhead
 from ..config import config_file_names
-from ..plugins import parse_platform
-from ..workdir import overrides
-from .monorepo import cross_root_report, find_roots, relative_name, run_each
-from .views.init import InitViews, init_result_as_data, show_result
-from ..workdir.install import data_dir, install, package_hashes, verify
-from ..workdir.state import snapshot, write_state
+from ..config.tree import read_module_tree
+from ..config.variables import collect_input_values
+from ..errors import LockFileWouldChange, TofuSolveError, WarningText
+from ..events import InRoot, Progress, RootDone
+from ..explain import solve
+from ..lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
+from ..plugins import ProviderLockPlan, ProviderPackages, current_platform, parse_platform, plan_provider_locks
+from ..plugins.readahead import ProviderReadAhead
+from ..remote.ops import OpCounter
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
-from ..explain import solve
 from ..solver.resolve import Resolution
-from ..addrs.module_source import lock_source
 from ..versions.target import target_version
+from ..workdir import overrides
+from ..workdir.install import data_dir, install, package_hashes, verify
+from ..workdir.state import snapshot, write_state
+from .monorepo import cross_root_report, find_roots, relative_name, run_each
+from .views.init import InitViews, init_result_as_data, show_result
 
 
 @dataclass
@@ -188,9 +187,9 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[Lock
     Raises:
         ConfigurationError: a NAME that names nothing in the lock file or the configuration.
     """
+    from ..addrs.module_source import RegistrySource, parse_source
     from ..addrs.names import valid_call_path
     from ..errors import ConfigurationError
-    from ..addrs.module_source import RegistrySource, parse_source
 
     def package_names(source: str) -> set[str]:
         try:

@@ -18,10 +18,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..addrs.module_source import LocalSource, RegistrySource
+from ..addrs.redact import redact
 from ..config import config_file_names, load_module_dir
 from ..errors import TofuSolveError
-from ..addrs.redact import redact
-from ..addrs.module_source import LocalSource, RegistrySource
 
 SKIPPED_DIRS = {".terraform", ".terragrunt-cache", "node_modules"}
 MAX_PARALLEL = 4  # roots solved at once (each has its own network pool)

@@ -22,21 +22,19 @@ from __future__ import annotations
 
 import json
 import sys
-
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
+from ..explain import solve
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
-from ..config.tree import ModuleTree, read_module_tree
 from ..settings import Settings
-from .monorepo import each_root
-from .views.human import line_progress
 from ..solver.build import build_context
 from ..solver.context import SolveOptions
-from ..explain import solve
 from ..versions.target import target_version
+from .views.human import line_progress
 
 
 @dataclass
@@ -222,6 +220,8 @@ def run(args, settings: Settings) -> int:
 
 
 def _run_recursive(args, settings: Settings) -> int:
+    from .monorepo import each_root  # only -recursive pays for the fan-out
+
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
                                                      args.tofu_version, args.module_versions == "shared"))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)

@@ -11,18 +11,17 @@ Reads only the state ``init`` left (:mod:`tofu_solve.workdir.state`).
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
-
-import difflib
 from dataclasses import dataclass
 
-from ..errors import TofuSolveError
-from ..config.tree import ModuleTree
 from ..addrs.provider import parse_provider_source
+from ..config.tree import ModuleTree
+from ..errors import TofuSolveError
 from ..settings import Settings
-from ..workdir.state import load_solved, CallNode, Solved
 from ..versions import goversions as gvs
+from ..workdir.state import CallNode, Solved, load_solved
 
 
 class UnknownNameError(TofuSolveError):

@@ -16,7 +16,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from urllib.parse import urlsplit
 
 from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress

@@ -17,19 +17,19 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
-from . import hcl
-from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
-from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..addrs.module_source import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
-from ..versions.constraints import module_constraint, provider_constraint
 from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
-from .variables import InputValue
+from ..addrs.provider import ProviderAddressError, parse_provider_source
+from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
+from ..versions.constraints import module_constraint, provider_constraint
+from . import hcl
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
+from .variables import InputValue
 
 _EXTENSIONS = (".tofu.json", ".tf.json", ".tofu", ".tf")
 _JSON_TEMPLATE_RE = re.compile(r"\$\{\s*([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+)\s*\}")

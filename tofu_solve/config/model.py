@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import SourceRange
-from ..addrs.provider import ProviderAddress
 from ..addrs.module_source import ModuleSource
+from ..addrs.provider import ProviderAddress
+from ..errors import SourceRange
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
 
 

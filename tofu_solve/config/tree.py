@@ -20,13 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..addrs.module_source import LocalSource, go_path_clean, parse_source
+from ..addrs.provider import parse_provider_source
+from ..errors import ConfigurationError, SourceRange
+from ..versions.constraints import module_constraint, provider_constraint
 from . import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_module_dir
 from .variables import InputValue
-from ..errors import ConfigurationError
-from ..errors import SourceRange
-from ..addrs.provider import parse_provider_source
-from ..addrs.module_source import LocalSource, go_path_clean, parse_source
-from ..versions.constraints import module_constraint, provider_constraint
 
 SCHEMA = 1
 

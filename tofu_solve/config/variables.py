@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import hcl
 from ..errors import ConfigurationError, SourceRange
+from . import hcl
 
 
 @dataclass(frozen=True)

@@ -30,18 +30,29 @@ from pathlib import Path
 
 from ..addrs.provider import parse_provider_source
 from ..addrs.redact import redact
-from ..errors import ResolutionError, TofuSolveError
 from ..config.tree import ModuleTree
-from ..versions import goversions as gvs
-from ..versions.selection import list_module_versions
-from ..versions.constraints import module_constraint
+from ..errors import ResolutionError, TofuSolveError
 from ..solver.context import Context
 from ..solver.model import ROOT, ModuleCandidate, ModuleRequirement, short_provider, subject_name
 from ..solver.propagate import propagate
 from ..solver.provider import requirements_of_tree
+from ..versions import goversions as gvs
+from ..versions.constraints import module_constraint
+from ..versions.selection import list_module_versions
 from . import render
-from .facts import (CausesClash, ConstraintClash, ConstraintFact, Explanation, NoSuchVersion, PlainClash,
-                    SharedPackageCauses, SharedPackageClash, SideFacts, UnusableCall, UnusableVersion)
+from .facts import (
+    CausesClash,
+    ConstraintClash,
+    ConstraintFact,
+    Explanation,
+    NoSuchVersion,
+    PlainClash,
+    SharedPackageCauses,
+    SharedPackageClash,
+    SideFacts,
+    UnusableCall,
+    UnusableVersion,
+)
 from .whatif import WhatIf
 
 MAX_VERSIONS_EXAMINED = 60

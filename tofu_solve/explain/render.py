@@ -7,8 +7,19 @@ from __future__ import annotations
 
 from ..errors import ResolutionError
 from ..solver.model import subject_name
-from .facts import (CausesClash, ConstraintClash, ConstraintFact, Explanation, NoSuchVersion, PlainClash,
-                    SharedPackageCauses, SharedPackageClash, SideFacts, UnusableCall, UnusableVersion)
+from .facts import (
+    CausesClash,
+    ConstraintClash,
+    ConstraintFact,
+    Explanation,
+    NoSuchVersion,
+    PlainClash,
+    SharedPackageCauses,
+    SharedPackageClash,
+    SideFacts,
+    UnusableCall,
+    UnusableVersion,
+)
 
 
 def error(expl: Explanation) -> ResolutionError:

@@ -25,12 +25,12 @@ that runs out of either counts as "unknown", never as an answer.
 from __future__ import annotations
 
 import copy
-import logging
-import time
 import dataclasses
 import functools
 import itertools
+import logging
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,14 +39,14 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from ..errors import TofuSolveError
 from ..lockfile import LockFile
-from ..versions import goversions as gvs
-from ..versions.constraints import module_constraint, provider_constraint
-from ..versions.goversion import GoVersion
 from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
 from ..solver.propagate import Pruning, propagate
 from ..solver.provider import TofuSolveProvider
 from ..solver.reporter import Interrupted, SearchReporter
+from ..versions import goversions as gvs
+from ..versions.constraints import module_constraint, provider_constraint
+from ..versions.goversion import GoVersion
 
 ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
 FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known

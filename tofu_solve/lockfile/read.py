@@ -12,12 +12,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config import hcl
 from ..addrs.names import valid_call_path
-from ..errors import InvalidConstraint, InvalidVersion, LockFileError, SourceRange
-from .hashes import parse_hash
 from ..addrs.provider import ProviderAddressError, parse_provider_source
+from ..config import hcl
+from ..errors import InvalidConstraint, InvalidVersion, LockFileError, SourceRange
 from ..versions import goversions as gvs
+from .hashes import parse_hash
 from .model import LockFile, ModuleLock, ProviderLock
 
 LOCK_FILE_NAME = ".terraform.lock.hcl"

@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .replacefile import write_atomic
 from .model import LockFile, ModuleLock, ProviderLock
+from .replacefile import write_atomic
 
 HEADER = ('# This file is maintained automatically by "tofu init".\n'
           "# Manual edits may be lost in future updates.\n")

@@ -22,12 +22,11 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ..addrs.provider import ProviderAddress
 from ..errors import TofuSolveError
 from ..lockfile import LockChange, LockFile, ProviderLock
-from ..addrs.provider import ProviderAddress
 from ..versions import goversions as gvs
 from .packages import PackageInfo, ProviderPackages
-
 
 _PREFERRED = ("h1:", "zh:")  # getproviders.PreferredHashes: the schemes OpenTofu carries over
 

@@ -35,21 +35,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from ..remote.archives import extract_archive
-from ..store.cache import Cache, key_of
-from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
-from ..remote.fetch import Fetcher
-from ..lockfile.hashes import hash_dir, zh_hashes_from_sha256sums, zip_sha256
-from ..remote.ops import OpCounter
-from ..remote.limits import read_document
-from ..addrs.redact import redact
 from ..addrs.provider import ProviderAddress
-from ..remote.registry import ProviderDownload, RegistryClient
-from .signatures import verify_shasums
+from ..addrs.redact import redact
+from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
+from ..lockfile.hashes import hash_dir, zh_hashes_from_sha256sums, zip_sha256
+from ..remote.archives import extract_archive
+from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
+from ..remote.limits import read_document
+from ..remote.ops import OpCounter, lazy_import
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
-from ..remote.ops import lazy_import
+from ..remote.registry import ProviderDownload, RegistryClient
+from ..store.cache import Cache, key_of
+from .signatures import verify_shasums
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 

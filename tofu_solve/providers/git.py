@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from ..addrs.module_source import RemoteSource
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes, strict_semver_tags
-from ..addrs.module_source import RemoteSource
 from .base import AvailableVersion, Package
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import hashlib
 
-from ..store.cache import Cache
+from ..addrs.module_source import OciSource
 from ..errors import IntegrityError
 from ..remote.archives import extract_archive
 from ..remote.git import strict_semver_tags
 from ..remote.oci import OciClient
-from ..addrs.module_source import OciSource
+from ..store.cache import Cache
 from .base import AvailableVersion, Package
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from ..addrs.module_source import RemoteSource, SourceKind
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes
-from ..addrs.module_source import RemoteSource, SourceKind
 from .base import AvailableVersion, Package
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from ..addrs.module_source import RegistrySource, go_path_clean, source_dir_subdir
 from ..errors import InvalidVersion
 from ..remote.fetch import Fetcher
 from ..remote.registry import DirectLocation, RegistryClient
-from ..addrs.module_source import RegistrySource, go_path_clean, source_dir_subdir
 from ..versions.goversion import GoVersion
 from .base import AvailableVersion, Package
 

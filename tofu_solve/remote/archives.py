@@ -18,9 +18,9 @@ import zipfile
 import zlib
 from pathlib import Path, PurePosixPath
 
+from ..addrs.redact import redact
 from ..errors import IntegrityError, TofuSolveError
 from ..settings import Limits
-from ..addrs.redact import redact
 
 
 def _check_member(name: str, dest: Path) -> Path:

@@ -16,25 +16,23 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-
-from .archives import extract_archive, sniff_archive
-from ..store.cache import Cache
-from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
-from .git import FetchAborted, GitRemotes
-from ..settings import Limits
-from .flight import SingleFlight
-from .ops import OpCounter
-from .limits import read_bounded
-from ..addrs.redact import redact
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source
-from .ops import lazy_import
+from ..addrs.redact import redact
+from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
+from ..settings import Limits
+from ..store.cache import Cache
+from .archives import extract_archive, sniff_archive
+from .flight import SingleFlight
+from .git import FetchAborted, GitRemotes
+from .limits import read_bounded
+from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 

@@ -14,8 +14,6 @@ Credentials in URLs never reach messages: every URL shown goes through ``redact`
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import logging
 import os
 import re
@@ -23,18 +21,17 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from .archives import extract_archive
-from ..store.cache import Cache
+from ..addrs.redact import redact, url_key
 from ..errors import NetworkError, OfflineError
 from ..settings import Limits
-from .ops import OpCounter
-from ..addrs.redact import redact, url_key
+from ..store.cache import Cache
 from ..versions.goversion import GoVersion
-from .ops import lazy_import
+from .archives import extract_archive
+from .ops import OpCounter, lazy_import
 
 git = lazy_import("git")  # loaded on first use: no network, no import
 

@@ -20,8 +20,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import base64
 import hashlib
 import json
@@ -30,15 +28,14 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-
+from ..addrs.redact import is_loopback_host
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from ..settings import Limits
-from .ops import OpCounter
-from ..addrs.redact import is_loopback_host
-from .ops import lazy_import
+from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 

@@ -31,12 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin
 
-from ..errors import RegistryError
-from ..addrs.redact import redact
-from .limits import read_document
 from ..addrs.provider import ProviderAddress
+from ..addrs.redact import redact
 from ..config.cliconfig import DIRECT, InstallationMethod
-
+from ..errors import RegistryError
+from .limits import read_document
 
 _PACKED_RE = re.compile(r"terraform-provider-(?P<type>[^_]+)_(?P<version>[^_]+)_(?P<platform>[a-z0-9]+_[a-z0-9]+)\.zip")
 
@@ -177,8 +176,8 @@ class ProviderSources:
         with self._lock:
             if key in self._listed:
                 return self._listed[key]
-        from ..store.cache import key_of
         from ..errors import OfflineError
+        from ..store.cache import key_of
 
         ckey = key_of(f"{m.key}\n{a}")
         cached = self.cache.read_json("mirror-versions", ckey) if self.cache is not None else None

@@ -17,23 +17,21 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
 import threading
+from dataclasses import dataclass
 from urllib.parse import urljoin
 
-
 from .._version import __version__
+from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
+from ..addrs.provider import ProviderAddress
+from ..addrs.redact import has_secret, is_loopback_host, redact
 from ..config.cliconfig import CliConfig
-from ..store.cache import key_of
 from ..errors import NetworkError, OfflineError, RegistryError
 from ..settings import Limits
+from ..store.cache import key_of
 from .flight import SingleFlight
-from .ops import OpCounter
-from ..addrs.redact import has_secret, is_loopback_host, redact
 from .limits import read_document
-from ..addrs.provider import ProviderAddress
-from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
-from .ops import import_in_background, lazy_import
+from .ops import OpCounter, import_in_background, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import TofuSolveError
 from ..config.tree import ModuleTree
+from ..errors import TofuSolveError
+from ..versions import goversions as gvs
 from .context import Context
 from .model import ModuleCandidate, ModuleRequirement, ProviderRequirement
 from .provider import requirements_of_tree
 from .resolve import root_requirements
-from ..versions import goversions as gvs
 
 
 @dataclass

@@ -5,7 +5,6 @@ kind, and where provider versions come from."""
 
 from __future__ import annotations
 
-
 from ..config.cliconfig import load_cli_config
 from ..events import Progress
 from ..lockfile import LockFile

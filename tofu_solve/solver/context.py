@@ -18,21 +18,19 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, lock_source
 from ..addrs.redact import redact
-from ..addrs.module_source import lock_source
-from ..events import FetchingPackage, Progress
-from ..errors import ConfigurationError
-from ..errors import NoMatchingVersionError, NoVersionsError, TofuSolveError
-from ..lockfile import LockFile
-from ..store.metadata import MetadataStore
 from ..config.tree import ModuleTree, read_module_tree
+from ..errors import ConfigurationError, NoMatchingVersionError, NoVersionsError, TofuSolveError
+from ..events import FetchingPackage, Progress
+from ..lockfile import LockFile
 from ..providers import AvailableVersion, GitCandidates, Package, PinnedCandidates, RegistryCandidates
+from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
-from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind
-from ..versions.target import TargetVersion
+from ..store.metadata import MetadataStore
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
-from ..remote.flight import SingleFlight
+from ..versions.target import TargetVersion
 from .model import ModuleCandidate, ModuleRequirement
 
 

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..addrs.module_source import ModuleSource
+from ..addrs.provider import ProviderAddress
 from ..config import ModuleCall
 from ..errors import SourceRange
-from ..addrs.provider import ProviderAddress
 from ..providers.base import AvailableVersion
-from ..addrs.module_source import ModuleSource
 from ..versions import goversions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
 from ..versions.goversion import GoVersion

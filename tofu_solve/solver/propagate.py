@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ConfigurationError, TofuSolveError
 from ..config.tree import ModuleTree
+from ..errors import ConfigurationError, TofuSolveError
 from .context import Context
 from .model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
 

@@ -11,13 +11,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from resolvelib.providers import AbstractProvider
 
-from ..errors import ConfigurationError, TofuSolveError
-from ..config.tree import ModuleTree
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
+from ..config.tree import ModuleTree
+from ..errors import ConfigurationError, TofuSolveError
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from .context import Context
-from .model import (ROOT,
+from .model import (
+    ROOT,
     CoreRequirement,
     ModuleCandidate,
     ModuleRequirement,
@@ -28,7 +29,9 @@ from .model import (ROOT,
     ProviderCandidate,
     ProviderRequirement,
     TofuCandidate,
-    Unusable)
+    Unusable,
+)
+
 
 @functools.lru_cache(maxsize=1 << 16)
 def module_allows(constraint_text: str | None, label: str) -> bool:

@@ -8,17 +8,19 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
-from ..events import LookingForDeadEnds, StillResolving
-from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError, WarningText
 from ..config.tree import ModuleTree
+from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError, WarningText
+from ..events import LookingForDeadEnds, StillResolving
 from .context import Context
-from .model import (ROOT,
+from .model import (
+    ROOT,
     CoreRequirement,
     ModuleCandidate,
     ModuleRequirement,
     ProviderCandidate,
     ProviderRequirement,
-    TofuCandidate)
+    TofuCandidate,
+)
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 
@@ -227,7 +229,6 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
 def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attempts: int, rounds: int):
     from .context import FetchBudgetExceeded
     from .model import NewerThan
-
     from .propagate import propagate
 
     total, per_call = _lag(result, ctx)

@@ -21,11 +21,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from ..errors import CacheError, HashError
-from ..lockfile.replacefile import write_atomic
-from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..addrs.redact import redact, url_key
-
+from ..errors import CacheError, HashError
+from ..lockfile.hashes import VCS_DIRS, hash_dir
+from ..lockfile.replacefile import write_atomic
 
 log = logging.getLogger(__name__)
 

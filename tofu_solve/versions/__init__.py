@@ -15,11 +15,13 @@ Public API::
 from .constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
 from .goversion import GoConstraints, GoVersion
 from .goversions import Version as ProviderVersion
-from .selection import (ModuleVersionListing,
+from .selection import (
+    ModuleVersionListing,
     list_module_versions,
     pick_module_version,
     select_module_version,
-    select_provider_version)
+    select_provider_version,
+)
 
 __all__ = [
     "GoConstraints",

@@ -22,15 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config.loader import OWN_OVERRIDE_FILE
-from ..addrs.names import valid_call_path
-from ..errors import IntegrityError, TofuSolveError
-from ..settings import Settings
-from ..lockfile.hashes import VCS_DIRS, hash_dir
-from ..lockfile import ModuleLock
-from ..lockfile.replacefile import process_umask, write_atomic
-from ..config.tree import ModuleTree
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
+from ..addrs.names import valid_call_path
+from ..config.loader import OWN_OVERRIDE_FILE
+from ..config.tree import ModuleTree
+from ..errors import IntegrityError, TofuSolveError
+from ..lockfile import ModuleLock
+from ..lockfile.hashes import VCS_DIRS, hash_dir
+from ..lockfile.replacefile import process_umask, write_atomic
+from ..settings import Settings
 
 if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
     from ..providers import Package

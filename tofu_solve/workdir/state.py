@@ -14,17 +14,17 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..store.cache import Cache
-from ..config import ModuleCall, ProviderRequirement
 from ..addrs.redact import redact
+from ..config import ModuleCall, ProviderRequirement
+from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, TofuSolveError
-from ..settings import Settings
-from .install import data_dir
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.replacefile import write_atomic
+from ..settings import Settings
+from ..store.cache import Cache
 from ..store.metadata import MetadataStore
-from ..config.tree import ModuleTree, read_module_tree
+from .install import data_dir
 
 STATE_FILE = "tofu-solve.json"
 SCHEMA = 1

@@ -2,7 +2,7 @@
 (OpenTofu's machine-readable JSON-lines stream). Commands emit the same events to one or
 more views, as OpenTofu's ``internal/command/views`` do."""
 
-from .json_stream import JSON_UI_VERSION, JsonStream, warning_data
 from .human import HumanView, use_color
+from .json_stream import JSON_UI_VERSION, JsonStream, warning_data
 
 __all__ = ["JSON_UI_VERSION", "JsonStream", "HumanView", "use_color", "warning_data"]
