@@ -15,8 +15,6 @@ from ..config.tree import ModuleTree
 from ..solver.context import Context
 from ..solver.resolve import Resolution, Unsatisfiable
 from ..solver.resolve import solve as _solve
-from .analysis import explain_impossible
-
 __all__ = ["explain_impossible", "solve"]
 
 
@@ -33,3 +31,12 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
         return _solve(tree, ctx, root)
     except Unsatisfiable as e:
         raise explain_impossible(e.causes, ctx, e.tree, e.requirements, e.root) from None
+
+
+def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None,
+                       root: Path | None = None):
+    """See :func:`tofu_solve.explain.analysis.explain_impossible` (imported only when a solve
+    fails: a run that solves never pays for the what-if machinery)."""
+    from .analysis import explain_impossible as explain
+
+    return explain(causes, ctx, tree, root_reqs, root)
