@@ -29,7 +29,29 @@ def _check_member(name: str, dest: Path) -> Path:
     if p.is_absolute() or ".." in p.parts or drive:
         raise IntegrityError("Unsafe module package",
                              f"The archive entry {name!r} would be written outside the package directory.")
-    return dest.joinpath(*p.parts)
+    target = dest.joinpath(*p.parts)
+    if not _inside(dest, target.parent):  # through a link an earlier entry made
+        raise IntegrityError("Unsafe module package",
+                             f"The archive entry {name!r} would be written outside the package directory.")
+    return target
+
+
+def _inside(dest: Path, path: str | Path) -> bool:
+    """Whether ``path``, every link on the way resolved as the file system resolves it now,
+    stays within ``dest`` (the check of Python's ``data`` filter, PEP 706)."""
+    base = os.path.realpath(dest)
+    real = os.path.realpath(path)
+    return real == base or real.startswith(base + os.sep)
+
+
+def _check_link(name: str, link: str, dest: Path) -> None:
+    """A symbolic link ``name`` -> ``link`` must point inside ``dest``, however earlier links
+    resolve: refused when absolute, when ``..`` leaves the package, or when it resolves
+    outside."""
+    target = os.path.join(dest, *PurePosixPath(name).parts[:-1], link)
+    lexical = os.path.normpath(os.path.join(os.path.dirname(name), link))
+    if os.path.isabs(link) or lexical == ".." or lexical.startswith("../") or not _inside(dest, target):
+        raise IntegrityError("Unsafe module package", f"The archive link {name!r} points outside the package.")
 
 
 def sniff_archive(data: bytes, url: str = "") -> str:
@@ -61,6 +83,11 @@ class _Budget:
             raise IntegrityError("Module package too large",
                                  f"The archive has more than {self.limits.entries} entries "
                                  "(TOFU_SOLVE_MAX_ARCHIVE_ENTRIES).")
+
+    def check(self, name: str, size: int) -> None:
+        """Refuse an entry whose declared ``size`` alone would break a limit (nothing counted)."""
+        if size > self.limits.file_bytes or self.total + size > self.limits.extracted_bytes:
+            self.add(name, size, size)
 
     def add(self, name: str, n: int, file_total: int) -> None:
         """Account for ``n`` more bytes of entry ``name``, which then holds ``file_total``."""
@@ -121,16 +148,15 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
                     if info.file_size > 4096:
                         raise IntegrityError("Unsafe module package", f"The archive link {info.filename!r} is too long.")
                     link = zf.read(info).decode()
-                    resolved = os.path.normpath(os.path.join(os.path.dirname(info.filename), link))
-                    if os.path.isabs(link) or resolved.startswith(".."):
-                        raise IntegrityError("Unsafe module package",
-                                             f"The archive link {info.filename!r} points outside the package.")
+                    _check_link(info.filename, link, dest)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     os.symlink(link, target)
                 elif info.is_dir():
                     target.mkdir(parents=True, exist_ok=True)
                 else:
                     target.parent.mkdir(parents=True, exist_ok=True)
+                    if os.path.lexists(target):
+                        os.unlink(target)  # never written through a link an earlier entry made
                     with zf.open(info) as fsrc, open(target, "wb") as fdst:
                         _copy_bounded(fsrc, fdst, info.filename, budget)
         return
@@ -140,11 +166,49 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
     # member without the whole stream being decompressed first.
     with tarfile.open(fileobj=source, mode=mode.replace(":", "|")) as tf:
         for m in tf:
-            _check_member(m.name, dest)
-            budget.entry(m.name)
-            if m.isfile():
-                budget.add(m.name, m.size, m.size)
-            try:
-                tf.extract(m, dest, filter="data")
-            except tarfile.FilterError as e:
-                raise IntegrityError("Unsafe module package", f"The archive was refused: {e}.") from None
+            _extract_tar_member(tf, m, dest, budget)
+
+
+def _extract_tar_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, budget: _Budget) -> None:
+    """One tar entry, with the rules of Python's ``data`` extraction filter (PEP 706), written
+    out here so that they hold on every 3.11 release (the filter arrived in 3.11.4): nothing
+    outside ``dest``, links only to places inside it, no device or FIFO, no setuid, setgid,
+    sticky or group/other write bits, files always readable and writable by their owner, no
+    ownership taken from the archive. Sizes are counted as bytes are written."""
+    target = _check_member(m.name, dest)
+    budget.entry(m.name)
+    name = m.name
+    if m.issym() or m.islnk():
+        link = m.linkname.replace("\\", "/")
+        if m.issym():
+            _check_link(name, link, dest)
+        else:  # a hard link names an entry by its path in the archive
+            _check_member(link, dest)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if os.path.lexists(target):
+            os.unlink(target)
+        if m.issym():
+            os.symlink(link, target)
+            return
+        source = dest.joinpath(*PurePosixPath(link).parts)
+        if not link or not _inside(dest, source) or not source.is_file():
+            raise IntegrityError("Unsafe module package",
+                                 f"The archive hard link {name!r} does not name a file extracted before it.")
+        with open(source, "rb") as fsrc, open(target, "wb") as fdst:
+            _copy_bounded(fsrc, fdst, name, budget)
+        os.chmod(target, stat.S_IMODE(os.stat(source).st_mode))
+        return
+    if m.isdir():
+        target.mkdir(parents=True, exist_ok=True)
+        return
+    if not m.isfile():
+        raise IntegrityError("Unsafe module package",
+                             f"The archive entry {name!r} is a device or FIFO, which a module package cannot hold.")
+    budget.check(name, m.size)  # a header that already claims too much is refused before reading
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fsrc = tf.extractfile(m)
+    if os.path.lexists(target):
+        os.unlink(target)
+    with fsrc, open(target, "wb") as fdst:
+        _copy_bounded(fsrc, fdst, name, budget)
+    os.chmod(target, (m.mode & 0o755) | 0o600)

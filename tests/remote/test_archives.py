@@ -1,0 +1,104 @@
+"""Unpacking module packages: the rules of Python's ``data`` extraction filter (PEP 706),
+held by tofu-solve's own code so that they hold on every interpreter the package admits
+(Debian 12's Python 3.11.2 has no ``filter=``), plus size limits counted as bytes are written.
+Archives are built here with the standard library's writers."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tarfile
+import zipfile
+
+import pytest
+
+from tofu_solve.errors import IntegrityError
+from tofu_solve.remote.archives import extract_archive
+from tofu_solve.settings import Limits
+
+
+def tar_of(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+            else:
+                tf.addfile(info)
+    return buf.getvalue()
+
+
+def entry(name: str, kind=tarfile.REGTYPE, link: str = "", mode: int = 0o644) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = link
+    info.mode = mode
+    return info
+
+
+def test_files_dirs_and_inside_links_unpack(tmp_path):
+    dest = tmp_path / "pkg"
+    dest.mkdir()
+    archive = tar_of((entry("modules", tarfile.DIRTYPE, mode=0o755), None),
+                     (entry("modules/main.tf"), b'module "x" {}\n'),
+                     (entry("main.tf", mode=0o4777), b"# root\n"),
+                     (entry("alias.tf", tarfile.SYMTYPE, "modules/main.tf"), None),
+                     (entry("copy.tf", tarfile.LNKTYPE, "modules/main.tf"), None))
+    extract_archive(archive, "tar.gz", dest)
+    assert (dest / "modules/main.tf").read_bytes() == b'module "x" {}\n'
+    assert os.readlink(dest / "alias.tf") == "modules/main.tf"
+    assert (dest / "copy.tf").read_bytes() == b'module "x" {}\n' and not (dest / "copy.tf").is_symlink()
+    # setuid and group/other write bits dropped, as the data filter does
+    assert stat.S_IMODE(os.stat(dest / "main.tf").st_mode) == 0o755
+
+
+@pytest.mark.parametrize("members", [
+    [(entry("../evil.tf"), b"x")],
+    [(entry("/abs/evil.tf"), b"x")],
+    [(entry("up.tf", tarfile.SYMTYPE, "../outside"), None)],
+    [(entry("abs.tf", tarfile.SYMTYPE, "/etc/passwd"), None)],
+    # lexically inside, physically outside: x -> ".", then y -> "x/.." is the package's parent
+    [(entry("x", tarfile.SYMTYPE, "."), None), (entry("y", tarfile.SYMTYPE, "x/.."), None),
+     (entry("y/evil.tf"), b"x")],
+    # a file written through a directory link that leaves the package
+    [(entry("d", tarfile.SYMTYPE, "sub/../.."), None), (entry("d/evil.tf"), b"x")],
+    [(entry("hard.tf", tarfile.LNKTYPE, "../../etc/passwd"), None)],
+    [(entry("fifo", tarfile.FIFOTYPE), None)],
+    [(entry("dev", tarfile.CHRTYPE), None)],
+], ids=["dotdot", "absolute", "symlink-up", "symlink-absolute", "symlink-through-symlink", "dir-link-out",
+        "hardlink-out", "fifo", "device"])
+def test_unsafe_tar_entries_are_refused_and_nothing_lands_outside(tmp_path, members):
+    dest = tmp_path / "a" / "pkg"
+    dest.mkdir(parents=True)
+    with pytest.raises(IntegrityError) as e:
+        extract_archive(tar_of(*members), "tar.gz", dest)
+    assert e.value.summary == "Unsafe module package"
+    assert not (tmp_path / "a" / "evil.tf").exists() and not (tmp_path / "evil.tf").exists()
+
+
+def test_a_zip_link_that_resolves_outside_is_refused(tmp_path):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, target in (("x", "."), ("y", "x/..")):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, target)
+        zf.writestr("y/evil.tf", "x")
+    dest = tmp_path / "a" / "pkg"
+    dest.mkdir(parents=True)
+    with pytest.raises(IntegrityError):
+        extract_archive(buf.getvalue(), "zip", dest)
+    assert not (tmp_path / "a" / "evil.tf").exists()
+
+
+def test_sizes_are_counted_as_written_not_as_declared(tmp_path):
+    dest = tmp_path / "pkg"
+    dest.mkdir()
+    limits = Limits(file_bytes=1000)
+    with pytest.raises(IntegrityError) as e:
+        extract_archive(tar_of((entry("big.tf"), b"x" * 1001)), "tar.gz", dest, limits)
+    assert e.value.summary == "Module package too large"
+    extract_archive(tar_of((entry("ok.tf"), b"x" * 1000)), "tar.gz", dest, limits)
+    assert (dest / "ok.tf").stat().st_size == 1000
