@@ -73,3 +73,16 @@ def test_version_command():
     assert r.returncode == 0 and r.stdout.strip() == f"tofu-solve v{__version__}"
     r = subprocess.run([sys.executable, "-m", "tofu_solve", "version", "-json"], capture_output=True, text=True)
     assert json.loads(r.stdout) == {"tofu_solve_version": __version__}
+
+
+def test_max_rounds_must_be_a_positive_whole_number(tmp_path):
+    for bad in ("0", "-3", "many"):
+        r = run("init", f"-max-rounds={bad}", f"-chdir={tmp_path}")
+        assert r.returncode == 2 and "--max-rounds" in r.stderr, (bad, r.stderr)
+
+
+def test_a_named_corpus_that_is_not_there_is_an_error_not_another_corpus(tmp_path):
+    r = run("demo", "--corpus", str(tmp_path / "nonexistent"), f"--output={tmp_path / 'out'}")
+    assert r.returncode == 1
+    assert "Error: Corpus not found" in r.stderr and str(tmp_path / "nonexistent") in r.stderr
+    assert not (tmp_path / "out").exists()

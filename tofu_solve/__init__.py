@@ -16,7 +16,14 @@ from __future__ import annotations
 import importlib
 
 from ._version import __version__
-from .errors import ConfigurationError, IntegrityError, LockFileError, NetworkError, ResolutionError, TofuSolveError
+from .errors import (
+    ConfigurationError,
+    IntegrityError,
+    LockFileError,
+    NetworkError,
+    ResolutionError,
+    TofuSolveError,
+)
 
 _LAZY = {
     "run_init": "tofu_solve.command.init",

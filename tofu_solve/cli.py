@@ -94,6 +94,17 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     return out
 
 
+def _positive_int(text: str) -> int:
+    """A whole number of at least 1 (argparse type; anything else is a usage error, exit 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
 class _VarOption(argparse.Action):
     """``-var`` and ``-var-file`` into one list, in command-line order (OpenTofu applies them
     in the order given, later ones winning)."""
@@ -159,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="solve for this OpenTofu version (default: tofu on PATH, else the newest known release)")
     sp.add_argument("--offline", action="store_true",
                     help="resolve from the lock file and the cache only; fail naming what is missing")
-    sp.add_argument("--max-rounds", type=int, default=20000, metavar="N",
+    sp.add_argument("--max-rounds", type=_positive_int, default=20000, metavar="N",
                     help="give up after N resolution rounds (default 20000)")
     sp.add_argument("--platform", action="append", metavar="OS_ARCH",
                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
@@ -282,6 +293,12 @@ def _run(args, settings: Settings) -> int:
 def _dispatch(args, settings: Settings) -> int:
     """The command's ``run``, its module imported only now (a warm ``check`` never imports
     the network code)."""
+    if args.command_module not in ("version",):
+        from .config import (
+            hcl,  # the compiled HCL grammar is kept in tofu-solve's cache, nowhere else
+        )
+
+        hcl.use_cache_dir(settings.cache_dir / "grammar")
     module = importlib.import_module(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)

@@ -445,3 +445,121 @@ def test_full_disk_under_the_cache(isolated, tofu_solve, hostile, monkeypatch):
         assert not (root / ".terraform.lock.hcl").exists()
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+# --------------------------------------------------------------------------- go-getter HTTP pages
+
+
+def test_a_drip_fed_terraform_get_page_hits_the_deadline(isolated, tofu_solve, hostile, monkeypatch):
+    """The ``?terraform-get=1`` probe is read as bounded as every other answer (it once read
+    the whole page with no deadline: a byte every half second kept init running 21.8 s
+    under a 2 s deadline)."""
+    base, files = hostile
+    files["drip/page"] = b"<html><head>" + b" " * 400 + b"</head></html>"
+    monkeypatch.setenv("TOFU_SOLVE_DOWNLOAD_DEADLINE", "1.5")
+    started = time.monotonic()
+    r = tofu_solve(write_root(isolated / "root", f'module "d" {{\n  source = "{base}/drip/page"\n}}\n'), "init")
+    assert r.code == 1 and "timed out" in r.err and "did not finish within 1.5 s" in r.err
+    assert time.monotonic() - started < 30
+
+
+def test_an_oversized_terraform_get_page_is_refused(isolated, tofu_solve, hostile, monkeypatch):
+    base, files = hostile
+    files["big/page"] = b"<html><head></head><body>" + b"x" * 20_000 + b"</body></html>"
+    monkeypatch.setenv("TOFU_SOLVE_MAX_DOCUMENT_BYTES", "10000")
+    r = tofu_solve(write_root(isolated / "root", f'module "d" {{\n  source = "{base}/big/page"\n}}\n'), "init")
+    assert r.code == 1 and "too large" in r.err and "TOFU_SOLVE_MAX_DOCUMENT_BYTES" in r.err
+
+
+def test_terraform_get_meta_is_read_as_html(isolated, tofu_solve, hostile):
+    """go-getter ``get_http.go`` ``parseMeta``: attributes in any order and quoting, element
+    names in any case, entities decoded; nothing after ``</head>`` counts."""
+    base, files = hostile
+    files["pkg/m.zip"] = _zip(MODULE)
+    files["page"] = (f"<!doctype html><html><head><title>x</title><META content='{base}/pkg/m.zip?a=1&amp;b=2' "
+                     'NAME="terraform-get"></head><body></body></html>').encode()
+    files["late"] = (f'<html><head></head><body><meta name="terraform-get" content="{base}/pkg/m.zip"></body>'
+                     "</html>").encode()
+    r = tofu_solve(write_root(isolated / "root", f'module "p" {{\n  source = "{base}/page"\n}}\n'), "init")
+    assert r.code == 0, r.err
+    assert (isolated / "root/.terraform/modules/p/main.tf").exists()
+    r = tofu_solve(write_root(isolated / "late", f'module "p" {{\n  source = "{base}/late"\n}}\n'), "init")
+    assert r.code == 1 and "gave no X-Terraform-Get location" in r.err
+
+
+def test_terraform_get_meta_parser():
+    from tofu_solve.remote.fetch import terraform_get_meta
+
+    assert terraform_get_meta('<meta name="terraform-get" content="git::https://h/r?ref=v1&amp;depth=1">') == \
+        "git::https://h/r?ref=v1&depth=1"
+    assert terraform_get_meta("<head><meta content='x' name='terraform-get'/></head>") == "x"
+    assert terraform_get_meta('<head><meta name="terraform-get" content=""><meta name="terraform-get" '
+                              'content="second"></head>') == "second"  # an empty content is passed over
+    assert terraform_get_meta('<meta name="Terraform-Get" content="x">') is None  # the value is exact
+    assert terraform_get_meta("<html><body>no meta</body></html>") is None
+
+
+@pytest.mark.parametrize("algo", ["md5", "sha1", "sha256", "sha512"])
+def test_a_checksum_without_its_type_is_known_by_its_length(isolated, tofu_solve, hostile, algo):
+    """go-getter ``checksum.go`` ``newChecksumFromValue``: 16, 20, 32 or 64 bytes are md5,
+    sha1, sha256 or sha512 (tofu-solve once took every untyped checksum for sha256)."""
+    import hashlib
+    base, files = hostile
+    files["c/m.zip"] = body = _zip(MODULE)
+    digest = hashlib.new(algo, body).hexdigest()
+    ok = tofu_solve(write_root(isolated / algo, f'module "c" {{\n  source = "{base}/c/m.zip?checksum={digest}"\n}}\n'),
+                    "init")
+    assert ok.code == 0, ok.err
+    typed = tofu_solve(write_root(isolated / f"{algo}-typed", f'module "c" {{\n  source = '
+                                  f'"{base}/c/m.zip?checksum={algo.upper()}:{"0" * len(digest)}"\n}}\n'), "init")
+    assert typed.code == 1 and "Checksum mismatch" in typed.err
+
+
+def test_a_checksum_of_no_known_length_is_refused(isolated, tofu_solve, hostile):
+    base, files = hostile
+    files["c/m.zip"] = _zip(MODULE)
+    r = tofu_solve(write_root(isolated / "root", f'module "c" {{\n  source = "{base}/c/m.zip?checksum=abcd"\n}}\n'),
+                   "init")
+    assert r.code == 1 and "Invalid checksum" in r.err and "Unknown type for checksum abcd" in r.err
+
+
+def test_a_run_writes_nothing_outside_the_root_the_cache_and_the_data_directory(tmp_path, running):
+    """Not even Lark's compiled grammar, which it keeps in the system's temporary directory by
+    default: tofu-solve keeps it in its cache (config/hcl.py use_cache_dir)."""
+    tmp, home, cache = tmp_path / "tmp", tmp_path / "home", tmp_path / "cache"
+    tmp.mkdir()
+    home.mkdir()
+    root = write_root(tmp_path / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                         '  version = "~> 6.0"\n}\n')
+    env = {**os.environ, **running.env(cache), "TMPDIR": str(tmp), "HOME": str(home)}
+    for args in (["init"], ["check"], ["why", "vpc"], ["inspect"]):
+        r = subprocess.run([sys.executable, "-m", "tofu_solve", *args, f"-chdir={root}"], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr
+    assert list(tmp.iterdir()) == [] and list(home.iterdir()) == []
+    assert list((cache / "grammar").glob("hcl2-unicode-*.lark"))
+
+
+@pytest.mark.parametrize("leftover", ["HEAD only", "no objects", "empty HEAD", "config missing"])
+def test_a_mirror_a_killed_git_init_left_is_rebuilt(isolated, tofu_solve, leftover):
+    """kill -9 while git creates a mirror leaves a directory git does not recognize (once:
+    "internal error … InvalidGitRepositoryError" on the next run); it is rebuilt instead."""
+    root, url = _git_root(isolated)
+    assert tofu_solve(root, "init").code == 0
+    cache = isolated / "cache"
+    mirror = Cache(cache).git_mirror(parse_source(f"git::{url}").git.url)
+    if leftover == "HEAD only":
+        shutil.rmtree(mirror)
+        mirror.mkdir()
+        (mirror / "HEAD").write_text("ref: refs/heads/main\n")
+    elif leftover == "no objects":
+        shutil.rmtree(mirror / "objects")
+    elif leftover == "empty HEAD":
+        (mirror / "HEAD").write_text("")
+    else:
+        (mirror / "config").unlink()
+    _fresh_cache_entries(cache)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert "internal error" not in r.err
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# two\n"

@@ -371,3 +371,30 @@ def test_credentials_never_leak(tmp_path, tofu_solve, own_cache, world, running)
     (root / "main.tf").write_text((root / "main.tf").read_text().replace("terraform-aws-kms", "no-such-repo"))
     r = tofu_solve(root, "init")
     assert r.code == 1 and "no-such-repo" in r.err and secret not in r.err
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(tmp_path, tofu_solve, own_cache,
+                                                                              monkeypatch):
+    """The lock pins the commit (git:...), so a tag re-pointed upstream changes nothing on a
+    machine that has the locked commit (no network: nothing in the working directory, the
+    lock or the state moves), and is "Moved git tag", exit 1, nothing changed, on one that
+    must fetch it."""
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
+    root = write_root(tmp_path / "root", f'module "m" {{\n  source  = "git::{url}"\n  version = "~> 1.0.0"\n}}\n')
+    assert tofu_solve(root, "init").code == 0
+    assert tofu_solve(root, "init").code == 0  # the re-init a teammate runs: selections from the lock
+    before = _files(root)
+    (tmp_path / "mod" / "main.tf").write_text("# tampered release\n")
+    _git(tmp_path / "mod", "commit", "-qam", "retag")
+    _git(tmp_path / "mod", "tag", "-f", "v1.0.0")
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert _files(root) == before
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cold-cache"))
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Moved git tag" in r.err
+    assert _files(root) == before

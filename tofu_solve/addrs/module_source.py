@@ -28,6 +28,7 @@ from enum import Enum
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
 from ..errors import SourceAddressError
+from .hosts import for_comparison, for_display
 
 DEFAULT_REGISTRY_HOST = "registry.opentofu.org"
 TRANSITIONAL_REGISTRY_HOST = "registry.terraform.io"
@@ -153,10 +154,12 @@ def _with_subdir(base: str, subdir: str) -> str:
 def _normalize_host(host: str) -> str | None:
     """svchost ``ForComparison`` for the hosts tofu-solve meets: lower case, IDNA to
     punycode, default port 443 dropped. None when not a valid hostname."""
-    try:
-        h = host.encode("idna").decode("ascii") if not host.isascii() else host
-    except UnicodeError:
-        return None
+    if not host.isascii():  # IDNA 2008, as svchost maps it (not Python's IDNA 2003 codec)
+        h = for_comparison(host)
+        if h is None:
+            return None
+    else:
+        h = host
     h = h.lower()
     if h.endswith(":443"):
         h = h[:-4]
@@ -167,13 +170,7 @@ def _normalize_host(host: str) -> str | None:
 
 def _display_host(host: str) -> str:
     """svchost ``ForDisplay``: punycode labels shown as Unicode (the port kept)."""
-    if "xn--" not in host:
-        return host
-    name, sep, port = host.partition(":")
-    try:
-        return name.encode("ascii").decode("idna") + sep + port
-    except UnicodeError:
-        return host
+    return for_display(host)
 
 
 # --------------------------------------------------------------------------- types

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import TofuSolveError
+from .hosts import for_comparison
 
 DEFAULT_PROVIDER_HOST = "registry.opentofu.org"
 BUILTIN_HOST = "terraform.io"
@@ -69,9 +70,10 @@ def parse_provider_source(text: str) -> ProviderAddress:
              "(hostname/namespace/type).")
     host, ns = DEFAULT_PROVIDER_HOST, "hashicorp"
     if len(parts) == 3:
-        if not _HOST_RE.fullmatch(parts[0]):
+        given = parts[0] if parts[0].isascii() else (for_comparison(parts[0]) or "")  # IDNA 2008, as svchost
+        if not _HOST_RE.fullmatch(given):
             fail(f'"{text}": invalid provider registry hostname "{parts[0]}".')
-        host = parts[0].lower()
+        host = given.lower()
         if host.endswith(":443"):
             host = host[:-4]
         parts = parts[1:]

@@ -30,14 +30,24 @@ from ..world import build_world, default_world_dir, running_world
 
 
 def find_corpus(explicit: str | None, from_env: str | None = None) -> Path:
-    """The corpus directory: ``--corpus`` (``explicit``), ``$TOFU_SOLVE_CORPUS``
-    (``from_env``), ``../shared/corpus`` from the current directory, or beside this source
-    tree. Raises ConfigurationError."""
-    cands = [explicit, from_env, Path.cwd() / ".." / "shared" / "corpus",
-             Path.cwd() / "shared" / "corpus", Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"]
-    for c in cands:
-        if c and (Path(c) / "modules.json").is_file():
-            return Path(c).resolve()
+    """The corpus directory: ``--corpus`` (``explicit``), else ``$TOFU_SOLVE_CORPUS``
+    (``from_env``), else ``../shared/corpus`` from the current directory or beside this
+    source tree. A directory named explicitly (flag or variable) must hold the corpus: it is
+    never silently replaced by another.
+
+    Raises:
+        ConfigurationError: the named directory holds no corpus, or none was found.
+    """
+    for named, how in ((explicit, "--corpus"), (from_env, "TOFU_SOLVE_CORPUS")):
+        if named:
+            if (Path(named) / "modules.json").is_file():
+                return Path(named).resolve()
+            raise ConfigurationError("Corpus not found",
+                                     f"{how} names {named}, which holds no corpus (modules.json, providers.json).")
+    for c in (Path.cwd() / ".." / "shared" / "corpus", Path.cwd() / "shared" / "corpus",
+              Path(__file__).resolve().parents[3] / "shared" / "corpus"):
+        if (c / "modules.json").is_file():
+            return c.resolve()
     raise ConfigurationError("Corpus not found",
                              "tofu-solve demo needs the real-data corpus (modules.json, providers.json): pass "
                              "--corpus DIR or run it from the repository with ../shared beside it.")

@@ -22,8 +22,21 @@ from ..config.variables import collect_input_values
 from ..errors import LockFileWouldChange, TofuSolveError, WarningText
 from ..events import InRoot, Progress, RootDone
 from ..explain import solve
-from ..lockfile import LOCK_FILE_NAME, LockChange, LockFile, ModuleLock, read_lock_file, write_lock_file
-from ..plugins import ProviderLockPlan, ProviderPackages, current_platform, parse_platform, plan_provider_locks
+from ..lockfile import (
+    LOCK_FILE_NAME,
+    LockChange,
+    LockFile,
+    ModuleLock,
+    read_lock_file,
+    write_lock_file,
+)
+from ..plugins import (
+    ProviderLockPlan,
+    ProviderPackages,
+    current_platform,
+    parse_platform,
+    plan_provider_locks,
+)
 from ..plugins.readahead import ProviderReadAhead
 from ..remote.ops import OpCounter
 from ..settings import Settings

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..addrs.hosts import for_comparison
 from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 from ..addrs.redact import is_loopback_host, redact
 from ..errors import ConfigurationError
@@ -25,6 +26,11 @@ from . import hcl
 
 
 def _normalize_host(host: str) -> str:
+    """svchost ``ForComparison`` (IDNA 2008, lower case, no :443); a name that is not a valid
+    host is kept lower-cased, so that it simply matches nothing."""
+    h = for_comparison(host)
+    if h is not None:
+        return h
     h = host.lower()
     return h[:-4] if h.endswith(":443") else h
 

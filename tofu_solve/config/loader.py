@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..addrs.module_source import LocalSource, OciSource, RemoteSource, SourceKind, parse_source
+from ..addrs.module_source import (
+    LocalSource,
+    OciSource,
+    RemoteSource,
+    SourceKind,
+    parse_source,
+)
 from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError

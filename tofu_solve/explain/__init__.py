@@ -15,6 +15,7 @@ from ..config.tree import ModuleTree
 from ..solver.context import Context
 from ..solver.resolve import Resolution, Unsatisfiable
 from ..solver.resolve import solve as _solve
+
 __all__ = ["explain_impossible", "solve"]
 
 

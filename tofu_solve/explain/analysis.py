@@ -33,7 +33,13 @@ from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import ResolutionError, TofuSolveError
 from ..solver.context import Context
-from ..solver.model import ROOT, ModuleCandidate, ModuleRequirement, short_provider, subject_name
+from ..solver.model import (
+    ROOT,
+    ModuleCandidate,
+    ModuleRequirement,
+    short_provider,
+    subject_name,
+)
 from ..solver.propagate import propagate
 from ..solver.provider import requirements_of_tree
 from ..versions import goversions as gvs

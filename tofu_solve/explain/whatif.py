@@ -40,7 +40,13 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 from ..errors import TofuSolveError
 from ..lockfile import LockFile
 from ..solver.context import Context, FetchBudgetExceeded
-from ..solver.model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
+from ..solver.model import (
+    ROOT,
+    CoreRequirement,
+    ModuleCandidate,
+    ModuleRequirement,
+    ProviderRequirement,
+)
 from ..solver.propagate import Pruning, propagate
 from ..solver.provider import TofuSolveProvider
 from ..solver.reporter import Interrupted, SearchReporter

@@ -13,13 +13,14 @@ point outside the package are refused (zip-slip).
 
 from __future__ import annotations
 
+import binascii
 import hashlib
 import logging
 import os
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
@@ -31,13 +32,12 @@ from ..store.cache import Cache
 from .archives import extract_archive, sniff_archive
 from .flight import SingleFlight
 from .git import FetchAborted, GitRemotes
-from .limits import read_bounded
+from .limits import read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
-_META_RE = re.compile(r'<meta\s+name="terraform-get"\s+content="([^"]*)"', re.I)
 MAX_REDIRECTS = 10
 
 
@@ -167,11 +167,13 @@ class Fetcher:
                                    "redirections.")
             probe = urlunsplit((parts.scheme, parts.netloc, parts.path,
                                 urlencode(kept + [("terraform-get", "1")]), ""))
-            r = self._get(probe, stream=False)
+            r = self._get(probe, stream=True)
             target = r.headers.get("X-Terraform-Get")
-            if not target:
-                m = _META_RE.search(r.text or "")
-                target = m.group(1) if m else None
+            if target:
+                r.close()
+            else:  # the page is read bounded, as every answer is (size and overall deadline)
+                body = read_document(r, self.limits, probe)
+                target = terraform_get_meta(body.decode(r.encoding or "utf-8", errors="replace"))
             if not target:
                 raise NetworkError("No module package found",
                                    f"{redact(url)} is not an archive and gave no X-Terraform-Get location.")
@@ -277,20 +279,77 @@ class Fetcher:
         return r
 
 
-def _verify_checksum(spec: str, archive: Path, url: str) -> None:
-    algo, _, want = spec.partition(":")
-    if not want:
-        algo, want = "sha256", algo
+class _MetaFound(Exception):
+    def __init__(self, content: str | None):
+        self.content = content
+
+
+class _TerraformGetMeta(HTMLParser):
+    """go-getter's ``parseMeta`` (``get_http.go``): the ``content`` of the first ``<meta>``
+    whose ``name`` is ``terraform-get``, looked for until ``<body>`` or ``</head>``; element
+    and attribute names are case-insensitive, attributes in any order and quoted either way,
+    entities decoded (``&amp;``)."""
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "body":
+            raise _MetaFound(None)
+        if tag != "meta":
+            return
+        values = {}
+        for k, v in attrs:
+            values.setdefault(k, v)
+        if values.get("name") == "terraform-get" and values.get("content"):
+            raise _MetaFound(values["content"])
+
+    def handle_endtag(self, tag):
+        if tag == "head":
+            raise _MetaFound(None)
+
+
+def terraform_get_meta(page: str) -> str | None:
+    """The module location a ``?terraform-get=1`` page names in its ``<meta
+    name="terraform-get" content="...">``, or None."""
+    parser = _TerraformGetMeta(convert_charrefs=True)
     try:
-        h = hashlib.new(algo)
-        with open(archive, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 16), b""):
-                h.update(chunk)
-        got = h.hexdigest()
-    except ValueError:
-        raise IntegrityError("Unsupported checksum", f"{algo} checksums are not supported ({redact(url)}).") from None
-    if got != want.lower():
-        raise IntegrityError("Checksum mismatch", f"{redact(url)}: expected {algo}:{want}, got {algo}:{got}.")
+        parser.feed(page)
+        parser.close()
+    except _MetaFound as found:
+        return found.content
+    return None
+
+
+# go-getter checksum.go: newChecksumFromType / newChecksumFromValue
+_CHECKSUM_BYTES = {"md5": 16, "sha1": 20, "sha256": 32, "sha512": 64}
+
+
+def _verify_checksum(spec: str, archive: Path, url: str) -> None:
+    """``?checksum=TYPE:HEX`` or ``?checksum=HEX`` as go-getter reads it (``checksum.go``):
+    TYPE is md5, sha1, sha256 or sha512 (any case); without one, the type follows from the
+    digest's length. Raises IntegrityError ("Invalid checksum", "Unsupported checksum",
+    "Checksum mismatch")."""
+    algo, sep, value = spec.partition(":")
+    if not sep:
+        algo, value = "", algo
+    try:
+        want = binascii.unhexlify(value)
+    except (binascii.Error, ValueError):
+        raise IntegrityError("Invalid checksum", f"The checksum {value!r} of {redact(url)} is not hexadecimal.") from None
+    if not algo:
+        algo = next((a for a, n in _CHECKSUM_BYTES.items() if n == len(want)), "")
+        if not algo:
+            raise IntegrityError("Invalid checksum", f"Unknown type for checksum {value} ({redact(url)}): give it as "
+                                 "TYPE:HEX (md5, sha1, sha256, sha512).")
+    algo = algo.lower()
+    if algo not in _CHECKSUM_BYTES:
+        raise IntegrityError("Unsupported checksum", f"{algo} checksums are not supported ({redact(url)}): md5, "
+                             "sha1, sha256 or sha512.")
+    h = hashlib.new(algo)
+    with open(archive, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    if h.digest() != want:
+        raise IntegrityError("Checksum mismatch", f"{redact(url)}: expected {algo}:{value.lower()}, got "
+                             f"{algo}:{h.hexdigest()}.")
 
 
 def _copy_tree(src: Path, dest: Path) -> None:

@@ -482,14 +482,44 @@ class _BrokenMirror(Exception):
 
 def _open_mirror(mirror: Path):
     """The bare mirror at ``mirror`` (created when missing), without stale git lock files.
-    Called only under the cache's lock for that mirror."""
-    if not (mirror / "HEAD").exists():
-        shutil.rmtree(mirror, ignore_errors=True)
-        git.Repo.init(mirror, bare=True)
+    A directory that is not a whole repository (what a ``git init`` killed half-way leaves:
+    no ``objects``, an empty ``HEAD``, no ``config``) is rebuilt, never reported as an
+    internal error; its content is only a cache. Called only under the cache's lock for that
+    mirror."""
+    if not _whole_repository(mirror):
+        _init_mirror(mirror)
     _remove_stale_locks(mirror)
-    repo = git.Repo(mirror)
+    try:
+        repo = git.Repo(mirror)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        _init_mirror(mirror)
+        repo = git.Repo(mirror)
     repo.git.update_environment(**GIT_ENV)
     return repo
+
+
+def _whole_repository(mirror: Path) -> bool:
+    """Whether ``mirror`` has what every bare repository has: a ``HEAD`` naming a ref or a
+    commit, a ``config`` file, and ``objects`` and ``refs`` directories."""
+    try:
+        head = (mirror / "HEAD").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return False
+    return bool(head) and (head.startswith("ref: ") or all(c in "0123456789abcdef" for c in head)) and \
+        (mirror / "config").is_file() and (mirror / "objects").is_dir() and (mirror / "refs").is_dir()
+
+
+def _init_mirror(mirror: Path) -> None:
+    """A new, empty bare mirror at ``mirror``, made beside it and renamed into place, so that
+    a kill leaves either nothing or a whole repository."""
+    shutil.rmtree(mirror, ignore_errors=True)
+    mirror.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{mirror.name}.init-", dir=mirror.parent))
+    try:
+        git.Repo.init(tmp, bare=True)
+        os.replace(tmp, mirror)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _remove_stale_locks(mirror: Path) -> None:

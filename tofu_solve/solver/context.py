@@ -18,13 +18,30 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, lock_source
+from ..addrs.module_source import (
+    OciSource,
+    RegistrySource,
+    RemoteSource,
+    SourceKind,
+    lock_source,
+)
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree, read_module_tree
-from ..errors import ConfigurationError, NoMatchingVersionError, NoVersionsError, TofuSolveError
+from ..errors import (
+    ConfigurationError,
+    NoMatchingVersionError,
+    NoVersionsError,
+    TofuSolveError,
+)
 from ..events import FetchingPackage, Progress
 from ..lockfile import LockFile
-from ..providers import AvailableVersion, GitCandidates, Package, PinnedCandidates, RegistryCandidates
+from ..providers import (
+    AvailableVersion,
+    GitCandidates,
+    Package,
+    PinnedCandidates,
+    RegistryCandidates,
+)
 from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore

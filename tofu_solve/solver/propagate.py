@@ -28,7 +28,13 @@ from dataclasses import dataclass, field
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
 from .context import Context
-from .model import ROOT, CoreRequirement, ModuleCandidate, ModuleRequirement, ProviderRequirement
+from .model import (
+    ROOT,
+    CoreRequirement,
+    ModuleCandidate,
+    ModuleRequirement,
+    ProviderRequirement,
+)
 
 BATCH = 40  # candidates per root call looked at first (newest first)
 MAX_VERSIONS_PER_CALL = 200  # a call whose every candidate so far is dead is looked at further, batch by batch

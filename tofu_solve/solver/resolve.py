@@ -9,7 +9,12 @@ from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from ..config.tree import ModuleTree
-from ..errors import NoMatchingVersionError, ResolutionError, TofuSolveError, WarningText
+from ..errors import (
+    NoMatchingVersionError,
+    ResolutionError,
+    TofuSolveError,
+    WarningText,
+)
 from ..events import LookingForDeadEnds, StillResolving
 from .context import Context
 from .model import (

@@ -12,7 +12,12 @@ Public API::
     select_module_version("~> 1.2", ["1.2.0", "1.3.0-beta"])  # "1.2.0"
 """
 
-from .constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
+from .constraints import (
+    ModuleConstraint,
+    ProviderConstraint,
+    module_constraint,
+    provider_constraint,
+)
 from .goversion import GoConstraints, GoVersion
 from .goversions import Version as ProviderVersion
 from .selection import (

@@ -17,9 +17,20 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ..errors import InvalidConstraint, InvalidVersion, NoMatchingVersionError, NoVersionsError, VersionError
+from ..errors import (
+    InvalidConstraint,
+    InvalidVersion,
+    NoMatchingVersionError,
+    NoVersionsError,
+    VersionError,
+)
 from . import goversions as gvs
-from .constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
+from .constraints import (
+    ModuleConstraint,
+    ProviderConstraint,
+    module_constraint,
+    provider_constraint,
+)
 from .goversion import VERSION_REGEXP_RAW, GoVersion
 
 _V_VERSION_RE = re.compile(VERSION_REGEXP_RAW)

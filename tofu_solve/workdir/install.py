@@ -22,7 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..addrs.module_source import OciSource, RegistrySource, RemoteSource, SourceKind, tofu_source
+from ..addrs.module_source import (
+    OciSource,
+    RegistrySource,
+    RemoteSource,
+    SourceKind,
+    tofu_source,
+)
 from ..addrs.names import valid_call_path
 from ..config.loader import OWN_OVERRIDE_FILE
 from ..config.tree import ModuleTree

@@ -3,7 +3,14 @@ for the JSON stream."""
 
 from __future__ import annotations
 
-from ...events import Event, FetchingPackage, InRoot, LookingForDeadEnds, RootDone, StillResolving
+from ...events import (
+    Event,
+    FetchingPackage,
+    InRoot,
+    LookingForDeadEnds,
+    RootDone,
+    StillResolving,
+)
 
 
 def progress_text(event: Event) -> str:

@@ -1,0 +1,42 @@
+"""Host names as OpenTofu compares them (``svchost.ForComparison``, terraform-svchost).
+
+Internationalized names are mapped with UTS #46 (IDNA 2008, non-transitional: ``straße``
+stays ``straße`` and becomes ``xn--strae-oqa``, where Python's built-in ``idna`` codec, IDNA
+2003, would give ``strasse``), case-folded, and the default HTTPS port 443 is dropped. The
+mapping is the ``idna`` package's. Checked against Terraform 1.11 (the same svchost), which
+lists ``straße.example/ns/name/aws`` at ``xn--strae-oqa.example``.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import idna
+
+
+@functools.lru_cache(maxsize=4096)
+def for_comparison(given: str) -> str | None:
+    """``given`` (``name`` or ``name:port``) in its comparison form, or None when it is not a
+    valid host name (an empty label, a character IDNA forbids, a port that is not a number)."""
+    name, sep, port = given.partition(":")
+    if not name or (sep and not port.isdigit()):
+        return None
+    try:
+        ascii_name = idna.encode(name, uts46=True, transitional=False).decode("ascii")
+    except (idna.IDNAError, UnicodeError):
+        return None
+    if sep and port != "443":
+        return f"{ascii_name}:{port}"
+    return ascii_name
+
+
+def for_display(host: str) -> str:
+    """A comparison-form host with its punycode labels shown in Unicode (the port kept);
+    the host itself when it cannot be decoded."""
+    if "xn--" not in host:
+        return host
+    name, sep, port = host.partition(":")
+    try:
+        return idna.decode(name) + sep + port
+    except (idna.IDNAError, UnicodeError):
+        return host
