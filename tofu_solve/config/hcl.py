@@ -15,6 +15,7 @@ import importlib.metadata
 import re
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -32,6 +33,7 @@ from lark.exceptions import (
 )
 
 from ..errors import ConfigurationError, SourceRange, TofuSolveError
+from .scan import TopBlock, top_level_blocks
 
 
 class NotLiteral(Exception):
@@ -425,3 +427,115 @@ def _traversal(t: Any) -> tuple[str, ...] | None:
             return None
         return head + (_ident(attr[0]),)
     return None
+
+
+# --------------------------------------------------------------------------- reading only what is needed
+
+
+class LazyBody(Body):
+    """The body of a block parsed only when it is first read (:func:`parse_blocks` with
+    ``lazy``); ``loaded`` says whether that has happened. A body that does not parse raises
+    the whole file's error then, as :func:`parse` would have."""
+
+    def __init__(self, load: Callable[[], Body]):
+        self._load = load
+        self._items: list | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._items is not None
+
+    @property
+    def items(self) -> list:  # type: ignore[override]
+        if self._items is None:
+            self._items = self._load().items
+        return self._items
+
+
+def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], bool],
+                 error: type[TofuSolveError] = ConfigurationError,
+                 lazy: Callable[[TopBlock, str], bool] | None = None) -> Body:
+    """Parse the top-level blocks ``wanted(block, text)`` accepts; the others are kept as
+    blocks with their type, labels and line and an empty body, never parsed.
+
+    The blocks are found by :func:`tofu_solve.config.scan.top_level_blocks` (linear, no parse
+    tree); runs of wanted blocks are parsed together and their positions shifted into the
+    file's. When the text is not a clean sequence of blocks, or a wanted block does not
+    parse, the whole text is parsed as :func:`parse` does, so every error is reported as
+    before, with its file and line. A syntax error inside a block that is not wanted is not
+    seen (it is ``tofu``'s to report).
+
+    Raises:
+        ``error``: as :func:`parse`.
+    """
+    tops = top_level_blocks(text)
+    if tops is None:
+        return parse(text, filename, error)
+    items: list[Block | Attribute] = []
+    run: list[TopBlock] = []
+
+    def flush() -> bool:
+        if not run:
+            return True
+        start, end = run[0].start, run[-1].end
+        try:
+            tree = _parser().parse(text[start:end] + "\n")
+            body = tree.children[0]
+            _shift(body, run[0].line - 1, start)
+            items.extend(_body(body, text).items)
+        except (LarkError, _TemplateInLabel):
+            return False
+        run.clear()
+        return True
+
+    def later(top: TopBlock) -> Body:
+        try:
+            tree = _parser().parse(text[top.start:top.end] + "\n")
+            body = tree.children[0]
+            _shift(body, top.line - 1, top.start)
+            parsed = _body(body, text).items
+            if len(parsed) == 1 and isinstance(parsed[0], Block):
+                return parsed[0].body
+        except (LarkError, _TemplateInLabel):
+            pass
+        whole = parse(text, filename, error)  # raises the file's error, as a whole parse reports it
+        return next(b.body for b in whole.blocks if b.start == top.start)
+
+    for top in tops:
+        if lazy is not None and wanted(top, text) and lazy(top, text):
+            if not flush():
+                return parse(text, filename, error)
+            items.append(Block(top.type, list(top.labels), LazyBody(lambda top=top: later(top)), top.line, top.start,
+                               top.end))
+            continue
+        if wanted(top, text):
+            run.append(top)
+            continue
+        if not flush():
+            return parse(text, filename, error)
+        items.append(Block(top.type, list(top.labels), Body([]), top.line, top.start, top.end))
+    if not flush():
+        return parse(text, filename, error)
+    return Body(items)
+
+
+def _shift(tree: Tree, lines: int, chars: int) -> None:
+    """Move every position in ``tree`` (parsed from a slice of the file) by ``lines`` lines
+    and ``chars`` characters, to where the slice stands in the file."""
+    stack = [tree]
+    while stack:
+        t = stack.pop()
+        meta = t.meta
+        if not meta.empty:
+            meta.line += lines
+            meta.end_line += lines
+            meta.start_pos += chars
+            meta.end_pos += chars
+        for c in t.children:
+            if isinstance(c, Tree):
+                stack.append(c)
+            elif isinstance(c, Token) and c.line is not None:
+                c.line += lines
+                c.end_line += lines
+                c.start_pos += chars
+                c.end_pos += chars

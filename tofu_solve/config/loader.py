@@ -35,6 +35,7 @@ from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSo
 from ..versions.constraints import module_constraint, provider_constraint
 from . import hcl
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
+from .scan import TopBlock
 from .variables import InputValue
 
 _EXTENSIONS = (".tofu.json", ".tf.json", ".tofu", ".tf")
@@ -135,9 +136,57 @@ class _FileItems:
     locals: dict[str, _Value] = field(default_factory=dict)
 
 
+# The top-level blocks the solve reads (of resource, data and ephemeral blocks, only the
+# type label and a `provider` argument); every other block is found, never parsed
+# (config/scan.py), so that a file's size costs a scan, not a parse tree.
+_READ_BLOCKS = frozenset({"terraform", "module", "provider", "variable", "locals", "language"})
+_PROVIDER_WORD = re.compile(r"\bprovider\b")
+
+
+def _wanted(block: TopBlock, text: str) -> bool:
+    if block.type in _READ_BLOCKS:
+        return True
+    if block.type in _RESOURCE_BLOCKS:
+        return _PROVIDER_WORD.search(text, block.start + len(block.type), block.end) is not None
+    return False
+
+
+_CONST_WORD = re.compile(r"\bconst\b")
+
+
+def _lazy(block: TopBlock, text: str) -> bool:
+    """A variable block is read only if an expression refers to it (its default), unless
+    it may set ``const``, which every variable of the module must be checked for."""
+    return block.type == "variable" and _CONST_WORD.search(text, block.start, block.end) is None
+
+
+class _LazyDefault(_Value):
+    """A variable's ``default``, read from its block when an expression first refers to it."""
+
+    def __init__(self, block: hcl.Block, here, context: str):
+        self._block, self._here, self._context = block, here, context
+        self._loaded: tuple | None = None
+        self.is_json = False
+
+    def _load(self) -> tuple:
+        if self._loaded is None:
+            a = self._block.body.attribute("default")
+            self._loaded = (a.expr, self._here(a.line, self._context)) if a else \
+                (None, self._here(self._block.line, self._context))
+        return self._loaded
+
+    @property
+    def raw(self):  # type: ignore[override]
+        return self._load()[0]
+
+    @property
+    def where(self):  # type: ignore[override]
+        return self._load()[1]
+
+
 def _read_hcl(path: Path, display: str) -> _FileItems:
     text = _read_text(path, display)
-    body = hcl.parse(text, display)
+    body = hcl.parse_blocks(text, display, _wanted, lazy=_lazy)
     items = _FileItems()
     lines = text.splitlines()
 
@@ -178,6 +227,9 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
                 a = cw.body.attribute("opentofu")
                 if a is not None:
                     items.compat.append(_Value(a.expr, here(a.line, "language")))
+        elif t == "variable" and len(block.labels) == 1 and isinstance(block.body, hcl.LazyBody) \
+                and not block.body.loaded:
+            items.variables[block.labels[0]] = _LazyDefault(block, here, f'variable "{block.labels[0]}"')
         elif t == "variable" and len(block.labels) == 1:
             a = block.body.attribute("default")
             vctx = f'variable "{block.labels[0]}"'

@@ -1,0 +1,142 @@
+"""The pre-scan (tofu_solve/config/scan.py) and reading only the blocks the solve needs
+(hcl.parse_blocks): block boundaries through HCL's lexical structure (hclsyntax
+scan_tokens.rl: quoted templates and their ``${ }``/``%{ }`` sequences, heredocs,
+comments), and the same blocks, lines and expressions as a whole-file parse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tofu_solve.config import hcl, load_module_dir
+from tofu_solve.config.loader import _lazy, _wanted
+from tofu_solve.config.scan import top_level_blocks
+from tofu_solve.errors import ConfigurationError
+
+TESTS = Path(__file__).resolve().parents[1]
+REPO = TESTS.parent
+
+
+def test_blocks_are_found_through_templates_heredocs_and_comments():
+    text = '''# a comment with { a brace
+resource "x" "y" {
+  a = "${merge(var.a, {b = "}"})}"
+  b = <<EOT
+}} ${ "}" } $${ not a sequence
+EOT
+  c = "%{ if true }}%{ endif }"
+  d = "$${" # an escaped sequence, then a real one: ${"}"}
+  /* } */
+}
+module "m" { source = "s" }
+locals {
+  e = "${
+    var.x
+  }"
+  f = <<-EOT
+    ${ "{" }
+    EOT
+}
+'''
+    blocks = top_level_blocks(text)
+    assert [(b.type, b.labels, b.line) for b in blocks] == [
+        ("resource", ("x", "y"), 2), ("module", ("m",), 11), ("locals", (), 12)]
+    assert text[blocks[1].start:blocks[1].end] == 'module "m" { source = "s" }'
+    assert text[blocks[2].end - 1] == "}" and text[blocks[2].end:] == "\n"
+
+
+@pytest.mark.parametrize("text", [
+    'x = 1\n',  # a top-level argument: the full parser reports it
+    'module "a" {\n',  # unclosed
+    'module "a" {\n  source = "x\n}\n',  # an unterminated string
+    'resource "a" "${x}" {}\n',  # a template in a label
+    'module "a\\"b" {}\n',  # an escape in a label
+    'locals {\n  a = <<EOT\nno end\n}\n',  # an unterminated heredoc
+])
+def test_what_the_scanner_cannot_follow_is_left_to_the_whole_parse(text):
+    assert top_level_blocks(text) is None
+
+
+def test_a_syntax_error_in_a_block_the_solve_reads_is_reported_as_before():
+    text = 'resource "a" "b" {\n  x = 1\n}\nmodule "m" {\n  source = \n}\n'
+    with pytest.raises(ConfigurationError) as whole:
+        hcl.parse(text, "main.tf")
+    with pytest.raises(ConfigurationError) as part:
+        hcl.parse_blocks(text, "main.tf", _wanted, lazy=_lazy)
+    assert (part.value.summary, part.value.detail, part.value.where) == \
+        (whole.value.summary, whole.value.detail, whole.value.where)
+
+
+def test_a_variable_is_read_when_referred_to_and_its_error_is_the_files():
+    text = 'variable "v" {\n  default = "x"\n}\nvariable "broken" {\n  default = \n}\n'
+    body = hcl.parse_blocks(text, "variables.tf", _wanted, lazy=_lazy)
+    v, broken = body.blocks
+    assert isinstance(v.body, hcl.LazyBody) and not v.body.loaded
+    assert v.body.attribute("default").expr.literal() == "x" and v.body.attribute("default").line == 2
+    with pytest.raises(ConfigurationError) as e:
+        broken.body.items  # noqa: B018 - reading it parses it
+    assert e.value.where.line == 5
+
+
+def test_blocks_the_solve_does_not_read_are_not_parsed(monkeypatch):
+    """A generated root: thousands of resources cost a scan, not a parse tree."""
+    resources = "".join(f'resource "aws_instance" "r{i}" {{\n  ami = "ami-{i}"\n  tags = {{ Name = "n{i}" }}\n}}\n'
+                        for i in range(3000))
+    text = 'module "vpc" {\n  source = "terraform-aws-modules/vpc/aws"\n}\n' + resources + \
+        'resource "aws_eip" "e" {\n  provider = aws.west\n}\n'
+    parsed = []
+    real = hcl._parser()
+
+    class Counting:
+        def parse(self, chunk):
+            parsed.append(len(chunk))
+            return real.parse(chunk)
+    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
+    body = hcl.parse_blocks(text, "main.tf", _wanted, lazy=_lazy)
+    assert len(body.blocks) == 3002
+    assert sum(parsed) < 200  # the module block and the one resource with a provider argument
+    assert body.blocks[-1].body.attribute("provider").expr.traversal() == ("aws", "west")
+    assert body.blocks[1].labels == ["aws_instance", "r0"] and body.blocks[1].line == 4
+
+
+def _shape(item) -> tuple:
+    if isinstance(item, hcl.Block):
+        return ("block", item.type, tuple(item.labels), item.line, item.start, item.end,
+                tuple(_shape(i) for i in item.body.items))
+    return ("attr", item.name, item.line, item.expr.text, item.expr.line, repr(item.expr.tree))
+
+
+HCL_FILES = sorted(p for p in list(TESTS.rglob("*.tf")) + list((REPO / "fixtures").rglob("*.tf"))
+                   + list(TESTS.rglob("*.tofu")) if p.is_file())
+
+
+@pytest.mark.parametrize("path", HCL_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_configuration_in_the_suite_reads_as_a_whole_parse_reads_it(path):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        whole = hcl.parse(text, path.name)
+    except ConfigurationError as e:
+        with pytest.raises(ConfigurationError) as part:
+            hcl.parse_blocks(text, path.name, _wanted, lazy=_lazy)
+            pytest.skip("an error only in blocks the solve does not read")  # tofu reports those
+        assert part.value.where == e.where
+        return
+    part = hcl.parse_blocks(text, path.name, _wanted, lazy=_lazy)
+    assert len(part.items) == len(whole.items)
+    for w, p in zip(whole.items, part.items):
+        if isinstance(p, hcl.Block) and not isinstance(p.body, hcl.LazyBody) and not p.body.items and w.body.items:
+            assert (p.type, p.labels, p.line, p.start, p.end) == (w.type, w.labels, w.line, w.start, w.end)
+        else:
+            assert _shape(p) == _shape(w)
+
+
+def test_a_template_sequence_across_lines_outside_what_is_read_no_longer_fails(tmp_path):
+    """``"${`` followed by a newline is valid HCL (OpenTofu reads it; 65 of 3,476 real module
+    versions hold one, e.g. cloudposse/dynamic-subnets 0.2.3 outputs.tf) that python-hcl2's
+    grammar refuses; in an output, which the solve does not read, it is no longer parsed."""
+    (tmp_path / "main.tf").write_text('module "m" {\n  source = "./m"\n}\n')
+    (tmp_path / "outputs.tf").write_text('output "o" {\n  value = "${\n    join(",", var.x)\n  }"\n}\n')
+    (tmp_path / "m").mkdir()
+    cfg = load_module_dir(tmp_path)
+    assert [c.name for c in cfg.module_calls] == ["m"]
