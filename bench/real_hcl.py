@@ -1,7 +1,7 @@
 """Reading real module HCL: the whole-file parse against the pre-scan that parses only the
 blocks the solve reads (``tofu_solve.config.scan``), on real repositories and their tags.
 
-    python3 bench/real_hcl.py GIT_DIR [GIT_DIR...] [--every N] [--big FILE...]
+    python3 bench/real_hcl.py GIT_DIR [GIT_DIR...] [--every N] [--big FILE...] [--generate-big FILE]
 
 For every N-th tag of each repository (bare git directories, such as the search tool's
 ``fetch`` brings), every ``.tf``/``.tofu`` file of the release is read both ways and compared:
@@ -98,6 +98,18 @@ def compare(text: str, name: str, totals: dict) -> None:
             return
 
 
+def generate_big(path: Path, resources: int = 110_000) -> None:
+    """A generated root as large as the ones issue #22 measured (25 MiB): a
+    ``required_providers`` block, one module call and ``resources`` resource blocks."""
+    parts = ['terraform {\n  required_providers {\n    aws = {\n      source = "hashicorp/aws"\n'
+             '      version = ">= 5.0"\n    }\n  }\n}\n',
+             'module "vpc" {\n  source = "terraform-aws-modules/vpc/aws"\n  version = "~> 6.0"\n}\n']
+    parts += [f'resource "aws_instance" "r{i}" {{\n  ami = "ami-{i:08d}"\n  instance_type = "t3.micro"\n  tags = {{\n'
+              f'    Name = "n{i}"\n    Team = "{"x" * 100}"\n  }}\n}}\n' for i in range(resources)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(parts))
+
+
 def big(path: Path) -> None:
     code = ("import sys, time, resource; sys.path.insert(0, %r)\n"
             "from tofu_solve.config import hcl\nfrom tofu_solve.config.loader import _lazy, _wanted\n"
@@ -112,7 +124,10 @@ def main() -> int:
     ap.add_argument("git_dirs", nargs="*", type=Path)
     ap.add_argument("--every", type=int, default=10, help="every N-th tag (default 10)")
     ap.add_argument("--big", nargs="*", type=Path, default=[], help="large files to time on their own")
+    ap.add_argument("--generate-big", type=Path, metavar="FILE", help="first write the generated 25 MiB root there")
     args = ap.parse_args()
+    if args.generate_big:
+        generate_big(args.generate_big)
     hcl._parser()  # the grammar is built once, before any timing
     for git_dir in args.git_dirs:
         tags = subprocess.run(["git", "--git-dir", str(git_dir), "tag", "--sort=version:refname"], capture_output=True,
