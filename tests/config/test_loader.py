@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from tofu_solve.addrs.module_source import SourceKind
 from tofu_solve.config import config_file_names, load_module_dir
 from tofu_solve.errors import ConfigurationError
-from tofu_solve.addrs.module_source import SourceKind
 
 CONFIGS = Path(__file__).resolve().parents[2] / "fixtures" / "configs"
 

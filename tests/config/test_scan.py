@@ -140,3 +140,55 @@ def test_a_template_sequence_across_lines_outside_what_is_read_no_longer_fails(t
     (tmp_path / "m").mkdir()
     cfg = load_module_dir(tmp_path)
     assert [c.name for c in cfg.module_calls] == ["m"]
+
+
+LOCK_FILES = sorted((TESTS / "conformance" / "opentofu" / "depsfile").glob("*.hcl"))
+
+
+def _lock_text(providers: int, modules: int) -> str:
+    out = ['# This file is maintained automatically by "tofu init".\n']
+    for i in range(providers):
+        out.append(f'\nprovider "registry.opentofu.org/acme/p{i}" {{\n  version     = "1.{i}.0"\n'
+                   f'  constraints = ">= 1.0.0, < 2.0.0"\n  hashes = [\n    "h1:{"a" * 43}=",\n'
+                   f'    "zh:{"%064x" % i}",\n  ]\n}}\n')
+    for i in range(modules):
+        out.append(f'\nmodule "m{i}" {{\n  version     = "1.0.{i}"\n  source      = "registry.opentofu.org/acme/m/aws"\n'
+                   f'  constraints = "~> 1.0"\n  hashes = [\n    "h1:{"b" * 43}=",\n  ]\n}}\n')
+    out.append('\nprovider "registry.opentofu.org/acme/odd" {\n  version = "1.0.0" # a comment: parsed\n  hashes = []\n}\n')
+    return "".join(out)
+
+
+@pytest.mark.parametrize("text", [p.read_text() for p in LOCK_FILES] + [_lock_text(40, 40)],
+                         ids=[p.name for p in LOCK_FILES] + ["generated"])
+def test_lock_files_read_without_a_parse_tree_read_as_a_whole_parse_reads_them(text):
+    """Blocks in tofu's own lock-file layout are read by hcl.plain_block (a 2.4 MB lock file
+    once took 14 s and 295 MB to parse; bench/RESULTS.md); every value, line and text must be
+    what the whole-file parse gives."""
+    from tofu_solve.lockfile.read import _every_block
+
+    def shape(item):
+        if isinstance(item, hcl.Block):
+            return ("block", item.type, tuple(item.labels), item.line, item.start, item.end,
+                    tuple(shape(i) for i in item.body.items))
+        return ("attr", item.name, item.line, item.expr.line, repr(item.expr.literal()), item.expr.text)
+
+    whole = hcl.parse(text, "x.hcl")
+    part = hcl.parse_blocks(text, "x.hcl", _every_block, plain=hcl.plain_block)
+    assert [shape(i) for i in part.items] == [shape(i) for i in whole.items]
+
+
+def test_tofus_lock_layout_is_read_without_the_parser(monkeypatch):
+    from tofu_solve.lockfile.read import _every_block
+
+    parsed = []
+    real = hcl._parser()
+
+    class Counting:
+        def parse(self, chunk):
+            parsed.append(chunk)
+            return real.parse(chunk)
+    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
+    body = hcl.parse_blocks(_lock_text(40, 40), "x.hcl", _every_block, plain=hcl.plain_block)
+    assert len(body.blocks) == 81
+    assert len(parsed) == 1 and "# a comment: parsed" in parsed[0]  # only the block outside tofu's layout
+    assert body.blocks[0].body.attribute("hashes").expr.literal() == ["h1:" + "a" * 43 + "=", "zh:" + "0" * 64]

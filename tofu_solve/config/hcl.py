@@ -108,6 +108,27 @@ class Expr:
         return out
 
 
+@dataclass(frozen=True)
+class ValueExpr(Expr):
+    """An expression read without a parse tree (:func:`plain_block`): a quoted string with
+    no escape or template sequence, a list of such strings, a whole number, ``true``,
+    ``false`` or ``null``; ``value`` is what it means."""
+
+    value: Any = None
+
+    def literal(self) -> Any:
+        return self.value
+
+    def traversal(self) -> tuple[str, ...] | None:
+        return None
+
+    def template_parts(self) -> list[str | tuple[str, ...]] | None:
+        return [self.value] if isinstance(self.value, str) else None
+
+    def object_items(self) -> dict[str, Expr] | None:
+        return None
+
+
 @dataclass
 class Attribute:
     name: str
@@ -452,9 +473,63 @@ class LazyBody(Body):
         return self._items
 
 
+_PLAIN_ATTR = re.compile(r'[ \t]*([A-Za-z_][A-Za-z0-9_-]*)[ \t]*=[ \t]*'
+                         r'(?:"([^"\\$%\n]*)"|(null|true|false)|(-?[0-9]+)|(\[)[ \t]*(\])?)[ \t]*\r?\n')
+_PLAIN_ITEM = re.compile(r'[ \t]*"([^"\\$%\n]*)"[ \t]*,?[ \t]*\r?\n')
+_PLAIN_LIST_END = re.compile(r'[ \t]*\][ \t]*\r?\n')
+_PLAIN_EOL = re.compile(r'[ \t]*\r?\n')
+_PLAIN_CLOSE = re.compile(r'[ \t]*\}')
+_CONSTANTS = {"null": None, "true": True, "false": False}
+
+
+def plain_block(top: TopBlock, text: str) -> Block | None:
+    """The block, read without a parse tree, when its body is only arguments whose values
+    are plain strings, lists of plain strings, whole numbers, booleans or null, one per line
+    (the lock file as ``tofu`` writes it); None for anything else (it is then parsed)."""
+    pos, line = top.open, top.line
+    m = _PLAIN_EOL.match(text, pos)
+    if m is None:
+        return None
+    pos, line = m.end(), line + 1
+    items: list[Block | Attribute] = []
+    while True:
+        close = _PLAIN_CLOSE.match(text, pos)
+        if close is not None and close.end() == top.end:
+            return Block(top.type, list(top.labels), Body(items), top.line, top.start, top.end)
+        m = _PLAIN_ATTR.match(text, pos)
+        if m is None:
+            return None
+        name, string, constant, number, opened, closed = m.groups()
+        start = m.start(2) - 1 if string is not None else m.start(3) if constant else m.start(4) if number else \
+            m.start(5)
+        if opened and not closed:
+            values, at = [], m.end()
+            lines = 1
+            while True:
+                end = _PLAIN_LIST_END.match(text, at)
+                if end is not None:
+                    break
+                item = _PLAIN_ITEM.match(text, at)
+                if item is None:
+                    return None
+                values.append(item.group(1))
+                at, lines = item.end(), lines + 1
+            value, stop, used = values, end.end(), lines + 1
+            expr_end = text.rindex("]", at, stop) + 1
+        else:
+            value = string if string is not None else [] if opened else _CONSTANTS[constant] if constant else \
+                int(number)
+            stop, used = m.end(), 1
+            expr_end = m.end(6) if closed else m.end(2) + 1 if string is not None else m.end(3) if constant else \
+                m.end(4)
+        items.append(Attribute(name, ValueExpr(None, text[start:expr_end], line, value), line))
+        pos, line = stop, line + used
+
+
 def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], bool],
                  error: type[TofuSolveError] = ConfigurationError,
-                 lazy: Callable[[TopBlock, str], bool] | None = None) -> Body:
+                 lazy: Callable[[TopBlock, str], bool] | None = None,
+                 plain: Callable[[TopBlock, str], Block | None] | None = None) -> Body:
     """Parse the top-level blocks ``wanted(block, text)`` accepts; the others are kept as
     blocks with their type, labels and line and an empty body, never parsed.
 
@@ -464,6 +539,8 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
     parse, the whole text is parsed as :func:`parse` does, so every error is reported as
     before, with its file and line. A syntax error inside a block that is not wanted is not
     seen (it is ``tofu``'s to report).
+
+    ``plain`` (:func:`plain_block`) reads a wanted block without a parse tree when it can.
 
     Raises:
         ``error``: as :func:`parse`.
@@ -509,7 +586,13 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
                                top.end))
             continue
         if wanted(top, text):
-            run.append(top)
+            quick = plain(top, text) if plain is not None else None
+            if quick is None:
+                run.append(top)
+                continue
+            if not flush():
+                return parse(text, filename, error)
+            items.append(quick)
             continue
         if not flush():
             return parse(text, filename, error)

@@ -39,14 +39,15 @@ _GAP = re.compile(r"(?:\s+|#[^\n]*|//[^\n]*|/\*.*?\*/)*", re.S)
 class TopBlock:
     """A top-level block: its type and labels as written in its header (labels that are
     plain identifiers or quoted strings without escapes or template sequences), its
-    character offsets (``start`` at the type, ``end`` after the closing brace) and the
-    1-based line it starts on."""
+    character offsets (``start`` at the type, ``open`` after its ``{``, ``end`` after the
+    closing brace) and the 1-based line it starts on."""
 
     type: str
     labels: tuple[str, ...]
     start: int
     end: int
     line: int
+    open: int = 0  # just after the header's "{"
 
 
 class _Unfollowable(Exception):
@@ -78,7 +79,7 @@ def _blocks(text: str):
         labels = tuple(m.group(1) if m.group(1) is not None else m.group(2)
                        for m in _LABEL.finditer(header.group(2)))
         end = _close(text, header.end())
-        yield TopBlock(header.group(1), labels, pos, end, line)
+        yield TopBlock(header.group(1), labels, pos, end, line, header.end())
         line += text.count("\n", pos, end)
         pos = end
 

@@ -56,7 +56,8 @@ def parse_lock_text(text: str, filename: str = LOCK_FILE_NAME) -> tuple[LockFile
     Raises:
         LockFileError: the text is not valid HCL (with the line).
     """
-    body = hcl.parse(text, filename, LockFileError)
+    # every block is read; those in tofu's own layout without a parse tree (a large lock file costs a scan)
+    body = hcl.parse_blocks(text, filename, _every_block, LockFileError, plain=hcl.plain_block)
     diags: list[Diagnostic] = []
     locks = LockFile()
 
@@ -73,6 +74,10 @@ def parse_lock_text(text: str, filename: str = LOCK_FILE_NAME) -> tuple[LockFile
         else:
             err("Unsupported block type", f'Blocks of type "{block.type}" are not expected here.', block.line)
     return locks, diags
+
+
+def _every_block(block, text: str) -> bool:
+    return True
 
 
 def _string_attr(block: hcl.Block, name: str, err) -> tuple[str | None, int]:
