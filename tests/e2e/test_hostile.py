@@ -563,3 +563,84 @@ def test_a_mirror_a_killed_git_init_left_is_rebuilt(isolated, tofu_solve, leftov
     assert r.code == 0, r.err
     assert "internal error" not in r.err
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# two\n"
+
+
+# --------------------------------------------------------------------------- a hostile OCI registry
+
+
+class _HostileOci(http.server.BaseHTTPRequestHandler):
+    """An OCI distribution endpoint on 127.0.0.1: ``drip/*`` repositories send their tag list
+    a byte every 0.2 s; ``huge/*`` answer a 20 MB manifest; others list a tag whose manifest
+    points at a blob that never ends."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def _send(self, body: bytes, drip: bool = False, length: int | None = None,
+              ctype: str = "application/json") -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        with contextlib.suppress(OSError):
+            if drip:
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            else:
+                self.wfile.write(body)
+
+    def do_GET(self):
+        path = self.path.split("?", 1)[0]
+        if path == "/v2/":
+            return self._send(b"{}")
+        repo = path[len("/v2/"):].split("/", 1)[0]
+        if path.endswith("/tags/list"):
+            return self._send(json.dumps({"name": repo, "tags": ["1.0.0"]}).encode(), drip=repo == "drip")
+        if "/manifests/" in path:
+            if repo == "huge":
+                return self._send(b"{" + b" " * 20_000_000 + b"}",
+                                  ctype="application/vnd.oci.image.manifest.v1+json")
+            manifest = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+                        "artifactType": "application/vnd.opentofu.modulepkg",
+                        "config": {"mediaType": "application/vnd.oci.empty.v1+json", "size": 2,
+                                   "digest": "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"},
+                        "layers": [{"mediaType": "archive/zip", "size": 100,
+                                    "digest": "sha256:" + "0" * 64}]}
+            return self._send(json.dumps(manifest).encode(), ctype="application/vnd.oci.image.manifest.v1+json")
+        if "/blobs/" in path:  # declares 100 bytes, then drips forever
+            return self._send(b"x" * 100, drip=True)
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@pytest.fixture
+def hostile_oci():
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _HostileOci)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield f"127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize("repo, expected", [
+    ("drip", "did not finish within 1.5 s"),  # the tag list
+    ("huge", "is too large"),  # the manifest
+    ("slow", "did not finish within 1.5 s"),  # the blob
+])
+def test_every_oci_read_is_bounded(isolated, tofu_solve, hostile_oci, monkeypatch, repo, expected):
+    """OCI answers are read as bounded as every other (the tag list and manifests once came
+    through oras and requests with no size or overall time limit, the blob into $TMPDIR)."""
+    monkeypatch.setenv("TOFU_SOLVE_DOWNLOAD_DEADLINE", "1.5")
+    started = time.monotonic()
+    r = tofu_solve(write_root(isolated / "root", f'module "o" {{\n  source  = "oci://{hostile_oci}/{repo}/mod"\n'
+                                                 '  version = "1.0.0"\n}\n'), "init")
+    assert r.code == 1 and expected in r.err, r.err
+    assert time.monotonic() - started < 30

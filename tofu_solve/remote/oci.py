@@ -26,15 +26,16 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urljoin
 
 from ..addrs.redact import is_loopback_host
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from ..settings import Limits
+from .limits import read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
@@ -44,6 +45,7 @@ IMAGE_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 IMAGE_INDEX = "application/vnd.oci.image.index.v1+json"
 DOCKER_MANIFEST_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
 ZIP_LAYER = "archive/zip"
+MAX_TAG_PAGES = 1000
 MAX_MANIFEST_BYTES = 4 << 20
 ACCEPT = ", ".join([IMAGE_MANIFEST, IMAGE_INDEX, DOCKER_MANIFEST_LIST,
                     "application/vnd.docker.distribution.manifest.v2+json"])
@@ -165,7 +167,8 @@ class OciClient:
         scheme = "http" if self._insecure(host) else "https"
         # Probe first: oras retries unreachable hosts for minutes; a refused connection is final.
         try:
-            probe = requests.get(f"{scheme}://{host}/v2/", timeout=self.timeout)
+            probe = requests.get(f"{scheme}://{host}/v2/", timeout=self.timeout, stream=True)
+            read_document(probe, self.limits, f"{scheme}://{host}/v2/")
         except requests.RequestException as e:
             raise NetworkError("Failed to reach OCI registry",
                                f"Could not contact the OCI registry {host} ({type(e).__name__}).",
@@ -199,17 +202,33 @@ class OciClient:
         return r
 
     def tags(self, host: str, repository: str) -> list[str]:
-        """Every tag of the repository (all pages). Raises NetworkError."""
+        """Every tag of the repository, following the registry's ``Link: <...>; rel="next"``
+        pages (OCI distribution spec, "Listing Tags"), at most :data:`MAX_TAG_PAGES` of them,
+        each bounded in size and time like every answer. Raises NetworkError."""
         reg = self._registry(host, repository)
-        self.counter.add("oci_tags")
-        try:
-            return list(reg.get_tags(f"{host}/{repository}"))
-        except ValueError as e:
-            raise NetworkError("OCI registry refused the request",
-                               f"Could not list the tags of {host}/{repository}: {e}") from None
-        except requests.RequestException as e:
-            raise NetworkError("Failed to reach OCI registry",
-                               f"Could not list the tags of {host}/{repository} ({type(e).__name__}).") from None
+        prefix = "http" if self._insecure(host) else "https"
+        url: str | None = f"{prefix}://{host}/v2/{repository}/tags/list?n=1000"
+        what = f"list the tags of {host}/{repository}"
+        out: list[str] = []
+        for _ in range(MAX_TAG_PAGES):
+            if url is None:
+                return out
+            self.counter.add("oci_tags")
+            r = self._request(reg, url, what, stream=True)
+            body = read_document(r, self.limits, url)
+            if r.status_code == 404:
+                raise NetworkError("OCI repository not found", f"{host}/{repository} does not exist.")
+            if r.status_code != 200:
+                raise NetworkError("Failed to list OCI tags", f"Could not {what}: the registry answered "
+                                   f"{r.status_code}.")
+            try:
+                tags = json.loads(body).get("tags") or []
+            except (ValueError, AttributeError):
+                raise NetworkError("Failed to list OCI tags", f"Could not {what}: the answer is not JSON.") from None
+            out += [t for t in tags if isinstance(t, str)]
+            nxt = r.links.get("next", {}).get("url")
+            url = urljoin(url, nxt) if nxt else None
+        raise NetworkError("Failed to list OCI tags", f"Could not {what}: more than {MAX_TAG_PAGES} pages of tags.")
 
     def resolve(self, host: str, repository: str, reference: str) -> Artifact:
         """The module package a tag or digest names, checked as OpenTofu checks it.
@@ -223,7 +242,9 @@ class OciClient:
         self.counter.add("oci_manifest")
         prefix = "http" if self._insecure(host) else "https"
         url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
-        r = self._request(reg, url, f"read the manifest {host}/{repository}:{reference}", {"Accept": ACCEPT})
+        r = self._request(reg, url, f"read the manifest {host}/{repository}:{reference}", {"Accept": ACCEPT},
+                          stream=True)
+        read_document(r, self.limits, url)  # bounded in size and time, like every answer
         if r.status_code == 404:
             raise NetworkError("OCI artifact not found",
                                f"{host}/{repository} has no manifest for {reference!r}.")
@@ -274,14 +295,17 @@ class OciClient:
                                f"than {self.limits.download_bytes} (TOFU_SOLVE_MAX_DOWNLOAD_BYTES).")
         reg = self._registry(host, repository)
         self.counter.add("oci_blob")
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "blob"
-            try:
-                reg.download_blob(f"{host}/{repository}", art.layer_digest, str(out))
-            except (ValueError, requests.RequestException) as e:
-                raise NetworkError("Failed to download OCI blob",
-                                   f"{host}/{repository}@{art.layer_digest}: {type(e).__name__}") from None
-            data = out.read_bytes() if out.exists() else b""
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/blobs/{art.layer_digest}"
+        r = self._request(reg, url, f"download {host}/{repository}@{art.layer_digest}", stream=True)
+        if r.status_code != 200:
+            r.close()
+            raise NetworkError("Failed to download OCI blob",
+                               f"{host}/{repository}@{art.layer_digest}: the registry answered {r.status_code}.")
+        buf = bytearray()
+        limit = min(self.limits.download_bytes, art.layer_size) if art.layer_size >= 0 else self.limits.download_bytes
+        read_bounded(r, buf.extend, limit, self.limits.deadline, url)  # size and overall deadline
+        data = bytes(buf)
         algo, _, want = art.layer_digest.partition(":")
         got = hashlib.new(algo, data).hexdigest() if algo in ("sha256", "sha512") else None
         if got != want or (art.layer_size >= 0 and len(data) != art.layer_size):
