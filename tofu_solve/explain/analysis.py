@@ -43,7 +43,6 @@ from ..solver.model import (
 from ..solver.propagate import propagate
 from ..solver.provider import requirements_of_tree
 from ..versions import goversions as gvs
-from ..versions.constraints import module_constraint
 from ..versions.selection import list_module_versions
 from . import render
 from .facts import (
@@ -62,7 +61,6 @@ from .facts import (
 from .whatif import WhatIf
 
 MAX_VERSIONS_EXAMINED = 60
-_ANY_RELEASE = module_constraint(">= 0.0.0")  # looks beyond a call's own constraint
 
 
 # --------------------------------------------------------------------------- main entry
@@ -174,19 +172,13 @@ def _origin_fact(r, name: str, who: str = "") -> ConstraintFact:
                           f" at {o.where}" if o.where else "")
 
 
-def _candidates(req: ModuleRequirement, ctx: Context, all_versions: bool) -> list[ModuleCandidate]:
-    """The call's candidates, newest first ([] when they cannot be listed: the listing's own
-    error has been or will be reported by the solve)."""
-    try:
-        if not all_versions:
-            return ctx.module_candidates(req)
-        avail = ctx.available(req)
-        listing = list_module_versions(None if req.constraint is None else _ANY_RELEASE, [a.label for a in avail])
-        by_label = {a.label: a for a in avail}
-        return [ModuleCandidate(req.call_path, req.call.source, by_label[v.original],
-                                ctx.package_address(req.call.source)) for v in listing.matching]
-    except TofuSolveError:
-        return []
+def _candidates(req: ModuleRequirement, ctx: Context) -> list[ModuleCandidate]:
+    """The call's candidates, newest first, at most :data:`MAX_VERSIONS_EXAMINED`.
+
+    Raises:
+        TofuSolveError: they cannot be listed (callers say so in ``not_examined``).
+    """
+    return ctx.module_candidates(req)[:MAX_VERSIONS_EXAMINED]
 
 
 def _side(call_path: str, ident, name: str, ctx: Context) -> tuple[SideFacts | None, list]:
@@ -200,7 +192,12 @@ def _side(call_path: str, ident, name: str, ctx: Context) -> tuple[SideFacts | N
     via = f", via {_chain_text(call_path, ctx)}" if "." in call_path else ""
     side = SideFacts(call_path, _display(req), within, str(req.call.where), via)
     constraints = []
-    for cand in _candidates(req, ctx, False)[:MAX_VERSIONS_EXAMINED]:
+    try:
+        candidates = _candidates(req, ctx)
+    except TofuSolveError as e:
+        side.not_examined["listing"] = e.summary
+        candidates = []
+    for cand in candidates:
         v = cand.version_text
         try:
             tree = ctx.tree(cand)
@@ -328,7 +325,11 @@ def _shared_package_clash(ident, levers: list, ctx: Context, wi) -> SharedPackag
             facts.parties.append((lv, None, None))
             continue
         per_version: dict = {}
-        for cand in _candidates(r, ctx, False)[:MAX_VERSIONS_EXAMINED]:
+        try:
+            candidates = _candidates(r, ctx)
+        except TofuSolveError:
+            candidates = []  # a listing that fails is the solve's error to report, not the explanation's
+        for cand in candidates:
             if not ctx.tree_known(cand):
                 continue
             try:
