@@ -225,7 +225,9 @@ def test_hashes_of_unknown_schemes_are_dropped_as_tofu_drops_them(isolated, tofu
     root = write_root(isolated / "root", ROOT)
     assert tofu_solve(root, "init").code == 0
     text = (root / ".terraform.lock.hcl").read_text()
-    (root / ".terraform.lock.hcl").write_text(text.replace("  hashes = [\n", '  hashes = [\n    "h9:future-scheme",\n', 1))
+    at = text.index('\nprovider "')  # the first provider block's hashes (module blocks come first)
+    (root / ".terraform.lock.hcl").write_text(
+        text[:at] + text[at:].replace("  hashes = [\n", '  hashes = [\n    "h9:future-scheme",\n', 1))
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert r.lock == text

@@ -79,16 +79,24 @@ def format_module_lock(lock: ModuleLock) -> str:
 
 
 def format_lock_file(locks: LockFile, keep_raw_providers: bool = True) -> str:
-    """The whole file. Provider blocks read from disk are written back as they were read
-    when ``keep_raw_providers`` (tofu-solve does not own them)."""
+    """The whole file: the header, the ``module`` blocks (by call path), then the
+    ``provider`` blocks as ``tofu init`` writes them (by address). Provider blocks read from
+    disk are written back as they were read when ``keep_raw_providers`` (tofu-solve does not
+    own them).
+
+    Module blocks come first because tools that edit the file line by line take everything
+    from one ``provider`` line to the next as that provider's block: Renovate's terraform
+    lock-file updater (``lib/modules/manager/terraform/lockfile/util.ts`` ``extractLocks``)
+    writes a provider's new version and hashes into any module block that follows it.
+    OpenTofu reads blocks in any order (``internal/depsfile/locks_file.go``)."""
     out = [HEADER]
+    for path in sorted(locks.modules):
+        out.append("\n")
+        out.append(format_module_lock(locks.modules[path]))
     for lock in sorted(locks.providers.values(), key=lambda p: (p.address.host, p.address.namespace,
                                                                 p.address.type)):
         out.append("\n")
         out.append(lock.raw + "\n" if keep_raw_providers and lock.raw else format_provider_lock(lock))
-    for path in sorted(locks.modules):
-        out.append("\n")
-        out.append(format_module_lock(locks.modules[path]))
     return "".join(out)
 
 
