@@ -86,3 +86,13 @@ def test_a_named_corpus_that_is_not_there_is_an_error_not_another_corpus(tmp_pat
     assert r.returncode == 1
     assert "Error: Corpus not found" in r.stderr and str(tmp_path / "nonexistent") in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_boolean_flags_take_gos_values_as_tofu_does():
+    """Go's flag package (ParseBool) as tofu reads boolean flags: -json=true, -json=1,
+    -json=false; anything else is a usage error in the flag package's words."""
+    assert json.loads(run("version", "-json=true").stdout) == json.loads(run("version", "-json").stdout)
+    assert json.loads(run("version", "-json=1").stdout)["tofu_solve_version"]
+    assert run("version", "-json=false").stdout.startswith("tofu-solve v")
+    r = run("version", "-json=maybe")
+    assert r.returncode == 2 and 'invalid boolean value "maybe" for -json: parse error' in r.stderr

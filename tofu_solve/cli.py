@@ -38,6 +38,43 @@ def _gnu_flags(argv: Sequence[str]) -> list[str]:
     return out
 
 
+# Go's strconv.ParseBool, which the flag package uses for `-flag=value` on boolean flags.
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def _go_booleans(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """Boolean flags given Go's way, as tofu accepts them (``-json=true``, ``-upgrade=false``):
+    a true value is the flag alone, a false one drops it. ``-upgrade=NAME,...`` stays a list
+    of names (only the ParseBool words are booleans).
+
+    Raises:
+        SystemExit: a value ParseBool refuses (a usage error, exit 2, in the flag package's
+            words: ``invalid boolean value "maybe" for -json: parse error``).
+    """
+    booleans = {"--upgrade"}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                booleans.update(o for a in sub._actions if a.nargs == 0 for o in a.option_strings)
+    booleans.discard("--help")
+    booleans.discard("-h")
+    out = []
+    for a in argv:
+        name, eq, value = a.partition("=")
+        if not eq or name not in booleans:
+            out.append(a)
+        elif value in _GO_TRUE:
+            out.append(name)
+        elif value in _GO_FALSE:
+            continue
+        elif name == "--upgrade":
+            out.append(a)  # -upgrade=NAME,...
+        else:
+            parser.error(f'invalid boolean value "{value}" for {name[1:]}: parse error')
+    return out
+
+
 # Every other flag `tofu init` takes (OpenTofu internal/command/init.go, `tofu init -help`):
 # accepted, so that CI templates can pass one set of flags to both, and ignored, since they
 # concern backends, state, prompts or colour, none of which tofu-solve has.
@@ -264,7 +301,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except TofuSolveError as e:
         print("\n" + e.render() + "\n", file=sys.stderr)
         return 1
-    args = parser.parse_args(_gnu_flags(argv))
+    args = parser.parse_args(_go_booleans(_gnu_flags(argv), parser))
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

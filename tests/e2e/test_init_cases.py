@@ -485,3 +485,20 @@ def test_targeted_upgrade_moves_only_what_it_names(tmp_path, tofu_solve, own_cac
     r = tofu_solve(root, "init", "-upgrade=hashicorp/aws")  # already the newest: re-checked, nothing changes
     assert r.code == 0, r.err
     assert "The lock file is up to date." in r.out and r.lock == lock
+
+
+def test_upgrade_takes_gos_boolean_values(tmp_path, tofu_solve):
+    """``-upgrade=true`` and ``-upgrade=false`` as tofu takes them; ``-upgrade=NAME`` stays."""
+    root = write_root(tmp_path, '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "6.4.0"
+        }
+    ''')
+    assert tofu_solve(root, "init").code == 0
+    main = root / "main.tf"
+    main.write_text(main.read_text().replace('"6.4.0"', '"~> 6.0"'))
+    r = tofu_solve(root, "init", "-upgrade=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.4.0"}
+    r = tofu_solve(root, "init", "-upgrade=true")
+    assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.6.0"}
