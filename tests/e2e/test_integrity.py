@@ -104,17 +104,24 @@ def test_package_that_differs_from_the_lock_is_refused(tmp_path, tofu_solve, own
     assert lock_path.read_text() == lock_before
 
 
-def test_tampered_installed_module_is_refused(tmp_path, tofu_solve, own_cache):
+def test_an_edited_installed_module_is_reinstalled_from_the_verified_package(tmp_path, tofu_solve, own_cache):
+    """The lock, not the working copy, is the authority (issue #21): an installed copy edited
+    after installation is put back, with a warning; check and init give the same advice; the
+    lock and every other module stay as they are (no blanket -upgrade)."""
     root = _kms_root(tmp_path / "root")
     assert tofu_solve(root, "init").code == 0
     lock_before = (root / ".terraform.lock.hcl").read_text()
     installed = next((root / ".terraform/modules/kms").rglob("*.tf"))
-    installed.write_text(installed.read_text() + "\n# edited\n")
+    genuine = installed.read_text()
+    installed.write_text(genuine + "\n# edited\n")
+    r = tofu_solve(root, "check")
+    assert r.code == 1 and "tofu-solve init reinstalls it from the package verified against the lock" in r.err
     r = tofu_solve(root, "init")
-    assert r.code == 1
-    assert "Module checksum verification failed" in r.err
-    assert "installed in .terraform/modules/kms" in r.err
+    assert r.code == 0, r.err
+    assert "Warning: The installed copy of module \"kms\" (.terraform/modules/kms) no longer matched the lock" in r.out
+    assert installed.read_text() == genuine
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
+    assert tofu_solve(root, "check").code == 0
 
 
 def _git(repo: Path, *args):

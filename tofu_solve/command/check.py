@@ -125,9 +125,9 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                 actual = f"(cannot hash: {e.detail})"
             if h1s and actual not in h1s:
                 out.append(Difference("hash", subject, f"the installed copy in {_rel(installed, root)} has {actual}, "
-                                      f"the lock records {', '.join(h1s)}: it was changed after installation. Remove "
-                                      "that directory and run tofu-solve init to reinstall it from the verified "
-                                      "cache.", call.where))
+                                      f"the lock records {', '.join(h1s)}: it was changed after installation. "
+                                      "tofu-solve init reinstalls it from the package verified against the lock "
+                                      "(the lock file is the authority).", call.where))
                 continue
             try:
                 tree = read_module_tree(installed, call.source.subdir)

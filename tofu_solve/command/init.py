@@ -9,6 +9,7 @@ into ``.terraform.lock.hcl`` (atomically, only when they change, never with
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -169,7 +170,15 @@ def run_init(opts: InitOptions, settings: Settings,
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
             "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
     # Install first, lock last: an interrupted init leaves the old lock file in place.
-    manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade) if opts.install else None
+    replaced: list[str] = []
+    manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade,
+                       replaced=replaced) if opts.install else None
+    res.warnings.extend(WarningText(
+        "Installed module copy replaced",
+        f'The installed copy of module "{path}" ({os.path.relpath(data_dir(root, settings.data_dir), root)}'
+        f"/modules/{path}) no longer matched the lock file: it was edited or damaged after installation. It "
+        "was reinstalled from the package, verified against the lock; the lock file is the authority.")
+        for path in replaced)
     bridge_written = _write_bridge(root, settings, res, selected, trees, new_modules, options, opts.install)
     written = False
     if opts.lockfile != "readonly":

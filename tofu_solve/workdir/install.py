@@ -156,13 +156,16 @@ def inside(base: Path, key: str) -> Path:
 
 
 def install(root: Path, settings: Settings, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
-            root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False) -> Path:
+            root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False,
+            replaced: list[str] | None = None) -> Path:
     """Install every selected package and write ``modules.json``. Installed directories
     that already hold the locked version are verified, not copied again (``reinstall``
-    copies every one afresh, as ``-upgrade`` does).
+    copies every one afresh, as ``-upgrade`` does). The lock, not the working copy, is the
+    authority: an installed directory that no longer matches the lock's ``h1:`` (edited or
+    damaged after installation) is replaced by the package, which the caller has verified
+    against the lock, and its call path added to ``replaced``.
 
     Raises:
-        IntegrityError: an installed module directory no longer matches the lock.
         TofuSolveError: the directory cannot be written.
     """
     modules_dir = data_dir(root, settings.data_dir) / "modules"
@@ -180,7 +183,12 @@ def install(root: Path, settings: Settings, selected: dict[str, tuple[ModuleCand
             prev = old.get(path)
             if not reinstall and prev and prev.get("Source") == source and prev.get("Version", "") == version \
                     and dest.is_dir():
-                verify(path, lock, dest, f"installed in {dest.relative_to(root) if dest.is_relative_to(root) else dest}")
+                try:
+                    verify(path, lock, dest, "installed")
+                except IntegrityError:
+                    _copy_into(pkg.root, dest)
+                    if replaced is not None:
+                        replaced.append(path)
             else:
                 _copy_into(pkg.root, dest)
             rel = os.path.relpath(dest, root).replace(os.sep, "/")
