@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, write_root
+from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, write_root, lock_versions
 
 ROOT_3 = '''
 terraform {
@@ -343,3 +343,40 @@ def test_files_and_directories_get_the_modes_tofu_gives_them(isolated, tofu_solv
         assert mode(root / f) == 0o644, f
     for d in (".terraform/modules/vpc", ".terraform/modules/eks"):
         assert mode(root / d) == 0o755, d
+
+
+def test_module_blocks_a_tool_dropped_from_the_lock_are_kept_and_written_back(isolated, tofu_solve):
+    """``tofu providers lock`` (and ``tofu init -upgrade`` when a provider moves) rewrites the
+    lock file with provider blocks only (issue #21). The next init keeps the versions the
+    last init recorded in .terraform/tofu-solve.json, as locked, writes the blocks back and
+    says why; -lockfile=readonly refuses the file as it stands."""
+    from tofu_solve.lockfile import parse_lock_text
+
+    root = write_root(isolated / "root", '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+    ''')
+    main = root / "main.tf"
+    main.write_text(main.read_text().replace('"~> 6.0"', '"6.4.0"'))
+    assert tofu_solve(root, "init").code == 0
+    main.write_text(main.read_text().replace('"6.4.0"', '"~> 6.0"'))
+    r = tofu_solve(root, "init")
+    assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.4.0"}  # locked; 6.6.0 is newer
+    full = r.lock
+    lock = root / ".terraform.lock.hcl"
+    providers_only = full[:full.index('\nmodule "vpc"')] + full[full.index("\nprovider "):]
+    lock.write_text(providers_only)  # what `tofu providers lock` leaves
+    assert parse_lock_text(providers_only)[0].modules == {}
+    r = tofu_solve(root, "check")
+    assert r.code == 1 and 'module "vpc": its module block is missing from the lock file, which the last ' \
+        "tofu-solve init locked at 6.4.0" in r.err
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 1 and "Lock file would change" in r.err
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert "Warning: .terraform.lock.hcl had lost the module blocks of vpc" in r.out
+    assert lock.read_text() == full  # 6.4.0 kept, block and hashes written back as they were
+    r = tofu_solve(root, "init")
+    assert "had lost the module blocks" not in r.out  # said once, when it happened

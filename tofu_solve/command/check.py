@@ -39,6 +39,7 @@ from ..versions import goversions as gvs
 from ..versions.target import target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
+from ..workdir.state import recorded_module_locks
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     root = Path(root)
     locks = read_lock_file(root / LOCK_FILE_NAME)
     modules_dir = data_dir(root, settings.data_dir) / "modules"
+    recorded = recorded_module_locks(root, settings)
     manifest = read_manifest(modules_dir / MANIFEST)
     out: list[Difference] = []
     seen: set[str] = set()
@@ -98,6 +100,12 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
             if base and call.where is not None:  # name the installed copy's file, not the package's
                 call = dataclasses.replace(call, where=SourceRange(f"{base}/{call.where.file}", call.where.line))
             lock = locks.modules.get(path)
+            if lock is None and path in recorded:
+                out.append(Difference("no-lock", subject, f"its module block is missing from the lock file, which the "
+                                      f"last tofu-solve init locked at {recorded[path].version}: a tool that "
+                                      "rewrites the lock file (tofu providers lock, tofu init -upgrade) drops module "
+                                      "blocks; tofu-solve init writes it back.", call.where))
+                continue
             if lock is None:
                 out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", call.where))
                 continue

@@ -48,7 +48,7 @@ from ..solver.resolve import Resolution
 from ..versions.target import target_version
 from ..workdir import overrides
 from ..workdir.install import data_dir, install, package_hashes, verify
-from ..workdir.state import snapshot, write_state
+from ..workdir.state import recorded_module_locks, snapshot, write_state
 from .monorepo import cross_root_report, find_roots, relative_name, run_each
 from .views.init import InitViews, init_result_as_data, show_result
 
@@ -114,6 +114,13 @@ def run_init(opts: InitOptions, settings: Settings,
     # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
     # then go, as the configuration no longer requires them (depsfile/locks.go).
     locks.upgrade_from_predecessor()
+    lost = {} if opts.upgrade else {p: m for p, m in recorded_module_locks(root, settings).items()
+                                    if p not in locks.modules}
+    on_disk = locks.modules  # what the file says: lock changes are reported against it
+    if lost:
+        # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
+        # the last init recorded are kept as if locked, and written back.
+        locks = locks.with_modules({**lost, **locks.modules})
     target = target_version(opts.tofu_version, root)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
     solve_locks, providers_again = locks, frozenset()
@@ -147,6 +154,15 @@ def run_init(opts: InitOptions, settings: Settings,
         ahead.close()
         ctx.close()
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings]
+    if lost:
+        kept = sorted(p for p in lost if p in new_modules and new_modules[p].version == lost[p].version)
+        if kept:
+            res.warnings.insert(0, WarningText(
+                "Module blocks restored in the lock file",
+                f"{LOCK_FILE_NAME} had lost the module blocks of {', '.join(kept)}, which the last tofu-solve init "
+                "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
+                "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
+                "blocks back; -upgrade=NAME chooses afresh."))
     res.warnings.extend(_tag_warnings(ctx))
     res.warnings.extend(WarningText(
         "Provider checksums not signature-checked",
@@ -157,8 +173,8 @@ def run_init(opts: InitOptions, settings: Settings,
                                     f"The cached copy of {name} was damaged; it was discarded and fetched again.")
                         for name in ctx.metadata.cache.discarded)
     changes = []
-    for path in sorted(set(locks.modules) | set(new_modules)):
-        old, new = locks.modules.get(path), new_modules.get(path)
+    for path in sorted(set(on_disk) | set(new_modules)):
+        old, new = on_disk.get(path), new_modules.get(path)
         if old is not None and new is not None and old == new:
             continue
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))

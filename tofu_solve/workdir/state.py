@@ -14,12 +14,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..addrs.names import valid_call_path
 from ..addrs.redact import redact
 from ..config import ModuleCall, ProviderRequirement
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, TofuSolveError
-from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..lockfile import LOCK_FILE_NAME, ModuleLock, read_lock_file
 from ..lockfile.replacefile import write_atomic
 from ..settings import Settings
 from ..store.cache import Cache
@@ -64,7 +65,28 @@ def snapshot(res, ctx, result_locks) -> dict:
         providers[addr] = {"version": str(pc.version), "next": nxt}
     return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
             "modules": modules, "providers": providers,
-            "lock": {p: m.version for p, m in result_locks.modules.items()}}
+            "lock": {p: m.version for p, m in result_locks.modules.items()},
+            # the module blocks as written, so that a lock file another tool rewrote without
+            # them (tofu providers lock, tofu init -upgrade) is noticed and mended
+            "module_locks": {p: {"version": m.version, "source": m.source, "constraints": m.constraints,
+                                 "hashes": list(m.hashes)} for p, m in result_locks.modules.items()}}
+
+
+def recorded_module_locks(root: Path, settings: Settings) -> dict[str, ModuleLock]:
+    """The module lock entries the last ``init`` wrote, as it recorded them in
+    ``.terraform/tofu-solve.json``; empty when there is no such record (or it cannot be
+    read: it is only a record, never an error)."""
+    try:
+        doc = json.loads((data_dir(root, settings.data_dir) / STATE_FILE).read_text(encoding="utf-8"))
+        out = {}
+        for path, m in (doc.get("module_locks") or {}).items():
+            if valid_call_path(path) and isinstance(m, dict) and isinstance(m.get("version"), str) and \
+                    isinstance(m.get("source"), str):
+                out[path] = ModuleLock(path, m["version"], m["source"], str(m.get("constraints") or ""),
+                                       tuple(str(h) for h in m.get("hashes") or ()))
+        return out
+    except (OSError, ValueError, AttributeError, TypeError):
+        return {}
 
 
 def _state_key(key: tuple[str, str, str]) -> list[str]:
