@@ -138,6 +138,12 @@ class LockFileWouldChange(TofuSolveError):
     one): a different kind from :class:`LockFileError`."""
 
 
+class LockedVersionMismatch(VersionError):
+    """A locked version no longer meets its (edited) constraint; only ``-upgrade`` may choose
+    another, as OpenTofu refuses for a provider (``internal/providercache/installer.go``:
+    "locked provider ... does not match configured version constraint ...")."""
+
+
 class HashError(TofuSolveError):
     """A package that cannot be hashed (e.g. a file name with a newline)."""
 

@@ -243,17 +243,23 @@ def test_lock_reuse_upgrade_and_stale_lock(tmp_path, tofu_solve):
     main.write_text(main.read_text().replace("~> 6.0", "~> 5.0"))
     lock = root / ".terraform.lock.hcl"
     before = lock.read_text()
-    r = tofu_solve(root, "init", "-lockfile=readonly")
-    assert r.code == 1 and "Error: Lock file would change" in r.err
-    assert lock.read_text() == before
-    # issue #15: an edited constraint re-picks that call, as tofu init would
-    r = tofu_solve(root, "init")
+    # issue #21: a locked version the edited constraint no longer allows is refused, as
+    # OpenTofu refuses a provider's (internal/providercache/installer.go), naming the fix
+    for args in (("-lockfile=readonly",), ()):
+        r = tofu_solve(root, "init", *args)
+        assert r.code == 1 and "Error: Incompatible locked module version" in r.err
+        assert 'locked module "vpc" 6.6.0 does not match configured version constraint "~> 5.0"; must use ' \
+            "tofu-solve init -upgrade=vpc to allow selection of new versions" in r.err
+        assert "on main.tf line 3" in r.err
+        assert lock.read_text() == before
+    r = tofu_solve(root, "init", "-upgrade=vpc")
     assert r.code == 0, r.err
     assert lock_versions(r.lock)["vpc"].startswith("5.")
 
 
 def test_editing_one_constraint_repicks_that_call_alone(tmp_path, tofu_solve):
-    """Issue #15: the other calls keep their locked versions although newer ones fit."""
+    """Issue #15: the other calls keep their locked versions although newer ones fit; issue
+    #21: the edited call moves only with -upgrade=NAME, as tofu moves a provider."""
     root = write_root(tmp_path, '''
         module "vpc" {
           source  = "terraform-aws-modules/vpc/aws"
@@ -271,6 +277,8 @@ def test_editing_one_constraint_repicks_that_call_alone(tmp_path, tofu_solve):
     assert lock_versions(r.lock) == {"vpc": "6.4.0", "kms": "3.0.0"}  # both still allowed: both kept
     main.write_text(main.read_text().replace('"~> 6.0"', '"~> 5.0"'))
     r = tofu_solve(root, "init")
+    assert r.code == 1 and "-upgrade=vpc to allow selection of new versions" in r.err
+    r = tofu_solve(root, "init", "-upgrade=vpc")
     assert r.code == 0, r.err
     versions = lock_versions(r.lock)
     assert versions["kms"] == "3.0.0" and versions["vpc"].startswith("5.")
@@ -301,12 +309,14 @@ def test_a_lock_that_makes_an_edit_impossible_suggests_upgrade(tmp_path, tofu_so
     main.write_text(main.read_text().replace('version = "~> 5.0"', 'version = ">= 5.0"', 1)
                     .replace('"~> 5.0"', '"~> 6.6"'))
     r = tofu_solve(root, "init", "-json")
+    assert r.code == 1 and r.json()["error"]["summary"] == "Incompatible locked module version"  # vpc's lock first
+    r = tofu_solve(root, "init", "-json", "-upgrade=vpc")
     assert r.code == 1
     err = r.json()["error"]
     first_fix = err["explanation"]["suggestions"][0]
-    assert first_fix["edits"] == [] and first_fix["upgrade"] == ["hashicorp/aws"]
-    assert "run tofu-solve init -upgrade=hashicorp/aws" in first_fix["summary"]
-    r = tofu_solve(root, "init", "-upgrade=hashicorp/aws")
+    assert first_fix["edits"] == [] and first_fix["upgrade"] == ["vpc", "hashicorp/aws"]  # what was given, kept
+    assert "run tofu-solve init -upgrade=vpc,hashicorp/aws" in first_fix["summary"]
+    r = tofu_solve(root, "init", "-upgrade=vpc,hashicorp/aws")
     assert r.code == 0, r.err
     assert lock_versions(r.lock)["vpc"].startswith("6.")
 

@@ -122,7 +122,8 @@ def run_init(opts: InitOptions, settings: Settings,
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
     target = target_version(opts.tofu_version, root)
-    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline)
+    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
+                           () if opts.upgrade else opts.upgrade_only)
     solve_locks, providers_again = locks, frozenset()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)

@@ -119,7 +119,8 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
                 req = next((i.requirement for i in infos if isinstance(i.requirement, ModuleRequirement)), None)
                 subjects.append(_no_such_version(ident, req, ctx))
     moved = wi.held_by_lock()
-    return Explanation(subjects, clashes, suggestions, moved or None, wi.exhausted, wi.attempts)
+    return Explanation(subjects, clashes, suggestions, moved or None, wi.exhausted, wi.attempts,
+                       tuple(ctx.options.upgrade_targets))
 
 
 # --------------------------------------------------------------------------- the parties

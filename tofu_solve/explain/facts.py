@@ -159,3 +159,4 @@ class Explanation:
     held_by_lock: list[str] | None
     exhausted: bool
     what_if_solves: int
+    upgrade_targets: tuple[str, ...] = ()  # the -upgrade=NAME names already given (kept in advice)

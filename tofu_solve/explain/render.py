@@ -49,11 +49,12 @@ def error(expl: Explanation) -> ResolutionError:
     data["suggestions"] = [sg.as_dict() for sg in expl.suggestions]
     if expl.held_by_lock:
         moved = expl.held_by_lock
-        names = ",".join(moved)
+        names = ",".join(dict.fromkeys((*expl.upgrade_targets, *moved)))
         summary_lock = (f"keep the configuration and let the lock move {', '.join(moved)}: the versions "
                         f".terraform.lock.hcl holds make this impossible; run tofu-solve init -upgrade={names}.")
         advice.insert(0, summary_lock)
-        data["suggestions"].insert(0, {"summary": summary_lock, "edits": [], "upgrade": moved})
+        data["suggestions"].insert(0, {"summary": summary_lock, "edits": [],
+                                       "upgrade": list(dict.fromkeys((*expl.upgrade_targets, *moved)))})
     if any(d.get("subject") == subject_name(("opentofu",)) for d in data["subjects"]):
         advice.append("or solve for another OpenTofu release with -tofu-version=X.Y.Z.")
     if advice:

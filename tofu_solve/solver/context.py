@@ -29,6 +29,7 @@ from ..addrs.redact import redact
 from ..config.tree import ModuleTree, read_module_tree
 from ..errors import (
     ConfigurationError,
+    LockedVersionMismatch,
     NoMatchingVersionError,
     NoVersionsError,
     TofuSolveError,
@@ -57,6 +58,8 @@ class SolveOptions:
 
     Attributes:
         upgrade: ignore locked versions (``-upgrade``).
+        upgrade_targets: the names ``-upgrade=NAME,...`` gave (their locks are already
+            left out of the context's); advice that names an ``-upgrade=`` keeps them.
         shared: one version per module package (``-module-versions=shared``).
         target: the OpenTofu version solved for.
         max_rounds: resolvelib round cap.
@@ -69,6 +72,7 @@ class SolveOptions:
     max_rounds: int = 20000
     workers: int = 8
     offline: bool = False
+    upgrade_targets: tuple[str, ...] = ()  # -upgrade=NAME,...: what the user let move (for advice)
 
 
 @dataclass
@@ -240,6 +244,25 @@ class Context:
         cp, _, _ = self._lister(req)
         avail = AvailableVersion(lock.version, version, locked_commit(lock))
         return ModuleCandidate(req.call_path, source, avail, cp.package_address(source))
+
+    def lock_mismatch(self, req: ModuleRequirement) -> TofuSolveError | None:
+        """When the lock holds ``req``'s call (same source) at a version its constraint no
+        longer allows: the error that says so, naming the call, the locked version, the
+        constraint with its file and line, and the ``-upgrade=`` that lets it move."""
+        lock = self.locks.modules.get(req.call_path)
+        if self.options.upgrade or lock is None or req.constraint is None:
+            return None
+        if lock.source != self.locked_source_base(req, lock.version):
+            return None
+        if list_module_versions(req.constraint, [lock.version]).matching:
+            return None
+        where = req.call.version_where or req.call.where
+        names = ",".join(dict.fromkeys((*self.options.upgrade_targets, req.call_path)))
+        return LockedVersionMismatch(
+            "Incompatible locked module version",
+            f'locked module "{req.call_path}" {lock.version} does not match configured version constraint '
+            f'"{req.constraint.text}"; must use tofu-solve init -upgrade={names} to allow selection of new versions',
+            where)
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None

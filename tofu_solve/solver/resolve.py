@@ -86,10 +86,20 @@ def root_requirements(tree: ModuleTree, ctx: Context) -> list:
 
 def precheck(reqs: list, ctx: Context) -> None:
     """Fail fast, with OpenTofu's own messages, on root module calls that can never be
-    satisfied (no versions, no matching version). A call whose locked version its edited
-    constraint no longer allows is simply not held by the lock: it alone is picked again,
-    as ``tofu init`` would (issue #15)."""
+    satisfied (no versions, no matching version), and on a call of the root module (or of a
+    local module inside it) whose locked version its edited constraint no longer allows:
+    only ``-upgrade`` chooses another, as OpenTofu says of a provider
+    (``internal/providercache/installer.go``; issue #21).
+
+    Raises:
+        LockedVersionMismatch, NoVersionsError, NoMatchingVersionError.
+    """
     module_reqs = [r for r in reqs if isinstance(r, ModuleRequirement)]
+    if not ctx.options.upgrade:
+        for r in module_reqs:
+            mismatch = ctx.lock_mismatch(r)
+            if mismatch is not None:
+                raise mismatch
     for r in reqs:  # the root's provider listings start at once, beside the module listings
         if isinstance(r, ProviderRequirement) and not r.address.is_builtin:
             ctx.prefetch_provider(r.address)
