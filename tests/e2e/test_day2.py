@@ -380,3 +380,24 @@ def test_module_blocks_a_tool_dropped_from_the_lock_are_kept_and_written_back(is
     assert lock.read_text() == full  # 6.4.0 kept, block and hashes written back as they were
     r = tofu_solve(root, "init")
     assert "had lost the module blocks" not in r.out  # said once, when it happened
+
+
+def test_warnings_that_follow_from_the_locked_selection_show_on_every_init(isolated, tofu_solve):
+    """Issue #21: "fenced off" once showed only on the run that changed the lock. A re-init
+    (which lists nothing: every call is locked) reads the listing an earlier run cached; the
+    warning shows again, in text, -json and -recursive, with no network operation."""
+    base = isolated / "repo"
+    write_root(base / "live" / "app", VPC6_EKS20)
+    first = tofu_solve(base / "live" / "app", "init")
+    assert first.code == 0
+    assert 'Warning: Module "eks" is at 20.37.0, but 20.37.1 of the same line requires' in first.out
+    again = tofu_solve(base / "live" / "app", "init", "-json")
+    assert again.code == 0
+    assert again.json()["network_operations"] == {}  # warm: nothing fetched or listed
+    assert [w["summary"] for w in again.json()["warnings"]] == ["Module version fenced off by its own line"]
+    rec = tofu_solve(base, "init", "-recursive")
+    assert rec.code == 0
+    assert "In live/app:" in rec.out and 'Warning: Module "eks" is at 20.37.0' in rec.out
+    rec_json = tofu_solve(base, "init", "-recursive", "-json")
+    warns = [m for m in rec_json.stream() if m["type"] == "diagnostic" and m["@level"] == "warn"]
+    assert warns and warns[0]["root"] == "live/app"

@@ -51,6 +51,7 @@ from ..workdir.install import data_dir, install, package_hashes, verify
 from ..workdir.state import recorded_module_locks, snapshot, write_state
 from .monorepo import cross_root_report, find_roots, relative_name, run_each
 from .views.init import InitViews, init_result_as_data, show_result
+from .views.json_stream import warning_data
 
 
 @dataclass
@@ -437,6 +438,10 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
     if stream:
         for o in failed:
             stream.error(o.error)
+        for o in outcomes:  # each root's warnings, as a plain init shows them, naming the root
+            for w in (o.value.resolution.warnings if o.ok else ()):
+                d = warning_data(w)
+                stream.diagnostic("warning", d["summary"], d["detail"], root=relative_name(o.root, base))
         doc = {"roots": [{"root": relative_name(o.root, base), "ok": o.ok,
                           "result": init_result_as_data(o.value) if o.ok else None,
                           "error": o.error.to_dict() if o.error else None} for o in outcomes],
@@ -447,6 +452,13 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
         widths = [max(len(r[i]) for r in [head] + rows) for i in range(4)]
         for r in [head] + rows:
             human.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
+        for o in outcomes:
+            warnings = o.value.resolution.warnings if o.ok else ()
+            if warnings:
+                human.line()
+                human.line(f"In {relative_name(o.root, base)}:", "bold")
+                for w in warnings:
+                    human.warning(w)
         for o in failed:
             human.line()
             human.line(f"In {relative_name(o.root, base)}:", "bold")

@@ -242,6 +242,18 @@ class RegistryClient:
             self.cache.write_json("module-versions", key_of(key), versions)
         return versions
 
+    def cached_module_versions(self, package: RegistryPackage) -> list[str] | None:
+        """The version list this run or an earlier one read for ``package`` (memory, then
+        the on-disk cache), or None; never touches the network."""
+        key = str(package)
+        with self._lock:
+            if key in self._module_versions:
+                return self._module_versions[key]
+        if self.cache is None:
+            return None
+        cached = self.cache.read_json("module-versions", key_of(key))
+        return cached if isinstance(cached, list) and all(isinstance(v, str) for v in cached) else None
+
     def module_location(self, package: RegistryPackage, version: str) -> str:
         """The source address the registry gives for ``package`` at ``version`` (the
         normalized go-version string, as OpenTofu requests it). Cached on disk: a version's

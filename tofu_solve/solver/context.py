@@ -47,6 +47,7 @@ from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions import goversions as gvs
+from ..versions.goversion import GoVersion
 from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from .model import ModuleCandidate, ModuleRequirement
@@ -224,7 +225,6 @@ class Context:
         """The call's locked version as a candidate, built from the lock alone (no listing),
         when it applies: not upgrading, same source, still allowed by the constraint."""
         from ..lockfile.model import locked_commit
-        from ..versions.goversion import GoVersion
 
         lock = self.locks.modules.get(req.call_path)
         if self.options.upgrade or lock is None:
@@ -274,6 +274,27 @@ class Context:
             return self.module_candidates(req)
         except TofuSolveError:
             return None
+
+    def known_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
+        """The call's candidates from what is already known, never the network: this run's
+        listing, else, for a registry source, the listing an earlier run left in the cache
+        (for warnings that follow from a locked selection on every init)."""
+        listed = self.listed(req)
+        if listed is not None or not isinstance(req.call.source, RegistrySource) or req.constraint is None:
+            return listed
+        labels = self.client.cached_module_versions(req.call.source.package) if self.client is not None else None
+        if labels is None:
+            return None
+        avail = []
+        for label in labels:
+            try:
+                avail.append(AvailableVersion(label, GoVersion.parse(label)))
+            except TofuSolveError:
+                continue
+        by_label = {a.label: a for a in avail}
+        pkg = str(req.call.source.package)
+        return [ModuleCandidate(req.call_path, req.call.source, by_label[v.original], pkg)
+                for v in list_module_versions(req.constraint, [a.label for a in avail]).matching]
 
     def _locked_first(self, req: ModuleRequirement, cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
         lock = self.locks.modules.get(req.call_path)

@@ -304,7 +304,7 @@ def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
         req = res.module_requirements.get(path)
         if req is None:
             continue
-        cands = ctx.listed(req)
+        cands = ctx.known_candidates(req)  # this run's listing, or the cached one (a re-init lists nothing)
         if cands is None:
             continue
         v = cand.version
