@@ -126,13 +126,3 @@ class Settings:
                    limits=Limits.from_env(env), log_level=(env.get("TF_LOG") or "").strip().upper(),
                    log_path=env.get("TF_LOG_PATH") or None, no_color=bool(env.get("NO_COLOR")),
                    corpus=env.get("TOFU_SOLVE_CORPUS") or None, debug=bool(env.get("TOFU_SOLVE_DEBUG")))
-
-    def with_environ(self, **changes: str) -> "Settings":
-        """These settings as if the environment also held ``changes`` (for a run that points
-        tofu-solve somewhere else, as the demo does)."""
-        return Settings.from_environ({**self.environ, **changes})
-
-    @property
-    def home(self) -> Path:
-        """The user's home directory (``HOME``)."""
-        return _home(self.environ)
