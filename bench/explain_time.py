@@ -26,10 +26,16 @@ sys.path.insert(0, str(REPO))
 from delay_proxy import DelayProxy  # noqa: E402
 
 from tests.e2e.test_explanations import AWS5_VPC_EKS_RDS, SHARED_8  # noqa: E402
+from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
 from tofu_solve.errors import ResolutionError  # noqa: E402
 from tofu_solve.settings import Settings  # noqa: E402
-from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
-from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
+from tofu_solve.world import (  # noqa: E402
+    GitDaemon,
+    RegistryServer,
+    build_world,
+    default_world_dir,
+    write_cli_config,
+)
 from tofu_solve.world.roots import assembled_roots  # noqa: E402
 
 

@@ -46,7 +46,13 @@ sys.path.insert(0, str(REPO))
 
 from delay_proxy import DelayProxy  # noqa: E402
 
-from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
+from tofu_solve.world import (  # noqa: E402
+    GitDaemon,
+    RegistryServer,
+    build_world,
+    default_world_dir,
+    write_cli_config,
+)
 from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
 
 SOLVER_ROOTS = ("pair:vpc@6+eks@20:free", "pair:vpc@6+eks@20:aws5")

@@ -36,10 +36,16 @@ sys.path.insert(0, str(REPO / "bench"))
 from delay_proxy import DelayProxy  # noqa: E402
 
 from tofu_solve.command.check import check  # noqa: E402
+from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
 from tofu_solve.errors import TofuSolveError  # noqa: E402
 from tofu_solve.settings import Settings  # noqa: E402
-from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
-from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
+from tofu_solve.world import (  # noqa: E402
+    GitDaemon,
+    RegistryServer,
+    build_world,
+    default_world_dir,
+    write_cli_config,
+)
 from tofu_solve.world.roots import example_roots  # noqa: E402
 
 SECTION = "## Provider locks and check"

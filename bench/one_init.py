@@ -3,14 +3,14 @@ wall seconds, peak RSS (KiB), network operations and the selected versions. Used
 ``bench/run.py`` so that every measurement is a fresh process (cold imports, own memory)."""
 
 import json
-import resource
 import os
+import resource
 import sys
 import time
 
+from tofu_solve.command.init import InitOptions, run_init
 from tofu_solve.errors import TofuSolveError
 from tofu_solve.settings import Settings  # noqa: E402
-from tofu_solve.command.init import InitOptions, run_init
 
 root = sys.argv[1]
 extra = sys.argv[2:]

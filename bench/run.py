@@ -31,13 +31,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tofu_solve.solver.baseline import newest_per_call  # noqa: E402
-from tofu_solve.errors import TofuSolveError  # noqa: E402
-from tofu_solve.settings import Settings  # noqa: E402
-from tofu_solve.command.init import run_init, InitOptions  # noqa: E402
-from tofu_solve.solver.build import build_context  # noqa: E402
-from tofu_solve.lockfile import LockFile  # noqa: E402
+from tofu_solve.command.init import InitOptions, run_init  # noqa: E402
 from tofu_solve.config.tree import read_module_tree  # noqa: E402
+from tofu_solve.errors import TofuSolveError  # noqa: E402
+from tofu_solve.lockfile import LockFile  # noqa: E402
+from tofu_solve.settings import Settings  # noqa: E402
+from tofu_solve.solver.baseline import newest_per_call  # noqa: E402
+from tofu_solve.solver.build import build_context  # noqa: E402
 from tofu_solve.solver.context import SolveOptions  # noqa: E402
 from tofu_solve.versions.target import target_version  # noqa: E402
 from tofu_solve.world import build_world, default_world_dir, running_world  # noqa: E402

@@ -47,3 +47,46 @@ def loopback_only():
     socket.getaddrinfo = _loopback_only
     yield
     socket.getaddrinfo = _real_getaddrinfo
+
+
+CLIENT_NAMES = ("tofu", "terraform")
+
+
+def path_without_clients(path: str, shims: Path) -> str:
+    """``path`` as on a machine with neither ``tofu`` nor ``terraform``: every directory
+    that holds one is replaced by ``shims``, which links everything else it held."""
+    import os
+
+    shims.mkdir(parents=True, exist_ok=True)
+    out = []
+    for d in path.split(os.pathsep):
+        if not d:
+            continue
+        if not any(os.path.isfile(os.path.join(d, n)) for n in CLIENT_NAMES):
+            out.append(d)
+            continue
+        for name in os.listdir(d):
+            link = shims / name
+            if name not in CLIENT_NAMES and not link.exists():
+                link.symlink_to(os.path.join(d, name))
+        if str(shims) not in out:
+            out.append(str(shims))
+    return os.pathsep.join(out)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_client_on_path(tmp_path_factory):
+    """tofu-solve solves for, and hands over to, the client it finds on PATH (issue #26);
+    tests run as on a machine without one, so that each test says which client it wants
+    (``-tf-path``, ``-terraform-version``...). The clients' own paths are looked up first
+    (``CLIENT_PATHS``)."""
+    import os
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("PATH", path_without_clients(os.environ.get("PATH", ""), tmp_path_factory.mktemp("shims")))
+    yield
+    mp.undo()
+
+
+CLIENT_PATHS: dict[str, str | None] = {n: __import__("shutil").which(n) for n in CLIENT_NAMES}
+"""``tofu`` and ``terraform`` as found on the PATH the tests started with (None: absent)."""

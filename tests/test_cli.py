@@ -68,6 +68,7 @@ def test_version_command():
     import json
     import subprocess
     import sys
+
     from tofu_solve import __version__
     r = subprocess.run([sys.executable, "-m", "tofu_solve", "version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == f"tofu-solve v{__version__}"

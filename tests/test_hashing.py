@@ -8,14 +8,16 @@ import pytest
 
 from tests.conftest import VECTORS
 from tofu_solve.errors import HashError
-from tofu_solve.lockfile.hashes import (EMPTY_H1,
+from tofu_solve.lockfile.hashes import (
+    EMPTY_H1,
     VCS_DIRS,
     dir_files,
     hash1,
     hash_dir,
     hash_zip,
     parse_hash,
-    zip_sha256)
+    zip_sha256,
+)
 
 
 def _content(f):

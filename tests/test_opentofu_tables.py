@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tofu_solve.addrs.module_source import parse_registry, parse_remote, parse_source
 from tofu_solve.errors import TofuSolveError
 from tofu_solve.lockfile import parse_lock_text
-from tofu_solve.addrs.module_source import parse_registry, parse_remote, parse_source
 
 DATA = Path(__file__).parent / "conformance" / "opentofu"
 TABLES = json.loads((DATA / "module_sources.json").read_text(encoding="utf-8"))

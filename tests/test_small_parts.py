@@ -9,10 +9,10 @@ import zipfile
 
 import pytest
 
+from tofu_solve.addrs.redact import is_loopback_host, redact, url_key
 from tofu_solve.config.cliconfig import load_cli_config
 from tofu_solve.errors import ConfigurationError, IntegrityError
 from tofu_solve.remote.archives import extract_archive, sniff_archive
-from tofu_solve.addrs.redact import is_loopback_host, redact, url_key
 from tofu_solve.remote.oci import find_credentials
 
 
@@ -152,12 +152,11 @@ def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_f
     admitted, the rest of those lines, then one release per other line (its newest),
     nearest line first, then everything else by distance: one wave of reads reaches a
     line that works however far it is."""
+    from tofu_solve.addrs.module_source import parse_source
+    from tofu_solve.explain.whatif import nearest_order
     from tofu_solve.providers.base import AvailableVersion
     from tofu_solve.solver.model import ModuleCandidate
-    from tofu_solve.explain.whatif import nearest_order
     from tofu_solve.versions.goversion import GoVersion
-
-    from tofu_solve.addrs.module_source import parse_source
 
     source = parse_source("terraform-aws-modules/eks/aws")
     texts = ["21.1.0", "21.0.0", "20.1.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.1", "0.25.0"]

@@ -2,14 +2,16 @@
 
 import pytest
 
-from tofu_solve.errors import SourceAddressError
-from tofu_solve.addrs.module_source import (LocalSource,
+from tofu_solve.addrs.module_source import (
+    LocalSource,
     OciSource,
     RegistrySource,
     RemoteSource,
     SourceKind,
     go_path_clean,
-    parse_source)
+    parse_source,
+)
+from tofu_solve.errors import SourceAddressError
 
 # (input, type, str(), package, subdir) — rows from OpenTofu's module_source_test.go (reference §2)
 TABLE = [
@@ -118,9 +120,9 @@ def test_go_path_clean(p, expected):
 def test_address_forms_from_opentofu_tables():
     """go-getter detect_s3.go (five-part virtual-host form), go-digest (registered
     algorithms only), registry-address ParseProviderSource (reserved type prefixes, "--")."""
-    from tofu_solve.errors import TofuSolveError
-    from tofu_solve.addrs.provider import ProviderAddressError, parse_provider_source
     from tofu_solve.addrs.module_source import parse_source
+    from tofu_solve.addrs.provider import ProviderAddressError, parse_provider_source
+    from tofu_solve.errors import TofuSolveError
     assert str(parse_source("bucket.s3.eu-west-1.amazonaws.com/mods/vpc.zip")) == \
         "s3::https://s3.eu-west-1.amazonaws.com/bucket/mods/vpc.zip"
     with pytest.raises(TofuSolveError, match="unsupported digest algorithm 'md5'"):

@@ -67,6 +67,9 @@ def _go_booleans(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
         elif value in _GO_TRUE:
             out.append(name)
         elif value in _GO_FALSE:
+            negative = "--no-" + name[2:]
+            if negative in booleans:  # a flag that is on by default (-handover): off
+                out.append(negative)
             continue
         elif name == "--upgrade":
             out.append(a)  # -upgrade=NAME,...
@@ -88,9 +91,10 @@ _IGNORED_INIT_FLAGS = {
 
 
 def _tofu_init_flags(sp: argparse.ArgumentParser) -> None:
-    g = sp.add_argument_group("accepted for compatibility with tofu init, and ignored",
-                              "Backend, state, prompt and colour flags: tofu-solve has none of these, so they change "
-                              "nothing here.")
+    g = sp.add_argument_group("passed on to the client's init",
+                              "Backend, state, prompt and plugin flags: tofu-solve does not act on them itself; the "
+                              "hand-over passes them on to tofu init / terraform init (-from-module is not passed "
+                              "on).")
     for name, value in _IGNORED_INIT_FLAGS.items():
         dest = "ignored_" + name.replace("-", "_")
         if value is None:
@@ -100,6 +104,18 @@ def _tofu_init_flags(sp: argparse.ArgumentParser) -> None:
                            help=argparse.SUPPRESS)
     g.description += " They are: " + ", ".join(
         f"-{n}" + (f"={v}" if v else "") for n, v in _IGNORED_INIT_FLAGS.items()) + "."
+
+
+def _target_flags(sp: argparse.ArgumentParser, verb: str) -> None:
+    g = sp.add_mutually_exclusive_group()
+    g.add_argument("--tofu-version", metavar="X.Y.Z", help=f"{verb} this OpenTofu release")
+    g.add_argument("--terraform-version", metavar="X.Y.Z",
+                   help=f"{verb} this Terraform release (default for both: the client -tf-path names, else tofu, "
+                        "else terraform on PATH, asked for its version; else .opentofu-version, .tofu-version or "
+                        ".terraform-version; else the newest OpenTofu release known)")
+    sp.add_argument("--tf-path", metavar="PATH",
+                    help="the OpenTofu or Terraform executable to solve for and hand over to (default: "
+                         "TOFU_SOLVE_TF_PATH, else tofu, else terraform on PATH)")
 
 
 def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
@@ -203,8 +219,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",
                     help="per-call (default): a version per module call, as OpenTofu installs them; shared: one "
                          "version per module package across the tree")
-    sp.add_argument("--tofu-version", metavar="X.Y.Z",
-                    help="solve for this OpenTofu version (default: tofu on PATH, else the newest known release)")
+    _target_flags(sp, "solve for")
+    sp.add_argument("--handover", action=argparse.BooleanOptionalAction, default=True,
+                    help="after locking and installing modules, run the client's own init (-lockfile=readonly) "
+                         "to install providers and configure the backend (default true; -handover=false stops "
+                         "after the modules and prints the command to run next)")
     sp.add_argument("--offline", action="store_true",
                     help="resolve from the lock file and the cache only; fail naming what is missing")
     sp.add_argument("--max-rounds", type=_positive_int, default=20000, metavar="N",
@@ -223,9 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "another version, an installed copy whose h1: does not match, a missing or stale "
                                     "override file, a provider lock the configuration no longer meets. Exit status "
                                     "1 when anything differs.")
-    sp.add_argument("--tofu-version", metavar="X.Y.Z",
-                    help="the OpenTofu version the working directory is for, as given to init (decides whether "
-                         "override files are expected)")
+    _target_flags(sp, "check for (decides whether override files are expected),")
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
     sp.set_defaults(command_module="check")
 
@@ -236,7 +253,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "and what holds it back (the lock, a provider, OpenTofu, another module, a "
                                     "constraint). Reads the network, writes nothing. Exit status 0 when nothing "
                                     "can move, 2 when something can (as -detailed-exitcode), 1 on error.")
-    sp.add_argument("--tofu-version", metavar="X.Y.Z", help="the OpenTofu release to solve for, as for init")
+    _target_flags(sp, "solve for")
     sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",
                     help="as for init")
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")

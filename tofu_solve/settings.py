@@ -96,6 +96,8 @@ class Settings:
         no_color: ``NO_COLOR`` is set to something (https://no-color.org).
         corpus: ``TOFU_SOLVE_CORPUS``: the demo's real-data corpus, or None.
         debug: ``TOFU_SOLVE_DEBUG``: an internal error shows its traceback.
+        tf_path: ``TOFU_SOLVE_TF_PATH``: the client ``init`` hands over to and solves for
+            (``-tf-path`` wins), or None to look for ``tofu``, then ``terraform``, on PATH.
     """
 
     environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
@@ -107,6 +109,7 @@ class Settings:
     no_color: bool = False
     corpus: str | None = None
     debug: bool = False
+    tf_path: str | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> "Settings":
@@ -125,4 +128,5 @@ class Settings:
         return cls(environ=env, cache_dir=cache, data_dir=env.get("TF_DATA_DIR") or None,
                    limits=Limits.from_env(env), log_level=(env.get("TF_LOG") or "").strip().upper(),
                    log_path=env.get("TF_LOG_PATH") or None, no_color=bool(env.get("NO_COLOR")),
-                   corpus=env.get("TOFU_SOLVE_CORPUS") or None, debug=bool(env.get("TOFU_SOLVE_DEBUG")))
+                   corpus=env.get("TOFU_SOLVE_CORPUS") or None, debug=bool(env.get("TOFU_SOLVE_DEBUG")),
+                   tf_path=env.get("TOFU_SOLVE_TF_PATH") or None)

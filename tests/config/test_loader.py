@@ -210,3 +210,24 @@ def test_const_variables_opt_in(tmp_path):
     assert e.value.summary == "Variable not declared constant" and e.value.where.line == 10
     (tmp_path / "main.tf").write_text('variable "v" {\n  const   = true\n  default = "~> 3.0"\n}\n' + call)
     assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 3.0"
+
+
+def test_the_same_directory_as_terraform_reads_it():
+    """Terraform reads ``.tf``/``.tf.json`` only, puts addresses without a host on
+    registry.terraform.io, has no ``language`` block, and every ``required_version`` counts
+    (issue #26; Terraform ``internal/configs/parser_config_dir.go``, ``module.go``)."""
+    from tofu_solve.addrs.product import TERRAFORM
+
+    cfg = load_module_dir(CONFIGS / "full", product=TERRAFORM)
+    assert cfg.files == ("extra.tf.json", "main.tf", "main_override.tf")  # versions.tofu is not Terraform's
+    calls = {c.name: c for c in cfg.module_calls}
+    assert str(calls["vpc"].source) == "registry.terraform.io/terraform-aws-modules/vpc/aws"
+    assert calls["vpc"].source.package.for_display == "terraform-aws-modules/vpc/aws"
+    assert [(c.kind, c.constraint.text) for c in cfg.core_requirements] == [("required_version", ">= 1.6.0")]
+    assert all(c.counts_for((1, 15, 5), terraform=True) for c in cfg.core_requirements)
+    assert {str(p.address) for p in cfg.provider_requirements} >= {"registry.terraform.io/hashicorp/aws"}
+    tofu = load_module_dir(CONFIGS / "full")
+    assert [(c.kind, c.constraint.text) for c in tofu.core_requirements] == [
+        ("required_version", ">= 1.6.0"), ("required_version", ">= 1.8.0"), ("compatible_with", ">= 1.9.0")]
+    assert not any(c.counts_for((1, 12, 0)) for c in tofu.core_requirements
+                   if c.kind == "required_version" and not c.tofu_file)  # OpenTofu 1.12: .tofu files only

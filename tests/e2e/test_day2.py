@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, write_root, lock_versions
+from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, lock_versions, write_root
 
 ROOT_3 = '''
 terraform {

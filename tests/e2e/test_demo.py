@@ -7,8 +7,8 @@ import io
 from tests.conftest import SHARED
 from tofu_solve.cli import main
 from tofu_solve.command.demo import run_demo
-from tofu_solve.settings import Settings
 from tofu_solve.lockfile import read_lock_file
+from tofu_solve.settings import Settings
 
 
 def test_demo_runs_and_leaves_results(tmp_path, monkeypatch):

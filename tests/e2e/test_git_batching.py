@@ -18,9 +18,9 @@ from tofu_solve.remote.git import RemoteRef
 
 
 def test_tags_of_one_remote_are_fetched_in_batches(tmp_path):
-    from tofu_solve.store.cache import Cache
     from tofu_solve.remote.git import GitRemotes, RemoteRef
     from tofu_solve.remote.ops import OpCounter
+    from tofu_solve.store.cache import Cache
 
     tags = [f"v1.{i}.0" for i in range(12)]
     url = make_repo(tmp_path / "repo", [(t, {"main.tf": f'# {t}\n'}) for t in tags])
@@ -150,9 +150,9 @@ def test_abort_stops_a_fetch_nobody_needs_and_the_mirror_still_works(tmp_path):
     """Issue #13: read-ahead still in flight when the run ends is stopped, not waited for.
     A git server that accepts and never answers stands for a slow fetch; ``abort`` ends it
     at once with FetchAborted, refuses later fetches, and the mirror serves the next run."""
-    from tofu_solve.store.cache import Cache
     from tofu_solve.remote.git import FetchAborted, GitRemotes
     from tofu_solve.remote.ops import OpCounter
+    from tofu_solve.store.cache import Cache
 
     cache = Cache(tmp_path / "cache")
     remotes = GitRemotes(cache, OpCounter())
@@ -177,9 +177,9 @@ def test_fetches_of_one_remote_run_side_by_side_without_holding_the_mirror(tmp_p
     """Issue #13: a fetch in flight holds neither the remote's mirror nor its queue. A
     second tag of the same (slow) remote starts its own fetch at once, and the mirror's
     lock is free meanwhile (an export of a commit already there is served)."""
-    from tofu_solve.store.cache import Cache
     from tofu_solve.remote.git import FetchAborted, GitRemotes
     from tofu_solve.remote.ops import OpCounter
+    from tofu_solve.store.cache import Cache
 
     cache = Cache(tmp_path / "cache")
     remotes = GitRemotes(cache, OpCounter())
@@ -212,11 +212,11 @@ def test_abort_stops_a_download_in_flight_and_leaves_nothing_behind(tmp_path):
     later downloads are refused."""
     import http.server
 
-    from tofu_solve.store.cache import Cache
     from tofu_solve.remote.fetch import Fetcher
     from tofu_solve.remote.git import FetchAborted, GitRemotes
     from tofu_solve.remote.ops import OpCounter
     from tofu_solve.remote.registry import make_session
+    from tofu_solve.store.cache import Cache
 
     sent_first, release = threading.Event(), threading.Event()
 

@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import lock_versions, make_repo, write_root
-from tofu_solve.store.cache import Cache
-from tofu_solve.lockfile import parse_lock_text
 from tofu_solve.addrs.module_source import parse_source
+from tofu_solve.lockfile import parse_lock_text
+from tofu_solve.store.cache import Cache
 
 MiB = 1 << 20
 

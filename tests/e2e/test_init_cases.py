@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from tests.e2e.conftest import AWS5_VPC61, lock_versions, make_repo, write_root
 
 

@@ -37,11 +37,11 @@ def test_vpc_eks_needs_a_joint_solution(tmp_path, tofu_solve):
 
 
 def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shared_cache):
-    from tofu_solve.solver.baseline import newest_per_call
-    from tofu_solve.settings import Settings
-    from tofu_solve.solver.build import build_context
-    from tofu_solve.lockfile import LockFile
     from tofu_solve.config.tree import read_module_tree
+    from tofu_solve.lockfile import LockFile
+    from tofu_solve.settings import Settings
+    from tofu_solve.solver.baseline import newest_per_call
+    from tofu_solve.solver.build import build_context
     from tofu_solve.solver.context import SolveOptions
     from tofu_solve.versions.target import target_version
 
@@ -115,10 +115,10 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
     """The pass that looks for a solution skipping fewer versions may fetch only a few module
     versions the solve never fetched (issue #13: it once fetched 200, one at a time); a
     refused fetch is not remembered as a failure."""
+    from tofu_solve.config.tree import read_module_tree
+    from tofu_solve.lockfile import LockFile
     from tofu_solve.settings import Settings
     from tofu_solve.solver.build import build_context
-    from tofu_solve.lockfile import LockFile
-    from tofu_solve.config.tree import read_module_tree
     from tofu_solve.solver.context import FetchBudgetExceeded, SolveOptions
     from tofu_solve.solver.model import ModuleRequirement
     from tofu_solve.solver.resolve import root_requirements

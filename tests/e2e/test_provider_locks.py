@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import hashlib
 
-
 from tests.e2e.conftest import write_root
-from tofu_solve.lockfile.hashes import hash_dir
 from tofu_solve.lockfile import parse_lock_text
+from tofu_solve.lockfile.hashes import hash_dir
 from tofu_solve.plugins import current_platform
 from tofu_solve.world import RegistryServer, write_cli_config
 from tofu_solve.world.provider_files import PLATFORMS, SignedSums
@@ -251,12 +250,12 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     over the read-ahead bound is refused at once (nothing cached), the locked version's zip
     is read whatever its size. Either way the plan's later ``info`` asks again only for
     what is missing; at most MAX_GUESSES versions per provider are read ahead."""
+    from tofu_solve.addrs.provider import parse_provider_source
     from tofu_solve.command.init import InitOptions, _provider_packages
-    from tofu_solve.settings import Settings
-    from tofu_solve.solver.build import build_context
     from tofu_solve.lockfile import LockFile
     from tofu_solve.plugins.readahead import MAX_GUESSES, ProviderReadAhead
-    from tofu_solve.addrs.provider import parse_provider_source
+    from tofu_solve.settings import Settings
+    from tofu_solve.solver.build import build_context
     from tofu_solve.solver.context import SolveOptions
     from tofu_solve.versions.target import target_version
 

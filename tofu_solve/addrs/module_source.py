@@ -23,7 +23,7 @@ One deliberate difference: go-getter asks ``api.bitbucket.org`` whether a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
@@ -194,12 +194,15 @@ class LocalSource:
 
 @dataclass(frozen=True, order=True)
 class RegistryPackage:
-    """A module package in a module registry: ``host/namespace/name/system``."""
+    """A module package in a module registry: ``host/namespace/name/system``.
+    ``default_host`` (not part of its identity) is the host the target product leaves out
+    when displaying an address."""
 
     host: str
     namespace: str
     name: str
     system: str
+    default_host: str = field(default=DEFAULT_REGISTRY_HOST, compare=False, repr=False)
 
     def __str__(self) -> str:
         """OpenTofu's ``String()``: the host in its display form (Unicode, not punycode)."""
@@ -209,7 +212,7 @@ class RegistryPackage:
     def for_display(self) -> str:
         """Without the host when it is the default registry (``ForDisplay``)."""
         short = f"{self.namespace}/{self.name}/{self.system}"
-        return short if self.host == DEFAULT_REGISTRY_HOST else f"{_display_host(self.host)}/{short}"
+        return short if self.host == self.default_host else f"{_display_host(self.host)}/{short}"
 
 
 @dataclass(frozen=True)
@@ -377,8 +380,9 @@ def parse_local(raw: str) -> LocalSource:
     return LocalSource(clean)
 
 
-def parse_registry(raw: str) -> RegistrySource:
-    """registry-address ``ParseModuleSource``.
+def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> RegistrySource:
+    """registry-address ``ParseModuleSource``; a three-part address is on ``default_host``
+    (``registry.opentofu.org``, or ``registry.terraform.io`` for a Terraform target).
 
     Raises:
         SourceAddressError: with the registry-address message (wrong part count, bad
@@ -397,7 +401,7 @@ def parse_registry(raw: str) -> RegistrySource:
     parts = pkg.split("/")
     if len(parts) not in (3, 4):
         fail("a module registry source address must have either three or four slash-separated components")
-    host = DEFAULT_REGISTRY_HOST
+    host = default_host
     if len(parts) == 4:
         h = _normalize_host(parts[0])
         if h is None:
@@ -420,7 +424,7 @@ def parse_registry(raw: str) -> RegistrySource:
                  "the prefix or suffix")
     if not _REG_SYSTEM_RE.fullmatch(system):
         fail(f'invalid target system "{system}": must be between one and 64 ASCII letters or digits')
-    return RegistrySource(RegistryPackage(host, ns, name, system), sub)
+    return RegistrySource(RegistryPackage(host, ns, name, system, default_host), sub)
 
 
 def _detect(src: str) -> tuple[str, bool]:
@@ -587,8 +591,9 @@ def parse_oci(raw: str) -> OciSource:
     return OciSource(registry, repo, tag, digest, sub)
 
 
-def parse_source(raw: str) -> ModuleSource:
-    """Parse a module ``source`` argument as OpenTofu does.
+def parse_source(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> ModuleSource:
+    """Parse a module ``source`` argument as OpenTofu does; a registry address without a
+    host is on ``default_host`` (:mod:`tofu_solve.addrs.product`).
 
     Raises:
         SourceAddressError: a form OpenTofu rejects, with its message.
@@ -599,7 +604,7 @@ def parse_source(raw: str) -> ModuleSource:
     if is_local(raw):
         return parse_local(raw)
     try:
-        return parse_registry(raw)
+        return parse_registry(raw, default_host)
     except SourceAddressError:
         pass
     if raw.startswith("oci://") or raw.lower().startswith("oci::"):

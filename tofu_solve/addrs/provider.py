@@ -12,7 +12,7 @@ namespace and ``terraform.io/builtin`` providers are not installable.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import TofuSolveError
 from .hosts import for_comparison
@@ -35,6 +35,7 @@ class ProviderAddress:
     host: str
     namespace: str
     type: str
+    default_host: str = field(default=DEFAULT_PROVIDER_HOST, compare=False, repr=False)  # left out in display
 
     def __str__(self) -> str:
         return f"{self.host}/{self.namespace}/{self.type}"
@@ -42,7 +43,7 @@ class ProviderAddress:
     @property
     def for_display(self) -> str:
         short = f"{self.namespace}/{self.type}"
-        return short if self.host == DEFAULT_PROVIDER_HOST else f"{self.host}/{short}"
+        return short if self.host == self.default_host else f"{self.host}/{short}"
 
     @property
     def is_builtin(self) -> bool:
@@ -53,8 +54,9 @@ class ProviderAddress:
         return self.namespace == "-"
 
 
-def parse_provider_source(text: str) -> ProviderAddress:
-    """Parse a provider source string (``required_providers`` ``source`` or a lock label).
+def parse_provider_source(text: str, default_host: str = DEFAULT_PROVIDER_HOST) -> ProviderAddress:
+    """Parse a provider source string (``required_providers`` ``source`` or a lock label);
+    an address without a host is on ``default_host`` (:mod:`tofu_solve.addrs.product`).
 
     Raises:
         ProviderAddressError: "Invalid provider source address" with the reason.
@@ -68,7 +70,7 @@ def parse_provider_source(text: str) -> ProviderAddress:
     if len(parts) > 3:
         fail(f'"{text}": a provider source address must have at most three slash-separated parts '
              "(hostname/namespace/type).")
-    host, ns = DEFAULT_PROVIDER_HOST, "hashicorp"
+    host, ns = default_host, "hashicorp"
     if len(parts) == 3:
         given = parts[0] if parts[0].isascii() else (for_comparison(parts[0]) or "")  # IDNA 2008, as svchost
         if not _HOST_RE.fullmatch(given):
@@ -99,4 +101,4 @@ def parse_provider_source(text: str) -> ProviderAddress:
             fail(f'Provider source "{text}" has a type with the prefix "{prefix}", which isn\'t valid. Although '
                  "that prefix is often used in the names of version control repositories for providers, provider "
                  "source strings should not include it.")
-    return ProviderAddress(host, ns.lower(), low)
+    return ProviderAddress(host, ns.lower(), low, default_host)

@@ -36,7 +36,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import Settings
 from ..versions import goversions as gvs
-from ..versions.target import target_version
+from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from ..workdir.state import recorded_module_locks
@@ -69,17 +69,19 @@ class Difference:
 
 
 def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] = (),
-          tofu_version: str | None = None) -> list[Difference]:
+          target: TargetVersion | None = None) -> list[Difference]:
     """Every difference between the configuration, the lock file, ``modules.json``, the
     installed modules and the override files of the working directory at ``root``
-    (``cli_vars``: ``-var`` / ``-var-file`` options, and ``tofu_version`` the OpenTofu
-    version to check for, as for ``init``).
+    (``cli_vars``: ``-var`` / ``-var-file`` options, and ``target`` the client
+    and version to check for, as ``init`` chose it; by default OpenTofu, as
+    :func:`tofu_solve.versions.target.target_version` finds it without a client).
 
     Raises:
         ConfigurationError: the root module cannot be read.
         LockFileError: the lock file is malformed.
     """
     root = Path(root)
+    target = target or target_version(None, root)
     locks = read_lock_file(root / LOCK_FILE_NAME)
     modules_dir = data_dir(root, settings.data_dir) / "modules"
     recorded = recorded_module_locks(root, settings)
@@ -88,7 +90,8 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     seen: set[str] = set()
     copies: dict[str, tuple[ModuleTree, Path, str]] = {}
     providers: dict[str, list] = {}
-    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars))
+    root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
+                                 product=target.product)
 
     def visit(tree: ModuleTree, prefix: str, base: str) -> None:
         for _, p in tree.providers:
@@ -138,7 +141,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                                       "(the lock file is the authority).", call.where))
                 continue
             try:
-                tree = read_module_tree(installed, call.source.subdir)
+                tree = read_module_tree(installed, call.source.subdir, product=target.product)
             except ConfigurationError as e:
                 out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
                                       call.where))
@@ -150,7 +153,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     for path in sorted(set(locks.modules) - seen):
         out.append(Difference("stale-lock", f'module "{path}"', "is locked but no module call has that path any "
                               "more; run tofu-solve init to drop it."))
-    if overrides.bridge_supported(target_version(tofu_version, root).triple):  # else init writes none, and says why
+    if overrides.bridge_supported(target):  # else init writes none, and says why
         _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
     _check_providers(out, locks, providers)
     return out
@@ -243,11 +246,16 @@ def _check_providers(out, locks, providers: dict[str, list]) -> None:
                               "init to drop it."))
 
 
+def _target(args, root, client) -> TargetVersion:
+    return target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
+
+
 def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them."""
     if getattr(args, "recursive", False):
         return _run_recursive(args, settings)
-    diffs = check(args.chdir, settings, tuple(args.vars or ()), args.tofu_version)
+    client = configured_client(settings, args.tf_path)
+    diffs = check(args.chdir, settings, tuple(args.vars or ()), _target(args, args.chdir, client))
     if args.json:
         json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
         print()
@@ -264,7 +272,9 @@ def run(args, settings: Settings) -> int:
 def _run_recursive(args, settings: Settings) -> int:
     from .monorepo import each_root  # only -recursive pays for the fan-out
 
-    results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()), args.tofu_version))
+    client = configured_client(settings, args.tf_path)
+    results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()),
+                                                       _target(args, root, client)))
     bad = [(n, o) for n, o in results if not o.ok or o.value]
     if args.json:
         json.dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,

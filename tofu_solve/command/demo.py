@@ -98,6 +98,10 @@ def run_demo(output: Path | None, corpus: str | None, out, settings: Settings, r
     with tempfile.TemporaryDirectory(prefix="tofu-solve-demo-") as tmp, running_world(world, Path(tmp)) as rw:
         print(f"Registry at {rw.registry.url}, git daemon at {rw.git.url} (stopped at the end)\n", file=out)
         environ = {**settings.environ, **rw.env(output / "cache")}
+        # The demo solves for the newest OpenTofu whatever client this machine has, and runs
+        # no client: its results are the same everywhere (the hand-over is shown as the
+        # command to run next).
+        tofu = f"-tofu-version={target_version(None).version}"
         for name, expect in (("1-resolvable", 0), ("2-needs-solver", 0), ("3-impossible", 1)):
             root = output / name
             if root.exists():
@@ -107,7 +111,7 @@ def run_demo(output: Path | None, corpus: str | None, out, settings: Settings, r
             print(f"== {name}", file=out)
             base = _baseline(root, Settings.from_environ(environ))
             print(f"   {base}", file=out)
-            code, text = _run(run_cli, ["init", f"-chdir={root}"], environ)
+            code, text = _run(run_cli, ["init", f"-chdir={root}", tofu, "-handover=false"], environ)
             (root / "init.txt").write_text(text)
             print(f"$ tofu-solve init -chdir={root.name}", file=out)
             print(_indent(text), file=out)
@@ -127,7 +131,7 @@ def run_demo(output: Path | None, corpus: str | None, out, settings: Settings, r
                              environ)
                 ok &= c == 0 and c2 == 0
                 print(f"$ tofu-solve graph --dot  ->  {root / 'graph.dot'} (and graph.json)\n", file=out)
-                c, t = _run(run_cli, ["check", f"-chdir={root}"], environ)
+                c, t = _run(run_cli, ["check", f"-chdir={root}", tofu], environ)
                 (root / "check.txt").write_text(t)
                 print("$ tofu-solve check   (offline: is what is installed what is locked?)", file=out)
                 print(_indent(t), file=out)

@@ -20,7 +20,12 @@ from ..addrs.redact import redact
 from ..config import config_file_names
 from ..config.tree import read_module_tree
 from ..config.variables import collect_input_values
-from ..errors import LockFileWouldChange, TofuSolveError, WarningText
+from ..errors import (
+    ConfigurationError,
+    LockFileWouldChange,
+    TofuSolveError,
+    WarningText,
+)
 from ..events import InRoot, Progress, RootDone
 from ..explain import solve
 from ..lockfile import (
@@ -45,8 +50,8 @@ from ..solver.build import build_context
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
-from ..versions.target import target_version
-from ..workdir import overrides
+from ..versions.target import Client, TargetVersion, configured_client, target_version
+from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_hashes, verify
 from ..workdir.state import recorded_module_locks, snapshot, write_state
 from .monorepo import cross_root_report, find_roots, relative_name, run_each
@@ -63,7 +68,11 @@ class InitOptions:
     upgrade_only: tuple[str, ...] = ()  # -upgrade=NAME,...: call paths or names, module packages, providers
     shared: bool = False
     lockfile: str = "update"  # or "readonly"
-    tofu_version: str | None = None
+    tofu_version: str | None = None  # -tofu-version
+    terraform_version: str | None = None  # -terraform-version
+    client: Client | None = None  # the client found (configured_client): the target follows it
+    plugin_cache: Path | None = None  # where to place provider packages for the client when the CLI
+    # configuration names no plugin_cache_dir (the hand-over offers tofu-solve's own)
     max_rounds: int = 20000
     workers: int = 48
     offline: bool = False
@@ -88,6 +97,10 @@ class InitResult:
     manifest: Path | None = None
     verified: list[str] = field(default_factory=list)
     stats: dict[str, int] = field(default_factory=dict)
+    target: TargetVersion | None = None  # the client and version solved for
+    plugin_cache: Path | None = None  # where provider packages were placed for the client's init
+    handover: str | None = None  # the client's init about to run (the command line), if any
+    next_command: str | None = None  # else the command the user runs next
 
 
 def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = ()) -> ModuleLock:
@@ -108,13 +121,16 @@ def run_init(opts: InitOptions, settings: Settings,
         NoVersionsError, ResolutionError, NetworkError, RegistryError: see the user guide.
     """
     root = Path(opts.root)
-    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, opts.vars))
+    target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, opts.vars),
+                            product=target.product)
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
-    # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
-    # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
-    # then go, as the configuration no longer requires them (depsfile/locks.go).
-    locks.upgrade_from_predecessor()
+    if not target.terraform:
+        # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
+        # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
+        # then go, as the configuration no longer requires them (depsfile/locks.go).
+        locks.upgrade_from_predecessor()
     lost = {} if opts.upgrade else {p: m for p, m in recorded_module_locks(root, settings).items()
                                     if p not in locks.modules}
     on_disk = locks.modules  # what the file says: lock changes are reported against it
@@ -122,7 +138,6 @@ def run_init(opts: InitOptions, settings: Settings,
         # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
-    target = target_version(opts.tofu_version, root)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
                            () if opts.upgrade else opts.upgrade_only)
     solve_locks, providers_again = locks, frozenset()
@@ -131,6 +146,7 @@ def run_init(opts: InitOptions, settings: Settings,
     ctx, counter = build_context(options, solve_locks, settings, progress)
     ctx.client.refresh_only = providers_again
     packages = _provider_packages(ctx, counter, opts)
+    plugin_cache = packages.plugin_cache_dir
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
     # The solver's likely provider picks are read ahead while it runs (issue #13).
     ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
@@ -141,6 +157,7 @@ def run_init(opts: InitOptions, settings: Settings,
             res = solve(tree, ctx, root)
         finally:
             ctx.likely_provider = None
+        _refuse_unloadable(res, target)
         # Provider packages are fetched while module packages are verified: both are network
         # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
@@ -201,7 +218,7 @@ def run_init(opts: InitOptions, settings: Settings,
     written = False
     if opts.lockfile != "readonly":
         try:
-            written = write_lock_file(lock_path, new_locks)
+            written = write_lock_file(lock_path, new_locks, target.product.lock_header)
         except OSError as e:
             raise TofuSolveError("Failed to write the lock file",
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
@@ -212,7 +229,7 @@ def run_init(opts: InitOptions, settings: Settings,
              "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
              "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values())}
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, verified, stats)
+                      manifest, verified, stats, target, plugin_cache)
 
 
 def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[LockFile, frozenset[str]]:
@@ -287,7 +304,7 @@ def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dic
             f"root module, and tofu-solve writes nothing outside it: no {overrides.OVERRIDE_FILE} was written there, "
             "so tofu init cannot load those calls. Run tofu-solve init in a root that contains that module, or pin "
             "the calls with ?ref= / ?tag="))
-    if wanted and not overrides.bridge_supported(options.target.triple):
+    if wanted and not overrides.bridge_supported(options.target):
         res.warnings.append(WarningText(
             "Override bridge needs OpenTofu 1.10",
             f"OpenTofu {options.target.version} cannot load version constraints on git or OCI module sources, and "
@@ -302,8 +319,37 @@ def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> P
     """Where this run's provider packages come from (one object, so that what was read
     ahead during the solve is found by the plan after it)."""
     fetcher = ctx.registry.fetcher
-    return ProviderPackages(ctx.client, fetcher, fetcher.cache, counter, ctx.client.cli_config.plugin_cache_dir,
+    return ProviderPackages(ctx.client, fetcher, fetcher.cache, counter,
+                            ctx.client.cli_config.plugin_cache_dir or opts.plugin_cache,
                             offline=opts.offline, sources=ctx.provider_source)
+
+
+def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
+    """A Terraform before 1.15.5 loads neither a ``version`` on a git or OCI module source
+    nor the override bridge that unsets it: name each such call and the pinned source to
+    write instead, before anything is installed or locked.
+
+    Raises:
+        ConfigurationError: "Override bridge needs Terraform 1.15.5", at the first call.
+    """
+    if not target.terraform or overrides.bridge_supported(target):
+        return
+    calls = []
+    for path in sorted(res.modules):
+        req = res.module_requirements[path]
+        if overrides.needs_bridge(req.call):
+            cand = res.modules[path]
+            inside = "" if not req.origin.call_path else \
+                f" in {req.origin.call_path} {req.origin.version}"
+            calls.append((req.call.where, f'  module "{path}" ({req.call.where}{inside}): remove version and write '
+                                          f'source = "{lock_source(cand.source, True, cand.available.label)}"'))
+    if calls:
+        raise ConfigurationError(
+            "Override bridge needs Terraform 1.15.5",
+            f"{target} ({target.origin}) cannot load a version constraint on a git or OCI module source, and the "
+            f"override bridge that lets terraform init load one needs Terraform 1.15.5 or later "
+            f"(hashicorp/terraform#38632). tofu-solve changed nothing. Upgrade Terraform, or pin each call to "
+            "the tag tofu-solve selected:\n" + "\n".join(line for _, line in calls), calls[0][0])
 
 
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
@@ -371,9 +417,12 @@ def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them. Sets ``args.views`` (the views the
     error boundary reports a failure to)."""
     targets = tuple(n.strip() for n in args.upgrade.split(",") if n.strip()) if isinstance(args.upgrade, str) else ()
+    client = configured_client(settings, args.tf_path)
     opts = InitOptions(root=args.chdir, upgrade=args.upgrade is True, upgrade_only=targets,
                        shared=args.module_versions == "shared",
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
+                       terraform_version=args.terraform_version, client=client,
+                       plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
                        max_rounds=args.max_rounds, offline=args.offline,
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     views = args.views = InitViews(args, settings.no_color)
@@ -399,8 +448,56 @@ def run(args, settings: Settings) -> int:
             result = run_init(opts, settings, progress=views.progress)
     else:
         result = run_init(opts, settings, progress=views.progress)
+    h = _handover_for(args, opts, result, settings, Path(args.chdir))
     show_result(views, result, opts.lockfile == "readonly", args.chdir)
-    return 0
+    return _hand_over(h, views) if h is not None else 0
+
+
+def passed_on_flags(args) -> list[str]:
+    """The tofu init flags given to tofu-solve that the client's init acts on
+    (:data:`tofu_solve.workdir.handover.PASSED_ON`), in OpenTofu's ``-name=value`` form."""
+    out = []
+    for name in handover.PASSED_ON:
+        value = getattr(args, "ignored_" + name.replace("-", "_"), None)
+        if value is True:
+            out.append(f"-{name}")
+        elif isinstance(value, list):
+            out.extend(f"-{name}={v}" for v in value)
+    return out
+
+
+def _handover_for(args, opts: InitOptions, result: InitResult, settings: Settings,
+                  root: Path) -> handover.Handover | None:
+    """The client's init to run after ``result``, or None (and ``result.next_command``, the
+    command to run next, with a warning when the client found is not the target)."""
+    flags = passed_on_flags(args)
+    target, client = result.target, opts.client
+    if args.handover and client is not None and target is not None and not handover.same_product(client, target):
+        result.resolution.warnings.append(WarningText(
+            "Not handed over",
+            f"The client found is {client.product.name} {client.version} ({client.origin}), but this lock was solved "
+            f"for {target} ({target.origin}): {client.product.command} would not read it the same way, so tofu-solve "
+            f"did not run it. Run {target.product.command} init yourself, or drop the flag that chose "
+            f"{target.product.name}."))
+        client = None
+    if client is None or not args.handover or target is None:
+        if target is not None:
+            result.next_command = handover.next_command(target, flags)
+        return None
+    own = result.plugin_cache is not None and result.plugin_cache == opts.plugin_cache
+    h = handover.plan(client, root, flags, settings.environ, result.plugin_cache, own,
+                      json=bool(args.json), no_color=bool(args.no_color))
+    result.handover = h.command_line
+    return h
+
+
+def _hand_over(h: handover.Handover, views: InitViews) -> int:
+    """Run the client's init after what tofu-solve printed; its exit status is ``init``'s."""
+    if views.human:
+        views.human.line()
+        views.human.heading(f"Handing over to {h.command_line} ({h.client.product.name} {h.client.version}, "
+                            f"{h.client.origin})...")
+    return handover.run(h)
 
 
 def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings) -> int:
@@ -413,10 +510,15 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
     if stream:
         stream.init_output(f"Initializing {len(roots)} root modules", "initializing_root_modules_message")
 
+    handovers: dict[Path, handover.Handover] = {}
+
     def one(root: Path):
         name = relative_name(root, base)
         result = run_init(dataclasses.replace(opts, root=root), settings, progress=lambda e: views.progress(InRoot(name, e)))
         views.progress(RootDone(name, len(result.resolution.modules)))
+        h = _handover_for(args, opts, result, settings, root)
+        if h is not None:
+            handovers[root] = h
         return result
     if human:
         with human:
@@ -473,4 +575,20 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
             human.line(f"{len(failed)} of {len(outcomes)} root modules failed.", "bold red")
         else:
             human.success(f"tofu-solve has been successfully initialized: {len(outcomes)} root modules.")
-    return 1 if failed else 0
+        nexts = [(relative_name(o.root, base), o.value.next_command) for o in outcomes if o.ok and o.value.next_command]
+        if nexts:
+            human.line()
+            human.line("Next, in each root, to install providers and configure the backend, run:")
+            for name, cmd in nexts:
+                human.line(f"  (cd {name} && {cmd})")
+    # one client at a time: each streams its own output, named by its root
+    codes = []
+    for o in outcomes:
+        h = handovers.get(o.root)
+        if h is None or not o.ok:
+            continue
+        if human:
+            human.line()
+            human.line(f"In {relative_name(o.root, base)}:", "bold")
+        codes.append(_hand_over(h, views))
+    return 1 if failed or any(codes) else 0

@@ -33,7 +33,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.context import SolveOptions
-from ..versions.target import target_version
+from ..versions.target import TargetVersion, configured_client, target_version
 from .views.human import line_progress
 
 
@@ -59,7 +59,7 @@ class Outdated:
         return {**asdict(self), "can_move": self.can_move}
 
 
-def outdated(root: Path, settings: Settings, vars: tuple = (), tofu_version: str | None = None,
+def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
              shared: bool = False, progress=None) -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
     by call path; then providers, by address).
@@ -68,10 +68,13 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), tofu_version: str
     ``-upgrade`` finds no consistent set of versions).
     """
     root = Path(root)
-    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, vars))
+    target = target or target_version(None, root)
+    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, vars),
+                            product=target.product)
     locks = read_lock_file(root / LOCK_FILE_NAME)
-    locks.upgrade_from_predecessor()
-    options = SolveOptions(target_version(tofu_version, root), upgrade=True, shared=shared)
+    if not target.terraform:
+        locks.upgrade_from_predecessor()
+    options = SolveOptions(target, upgrade=True, shared=shared)
     ctx, _ = build_context(options, locks, settings, progress)
     try:
         res = solve(tree, ctx, root)
@@ -151,7 +154,7 @@ def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
                 return "provider", (f'needs {r.address.for_display} "{r.constraint.text}" ({r.where}), and {who} '
                                     f'needs "{o.constraint.text}" ({o.origin.where})')
     for _, c in tree.core:
-        if c.counts_for(ctx.options.target.triple) and not c.constraint.allows(ctx.options.target.version):
+        if c.counts_for(ctx.options.target.triple, ctx.options.target.terraform) and not c.constraint.allows(ctx.options.target.version):
             return "opentofu", (f'needs OpenTofu "{c.constraint.text}" ({c.where}); this is solved for '
                                 f"{ctx.options.target.version}")
     return "module", "does not fit the rest of the solution (a nested call or a joint provider range)"
@@ -199,11 +202,16 @@ def render_table(rows: list[Outdated]) -> str:
 __all__ = ["Outdated", "outdated", "render_table"]
 
 
+def _target(args, root, client) -> TargetVersion:
+    return target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
+
+
 def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them."""
     if getattr(args, "recursive", False):
         return _run_recursive(args, settings)
-    rows = outdated(args.chdir, settings, tuple(args.vars or ()), args.tofu_version,
+    client = configured_client(settings, args.tf_path)
+    rows = outdated(args.chdir, settings, tuple(args.vars or ()), _target(args, args.chdir, client),
                     args.module_versions == "shared", progress=line_progress(args.json))
     movable = [r for r in rows if r.can_move]
     if args.json:
@@ -222,8 +230,9 @@ def run(args, settings: Settings) -> int:
 def _run_recursive(args, settings: Settings) -> int:
     from .monorepo import each_root  # only -recursive pays for the fan-out
 
+    client = configured_client(settings, args.tf_path)
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
-                                                     args.tofu_version, args.module_versions == "shared"))
+                                                     _target(args, root, client), args.module_versions == "shared"))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     if args.json:

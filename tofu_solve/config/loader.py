@@ -30,6 +30,7 @@ from ..addrs.module_source import (
     parse_source,
 )
 from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from ..addrs.product import OPENTOFU, Product
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
@@ -58,7 +59,11 @@ def _is_override(name: str) -> bool:
     return base == "override" or base.endswith("_override")
 
 
-def _filter_tofu_alternatives(names: list[str]) -> list[str]:
+def _filter_tofu_alternatives(names: list[str], product: Product = OPENTOFU) -> list[str]:
+    """OpenTofu: a ``.tofu``/``.tofu.json`` file replaces its ``.tf``/``.tf.json`` namesake.
+    Terraform: ``.tofu`` files are not configuration at all."""
+    if not product.reads_tofu_files:
+        return [n for n in names if not n.endswith((".tofu", ".tofu.json"))]
     present = set(names)
     out = []
     for n in names:
@@ -73,9 +78,10 @@ def _filter_tofu_alternatives(names: list[str]) -> list[str]:
 OWN_OVERRIDE_FILE = "tofu_solve_override.tf"
 
 
-def config_file_names(directory: str | os.PathLike) -> tuple[list[str], list[str]]:
-    """(primary, override) configuration file names of ``directory``, in load order;
-    tofu-solve's own ``tofu_solve_override.tf`` is left out.
+def config_file_names(directory: str | os.PathLike, product: Product = OPENTOFU) -> tuple[list[str], list[str]]:
+    """(primary, override) configuration file names of ``directory``, in load order, as
+    ``product`` reads them (OpenTofu: ``.tofu`` replaces ``.tf``; Terraform: ``.tf`` and
+    ``.tf.json`` only); tofu-solve's own ``tofu_solve_override.tf`` is left out.
 
     Raises:
         ConfigurationError: the directory cannot be read.
@@ -93,7 +99,7 @@ def config_file_names(directory: str | os.PathLike) -> tuple[list[str], list[str
         if name == OWN_OVERRIDE_FILE:
             continue  # tofu-solve's own bridge for tofu (tofu_solve.workdir.overrides): never read back
         (override if _is_override(name) else primary).append(name)
-    return _filter_tofu_alternatives(primary), _filter_tofu_alternatives(override)
+    return _filter_tofu_alternatives(primary, product), _filter_tofu_alternatives(override, product)
 
 
 # --------------------------------------------------------------------------- raw items
@@ -518,7 +524,7 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
     return merged
 
 
-def _module_call(raw: _RawCall, scope: _Scope) -> ModuleCall:
+def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> ModuleCall:
     if "count" in raw.args and "for_each" in raw.args:  # internal/configs/module_call.go
         raise ConfigurationError('Invalid combination of "count" and "for_each"',
                                  'The "count" and "for_each" meta-arguments are mutually-exclusive, only one should '
@@ -533,7 +539,7 @@ def _module_call(raw: _RawCall, scope: _Scope) -> ModuleCall:
         raise ConfigurationError("Invalid value", f'The source of module "{raw.name}" must be a string.',
                                  src_v.where)
     try:
-        source = parse_source(source_text)
+        source = parse_source(source_text, product.registry_host)
     except SourceAddressError as e:
         raise ConfigurationError(e.summary, f'Module "{raw.name}": {e.detail}', src_v.where) from None
     version = None
@@ -575,7 +581,7 @@ def _module_call(raw: _RawCall, scope: _Scope) -> ModuleCall:
                       "count" in raw.args, "for_each" in raw.args)
 
 
-def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequirement]:
+def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[ProviderRequirement]:
     out: list[ProviderRequirement] = []
     sources: dict[str, object] = {}
     for req in merged.provider_reqs:
@@ -606,7 +612,7 @@ def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequiremen
             if "version" in obj:
                 ver_text = scope.static(obj["version"], f'The version of provider "{req.name}"')
         try:
-            addr = parse_provider_source(source_text if source_text else req.name)
+            addr = parse_provider_source(source_text if source_text else req.name, product.registry_host)
         except ProviderAddressError as e:
             raise ConfigurationError(e.summary, e.detail, v.where) from None
         sources[req.name] = addr
@@ -621,7 +627,7 @@ def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequiremen
     for name, v in merged.legacy_provider_versions:
         text = scope.static(v, f'The version of provider "{name}"')
         try:
-            addr = sources.get(name) or parse_provider_source(name)
+            addr = sources.get(name) or parse_provider_source(name, product.registry_host)
             constraint = provider_constraint(str(text))
         except TofuSolveError as e:
             raise ConfigurationError(e.summary, f'Provider "{name}": {e.detail}', v.where) from None
@@ -636,16 +642,19 @@ def _provider_reqs(merged: _FileItems, scope: _Scope) -> list[ProviderRequiremen
             continue
         named.add(name)
         try:
-            addr = parse_provider_source(name)
+            addr = parse_provider_source(name, product.registry_host)
         except ProviderAddressError:
             continue  # OpenTofu reports the block itself; nothing to lock
         out.append(ProviderRequirement(name, addr, None, where, False))
     return out
 
 
-def _core_reqs(merged: _FileItems, scope: _Scope) -> list[CoreVersionRequirement]:
+def _core_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[CoreVersionRequirement]:
     out = []
-    for kind, values in (("required_version", merged.required_versions), ("compatible_with", merged.compat)):
+    kinds = [("required_version", merged.required_versions)]
+    if product.reads_tofu_files:  # Terraform has no language { compatible_with } block
+        kinds.append(("compatible_with", merged.compat))
+    for kind, values in kinds:
         for v in values:
             text = scope.static(v, f"The {kind} constraint")
             try:
@@ -654,16 +663,18 @@ def _core_reqs(merged: _FileItems, scope: _Scope) -> list[CoreVersionRequirement
                 raise ConfigurationError(e.summary, e.detail, v.where) from None
             if any(item.prerelease for item in c.parsed.items):
                 raise ConfigurationError(
-                    "Invalid OpenTofu version constraint",
-                    f"Prerelease versions cannot be used in OpenTofu version constraints: {text!r}.", v.where)
+                    f"Invalid {product.name} version constraint",
+                    f"Prerelease versions cannot be used in {product.name} version constraints: {text!r}.", v.where)
             tofu_file = v.where.file.endswith((".tofu", ".tofu.json"))
             out.append(CoreVersionRequirement(c, v.where, kind, tofu_file))
     return out
 
 
 def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
-                    inputs: Mapping[str, InputValue] | None = None) -> ModuleConfig:
-    """Read the module in ``directory``.
+                    inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU) -> ModuleConfig:
+    """Read the module in ``directory`` as ``product`` reads it (which files, the default
+    registry host of addresses without one, which version constraints exist:
+    :mod:`tofu_solve.addrs.product`).
 
     ``display_prefix`` is prepended to file names in messages and :class:`SourceRange`
     values (e.g. ``"modules/vpc/"``); by default names are relative to the directory.
@@ -675,7 +686,8 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
             constraint or source, unsupported expression; each with file and line.
     """
     d = Path(directory)
-    primary, override = config_file_names(d)
+    primary, override = config_file_names(d, product)
+
     def read(name: str) -> _FileItems:
         display = display_prefix + name
         try:
@@ -690,7 +702,7 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
     seen: dict[str, ModuleCall] = {}
     calls = []
     for raw in merged.calls:
-        call = _module_call(raw, scope)
+        call = _module_call(raw, scope, product)
         if call.name in seen:
             prev = seen[call.name]
             raise ConfigurationError("Duplicate module call",
@@ -698,5 +710,5 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
                                      f"{prev.where.file}:{prev.where.line}.", call.where)
         seen[call.name] = call
         calls.append(call)
-    return ModuleConfig(d, tuple(primary + override), tuple(calls), tuple(_provider_reqs(merged, scope)),
-                        tuple(_core_reqs(merged, scope)))
+    return ModuleConfig(d, tuple(primary + override), tuple(calls), tuple(_provider_reqs(merged, scope, product)),
+                        tuple(_core_reqs(merged, scope, product)))

@@ -74,11 +74,15 @@ class CoreVersionRequirement:
     kind: str = "required_version"
     tofu_file: bool = False
 
-    def counts_for(self, tofu_version: tuple[int, int, int]) -> bool:
-        """Whether OpenTofu ``tofu_version`` (major, minor, patch) enforces this one."""
+    def counts_for(self, version: tuple[int, int, int], terraform: bool = False) -> bool:
+        """Whether OpenTofu at ``version`` (major, minor, patch) enforces this one; with
+        ``terraform``, whether Terraform does: every ``required_version`` counts there
+        (Terraform ``internal/configs/module.go``), and it reads no ``.tofu`` file."""
+        if terraform:
+            return self.kind == "required_version" and not self.tofu_file
         if self.kind == "compatible_with":
             return True
-        return self.tofu_file or tofu_version < (1, 12, 0)
+        return self.tofu_file or version < (1, 12, 0)
 
 
 @dataclass(frozen=True)

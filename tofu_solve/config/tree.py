@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..addrs.module_source import LocalSource, go_path_clean, parse_source
+from ..addrs.product import OPENTOFU, Product
 from ..addrs.provider import parse_provider_source
 from ..errors import ConfigurationError, SourceRange
 from ..versions.constraints import module_constraint, provider_constraint
@@ -74,8 +75,9 @@ class ModuleTree:
 
 
 def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
-                     inputs: Mapping[str, InputValue] | None = None) -> ModuleTree:
-    """Read the module at ``root/subdir`` and its local modules.
+                     inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU) -> ModuleTree:
+    """Read the module at ``root/subdir`` and its local modules, as ``product`` reads them
+    (:func:`tofu_solve.config.loader.load_module_dir`).
 
     ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
     root module may call ``../`` anywhere). ``inputs``: the top module's variable values
@@ -94,7 +96,7 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
     def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
         prefix = f"{rel_dir}/" if rel_dir else ""
         cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
-                              inputs=inputs if not path else None)
+                              inputs=inputs if not path else None, product=product)
         for p in cfg.provider_requirements:
             providers.append((path, p))
         for c in cfg.core_requirements:
@@ -140,8 +142,8 @@ def _call_to_dict(c: ModuleCall) -> dict:
             "count": c.has_count, "for_each": c.has_for_each}
 
 
-def _call_from_dict(d: dict) -> ModuleCall:
-    return ModuleCall(d["name"], d["source"], parse_source(d["source"]),
+def _call_from_dict(d: dict, host: str) -> ModuleCall:
+    return ModuleCall(d["name"], d["source"], parse_source(d["source"], host),
                       module_constraint(d["version"]) if d["version"] is not None else None,
                       SourceRange(d["file"], d["line"]),
                       SourceRange(d["vfile"], d["vline"]) if d.get("vfile") else None,
@@ -161,12 +163,15 @@ def tree_to_dict(t: ModuleTree) -> dict:
     }
 
 
-def tree_from_dict(d: dict) -> ModuleTree:
+def tree_from_dict(d: dict, product: Product = OPENTOFU) -> ModuleTree:
+    """The tree :func:`tree_to_dict` gave, read back for ``product`` (whose registry host
+    addresses without one are on, as when it was read)."""
+    host = product.registry_host
     return ModuleTree(
-        tuple(RemoteCall(tuple(r["path"]), _call_from_dict(r["call"])) for r in d["remote"]),
-        tuple(LocalCall(tuple(lc["path"]), _call_from_dict(lc["call"]), lc["dir"]) for lc in d["local"]),
+        tuple(RemoteCall(tuple(r["path"]), _call_from_dict(r["call"], host)) for r in d["remote"]),
+        tuple(LocalCall(tuple(lc["path"]), _call_from_dict(lc["call"], host), lc["dir"]) for lc in d["local"]),
         tuple((tuple(p["path"]), ProviderRequirement(
-            p["name"], parse_provider_source(p["address"]),
+            p["name"], parse_provider_source(p["address"], host),
             provider_constraint(p["version"]) if p["version"] is not None else None,
             SourceRange(p["file"], p["line"]), p["legacy"])) for p in d["providers"]),
         tuple((tuple(c["path"]), CoreVersionRequirement(module_constraint(c["constraint"]),

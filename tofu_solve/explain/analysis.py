@@ -151,7 +151,7 @@ def _subject_reqs_of_tree(tree: ModuleTree, ident, ctx: Context) -> list:
     if ident[0] == "provider":
         return [r for _, r in tree.providers if str(r.address) == ident[1]]
     if ident[0] == "opentofu":
-        return [c for _, c in tree.core if c.counts_for(ctx.options.target.triple)]
+        return [c for _, c in tree.core if c.counts_for(ctx.options.target.triple, ctx.options.target.terraform)]
     return []
 
 
@@ -289,7 +289,7 @@ def _subject_of_clash(ident, levers: list, ctx: Context, wi):
     target = None
     if ident[0] == "opentofu":
         t = ctx.options.target
-        target = f"{t.version} ({t.origin})"
+        target = f"{t} ({t.origin})"
     direct, constraints, sides = [], [], []
     for lv in levers:
         r = wi.reqs[lv.index]

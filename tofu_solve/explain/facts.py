@@ -58,7 +58,7 @@ class ConstraintClash:
 
     ident: tuple
     name: str
-    target: str | None  # "1.12.6 (tofu on PATH)" for the OpenTofu subject
+    target: str | None  # "OpenTofu 1.12.6 (tofu on PATH)" for the OpenTofu (or Terraform) subject
     direct: list[tuple[str, ConstraintFact]]  # the user's own constraints on it: (as written, fact)
     sides: list[SideFacts]  # the module calls among the parties, with what each version requires
     unmatched: list[str]  # constraints that admit no published version

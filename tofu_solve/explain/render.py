@@ -126,7 +126,7 @@ def _side_lines(side: SideFacts) -> tuple[list[str], dict]:
 def _constraint_clash(c: ConstraintClash) -> tuple[list[str], dict]:
     lines = [f"The constraints on {c.name} cannot all be met:"]
     if c.target is not None:
-        lines.append(f"  - this configuration is solved for OpenTofu {c.target}")
+        lines.append(f"  - this configuration is solved for {c.target}")
     reqs_data = []
     for written, fact in c.direct:
         lines.append(f'  - "{written}" required by {fact.who}{fact.at}')

@@ -78,7 +78,7 @@ def format_module_lock(lock: ModuleLock) -> str:
     return _block("module", lock.path, attrs, lock.hashes)
 
 
-def format_lock_file(locks: LockFile, keep_raw_providers: bool = True) -> str:
+def format_lock_file(locks: LockFile, keep_raw_providers: bool = True, header: str = HEADER) -> str:
     """The whole file: the header, the ``module`` blocks (by call path), then the
     ``provider`` blocks as ``tofu init`` writes them (by address). Provider blocks read from
     disk are written back as they were read when ``keep_raw_providers`` (tofu-solve does not
@@ -88,8 +88,9 @@ def format_lock_file(locks: LockFile, keep_raw_providers: bool = True) -> str:
     from one ``provider`` line to the next as that provider's block: Renovate's terraform
     lock-file updater (``lib/modules/manager/terraform/lockfile/util.ts`` ``extractLocks``)
     writes a provider's new version and hashes into any module block that follows it.
-    OpenTofu reads blocks in any order (``internal/depsfile/locks_file.go``)."""
-    out = [HEADER]
+    OpenTofu reads blocks in any order (``internal/depsfile/locks_file.go``). ``header``:
+    the comment lines the target's own init writes (:attr:`tofu_solve.addrs.product.Product.lock_header`)."""
+    out = [header]
     for path in sorted(locks.modules):
         out.append("\n")
         out.append(format_module_lock(locks.modules[path]))
@@ -100,12 +101,12 @@ def format_lock_file(locks: LockFile, keep_raw_providers: bool = True) -> str:
     return "".join(out)
 
 
-def write_lock_file(path: str | os.PathLike, locks: LockFile) -> bool:
-    """Write ``locks`` to ``path`` atomically, only when the text changes.
+def write_lock_file(path: str | os.PathLike, locks: LockFile, header: str = HEADER) -> bool:
+    """Write ``locks`` (below ``header``) to ``path`` atomically, only when the text changes.
 
     Returns True when the file was written.
     """
-    text = format_lock_file(locks)
+    text = format_lock_file(locks, header=header)
     p = Path(path)
     try:
         if p.read_text(encoding="utf-8") == text:

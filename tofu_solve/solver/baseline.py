@@ -79,5 +79,5 @@ def newest_per_call(tree: ModuleTree, ctx: Context) -> BaselineResult:
     for c in core:
         if not c.constraint.allows(target) and res.ok:
             res.ok = False
-            res.failure = f'OpenTofu {target} does not meet "{c.text}" ({c.origin.call_path or "root"})'
+            res.failure = f'{ctx.options.target} does not meet "{c.text}" ({c.origin.call_path or "root"})'
     return res

@@ -40,7 +40,7 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings,
                       limits=limits)
     oci = OciCandidates(OciClient(settings.environ, counter, offline=options.offline, limits=limits), cache)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
-                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache), progress, oci=oci)
+                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache, options.target.product), progress, oci=oci)
     ctx.counter = counter  # "Fetching" is announced by the first network operation of a fetch
     ctx.provider_source = ProviderSources(client.cli_config.provider_installation, client,
                                           MirrorClient(session, limits, counter), cache, offline=options.offline,

@@ -396,7 +396,7 @@ class Context:
                                        f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
         else:
             try:
-                value = read_module_tree(package.root, package.subdir)
+                value = read_module_tree(package.root, package.subdir, product=self.options.target.product)
             except ConfigurationError as e:
                 value = e
         with self._lock:

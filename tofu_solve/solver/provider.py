@@ -68,7 +68,7 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
         text = p.constraint.text if p.constraint else ""
         out.append(ProviderRequirement(p.address, p.constraint, origin, text, f"{imposed}@{p.where}"))
     for path, c in tree.core:
-        if not c.counts_for(ctx.options.target.triple):
+        if not c.counts_for(ctx.options.target.triple, ctx.options.target.terraform):
             continue
         imposed = ".".join(([call_path] if call_path else []) + list(path))
         origin = Origin(imposed, version, c.where, package)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
+from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree
 from ..errors import (
     NoMatchingVersionError,
@@ -55,6 +56,7 @@ class Resolution:
     warnings: list[str] = field(default_factory=list)
     rounds: int = 0
     target_origin: str = ""
+    product: Product = OPENTOFU  # what tofu is a version of: OpenTofu or Terraform
 
 
 THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain dead ends (issue #13: of
@@ -186,7 +188,8 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     if tofu is None:
         tofu = TofuCandidate(ctx.options.target.version)
     res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
-                     core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin)
+                     core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
+                     product=ctx.options.target.product)
     res.warnings.extend(fenced_off_warnings(res, ctx))
     return res
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..addrs.product import OPENTOFU, Product
 from ..config.tree import SCHEMA, ModuleTree, tree_from_dict, tree_to_dict
 from ..errors import ConfigurationError, SourceRange
 from .cache import Cache, key_of
@@ -14,12 +15,13 @@ class MetadataStore:
     the solver can skip that version with the reason, without fetching again.
     """
 
-    def __init__(self, cache: Cache):
+    def __init__(self, cache: Cache, product: Product = OPENTOFU):
         self.cache = cache
+        self.product = product  # the same package reads differently for OpenTofu and Terraform
 
-    @staticmethod
-    def _key(package: str, version: str, subdir: str) -> str:
-        return key_of(f"{package}\n{version}\n{subdir}")
+    def _key(self, package: str, version: str, subdir: str) -> str:
+        suffix = "" if self.product is OPENTOFU else f"\n{self.product.command}"
+        return key_of(f"{package}\n{version}\n{subdir}{suffix}")
 
     def get(self, package: str, version: str, subdir: str):
         """The cached tree, a cached :class:`ConfigurationError`, or None when unknown."""
@@ -30,7 +32,7 @@ class MetadataStore:
             e = d["error"]
             return ConfigurationError(e["summary"], e["detail"],
                                       SourceRange(e["file"], e["line"]) if e.get("file") else None)
-        return tree_from_dict(d)
+        return tree_from_dict(d, self.product)
 
     def put(self, package: str, version: str, subdir: str, value) -> None:
         if isinstance(value, ModuleTree):

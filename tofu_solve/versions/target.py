@@ -1,7 +1,10 @@
-"""Which OpenTofu release a configuration is solved for.
+"""Which client a configuration is solved for: OpenTofu or Terraform, at which version.
 
-``-tofu-version=X.Y.Z`` if given; else the version ``tofu version`` reports when ``tofu``
-is on PATH; else the newest OpenTofu release tofu-solve knows (``data/opentofu_versions.json``).
+In order (issue #26): ``-tofu-version=X.Y.Z`` or ``-terraform-version=X.Y.Z``; else the
+client the hand-over will run (``-tf-path`` / ``TOFU_SOLVE_TF_PATH``, else ``tofu`` on PATH,
+else ``terraform`` on PATH), asked for its version; else a version file in the root or above
+(``.opentofu-version``, ``.tofu-version``: tenv and tofuenv; ``.terraform-version``: tfenv
+and tenv); else the newest OpenTofu release tofu-solve knows (``data/opentofu_versions.json``).
 """
 
 from __future__ import annotations
@@ -10,21 +13,33 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..addrs.product import OPENTOFU, TERRAFORM, Product
 from ..errors import ConfigurationError, InvalidVersion
+from ..settings import Settings
 from .goversion import GoVersion
 
 
 @dataclass(frozen=True)
 class TargetVersion:
-    """The OpenTofu version solved for, and where it came from (``flag``, ``tofu on PATH``,
-    ``newest known``)."""
+    """The client solved for: ``product`` (:data:`OPENTOFU` or :data:`TERRAFORM`) at
+    ``version``, and where that came from (``-tofu-version``, ``terraform on PATH``,
+    ``.terraform-version in /repo``, ``newest release known to tofu-solve``)."""
 
     version: GoVersion
     origin: str
+    product: Product = OPENTOFU
+
+    @property
+    def terraform(self) -> bool:
+        return self.product is TERRAFORM
+
+    def __str__(self) -> str:
+        return f"{self.product.name} {self.version}"
 
     @property
     def triple(self) -> tuple[int, int, int]:
@@ -37,25 +52,71 @@ def known_releases() -> list[str]:
     return data["versions"]
 
 
-def _installed_tofu() -> str | None:
-    exe = shutil.which("tofu")
-    if not exe:
+@dataclass(frozen=True)
+class Client:
+    """A real client on this machine: the executable, what it says it is and its version."""
+
+    path: str
+    product: Product
+    version: GoVersion
+    origin: str  # "tofu on PATH", "-tf-path", "TOFU_SOLVE_TF_PATH"
+
+
+def ask_client(exe: str, origin: str, environ: Mapping[str, str] | None = None) -> Client | None:
+    """Run ``exe version`` (first line ``OpenTofu vX.Y.Z`` or ``Terraform vX.Y.Z``, as
+    both print it) with a 60-second bound; None when it does not run or says neither."""
+    try:
+        out = subprocess.run([exe, "version"], capture_output=True, text=True, timeout=60,
+                             env={**(environ or {}), "CHECKPOINT_DISABLE": "1"} if environ is not None else None,
+                             stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    m = re.search(r"^(OpenTofu|Terraform) v(\S+)", out or "", re.M)
+    if not m:
         return None
     try:
-        out = subprocess.run([exe, "version"], capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
+        version = GoVersion.parse(m.group(2))
+    except InvalidVersion:
         return None
-    m = re.search(r"OpenTofu v(\S+)", out)
-    return m.group(1) if m else None
+    return Client(exe, OPENTOFU if m.group(1) == "OpenTofu" else TERRAFORM, version, origin)
 
 
-VERSION_FILES = (".opentofu-version", ".tofu-version")  # tenv and tofuenv, in that order of preference
+def find_client(environ: Mapping[str, str], tf_path: str | None = None, origin: str = "-tf-path") -> Client | None:
+    """The client the hand-over runs: ``tf_path`` when given (a path, or a name looked up
+    on ``environ``'s PATH), else ``tofu`` on PATH, else ``terraform`` on PATH; None when
+    there is none.
+
+    Raises:
+        ConfigurationError: ``tf_path`` names nothing that runs, or something that is
+            neither OpenTofu nor Terraform.
+    """
+    search = environ.get("PATH", "")
+    if tf_path:
+        exe = shutil.which(tf_path, path=search) or (tf_path if Path(tf_path).is_file() else None)
+        found = ask_client(exe, origin, environ) if exe else None
+        if found is None:
+            raise ConfigurationError("Invalid client", f"{origin} names {tf_path!r}, which is not an OpenTofu or "
+                                     "Terraform executable (its \"version\" command must print \"OpenTofu vX.Y.Z\" "
+                                     "or \"Terraform vX.Y.Z\").")
+        return found
+    for name in ("tofu", "terraform"):
+        exe = shutil.which(name, path=search)
+        if exe:
+            found = ask_client(exe, f"{name} on PATH", environ)
+            if found is not None:
+                return found
+    return None
+
+
+VERSION_FILES = {".opentofu-version": OPENTOFU, ".tofu-version": OPENTOFU,  # tenv, tofuenv
+                 ".terraform-version": TERRAFORM}  # tfenv, tenv
 
 
 def version_file(root: Path) -> tuple[Path, str] | None:
-    """The nearest ``.opentofu-version`` or ``.tofu-version`` file in ``root`` or a parent
-    directory (as tenv and tofuenv look them up), with the exact version it names; None when
-    there is none or it names no exact version (``latest``, ``min-required``...)."""
+    """The nearest ``.opentofu-version``, ``.tofu-version`` or ``.terraform-version`` file
+    in ``root`` or a parent directory (as tenv, tofuenv and tfenv look them up; in that order
+    within one directory), with the exact version it names; None when there is none or it
+    names no exact version (``latest``, ``min-required``...)."""
     for d in [root, *root.parents]:
         for name in VERSION_FILES:
             p = d / name
@@ -72,25 +133,44 @@ def version_file(root: Path) -> tuple[Path, str] | None:
     return None
 
 
-def target_version(flag: str | None, root: Path | None = None) -> TargetVersion:
-    """The OpenTofu version to solve for: ``-tofu-version``, else ``tofu version`` of the
-    ``tofu`` on PATH, else the version a ``.opentofu-version`` / ``.tofu-version`` file in
-    ``root`` or above names, else the newest release tofu-solve knows.
+def target_version(flag: str | None = None, root: Path | None = None, *, terraform: str | None = None,
+                   client: Client | None = None) -> TargetVersion:
+    """The client to solve for: ``-tofu-version`` (``flag``) or ``-terraform-version``
+    (``terraform``), else ``client`` (:func:`find_client`), else a version file in ``root``
+    or above, else the newest OpenTofu release tofu-solve knows.
 
-    Raises ConfigurationError for an invalid ``-tofu-version``."""
-    if flag:
-        try:
-            return TargetVersion(GoVersion.parse(flag), "-tofu-version")
-        except InvalidVersion:
-            raise ConfigurationError("Invalid OpenTofu version", f"-tofu-version={flag} is not a version.") from None
-    installed = _installed_tofu()
-    if installed:
-        try:
-            return TargetVersion(GoVersion.parse(installed), "tofu on PATH")
-        except InvalidVersion:
-            pass
+    Raises:
+        ConfigurationError: an invalid version, or both flags given.
+    """
+    if flag and terraform:
+        raise ConfigurationError("Conflicting targets", "-tofu-version and -terraform-version name two different "
+                                 "clients; give one.")
+    for given, product, name in ((flag, OPENTOFU, "-tofu-version"), (terraform, TERRAFORM, "-terraform-version")):
+        if given:
+            try:
+                return TargetVersion(GoVersion.parse(given), name, product)
+            except InvalidVersion:
+                raise ConfigurationError(f"Invalid {product.name} version",
+                                         f"{name}={given} is not a version.") from None
+    if client is not None:
+        return TargetVersion(client.version, client.origin, client.product)
     found = version_file(Path(root).resolve()) if root is not None else None
     if found is not None:
-        return TargetVersion(GoVersion.parse(found[1]), f"{found[0].name} in {found[0].parent}")
+        return TargetVersion(GoVersion.parse(found[1]), f"{found[0].name} in {found[0].parent}",
+                             VERSION_FILES[found[0].name])
     newest = max((GoVersion.parse(v) for v in known_releases()), key=lambda v: v)
     return TargetVersion(newest, "newest release known to tofu-solve")
+
+
+def configured_client(settings: Settings, tf_path: str | None = None) -> Client | None:
+    """The client the hand-over runs and the target follows: ``-tf-path`` (``tf_path``),
+    else ``TOFU_SOLVE_TF_PATH``, else ``tofu``, else ``terraform`` on PATH; None when none.
+
+    Raises:
+        ConfigurationError: as :func:`find_client`.
+    """
+    if tf_path:
+        return find_client(settings.environ, tf_path, "-tf-path")
+    if settings.tf_path:
+        return find_client(settings.environ, settings.tf_path, "TOFU_SOLVE_TF_PATH")
+    return find_client(settings.environ)

@@ -38,14 +38,14 @@ HEADER = (
     "# It pins each git and OCI module call that has a version constraint to its locked tag,\n"
     "# so that tofu init (OpenTofu 1.10 or later) loads the call and installs exactly that tag.\n"
 )
-MIN_TOFU = (1, 10, 0)
 
 
-def bridge_supported(tofu_version: tuple[int, int, int]) -> bool:
-    """Whether OpenTofu at ``tofu_version`` honours ``version = null`` from an override
-    file (1.10 and later; 1.8-1.9 parse ``source`` as a registry address whenever a
-    ``version`` attribute exists, even a null one)."""
-    return tuple(tofu_version[:3]) >= MIN_TOFU
+def bridge_supported(target) -> bool:
+    """Whether ``target`` (a :class:`tofu_solve.versions.target.TargetVersion`) honours
+    ``version = null`` from an override file: OpenTofu 1.10 and later (1.8-1.9 parse
+    ``source`` as a registry address whenever a ``version`` attribute exists, even a null
+    one); Terraform 1.15.5 and later (hashicorp/terraform#38632)."""
+    return target.triple >= target.product.bridge_from
 
 
 def needs_bridge(call) -> bool:

