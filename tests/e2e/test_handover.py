@@ -109,10 +109,14 @@ def acme(tmp_path, running):
 def test_init_hands_over_to_terraform_which_installs_providers_and_keeps_the_lock(
         tmp_path, tofu_solve, client_env, terraform_1155, acme, shared_cache):
     root = write_root(tmp_path / "root", ROOT)
+    assert tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-handover=false").code == 0
+    manifest = (root / ".terraform/modules/modules.json").read_bytes()
     r = tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-input=false")
     assert r.code == 0, r.out + r.err
+    assert (root / ".terraform/modules/modules.json").read_bytes() == manifest  # reused, not reinstalled
     assert "Solved for Terraform 1.15.5 (-tf-path)." in r.out
-    assert "Handing over to terraform init -lockfile=readonly -input=false (Terraform 1.15.5, -tf-path)" in r.out
+    assert "Handing over to terraform init -lockfile=readonly -input=false -no-color (Terraform 1.15.5, -tf-path)" \
+        in r.out
     assert "Terraform has been successfully initialized!" in r.out  # the client's own output, streamed
     lock = r.lock
     # written as Terraform writes it: its header, its default registry host
@@ -129,6 +133,7 @@ def test_init_hands_over_to_terraform_which_installs_providers_and_keeps_the_loc
     cached = shared_cache / "plugins" / "registry.terraform.io" / "hashicorp" / "aws"
     assert any(p.is_dir() for p in cached.glob("*/*")), "tofu-solve offered no plugin cache"
     assert all(p.is_symlink() and str(cached) in os.path.realpath(p) for p in installed)
+    assert all(os.access(exe, os.X_OK) for p in installed for exe in p.glob("terraform-provider-*"))
     assert version
     # a second run: nothing to change, and the client agrees again
     again = tofu_solve(root, "init", f"-tf-path={terraform_1155}")
@@ -232,8 +237,13 @@ def test_terraform_on_path_is_the_target_and_takes_over(tmp_path, tofu_solve, cl
     exe = Path(CLIENT_PATHS["terraform"])
     monkeypatch.setenv("PATH", f"{exe.parent}{os.pathsep}{os.environ['PATH']}")
     root = write_root(tmp_path / "root", ROOT)
+    first = tofu_solve(root, "init", "-handover=false")
+    assert first.code == 0, first.err
+    manifest = (root / ".terraform/modules/modules.json").read_bytes()
     r = tofu_solve(root, "init", "-input=false")
     assert r.code == 0, r.out + r.err
+    assert r.lock == first.lock and "The lock file is up to date." in r.out
+    assert (root / ".terraform/modules/modules.json").read_bytes() == manifest  # the client kept the install
     assert "Solved for Terraform " in r.out and "(terraform on PATH)." in r.out
     assert "Terraform has been successfully initialized!" in r.out
     assert 'provider "registry.terraform.io/hashicorp/aws"' in r.lock and 'module "net"' in r.lock
@@ -271,3 +281,52 @@ def test_terraform_1155_loads_the_bridge_for_a_versioned_git_call(tmp_path, tofu
     assert "Terraform has been successfully initialized!" in r.out
     assert f'source      = "git::{acme["net"]}?ref=v1.1.0"' in r.lock
     assert tofu_solve(root, "check", f"-tf-path={terraform_1155}").code == 0
+
+
+def test_clone_then_one_init_then_plan_and_ci_readonly_configures_the_backend(tmp_path, tofu_solve, client_env,
+                                                                             terraform_1155, acme):
+    """README's loop with a real client: ``tofu-solve init && terraform plan`` on a working
+    copy, then CI on a fresh clone (lock committed, no .terraform): ``tofu-solve init
+    -lockfile=readonly`` with backend flags installs the locked modules and providers and
+    configures the backend in one step, the lock unchanged."""
+    import subprocess
+
+    hello = make_repo(tmp_path / "repos" / "hello", [
+        ("v1.0.0", {"main.tf": 'output "greeting" {\n  value = "hello"\n}\n'}),
+        ("v1.1.0", {"main.tf": 'output "greeting" {\n  value = "hello again"\n}\n'}),
+    ])
+    root = write_root(tmp_path / "root", f'''
+        terraform {{
+          backend "local" {{}}
+        }}
+        module "hello" {{
+          source  = "git::{hello}"
+          version = "~> 1.0"
+        }}
+        output "ok" {{
+          value = module.hello.greeting
+        }}
+    ''')
+    (root / "state").mkdir()
+    r = tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-input=false",
+                   "-backend-config=path=state/dev.tfstate")
+    assert r.code == 0, r.out + r.err
+    plan = subprocess.run([str(terraform_1155), "plan", "-input=false", "-no-color"], cwd=root, capture_output=True,
+                          text=True, timeout=300)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    assert 'ok = "hello again"' in plan.stdout
+    lock = r.lock
+    clone = tmp_path / "clone"
+    clone.mkdir()
+    for name in ("main.tf", ".terraform.lock.hcl", "tofu_solve_override.tf"):
+        (clone / name).write_bytes((root / name).read_bytes())
+    (clone / "state").mkdir()
+    ci = tofu_solve(clone, "init", "-lockfile=readonly", f"-tf-path={terraform_1155}", "-input=false",
+                    "-backend-config=path=state/ci.tfstate")
+    assert ci.code == 0, ci.out + ci.err
+    assert "terraform init -lockfile=readonly -backend-config=path=state/ci.tfstate -input=false -no-color" in ci.out
+    assert "\x1b[" not in ci.out  # no colour on a pipe, from tofu-solve or the client
+    assert (clone / ".terraform.lock.hcl").read_text() == lock
+    backend = json.loads((clone / ".terraform" / "terraform.tfstate").read_text())["backend"]
+    assert backend["type"] == "local" and backend["config"]["path"] == "state/ci.tfstate"
+    assert tofu_solve(clone, "check", f"-tf-path={terraform_1155}").code == 0

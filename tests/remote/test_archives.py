@@ -102,3 +102,25 @@ def test_sizes_are_counted_as_written_not_as_declared(tmp_path):
     assert e.value.summary == "Module package too large"
     extract_archive(tar_of((entry("ok.tf"), b"x" * 1000)), "tar.gz", dest, limits)
     assert (dest / "ok.tf").stat().st_size == 1000
+
+
+def test_zip_entries_keep_their_unix_mode_without_set_id_or_world_write(tmp_path):
+    """A provider's executable must stay executable (go-getter's ZipDecompressor applies the
+    entry's mode; tofu init runs it from there); set-id bits and write for others go, as in
+    the tar rule."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, mode in (("terraform-provider-x_v1.0.0_x5", 0o755), ("setuid", 0o4777), ("plain.txt", 0o644)):
+            info = zipfile.ZipInfo(name)
+            info.create_system = 3
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            zf.writestr(info, "#!/bin/sh\n")
+        zf.writestr("no-unix-mode.txt", "x")  # written by a tool that records no Unix mode
+    dest = tmp_path / "pkg"
+    dest.mkdir()
+    extract_archive(buf.getvalue(), "zip", dest)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in dest.iterdir()}
+    assert modes["terraform-provider-x_v1.0.0_x5"] == 0o755
+    assert modes["setuid"] == 0o755 and modes["plain.txt"] == 0o644
+    assert os.access(dest / "terraform-provider-x_v1.0.0_x5", os.X_OK)
+    assert not os.access(dest / "no-unix-mode.txt", os.X_OK)

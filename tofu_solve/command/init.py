@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -485,10 +486,19 @@ def _handover_for(args, opts: InitOptions, result: InitResult, settings: Setting
             result.next_command = handover.next_command(target, flags)
         return None
     own = result.plugin_cache is not None and result.plugin_cache == opts.plugin_cache
+    # no colour from the client where tofu-solve shows none: -no-color, NO_COLOR, or not a terminal
+    plain = bool(args.no_color) or settings.no_color or not _is_terminal(sys.stdout)
     h = handover.plan(client, root, flags, settings.environ, result.plugin_cache, own,
-                      json=bool(args.json), no_color=bool(args.no_color))
+                      json=bool(args.json), no_color=plain and not args.json)
     result.handover = h.command_line
     return h
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def _hand_over(h: handover.Handover, views: InitViews) -> int:

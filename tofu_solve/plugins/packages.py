@@ -39,6 +39,7 @@ from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
 from ..lockfile.hashes import hash_dir, zh_hashes_from_sha256sums, zip_sha256
+from ..lockfile.replacefile import process_umask
 from ..remote.archives import extract_archive
 from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
@@ -49,6 +50,10 @@ from ..remote.registry import ProviderDownload, RegistryClient
 from ..store.cache import Cache, key_of
 from .signatures import verify_shasums
 
+# Unpacked packages keep the zip's file modes (the provider executable stays executable, as
+# go-getter's ZipDecompressor leaves it for tofu init); copies unpacked before that rule are
+# not reused.
+UNPACKED = "/modes"
 requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 log = logging.getLogger(__name__)
@@ -172,7 +177,7 @@ class ProviderPackages:
         # The checksums, their signature and the zip are fetched at once (one round trip, not
         # three); nothing is recorded as verified until all three checks have passed.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-zip") as one:
-            unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}",
+            unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}{UNPACKED}",
                                   lambda dest: self._fill(meta, dest, what, max_zip_bytes))
             signed = self._signed_sums(meta, what)
             directory = unpacked.result()
@@ -210,7 +215,7 @@ class ProviderPackages:
         else:
             shas: list[str] = []
 
-            key = (f"provider:{method.key}:{address}", f"{version}/{platform}")
+            key = (f"provider:{method.key}:{address}", f"{version}/{platform}{UNPACKED}")
 
             def fill(dest: Path) -> None:
                 if pkg.zip_path is not None:
@@ -327,6 +332,7 @@ class ProviderPackages:
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{platform}.", dir=target.parent))
             shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True)
+            os.chmod(tmp, 0o755 & ~process_umask())  # mkdtemp's 0700 would hide it from other users of the cache
             try:
                 os.replace(tmp, target)
             except OSError:

@@ -159,6 +159,11 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
                         os.unlink(target)  # never written through a link an earlier entry made
                     with zf.open(info) as fsrc, open(target, "wb") as fdst:
                         _copy_bounded(fsrc, fdst, info.filename, budget)
+                    if info.create_system == 3 and mode & 0o777:
+                        # the entry's Unix mode, as go-getter's ZipDecompressor applies it (a
+                        # provider's executable stays executable); the tar rule: no set-id
+                        # bits, nothing writable by others, always readable by its owner
+                        os.chmod(target, (mode & 0o755) | 0o600)
         return
     mode = {"tar.gz": "r:gz", "tgz": "r:gz", "gz": "r:gz", "tar.xz": "r:xz", "txz": "r:xz", "xz": "r:xz",
             "tar.bz2": "r:bz2", "tbz2": "r:bz2", "bz2": "r:bz2", "tar": "r:"}.get(ext, "r:*")
