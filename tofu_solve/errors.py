@@ -164,6 +164,11 @@ class RegistryError(TofuSolveError):
     """A registry answered, but not with what the protocol requires (404, bad JSON...)."""
 
 
+class ModuleNotFound(RegistryError):
+    """The registry answered that it has no such module package (404): a definite answer,
+    unlike a network failure. A module version that calls one is passed over (issue #24)."""
+
+
 class ResolutionError(TofuSolveError):
     """No consistent set of versions exists (see :mod:`tofu_solve.explain`).
 

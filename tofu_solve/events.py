@@ -39,6 +39,18 @@ class LookingForDeadEnds:
 
 
 @dataclass(frozen=True)
+class PhaseDone:
+    """A phase of ``init`` is over: ``phase`` is ``"modules"`` (``done`` module calls solved,
+    ``fetched`` packages downloaded for it), ``"providers"`` (``done`` providers locked) or
+    ``"install"`` (``done`` module calls installed). Off a terminal these are the lines
+    people see, in this order, instead of one per download (issue #24)."""
+
+    phase: str
+    done: int
+    fetched: int = 0
+
+
+@dataclass(frozen=True)
 class InRoot:
     """``event`` happened in the root module ``root`` (``-recursive``; relative name)."""
 
@@ -54,7 +66,7 @@ class RootDone:
     module_calls: int
 
 
-Event = Union[FetchingPackage, StillResolving, LookingForDeadEnds, InRoot, RootDone]
+Event = Union[FetchingPackage, StillResolving, LookingForDeadEnds, PhaseDone, InRoot, RootDone]
 Progress = Callable[[Event], None]
 """What every stage that reports progress takes."""
 

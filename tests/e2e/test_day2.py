@@ -401,3 +401,27 @@ def test_warnings_that_follow_from_the_locked_selection_show_on_every_init(isola
     rec_json = tofu_solve(base, "init", "-recursive", "-json")
     warns = [m for m in rec_json.stream() if m["type"] == "diagnostic" and m["@level"] == "warn"]
     assert warns and warns[0]["root"] == "live/app"
+
+
+def test_off_a_terminal_progress_is_one_line_per_phase_in_a_stable_order(isolated, tofu_solve, monkeypatch):
+    """A CI log (no terminal) gets one line per phase with counts, the same on every run;
+    each download is detail for TF_LOG (issue #24)."""
+    from tests.e2e.conftest import VPC6_EKS20
+
+    root = write_root(isolated / "root", VPC6_EKS20)
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert "- Fetching" not in r.err
+    phases = [line.split(":")[0] for line in r.err.splitlines() if line.startswith(("- Modules:", "- Providers:",
+                                                                                      "- Install:"))]
+    assert phases == ["- Modules", "- Providers", "- Install"]
+    assert "- Modules: 3 module calls solved, " in r.err and "- Install: 3 module calls installed" in r.err
+    fetched = int(r.err.split("module calls solved, ")[1].split(" ")[0])
+    assert fetched > 3  # the solver went back: more packages than calls, counted not listed
+    log = isolated / "tf.log"
+    monkeypatch.setenv("TF_LOG", "DEBUG")
+    monkeypatch.setenv("TF_LOG_PATH", str(log))
+    root2 = write_root(isolated / "root2", VPC6_EKS20.replace("~> 6.0", "~> 6.1"))
+    r2 = tofu_solve(root2, "init", "-upgrade")
+    assert r2.code == 0, r2.err
+    assert "- Fetching" not in r2.err and "Fetching terraform-aws-modules/" in log.read_text()

@@ -511,3 +511,75 @@ def test_upgrade_takes_gos_boolean_values(tmp_path, tofu_solve):
     assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.4.0"}
     r = tofu_solve(root, "init", "-upgrade=true")
     assert r.code == 0 and lock_versions(r.lock) == {"vpc": "6.6.0"}
+
+
+def test_a_version_that_calls_a_missing_module_is_passed_over(isolated, tofu_solve, running):
+    """A module version whose nested call the registry does not have (404) is passed over,
+    like one whose constraints clash; when no version is left, the explanation names the
+    missing module and the versions that call it (issue #24)."""
+    from tests.e2e.conftest import make_repo
+
+    good = make_repo(isolated / "repos" / "app1", [("v1.0.0", {"main.tf": "# no calls\n"})])
+    bad = make_repo(isolated / "repos" / "app2", [
+        ("v2.0.0", {"main.tf": 'module "gone" {\n  source  = "acme/missing/aws"\n  version = "~> 1.0"\n}\n'}),
+        ("v2.1.0", {"main.tf": 'module "gone" {\n  source  = "acme/missing/aws"\n  version = "~> 1.1"\n}\n'})])
+    running.registry.extra["acme/app/aws"] = {"versions": {"1.0.0": f"git::{good}?ref=v1.0.0",
+                                                           "2.0.0": f"git::{bad}?ref=v2.0.0",
+                                                           "2.1.0": f"git::{bad}?ref=v2.1.0"}}
+    try:
+        root = write_root(isolated / "root", 'module "app" {\n  source  = "acme/app/aws"\n  version = ">= 1.0"\n}\n')
+        r = tofu_solve(root, "init")
+        assert r.code == 0, r.err
+        assert "- app in acme/app/aws 1.0.0" in r.out
+        (root / "main.tf").write_text('module "app" {\n  source  = "acme/app/aws"\n  version = ">= 2.0"\n}\n')
+        r = tofu_solve(root, "init", "-upgrade=app")
+        assert r.code == 1
+        assert "Error: No consistent set of versions" in r.err
+        assert 'it calls module "gone" (acme/missing/aws), which cannot be found: Module acme/missing/aws could ' \
+               "not be found in the registry" in r.err
+        assert r.err.count("No version of module \"app\"") == 1  # one subject, its versions grouped by reason
+        assert "  - 2.1.0, 2.0.0: it calls module \"gone\"" in r.err
+    finally:
+        running.registry.extra.pop("acme/app/aws", None)
+
+
+def test_a_missing_root_call_stays_an_error(isolated, tofu_solve):
+    root = write_root(isolated / "root", 'module "x" {\n  source  = "acme/nothing-here/aws"\n  version = "1.0.0"\n}\n')
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Module not found" in r.err
+
+
+def test_a_locked_provider_outside_the_edited_constraint_names_the_lock_and_the_one_upgrade(isolated, tofu_solve):
+    """OpenTofu refuses a locked provider its edited constraint excludes
+    (``internal/providercache/installer.go``); the lock is named as the party that holds it
+    and ``-upgrade=hashicorp/aws`` alone frees it, keeping every module lock (issue #24)."""
+    main = '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = "%s"
+            }
+          }
+        }
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+    '''
+    root = write_root(isolated / "root", main % ">= 6.0")
+    first = tofu_solve(root, "init")
+    assert first.code == 0, first.err
+    locked_vpc = lock_versions(first.lock)["vpc"]
+    assert 'provider "registry.opentofu.org/hashicorp/aws"' in first.lock and "6.58.0" in first.lock
+    write_root(root, main % "~> 6.0, < 6.50")
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Error: Incompatible locked provider version" in r.err
+    assert ('locked provider registry.opentofu.org/hashicorp/aws 6.58.0 does not match configured version '
+            'constraint "~> 6.0, < 6.50"; must use tofu-solve init -upgrade=hashicorp/aws') in r.err
+    assert "on main.tf line" in r.err
+    up = tofu_solve(root, "init", "-upgrade=hashicorp/aws")
+    assert up.code == 0, up.err
+    assert lock_versions(up.lock)["vpc"] == locked_vpc  # the module lock is kept
+    assert "6.58.0" not in up.lock

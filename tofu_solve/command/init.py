@@ -27,7 +27,7 @@ from ..errors import (
     TofuSolveError,
     WarningText,
 )
-from ..events import InRoot, Progress, RootDone
+from ..events import InRoot, PhaseDone, Progress, RootDone
 from ..explain import solve
 from ..lockfile import (
     LOCK_FILE_NAME,
@@ -159,6 +159,8 @@ def run_init(opts: InitOptions, settings: Settings,
         finally:
             ctx.likely_provider = None
         _refuse_unloadable(res, target)
+        if progress:
+            progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
         # Provider packages are fetched while module packages are verified: both are network
         # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
@@ -168,6 +170,8 @@ def run_init(opts: InitOptions, settings: Settings,
             selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
+        if progress:
+            progress(PhaseDone("providers", len(plan.providers)))
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
     finally:
@@ -209,6 +213,8 @@ def run_init(opts: InitOptions, settings: Settings,
     replaced: list[str] = []
     manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade,
                        replaced=replaced) if opts.install else None
+    if progress and opts.install:
+        progress(PhaseDone("install", len(selected)))
     res.warnings.extend(WarningText(
         "Installed module copy replaced",
         f'The installed copy of module "{path}" ({os.path.relpath(data_dir(root, settings.data_dir), root)}'

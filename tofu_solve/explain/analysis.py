@@ -119,6 +119,7 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
                 req = next((i.requirement for i in infos if isinstance(i.requirement, ModuleRequirement)), None)
                 subjects.append(_no_such_version(ident, req, ctx))
     moved = wi.held_by_lock()
+    subjects = _one_per_unusable_call(subjects)
     return Explanation(subjects, clashes, suggestions, moved or None, wi.exhausted, wi.attempts,
                        tuple(ctx.options.upgrade_targets))
 
@@ -268,6 +269,38 @@ def _clash_subjects(clash, wi) -> list:
 
 
 # --------------------------------------------------------------------------- one subject each
+
+
+def _newest_first(versions: list[str]) -> list[str]:
+    from ..versions.goversion import GoVersion
+
+    def key(label: str):
+        try:
+            return GoVersion.parse(label.removeprefix("v"))
+        except TofuSolveError:
+            return None
+    parsed = [(key(v), v) for v in versions]
+    if any(k is None for k, _ in parsed):
+        return versions
+    return [v for _, v in sorted(parsed, key=lambda kv: kv[0], reverse=True)]
+
+
+def _one_per_unusable_call(subjects: list) -> list:
+    """The versions of one call that are each unusable are one subject, grouped by reason
+    (each version is its own identity to the solver)."""
+    out: list = []
+    first: dict[str, UnusableCall] = {}
+    for s in subjects:
+        if isinstance(s, UnusableCall) and s.call in first:
+            merged = first[s.call].by_reason
+            for reason, versions in s.by_reason.items():
+                merged.setdefault(reason, [])
+                merged[reason] = _newest_first(merged[reason] + [v for v in versions if v not in merged[reason]])
+            continue
+        if isinstance(s, UnusableCall):
+            first[s.call] = s
+        out.append(s)
+    return out
 
 
 def _subject_of_clash(ident, levers: list, ctx: Context, wi):

@@ -26,7 +26,7 @@ from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import has_secret, is_loopback_host, redact
 from ..config.cliconfig import CliConfig
-from ..errors import NetworkError, OfflineError, RegistryError
+from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
 from ..settings import Limits
 from ..store.cache import key_of
 from .flight import SingleFlight
@@ -220,7 +220,7 @@ class RegistryClient:
         if r.status_code == 404:
             hint = (" If you believe this module is missing from the registry, please submit an issue at "
                     "https://github.com/opentofu/registry/issues") if package.host == DEFAULT_REGISTRY_HOST else ""
-            raise RegistryError("Module not found",
+            raise ModuleNotFound("Module not found",
                                 f"Module {package.for_display} could not be found in the registry at "
                                 f"{package.host}.{hint}")
         if r.status_code != 200:

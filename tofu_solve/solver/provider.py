@@ -13,7 +13,7 @@ from resolvelib.providers import AbstractProvider
 
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
 from ..config.tree import ModuleTree
-from ..errors import ConfigurationError, TofuSolveError
+from ..errors import ConfigurationError, ModuleNotFound, TofuSolveError
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from .context import Context
@@ -308,15 +308,37 @@ class TofuSolveProvider(AbstractProvider):
         if self.ctx.options.shared:
             deps.append(PackagePin(candidate.package, candidate.available.label,
                                    Origin(candidate.call_path, candidate.version_text, None, pkg_display)))
+        listed = []
         for d in deps:
             try:
                 if isinstance(d, ModuleRequirement) and self.ctx.locked_candidate(d) is None:
                     self.ctx.prefetch_available(d)
+                    listed.append(d)
                 elif isinstance(d, ProviderRequirement):
                     self.ctx.prefetch_provider(d.address)
             except TofuSolveError:
                 pass
+        missing = self._missing_call(listed)
+        if missing is not None:
+            d, e = missing
+            return [Unusable(candidate.call_path, candidate.version_text,
+                             f'it calls module "{d.call.name}" ({display_package(d.call.source)}), which cannot be '
+                             f"found: {e.detail}", d.call.where)]
         return deps
+
+    def _missing_call(self, calls: list[ModuleRequirement]):
+        """The first of ``calls`` (whose listings are being read in parallel) whose source
+        the registry definitely does not have (404), with that error; None when all exist
+        or only fail otherwise (network failures stay errors, raised where the listing is
+        needed). Such a candidate is passed over like one whose constraints clash."""
+        for d in calls:
+            try:
+                self.ctx.available(d)
+            except ModuleNotFound as e:
+                return d, e
+            except TofuSolveError:
+                continue
+        return None
 
 
 __all__ = ["ROOT", "TofuSolveProvider", "requirements_of_tree"]

@@ -11,12 +11,14 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree
 from ..errors import (
+    LockedVersionMismatch,
     NoMatchingVersionError,
     ResolutionError,
     TofuSolveError,
     WarningText,
 )
 from ..events import LookingForDeadEnds, StillResolving
+from ..versions import goversions as gvs
 from .context import Context
 from .model import (
     ROOT,
@@ -86,6 +88,30 @@ def root_requirements(tree: ModuleTree, ctx: Context) -> list:
     return requirements_of_tree(tree, ROOT, None, None, ctx)
 
 
+def provider_lock_mismatch(req: ProviderRequirement, ctx: Context) -> LockedVersionMismatch | None:
+    """When the lock holds ``req``'s provider at a version the root's constraint no longer
+    allows: OpenTofu's refusal (``internal/providercache/installer.go``: "locked provider
+    %s %s does not match configured version constraint %s; must use tofu init -upgrade to
+    allow selection of new versions"), the lock named as the party that holds it, and the
+    one ``-upgrade=`` that frees only this provider (issue #24)."""
+    lock = ctx.locks.providers.get(str(req.address))
+    if lock is None or req.constraint is None:
+        return None
+    try:
+        locked = gvs.Version.parse(lock.version)
+    except TofuSolveError:
+        return None
+    if gvs.meets(req.constraint.spec, locked):
+        return None
+    names = ",".join(dict.fromkeys((*ctx.options.upgrade_targets, req.address.for_display)))
+    return LockedVersionMismatch(
+        "Incompatible locked provider version",
+        f"locked provider {req.address} {lock.version} does not match configured version constraint "
+        f'"{req.text or req.constraint.text}"; must use tofu-solve init -upgrade={names} to allow selection of '
+        f"new versions. The lock file holds {req.address.for_display} at {lock.version}: -upgrade={names} moves "
+        "only that provider, every other lock is kept.", req.origin.where)
+
+
 def precheck(reqs: list, ctx: Context) -> None:
     """Fail fast, with OpenTofu's own messages, on root module calls that can never be
     satisfied (no versions, no matching version), and on a call of the root module (or of a
@@ -102,6 +128,11 @@ def precheck(reqs: list, ctx: Context) -> None:
             mismatch = ctx.lock_mismatch(r)
             if mismatch is not None:
                 raise mismatch
+        for r in reqs:
+            if isinstance(r, ProviderRequirement):
+                mismatch = provider_lock_mismatch(r, ctx)
+                if mismatch is not None:
+                    raise mismatch
     for r in reqs:  # the root's provider listings start at once, beside the module listings
         if isinstance(r, ProviderRequirement) and not r.address.is_builtin:
             ctx.prefetch_provider(r.address)

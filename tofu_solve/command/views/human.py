@@ -8,6 +8,7 @@ non-empty (https://no-color.org), and whenever the stream is not a terminal.
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 
@@ -15,6 +16,8 @@ from rich.console import Console
 from rich.text import Text
 
 from .progress import is_fetch, progress_text
+
+log = logging.getLogger("tofu_solve.progress")
 
 
 def use_color(no_color_flag: bool, no_color_env: bool = False) -> bool:
@@ -73,6 +76,11 @@ class HumanView:
                 suffix = f" ({self.fetched} fetched)" if self.fetched else ""
                 self._status.update(Text(text + suffix))
                 return
+        if is_fetch(event):
+            # off a terminal, one line per phase (PhaseDone), in a stable order; each download
+            # is detail for TF_LOG (issue #24: CI logs drown the answer otherwise)
+            log.debug("%s", msg.removeprefix("- "))
+            return
         self.err_stream.write(msg + "\n")
         self.err_stream.flush()
 

@@ -8,6 +8,7 @@ from ...events import (
     FetchingPackage,
     InRoot,
     LookingForDeadEnds,
+    PhaseDone,
     RootDone,
     StillResolving,
 )
@@ -22,6 +23,12 @@ def progress_text(event: Event) -> str:
             return f"- Still resolving: round {index}, {backtracks} backtracks"
         case LookingForDeadEnds():
             return "- Looking for dead ends: reading every candidate version of the root module calls"
+        case PhaseDone(phase="modules", done=done, fetched=fetched):
+            return f"- Modules: {done} module calls solved, {fetched} packages fetched"
+        case PhaseDone(phase="providers", done=done):
+            return f"- Providers: {done} provider locks"
+        case PhaseDone(phase=phase, done=done):
+            return f"- {phase.capitalize()}: {done} module calls installed"
         case InRoot(root=root, event=inner):
             return f"[{root}] {progress_text(inner)}"
         case RootDone(root=root, module_calls=n):
@@ -38,6 +45,8 @@ def message_code(event: Event) -> str:
             return "still_resolving"
         case LookingForDeadEnds():
             return "looking_for_dead_ends"
+        case PhaseDone(phase=phase):
+            return f"{phase}_done"
         case InRoot(event=inner):
             return message_code(inner)
         case RootDone():
