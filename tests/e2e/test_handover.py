@@ -330,3 +330,28 @@ def test_clone_then_one_init_then_plan_and_ci_readonly_configures_the_backend(tm
     backend = json.loads((clone / ".terraform" / "terraform.tfstate").read_text())["backend"]
     assert backend["type"] == "local" and backend["config"]["path"] == "state/ci.tfstate"
     assert tofu_solve(clone, "check", f"-tf-path={terraform_1155}").code == 0
+
+
+def test_why_outdated_and_upgrade_name_terraform_providers_by_their_short_names(tmp_path, tofu_solve, acme):
+    """The same commands for a Terraform target: ``hashicorp/aws`` is
+    registry.terraform.io/hashicorp/aws there, in ``why``, ``outdated``, ``graph``, the lock
+    mismatch advice and ``-upgrade=NAME`` (issue #26)."""
+    root = write_root(tmp_path / "root", ROOT)
+    tf = ("-terraform-version=1.15.5", "-handover=false")
+    assert tofu_solve(root, "init", *tf).code == 0
+    why = tofu_solve(root, "why", "hashicorp/aws")
+    assert why.code == 0, why.err
+    assert why.out.startswith("provider hashicorp/aws is at 6.58.0")
+    out = tofu_solve(root, "outdated", "-terraform-version=1.15.5")
+    assert out.code in (0, 2), out.err
+    assert any(line.startswith("hashicorp/aws ") for line in out.out.splitlines())
+    graph = tofu_solve(root, "graph", "--providers", "--json")
+    assert graph.code == 0 and '"hashicorp/aws\\n6.58.0"' in graph.out
+    write_root(root, ROOT.replace('version = ">= 5.0"', 'version = "~> 6.0, < 6.50"'))
+    r = tofu_solve(root, "init", *tf)
+    assert r.code == 1
+    assert "locked provider registry.terraform.io/hashicorp/aws 6.58.0 does not match" in r.err
+    assert "-upgrade=hashicorp/aws" in r.err
+    up = tofu_solve(root, "init", *tf, "-upgrade=hashicorp/aws")
+    assert up.code == 0, up.err
+    assert 'provider "registry.terraform.io/hashicorp/aws"' in up.lock and "6.58.0" not in up.lock

@@ -63,7 +63,7 @@ def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> n
         g.add_edge(parent, f"module.{path}", kind="module_call", constraint=c, where=str(node.call.where), label=c)
     if providers:
         for addr, info in sorted(s.providers.items()):
-            short = addr.removeprefix("registry.opentofu.org/")
+            short = s.product.short(addr)
             g.add_node(f"provider.{addr}", kind="provider", address=addr, version=info["version"],
                        label=f"{short}\n{info['version']}")
             binding = _binding(info, s.provider_uses.get(addr, []))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..addrs.module_source import lock_source
+from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config import config_file_names
 from ..config.tree import read_module_tree
@@ -143,7 +144,7 @@ def run_init(opts: InitOptions, settings: Settings,
                            () if opts.upgrade else opts.upgrade_only)
     solve_locks, providers_again = locks, frozenset()
     if opts.upgrade_only and not opts.upgrade:
-        solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only)
+        solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
     ctx, counter = build_context(options, solve_locks, settings, progress)
     ctx.client.refresh_only = providers_again
     packages = _provider_packages(ctx, counter, opts)
@@ -239,14 +240,16 @@ def run_init(opts: InitOptions, settings: Settings,
                       manifest, verified, stats, target, plugin_cache)
 
 
-def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[LockFile, frozenset[str]]:
+def without_targets(locks: LockFile, tree, names: tuple[str, ...],
+                    product: Product = OPENTOFU) -> tuple[LockFile, frozenset[str]]:
     """``locks`` without the entries ``-upgrade=NAME,...`` names, so that only those are
     chosen afresh (every other lock is kept, as ``tofu init`` keeps them); and the provider
     addresses whose version lists must be fetched again.
 
     A NAME is a module call path (``eks.kms``) or call name (``kms``: every call so named), a
     module package (``terraform-aws-modules/kms/aws``, with or without its host) or a provider
-    (``hashicorp/aws`` or its full address).
+    (``hashicorp/aws`` or its full address); names without a host are on ``product``'s
+    registry host.
 
     Raises:
         ConfigurationError: a NAME that names nothing in the lock file or the configuration.
@@ -257,7 +260,7 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[Lock
 
     def package_names(source: str) -> set[str]:
         try:
-            src = parse_source(source)
+            src = parse_source(source, product.registry_host)
         except TofuSolveError:
             return set()
         if isinstance(src, RegistrySource):
@@ -275,14 +278,14 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...]) -> tuple[Lock
                 del modules[path]
                 hit = True
         for addr, p in list(providers.items()):
-            if name in (addr, p.address.for_display):
+            if name in (addr, product.short(addr)):
                 del providers[addr]
                 again.add(addr)
                 hit = True
         if not hit:
             known = {rc.call.name for rc in tree.remote_calls} | {
                 n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
-                x for _, r in tree.providers for x in (str(r.address), r.address.for_display)}
+                x for _, r in tree.providers for x in (str(r.address), product.short(str(r.address)))}
             if name not in known:  # a call or provider not locked yet is simply chosen afresh anyway
                 raise ConfigurationError(
                     "Unknown name in -upgrade",

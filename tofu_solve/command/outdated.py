@@ -25,6 +25,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
@@ -185,10 +186,11 @@ def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
     return Outdated("provider", addr, locked, to, newest_allowed, newest, None, "at the newest release")
 
 
-def render_table(rows: list[Outdated]) -> str:
-    """A plain-text table, one row per call and provider, with a header."""
+def render_table(rows: list[Outdated], product: Product = OPENTOFU) -> str:
+    """A plain-text table, one row per call and provider (named without ``product``'s
+    registry host), with a header."""
     head = ("NAME", "LOCKED", "CAN MOVE TO", "NEWEST ALLOWED", "NEWEST", "HELD BACK BY")
-    body = [(r.name.removeprefix("registry.opentofu.org/") if r.kind == "provider" else r.name,
+    body = [(product.short(r.name) if r.kind == "provider" else r.name,
              r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", r.newest or "-",
              (r.held_by or "-") if r.held_by is None else f"{r.held_by}: {r.reason}")
             for r in rows]
@@ -211,16 +213,17 @@ def run(args, settings: Settings) -> int:
     if getattr(args, "recursive", False):
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path)
-    rows = outdated(args.chdir, settings, tuple(args.vars or ()), _target(args, args.chdir, client),
+    target = _target(args, args.chdir, client)
+    rows = outdated(args.chdir, settings, tuple(args.vars or ()), target,
                     args.module_versions == "shared", progress=line_progress(args.json))
     movable = [r for r in rows if r.can_move]
     if args.json:
         json.dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]}, sys.stdout, indent=2)
         print()
     else:
-        print(render_table(rows))
+        print(render_table(rows, target.product))
         if movable:
-            names = ",".join(r.name.removeprefix("registry.opentofu.org/") for r in movable)
+            names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable)
             print(f"\n{len(movable)} can move within the constraints: tofu-solve init -upgrade={names}")
         else:
             print("\nNothing can move without changing a constraint.")

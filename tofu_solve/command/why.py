@@ -46,7 +46,7 @@ def _names(s: Solved) -> list[str]:
         out.add(node.display_source.split("//")[0])
     for addr in s.providers:
         out.add(addr)
-        out.add(addr.removeprefix("registry.opentofu.org/"))
+        out.add(s.product.short(addr))
     return sorted(out)
 
 
@@ -57,7 +57,7 @@ def find(s: Solved, name: str) -> tuple[list[CallNode], list[str]]:
              or n.package == name]
     providers = []
     try:
-        addr = str(parse_provider_source(name))
+        addr = str(parse_provider_source(name, s.product.registry_host))
         if addr in s.providers:
             providers.append(addr)
     except TofuSolveError:
@@ -173,7 +173,7 @@ def _any_release(spec, chosen: str, a: str, b: str) -> bool:
 def why_provider(s: Solved, addr: str) -> WhyAnswer:
     info = s.providers[addr]
     chosen = info["version"]
-    short = addr.removeprefix("registry.opentofu.org/")
+    short = s.product.short(addr)
     lines = [f"provider {short} is at {chosen}"]
     uses = s.provider_uses.get(addr, [])
     entries = []

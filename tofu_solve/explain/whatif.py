@@ -465,7 +465,7 @@ class WhatIf:
         for addr, lock in self.ctx.locks.providers.items():
             c = out.mapping.get(("provider", addr))
             if c is not None and str(c.version) != lock.version:
-                moved.append(_short(addr))
+                moved.append(self.ctx.options.target.product.short(addr))
         return moved or None
 
     def minimal_clash(self, among: list[Lever], also_relaxed: frozenset = frozenset()) -> list[Lever] | None:
@@ -562,7 +562,7 @@ class WhatIf:
                 if lv.kind == "module" and lv.name in self.ctx.locks.modules and not self.ctx.options.upgrade:
                     upgrade.append(lv.name)
                 if lv.kind == "provider" and lv.name in self.ctx.locks.providers and not self.ctx.options.upgrade:
-                    upgrade.append(_short(lv.name))
+                    upgrade.append(self.ctx.options.target.product.short(lv.name))
             return Suggestion(edits, selected, move, upgrade)
         return None
 
