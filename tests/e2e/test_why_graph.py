@@ -165,3 +165,22 @@ def test_why_says_when_the_lock_holds_a_call_back(tmp_path, tofu_solve):
     assert tofu_solve(root, "init", "-upgrade").code == 0
     r = tofu_solve(root, "why", "vpc")
     assert "is at 6.6.0" in r.out and "held by" not in r.out
+
+
+def test_why_a_locked_call_names_the_newest_allowed_and_the_one_upgrade(isolated, tofu_solve):
+    """Held by the lock, not listed this run: ``why`` names the newest version the
+    constraint allows by the listing an earlier run cached, that listing's age, and the
+    ``-upgrade=NAME`` that takes it (issue #24)."""
+    root = write_root(isolated / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                         '  version = "6.0.0"\n}\n')
+    assert tofu_solve(root, "init").code == 0
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace('"6.0.0"', '"~> 6.0"'))
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    why = tofu_solve(root, "why", "vpc")
+    assert why.code == 0, why.err
+    assert '6.0.0 is held by .terraform.lock.hcl; "~> 6.0" allows up to 6.6.0 (the registry\'s listing read ' in why.out
+    assert "tofu-solve init -upgrade=vpc takes the newest that fits" in why.out
+    data = tofu_solve(root, "why", "vpc", "-json").json()[0]
+    assert data["newest_allowed"] == "6.6.0" and data["upgrade"] == "tofu-solve init -upgrade=vpc"
+    assert isinstance(data["listed_at"], float)

@@ -96,16 +96,20 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
         # The solver took the lock's version without looking further: say so rather than
         # call it the newest, and name what -upgrade would consider (issue #12).
         if node.newer:
-            lines.append(f'  {node.version} is held by .terraform.lock.hcl; "{_constraint(node.call)}" also allows '
-                         f"{', '.join(v for v, _ in node.newer[:5])}{'...' if len(node.newer) > 5 else ''}: run "
-                         "tofu-solve init -upgrade to take the newest that fits.")
+            seen = f" (the registry's listing read {_age(node.listed_at)} ago)" if node.listed_at else ""
+            others = [v for v, _ in node.newer[1:5]]
+            also = f" (also {', '.join(others)}{'...' if len(node.newer) > 5 else ''})" if others else ""
+            lines.append(f'  {node.version} is held by .terraform.lock.hcl; "{_constraint(node.call)}" allows up to '
+                         f"{node.newer[0][0]}{seen}{also}: tofu-solve init -upgrade={node.path} takes the newest "
+                         "that fits, every other lock kept.")
             held = [{"version": v, "reason": "the lock file holds the call"} for v, _ in node.newer]
         elif node.listed:
             lines.append(f'  {node.version} is held by .terraform.lock.hcl, and is the newest version '
                          f'"{_constraint(node.call)}" allows.')
         else:
-            lines.append(f"  {node.version} is held by .terraform.lock.hcl; newer versions were not looked up: "
-                         f'run tofu-solve init -upgrade to take the newest that "{_constraint(node.call)}" allows.')
+            lines.append(f"  {node.version} is held by .terraform.lock.hcl; newer versions were not looked up (no "
+                         f"listing of {node.display_source} is cached): tofu-solve init -upgrade={node.path} takes the "
+                         f'newest that "{_constraint(node.call)}" allows.')
     elif node.newer:
         lines.append(f'  {node.version} is not the newest version "{_constraint(node.call)}" allows:')
         for version, tree in node.newer:
@@ -116,7 +120,23 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
         lines.append(f'  {node.version} is the newest version "{_constraint(node.call)}" allows.')
     data = {"kind": "module", "call": node.path, "source": node.display_source, "version": node.version,
             "chain": chain, "held_back": held, "locked": node.locked}
+    if node.locked:
+        data["upgrade"] = f"tofu-solve init -upgrade={node.path}"
+        data["newest_allowed"] = node.newer[0][0] if node.newer else (node.version if node.listed else None)
+        data["listed_at"] = node.listed_at
     return WhyAnswer("module", node.path, "\n".join(lines), data)
+
+
+def _age(when: float) -> str:
+    """``when`` (seconds since the epoch) as an age: "40 seconds", "3 hours", "2 days"."""
+    import time
+
+    s = max(0, int(time.time() - when))
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if s >= size:
+            n = s // size
+            return f"{n} {unit}{'s' if n != 1 else ''}"
+    return f"{s} second{'s' if s != 1 else ''}"
 
 
 def _held_back(s: Solved, node: CallNode, version: str, tree: ModuleTree | None) -> str:

@@ -254,6 +254,13 @@ class RegistryClient:
         cached = self.cache.read_json("module-versions", key_of(key))
         return cached if isinstance(cached, list) and all(isinstance(v, str) for v in cached) else None
 
+    def module_versions_listed_at(self, package: RegistryPackage) -> float | None:
+        """When the version list :meth:`cached_module_versions` gives was read from the
+        registry (seconds since the epoch), or None when unknown."""
+        if self.cache is None:
+            return None
+        return self.cache.json_written_at("module-versions", key_of(str(package)))
+
     def module_location(self, package: RegistryPackage, version: str) -> str:
         """The source address the registry gives for ``package`` at ``version`` (the
         normalized go-version string, as OpenTofu requests it). Cached on disk: a version's

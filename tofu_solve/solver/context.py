@@ -296,6 +296,13 @@ class Context:
         return [ModuleCandidate(req.call_path, req.call.source, by_label[v.original], pkg)
                 for v in list_module_versions(req.constraint, [a.label for a in avail]).matching]
 
+    def listing_time(self, req: ModuleRequirement) -> float | None:
+        """When the listing :meth:`known_candidates` gives was read (seconds since the epoch;
+        registry sources), or None."""
+        if not isinstance(req.call.source, RegistrySource) or self.client is None:
+            return None
+        return self.client.module_versions_listed_at(req.call.source.package)
+
     def _locked_first(self, req: ModuleRequirement, cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
         lock = self.locks.modules.get(req.call_path)
         if self.options.upgrade or lock is None or not cands:

@@ -213,6 +213,13 @@ class Cache:
         except (OSError, ValueError):
             return None
 
+    def json_written_at(self, kind: str, key: str) -> float | None:
+        """When the document was stored (seconds since the epoch), or None when absent."""
+        try:
+            return self._json_path(kind, key).stat().st_mtime
+        except OSError:
+            return None
+
     def write_json(self, kind: str, key: str, data) -> None:
         """Store a JSON document atomically. Raises CacheError (disk full, read-only)."""
         p = self._json_path(kind, key)

@@ -45,15 +45,21 @@ def snapshot(res, ctx, result_locks) -> dict:
     for path, cand in res.modules.items():
         req = res.module_requirements.get(path)
         newer = []
+        locked = req is not None and ctx.locked_candidate(req) == cand
         listed = ctx.listed(req) if req is not None else None
+        listed_at = None
+        if listed is None and locked:
+            # held by the lock, not listed this run: what an earlier run's listing says the
+            # constraint allows, and when it was read (issue #24: why names what it takes)
+            listed = ctx.known_candidates(req)
+            listed_at = ctx.listing_time(req) if listed is not None else None
         if listed and cand.version is not None:
             later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
                            key=lambda c: c.version, reverse=True)
             newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c))} for c in later]
-        locked = req is not None and ctx.locked_candidate(req) == cand
         modules[path] = {"version": cand.version_text, "key": _state_key(ctx._tree_key(cand)),
                          "package": redact(cand.package), "newer": newer[:25], "locked": locked,
-                         "listed": listed is not None}
+                         "listed": listed is not None, "listed_at": listed_at}
     providers = {}
     for addr, pc in res.providers.items():
         nxt = None
@@ -130,7 +136,8 @@ class CallNode:
     newer: list[tuple[str, ModuleTree | None]] = field(default_factory=list)
     package: str = ""
     locked: bool = False  # the lock file, not a constraint, chose this version
-    listed: bool = True  # the source's versions were listed by that init
+    listed: bool = True  # the source's versions were listed by that init (or an earlier one: listed_at)
+    listed_at: float | None = None  # when an earlier run's listing was read (a locked call), seconds since the epoch
 
     @property
     def display_source(self) -> str:
@@ -230,7 +237,7 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
             continue
         newer = [(n["version"], tree_of(n["key"])) for n in m.get("newer", [])]
         calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], trees.get(p), newer, m.get("package", ""),
-                            bool(m.get("locked", False)), bool(m.get("listed", True)))
+                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"))
     uses: dict[str, list[ProviderConstraintUse]] = {}
     core = []
 
