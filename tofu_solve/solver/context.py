@@ -108,6 +108,7 @@ class Context:
         self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
         self._lock = threading.Lock()
         self._memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
+        self._candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
         self.packages: dict[tuple, Package] = {}
         self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
         # When set, how many module versions not yet known may still be fetched (the
@@ -204,7 +205,20 @@ class Context:
 
     def module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
         """Candidates for the call, best first. Raises NoVersionsError (nothing usable
-        published, or a git remote without strict-SemVer tags) and network errors."""
+        published, or a git remote without strict-SemVer tags) and network errors.
+
+        Memoized per (call, source, constraint, the call's lock): the search asks again on
+        every step back, and a large tree would otherwise re-select the same listing
+        thousands of times (issue #23). What-if views share the memo; the lock is in the key."""
+        lock = self.locks.modules.get(req.call_path)
+        key = (req.call_path, req.source_key, req.constraint.text if req.constraint is not None else None,
+               (lock.version, lock.source) if lock is not None else None, self.options.upgrade)
+        hit = self._candidates.get(key)
+        if hit is None:
+            hit = self._candidates[key] = self._module_candidates(req)
+        return list(hit)
+
+    def _module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
         avail = self.available(req)
         source = req.call.source
         cp, _, _ = self._lister(req)

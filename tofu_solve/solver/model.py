@@ -15,6 +15,7 @@ the module that imposed it, the file and line. Conflict explanations are built f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..addrs.module_source import ModuleSource
 from ..addrs.provider import ProviderAddress
@@ -159,6 +160,13 @@ class ModuleCandidate:
     @property
     def identifier(self):
         return ("module", self.call_path)
+
+    @cached_property
+    def source_key(self) -> str:
+        """``str(source)``, computed once: resolvelib asks whether the current pin still
+        satisfies every criterion on every round, so this is compared millions of times in a
+        large tree (issue #23)."""
+        return str(self.source)
 
     @property
     def version(self) -> GoVersion | None:

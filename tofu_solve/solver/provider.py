@@ -36,7 +36,8 @@ from .model import (
 @functools.lru_cache(maxsize=1 << 16)
 def module_allows(constraint_text: str | None, label: str) -> bool:
     """Whether OpenTofu's registry pick would consider ``label`` for the constraint
-    (go-version ``Check`` plus the prerelease gate), memoized."""
+    (go-version ``Check`` plus the prerelease gate). :class:`TofuSolveProvider` memoizes
+    it per search."""
     return bool(list_module_versions(constraint_text, [label]).matching)
 
 
@@ -134,6 +135,7 @@ class TofuSolveProvider(AbstractProvider):
         self.pruned = pruned or {}
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
         self.spend_budget_at_once = False
+        self._allows: dict[tuple[str | None, str], bool] = {}  # (constraint, label) -> module_allows
 
     def identify(self, requirement_or_candidate):
         return requirement_or_candidate.identifier
@@ -268,14 +270,17 @@ class TofuSolveProvider(AbstractProvider):
 
     def is_satisfied_by(self, requirement, candidate) -> bool:
         if isinstance(requirement, ModuleRequirement):
-            if not isinstance(candidate, ModuleCandidate) or str(candidate.source) != requirement.source_key:
+            if not isinstance(candidate, ModuleCandidate) or candidate.source_key != requirement.source_key:
                 return False
             if not self.ctx.versioned(requirement):
                 return True
             if candidate.version is None:
                 return False
-            return module_allows(requirement.constraint.text if requirement.constraint else None,
-                                 candidate.available.label)
+            key = (requirement.constraint.text if requirement.constraint else None, candidate.available.label)
+            hit = self._allows.get(key)
+            if hit is None:
+                hit = self._allows[key] = module_allows(*key)
+            return hit
         if isinstance(requirement, NewerThan):
             return isinstance(candidate, ModuleCandidate) and candidate.version is not None and \
                 candidate.version.compare(requirement.version) > 0
