@@ -31,7 +31,7 @@ def test_full_example():
     providers = [(p.local_name, str(p.address), p.constraint.text if p.constraint else None, p.where.line, p.legacy)
                  for p in cfg.provider_requirements]
     assert providers == [
-        ("aws", "registry.opentofu.org/hashicorp/aws", "~> 5.0", 5, False),
+        ("aws", "registry.opentofu.org/hashicorp/aws", "~> 5.0", 7, False),
         ("random", "registry.opentofu.org/hashicorp/random", ">= 3.0", 10, True),
         ("google", "registry.opentofu.org/hashicorp/google", "~> 4.0", 44, True),
     ]
@@ -154,7 +154,7 @@ def test_providers_implied_by_resources_data_and_provider_blocks(tmp_path):
     got = {p.local_name: (str(p.address), p.constraint.text if p.constraint else None, str(p.where))
            for p in cfg.provider_requirements}
     assert got == {
-        "random": ("registry.opentofu.org/acme/random", "~> 1.0", "main.tf:14"),  # declared wins
+        "random": ("registry.opentofu.org/acme/random", "~> 1.0", "main.tf:16"),  # declared wins, at its version line
         "awsw": ("registry.opentofu.org/hashicorp/awsw", None, "main.tf:4"),
         "null": ("registry.opentofu.org/hashicorp/null", None, "main.tf:7"),
         "tls": ("registry.opentofu.org/hashicorp/tls", None, "x.tf.json:1"),

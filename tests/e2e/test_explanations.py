@@ -137,9 +137,9 @@ def test_noisy_ranges_are_collapsed(tmp_path, tofu_solve):
     """Identical constraints of one module version are shown once, with the files."""
     root = write_root(tmp_path / "root", AWS5_VPC_EKS_RDS)
     r = tofu_solve(root, "init")
-    assert ('21.12.0 to 21.19.0: ">= 6.28" (modules/eks-managed-node-group/versions.tf:5, '
-            'modules/fargate-profile/versions.tf:5, modules/self-managed-node-group/versions.tf:5, '
-            'versions.tf:5)') in r.err
+    assert ('21.12.0 to 21.19.0: ">= 6.28" (modules/eks-managed-node-group/versions.tf:7, '
+            'modules/fargate-profile/versions.tf:7, modules/self-managed-node-group/versions.tf:7, '
+            'versions.tf:7)') in r.err
     assert '" AND ">= 6.28"' not in r.err
 
 

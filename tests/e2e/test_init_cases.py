@@ -384,7 +384,7 @@ def test_errors_as_json(tmp_path, tofu_solve):
     assert err["kind"] == "ResolutionError"
     subject = err["explanation"]["subjects"][0]
     assert subject["subject"] == "provider hashicorp/aws"
-    assert any(q["constraint"] == "~> 5.0" and q["line"] == 3 for q in subject["requirements"])
+    assert any(q["constraint"] == "~> 5.0" and q["line"] == 5 for q in subject["requirements"])  # its version line
     # issue #12: suggestions as data, each edit the constraint string on its line
     suggestions = err["explanation"]["suggestions"]
     assert [s["edits"] for s in suggestions] == [

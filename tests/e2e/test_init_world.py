@@ -32,7 +32,7 @@ def test_vpc_eks_needs_a_joint_solution(tmp_path, tofu_solve):
     assert "- eks.kms in terraform-aws-modules/kms/aws 2.1.0" in r.out  # exact inner pin eks -> kms 2.1.0
     # eks 20.37.1 of the same line fenced aws 6.x off: say so
     assert re.search(r'Warning: Module "eks" is at 20\.37\.0, but 20\.37\.1 of the same line requires '
-                     r'hashicorp/aws ">= 5\.95, < 6\.0\.0" \(versions\.tf:5\)', r.out)
+                     r'hashicorp/aws ">= 5\.95, < 6\.0\.0" \(versions\.tf:7\)', r.out)
     assert 'module "eks.kms" {\n  version     = "2.1.0"' in r.lock
 
 
@@ -96,10 +96,10 @@ def test_impossible_root_is_explained(tmp_path, tofu_solve):
 Error: No consistent set of versions
 
 The constraints on provider hashicorp/aws cannot all be met:
-  - "~> 5.0" required by the root module at main.tf:3
-  - module "vpc" (terraform-aws-modules/vpc/aws "~> 6.1" at main.tf:10) requires, by version:
-      6.6.0: ">= 6.28" (versions.tf:5)
-      6.1.0 to 6.5.1: ">= 6.0" (versions.tf:5)
+  - "~> 5.0" required by the root module at main.tf:5
+  - module "vpc" (terraform-aws-modules/vpc/aws "~> 6.1" at main.tf:12) requires, by version:
+      6.6.0: ">= 6.28" (versions.tf:7)
+      6.1.0 to 6.5.1: ">= 6.0" (versions.tf:7)
 
 These cannot hold together:
   - vpc "~> 6.1" (main.tf:12); hashicorp/aws "~> 5.0" (main.tf:5)

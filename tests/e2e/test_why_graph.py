@@ -47,10 +47,10 @@ def test_why_module_held_back_golden(solved_root, tofu_solve):
     assert r.code == 0, r.err
     assert r.out == '''module "eks" (terraform-aws-modules/eks/aws) is at 20.37.0
   root module
-  └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:15) -> 20.37.0
+  └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:17) -> 20.37.0
   20.37.0 is not the newest version "~> 20.0" allows:
-    - eks is 20.37.0, not 20.37.2: 20.37.2 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:5) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:5)
-    - eks is 20.37.0, not 20.37.1: 20.37.1 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:5) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:5)
+    - eks is 20.37.0, not 20.37.2: 20.37.2 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:7) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:7)
+    - eks is 20.37.0, not 20.37.1: 20.37.1 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:7) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:7)
 '''
 
 
@@ -61,8 +61,8 @@ def test_why_nested_call_path_and_package(solved_root, tofu_solve):
     assert by_path.out == by_package.out
     assert by_path.out == '''module "eks.kms" (terraform-aws-modules/kms/aws) is at 2.1.0
   root module
-  └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:15) -> 20.37.0
-     └─ kms: terraform-aws-modules/kms/aws "2.1.0" (main.tf:302 in eks 20.37.0) -> 2.1.0
+  └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:17) -> 20.37.0
+     └─ kms: terraform-aws-modules/kms/aws "2.1.0" (terraform-aws-modules/eks/aws 20.37.0: main.tf:304) -> 2.1.0
   2.1.0 is the newest version "2.1.0" allows.
 '''
 
@@ -72,8 +72,8 @@ def test_why_provider(solved_root, tofu_solve):
     assert r.code == 0
     lines = r.out.splitlines()
     assert lines[0] == "provider hashicorp/aws is at 6.58.0"
-    assert '    - ">= 5.95" required by the root module at main.tf:3' in lines
-    assert '    - ">= 6.28" required by module "vpc" (terraform-aws-modules/vpc/aws 6.6.0) at versions.tf:5' in lines
+    assert '    - ">= 5.95" required by the root module at main.tf:5' in lines  # its version line
+    assert '    - ">= 6.28" required by module "vpc" (terraform-aws-modules/vpc/aws 6.6.0) at versions.tf:7' in lines
     assert lines[-1] == "  6.58.0 is the newest version available."
 
 
@@ -84,8 +84,8 @@ def test_why_provider_bounded(tmp_path, tofu_solve):
     data = r.json()
     assert data[0]["kind"] == "provider" and data[0]["version"].startswith("5.")
     bounded = data[0]["bounded_by"]
-    assert {"constraint": "~> 5.0", "file": "main.tf", "line": 3, "imposed_by": "root"} in bounded
-    assert {"constraint": ">= 5.95, < 6.0.0", "file": "versions.tf", "line": 5, "imposed_by": "eks"} in bounded
+    assert {"constraint": "~> 5.0", "file": "main.tf", "line": 5, "imposed_by": "root"} in bounded
+    assert {"constraint": ">= 5.95, < 6.0.0", "file": "versions.tf", "line": 7, "imposed_by": "eks"} in bounded
     assert all(b["constraint"] in ("~> 5.0", ">= 5.95, < 6.0.0") for b in bounded)
 
 

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..addrs.product import OPENTOFU, Product
+from ..addrs.redact import redact
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
@@ -130,6 +131,14 @@ def _key(v):
     return functools.cmp_to_key(lambda a, b: a.compare(b))(v)
 
 
+def _inside(cand, where) -> str:
+    """``where`` in ``cand``'s package, cited package and version first."""
+    src = cand.source
+    shown = src.package.for_display if hasattr(src, "package") and hasattr(src.package, "for_display") else \
+        redact(str(src))
+    return f"{shown} {cand.version_text}: {where}"
+
+
 def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
     """Why the newest allowed version of ``path`` is not in the upgraded solution."""
     try:
@@ -152,12 +161,12 @@ def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
                 ok = True
             if not ok:
                 who = "the root module" if not o.origin.call_path else f'module "{o.origin.call_path}" {o.origin.version}'
-                return "provider", (f'needs {r.address.for_display} "{r.constraint.text}" ({r.where}), and {who} '
-                                    f'needs "{o.constraint.text}" ({o.origin.where})')
+                return "provider", (f'needs {r.address.for_display} "{r.constraint.text}" ({_inside(cand, r.where)}), '
+                                    f'and {who} needs "{o.constraint.text}" ({o.origin.cite()})')
     for _, c in tree.core:
         if c.counts_for(ctx.options.target.triple, ctx.options.target.terraform) and not c.constraint.allows(ctx.options.target.version):
-            return "opentofu", (f'needs OpenTofu "{c.constraint.text}" ({c.where}); this is solved for '
-                                f"{ctx.options.target.version}")
+            return "opentofu", (f'needs {ctx.options.target.product.name} "{c.constraint.text}" '
+                                f"({_inside(cand, c.where)}); this is solved for {ctx.options.target.version}")
     return "module", "does not fit the rest of the solution (a nested call or a joint provider range)"
 
 
@@ -179,7 +188,7 @@ def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
     if newest is not None and newest != to:
         binding = [r for r in reqs if not r.constraint.allows(versions[-1])]
         named = "; ".join(f'"{r.constraint.text}" ({"root" if not r.origin.call_path else r.origin.call_path}'
-                          f"{' ' + r.origin.version if r.origin.version else ''}, {r.origin.where})"
+                          f"{' ' + r.origin.version if r.origin.version else ''}, {r.origin.cite()})"
                           for r in binding[:3])
         return Outdated("provider", addr, locked, to, newest_allowed, newest, "constraint",
                         f"{newest} is excluded by {named}" if named else f"{newest} is not selected")

@@ -86,11 +86,15 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
     chain = []
     lines.append("  root module")
     for depth, n in enumerate(s.chain(node.path), 1):
-        inside = f" in {n.parent} {s.calls[n.parent].version}" if n.parent else ""
+        at = n.call.version_where or n.call.where  # the attribute that imposes the constraint
+        # inside a package, the package and version come first (issue #24: one way to cite)
+        cited = f"{s.calls[n.parent].display_source} {s.calls[n.parent].version}: {at}" if n.parent else str(at)
         lines.append(f'  {"   " * (depth - 1)}└─ {n.path.rsplit(".", 1)[-1]}: {n.display_source} '
-                     f'"{_constraint(n.call)}" ({n.call.where}{inside}) -> {n.version}')
+                     f'"{_constraint(n.call)}" ({cited}) -> {n.version}')
         chain.append({"call": n.path, "source": n.display_source, "constraint": _constraint(n.call),
-                      "file": n.call.where.file, "line": n.call.where.line, "version": n.version})
+                      "file": at.file, "line": at.line, "version": n.version,
+                      "package": s.calls[n.parent].display_source if n.parent else None,
+                      "package_version": s.calls[n.parent].version if n.parent else None})
     held = []
     if node.locked:
         # The solver took the lock's version without looking further: say so rather than

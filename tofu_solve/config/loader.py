@@ -623,7 +623,9 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
             except TofuSolveError as e:
                 at = obj["version"].where if obj is not None and "version" in obj else v.where
                 raise ConfigurationError(e.summary, f'Provider "{req.name}": {e.detail}', at) from None
-        out.append(ProviderRequirement(req.name, addr, constraint, v.where, legacy))
+        # cited at the attribute that imposes the constraint (issue #24: one way to cite a place)
+        at = obj["version"].where if obj is not None and "version" in obj and constraint is not None else v.where
+        out.append(ProviderRequirement(req.name, addr, constraint, at, legacy))
     for name, v in merged.legacy_provider_versions:
         text = scope.static(v, f'The version of provider "{name}"')
         try:

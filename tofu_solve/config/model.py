@@ -43,8 +43,9 @@ class ProviderRequirement:
         local_name: the name used in the module (``aws``).
         address: the provider's fully-qualified source address.
         constraint: the version constraint (None when the entry has no ``version``).
-        where: file and line of the entry (or of the legacy ``provider`` block's
-            ``version``).
+        where: file and line of the entry's ``version`` attribute, the one that imposes the
+            constraint (of the entry itself when it has none; of the legacy ``provider``
+            block's ``version``): every citation of a constraint names that line.
         legacy: written in a pre-0.13 form (``aws = ">= 2.0"`` or ``provider "aws" {
             version = ... }``).
     """

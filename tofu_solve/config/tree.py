@@ -28,7 +28,7 @@ from ..versions.constraints import module_constraint, provider_constraint
 from . import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_module_dir
 from .variables import InputValue
 
-SCHEMA = 1
+SCHEMA = 2  # 2: a provider requirement is cited at its version attribute
 
 
 @dataclass(frozen=True)

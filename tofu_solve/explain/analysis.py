@@ -144,7 +144,7 @@ def _chain_text(call_path: str, ctx: Context) -> str:
         c = r.constraint.text if r.constraint else "any version"
         src = r.call.source.for_display if hasattr(r.call.source, "for_display") else redact(str(r.call.source))
         inside = "" if r.origin.call_path == ROOT else f" in {r.origin.call_path} {r.origin.version}"
-        steps.append(f'{r.call_path.rsplit(".", 1)[-1]} ({src} "{c}", {r.call.where}{inside})')
+        steps.append(f'{r.call_path.rsplit(".", 1)[-1]} ({src} "{c}", {r.call.version_where or r.call.where}{inside})')
     return " -> ".join(steps)
 
 
@@ -192,7 +192,7 @@ def _side(call_path: str, ident, name: str, ctx: Context) -> tuple[SideFacts | N
         return None, []
     within = f'"{req.constraint.text}"' if req.constraint else "any version"
     via = f", via {_chain_text(call_path, ctx)}" if "." in call_path else ""
-    side = SideFacts(call_path, _display(req), within, str(req.call.where), via)
+    side = SideFacts(call_path, _display(req), within, str(req.call.version_where or req.call.where), via)
     constraints = []
     try:
         candidates = _candidates(req, ctx)

@@ -39,6 +39,15 @@ class Origin:
     where: SourceRange | None
     package: str | None = None  # display name of the imposing module package
 
+    def cite(self) -> str:
+        """Where, as every citation reads (issue #24): ``main.tf:5`` in the root module;
+        inside a package, the package and version first
+        (``terraform-aws-modules/eks/aws 21.19.0: main.tf:340``)."""
+        at = str(self.where) if self.where is not None else "?"
+        if self.call_path == ROOT or not self.package:
+            return at
+        return f"{self.package} {self.version}: {at}" if self.version else f"{self.package}: {at}"
+
     def describe(self) -> str:
         if self.call_path == ROOT:
             return "the root module"
