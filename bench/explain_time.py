@@ -46,12 +46,14 @@ def main() -> int:
     args = ap.parse_args()
     corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
     world = build_world(corpus, default_world_dir())
-    cases = [("three parties (issue #12)", AWS5_VPC_EKS_RDS, False), ("8 calls, shared (issue #12)", SHARED_8, True)]
+    cases = [("three parties (issue #12)", AWS5_VPC_EKS_RDS, False),
+             ("three parties, vpc ~> 6.1 (issue #24)", AWS5_VPC_EKS_RDS.replace('"~> 6.0"', '"~> 6.1"'), False),
+             ("8 calls, shared (issue #12)", SHARED_8, True)]
     pairs = [r for r in assembled_roots(corpus) if r.name.endswith(":aws5")]
     step = max(1, len(pairs) // (args.pairs * 3))
     sampled = pairs[::step]
-    print("| root | RTT ms | seconds | what-if solves | clashes | suggestions |")
-    print("|---|---|---|---|---|---|")
+    print("| root | RTT ms | seconds | what-if solves | clashes | suggestions | keep the providers | keep the modules |")
+    print("|---|---|---|---|---|---|---|---|")
     for rtt_ms in [float(x) for x in args.rtt_ms.split(",")]:
         rtt = rtt_ms / 1000
         shown = 0
@@ -75,8 +77,13 @@ def main() -> int:
                         seconds = time.monotonic() - started
                         x = e.explanation
             shown += 1
+            sgs = x.get("suggestions", [])
+
+            def keeps(what: str) -> str:
+                found = [s for s in sgs if what in s.get("keeps", ())]
+                return f"{len(found[0]['edits'])} edits" if found else "-"
             print(f"| {name} | {rtt_ms:g} | {seconds:.1f} | {x.get('what_if_solves', 0)} | "
-                  f"{len(x.get('clashes', []))} | {len(x.get('suggestions', []))} |", flush=True)
+                  f"{len(x.get('clashes', []))} | {len(sgs)} | {keeps('providers')} | {keeps('modules')} |", flush=True)
     return 0
 
 

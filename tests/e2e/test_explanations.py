@@ -131,6 +131,26 @@ def test_three_parties_are_all_named_and_every_fix_works(tmp_path, tofu_solve):
     assert locks[0]["eks"].startswith("21.") and locks[0]["rds"].startswith("7.")
     both = locks[suggestions.index(two)]
     assert both["eks"].startswith("20.") and both["rds"].startswith("6.")
+    # alternatives by what they keep (issue #24)
+    assert suggestions[0]["keeps"] == ["modules"] and suggestions[0]["fewest_edits"] is True
+    assert two["keeps"] == ["providers"]
+
+
+def test_a_fix_that_keeps_the_provider_is_found_across_three_calls(tmp_path, tofu_solve):
+    """Issue #24's case: aws "~> 5.0" with vpc "~> 6.1", eks ">= 21.0", rds "~> 7.0". Teams
+    often cannot move a provider across a major: the fix that keeps it moves all three
+    calls to their nearest lines that allow aws 5.x, and is verified like every other."""
+    root = write_root(tmp_path / "root", AWS5_VPC_EKS_RDS.replace('version = "~> 6.0"', 'version = "~> 6.1"'))
+    j = tofu_solve(root, "init", "-json")
+    suggestions = _error(j)["explanation"]["suggestions"]
+    keeps = {k: s for s in suggestions for k in s["keeps"]}
+    assert set(keeps) == {"providers", "modules"}
+    assert keeps["modules"]["edits"] == [{"file": "main.tf", "line": 5, "old": "~> 5.0", "new": "~> 6.0"}]
+    assert {e["old"] for e in keeps["providers"]["edits"]} == {"~> 6.1", ">= 21.0", "~> 7.0"}
+    locks = check_every_suggestion(tofu_solve, root, [keeps["providers"]])
+    assert locks[0]["eks"].startswith("20.") and locks[0]["rds"].startswith("6.")
+    r = tofu_solve(root, "init")
+    assert "[keeps the providers]" in r.err and "[fewest edits; keeps the modules]" in r.err
 
 
 def test_noisy_ranges_are_collapsed(tmp_path, tofu_solve):

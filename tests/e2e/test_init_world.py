@@ -105,8 +105,8 @@ These cannot hold together:
   - vpc "~> 6.1" (main.tf:12); hashicorp/aws "~> 5.0" (main.tf:5)
 
 What would work:
-  - change "~> 6.1" to "~> 6.0" at main.tf:12: vpc 6.0.0 would be selected.
-  - change "~> 5.0" to "~> 6.0" at main.tf:5: hashicorp/aws 6.58.0 would be selected.
+  - change "~> 6.1" to "~> 6.0" at main.tf:12: vpc 6.0.0 would be selected. [fewest edits; keeps the providers]
+  - change "~> 5.0" to "~> 6.0" at main.tf:5: hashicorp/aws 6.58.0 would be selected. [keeps the modules]
 '''
     assert expected.strip() in r.err, r.err
 

@@ -58,7 +58,7 @@ from .facts import (
     UnusableCall,
     UnusableVersion,
 )
-from .whatif import WhatIf
+from .whatif import KEEPS, Suggestion, WhatIf
 
 MAX_VERSIONS_EXAMINED = 60
 
@@ -91,6 +91,14 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
     wi = WhatIf(ctx, reqs, root)
     first = wi.minimal_clash(wi.levers) if wi.levers else None
     suggestions, clashes = wi.suggestions([first]) if first else ([], [])
+    keeps: dict[str, Suggestion] = {}
+    if clashes:
+        for what, kinds in KEEPS.items():  # the best fix of each kind, when one exists (issue #24)
+            s = wi.keeping(kinds, clashes, suggestions)
+            if s is not None:
+                keeps[what] = s
+                if s not in suggestions:
+                    suggestions.append(s)
     subjects: list = []
     if clashes:
         groups: dict = {}  # subject -> clashes about it
@@ -121,7 +129,7 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
     moved = wi.held_by_lock()
     subjects = _one_per_unusable_call(subjects)
     return Explanation(subjects, clashes, suggestions, moved or None, wi.exhausted, wi.attempts,
-                       tuple(ctx.options.upgrade_targets))
+                       tuple(ctx.options.upgrade_targets), keeps)
 
 
 # --------------------------------------------------------------------------- the parties

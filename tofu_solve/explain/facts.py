@@ -160,3 +160,4 @@ class Explanation:
     exhausted: bool
     what_if_solves: int
     upgrade_targets: tuple[str, ...] = ()  # the -upgrade=NAME names already given (kept in advice)
+    keeps: dict = field(default_factory=dict)  # "the providers" / "the modules" -> the best such Suggestion

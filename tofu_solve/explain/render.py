@@ -45,8 +45,13 @@ def error(expl: Explanation) -> ResolutionError:
             text.append("  - " + "; ".join(lv.short() for lv in clash))
             data["clashes"].append([{"kind": lv.kind, "name": lv.name, "constraint": lv.text, "file": lv.file,
                                      "line": lv.line} for lv in clash])
-    advice = [sg.summary() for sg in expl.suggestions]
-    data["suggestions"] = [sg.as_dict() for sg in expl.suggestions]
+    advice, data["suggestions"] = [], []
+    for i, sg in enumerate(expl.suggestions):
+        labels = (["fewest edits"] if i == 0 and len(expl.suggestions) > 1 else []) + \
+            [f"keeps {what}" for what, best in expl.keeps.items() if best is sg]
+        advice.append(sg.summary() + (f" [{'; '.join(labels)}]" if labels else ""))
+        data["suggestions"].append({**sg.as_dict(), "keeps": [w.removeprefix("the ") for w, best in expl.keeps.items()
+                                                              if best is sg], "fewest_edits": i == 0})
     if expl.held_by_lock:
         moved = expl.held_by_lock
         names = ",".join(dict.fromkeys((*expl.upgrade_targets, *moved)))

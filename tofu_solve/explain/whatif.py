@@ -60,6 +60,8 @@ FETCH_PER_ATTEMPT = 24  # ... and one attempt alone
 MAX_ATTEMPTS = 60  # what-if solves per explanation
 MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
+KEEPS = {"the providers": frozenset({"module"}), "the modules": frozenset({"provider", "opentofu"})}
+"""Alternatives by what they leave untouched: name -> the lever kinds such a fix may edit."""
 
 _ANY = ">= 0.0.0"
 
@@ -367,12 +369,15 @@ class WhatIf:
 
     # ------------------------------------------------------------------ one attempt
 
-    def attempt(self, relaxed: frozenset = frozenset(), changed: dict | None = None, unlock: bool = False) -> Outcome:
+    def attempt(self, relaxed: frozenset = frozenset(), changed: dict | None = None, unlock: bool = False,
+                again: bool = False) -> Outcome:
         """Solve with the levers in ``relaxed`` (indexes) free and those in ``changed``
         (index -> constraint text) rewritten; ``unlock``: as with ``-upgrade`` (no lock
-        holds any version). Memoized."""
+        holds any version); ``again``: a second try of an attempt that ran out of its
+        per-attempt fetch budget, with all the budget left (what the first try fetched is
+        known by then). Memoized."""
         changed = changed or {}
-        key = (relaxed, tuple(sorted(changed.items())), unlock)
+        key = (relaxed, tuple(sorted(changed.items())), unlock, again)
         if key in self._seen:
             return self._seen[key]
         if self.attempts >= MAX_ATTEMPTS:
@@ -405,7 +410,7 @@ class WhatIf:
                 reqs.append(dataclasses.replace(r, constraint=module_constraint(new), text=new))
         view = copy.copy(ctx)
         view.locks = locks
-        view.fetch_budget = min(self.budget, FETCH_PER_ATTEMPT)
+        view.fetch_budget = self.budget if again else min(self.budget, FETCH_PER_ATTEMPT)
         spent_before = view.fetch_budget
         saved_calls = dict(ctx.calls)
         try:
@@ -532,6 +537,51 @@ class WhatIf:
                 verified.append(s)
         verified.sort(key=lambda s: (len(s.edits), s.move, [e.line or 0 for e in s.edits]))
         return verified[:MAX_SUGGESTIONS], clashes
+
+    def keeping(self, kinds: frozenset, clashes: list[list[Lever]], found: list[Suggestion]) -> Suggestion | None:
+        """The best verified suggestion that edits only levers of ``kinds`` (``{"module"}``:
+        it keeps the providers and OpenTofu; ``{"provider", "opentofu"}``: it keeps the
+        modules), or None (issue #24: alternatives by what they keep). One of ``found``
+        when it qualifies; else a search like :meth:`suggestions` over those levers only,
+        fewest edits then smallest move, each relaxed call walking from the nearest line of
+        its old constraint, and every clash met on the way taken into account. Shares the
+        what-if bounds with the rest of the explanation."""
+        for s in found:
+            if all(e.lever.kind in kinds for e in s.edits):
+                return s
+        parts = [[lv for lv in c if lv.kind in kinds] for c in clashes if c]
+        best: Suggestion | None = None
+        size = 1
+        while size <= MAX_EDITS and best is None:
+            if not parts or any(not p for p in parts):
+                return None  # a clash among the other kind alone: nothing of this kind resolves it
+            restart = False
+            universe = sorted({lv.index for p in parts for lv in p})
+            for combo in itertools.combinations(universe, size):
+                hs = frozenset(combo)
+                if not all(hs & {lv.index for lv in p} for p in parts):
+                    continue
+                out = self.attempt(hs)
+                if out.status == "unknown" and self.budget > 0 and self.attempts < MAX_ATTEMPTS:
+                    # moving several calls to older lines walks further than one attempt may
+                    # fetch on a cold cache: try once more with what the first try learned
+                    out = self.attempt(hs, again=True)
+                if out.status == "solved":
+                    s = self._verify(hs, out)
+                    if s is not None and (best is None or s.move < best.move):
+                        best = s
+                elif out.status == "impossible":
+                    more = self.minimal_clash([lv for lv in self.levers if lv.index not in hs], hs)
+                    if more and all({lv.index for lv in more} != {lv.index for lv in c} for c in clashes):
+                        clashes.append(more)
+                        parts.append([lv for lv in more if lv.kind in kinds])
+                        restart = True
+                        break
+                if self.exhausted and self.attempts >= MAX_ATTEMPTS:
+                    return best
+            if not restart:
+                size += 1
+        return best
 
     def _verify(self, hs: frozenset, out: Outcome) -> Suggestion | None:
         """Edits for a working relaxation, checked by solving again with exactly them."""
