@@ -388,8 +388,10 @@ def test_errors_as_json(tmp_path, tofu_solve):
     # issue #12: suggestions as data, each edit the constraint string on its line
     suggestions = err["explanation"]["suggestions"]
     assert [s["edits"] for s in suggestions] == [
-        [{"file": "main.tf", "line": 12, "old": "~> 6.1", "new": "~> 6.0"}],
-        [{"file": "main.tf", "line": 5, "old": "~> 5.0", "new": "~> 6.0"}]]
+        [{"file": "main.tf", "line": 5, "old": "~> 5.0", "new": "~> 6.0"}],
+        [{"file": "main.tf", "line": 12, "old": "~> 6.1", "new": "~> 6.0"}]]  # lands on a fenced-off 6.0.0: after
+    assert suggestions[1]["caveats"] == ['vpc 6.0.0 is fenced off by its own line (6.0.1 requires hashicorp/aws '
+                                         '">= 6.0", which excludes 5.100.0)'] and suggestions[0]["caveats"] == []
     assert all(s["summary"].startswith("change ") for s in suggestions)
 
 

@@ -105,8 +105,8 @@ These cannot hold together:
   - vpc "~> 6.1" (main.tf:12); hashicorp/aws "~> 5.0" (main.tf:5)
 
 What would work:
-  - change "~> 6.1" to "~> 6.0" at main.tf:12: vpc 6.0.0 would be selected. [fewest edits; keeps the providers]
-  - change "~> 5.0" to "~> 6.0" at main.tf:5: hashicorp/aws 6.58.0 would be selected. [keeps the modules]
+  - change "~> 5.0" to "~> 6.0" at main.tf:5: hashicorp/aws 6.58.0 would be selected. [fewest edits; keeps the modules]
+  - change "~> 6.1" to "~> 6.0" at main.tf:12: vpc 6.0.0 would be selected; but vpc 6.0.0 is fenced off by its own line (6.0.1 requires hashicorp/aws ">= 6.0", which excludes 5.100.0). [keeps the providers]
 '''
     assert expected.strip() in r.err, r.err
 

@@ -99,6 +99,7 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
                 keeps[what] = s
                 if s not in suggestions:
                     suggestions.append(s)
+        suggestions.sort(key=Suggestion.rank)
     subjects: list = []
     if clashes:
         groups: dict = {}  # subject -> clashes about it

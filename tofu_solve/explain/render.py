@@ -46,12 +46,14 @@ def error(expl: Explanation) -> ResolutionError:
             data["clashes"].append([{"kind": lv.kind, "name": lv.name, "constraint": lv.text, "file": lv.file,
                                      "line": lv.line} for lv in clash])
     advice, data["suggestions"] = [], []
+    fewest = min((len(sg.edits) for sg in expl.suggestions), default=0)
     for i, sg in enumerate(expl.suggestions):
-        labels = (["fewest edits"] if i == 0 and len(expl.suggestions) > 1 else []) + \
+        first = i == 0 and len(expl.suggestions) > 1 and len(sg.edits) == fewest
+        labels = (["fewest edits"] if first else []) + \
             [f"keeps {what}" for what, best in expl.keeps.items() if best is sg]
         advice.append(sg.summary() + (f" [{'; '.join(labels)}]" if labels else ""))
         data["suggestions"].append({**sg.as_dict(), "keeps": [w.removeprefix("the ") for w, best in expl.keeps.items()
-                                                              if best is sg], "fewest_edits": i == 0})
+                                                              if best is sg], "fewest_edits": first})
     if expl.held_by_lock:
         moved = expl.held_by_lock
         names = ",".join(dict.fromkeys((*expl.upgrade_targets, *moved)))

@@ -37,6 +37,7 @@ from pathlib import Path
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
+from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
 from ..lockfile import LockFile
 from ..solver.context import Context, FetchBudgetExceeded
@@ -140,6 +141,7 @@ class Suggestion:
     selected: dict[str, str]
     move: int
     upgrade: list[str] = field(default_factory=list)
+    caveats: list[str] = field(default_factory=list)  # what the next init would warn about (ranked lower)
 
     def summary(self) -> str:
         parts = [f'"{e.old}" to "{e.new}" at {e.file}:{e.line}' for e in self.edits]
@@ -147,10 +149,16 @@ class Suggestion:
         text = "change " + " and ".join(parts) + (f": {picks} would be selected" if picks else "")
         if self.upgrade:
             text += f" (then run tofu-solve init -upgrade={','.join(self.upgrade)})"
+        if self.caveats:
+            text += f"; but {'; '.join(self.caveats)}"
         return text + "."
 
+    def rank(self) -> tuple:
+        """Fixes the next init would warn about last, then fewest edits, then smallest move."""
+        return (bool(self.caveats), len(self.edits), self.move, [e.line or 0 for e in self.edits])
+
     def as_dict(self) -> dict:
-        return {"summary": self.summary(),
+        return {"summary": self.summary(), "caveats": list(self.caveats),
                 "edits": [{"file": e.file, "line": e.line, "old": e.old, "new": e.new} for e in self.edits]}
 
 
@@ -535,7 +543,7 @@ class WhatIf:
             s = self._verify(hs, out)
             if s is not None:
                 verified.append(s)
-        verified.sort(key=lambda s: (len(s.edits), s.move, [e.line or 0 for e in s.edits]))
+        verified.sort(key=Suggestion.rank)
         return verified[:MAX_SUGGESTIONS], clashes
 
     def keeping(self, kinds: frozenset, clashes: list[list[Lever]], found: list[Suggestion]) -> Suggestion | None:
@@ -568,7 +576,7 @@ class WhatIf:
                     out = self.attempt(hs, again=True)
                 if out.status == "solved":
                     s = self._verify(hs, out)
-                    if s is not None and (best is None or s.move < best.move):
+                    if s is not None and (best is None or (bool(s.caveats), s.move) < (bool(best.caveats), best.move)):
                         best = s
                 elif out.status == "impossible":
                     more = self.minimal_clash([lv for lv in self.levers if lv.index not in hs], hs)
@@ -613,7 +621,34 @@ class WhatIf:
                     upgrade.append(lv.name)
                 if lv.kind == "provider" and lv.name in self.ctx.locks.providers and not self.ctx.options.upgrade:
                     upgrade.append(self.ctx.options.target.product.short(lv.name))
-            return Suggestion(edits, selected, move, upgrade)
+            caveats = [note for lv, _, _ in combo if lv.kind == "module"
+                       for note in [self._fenced_off(lv, check.mapping)] if note]
+            return Suggestion(edits, selected, move, upgrade, caveats)
+        return None
+
+    def _fenced_off(self, lv: Lever, mapping: dict) -> str | None:
+        """When the version a fix selects for ``lv``'s call is fenced off by its own line
+        (a newer release of the same major.minor excludes a provider version the fix
+        selects), what the next init would warn: such a fix ranks lower (issue #24). Only
+        metadata already read; never fetches."""
+        c = mapping.get(("module", lv.name))
+        if c is None or c.version is None:
+            return None
+        try:
+            avail = self.ctx.available(self.reqs[lv.index])
+        except TofuSolveError:
+            return None
+        newer = sorted((a for a in avail if a.version is not None and a.version.compare(c.version) > 0
+                        and a.version.segments[:2] == c.version.segments[:2]), key=lambda a: a.version)
+        for a in newer:
+            tree = self.ctx.metadata.get(*self.ctx._tree_key(ModuleCandidate(c.call_path, c.source, a, c.package)))
+            if not isinstance(tree, ModuleTree):
+                continue
+            for _, r in tree.providers:
+                chosen = mapping.get(("provider", str(r.address)))
+                if chosen is not None and r.constraint is not None and not r.constraint.allows(chosen.version):
+                    return (f"{lv.name} {c.version_text} is fenced off by its own line ({a.label} requires "
+                            f'{r.address.for_display} "{r.constraint.text}", which excludes {chosen.version})')
         return None
 
     def _picked(self, lv: Lever, mapping: dict):
