@@ -355,3 +355,21 @@ def test_why_outdated_and_upgrade_name_terraform_providers_by_their_short_names(
     up = tofu_solve(root, "init", *tf, "-upgrade=hashicorp/aws")
     assert up.code == 0, up.err
     assert 'provider "registry.terraform.io/hashicorp/aws"' in up.lock and "6.58.0" not in up.lock
+
+
+def test_recursive_hands_over_in_each_root(tmp_path, tofu_solve, client_env, terraform_1155, acme):
+    """``init -recursive``: every root solved, then the client's init in each, one at a
+    time, under the root's name; a root's client failure is the exit status."""
+    base = tmp_path / "live"
+    for name in ("prod", "stage"):
+        write_root(base / name, ROOT)
+    r = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false")
+    assert r.code == 0, r.out + r.err
+    assert r.out.count("Terraform has been successfully initialized!") == 2
+    assert r.out.index("In prod:") < r.out.index("In stage:")
+    for name in ("prod", "stage"):
+        assert (base / name / ".terraform/providers/registry.terraform.io/hashicorp/aws").is_dir()
+        assert 'module "net"' in (base / name / ".terraform.lock.hcl").read_text()
+    off = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-handover=false")
+    assert off.code == 0 and "Terraform has been successfully initialized!" not in off.out
+    assert "(cd prod && terraform init -lockfile=readonly)" in off.out
