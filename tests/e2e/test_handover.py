@@ -227,7 +227,7 @@ def test_terraform_before_1155_refuses_a_versioned_git_call_naming_the_pin(tmp_p
         pytest.skip(f"terraform on PATH is {version}: it loads the bridge")
     assert r.code == 1
     assert "Error: Override bridge needs Terraform 1.15.5" in r.err
-    assert f'module "net" (main.tf:1): remove version and write source = "git::{acme["net"]}?ref=v1.1.0"' in r.err
+    assert f'module "net" (main.tf:3): remove version and write source = "git::{acme["net"]}?ref=v1.1.0"' in r.err
     assert not (root / ".terraform.lock.hcl").exists() and not (root / ".terraform").exists()
 
 

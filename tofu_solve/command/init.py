@@ -349,9 +349,10 @@ def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
         req = res.module_requirements[path]
         if overrides.needs_bridge(req.call):
             cand = res.modules[path]
-            inside = "" if not req.origin.call_path else \
-                f" in {req.origin.call_path} {req.origin.version}"
-            calls.append((req.call.where, f'  module "{path}" ({req.call.where}{inside}): remove version and write '
+            at = req.call.version_where or req.call.where  # the version attribute to remove
+            cited = f"{req.origin.package or req.origin.call_path} {req.origin.version}: {at}" \
+                if req.origin.call_path else str(at)  # inside a package: the package and version first
+            calls.append((at, f'  module "{path}" ({cited}): remove version and write '
                                           f'source = "{lock_source(cand.source, True, cand.available.label)}"'))
     if calls:
         raise ConfigurationError(
