@@ -175,6 +175,27 @@ def test_no_client_ends_with_the_next_command(tmp_path, tofu_solve, acme):
     assert "Next, to install providers and configure the backend, run:\n  " \
            "tofu init -lockfile=readonly -backend=false -input=false -reconfigure" in r.out
     assert 'provider "registry.opentofu.org/hashicorp/aws"' in r.lock
+    # backend settings given as KEY=VALUE are often credentials: never printed
+    s = tofu_solve(root, "init", "-backend-config=prod.hcl", "-backend-config=token=s3cr3t-value", "-json")
+    assert s.code == 0, s.err
+    assert "s3cr3t-value" not in s.out + s.err
+    assert s.json()["next_command"] == "tofu init -lockfile=readonly -backend-config=prod.hcl '-backend-config=token=***'"
+
+
+def test_the_command_handed_over_is_printed_without_backend_secrets(tmp_path):
+    """What the client runs keeps every value; what is printed does not (the redaction rule)."""
+    from tofu_solve.addrs.product import TERRAFORM
+    from tofu_solve.versions.goversion import GoVersion
+    from tofu_solve.versions.target import Client
+    from tofu_solve.workdir import handover
+
+    client = Client("/usr/bin/terraform", TERRAFORM, GoVersion.parse("1.15.5"), "-tf-path")
+    h = handover.plan(client, tmp_path, ["-backend-config=access_key=AKIA-SECRET",
+                                         "-backend-config=https://user:pw@example.test/cfg.hcl", "-input=false"],
+                      {}, None, False)
+    assert "-backend-config=access_key=AKIA-SECRET" in h.argv
+    assert h.command_line == ("terraform init -lockfile=readonly '-backend-config=access_key=***' "
+                              "-backend-config=https://example.test/cfg.hcl -input=false")
 
 
 def test_handover_false_and_a_client_of_the_other_product(tmp_path, tofu_solve, client_env, terraform_1155, acme):

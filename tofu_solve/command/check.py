@@ -254,7 +254,7 @@ def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them."""
     if getattr(args, "recursive", False):
         return _run_recursive(args, settings)
-    client = configured_client(settings, args.tf_path)
+    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     diffs = check(args.chdir, settings, tuple(args.vars or ()), _target(args, args.chdir, client))
     if args.json:
         json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
@@ -272,7 +272,7 @@ def run(args, settings: Settings) -> int:
 def _run_recursive(args, settings: Settings) -> int:
     from .monorepo import each_root  # only -recursive pays for the fan-out
 
-    client = configured_client(settings, args.tf_path)
+    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()),
                                                        _target(args, root, client)))
     bad = [(n, o) for n, o in results if not o.ok or o.value]

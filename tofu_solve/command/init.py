@@ -428,7 +428,8 @@ def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them. Sets ``args.views`` (the views the
     error boundary reports a failure to)."""
     targets = tuple(n.strip() for n in args.upgrade.split(",") if n.strip()) if isinstance(args.upgrade, str) else ()
-    client = configured_client(settings, args.tf_path)
+    client = configured_client(settings, args.tf_path,
+                               named=not args.handover and bool(args.tofu_version or args.terraform_version))
     opts = InitOptions(root=args.chdir, upgrade=args.upgrade is True, upgrade_only=targets,
                        shared=args.module_versions == "shared",
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
@@ -483,7 +484,7 @@ def _handover_for(args, opts: InitOptions, result: InitResult, settings: Setting
     command to run next, with a warning when the client found is not the target)."""
     flags = passed_on_flags(args)
     target, client = result.target, opts.client
-    if args.handover and client is not None and target is not None and not handover.same_product(client, target):
+    if args.handover and client is not None and target is not None and client.product is not target.product:
         result.resolution.warnings.append(WarningText(
             "Not handed over",
             f"The client found is {client.product.name} {client.version} ({client.origin}), but this lock was solved "

@@ -221,7 +221,7 @@ def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them."""
     if getattr(args, "recursive", False):
         return _run_recursive(args, settings)
-    client = configured_client(settings, args.tf_path)
+    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client)
     rows = outdated(args.chdir, settings, tuple(args.vars or ()), target,
                     args.module_versions == "shared", progress=line_progress(args.json))
@@ -242,7 +242,7 @@ def run(args, settings: Settings) -> int:
 def _run_recursive(args, settings: Settings) -> int:
     from .monorepo import each_root  # only -recursive pays for the fan-out
 
-    client = configured_client(settings, args.tf_path)
+    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
                                                      _target(args, root, client), args.module_versions == "shared"))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)

@@ -162,13 +162,16 @@ def target_version(flag: str | None = None, root: Path | None = None, *, terrafo
     return TargetVersion(newest, "newest release known to tofu-solve")
 
 
-def configured_client(settings: Settings, tf_path: str | None = None) -> Client | None:
+def configured_client(settings: Settings, tf_path: str | None = None, named: bool = False) -> Client | None:
     """The client the hand-over runs and the target follows: ``-tf-path`` (``tf_path``),
-    else ``TOFU_SOLVE_TF_PATH``, else ``tofu``, else ``terraform`` on PATH; None when none.
+    else ``TOFU_SOLVE_TF_PATH``, else ``tofu``, else ``terraform`` on PATH; None when none,
+    or when ``named`` (a flag names the target and no hand-over runs: nothing is asked).
 
     Raises:
         ConfigurationError: as :func:`find_client`.
     """
+    if named:
+        return None
     if tf_path:
         return find_client(settings.environ, tf_path, "-tf-path")
     if settings.tf_path:

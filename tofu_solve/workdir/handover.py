@@ -16,6 +16,7 @@ file tofu-solve wrote is put back.
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from ..addrs.redact import REDACTED, redact
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME
 from ..lockfile.replacefile import write_atomic
@@ -54,8 +56,32 @@ class Handover:
 
     @property
     def command_line(self) -> str:
-        """The command as a user would type it (the client by its usual name)."""
-        return shlex.join([self.client.product.command, *self.argv[1:]])
+        """The command as a user would type it (the client by its usual name), with the
+        values of credential ``-backend-config=KEY=VALUE`` settings and URL credentials replaced by ``***``
+        (:func:`shown`): it is printed, and backend settings given that way are often
+        credentials."""
+        return shlex.join([self.client.product.command, *shown(self.argv[1:])])
+
+
+# backend settings whose names say they hold a credential (s3 access_key/secret_key/token,
+# azurerm sas_token/client_secret, gcs credentials/encryption_key, http password...)
+_SECRET_SETTING = re.compile(r"key|token|secret|passw|credential|auth|sas|cert", re.I)
+
+
+def shown(args: Sequence[str]) -> list[str]:
+    """``args`` as they may be printed: ``-backend-config=KEY=VALUE`` becomes
+    ``-backend-config=KEY=***`` when KEY names a credential (``access_key``, ``token``,
+    ``password``...; ``path`` or ``bucket`` stay), a file path is kept, and every argument
+    passes the one redaction rule (:func:`tofu_solve.addrs.redact.redact`)."""
+    out = []
+    for a in args:
+        name, eq, value = a.partition("=")
+        key = value.split("=", 1)[0]
+        if eq and name.lstrip("-") == "backend-config" and "=" in value and _SECRET_SETTING.search(key):
+            out.append(f"{name}={key}={REDACTED}")
+        else:
+            out.append(redact(a))
+    return out
 
 
 def client_args(flags: Sequence[str], json: bool = False, no_color: bool = False) -> list[str]:
@@ -70,8 +96,9 @@ def client_args(flags: Sequence[str], json: bool = False, no_color: bool = False
 
 
 def next_command(target: TargetVersion, flags: Sequence[str]) -> str:
-    """The command to run next when nothing is handed over: the target's client by name."""
-    return shlex.join([target.product.command, *client_args(flags)])
+    """The command to run next when nothing is handed over: the target's client by name
+    (backend settings given as ``KEY=VALUE`` shown as ``KEY=***``: :func:`shown`)."""
+    return shlex.join([target.product.command, *shown(client_args(flags))])
 
 
 def plan(client: Client, root: Path, flags: Sequence[str], environ: Mapping[str, str], plugin_cache: Path | None,
@@ -126,9 +153,4 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
     return code
 
 
-def same_product(client: Client, target: TargetVersion) -> bool:
-    """Whether ``client`` can take over a lock made for ``target``."""
-    return client.product is target.product
-
-
-__all__ = ["PASSED_ON", "Handover", "HandoverError", "client_args", "next_command", "plan", "run", "same_product"]
+__all__ = ["PASSED_ON", "Handover", "HandoverError", "client_args", "next_command", "plan", "run", "shown"]
