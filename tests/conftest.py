@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(__import__("os").environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared"))
+SHARED = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared"))
 VECTORS_PATH = SHARED / "conformance" / "vectors.json"
 
 
@@ -55,8 +57,6 @@ CLIENT_NAMES = ("tofu", "terraform")
 def path_without_clients(path: str, shims: Path) -> str:
     """``path`` as on a machine with neither ``tofu`` nor ``terraform``: every directory
     that holds one is replaced by ``shims``, which links everything else it held."""
-    import os
-
     shims.mkdir(parents=True, exist_ok=True)
     out = []
     for d in path.split(os.pathsep):
@@ -80,13 +80,11 @@ def no_client_on_path(tmp_path_factory):
     tests run as on a machine without one, so that each test says which client it wants
     (``-tf-path``, ``-terraform-version``...). The clients' own paths are looked up first
     (``CLIENT_PATHS``)."""
-    import os
-
     mp = pytest.MonkeyPatch()
     mp.setenv("PATH", path_without_clients(os.environ.get("PATH", ""), tmp_path_factory.mktemp("shims")))
     yield
     mp.undo()
 
 
-CLIENT_PATHS: dict[str, str | None] = {n: __import__("shutil").which(n) for n in CLIENT_NAMES}
+CLIENT_PATHS: dict[str, str | None] = {n: shutil.which(n) for n in CLIENT_NAMES}
 """``tofu`` and ``terraform`` as found on the PATH the tests started with (None: absent)."""
