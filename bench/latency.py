@@ -1,7 +1,7 @@
 """Cold and warm init of real roots behind network latency, against the physical floor, a
 model of ``tofu init``'s serial installer, and a measured ``terraform get``.
 
-    python3 bench/latency.py [--rtt-ms 0,50,150] [--roots 8]
+    python3 bench/latency.py [--rtt-ms 0,50,150] [--roots 8] [--root NAME ...] [--real-content GIT_DIR ...]
 
 Delay proxies (``delay_proxy.py``, asyncio, 127.0.0.1 only) sit in front of the fixture
 registry and ``git daemon``: every round trip costs RTT, every new connection two more
@@ -25,7 +25,15 @@ For each root and RTT it reports, in seconds:
 * **tofu-solve cold** (empty cache) and **warm** (the same root again), measured.
 
 Prints a Markdown table and the ratios (cold / floor, cold / tofu model, cold / terraform
-get), and the warm re-init against the import time of the CLI module.
+get), and the warm re-init against the import time of the CLI module. ``read s`` is the time
+the cold init spent reading fetched packages' HCL (``stats.tree_read_ms``, summed over threads).
+
+``--real-content GIT_DIR...`` runs every root twice: in the fixture world, whose repositories
+hold only each version's calls and ``required_providers``, and in the same world with the
+named packages' real repositories (``real_world.py``: every file of every tag, as the search
+tool's ``fetch`` brings them), so that the cost of real HCL shows; the ``world`` column says
+which. ``--root NAME`` (repeatable) picks roots by name, example or assembled, instead of the
+sample.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
 from delay_proxy import DelayProxy  # noqa: E402
+from real_world import real_content_world  # noqa: E402
 
 from tofu_solve.world import (  # noqa: E402
     GitDaemon,
@@ -79,18 +88,79 @@ def _import_time() -> float:
     return statistics.median(xs)
 
 
-def main() -> int:
+def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None) -> list[tuple]:
+    """Each root cold (empty cache) and warm in ``world`` behind proxies of ``rtt_ms``; prints
+    a table row per root and returns the rows."""
     import json
 
+    rtt = rtt_ms / 1000
+    rows = []
+    with GitDaemon(world.git_dir) as git, DelayProxy(("127.0.0.1", git.port), rtt) as gproxy:
+        with RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/") as reg, \
+                DelayProxy(("127.0.0.1", reg.port), rtt) as rproxy:
+            for root in roots:
+                tmp = Path(tempfile.mkdtemp(prefix="tofu-solve-latency-"))
+                rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
+                env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
+                       "HOME": str(tmp), "NO_COLOR": "1"}
+                root.write(tmp / "root")
+                cold, code, out = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
+                if code != 0:
+                    print(f"| {root.name} | {label} | failed ({cold:.2f} s) |", flush=True)
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    continue  # a data gap or a conflict: not a latency case
+                result = json.loads(out.strip().splitlines()[-1])["result"]
+                read = result["stats"].get("tree_read_ms", 0) / 1000
+                paths = [m["path"] for m in result["modules"]]
+                depth, calls, providers = _depth(paths), len(paths), len(result["providers"])
+                warm, _, wout = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
+                wres = json.loads(wout.strip().splitlines()[-1])["result"]
+                warm_ops = sum(wres["network_operations"].values())
+                floor = rtt * (2 + 6 * depth + 4)
+                model = rtt * (2 + 6 * calls + 5 * providers)
+                tg = None
+                if terraform:
+                    (tmp / "tf").mkdir()
+                    root.write(tmp / "tf")
+                    t = time.monotonic()
+                    done = subprocess.run([terraform, "get", "-no-color"], cwd=tmp / "tf", capture_output=True,
+                                          env={**env, "TF_DATA_DIR": str(tmp / "tf" / ".terraform"),
+                                               "CHECKPOINT_DISABLE": "1"})
+                    tg = time.monotonic() - t if done.returncode == 0 else None
+                rows.append((rtt_ms, cold, floor, model, tg, warm, warm_ops, label, read,
+                             tuple(sorted((m["path"], m["version"]) for m in result["modules"])), root.name))
+                r = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
+                print(f"| {root.name} | {label} | {calls} | {depth} | {rtt_ms:g} | {floor:.2f} | {model:.2f} | "
+                      f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f} | {read:.2f} | {r(cold, floor)} | "
+                      f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {warm:.2f} | {warm_ops} |",
+                      flush=True)
+                shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rtt-ms", default="0,50,150")
     ap.add_argument("--roots", type=int, default=8, help="example roots to sample (plus the two solver roots)")
+    ap.add_argument("--root", action="append", default=[], metavar="NAME", help="a root by name (repeatable)")
+    ap.add_argument("--real-content", nargs="+", type=Path, default=[], metavar="GIT_DIR",
+                    help="real repositories: run every root in the fixture world and with these contents")
     args = ap.parse_args()
     corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
     world = build_world(corpus, default_world_dir())
-    examples = [r for r in example_roots(corpus) if r.calls >= 2]
-    step = max(1, len(examples) // args.roots)
-    roots = examples[::step][:args.roots] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
+    worlds = [("fixture", world)]
+    scratch = Path(tempfile.mkdtemp(prefix="tofu-solve-real-world-"))
+    if args.real_content:
+        real, missing = real_content_world(world, args.real_content, scratch / "world")
+        worlds.append(("real", real))
+        print(f"real contents: {', '.join(f'{r} ({m} tags missing)' for r, m in missing.items())}\n")
+    if args.root:
+        every = {r.name: r for r in example_roots(corpus) + assembled_roots(corpus)}
+        roots = [every[n] for n in args.root]
+    else:
+        examples = [r for r in example_roots(corpus) if r.calls >= 2]
+        step = max(1, len(examples) // args.roots)
+        roots = examples[::step][:args.roots] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
     terraform = shutil.which("terraform")
     # As installed by pip (which compiles bytecode), not as run from a source tree under
     # PYTHONDONTWRITEBYTECODE: every run here would otherwise compile tofu_solve afresh.
@@ -98,63 +168,37 @@ def main() -> int:
                    capture_output=True)
     imp = _import_time()
     rows = []
-    print("| root | calls | depth | RTT ms | floor s | tofu model s | terraform get s | tofu-solve cold s | "
-          "cold/floor | cold/tofu model | cold/terraform get | warm s | warm net ops |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| root | world | calls | depth | RTT ms | floor s | tofu model s | terraform get s | tofu-solve cold s | "
+          "read s | cold/floor | cold/tofu model | cold/terraform get | warm s | warm net ops |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for rtt_ms in [float(x) for x in args.rtt_ms.split(",")]:
-        rtt = rtt_ms / 1000
-        with GitDaemon(world.git_dir) as git, DelayProxy(("127.0.0.1", git.port), rtt) as gproxy:
-            with RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/") as reg, \
-                    DelayProxy(("127.0.0.1", reg.port), rtt) as rproxy:
-                for root in roots:
-                    tmp = Path(tempfile.mkdtemp(prefix="tofu-solve-latency-"))
-                    rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
-                    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
-                           "HOME": str(tmp), "NO_COLOR": "1"}
-                    root.write(tmp / "root")
-                    cold, code, out = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
-                    if code != 0:
-                        shutil.rmtree(tmp, ignore_errors=True)
-                        continue  # a data gap or a conflict: not a latency case
-                    result = json.loads(out.strip().splitlines()[-1])["result"]
-                    paths = [m["path"] for m in result["modules"]]
-                    depth, calls, providers = _depth(paths), len(paths), len(result["providers"])
-                    warm, _, wout = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
-                    wres = json.loads(wout.strip().splitlines()[-1])["result"]
-                    warm_ops = sum(wres["network_operations"].values())
-                    floor = rtt * (2 + 6 * depth + 4)
-                    model = rtt * (2 + 6 * calls + 5 * providers)
-                    tg = None
-                    if terraform:
-                        (tmp / "tf").mkdir()
-                        root.write(tmp / "tf")
-                        t = time.monotonic()
-                        done = subprocess.run([terraform, "get", "-no-color"], cwd=tmp / "tf", capture_output=True,
-                                              env={**env, "TF_DATA_DIR": str(tmp / "tf" / ".terraform"),
-                                                   "CHECKPOINT_DISABLE": "1"})
-                        tg = time.monotonic() - t if done.returncode == 0 else None
-                    rows.append((rtt_ms, cold, floor, model, tg, warm, warm_ops))
-                    r = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
-                    print(f"| {root.name} | {calls} | {depth} | {rtt_ms:g} | {floor:.2f} | {model:.2f} | "
-                          f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f} | {r(cold, floor)} | "
-                          f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {warm:.2f} | {warm_ops} |",
-                          flush=True)
-                    shutil.rmtree(tmp, ignore_errors=True)
+        for label, w in worlds:
+            rows += _run_world(label, w, roots, rtt_ms, terraform)
+    shutil.rmtree(scratch, ignore_errors=True)
     print()
-    for rtt_ms in sorted({x[0] for x in rows}):
-        sel = [x for x in rows if x[0] == rtt_ms]
+    for rtt_ms, label in sorted({(x[0], x[7]) for x in rows}):
+        sel = [x for x in rows if x[0] == rtt_ms and x[7] == label]
+        print(f"- {label} world, ", end="")
         if rtt_ms == 0:
-            print(f"- RTT 0: median cold {statistics.median(x[1] for x in sel):.2f} s, "
-                  f"median warm {statistics.median(x[5] for x in sel):.2f} s")
+            print(f"RTT 0: median cold {statistics.median(x[1] for x in sel):.2f} s, "
+                  f"median warm {statistics.median(x[5] for x in sel):.2f} s, "
+                  f"read {sum(x[8] for x in sel):.2f} s of {sum(x[1] for x in sel):.2f} s cold")
             continue
         fl = [x[1] / x[2] for x in sel]
         tm = [x[1] / x[3] for x in sel]
         tg = [x[1] / x[4] for x in sel if x[4]]
-        print(f"- RTT {rtt_ms:g} ms: cold/floor median {statistics.median(fl):.2f}, max {max(fl):.2f}; "
+        print(f"RTT {rtt_ms:g} ms: cold/floor median {statistics.median(fl):.2f}, max {max(fl):.2f}; "
               f"cold/tofu model median {statistics.median(tm):.2f}; "
               + (f"cold/terraform get median {statistics.median(tg):.2f}, max {max(tg):.2f}; " if tg else "")
               + f"warm median {statistics.median(x[5] for x in sel):.2f} s, warm network operations "
                 f"{sum(x[6] for x in sel)}")
+    if len(worlds) > 1:
+        by = {}
+        for x in rows:
+            by.setdefault((x[0], x[10]), {})[x[7]] = x[9]
+        differ = [k for k, v in by.items() if len(set(v.values())) > 1]
+        print(f"- selections identical in both worlds: {len(by) - len(differ)} of {len(by)} root runs"
+              + (f"; differ: {', '.join(f'{n} at RTT {r:g}' for r, n in differ)}" if differ else ""))
     print(f"- CLI import time (python3 -c 'import tofu_solve.cli', median of 5): {imp:.3f} s; warm re-init "
           f"median / import: {statistics.median(x[5] for x in rows) / imp:.2f}")
     return 0

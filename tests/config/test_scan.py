@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lark import Tree
 
 from tofu_solve.config import hcl, load_module_dir
-from tofu_solve.config.loader import _lazy, _wanted
+from tofu_solve.config.loader import _wanted
 from tofu_solve.config.scan import top_level_blocks
 from tofu_solve.errors import ConfigurationError
 
@@ -62,21 +63,43 @@ def test_a_syntax_error_in_a_block_the_solve_reads_is_reported_as_before():
     text = 'resource "a" "b" {\n  x = 1\n}\nmodule "m" {\n  source = \n}\n'
     with pytest.raises(ConfigurationError) as whole:
         hcl.parse(text, "main.tf")
+    body = hcl.parse_blocks(text, "main.tf", _wanted)
     with pytest.raises(ConfigurationError) as part:
-        hcl.parse_blocks(text, "main.tf", _wanted, lazy=_lazy)
+        hcl.force(body)
     assert (part.value.summary, part.value.detail, part.value.where) == \
         (whole.value.summary, whole.value.detail, whole.value.where)
 
 
-def test_a_variable_is_read_when_referred_to_and_its_error_is_the_files():
-    text = 'variable "v" {\n  default = "x"\n}\nvariable "broken" {\n  default = \n}\n'
-    body = hcl.parse_blocks(text, "variables.tf", _wanted, lazy=_lazy)
-    v, broken = body.blocks
+def test_an_argument_is_parsed_when_read_and_its_error_is_the_files():
+    text = ('variable "v" {\n  default = "x"\n}\nvariable "broken" {\n  default = [1,\n}\n'
+            'module "m" {\n  source = "./m"\n  inputs = { a = [for x in var.v : x] }\n}\n')
+    body = hcl.parse_blocks(text, "variables.tf", _wanted)
+    v, broken, m = body.blocks
     assert isinstance(v.body, hcl.LazyBody) and not v.body.loaded
-    assert v.body.attribute("default").expr.literal() == "x" and v.body.attribute("default").line == 2
+    default = v.body.attribute("default")
+    assert isinstance(default, hcl.LazyAttribute) and not default.loaded and default.line == 2
+    assert default.expr.literal() == "x" and default.expr.text == '"x"' and default.expr.line == 2
+    inputs = m.body.attribute("inputs")
+    assert m.body.attribute("source").expr.literal() == "./m" and not inputs.loaded
+    assert inputs.expr.text == "{ a = [for x in var.v : x] }" and inputs.expr.line == 9
     with pytest.raises(ConfigurationError) as e:
-        broken.body.items  # noqa: B018 - reading it parses it
-    assert e.value.where.line == 5
+        broken.body.attribute("default").expr  # noqa: B018 - reading it parses it
+    assert e.value.where.line == 6  # where hclsyntax stops: the block's "}" inside the list
+
+
+def test_a_package_is_read_for_what_the_solve_needs_and_the_root_whole(tmp_path):
+    """A syntax error in an argument the solve does not evaluate (a module call's inputs): a
+    package (read_module_tree's ``confine``) is read without seeing it, the user's root
+    reports it as tofu would (file and line)."""
+    from tofu_solve.config.tree import read_module_tree
+
+    (tmp_path / "main.tf").write_text('module "m" {\n  source = "./m"\n  inputs = { a = 1 +  }\n}\n')
+    (tmp_path / "m").mkdir()
+    tree = read_module_tree(tmp_path, confine=True)
+    assert [c.call.name for c in tree.local_calls] == ["m"]
+    with pytest.raises(ConfigurationError) as e:
+        read_module_tree(tmp_path, confine=False)
+    assert (e.value.where.file, e.value.where.line) == ("main.tf", 3)
 
 
 def test_blocks_the_solve_does_not_read_are_not_parsed(monkeypatch):
@@ -93,18 +116,37 @@ def test_blocks_the_solve_does_not_read_are_not_parsed(monkeypatch):
             parsed.append(len(chunk))
             return real.parse(chunk)
     monkeypatch.setattr(hcl, "_parser", lambda: Counting())
-    body = hcl.parse_blocks(text, "main.tf", _wanted, lazy=_lazy)
+    body = hcl.parse_blocks(text, "main.tf", _wanted)
     assert len(body.blocks) == 3002
     assert sum(parsed) < 200  # the module block and the one resource with a provider argument
     assert body.blocks[-1].body.attribute("provider").expr.traversal() == ("aws", "west")
     assert body.blocks[1].labels == ["aws_instance", "r0"] and body.blocks[1].line == 4
 
 
+def _tree(t) -> str:
+    """A parse tree without its newlines and comments (which python-hcl2 keeps inside some
+    operators' trees, up to the next line's indentation)."""
+    if isinstance(t, Tree):
+        kids = [_tree(c) for c in t.children if not (isinstance(c, Tree) and c.data == "new_line_or_comment")]
+        return f"{t.data}({', '.join(kids)})"
+    return repr(t)
+
+
+def _meaning(expr: hcl.Expr) -> tuple:
+    """What an expression means to a reader: its value, or its tree and what the readers of
+    expressions take from it."""
+    try:
+        return ("literal", repr(expr.literal()))
+    except hcl.NotLiteral:
+        return ("tree", _tree(expr.tree), expr.traversal(), expr.template_parts(),
+                sorted((k, _meaning(v)) for k, v in (expr.object_items() or {}).items()))
+
+
 def _shape(item) -> tuple:
     if isinstance(item, hcl.Block):
         return ("block", item.type, tuple(item.labels), item.line, item.start, item.end,
                 tuple(_shape(i) for i in item.body.items))
-    return ("attr", item.name, item.line, item.expr.text, item.expr.line, repr(item.expr.tree))
+    return ("attr", item.name, item.line, item.expr.text, item.expr.line, _meaning(item.expr))
 
 
 HCL_FILES = sorted(p for p in list(TESTS.rglob("*.tf")) + list((REPO / "fixtures").rglob("*.tf"))
@@ -118,11 +160,11 @@ def test_every_configuration_in_the_suite_reads_as_a_whole_parse_reads_it(path):
         whole = hcl.parse(text, path.name)
     except ConfigurationError as e:
         with pytest.raises(ConfigurationError) as part:
-            hcl.parse_blocks(text, path.name, _wanted, lazy=_lazy)
+            hcl.force(hcl.parse_blocks(text, path.name, _wanted))  # as the user's own root is read
             pytest.skip("an error only in blocks the solve does not read")  # tofu reports those
         assert part.value.where == e.where
         return
-    part = hcl.parse_blocks(text, path.name, _wanted, lazy=_lazy)
+    part = hcl.parse_blocks(text, path.name, _wanted)
     assert len(part.items) == len(whole.items)
     for w, p in zip(whole.items, part.items):
         if isinstance(p, hcl.Block) and not isinstance(p.body, hcl.LazyBody) and not p.body.items and w.body.items:
@@ -131,15 +173,20 @@ def test_every_configuration_in_the_suite_reads_as_a_whole_parse_reads_it(path):
             assert _shape(p) == _shape(w)
 
 
-def test_a_template_sequence_across_lines_outside_what_is_read_no_longer_fails(tmp_path):
+def test_a_template_sequence_across_lines_is_read_as_opentofu_reads_it(tmp_path):
     """``"${`` followed by a newline is valid HCL (OpenTofu reads it; 65 of 3,476 real module
     versions hold one, e.g. cloudposse/dynamic-subnets 0.2.3 outputs.tf) that python-hcl2's
-    grammar refuses; in an output, which the solve does not read, it is no longer parsed."""
-    (tmp_path / "main.tf").write_text('module "m" {\n  source = "./m"\n}\n')
+    grammar refuses; tofu-solve's grammar allows newlines and comments around the expression
+    inside ``${ }`` (hclsyntax parseTemplateInterp), in what the solve reads and elsewhere."""
+    (tmp_path / "main.tf").write_text('locals {\n  name = "${\n    var.prefix # the team\n  }-vpc"\n}\n'
+                                      'module "m" {\n  source = "./${local.name}"\n}\n'
+                                      'variable "prefix" {\n  default = "blue"\n}\n')
     (tmp_path / "outputs.tf").write_text('output "o" {\n  value = "${\n    join(",", var.x)\n  }"\n}\n')
-    (tmp_path / "m").mkdir()
+    (tmp_path / "blue-vpc").mkdir()
     cfg = load_module_dir(tmp_path)
-    assert [c.name for c in cfg.module_calls] == ["m"]
+    assert [(c.name, c.source_text) for c in cfg.module_calls] == [("m", "./blue-vpc")]
+    whole = hcl.parse((tmp_path / "outputs.tf").read_text(), "outputs.tf")
+    assert whole.blocks[0].body.attribute("value").expr.text == '"${\n    join(",", var.x)\n  }"'
 
 
 LOCK_FILES = sorted((TESTS / "conformance" / "opentofu" / "depsfile").glob("*.hcl"))
@@ -189,6 +236,9 @@ def test_tofus_lock_layout_is_read_without_the_parser(monkeypatch):
             return real.parse(chunk)
     monkeypatch.setattr(hcl, "_parser", lambda: Counting())
     body = hcl.parse_blocks(_lock_text(40, 40), "x.hcl", _every_block, plain=hcl.plain_block)
+    hcl.force(body)
     assert len(body.blocks) == 81
-    assert len(parsed) == 1 and "# a comment: parsed" in parsed[0]  # only the block outside tofu's layout
+    # only the block outside tofu's layout is scanned, and of it only the argument that is
+    # not a plain value is parsed
+    assert parsed == ["hashes = []\n"]
     assert body.blocks[0].body.attribute("hashes").expr.literal() == ["h1:" + "a" * 43 + "=", "zh:" + "0" * 64]

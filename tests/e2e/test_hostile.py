@@ -537,7 +537,7 @@ def test_a_run_writes_nothing_outside_the_root_the_cache_and_the_data_directory(
                            text=True, timeout=300)
         assert r.returncode == 0, r.stderr
     assert list(tmp.iterdir()) == [] and list(home.iterdir()) == []
-    assert list((cache / "grammar").glob("hcl2-unicode-*.lark"))
+    assert list((cache / "grammar").glob("hcl2-tofu-solve-*.lark"))
 
 
 @pytest.mark.parametrize("leftover", ["HEAD only", "no objects", "empty HEAD", "config missing"])

@@ -233,6 +233,7 @@ def run_init(opts: InitOptions, settings: Settings,
     if opts.install:
         write_state(root, settings, state_doc)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
+             "tree_read_ms": round(ctx.stats.read_seconds * 1000),
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
              "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
              "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values())}

@@ -33,7 +33,7 @@ from lark.exceptions import (
 )
 
 from ..errors import ConfigurationError, SourceRange, TofuSolveError
-from .scan import TopBlock, top_level_blocks
+from .scan import BodyArgument, TopBlock, body_items, top_level_blocks
 
 
 class NotLiteral(Exception):
@@ -80,7 +80,7 @@ class Expr:
                 if isinstance(c, Token):
                     out.append(_unescape(str(c)))
                     continue
-                inner = [k for k in c.children if isinstance(k, Tree)]
+                inner = [k for k in c.children if isinstance(k, Tree) and k.data != "new_line_or_comment"]
                 ref = _traversal(inner[0]) if c.data == "interpolation" and len(inner) == 1 else None
                 if ref is None:
                     return None
@@ -174,6 +174,13 @@ _ASCII_NAME = "NAME : /[a-zA-Z_][a-zA-Z0-9_-]*/"
 # only, so tofu-solve builds the same LALR parser from the same grammar with that one
 # terminal widened: [^\W\d] is a Unicode letter or "_", \w a Unicode letter, digit or "_".
 _UNICODE_NAME = r"NAME : /(?:[^\W\d]|_)[\w-]*/"
+# Newlines and comments inside a template's ``${ }`` are not significant in HCL (hclsyntax
+# parseTemplateInterp reads the expression with newlines ignored; OpenTofu reads
+# ``"${\n  var.x\n}"``, as 65 of 3,476 real module versions write it, e.g. cloudposse/
+# dynamic-subnets 0.2.3 outputs.tf); python-hcl2's grammar refuses them, so tofu-solve's allows
+# them on either side of the expression, as its other rules do around operators.
+_PLAIN_INTERPOLATION = "interpolation: INTERP_START expression RBRACE"
+_SPACED_INTERPOLATION = "interpolation: INTERP_START new_line_or_comment? expression new_line_or_comment? RBRACE"
 
 
 _grammar_cache: list[Path | None] = [None]
@@ -196,7 +203,7 @@ def _cache_file() -> str | None:
     except OSError:
         return None  # an unwritable cache: build in memory, as without one
     versions = f"lark{lark.__version__}-hcl2{importlib.metadata.version('python-hcl2')}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return str(directory / f"hcl2-unicode-{versions}.lark")
+    return str(directory / f"hcl2-tofu-solve-{versions}.lark")
 
 
 _built: list[Lark] = []
@@ -215,13 +222,13 @@ def _parser() -> Lark:
 
 def _build(cache_file: str | None) -> Lark:
     """python-hcl2's parser (its grammar, LALR, positions, post-lexer) with Unicode
-    identifiers; its analysis kept in ``cache_file`` when given (Lark checks the file against
+    identifiers and newlines inside ``${ }``; its analysis kept in ``cache_file`` when given (Lark checks the file against
     the grammar and options before using it)."""
     grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")
-    if _ASCII_NAME not in grammar:  # a python-hcl2 whose grammar changed: use it as it is
-        return hcl2_parser()
-    return Lark(grammar.replace(_ASCII_NAME, _UNICODE_NAME), parser="lalr", propagate_positions=True,
-                postlex=PostLexer(), cache=cache_file or False)
+    if _ASCII_NAME not in grammar or _PLAIN_INTERPOLATION not in grammar:
+        return hcl2_parser()  # a python-hcl2 whose grammar changed: use it as it is
+    grammar = grammar.replace(_ASCII_NAME, _UNICODE_NAME).replace(_PLAIN_INTERPOLATION, _SPACED_INTERPOLATION)
+    return Lark(grammar, parser="lalr", propagate_positions=True, postlex=PostLexer(), cache=cache_file or False)
 
 
 def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
@@ -333,10 +340,24 @@ def _body(tree: Tree, text: str) -> Body:
             parts = [c for c in child.children if isinstance(c, Tree)]
             name = _ident(parts[0])
             expr_tree = parts[-1]
-            etext = text[expr_tree.meta.start_pos:expr_tree.meta.end_pos] if not expr_tree.meta.empty else ""
+            etext = text[expr_tree.meta.start_pos:_end_pos(expr_tree)].rstrip() if not expr_tree.meta.empty else ""
             items.append(Attribute(name, Expr(expr_tree, etext, expr_tree.meta.line if not expr_tree.meta.empty
                                                else child.meta.line), child.meta.line))
     return Body(items)
+
+
+def _end_pos(t: Tree) -> int:
+    """Where the expression ``t`` ends in the text: python-hcl2's trees of some operators
+    run on over the newline, comments and the next line's indentation that follow them; the
+    expression as written stops before those."""
+    while True:
+        kids = [c for c in t.children if not (isinstance(c, Tree) and c.data == "new_line_or_comment")]
+        last = kids[-1] if kids else None
+        if isinstance(last, Token) and last.end_pos is not None:
+            return last.end_pos
+        if not isinstance(last, Tree) or last.meta.empty:
+            return t.meta.end_pos
+        t = last
 
 
 def _ident(t: Tree) -> str:
@@ -526,19 +547,138 @@ def plain_block(top: TopBlock, text: str) -> Block | None:
         pos, line = stop, line + used
 
 
+class LazyAttribute(Attribute):
+    """An argument found by the body scan (:func:`tofu_solve.config.scan.body_items`): its
+    name and line are known; its expression is parsed when ``expr`` is first read (a plain
+    string, number, ``true``, ``false`` or ``null`` is read without a parse tree). An
+    expression that does not parse raises the whole file's error then, as :func:`parse`
+    would have."""
+
+    def __init__(self, name: str, line: int, load: Callable[[], Expr]):
+        self.name, self.line = name, line
+        self._load = load
+        self._expr: Expr | None = None
+
+    @property
+    def expr(self) -> Expr:  # type: ignore[override]
+        if self._expr is None:
+            self._expr = self._load()
+        return self._expr
+
+    @property
+    def loaded(self) -> bool:
+        return self._expr is not None
+
+
+_PLAIN_VALUE = re.compile(r'"([^"\\$%\n]*)"|(null|true|false)|([0-9]+)')
+
+
+class _Reader:
+    """Reads the blocks of one file on demand (:func:`parse_blocks`): bodies by the scan,
+    expressions by the parser, the file's own error when a part does not parse."""
+
+    def __init__(self, text: str, filename: str, error: type[TofuSolveError]):
+        self.text, self.filename, self.error = text, filename, error
+        self._whole: Body | None = None
+
+    def whole(self) -> Body:
+        """The whole file parsed (raises its error, as :func:`parse` does)."""
+        if self._whole is None:
+            self._whole = parse(self.text, self.filename, self.error)
+        return self._whole
+
+    def chunk(self, start: int, stop: int, line: int) -> list[Block | Attribute] | None:
+        """The items of ``text[start:stop]`` parsed on their own, with the file's positions;
+        None when that slice does not parse."""
+        try:
+            tree = _parser().parse(self.text[start:stop] + "\n")
+            body = tree.children[0]
+            _shift(body, line - 1, start)
+            return _body(body, self.text).items
+        except (LarkError, _TemplateInLabel):
+            return None
+
+    def body(self, top: TopBlock) -> Body:
+        """``top``'s body: arguments parsed when read, nested blocks scanned when read; the
+        block parsed whole when the scan cannot follow it."""
+        found = body_items(self.text, top)
+        if found is None:
+            parsed = self.chunk(top.start, top.end, top.line)
+            if parsed is not None and len(parsed) == 1 and isinstance(parsed[0], Block):
+                return parsed[0].body
+            return self._in_whole_block(top).body
+        items: list[Block | Attribute] = []
+        for item in found:
+            if isinstance(item, BodyArgument):
+                items.append(LazyAttribute(item.name, item.line, lambda a=item: self.expression(a)))
+            else:
+                items.append(Block(item.type, list(item.labels), LazyBody(lambda b=item: self.body(b)), item.line,
+                                   item.start, item.end))
+        return Body(items)
+
+    def expression(self, arg: BodyArgument) -> Expr:
+        text = self.text
+        plain = _PLAIN_VALUE.fullmatch(text, arg.expr_start, arg.stop)
+        if plain is not None:
+            string, constant, number = plain.groups()
+            value = string if string is not None else _CONSTANTS[constant] if constant else int(number)
+            return ValueExpr(None, text[arg.expr_start:arg.stop], arg.line, value)
+        parsed = self.chunk(arg.start, arg.stop, arg.line)
+        if parsed is not None and len(parsed) == 1 and isinstance(parsed[0], Attribute):
+            return parsed[0].expr
+        return self._in_whole_attribute(arg).expr
+
+    def _in_whole_block(self, top: TopBlock) -> Block:
+        found = _find(self.whole(), lambda i: isinstance(i, Block) and i.start == top.start)
+        if found is None:  # pragma: no cover - the scan and the parser disagree on valid text
+            raise self.error("Invalid syntax", f"{self.filename} could not be read.",
+                             SourceRange(self.filename, top.line))
+        return found
+
+    def _in_whole_attribute(self, arg: BodyArgument) -> Attribute:
+        found = _find(self.whole(), lambda i: isinstance(i, Attribute) and i.name == arg.name and i.line == arg.line)
+        if found is None:  # pragma: no cover - the scan and the parser disagree on valid text
+            raise self.error("Invalid syntax", f"{self.filename} could not be read.",
+                             SourceRange(self.filename, arg.line))
+        return found
+
+
+def _find(body: Body, match: Callable[[Any], bool]):
+    for item in body.items:
+        if match(item):
+            return item
+        if isinstance(item, Block):
+            inner = _find(item.body, match)
+            if inner is not None:
+                return inner
+    return None
+
+
+def force(body: Body) -> None:
+    """Parse every argument of ``body`` and of its nested blocks now (what a whole parse of
+    those blocks would check), so that a syntax error is raised here; lazily read blocks of
+    :func:`parse_blocks` are left as they are."""
+    for item in body.items:
+        if isinstance(item, Block):
+            force(item.body)
+        else:
+            item.expr  # noqa: B018 - reading it parses it
+
+
 def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], bool],
                  error: type[TofuSolveError] = ConfigurationError,
-                 lazy: Callable[[TopBlock, str], bool] | None = None,
                  plain: Callable[[TopBlock, str], Block | None] | None = None) -> Body:
-    """Parse the top-level blocks ``wanted(block, text)`` accepts; the others are kept as
-    blocks with their type, labels and line and an empty body, never parsed.
+    """The top-level blocks of ``text``, read on demand: the blocks ``wanted(block, text)``
+    accepts have bodies whose arguments and nested blocks are found by the scan
+    (:func:`tofu_solve.config.scan.body_items`) and whose expressions are parsed when first
+    read (:class:`LazyAttribute`); the others are kept as blocks with their type, labels and
+    line and an empty body, never parsed. Time is a linear scan plus the parse of what is
+    read.
 
-    The blocks are found by :func:`tofu_solve.config.scan.top_level_blocks` (linear, no parse
-    tree); runs of wanted blocks are parsed together and their positions shifted into the
-    file's. When the text is not a clean sequence of blocks, or a wanted block does not
-    parse, the whole text is parsed as :func:`parse` does, so every error is reported as
-    before, with its file and line. A syntax error inside a block that is not wanted is not
-    seen (it is ``tofu``'s to report).
+    When the text is not a clean sequence of blocks, the whole text is parsed as
+    :func:`parse` does, so the error is reported with its file and line; a part that does not
+    parse when read raises the same error then. A syntax error in what is never read is not
+    seen (it is ``tofu``'s to report); :func:`force` reads a body whole.
 
     ``plain`` (:func:`plain_block`) reads a wanted block without a parse tree when it can.
 
@@ -548,57 +688,18 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
     tops = top_level_blocks(text)
     if tops is None:
         return parse(text, filename, error)
+    reader = _Reader(text, filename, error)
     items: list[Block | Attribute] = []
-    run: list[TopBlock] = []
-
-    def flush() -> bool:
-        if not run:
-            return True
-        start, end = run[0].start, run[-1].end
-        try:
-            tree = _parser().parse(text[start:end] + "\n")
-            body = tree.children[0]
-            _shift(body, run[0].line - 1, start)
-            items.extend(_body(body, text).items)
-        except (LarkError, _TemplateInLabel):
-            return False
-        run.clear()
-        return True
-
-    def later(top: TopBlock) -> Body:
-        try:
-            tree = _parser().parse(text[top.start:top.end] + "\n")
-            body = tree.children[0]
-            _shift(body, top.line - 1, top.start)
-            parsed = _body(body, text).items
-            if len(parsed) == 1 and isinstance(parsed[0], Block):
-                return parsed[0].body
-        except (LarkError, _TemplateInLabel):
-            pass
-        whole = parse(text, filename, error)  # raises the file's error, as a whole parse reports it
-        return next(b.body for b in whole.blocks if b.start == top.start)
-
     for top in tops:
-        if lazy is not None and wanted(top, text) and lazy(top, text):
-            if not flush():
-                return parse(text, filename, error)
-            items.append(Block(top.type, list(top.labels), LazyBody(lambda top=top: later(top)), top.line, top.start,
-                               top.end))
+        if not wanted(top, text):
+            items.append(Block(top.type, list(top.labels), Body([]), top.line, top.start, top.end))
             continue
-        if wanted(top, text):
-            quick = plain(top, text) if plain is not None else None
-            if quick is None:
-                run.append(top)
-                continue
-            if not flush():
-                return parse(text, filename, error)
+        quick = plain(top, text) if plain is not None else None
+        if quick is not None:
             items.append(quick)
             continue
-        if not flush():
-            return parse(text, filename, error)
-        items.append(Block(top.type, list(top.labels), Body([]), top.line, top.start, top.end))
-    if not flush():
-        return parse(text, filename, error)
+        items.append(Block(top.type, list(top.labels), LazyBody(lambda top=top: reader.body(top)), top.line,
+                           top.start, top.end))
     return Body(items)
 
 

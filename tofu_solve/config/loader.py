@@ -160,39 +160,36 @@ def _wanted(block: TopBlock, text: str) -> bool:
 _CONST_WORD = re.compile(r"\bconst\b")
 
 
-def _lazy(block: TopBlock, text: str) -> bool:
-    """A variable block is read only if an expression refers to it (its default), unless
-    it may set ``const``, which every variable of the module must be checked for."""
-    return block.type == "variable" and _CONST_WORD.search(text, block.start, block.end) is None
+def _checked_whole(block: hcl.Block, text: str) -> bool:
+    """In the user's own root module, the blocks whose every expression is parsed when the
+    file is read, so that a syntax error in them is reported as ``tofu`` reports it: every
+    block the solve reads, but a variable that cannot set ``const`` (its default is parsed
+    when an expression refers to it)."""
+    return block.type != "variable" or _CONST_WORD.search(text, block.start, block.end) is not None
 
 
-class _LazyDefault(_Value):
-    """A variable's ``default``, read from its block when an expression first refers to it."""
+class _ArgValue(_Value):
+    """An argument whose expression is parsed when first evaluated (``hcl.LazyAttribute``)."""
 
-    def __init__(self, block: hcl.Block, here, context: str):
-        self._block, self._here, self._context = block, here, context
-        self._loaded: tuple | None = None
-        self.is_json = False
-
-    def _load(self) -> tuple:
-        if self._loaded is None:
-            a = self._block.body.attribute("default")
-            self._loaded = (a.expr, self._here(a.line, self._context)) if a else \
-                (None, self._here(self._block.line, self._context))
-        return self._loaded
+    def __init__(self, attr: hcl.Attribute, where: SourceRange):
+        self._attr, self.where, self.is_json = attr, where, False
 
     @property
     def raw(self):  # type: ignore[override]
-        return self._load()[0]
-
-    @property
-    def where(self):  # type: ignore[override]
-        return self._load()[1]
+        return self._attr.expr
 
 
-def _read_hcl(path: Path, display: str) -> _FileItems:
+def _read_hcl(path: Path, display: str, strict: bool = False) -> _FileItems:
+    """The items of one HCL file. Only the blocks the solve reads are looked into, and of
+    them only the arguments it evaluates are parsed (:func:`hcl.parse_blocks`); ``strict``
+    (the user's own root module) parses every argument of those blocks now, as a whole parse
+    would, but lazily read variables (:func:`_checked_whole`)."""
     text = _read_text(path, display)
-    body = hcl.parse_blocks(text, display, _wanted, lazy=_lazy)
+    body = hcl.parse_blocks(text, display, _wanted)
+    if strict:
+        for block in body.blocks:
+            if _checked_whole(block, text):
+                hcl.force(block.body)
     items = _FileItems()
     lines = text.splitlines()
 
@@ -212,12 +209,12 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             _check_module_name(block.labels[0], here(block.line, ctx))
             call = _RawCall(block.labels[0], here(block.line, ctx))
             for a in block.body.attributes:
-                call.args[a.name] = _Value(a.expr, here(a.line, ctx))
+                call.args[a.name] = _ArgValue(a, here(a.line, ctx))
             items.calls.append(call)
         elif t == "terraform":
             for a in block.body.attributes:
                 if a.name == "required_version":
-                    items.required_versions.append(_Value(a.expr, here(a.line, "terraform")))
+                    items.required_versions.append(_ArgValue(a, here(a.line, "terraform")))
             for rp in block.body.blocks_of("required_providers"):
                 items.required_providers_blocks.append(here(rp.line, "terraform"))
                 for a in rp.body.attributes:
@@ -232,14 +229,11 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
             for cw in block.body.blocks_of("compatible_with"):
                 a = cw.body.attribute("opentofu")
                 if a is not None:
-                    items.compat.append(_Value(a.expr, here(a.line, "language")))
-        elif t == "variable" and len(block.labels) == 1 and isinstance(block.body, hcl.LazyBody) \
-                and not block.body.loaded:
-            items.variables[block.labels[0]] = _LazyDefault(block, here, f'variable "{block.labels[0]}"')
+                    items.compat.append(_ArgValue(a, here(a.line, "language")))
         elif t == "variable" and len(block.labels) == 1:
             a = block.body.attribute("default")
             vctx = f'variable "{block.labels[0]}"'
-            items.variables[block.labels[0]] = _Value(a.expr, here(a.line, vctx)) if a else \
+            items.variables[block.labels[0]] = _ArgValue(a, here(a.line, vctx)) if a else \
                 _Value(None, here(block.line, vctx))
             c = block.body.attribute("const")
             if c is not None:
@@ -249,12 +243,12 @@ def _read_hcl(path: Path, display: str) -> _FileItems:
                     items.const[block.labels[0]] = None
         elif t == "locals":
             for a in block.body.attributes:
-                items.locals[a.name] = _Value(a.expr, here(a.line, "locals"))
+                items.locals[a.name] = _ArgValue(a, here(a.line, "locals"))
         elif t == "provider" and len(block.labels) == 1:
             items.implied_providers.append((block.labels[0], here(block.line)))
             a = block.body.attribute("version")
             if a is not None:
-                items.legacy_provider_versions.append((block.labels[0], _Value(a.expr, here(a.line))))
+                items.legacy_provider_versions.append((block.labels[0], _ArgValue(a, here(a.line))))
         elif t in _RESOURCE_BLOCKS and block.labels:
             a = block.body.attribute("provider")
             ref = a.expr.traversal() if a is not None else None
@@ -673,7 +667,8 @@ def _core_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -
 
 
 def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
-                    inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU) -> ModuleConfig:
+                    inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU,
+                    strict: bool = True) -> ModuleConfig:
     """Read the module in ``directory`` as ``product`` reads it (which files, the default
     registry host of addresses without one, which version constraints exist:
     :mod:`tofu_solve.addrs.product`).
@@ -682,6 +677,10 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
     values (e.g. ``"modules/vpc/"``); by default names are relative to the directory.
     ``inputs``: values given from outside for the module's variables (the root module's,
     :func:`tofu_solve.config.variables.collect_input_values`), used before defaults.
+    ``strict`` (the default): every argument of the blocks the solve reads is parsed, so a
+    syntax error in any of them is reported as ``tofu`` reports it; without it (a module
+    package), only the arguments the solve evaluates are parsed (module calls' ``source``
+    and ``version``, the locals and variables they refer to...).
 
     Raises:
         ConfigurationError: unreadable directory, broken HCL/JSON, invalid argument,
@@ -693,7 +692,7 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
     def read(name: str) -> _FileItems:
         display = display_prefix + name
         try:
-            return (_read_json if name.endswith(".json") else _read_hcl)(d / name, display)
+            return _read_json(d / name, display) if name.endswith(".json") else _read_hcl(d / name, display, strict)
         except RecursionError:
             raise ConfigurationError("Configuration nested too deeply",
                                      f"{display} nests blocks, objects or expressions too deeply to be read.",

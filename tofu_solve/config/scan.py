@@ -161,3 +161,127 @@ def _heredoc(text: str, pos: int, marker: str) -> int:
             pos = opening.end()
             continue
         pos = _close(text, opening.end())
+
+
+# --------------------------------------------------------------------------- inside a block
+
+# In an expression: what nests, what ends it, and what it must follow through.
+_EXPR = re.compile(r'[\n(){}\[\]"]|#|//|/\*|<<')
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_SPACES = re.compile(r"[ \t]*")
+# What may follow an argument's expression or a nested block's "}" on its line.
+_LINE_END = re.compile(r"[ \t]*(?:\r?\n|#|//|\}|$)")
+
+
+@dataclass(frozen=True)
+class BodyArgument:
+    """An argument (``name = expression``) in a block's body, found without parsing it:
+    ``start`` at its name, ``expr_start``/``stop`` around its expression (``stop`` at the
+    newline, comment or closing brace that ends it, trailing blanks excluded), the 1-based
+    ``line`` of its name."""
+
+    name: str
+    start: int
+    expr_start: int
+    stop: int
+    line: int
+
+
+def body_items(text: str, block: TopBlock) -> list[BodyArgument | TopBlock] | None:
+    """The arguments and nested blocks of ``block``'s body, in order (nested blocks as
+    :class:`TopBlock` values: their own bodies are not looked into), or None when the body
+    is not a clean sequence of them (Unicode names, a comment inside an argument's line,
+    an argument without a value or followed by more on its line...): the caller then parses
+    the block, which reports what is wrong.
+
+    An argument's expression ends at the first newline, ``#``/``//`` comment or unmatched
+    ``}`` outside brackets, parentheses, braces, quoted templates and heredocs (hclsyntax:
+    newlines inside those are not significant)."""
+    try:
+        return list(_body_items(text, block))
+    except _Unfollowable:
+        return None
+
+
+def _body_items(text: str, block: TopBlock):
+    pos, line, last = block.open, block.line, block.end - 1  # `last`: the block's closing "}"
+    while True:
+        gap = _GAP.match(text, pos, last)
+        line += text.count("\n", pos, gap.end())
+        pos = gap.end()
+        if pos == last:
+            return
+        name = _NAME.match(text, pos, last)
+        if name is None:
+            raise _Unfollowable()
+        after = _SPACES.match(text, name.end(), last).end()
+        if text.startswith("=", after) and not text.startswith("==", after):
+            expr_start = _SPACES.match(text, after + 1, last).end()
+            stop = _expression_end(text, expr_start, last)
+            while stop > expr_start and text[stop - 1] in " \t\r":
+                stop -= 1
+            if stop == expr_start:
+                raise _Unfollowable()  # no value: the parser's error
+            yield BodyArgument(name.group(), pos, expr_start, stop, line)
+            end = stop
+        else:
+            header = _HEADER.match(text, pos, last)
+            if header is None:
+                raise _Unfollowable()
+            labels = tuple(m.group(1) if m.group(1) is not None else m.group(2)
+                           for m in _LABEL.finditer(header.group(2)))
+            end = _close(text, header.end())
+            if end > last:
+                raise _Unfollowable()
+            yield TopBlock(header.group(1), labels, pos, end, line, header.end())
+        tail = _LINE_END.match(text, end, last + 1)
+        if tail is None or (tail.group().endswith("}") and tail.end() - 1 != last):
+            raise _Unfollowable()  # more on the same line: the parser's error
+        line += text.count("\n", pos, end)
+        pos = end
+
+
+def _expression_end(text: str, pos: int, last: int) -> int:
+    """Where the expression starting at ``pos`` ends (see :func:`body_items`)."""
+    depth = 0
+    while True:
+        m = _EXPR.search(text, pos, last + 1)
+        if m is None:
+            raise _Unfollowable()
+        tok = m.group()
+        if tok == "\n" or tok in ("#", "//"):
+            if depth == 0:
+                return m.start()
+            if tok == "\n":
+                pos = m.end()
+            else:
+                nl = text.find("\n", m.end(), last)
+                if nl < 0:
+                    raise _Unfollowable()
+                pos = nl
+        elif tok in "([{":
+            depth += 1
+            pos = m.end()
+        elif tok in ")]}":
+            if depth == 0:
+                if tok == "}" and m.start() == last:
+                    return m.start()  # a one-line block: `{ a = 1 }`
+                raise _Unfollowable()
+            depth -= 1
+            pos = m.end()
+        elif tok == '"':
+            pos = _quoted(text, m.end())
+        elif tok == "/*":
+            if depth == 0:
+                raise _Unfollowable()  # a comment inside the line: left to the parser
+            end = text.find("*/", m.end(), last)
+            if end < 0:
+                raise _Unfollowable()
+            pos = end + 2
+        else:  # "<<"
+            h = _HEREDOC_START.match(text, m.start())
+            if h is None:
+                raise _Unfollowable()
+            pos = _heredoc(text, h.end(), h.group(2))
+        if pos > last:
+            raise _Unfollowable()

@@ -79,8 +79,10 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
     """Read the module at ``root/subdir`` and its local modules, as ``product`` reads them
     (:func:`tofu_solve.config.loader.load_module_dir`).
 
-    ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
-    root module may call ``../`` anywhere). ``inputs``: the top module's variable values
+    ``confine``: local paths must stay inside ``root``, and only the arguments the solve
+    evaluates are parsed (true for packages; the user's own root module may call ``../``
+    anywhere, and every argument of the blocks the solve reads is parsed, so that its syntax
+    errors are reported: :func:`tofu_solve.config.loader.load_module_dir`'s ``strict``). ``inputs``: the top module's variable values
     given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``).
 
     Raises:
@@ -96,7 +98,7 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
     def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
         prefix = f"{rel_dir}/" if rel_dir else ""
         cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
-                              inputs=inputs if not path else None, product=product)
+                              inputs=inputs if not path else None, product=product, strict=not confine)
         for p in cfg.provider_requirements:
             providers.append((path, p))
         for c in cfg.core_requirements:

@@ -14,6 +14,7 @@ requested in the background, so network round trips overlap while the resolver w
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -79,6 +80,7 @@ class SolveOptions:
 @dataclass
 class Stats:
     trees_read: int = 0
+    read_seconds: float = 0.0  # wall time spent reading fetched packages' module trees (HCL), summed over threads
     trees_from_cache: int = 0
     packages_fetched: int = 0
     improve_fetches: int = 0  # module versions the after-solve pass fetched (bounded)
@@ -416,10 +418,13 @@ class Context:
             value = ConfigurationError("Module subdirectory not found",
                                        f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
         else:
+            started = time.perf_counter()
             try:
                 value = read_module_tree(package.root, package.subdir, product=self.options.target.product)
             except ConfigurationError as e:
                 value = e
+            with self._lock:
+                self.stats.read_seconds += time.perf_counter() - started
         with self._lock:
             self.stats.trees_read += 1
         self.metadata.put(*key, value)
