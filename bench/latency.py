@@ -104,7 +104,7 @@ def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None) -
                 env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
                        "HOME": str(tmp), "NO_COLOR": "1"}
                 root.write(tmp / "root")
-                cold, code, out = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
+                cold, code, out = _run_cli(["init", "-json", "-handover=false", f"-chdir={tmp / 'root'}"], env)
                 if code != 0:
                     print(f"| {root.name} | {label} | failed ({cold:.2f} s) |", flush=True)
                     shutil.rmtree(tmp, ignore_errors=True)
@@ -113,7 +113,7 @@ def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None) -
                 read = result["stats"].get("tree_read_ms", 0) / 1000
                 paths = [m["path"] for m in result["modules"]]
                 depth, calls, providers = _depth(paths), len(paths), len(result["providers"])
-                warm, _, wout = _run_cli(["init", "-json", f"-chdir={tmp / 'root'}"], env)
+                warm, _, wout = _run_cli(["init", "-json", "-handover=false", f"-chdir={tmp / 'root'}"], env)
                 wres = json.loads(wout.strip().splitlines()[-1])["result"]
                 warm_ops = sum(wres["network_operations"].values())
                 floor = rtt * (2 + 6 * depth + 4)

@@ -1,6 +1,6 @@
 """Record what tofu-solve does on a fixed set of roots, to compare two commits.
 
-    python3 bench/snapshot.py --repo DIR --out FILE [--examples N] [--pairs N]
+    python3 bench/snapshot.py --repo DIR --out FILE [--examples N] [--pairs N] [--real-content GIT_DIR ...]
     python3 bench/snapshot.py --compare A.json B.json
 
 For each root (the first N example roots of ``../shared/corpus`` and the first N assembled
@@ -10,7 +10,9 @@ call and ``outdated -json``) and records each exit status, the lock file, standa
 and standard error. Progress lines (whose order depends on thread timing), server ports and
 temporary paths are normalized away; everything else must be identical for a change that
 promises "behaviour does not change". The fixture world is built and served by this
-checkout's ``tofu_solve.world``.
+checkout's ``tofu_solve.world``; with ``--real-content``, with those real repositories in
+place of the generated ones (``real_world.py``), so that real HCL is read. ``init`` runs with
+``-handover=false``: what is recorded is tofu-solve's own work, not a client's.
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
+
+from real_world import real_content_world  # noqa: E402
 
 from tofu_solve.world import build_world, default_world_dir, running_world  # noqa: E402
 from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
@@ -49,13 +54,15 @@ def run(repo: Path, env: dict, args: list[str], tmp: Path) -> dict:
             "out": normalize(r.stdout, tmp), "err": normalize(r.stderr, tmp)}
 
 
-def record(repo: Path, examples: int, pairs: int) -> list[dict]:
+def record(repo: Path, examples: int, pairs: int, real: list[Path]) -> list[dict]:
     corpus = REPO.parent / "shared" / "corpus"
     world = build_world(corpus, default_world_dir())
     roots = example_roots(corpus)[:examples] + assembled_roots(corpus)[:pairs]
     out = []
     with tempfile.TemporaryDirectory(prefix="tofu-solve-snapshot-") as t:
         tmp = Path(t)
+        if real:
+            world, _ = real_content_world(world, real, tmp / "world")
         (tmp / "servers").mkdir()
         with running_world(world, tmp / "servers") as rw:
             env = {**os.environ, **rw.env(tmp / "cache"), "PYTHONPATH": str(repo), "NO_COLOR": "1"}
@@ -63,11 +70,12 @@ def record(repo: Path, examples: int, pairs: int) -> list[dict]:
             for i, root in enumerate(roots):
                 d = root.write(tmp / f"r{i}")
                 entry = {"root": root.name if hasattr(root, "name") else str(i), "runs": []}
-                entry["runs"].append(run(repo, env, ["init", f"-chdir={d}"], tmp))
+                entry["runs"].append(run(repo, env, ["init", "-handover=false", f"-chdir={d}"], tmp))
                 lock = d / ".terraform.lock.hcl"
                 entry["lock"] = normalize(lock.read_text(), tmp) if lock.exists() else None
                 entry["runs"].append(run(repo, env, ["check", f"-chdir={d}"], tmp))
-                entry["runs"].append(run(repo, env, ["init", "-lockfile=readonly", f"-chdir={d}"], tmp))
+                entry["runs"].append(run(repo, env, ["init", "-lockfile=readonly", "-handover=false", f"-chdir={d}"],
+                                          tmp))
                 calls = re.findall(r'^module "([^"]+)"', (d / "main.tf").read_text(), re.M)
                 if calls and entry["lock"]:
                     entry["runs"].append(run(repo, env, ["why", calls[0], f"-chdir={d}"], tmp))
@@ -104,13 +112,15 @@ def main() -> int:
     ap.add_argument("--out", help="where to write the record (JSON)")
     ap.add_argument("--examples", type=int, default=40)
     ap.add_argument("--pairs", type=int, default=40)
+    ap.add_argument("--real-content", nargs="+", type=Path, default=[], metavar="GIT_DIR",
+                    help="real repositories in place of the fixture world's (bench/real_world.py)")
     ap.add_argument("--compare", nargs=2, metavar="FILE", help="compare two records; exit 1 when they differ")
     args = ap.parse_args()
     if args.compare:
         return compare(Path(args.compare[0]), Path(args.compare[1]))
     if not args.out:
         ap.error("--out is required")
-    data = record(Path(args.repo).resolve(), args.examples, args.pairs)
+    data = record(Path(args.repo).resolve(), args.examples, args.pairs, args.real_content)
     Path(args.out).write_text(json.dumps(data, indent=1))
     return 0
 

@@ -318,6 +318,15 @@ def test_init_recursive_solves_every_root_and_reports_across_them(tmp_path, tofu
     assert bad.code == 1
     assert "live/dev/app   error" in bad.out and "live/prod/app  ok" in bad.out
     assert "Incompatible locked module version" in bad.err  # its lock holds kms below ~> 99.0
+    # files named from the directory -recursive ran in (issue #24), in text and -json, where
+    # the json range's byte offset is read from that file
+    assert "on live/dev/app/main.tf line 3" in bad.err
+    bad_json = tofu_solve(base, "init", "-recursive", "-json")
+    diag = next(json.loads(line) for line in bad_json.out.splitlines() if '"diagnostic"' in line
+                and json.loads(line)["diagnostic"]["severity"] == "error")["diagnostic"]
+    assert diag["range"]["filename"] == "live/dev/app/main.tf" and diag["range"]["start"]["line"] == 3
+    assert diag["snippet"]["code"] == '  version = "~> 99.0"'
+    assert diag["range"]["start"]["byte"] == len('module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  ')
     checked = tofu_solve(base, "check", "-recursive", "-json")
     assert checked.code == 1 and not checked.json()["ok"]
 

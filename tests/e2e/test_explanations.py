@@ -153,6 +153,49 @@ def test_a_fix_that_keeps_the_provider_is_found_across_three_calls(tmp_path, tof
     assert "[keeps the providers]" in r.err and "[fewest edits; keeps the modules]" in r.err
 
 
+def test_recursive_explanations_name_files_from_where_the_user_ran(tmp_path, tofu_solve):
+    """init -recursive: citations and suggested edits name files from the directory the
+    user ran in (``live/x/main.tf:5``), and applying the edits there solves (issue #24)."""
+    base = tmp_path / "repo"
+    write_root(base / "live" / "x", AWS5_VPC_EKS_RDS)
+    write_root(base / "live" / "y", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                    '  version = "~> 2.0"\n}\n')
+    r = tofu_solve(base, "init", "-recursive")
+    assert r.code == 1
+    assert '"~> 5.0" required by the root module at live/x/main.tf:5' in r.err
+    assert 'change "~> 5.0" to "~> 6.0" at live/x/main.tf:5' in r.err
+    j = tofu_solve(base, "init", "-recursive", "-json")
+    failed = next(x for x in j.json()["roots"] if not x["ok"])
+    suggestions = failed["error"]["explanation"]["suggestions"]
+    assert suggestions[0]["edits"] == [{"file": "live/x/main.tf", "line": 5, "old": "~> 5.0", "new": "~> 6.0"}]
+    apply_edits(base, suggestions[0]["edits"])
+    assert tofu_solve(base, "init", "-recursive").code == 0
+
+
+def test_a_fix_never_starts_by_undoing_the_users_own_edit(tmp_path, tofu_solve):
+    """Issue #24 §2: eks moved from "~> 20.0" to "~> 21.0" under aws "~> 5.0"; init says the
+    lock holds eks 20.x, and init -upgrade=eks then explains the conflict. Changing eks back
+    is the smallest move, but it undoes what the user just did: it ranks after the fix that
+    keeps the edit, and says what the lock recorded."""
+    root = write_root(tmp_path / "root", AWS5_VPC_EKS_RDS.replace('">= 21.0"', '"~> 20.0"')
+                      .replace('"~> 7.0"', '"~> 6.0"'))
+    first = tofu_solve(root, "init")
+    assert first.code == 0, first.err
+    assert 'constraints = "~> 20.0"' in first.lock
+    main = root / "main.tf"
+    main.write_text(main.read_text().replace('"~> 20.0"', '"~> 21.0"'))
+    assert "Incompatible locked module version" in tofu_solve(root, "init").err
+    j = tofu_solve(root, "init", "-upgrade=eks", "-json")
+    suggestions = [s for s in _error(j)["explanation"]["suggestions"] if s["edits"]]
+    undo = [s for s in suggestions if any(e["old"] == "~> 21.0" for e in s["edits"])]
+    keep = [s for s in suggestions if s not in undo]
+    assert undo and keep
+    assert suggestions.index(undo[0]) > max(suggestions.index(k) for k in keep)
+    assert undo[0]["undoes_edit"] == ["eks"] and all(k["undoes_edit"] == [] for k in keep)
+    assert 'which you edited since the lock file was written (it recorded "~> 20.0")' in undo[0]["summary"]
+    check_every_suggestion(tofu_solve, root, keep, "-upgrade=eks")
+
+
 def test_noisy_ranges_are_collapsed(tmp_path, tofu_solve):
     """Identical constraints of one module version are shown once, with the files."""
     root = write_root(tmp_path / "root", AWS5_VPC_EKS_RDS)

@@ -69,12 +69,13 @@ class Difference:
 
 
 def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] = (),
-          target: TargetVersion | None = None) -> list[Difference]:
+          target: TargetVersion | None = None, display_prefix: str = "") -> list[Difference]:
     """Every difference between the configuration, the lock file, ``modules.json``, the
     installed modules and the override files of the working directory at ``root``
     (``cli_vars``: ``-var`` / ``-var-file`` options, and ``target`` the client
     and version to check for, as ``init`` chose it; by default OpenTofu, as
-    :func:`tofu_solve.versions.target.target_version` finds it without a client).
+    :func:`tofu_solve.versions.target.target_version` finds it without a client;
+    ``display_prefix`` before the root's file names in citations, as ``-recursive`` names them).
 
     Raises:
         ConfigurationError: the root module cannot be read.
@@ -91,7 +92,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     copies: dict[str, tuple[ModuleTree, Path, str]] = {}
     providers: dict[str, list] = {}
     root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
-                                 product=target.product)
+                                 product=target.product, display_prefix=display_prefix)
 
     def visit(tree: ModuleTree, prefix: str, base: str) -> None:
         for _, p in tree.providers:
@@ -270,11 +271,12 @@ def run(args, settings: Settings) -> int:
 
 
 def _run_recursive(args, settings: Settings) -> int:
-    from .monorepo import each_root  # only -recursive pays for the fan-out
+    from .monorepo import display_prefix, each_root  # only -recursive pays for the fan-out
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
+    base = Path(args.chdir)
     results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()),
-                                                       _target(args, root, client)))
+                                                       _target(args, root, client), display_prefix(root, base)))
     bad = [(n, o) for n, o in results if not o.ok or o.value]
     if args.json:
         json.dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,

@@ -56,7 +56,7 @@ from ..versions.target import Client, TargetVersion, configured_client, target_v
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_hashes, verify
 from ..workdir.state import recorded_module_locks, snapshot, write_state
-from .monorepo import cross_root_report, find_roots, relative_name, run_each
+from .monorepo import cross_root_report, display_prefix, find_roots, relative_name, run_each
 from .views.init import InitViews, init_result_as_data, show_result
 from .views.json_stream import warning_data
 
@@ -81,6 +81,7 @@ class InitOptions:
     install: bool = True
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
     vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
+    display_prefix: str = ""  # prepended to the root's file names in citations (-recursive: "envs/prod/")
 
 
 @dataclass
@@ -125,7 +126,7 @@ def run_init(opts: InitOptions, settings: Settings,
     root = Path(opts.root)
     target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
     tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, opts.vars),
-                            product=target.product)
+                            product=target.product, display_prefix=opts.display_prefix)
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
     if not target.terraform:
@@ -146,6 +147,7 @@ def run_init(opts: InitOptions, settings: Settings,
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
     ctx, counter = build_context(options, solve_locks, settings, progress)
+    ctx.recorded_locks = locks
     ctx.client.refresh_only = providers_again
     packages = _provider_packages(ctx, counter, opts)
     plugin_cache = packages.plugin_cache_dir
@@ -536,7 +538,8 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
 
     def one(root: Path):
         name = relative_name(root, base)
-        result = run_init(dataclasses.replace(opts, root=root), settings, progress=lambda e: views.progress(InRoot(name, e)))
+        result = run_init(dataclasses.replace(opts, root=root, display_prefix=display_prefix(root, base)), settings,
+                          progress=lambda e: views.progress(InRoot(name, e)))
         views.progress(RootDone(name, len(result.resolution.modules)))
         h = _handover_for(args, opts, result, settings, root)
         if h is not None:

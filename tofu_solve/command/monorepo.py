@@ -131,7 +131,15 @@ def relative_name(root: Path, base: Path) -> str:
     return "." if rel == "." else rel
 
 
-__all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "find_roots", "relative_name", "run_each"]
+def display_prefix(root: Path, base: Path) -> str:
+    """What file names in ``root`` are prefixed with to name them from ``base``, the
+    directory ``-recursive`` ran in (``envs/prod/``; empty for ``base`` itself)."""
+    rel = relative_name(root, base)
+    return "" if rel == "." else rel.replace(os.sep, "/") + "/"
+
+
+__all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefix", "find_roots", "relative_name",
+           "run_each"]
 
 
 def each_root(chdir: str, fn) -> list:

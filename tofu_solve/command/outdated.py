@@ -62,9 +62,10 @@ class Outdated:
 
 
 def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
-             shared: bool = False, progress=None) -> list[Outdated]:
+             shared: bool = False, progress=None, display_prefix: str = "") -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
-    by call path; then providers, by address).
+    by call path; then providers, by address); ``display_prefix`` before the root's file
+    names, as ``-recursive`` names them.
 
     Raises: the errors of ``init`` (configuration, network, and ResolutionError when even
     ``-upgrade`` finds no consistent set of versions).
@@ -72,7 +73,7 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     root = Path(root)
     target = target or target_version(None, root)
     tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, vars),
-                            product=target.product)
+                            product=target.product, display_prefix=display_prefix)
     locks = read_lock_file(root / LOCK_FILE_NAME)
     if not target.terraform:
         locks.upgrade_from_predecessor()
@@ -240,11 +241,13 @@ def run(args, settings: Settings) -> int:
 
 
 def _run_recursive(args, settings: Settings) -> int:
-    from .monorepo import each_root  # only -recursive pays for the fan-out
+    from .monorepo import display_prefix, each_root  # only -recursive pays for the fan-out
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
+    base = Path(args.chdir)
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
-                                                     _target(args, root, client), args.module_versions == "shared"))
+                                                     _target(args, root, client), args.module_versions == "shared",
+                                                     display_prefix=display_prefix(root, base)))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     if args.json:

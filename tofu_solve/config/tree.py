@@ -75,7 +75,8 @@ class ModuleTree:
 
 
 def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
-                     inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU) -> ModuleTree:
+                     inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU,
+                     display_prefix: str = "") -> ModuleTree:
     """Read the module at ``root/subdir`` and its local modules, as ``product`` reads them
     (:func:`tofu_solve.config.loader.load_module_dir`).
 
@@ -83,7 +84,9 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
     evaluates are parsed (true for packages; the user's own root module may call ``../``
     anywhere, and every argument of the blocks the solve reads is parsed, so that its syntax
     errors are reported: :func:`tofu_solve.config.loader.load_module_dir`'s ``strict``). ``inputs``: the top module's variable values
-    given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``).
+    given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``). ``display_prefix`` is prepended
+to every file name cited (``envs/prod/`` under ``init -recursive``: files are named relative
+to the directory the user ran in).
 
     Raises:
         ConfigurationError: a directory fails to load (with file and line), a local call
@@ -96,7 +99,7 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
     root = Path(root)
 
     def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
-        prefix = f"{rel_dir}/" if rel_dir else ""
+        prefix = display_prefix + (f"{rel_dir}/" if rel_dir else "")
         cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
                               inputs=inputs if not path else None, product=product, strict=not confine)
         for p in cfg.provider_requirements:

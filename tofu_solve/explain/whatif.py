@@ -83,6 +83,9 @@ class Lever:
         file, line: where ``text`` is written (the line that holds the string), relative to
             the root module directory.
         index: position of the requirement in the root requirements.
+        locked_as: when the user changed this constraint since the lock file was written,
+            what the lock recorded for it (the module block's ``constraints``; of a provider,
+            the block's ``constraints``, which no longer hold this one); else None.
     """
 
     kind: str
@@ -91,6 +94,7 @@ class Lever:
     file: str | None
     line: int | None
     index: int
+    locked_as: str | None = None
 
     @property
     def at(self) -> str:
@@ -149,16 +153,28 @@ class Suggestion:
         text = "change " + " and ".join(parts) + (f": {picks} would be selected" if picks else "")
         if self.upgrade:
             text += f" (then run tofu-solve init -upgrade={','.join(self.upgrade)})"
-        if self.caveats:
-            text += f"; but {'; '.join(self.caveats)}"
+        notes = list(self.caveats) + [
+            f'it changes {_short(lv.name)}\'s "{lv.text}", which you edited since the lock file was written '
+            f'(it recorded "{lv.locked_as}")' for lv in self.undoes]
+        if notes:
+            text += f"; but {'; '.join(notes)}"
         return text + "."
 
+    @property
+    def undoes(self) -> list[Lever]:
+        """The levers this fix edits that the user changed since the lock was written: a fix
+        that starts by undoing what the user just did ranks after every other (issue #24)."""
+        return [e.lever for e in self.edits if e.lever.locked_as is not None]
+
     def rank(self) -> tuple:
-        """Fixes the next init would warn about last, then fewest edits, then smallest move."""
-        return (bool(self.caveats), len(self.edits), self.move, [e.line or 0 for e in self.edits])
+        """Fixes that undo the user's own edit last, then those the next init would warn
+        about, then fewest edits, then smallest move."""
+        return (bool(self.undoes), bool(self.caveats), len(self.edits), self.move,
+                [e.line or 0 for e in self.edits])
 
     def as_dict(self) -> dict:
         return {"summary": self.summary(), "caveats": list(self.caveats),
+                "undoes_edit": [lv.name for lv in self.undoes],
                 "edits": [{"file": e.file, "line": e.line, "old": e.old, "new": e.new} for e in self.edits]}
 
 
@@ -179,7 +195,7 @@ def _constraint_line(root: Path | None, where, text: str) -> tuple[str | None, i
     if root is None:
         return file, line
     try:
-        lines = (root / file).read_text(encoding="utf-8").splitlines()
+        lines = _file_in(root, file).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return file, line
     needle = f'"{text}"'
@@ -187,6 +203,42 @@ def _constraint_line(root: Path | None, where, text: str) -> tuple[str | None, i
         if needle in lines[i]:
             return file, i + 1
     return file, line
+
+
+def _file_in(root: Path, file: str) -> Path:
+    """The file a citation names: relative to the root module, or (``init -recursive``) to
+    the directory the user ran in, which the citation's leading directories name."""
+    path = root / file
+    if path.is_file():
+        return path
+    parts = Path(file).parts
+    for k in range(len(parts) - 1, 0, -1):
+        if tuple(root.parts[-k:]) == parts[:k]:
+            return root.joinpath(*parts[k:])
+    return path
+
+
+def _locked_as(lv: Lever, locks: LockFile) -> str | None:
+    """What the lock file recorded for ``lv`` when the user has changed it since (see
+    :class:`Lever`), else None. A module block records its call's constraint as written; a
+    provider block the canonical AND of every constraint on the provider, which holds each
+    of the root's own terms unless the user changed them."""
+    if lv.kind == "module":
+        lock = locks.modules.get(lv.name)
+        if lock is None or not lock.constraints or lock.constraints == lv.text:
+            return None
+        return lock.constraints
+    if lv.kind == "provider":
+        lock = locks.providers.get(lv.name)
+        if lock is None or not lock.constraints:
+            return None
+        try:
+            mine = set(provider_constraint(lv.text).canonical.split(", "))
+            recorded = set(provider_constraint(lock.constraints).canonical.split(", "))
+        except TofuSolveError:
+            return None
+        return None if mine <= recorded else lock.constraints
+    return None
 
 
 def levers_of(root_reqs: list, root: Path | None) -> list[Lever]:
@@ -368,7 +420,8 @@ class WhatIf:
     def __init__(self, ctx: Context, root_reqs: list, root: Path | None):
         self.ctx = ctx
         self.reqs = root_reqs
-        self.levers = levers_of(root_reqs, root)
+        self.levers = [dataclasses.replace(lv, locked_as=_locked_as(lv, ctx.recorded_locks))
+                       for lv in levers_of(root_reqs, root)]
         self.attempts = 0
         self.budget = FETCH_BUDGET
         self.exhausted = False  # a bound was reached at least once
@@ -576,7 +629,8 @@ class WhatIf:
                     out = self.attempt(hs, again=True)
                 if out.status == "solved":
                     s = self._verify(hs, out)
-                    if s is not None and (best is None or (bool(s.caveats), s.move) < (bool(best.caveats), best.move)):
+                    if s is not None and (best is None or (bool(s.undoes), bool(s.caveats), s.move) <
+                                          (bool(best.undoes), bool(best.caveats), best.move)):
                         best = s
                 elif out.status == "impossible":
                     more = self.minimal_clash([lv for lv in self.levers if lv.index not in hs], hs)

@@ -99,6 +99,9 @@ class Context:
         self.oci = oci
         self.options = options
         self.locks = locks
+        # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
+        # the user's configuration was locked with (explanations compare against it)
+        self.recorded_locks = locks
         self.registry = registry
         self.git = git
         self.pinned = pinned
