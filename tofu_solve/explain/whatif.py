@@ -34,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from resolvelib import BaseReporter, Resolver
+from resolvelib import BaseReporter
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from ..config.tree import ModuleTree
@@ -51,6 +51,7 @@ from ..solver.model import (
 from ..solver.propagate import Pruning, propagate
 from ..solver.provider import TofuSolveProvider
 from ..solver.reporter import Interrupted, SearchReporter
+from ..solver.search import Search
 from ..versions import goversions as gvs
 from ..versions.constraints import module_constraint, provider_constraint
 from ..versions.goversion import GoVersion
@@ -481,7 +482,7 @@ class WhatIf:
             else:
                 pruned = {k: set(v) for k, v in pruning.dead.items()}
                 try:
-                    result = Resolver(_NearestFirst(view, nearest, pruned), SearchReporter(ATTEMPT_BACKTRACKS)).resolve(
+                    result = Search(_NearestFirst(view, nearest, pruned), SearchReporter(ATTEMPT_BACKTRACKS)).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
                 except Interrupted:
                     # what the search has read since may prove a dead end now
@@ -489,7 +490,7 @@ class WhatIf:
                     if pruning.empty:
                         raise ResolutionImpossible([]) from None
                     pruned = {k: set(v) for k, v in pruning.dead.items()}
-                    result = Resolver(_NearestFirst(view, nearest, pruned), BaseReporter()).resolve(
+                    result = Search(_NearestFirst(view, nearest, pruned), BaseReporter()).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
                 out = Outcome("solved", mapping=dict(result.mapping))
         except ResolutionImpossible as e:

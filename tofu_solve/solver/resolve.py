@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from resolvelib import BaseReporter, Resolver
+from resolvelib import BaseReporter
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from ..addrs.product import OPENTOFU, Product
@@ -31,6 +31,7 @@ from .model import (
 )
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
+from .search import Search
 
 
 @dataclass
@@ -174,7 +175,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
         on_round=lambda index, backtracks: ctx.progress(StillResolving(index, backtracks)))
     try:
         try:
-            result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
+            result = Search(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
         except Interrupted:
             # The search keeps going back: read every candidate of the root calls at once
             # (in parallel) and drop the versions that cannot be part of any solution; a
@@ -184,7 +185,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             if pruning.empty:
                 raise Unsatisfiable([], reqs, tree, root) from None
             provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
-            result = Resolver(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
+            result = Search(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
     except ResolutionImpossible as e:
         raise Unsatisfiable(e.causes, reqs, tree, root) from None
     except ResolutionTooDeep:
@@ -313,7 +314,7 @@ def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attem
             attempts += 1
             floor = NewerThan(call_path, cand.version, cand.version.string)
             try:
-                alt = Resolver(provider, BaseReporter()).resolve(reqs + [floor], max_rounds=rounds)
+                alt = Search(provider, BaseReporter()).resolve(reqs + [floor], max_rounds=rounds)
             except (ResolutionImpossible, ResolutionTooDeep, FetchBudgetExceeded):
                 continue
             alt_total, alt_per_call = _lag(alt, ctx)

@@ -136,6 +136,7 @@ class MemoryContext(Context):
         super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1),
                          locks or LockFile(), names, names, names, None, None)
         self.u = u
+        self._listed: dict[str, list[AvailableVersion]] = {}
         self._provider_versions = {
             a: sorted((gvs.Version.parse(v) for v in vs), key=functools.cmp_to_key(lambda x, y: x.compare(y)))
             for a, vs in u.providers.items()}
@@ -144,8 +145,12 @@ class MemoryContext(Context):
         return self.registry
 
     def available(self, req):
+        # parsed once per package, as a real Context lists a source once per run
         pkg = req.call.source.package.for_display
-        return [AvailableVersion(v, GoVersion.parse(v)) for v in self.u.versions.get(pkg, [])]
+        listed = self._listed.get(pkg)
+        if listed is None:
+            listed = self._listed[pkg] = [AvailableVersion(v, GoVersion.parse(v)) for v in self.u.versions.get(pkg, [])]
+        return list(listed)
 
     def prefetch_available(self, req):
         pass
