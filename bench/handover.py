@@ -33,7 +33,13 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from delay_proxy import DelayProxy  # noqa: E402
 
-from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
+from tofu_solve.world import (  # noqa: E402
+    GitDaemon,
+    RegistryServer,
+    build_world,
+    default_world_dir,
+    write_cli_config,
+)
 
 
 def _wrapper(d: Path) -> str:

@@ -51,7 +51,7 @@ def _tree(t) -> str:
 
 def meaning(expr) -> tuple:
     try:
-        return ("literal", repr(expr.literal()))
+        return ("literal", repr(expr.literal()), sorted((k, e.line) for k, e in (expr.object_items() or {}).items()))
     except hcl.NotLiteral:
         return ("tree", _tree(expr.tree), expr.traversal(), expr.template_parts())
 

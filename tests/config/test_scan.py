@@ -123,6 +123,38 @@ def test_blocks_the_solve_does_not_read_are_not_parsed(monkeypatch):
     assert body.blocks[1].labels == ["aws_instance", "r0"] and body.blocks[1].line == 4
 
 
+def test_a_packages_calls_and_provider_requirements_read_without_the_parser(monkeypatch):
+    """What the solve reads of a typical package (module calls' source and version, its
+    required_providers entries) is plain: no parse tree is built for it, and the values and
+    lines are the parser's."""
+    text = ('terraform {\n  required_version = ">= 1.5.7"\n  required_providers {\n    aws = {\n'
+            '      source  = "hashicorp/aws"\n\n      version = ">= 6.28"\n    }\n    random = {\n'
+            '      source = "hashicorp/random",\n    }\n  }\n}\n'
+            'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "4.0.0"\n'
+            '  aliases = ["eks/${var.name}"]\n  tags    = merge(var.tags, { x = 1 })\n}\n')
+    whole = hcl.parse(text, "versions.tf")
+    parsed = []
+    real = hcl._parser()
+
+    class Counting:
+        def parse(self, chunk):
+            parsed.append(chunk)
+            return real.parse(chunk)
+    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
+    body = hcl.parse_blocks(text, "versions.tf", _wanted)
+    rp = body.blocks[0].body.blocks_of("required_providers")[0]
+    aws = rp.body.attribute("aws").expr
+    assert aws.literal() == {"source": "hashicorp/aws", "version": ">= 6.28"}
+    assert {k: e.line for k, e in aws.object_items().items()} == {"source": 5, "version": 7}
+    assert rp.body.attribute("random").expr.literal() == {"source": "hashicorp/random"}
+    kms = body.blocks[1].body
+    assert (kms.attribute("source").expr.literal(), kms.attribute("version").expr.literal()) == \
+        ("terraform-aws-modules/kms/aws", "4.0.0")
+    assert parsed == []
+    assert _shape(body.blocks[0]) == _shape(whole.blocks[0]) and _shape(body.blocks[1]) == _shape(whole.blocks[1])
+    assert len(parsed) == 2  # the two arguments that are not plain, read only to compare
+
+
 def _tree(t) -> str:
     """A parse tree without its newlines and comments (which python-hcl2 keeps inside some
     operators' trees, up to the next line's indentation)."""
@@ -136,7 +168,7 @@ def _meaning(expr: hcl.Expr) -> tuple:
     """What an expression means to a reader: its value, or its tree and what the readers of
     expressions take from it."""
     try:
-        return ("literal", repr(expr.literal()))
+        return ("literal", repr(expr.literal()), sorted((k, e.line) for k, e in (expr.object_items() or {}).items()))
     except hcl.NotLiteral:
         return ("tree", _tree(expr.tree), expr.traversal(), expr.template_parts(),
                 sorted((k, _meaning(v)) for k, v in (expr.object_items() or {}).items()))
@@ -171,6 +203,38 @@ def test_every_configuration_in_the_suite_reads_as_a_whole_parse_reads_it(path):
             assert (p.type, p.labels, p.line, p.start, p.end) == (w.type, w.labels, w.line, w.start, w.end)
         else:
             assert _shape(p) == _shape(w)
+
+
+CLI_AND_VARIABLES = [
+    'plugin_cache_dir = "/var/cache/tofu"\ndisable_checkpoint = true\n',
+    'credentials "app.example.com" {\n  token = "xxxx.atlasv1.zzz"\n}\nhost "example.com" {\n  services = {\n'
+    '    "modules.v1" = "https://example.com/v1/modules/"\n    "providers.v1" = "/v1/providers/"\n  }\n}\n',
+    'provider_installation {\n  filesystem_mirror {\n    path    = "/usr/share/tofu/providers"\n'
+    '    include = ["example.com/*/*"]\n  }\n  direct {\n    exclude = ["example.com/*/*"]\n  }\n}\n',
+    'region = "eu-west-1"\nazs = ["a", "b"]\ntags = { Team = "x", Env = "prod" }\ncount = 3 # a comment\n',
+    'name = "x"\nbroken = [1,\n',
+    'a = 1\nb = \n',
+    'π = 3.14\n',
+    'name = "no newline at the end"',
+]
+
+
+@pytest.mark.parametrize("text", CLI_AND_VARIABLES + [p.read_text() for p in HCL_FILES[:40]])
+def test_a_whole_file_read_lazily_reads_as_a_whole_parse(text):
+    """CLI configuration and variables files (top-level arguments and blocks) are read with
+    hcl.parse_lazily: plain values without a parse tree, so that a cold cache does not build
+    the parser for them (issue #23); with every argument read, the same items, values and
+    lines as a whole parse, or the same error."""
+    try:
+        whole = hcl.parse(text, "x.hcl")
+    except ConfigurationError as e:
+        with pytest.raises(ConfigurationError) as part:
+            hcl.force(hcl.parse_lazily(text, "x.hcl"))
+        assert (part.value.summary, part.value.where) == (e.summary, e.where)
+        return
+    part = hcl.parse_lazily(text, "x.hcl")
+    hcl.force(part)
+    assert [_shape(i) for i in part.items] == [_shape(i) for i in whole.items]
 
 
 def test_a_template_sequence_across_lines_is_read_as_opentofu_reads_it(tmp_path):

@@ -434,3 +434,28 @@ def test_off_a_terminal_progress_is_one_line_per_phase_in_a_stable_order(isolate
     r2 = tofu_solve(root2, "init", "-upgrade")
     assert r2.code == 0, r2.err
     assert "- Fetching" not in r2.err and "Fetching terraform-aws-modules/" in log.read_text()
+
+
+def test_a_syntax_error_in_the_roots_arguments_is_reported_first_and_nothing_is_written(tmp_path, tofu_solve):
+    """The root is read for what the solve needs, and read whole meanwhile, in the background
+    (issue #23: the parser is off the critical path): a syntax error in an argument the
+    solve does not evaluate is still reported as tofu reports it, with file and line; nothing
+    is written; it comes before an error of the solve."""
+    root = write_root(tmp_path / "root", '''
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 2.0"
+          aliases = [for a in var.names : "alias/${a}" if]
+        }
+        ''')
+    r = tofu_solve(root, "init")
+    assert r.code == 1
+    assert "Invalid syntax" in r.err and "on main.tf line 4" in r.err
+    assert not (root / ".terraform.lock.hcl").exists() and not (root / ".terraform" / "modules").exists()
+    # the solve would fail too (no such version): the syntax error still comes first
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace('"~> 2.0"', '"~> 99.0"'))
+    r2 = tofu_solve(root, "init")
+    assert r2.code == 1 and "on main.tf line 4" in r2.err and "Invalid syntax" in r2.err
+    # once mended, it solves
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace(' if]', ']').replace('"~> 99.0"', '"~> 2.0"'))
+    assert tofu_solve(root, "init").code == 0

@@ -529,8 +529,9 @@ def test_a_run_writes_nothing_outside_the_root_the_cache_and_the_data_directory(
     tmp, home, cache = tmp_path / "tmp", tmp_path / "home", tmp_path / "cache"
     tmp.mkdir()
     home.mkdir()
+    # an argument that is not a plain value: the parser is built (plain values need none)
     root = write_root(tmp_path / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
-                                         '  version = "~> 6.0"\n}\n')
+                                         '  version = "~> 6.0"\n  azs     = slice(["a", "b"], 0, 1)\n}\n')
     env = {**os.environ, **running.env(cache), "TMPDIR": str(tmp), "HOME": str(home)}
     for args in (["init"], ["check"], ["why", "vpc"], ["inspect"]):
         r = subprocess.run([sys.executable, "-m", "tofu_solve", *args, f"-chdir={root}"], env=env, capture_output=True,

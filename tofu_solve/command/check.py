@@ -271,7 +271,10 @@ def run(args, settings: Settings) -> int:
 
 
 def _run_recursive(args, settings: Settings) -> int:
-    from .monorepo import display_prefix, each_root  # only -recursive pays for the fan-out
+    from .monorepo import (  # only -recursive pays for the fan-out
+        display_prefix,
+        each_root,
+    )
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     base = Path(args.chdir)

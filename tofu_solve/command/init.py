@@ -20,7 +20,7 @@ from ..addrs.module_source import lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config import config_file_names
-from ..config.tree import read_module_tree
+from ..config.tree import RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
     ConfigurationError,
@@ -56,7 +56,13 @@ from ..versions.target import Client, TargetVersion, configured_client, target_v
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_hashes, verify
 from ..workdir.state import recorded_module_locks, snapshot, write_state
-from .monorepo import cross_root_report, display_prefix, find_roots, relative_name, run_each
+from .monorepo import (
+    cross_root_report,
+    display_prefix,
+    find_roots,
+    relative_name,
+    run_each,
+)
 from .views.init import InitViews, init_result_as_data, show_result
 from .views.json_stream import warning_data
 
@@ -122,11 +128,34 @@ def run_init(opts: InitOptions, settings: Settings,
     Raises:
         ConfigurationError, LockFileError, NoMatchingVersionError,
         NoVersionsError, ResolutionError, NetworkError, RegistryError: see the user guide.
+        A syntax error in the root module comes before any other error.
     """
+    checks: list[RootSyntaxCheck] = []
+    try:
+        return _init(opts, settings, progress, checks)
+    except TofuSolveError:
+        for c in checks:
+            c.raise_error()  # the root's own syntax error first, as tofu reports it
+        raise
+
+
+def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
+          checks: list[RootSyntaxCheck]) -> InitResult:
     root = Path(opts.root)
     target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
-    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, opts.vars),
-                            product=target.product, display_prefix=opts.display_prefix)
+    inputs = collect_input_values(root, settings.environ, opts.vars)
+
+    def read_root(strict: bool):
+        return read_module_tree(root, confine=False, strict=strict, inputs=inputs, product=target.product,
+                                display_prefix=opts.display_prefix)
+    # What the solve needs of the root now; every argument of the blocks it reads is parsed
+    # meanwhile, in the background, and its syntax errors come first.
+    try:
+        tree = read_root(False)
+    except ConfigurationError:
+        read_root(True)  # the error a whole read reports first (an earlier file's syntax error)
+        raise
+    checks.append(RootSyntaxCheck(lambda: read_root(True)))
     lock_path = root / LOCK_FILE_NAME
     locks = read_lock_file(lock_path)
     if not target.terraform:
@@ -212,6 +241,7 @@ def run_init(opts: InitOptions, settings: Settings,
             "Lock file would change",
             f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
             "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
+    checks[0].raise_error()  # nothing is written for a root with a syntax error
     # Install first, lock last: an interrupted init leaves the old lock file in place.
     replaced: list[str] = []
     manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade,

@@ -98,7 +98,8 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigurationError("Failed to read CLI configuration",
                                  f"{path} could not be read ({getattr(e, 'strerror', None) or e}).") from None
-    body = hcl.parse(text, str(path))
+    body = hcl.parse_lazily(text, str(path))
+    hcl.force(body)  # every argument: a syntax error anywhere is this file's (no parser for plain values)
     plugin_cache = None
     methods = None
     installs = body.blocks_of("provider_installation")

@@ -129,6 +129,19 @@ class ValueExpr(Expr):
         return None
 
 
+@dataclass(frozen=True)
+class ObjectValueExpr(ValueExpr):
+    """An object constructor read without a parse tree (:func:`parse_blocks`): one
+    ``key = value`` per line, each key a plain name or string and each value as
+    :class:`ValueExpr` reads it (``required_providers`` entries as they are written);
+    ``items`` holds each key's expression, with its own line."""
+
+    items: dict = field(default_factory=dict)
+
+    def object_items(self) -> dict[str, Expr] | None:
+        return dict(self.items)
+
+
 @dataclass
 class Attribute:
     name: str
@@ -571,20 +584,62 @@ class LazyAttribute(Attribute):
 
 
 _PLAIN_VALUE = re.compile(r'"([^"\\$%\n]*)"|(null|true|false)|([0-9]+)')
+_OBJECT_OPEN = re.compile(r"\{[ \t]*\r?\n")
+_OBJECT_ITEM = re.compile(r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
+                          r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*,?[ \t]*\r?\n')
+_BLANK_LINE = re.compile(r"[ \t]*\r?\n")
+_OBJECT_CLOSE = re.compile(r"[ \t]*\}")
+
+
+def _plain_value(string: str | None, constant: str | None, number: str | None):
+    return string if string is not None else _CONSTANTS[constant] if constant else int(number)
+
+
+def _plain_object(text: str, start: int, stop: int, line: int) -> ObjectValueExpr | None:
+    """The object constructor ``text[start:stop]`` read without a parse tree, when it is
+    written one plain ``key = value`` per line (blank lines allowed, no comments, no
+    repeated key); else None."""
+    m = _OBJECT_OPEN.match(text, start, stop)
+    if m is None:
+        return None
+    pos, at = m.end(), line + 1
+    value: dict = {}
+    items: dict = {}
+    while True:
+        close = _OBJECT_CLOSE.match(text, pos, stop)
+        if close is not None and close.end() == stop:
+            return ObjectValueExpr(None, text[start:stop], line, value, items)
+        blank = _BLANK_LINE.match(text, pos, stop)
+        if blank is not None:
+            pos, at = blank.end(), at + 1
+            continue
+        m = _OBJECT_ITEM.match(text, pos, stop)
+        if m is None:
+            return None
+        name, quoted, string, constant, number = m.groups()
+        key = name if name is not None else quoted
+        if key in value:
+            return None
+        value[key] = _plain_value(string, constant, number)
+        vstart = m.start(3) - 1 if string is not None else m.start(4) if constant else m.start(5)
+        vend = m.end(3) + 1 if string is not None else m.end(4) if constant else m.end(5)
+        items[key] = ValueExpr(None, text[vstart:vend], at, value[key])
+        pos, at = m.end(), at + 1
 
 
 class _Reader:
     """Reads the blocks of one file on demand (:func:`parse_blocks`): bodies by the scan,
     expressions by the parser, the file's own error when a part does not parse."""
 
-    def __init__(self, text: str, filename: str, error: type[TofuSolveError]):
+    def __init__(self, text: str, filename: str, error: type[TofuSolveError], whole_text: str | None = None):
         self.text, self.filename, self.error = text, filename, error
+        self.whole_text = text if whole_text is None else whole_text  # the file as written
         self._whole: Body | None = None
 
     def whole(self) -> Body:
         """The whole file parsed (raises its error, as :func:`parse` does)."""
         if self._whole is None:
-            self._whole = parse(self.text, self.filename, self.error)
+            self._whole = parse(self.whole_text, self.filename, self.error)
         return self._whole
 
     def chunk(self, start: int, stop: int, line: int) -> list[Block | Attribute] | None:
@@ -607,6 +662,10 @@ class _Reader:
             if parsed is not None and len(parsed) == 1 and isinstance(parsed[0], Block):
                 return parsed[0].body
             return self._in_whole_block(top).body
+        return self.items(found)
+
+    def items(self, found: list) -> Body:
+        """A body of the arguments and blocks :func:`body_items` found."""
         items: list[Block | Attribute] = []
         for item in found:
             if isinstance(item, BodyArgument):
@@ -620,9 +679,11 @@ class _Reader:
         text = self.text
         plain = _PLAIN_VALUE.fullmatch(text, arg.expr_start, arg.stop)
         if plain is not None:
-            string, constant, number = plain.groups()
-            value = string if string is not None else _CONSTANTS[constant] if constant else int(number)
-            return ValueExpr(None, text[arg.expr_start:arg.stop], arg.line, value)
+            return ValueExpr(None, text[arg.expr_start:arg.stop], arg.line, _plain_value(*plain.groups()))
+        if text.startswith("{", arg.expr_start):
+            obj = _plain_object(text, arg.expr_start, arg.stop, arg.line)
+            if obj is not None:
+                return obj
         parsed = self.chunk(arg.start, arg.stop, arg.line)
         if parsed is not None and len(parsed) == 1 and isinstance(parsed[0], Attribute):
             return parsed[0].expr
@@ -663,6 +724,23 @@ def force(body: Body) -> None:
             force(item.body)
         else:
             item.expr  # noqa: B018 - reading it parses it
+
+
+def parse_lazily(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
+    """A whole file (top-level arguments and blocks, as a CLI configuration or a variables
+    file holds them) read on demand, as :func:`parse_blocks` reads a block's body: arguments
+    parsed when first read (plain values without a parse tree), nested blocks scanned when
+    read. A file the scan cannot follow is parsed whole; :func:`force` reads everything, so
+    that ``force(parse_lazily(text, name))`` reports exactly what :func:`parse` reports.
+
+    Raises:
+        ``error``: as :func:`parse`, when the text is parsed whole.
+    """
+    framed = text + "\n}"  # the file as the body of a block that ends after it
+    found = body_items(framed, TopBlock("", (), 0, len(framed), 1, 0))
+    if found is None:
+        return parse(text, filename, error)
+    return _Reader(framed, filename, error, whole_text=text).items(found)
 
 
 def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], bool],

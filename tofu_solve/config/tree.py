@@ -16,7 +16,8 @@ subdir), so a second run needs no network to know them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,14 +77,15 @@ class ModuleTree:
 
 def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
                      inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU,
-                     display_prefix: str = "") -> ModuleTree:
+                     display_prefix: str = "", strict: bool | None = None) -> ModuleTree:
     """Read the module at ``root/subdir`` and its local modules, as ``product`` reads them
     (:func:`tofu_solve.config.loader.load_module_dir`).
 
-    ``confine``: local paths must stay inside ``root``, and only the arguments the solve
-    evaluates are parsed (true for packages; the user's own root module may call ``../``
-    anywhere, and every argument of the blocks the solve reads is parsed, so that its syntax
-    errors are reported: :func:`tofu_solve.config.loader.load_module_dir`'s ``strict``). ``inputs``: the top module's variable values
+    ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
+    root module may call ``../`` anywhere). ``strict`` (by default ``not confine``): every
+    argument of the blocks the solve reads is parsed, so that the user's syntax errors are
+    reported (:func:`tofu_solve.config.loader.load_module_dir`); without it only the
+    arguments the solve evaluates are. ``inputs``: the top module's variable values
     given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``). ``display_prefix`` is prepended
 to every file name cited (``envs/prod/`` under ``init -recursive``: files are named relative
 to the directory the user ran in).
@@ -101,7 +103,8 @@ to the directory the user ran in).
     def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
         prefix = display_prefix + (f"{rel_dir}/" if rel_dir else "")
         cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
-                              inputs=inputs if not path else None, product=product, strict=not confine)
+                              inputs=inputs if not path else None, product=product,
+                              strict=(not confine) if strict is None else strict)
         for p in cfg.provider_requirements:
             providers.append((path, p))
         for c in cfg.core_requirements:
@@ -183,3 +186,30 @@ def tree_from_dict(d: dict, product: Product = OPENTOFU) -> ModuleTree:
                                                          SourceRange(c["file"], c["line"]), c["kind"],
                                                          c["tofu_file"])) for c in d["core"]),
     )
+
+
+class RootSyntaxCheck:
+    """The user's root module read whole (``strict``) in a background thread, while the
+    solve goes on with what it needs of it: parsing every argument of the blocks the solve
+    reads (and, on a fresh cache, building the HCL parser, about 2 s) is then off the critical
+    path. :meth:`raise_error` waits for it and raises what the read raised (the syntax error
+    ``tofu`` would report, with file and line), so that an init writes nothing and reports it
+    first.
+    """
+
+    def __init__(self, read: Callable[[], object]):
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(read,), name="tofu-solve-root-syntax", daemon=True)
+        self._thread.start()
+
+    def _run(self, read: Callable[[], object]) -> None:
+        try:
+            read()
+        except BaseException as e:  # re-raised in the caller's thread by raise_error
+            self._error = e
+
+    def raise_error(self) -> None:
+        """Wait for the read; raise its exception, if any (every call raises it again)."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error

@@ -68,7 +68,8 @@ def _read_tfvars(path: Path, display: str) -> dict[str, InputValue]:
         for name, value in doc.items():
             out[name] = InputValue(value, display, SourceRange(display, _json_key_line(text, name)))
         return out
-    body = hcl.parse(text, display)
+    body = hcl.parse_lazily(text, display)
+    hcl.force(body)  # every argument: a syntax error anywhere is this file's (no parser for plain values)
     for block in body.blocks:
         raise ConfigurationError("Unexpected block", f'Blocks are not allowed in a variables file ("{block.type}").',
                                  SourceRange(display, block.line))
