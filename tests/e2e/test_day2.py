@@ -459,3 +459,24 @@ def test_a_syntax_error_in_the_roots_arguments_is_reported_first_and_nothing_is_
     # once mended, it solves
     (root / "main.tf").write_text((root / "main.tf").read_text().replace(' if]', ']').replace('"~> 99.0"', '"~> 2.0"'))
     assert tofu_solve(root, "init").code == 0
+
+
+def test_versions_the_solver_only_reads_are_never_unpacked(isolated, own_cache, tofu_solve):
+    """vpc 6 with eks 20: the search reads eks versions it walks back over, and the versions
+    of vpc's line, from their configuration files in memory (issue #23: writing a real
+    package out costs more than the rest of what the solve does with it); only the selected
+    versions are unpacked into the cache, to be hashed and installed."""
+    root = write_root(isolated / "root", VPC6_EKS20)
+    r = tofu_solve(root, "init", "-json", "-handover=false")
+    assert r.code == 0, r.err
+    result = r.json()["result"] if "result" in r.json() else r.json()
+    selected = {(m["source"].split("?")[0], m["version"]) for m in result["modules"]
+                if not m["source"].startswith("./")}
+    # module packages unpacked (the fixture world's carry a README naming them; provider
+    # packages live beside them)
+    unpacked = sorted((d / "README.md").read_text().splitlines()[0] for d in (own_cache / "packages").glob("*/*")
+                      if (d / "README.md").is_file())
+    assert result["stats"]["trees_read"] > len(selected) + 2  # the search went back
+    assert unpacked == sorted(f"# {p.split('/', 1)[1]} {v}" for p, v in selected)
+    # and what is installed is verified against the lock, as always
+    assert tofu_solve(root, "check").code == 0

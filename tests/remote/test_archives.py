@@ -124,3 +124,66 @@ def test_zip_entries_keep_their_unix_mode_without_set_id_or_world_write(tmp_path
     assert modes["setuid"] == 0o755 and modes["plain.txt"] == 0o644
     assert os.access(dest / "terraform-provider-x_v1.0.0_x5", os.X_OK)
     assert not os.access(dest / "no-unix-mode.txt", os.X_OK)
+
+
+# --------------------------------------------------------------------------- read into memory (issue #23)
+
+
+def plain_tar(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
+    """An uncompressed tar, as ``git archive`` writes one."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tf:
+        for info, data in members:
+            if data is not None:
+                info.size = len(data)
+                tf.addfile(info, io.BytesIO(data))
+            else:
+                tf.addfile(info)
+    return buf.getvalue()
+
+
+def test_a_packages_module_tree_reads_the_same_from_memory_as_unpacked(tmp_path):
+    """read_config_files keeps the configuration files and every directory, and the module
+    tree read from them is the one read from the unpacked package."""
+    from tofu_solve.config.files import MemoryDir
+    from tofu_solve.config.tree import read_module_tree
+    from tofu_solve.remote.archives import read_config_files
+
+    data = plain_tar(
+        (entry("main.tf"), b'module "a" {\n  source = "./modules/a"\n}\nmodule "e" {\n  source = "./empty"\n}\n'),
+        (entry("README.md"), b"# big\n" * 1000),
+        (entry("modules/a/versions.tf"), b'terraform {\n  required_providers {\n    aws = {\n'
+                                         b'      source  = "hashicorp/aws"\n      version = ">= 5.0"\n    }\n  }\n}\n'),
+        (entry("modules/a/main.tf.json"), b'{"module": {"k": {"source": "terraform-aws-modules/kms/aws", '
+                                          b'"version": "~> 2.0"}}}'),
+        (entry("empty/", tarfile.DIRTYPE), None),
+        (entry("examples/x/notes.txt"), b"not read"),
+    )
+    (tmp_path / "p.tar").write_bytes(data)
+    got = read_config_files(tmp_path / "p.tar")
+    assert sorted(got.files) == ["main.tf", "modules/a/main.tf.json", "modules/a/versions.tf"]
+    assert {"", "modules", "modules/a", "empty", "examples", "examples/x"} <= got.dirs
+    extract_archive(tmp_path / "p.tar", "tar", tmp_path / "out")
+    assert read_module_tree(MemoryDir(got)) == read_module_tree(tmp_path / "out")
+    assert [c.call.name for c in read_module_tree(MemoryDir(got)).remote_calls] == ["k"]
+
+
+def test_reading_into_memory_refuses_what_unpacking_refuses_and_leaves_links_to_it(tmp_path):
+    from tofu_solve.remote.archives import read_config_files
+
+    def read(*members, limits=None):
+        p = tmp_path / "x.tar"
+        p.write_bytes(plain_tar(*members))
+        return read_config_files(p, limits)
+
+    with pytest.raises(IntegrityError, match="outside the package"):
+        read((entry("../main.tf"), b"x"))
+    with pytest.raises(IntegrityError, match="device or FIFO"):
+        read((entry("dev", tarfile.FIFOTYPE), None))
+    with pytest.raises(IntegrityError, match="too large"):
+        read((entry("a.tf"), b"x" * 100), (entry("b.bin"), b"y" * 100),
+             limits=Limits(extracted_bytes=150))
+    with pytest.raises(IntegrityError, match="too large"):  # what is not kept counts as if written
+        read((entry("big.bin"), b"y" * 200), limits=Limits(extracted_bytes=150))
+    # a link's meaning depends on the files around it: the package is unpacked instead
+    assert read((entry("main.tf"), b""), (entry("link.tf", tarfile.SYMTYPE, "main.tf"), None)) is None

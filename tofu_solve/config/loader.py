@@ -35,6 +35,7 @@ from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
 from . import hcl
+from .files import ModuleDir, module_dir
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
 from .scan import TopBlock
 from .variables import InputValue
@@ -78,7 +79,8 @@ def _filter_tofu_alternatives(names: list[str], product: Product = OPENTOFU) -> 
 OWN_OVERRIDE_FILE = "tofu_solve_override.tf"
 
 
-def config_file_names(directory: str | os.PathLike, product: Product = OPENTOFU) -> tuple[list[str], list[str]]:
+def config_file_names(directory: str | os.PathLike | ModuleDir,
+                      product: Product = OPENTOFU) -> tuple[list[str], list[str]]:
     """(primary, override) configuration file names of ``directory``, in load order, as
     ``product`` reads them (OpenTofu: ``.tofu`` replaces ``.tf``; Terraform: ``.tf`` and
     ``.tf.json`` only); tofu-solve's own ``tofu_solve_override.tf`` is left out.
@@ -87,14 +89,14 @@ def config_file_names(directory: str | os.PathLike, product: Product = OPENTOFU)
         ConfigurationError: the directory cannot be read.
     """
     try:
-        entries = sorted(os.listdir(directory))
+        entries = module_dir(directory).entries()
     except OSError as e:
         raise ConfigurationError("Failed to read module directory",
                                  f"Module directory {os.fspath(directory)} does not exist or cannot be read "
                                  f"({e.strerror}).") from None
     primary, override = [], []
-    for name in entries:
-        if _ignored(name) or _ext(name) is None or os.path.isdir(os.path.join(directory, name)):
+    for name, is_dir in entries:
+        if _ignored(name) or _ext(name) is None or is_dir:
             continue
         if name == OWN_OVERRIDE_FILE:
             continue  # tofu-solve's own bridge for tofu (tofu_solve.workdir.overrides): never read back
@@ -179,12 +181,12 @@ class _ArgValue(_Value):
         return self._attr.expr
 
 
-def _read_hcl(path: Path, display: str, strict: bool = False) -> _FileItems:
+def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _FileItems:
     """The items of one HCL file. Only the blocks the solve reads are looked into, and of
     them only the arguments it evaluates are parsed (:func:`hcl.parse_blocks`); ``strict``
     (the user's own root module) parses every argument of those blocks now, as a whole parse
     would, but lazily read variables (:func:`_checked_whole`)."""
-    text = _read_text(path, display)
+    text = _read_text(d, name, display)
     body = hcl.parse_blocks(text, display, _wanted)
     if strict:
         for block in body.blocks:
@@ -274,9 +276,9 @@ def _check_module_name(name: str, where: SourceRange) -> None:
                                  f"{BAD_IDENTIFIER_DETAIL} (module {json.dumps(name)})", where)
 
 
-def _read_text(path: Path, display: str) -> str:
+def _read_text(d: ModuleDir, name: str, display: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return d.read_text(name)
     except UnicodeDecodeError:
         raise ConfigurationError("Invalid file encoding", f"{display} is not valid UTF-8.",
                                  SourceRange(display, 1)) from None
@@ -298,8 +300,8 @@ def _json_blocks(value: Any) -> list[dict]:
     return [value] if isinstance(value, dict) else []
 
 
-def _read_json(path: Path, display: str) -> _FileItems:
-    text = _read_text(path, display)
+def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
+    text = _read_text(d, name, display)
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
@@ -666,10 +668,11 @@ def _core_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -
     return out
 
 
-def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
+def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: str = "",
                     inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU,
                     strict: bool = True) -> ModuleConfig:
-    """Read the module in ``directory`` as ``product`` reads it (which files, the default
+    """Read the module in ``directory`` (a path, or a :mod:`~tofu_solve.config.files` directory:
+    on disk or of a package held in memory) as ``product`` reads it (which files, the default
     registry host of addresses without one, which version constraints exist:
     :mod:`tofu_solve.addrs.product`).
 
@@ -686,13 +689,13 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
         ConfigurationError: unreadable directory, broken HCL/JSON, invalid argument,
             constraint or source, unsupported expression; each with file and line.
     """
-    d = Path(directory)
+    d = module_dir(directory)
     primary, override = config_file_names(d, product)
 
     def read(name: str) -> _FileItems:
         display = display_prefix + name
         try:
-            return _read_json(d / name, display) if name.endswith(".json") else _read_hcl(d / name, display, strict)
+            return _read_json(d, name, display) if name.endswith(".json") else _read_hcl(d, name, display, strict)
         except RecursionError:
             raise ConfigurationError("Configuration nested too deeply",
                                      f"{display} nests blocks, objects or expressions too deeply to be read.",
@@ -711,5 +714,5 @@ def load_module_dir(directory: str | os.PathLike, display_prefix: str = "",
                                      f"{prev.where.file}:{prev.where.line}.", call.where)
         seen[call.name] = call
         calls.append(call)
-    return ModuleConfig(d, tuple(primary + override), tuple(calls), tuple(_provider_reqs(merged, scope, product)),
+    return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls), tuple(_provider_reqs(merged, scope, product)),
                         tuple(_core_reqs(merged, scope, product)))

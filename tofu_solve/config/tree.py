@@ -27,6 +27,7 @@ from ..addrs.provider import parse_provider_source
 from ..errors import ConfigurationError, SourceRange
 from ..versions.constraints import module_constraint, provider_constraint
 from . import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_module_dir
+from .files import ModuleDir, module_dir
 from .variables import InputValue
 
 SCHEMA = 2  # 2: a provider requirement is cited at its version attribute
@@ -75,11 +76,12 @@ class ModuleTree:
     core: tuple[tuple[tuple[str, ...], CoreVersionRequirement], ...] = ()
 
 
-def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
+def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool = True,
                      inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU,
                      display_prefix: str = "", strict: bool | None = None) -> ModuleTree:
     """Read the module at ``root/subdir`` and its local modules, as ``product`` reads them
-    (:func:`tofu_solve.config.loader.load_module_dir`).
+    (:func:`tofu_solve.config.loader.load_module_dir`); ``root`` is a directory on disk or
+    a package's files held in memory (:class:`tofu_solve.config.files.MemoryDir`).
 
     ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
     root module may call ``../`` anywhere). ``strict`` (by default ``not confine``): every
@@ -87,8 +89,8 @@ def read_module_tree(root: Path, subdir: str = "", *, confine: bool = True,
     reported (:func:`tofu_solve.config.loader.load_module_dir`); without it only the
     arguments the solve evaluates are. ``inputs``: the top module's variable values
     given from outside (``-var``, ``TF_VAR_*``, ``*.tfvars``). ``display_prefix`` is prepended
-to every file name cited (``envs/prod/`` under ``init -recursive``: files are named relative
-to the directory the user ran in).
+    to every file name cited (``envs/prod/`` under ``init -recursive``: files are named
+    relative to the directory the user ran in).
 
     Raises:
         ConfigurationError: a directory fails to load (with file and line), a local call
@@ -98,11 +100,11 @@ to the directory the user ran in).
     local: list[LocalCall] = []
     providers: list = []
     core: list = []
-    root = Path(root)
+    base = module_dir(root)
 
     def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
         prefix = display_prefix + (f"{rel_dir}/" if rel_dir else "")
-        cfg = load_module_dir(root / rel_dir if rel_dir else root, display_prefix=prefix,
+        cfg = load_module_dir(base.child(rel_dir), display_prefix=prefix,
                               inputs=inputs if not path else None, product=product,
                               strict=(not confine) if strict is None else strict)
         for p in cfg.provider_requirements:
@@ -124,7 +126,7 @@ to the directory the user ran in).
                                              f'Module "{call.name}" calls {call.source.path}, which is already '
                                              "being loaded: local module calls form a cycle.", call.where)
                 local.append(LocalCall(path + (call.name,), call, target))
-                if not (root / target).is_dir() if target else not root.is_dir():
+                if not base.child(target).exists():
                     raise ConfigurationError("Unreadable module directory",
                                              f'Module "{call.name}" calls {call.source.path}, which does not exist.',
                                              call.where)

@@ -7,10 +7,10 @@ Each kind of source sits behind the same small protocol, :class:`base.CandidateP
 The solver sees only that protocol.
 """
 
-from .base import AvailableVersion, CandidateProvider, Package
+from .base import AvailableVersion, CandidateProvider, ConfigFiles, Package
 from .git import GitCandidates
 from .pinned import PinnedCandidates
 from .registry import RegistryCandidates
 
-__all__ = ["AvailableVersion", "CandidateProvider", "GitCandidates", "Package", "PinnedCandidates",
+__all__ = ["AvailableVersion", "CandidateProvider", "ConfigFiles", "GitCandidates", "Package", "PinnedCandidates",
            "RegistryCandidates"]

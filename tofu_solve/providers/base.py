@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..addrs.module_source import ModuleSource
+from ..config.files import PackageFiles
 from ..versions.goversion import GoVersion
 
 
@@ -45,6 +46,15 @@ class Package:
     zh: str | None = None
 
 
+@dataclass(frozen=True)
+class ConfigFiles:
+    """A package's configuration files held in memory (:mod:`tofu_solve.config.files`) and
+    where the module sits in it (``subdir``, "" for the root), to read its module tree."""
+
+    files: PackageFiles
+    subdir: str
+
+
 class CandidateProvider(Protocol):
     """Lists and fetches the versions of one kind of module source."""
 
@@ -54,6 +64,11 @@ class CandidateProvider(Protocol):
 
     def fetch(self, source: ModuleSource, available: AvailableVersion) -> Package:
         """The package of ``available``. Raises NetworkError/IntegrityError."""
+
+    def config_files(self, source: ModuleSource, available: AvailableVersion) -> ConfigFiles | None:
+        """The configuration files of ``available``'s package read into memory, without
+        unpacking it, when the source can give them (a git package not yet in the cache);
+        None otherwise (then :meth:`fetch` it). Raises as :meth:`fetch`."""
 
     def package_address(self, source: ModuleSource) -> str:
         """The address that identifies the package across calls (no version)."""

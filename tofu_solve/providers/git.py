@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..addrs.module_source import RemoteSource
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes, strict_semver_tags
-from .base import AvailableVersion, Package
+from .base import AvailableVersion, ConfigFiles, Package
 
 
 class GitCandidates:
@@ -26,3 +26,8 @@ class GitCandidates:
         pinned = source.with_ref(available.label)
         fetched = self.fetcher.fetch(pinned.package, commit=available.commit)
         return Package(fetched.path, source.subdir, self.package_address(source), str(pinned), fetched.commit)
+
+    def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
+        got = self.fetcher.config_files(source.with_ref(available.label).package, commit=available.commit)
+        return None if got is None else ConfigFiles(got[0], source.subdir)
+

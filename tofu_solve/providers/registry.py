@@ -7,7 +7,7 @@ from ..errors import InvalidVersion
 from ..remote.fetch import Fetcher
 from ..remote.registry import DirectLocation, RegistryClient
 from ..versions.goversion import GoVersion
-from .base import AvailableVersion, Package
+from .base import AvailableVersion, ConfigFiles, Package
 
 
 class RegistryCandidates:
@@ -54,3 +54,19 @@ class RegistryCandidates:
         sub = go_path_clean(sub) if sub else ""
         return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), fetched.commit,
                        fetched.zh)
+
+    def config_files(self, source: RegistrySource, available: AvailableVersion) -> ConfigFiles | None:
+        version = available.version.string if available.version else available.label
+        location = self.client.module_location(source.package, version)
+        if isinstance(location, DirectLocation):
+            return None
+        loc_pkg, loc_sub = source_dir_subdir(location)
+        if loc_pkg.startswith("oci://"):
+            return None
+        got = self.fetcher.config_files(loc_pkg)
+        if got is None:
+            return None
+        sub = "/".join(p for p in (loc_sub, source.subdir) if p)
+        sub = go_path_clean(sub) if sub else ""
+        return ConfigFiles(got[0], "" if sub == "." else sub)
+

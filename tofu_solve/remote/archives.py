@@ -19,18 +19,24 @@ import zlib
 from pathlib import Path, PurePosixPath
 
 from ..addrs.redact import redact
+from ..config.files import PackageFiles, is_config_file
 from ..errors import IntegrityError, TofuSolveError
 from ..settings import Limits
 
 
-def _check_member(name: str, dest: Path) -> Path:
+def _check_member(name: str, dest: Path, links: bool = True) -> Path:
+    """Where entry ``name`` goes in ``dest``, refused when it would land outside. ``links``:
+    whether ``dest`` may hold a symbolic link (one an earlier entry made, or anything already
+    there); without one, a relative path with no ``..`` cannot leave ``dest``, and the check
+    that resolves every link on the way (two ``realpath`` calls, a ``stat`` per path
+    component) is not needed."""
     p = PurePosixPath(name.replace("\\", "/"))
     drive = bool(p.parts) and ":" in p.parts[0]  # "C:/..." from a Windows-made archive
     if p.is_absolute() or ".." in p.parts or drive:
         raise IntegrityError("Unsafe module package",
                              f"The archive entry {name!r} would be written outside the package directory.")
     target = dest.joinpath(*p.parts)
-    if not _inside(dest, target.parent):  # through a link an earlier entry made
+    if links and not _inside(dest, target.parent):  # through a link an earlier entry made
         raise IntegrityError("Unsafe module package",
                              f"The archive entry {name!r} would be written outside the package directory.")
     return target
@@ -72,10 +78,21 @@ def sniff_archive(data: bytes, url: str = "") -> str:
 class _Budget:
     """What one archive may still unpack to (:class:`~tofu_solve.settings.Limits`)."""
 
-    def __init__(self, limits: Limits):
+    def __init__(self, limits: Limits, dest: Path):
         self.limits = limits
         self.entries = 0
         self.total = 0
+        # whether dest may hold a symbolic link: anything there before (never, for the fresh
+        # directories tofu-solve extracts into), or a link an entry made
+        self.links = dest.exists() and any(dest.iterdir())
+        self.dirs: set[Path] = set()  # directories made so far
+
+    def parent_of(self, target: Path) -> None:
+        """Make ``target``'s directory (once per directory)."""
+        parent = target.parent
+        if parent not in self.dirs:
+            parent.mkdir(parents=True, exist_ok=True)
+            self.dirs.add(parent)
 
     def entry(self, name: str) -> None:
         self.entries += 1
@@ -119,7 +136,7 @@ def extract_archive(archive: bytes | Path, ext: str, dest: Path, limits: Limits 
         IntegrityError: an unsafe entry (absolute path, ``..``, a link pointing outside), a
             corrupt archive, or one over the limits ("Module package too large").
     """
-    budget = _Budget(limits or Limits())
+    budget = _Budget(limits or Limits(), dest)
     source = io.BytesIO(archive) if isinstance(archive, (bytes, bytearray)) else open(archive, "rb")
     try:
         with source:
@@ -141,7 +158,7 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
                 budget.entries = len(infos) - 1
                 budget.entry("")
             for info in infos:
-                target = _check_member(info.filename, dest)
+                target = _check_member(info.filename, dest, budget.links)
                 budget.entry(info.filename)
                 mode = info.external_attr >> 16
                 if stat.S_ISLNK(mode):
@@ -149,6 +166,7 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
                         raise IntegrityError("Unsafe module package", f"The archive link {info.filename!r} is too long.")
                     link = zf.read(info).decode()
                     _check_link(info.filename, link, dest)
+                    budget.links = True
                     target.parent.mkdir(parents=True, exist_ok=True)
                     os.symlink(link, target)
                 elif info.is_dir():
@@ -180,13 +198,14 @@ def _extract_tar_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, bud
     outside ``dest``, links only to places inside it, no device or FIFO, no setuid, setgid,
     sticky or group/other write bits, files always readable and writable by their owner, no
     ownership taken from the archive. Sizes are counted as bytes are written."""
-    target = _check_member(m.name, dest)
+    target = _check_member(m.name, dest, budget.links)
     budget.entry(m.name)
     name = m.name
     if m.issym() or m.islnk():
         link = m.linkname.replace("\\", "/")
         if m.issym():
             _check_link(name, link, dest)
+            budget.links = True
         else:  # a hard link names an entry by its path in the archive
             _check_member(link, dest)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -210,10 +229,55 @@ def _extract_tar_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, bud
         raise IntegrityError("Unsafe module package",
                              f"The archive entry {name!r} is a device or FIFO, which a module package cannot hold.")
     budget.check(name, m.size)  # a header that already claims too much is refused before reading
-    target.parent.mkdir(parents=True, exist_ok=True)
+    budget.parent_of(target)
     fsrc = tf.extractfile(m)
     if os.path.lexists(target):
         os.unlink(target)
     with fsrc, open(target, "wb") as fdst:
         _copy_bounded(fsrc, fdst, name, budget)
     os.chmod(target, (m.mode & 0o755) | 0o600)
+
+
+def read_config_files(archive: Path, limits: Limits | None = None) -> PackageFiles | None:
+    """The configuration files of a tar archive (a ``git archive`` of a module package),
+    read into memory without writing anything (:mod:`tofu_solve.config.files`), under the
+    same rules and bounds as :func:`extract_archive`: an entry that would leave the package
+    or a device is refused, and the archive's entries and declared sizes count against
+    ``limits`` as if it were unpacked. None when the archive holds a link, whose meaning
+    depends on the files around it: such a package is unpacked instead.
+
+    Raises:
+        IntegrityError: an unsafe entry, a corrupt archive, or one over the limits.
+    """
+    budget = _Budget(limits or Limits(), Path("/nonexistent"))
+    files: dict[str, bytes] = {}
+    dirs: set[str] = {""}
+    try:
+        with open(archive, "rb") as source, tarfile.open(fileobj=source, mode="r|") as tf:
+            for m in tf:
+                name = m.name.replace("\\", "/")
+                _check_member(name, Path("/"), links=False)
+                budget.entry(name)
+                parts = PurePosixPath(name).parts
+                if m.issym() or m.islnk():
+                    return None
+                if m.isdir():
+                    dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+                    continue
+                if not m.isfile():
+                    raise IntegrityError("Unsafe module package",
+                                         f"The archive entry {name!r} is a device or FIFO, which a module package "
+                                         "cannot hold.")
+                budget.check(name, m.size)
+                dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+                path = "/".join(parts)
+                if is_config_file(path):
+                    data = tf.extractfile(m).read(m.size + 1)
+                    budget.add(name, len(data), len(data))
+                    files[path] = data
+                else:
+                    budget.add(name, m.size, m.size)  # counted as if it were written out
+    except (tarfile.TarError, EOFError) as e:
+        raise IntegrityError("Corrupt module package", f"The archive could not be read: {e}.") from None
+    return PackageFiles(files, frozenset(dirs))
+

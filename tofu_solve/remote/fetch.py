@@ -26,6 +26,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source
 from ..addrs.redact import redact
+from ..config.files import PackageFiles
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from ..settings import Limits
 from ..store.cache import Cache
@@ -100,6 +101,53 @@ class Fetcher:
         IntegrityError."""
         return self._once((address, commit), lambda: self._fetch_address(address, commit))
 
+    def config_files(self, address: str, commit: str | None = None) -> tuple[PackageFiles, str] | None:
+        """The configuration files of a git package and its commit, read into memory without
+        unpacking the package (:meth:`GitRemotes.config_files`), for a module version the
+        solver reads but may never install (issue #23); once per run for each address and
+        commit. None when the address is not a git one, when the package is already unpacked
+        in the cache (read it there), or when it holds links: :meth:`fetch` it then. Raises
+        as :meth:`fetch` does."""
+        return self._once((address, commit, "config"), lambda: self._config_files(address, commit))
+
+    def _config_files(self, address: str, commit: str | None) -> tuple[PackageFiles, str] | None:
+        src = parse_source(address)
+        if not isinstance(src, RemoteSource) or src.kind is not SourceKind.GIT:
+            return None
+        base = _git_base(src)
+        if commit and self.cache.package_dir(base, commit).is_dir():
+            return None
+        ref = self._git_ref(src, commit)
+        if self.cache.package_dir(base, ref.commit).is_dir():
+            return None
+        files = self.git.config_files(src.git.url, ref)
+        return None if files is None else (files, ref.commit)
+
+    def _git_ref(self, src: RemoteSource, commit: str | None):
+        """The commit a git address names (its ``ref``, else the default branch), checked
+        against ``commit`` when the lock records one.
+
+        Raises:
+            IntegrityError: "Moved git tag", the remote points the ref elsewhere.
+            NetworkError: listing or fetching fails.
+        """
+        g = src.git
+        ref = None
+        if not commit and g.ref and self.git.first_fetch_of(g.url):
+            # The registry (or the address) named the tag: fetch it at once and list the
+            # remote beside it, off the critical path (moved tags are still detected).
+            self.git.list_in_background(g.url)
+            ref = self.git.fetch_tag(g.url, g.ref)
+        if ref is None:
+            ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)
+        if commit and ref.commit != commit:
+            raise IntegrityError(
+                "Moved git tag",
+                f'The lock file records {g.ref or "the default branch"} of {redact(g.url)} at commit {commit}, '
+                f"but the remote now points it at {ref.commit}: the tag was moved. If the new commit is "
+                "intended, run: tofu-solve init -upgrade")
+        return ref
+
     def _fetch_address(self, address: str, commit: str | None) -> FetchedPackage:
         src = parse_source(address)
         if isinstance(src, OciSource):
@@ -114,23 +162,10 @@ class Fetcher:
         kind = src.kind
         if kind is SourceKind.GIT:
             g = src.git
-            base = src.with_ref("").package.split("?ref=")[0].rstrip("?")
+            base = _git_base(src)
             if commit and self.cache.package_dir(base, commit).is_dir():
                 return FetchedPackage(self.cache.package_dir(base, commit), src.package, src.package, commit)
-            ref = None
-            if not commit and g.ref and self.git.first_fetch_of(g.url):
-                # The registry (or the address) named the tag: fetch it at once and list the
-                # remote beside it, off the critical path (moved tags are still detected).
-                self.git.list_in_background(g.url)
-                ref = self.git.fetch_tag(g.url, g.ref)
-            if ref is None:
-                ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)
-            if commit and ref.commit != commit:
-                raise IntegrityError(
-                    "Moved git tag",
-                    f'The lock file records {g.ref or "the default branch"} of {redact(g.url)} at commit {commit}, '
-                    f"but the remote now points it at {ref.commit}: the tag was moved. If the new commit is "
-                    "intended, run: tofu-solve init -upgrade")
+            ref = self._git_ref(src, commit)
             path = self.cache.ensure_package(base, ref.commit, lambda d: self.git.export(g.url, ref, d))
             pinned = src.package if g.ref else src.with_ref(ref.commit).package
             return FetchedPackage(path, src.package, pinned, ref.commit)
@@ -355,3 +390,9 @@ def _verify_checksum(spec: str, archive: Path, url: str) -> None:
 def _copy_tree(src: Path, dest: Path) -> None:
     shutil.copytree(src, dest, dirs_exist_ok=True, symlinks=True,
                     ignore=shutil.ignore_patterns(".git", ".terraform"))
+
+
+def _git_base(src: RemoteSource) -> str:
+    """The package address of a git source without its ref: the cache's key for it."""
+    return src.with_ref("").package.split("?ref=")[0].rstrip("?")
+

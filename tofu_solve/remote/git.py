@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..addrs.redact import redact, url_key
+from ..config.files import PackageFiles
 from ..errors import NetworkError, OfflineError
 from ..settings import Limits
 from ..store.cache import Cache
 from ..versions.goversion import GoVersion
-from .archives import extract_archive
+from .archives import extract_archive, read_config_files
 from .ops import OpCounter, lazy_import
 
 git = lazy_import("git")  # loaded on first use: no network, no import
@@ -393,12 +394,31 @@ class GitRemotes:
             OfflineError: offline and the commit is not in the mirror.
             FetchAborted: :meth:`abort` was called.
         """
+        tar = self._commit_archive(url, ref)
+        try:
+            extract_archive(tar, "tar", dest, self.limits)
+        finally:
+            tar.unlink(missing_ok=True)
+
+    def config_files(self, url: str, ref: RemoteRef) -> PackageFiles | None:
+        """The configuration files of ``ref``'s commit, read into memory without writing the
+        package out (:func:`~tofu_solve.remote.archives.read_config_files`; None when it holds
+        a link: :meth:`export` it instead). Fetches as :meth:`export` does, with its errors."""
+        tar = self._commit_archive(url, ref)
+        try:
+            return read_config_files(tar, self.limits)
+        finally:
+            tar.unlink(missing_ok=True)
+
+    def _commit_archive(self, url: str, ref: RemoteRef) -> Path:
+        """A temporary tar file of ``ref``'s commit (the caller removes it), the mirror
+        fetched and healed as :meth:`export` describes."""
         mirror = self.cache.git_mirror(url)
         if ref.name != ref.commit:
             with self._lock:
                 self._queued.setdefault(url, {})[ref.name] = ref
         try:
-            tar = self._archive(url, ref, mirror)
+            return self._archive(url, ref, mirror)
         except _BrokenMirror:
             if self.offline:
                 raise OfflineError("Not available offline",
@@ -408,11 +428,7 @@ class GitRemotes:
             log.warning("the cached mirror of %s was incomplete; rebuilding it", redact(url))
             with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
                 shutil.rmtree(mirror, ignore_errors=True)
-            tar = self._archive(url, ref, mirror, rebuilt=True)
-        try:
-            extract_archive(tar, "tar", dest, self.limits)
-        finally:
-            tar.unlink(missing_ok=True)
+            return self._archive(url, ref, mirror, rebuilt=True)
 
     def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False) -> Path:
         """``git archive`` of the commit into a temporary tar file, fetching it first when

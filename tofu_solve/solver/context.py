@@ -27,6 +27,7 @@ from ..addrs.module_source import (
     lock_source,
 )
 from ..addrs.redact import redact
+from ..config.files import MemoryDir
 from ..config.tree import ModuleTree, read_module_tree
 from ..errors import (
     ConfigurationError,
@@ -39,6 +40,7 @@ from ..events import FetchingPackage, Progress
 from ..lockfile import LockFile
 from ..providers import (
     AvailableVersion,
+    ConfigFiles,
     GitCandidates,
     Package,
     PinnedCandidates,
@@ -413,9 +415,17 @@ class Context:
             with self._lock:
                 self.stats.trees_from_cache += 1
             return cached
-        package = self.fetch(cand)
-        sub = package.subdir.strip("/")
-        if sub and not (package.root / sub).is_dir():
+        light = self._config_files(cand)
+        if light is not None:
+            # read from the package's configuration files in memory: a version the solver
+            # reads is not unpacked unless it is selected (issue #23)
+            root, sub = MemoryDir(light.files), light.subdir.strip("/")
+            exists = sub in light.files.dirs
+        else:
+            package = self.fetch(cand)
+            root, sub = package.root, package.subdir.strip("/")
+            exists = (package.root / sub).is_dir()
+        if sub and not exists:
             # named by package, version and subdirectory, never by its place in the cache
             shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else redact(cand.package)
             value = ConfigurationError("Module subdirectory not found",
@@ -423,7 +433,7 @@ class Context:
         else:
             started = time.perf_counter()
             try:
-                value = read_module_tree(package.root, package.subdir, product=self.options.target.product)
+                value = read_module_tree(root, sub, product=self.options.target.product)
             except ConfigurationError as e:
                 value = e
             with self._lock:
@@ -432,6 +442,32 @@ class Context:
             self.stats.trees_read += 1
         self.metadata.put(*key, value)
         return value
+
+    def _config_files(self, cand: ModuleCandidate) -> ConfigFiles | None:
+        """The candidate's configuration files in memory, when its source gives them
+        without unpacking the package and the package was not fetched this run; else None.
+        Announced and counted as a fetch."""
+        if isinstance(cand.source, OciSource) or (cand.version is None and not isinstance(cand.source,
+                                                                                          RegistrySource)):
+            return None
+        if ("fetch",) + self._tree_key(cand) in self._memo:
+            return None  # unpacked already this run
+        cp = self.provider_for(cand.source)
+        reader = getattr(cp, "config_files", None)
+        if reader is None:
+            return None
+        shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else redact(str(cand.source))
+        event = FetchingPackage(shown, cand.version_text or "")
+        if self.counter is None:
+            self.progress(event)
+            files = reader(cand.source, cand.available)
+        else:
+            with self.counter.announcing(event):
+                files = reader(cand.source, cand.available)
+        if files is not None:
+            with self._lock:
+                self.stats.packages_fetched += 1
+        return files
 
     def fetch(self, cand: ModuleCandidate) -> Package:
         """The candidate's package (fetched once per package and version)."""
