@@ -257,6 +257,10 @@ def test_shared_mode_fails_fast_and_names_the_two_calls(tmp_path, tofu_solve):
     assert suggestions[0]["edits"] == [{"file": "main.tf", "line": 11, "old": "~> 3.0", "new": "~> 4.0"}]
     locks = check_every_suggestion(tofu_solve, root, suggestions, "-module-versions=shared")
     assert locks[0]["kms"] == locks[0]["eks.kms"] == "4.0.0"
+    # the nearest line that works, in the old constraint's style (issue #24): eks 18's newest
+    # releases call kms 1.x, but its older ones call none; eks 15.x is six majors back
+    assert suggestions[1]["edits"] == [{"file": "main.tf", "line": 7, "old": "~> 21.0", "new": "~> 18.0"}]
+    assert locks[1]["eks"].startswith("18.") and "eks.kms" not in locks[1]
 
 
 def test_round_cap_names_what_the_search_went_back_and_forth_on(tmp_path, tofu_solve):

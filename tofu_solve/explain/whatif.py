@@ -60,6 +60,10 @@ ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
 FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known
 FETCH_PER_ATTEMPT = 24  # ... and one attempt alone
 MAX_ATTEMPTS = 60  # what-if solves per explanation
+# module versions the verification of a fix's first wording (the one that keeps the style of
+# the old constraint, ``~> 18.0``) may fetch when the shared budget is spent: a line walked
+# back release by release costs more reads than an exact pin, and a fix is what the user reads
+VERIFY_BUDGET = 48
 MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
 KEEPS = {"the providers": frozenset({"module"}), "the modules": frozenset({"provider", "opentofu"})}
@@ -382,21 +386,24 @@ def _line(c: ModuleCandidate) -> tuple:
 def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidate]:
     """``cands`` (newest first) reordered for a relaxed call: those ``old`` admits first,
     newest first; then the other releases of their lines (major version; major.minor below
-    1.0) by distance; then the newest release of every other line, nearest line first, so
-    that one wave of reads reaches a line that works
-    however far it is (eks ``~> 21.0`` against a kms pin: 20.x, 19.x, 18.x...); then every
-    other release by distance in releases from the nearest admitted one (older first on a
-    tie). A line whose newest release fails is passed over for the next line's newest,
-    so a suggestion may move further than an older release of a nearer line would."""
+    1.0) by distance; then the newest and the oldest release of every other line, nearest
+    line first (eks ``~> 21.0`` against a kms pin: 20.37.2, 20.0.0, 19.21.0, 19.0.0, ...),
+    so that one wave of reads reaches a line that works however far it is, and a line whose
+    early releases work though its newest does not (a dependency added mid-line) comes
+    before a farther line (issue #24: eks 18.0.0, which calls no kms, before eks 15.x); then
+    every other release by distance in releases from the nearest admitted one (older first
+    on a tie)."""
     inside = [i for i, c in enumerate(cands) if c.version is not None and _module_allows(old, c.version_text)]
     if not inside:
         return cands
     lines_inside = {_line(cands[i]) for i in inside}
-    heads: dict[tuple, int] = {}
+    newest: dict[tuple, int] = {}
+    oldest: dict[tuple, int] = {}
     for i, c in enumerate(cands):
         if c.version is not None and _line(c) not in lines_inside:
-            heads.setdefault(_line(c), i)  # newest first: the first seen is the line's newest
-    head_at = set(heads.values())
+            newest.setdefault(_line(c), i)  # newest first: the first seen is the line's newest
+            oldest[_line(c)] = i  # and the last seen its oldest
+    head_at = set(newest.values()) | set(oldest.values())
 
     def key(ic):
         i, c = ic
@@ -432,12 +439,12 @@ class WhatIf:
     # ------------------------------------------------------------------ one attempt
 
     def attempt(self, relaxed: frozenset = frozenset(), changed: dict | None = None, unlock: bool = False,
-                again: bool = False) -> Outcome:
+                again: bool = False, allowance: int = 0) -> Outcome:
         """Solve with the levers in ``relaxed`` (indexes) free and those in ``changed``
         (index -> constraint text) rewritten; ``unlock``: as with ``-upgrade`` (no lock
         holds any version); ``again``: a second try of an attempt that ran out of its
         per-attempt fetch budget, with all the budget left (what the first try fetched is
-        known by then). Memoized."""
+        known by then), or ``allowance`` when that is more. Memoized."""
         changed = changed or {}
         key = (relaxed, tuple(sorted(changed.items())), unlock, again)
         if key in self._seen:
@@ -472,7 +479,7 @@ class WhatIf:
                 reqs.append(dataclasses.replace(r, constraint=module_constraint(new), text=new))
         view = copy.copy(ctx)
         view.locks = locks
-        view.fetch_budget = self.budget if again else min(self.budget, FETCH_PER_ATTEMPT)
+        view.fetch_budget = max(self.budget, allowance) if again else min(self.budget, FETCH_PER_ATTEMPT)
         spent_before = view.fetch_budget
         saved_calls = dict(ctx.calls)
         try:
@@ -502,7 +509,7 @@ class WhatIf:
             log.debug("what-if attempt unknown: %s: %s: %s", type(e).__name__, e.summary, e.detail[:200])
             out = Outcome("unknown")
         finally:
-            self.budget -= spent_before - view.fetch_budget
+            self.budget = max(0, self.budget - (spent_before - view.fetch_budget))
             ctx.calls.clear()
             ctx.calls.update(saved_calls)
         self._seen[key] = out
@@ -658,9 +665,14 @@ class WhatIf:
             texts = [t for t in rewrite_constraint(lv.text, picked, lambda t, v: allows(t, str(v)))
                      if t != lv.text]
             options.append((lv, picked, texts[:3]))
-        for combo in itertools.product(*[[(lv, p, t) for t in texts] for lv, p, texts in options]):
+        for n, combo in enumerate(itertools.product(*[[(lv, p, t) for t in texts] for lv, p, texts in options])):
             changed = {lv.index: t for lv, _, t in combo}
             check = self.attempt(frozenset(), changed)
+            if check.status == "unknown" and self.attempts < MAX_ATTEMPTS and (self.budget > 0 or n == 0):
+                # a line walked back release by release (its newest fails) may take more reads
+                # than one attempt allows on a cold cache: once more with what it learned, and
+                # the first wording with an allowance of its own
+                check = self.attempt(frozenset(), changed, again=True, allowance=VERIFY_BUDGET if n == 0 else 0)
             if check.status != "solved":
                 continue
             edits = [Edit(lv.file or "?", lv.line or 0, lv.text, t, lv) for lv, _, t in combo]
