@@ -60,7 +60,7 @@ def main() -> int:
              ("three parties, vpc ~> 6.1 (issue #24)", AWS5_VPC_EKS_RDS.replace('"~> 6.0"', '"~> 6.1"'), False),
              ("8 calls, shared (issue #12)", SHARED_8, True)]
     pairs = [r for r in assembled_roots(corpus) if r.name.endswith(":aws5")]
-    step = max(1, len(pairs) // (args.pairs * 3))
+    step = max(1, len(pairs) // max(1, args.pairs * 3))
     sampled = pairs[::step]
     print("| root | world | RTT ms | seconds | what-if solves | clashes | suggestions | keep the providers | "
           "keep the modules |")

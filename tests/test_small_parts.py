@@ -148,10 +148,11 @@ def test_limits_from_environment():
 
 
 def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_first():
-    """The what-if order for a relaxed module call (issue #13): what the old constraint
-    admitted, the rest of those lines, then one release per other line (its newest),
-    nearest line first, then everything else by distance: one wave of reads reaches a
-    line that works however far it is."""
+    """The what-if order for a relaxed module call (issues #13 and #24): what the old
+    constraint admitted, the rest of those lines, then the newest and the oldest release of
+    each other line, nearest line first, then everything else by distance: one wave of reads
+    reaches a line that works however far it is, and a line whose early releases work
+    though its newest does not comes before a farther line."""
     from tofu_solve.addrs.module_source import parse_source
     from tofu_solve.explain.whatif import nearest_order
     from tofu_solve.providers.base import AvailableVersion
@@ -159,13 +160,14 @@ def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_f
     from tofu_solve.versions.goversion import GoVersion
 
     source = parse_source("terraform-aws-modules/eks/aws")
-    texts = ["21.1.0", "21.0.0", "20.1.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.1", "0.25.0"]
+    texts = ["21.1.0", "21.0.0", "20.2.0", "20.1.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.2",
+             "0.25.1", "0.25.0"]
     cands = [ModuleCandidate("eks", source, AvailableVersion(t, GoVersion.parse(t)), "eks") for t in texts]
     order = [c.version_text for c in nearest_order(cands, "~> 21.0")]
-    assert order == ["21.1.0", "21.0.0", "20.1.0", "19.2.0", "18.0.0", "0.26.0", "0.25.1",
-                     "20.0.0", "19.1.0", "0.25.0"]
+    assert order == ["21.1.0", "21.0.0", "20.2.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.2",
+                     "0.25.0", "20.1.0", "0.25.1"]
     # the rest of an admitted line comes before other lines: ~> 21.1 still reaches 21.0.0 first
-    assert [c.version_text for c in nearest_order(cands, "~> 21.1")][:3] == ["21.1.0", "21.0.0", "20.1.0"]
+    assert [c.version_text for c in nearest_order(cands, "~> 21.1")][:3] == ["21.1.0", "21.0.0", "20.2.0"]
 
 
 def test_cache_scratch_left_by_a_killed_run_is_swept(tmp_path):

@@ -667,12 +667,18 @@ class WhatIf:
             options.append((lv, picked, texts[:3]))
         for n, combo in enumerate(itertools.product(*[[(lv, p, t) for t in texts] for lv, p, texts in options])):
             changed = {lv.index: t for lv, _, t in combo}
-            check = self.attempt(frozenset(), changed)
-            if check.status == "unknown" and self.attempts < MAX_ATTEMPTS and (self.budget > 0 or n == 0):
-                # a line walked back release by release (its newest fails) may take more reads
-                # than one attempt allows on a cold cache: once more with what it learned, and
-                # the first wording with an allowance of its own
-                check = self.attempt(frozenset(), changed, again=True, allowance=VERIFY_BUDGET if n == 0 else 0)
+            if n == 0:
+                # the first wording (the old constraint's style) walks its line back release
+                # by release when the newest fails: read those releases at once, and give it a
+                # read allowance of its own
+                self._read_ahead_newer(combo)
+                check = self.attempt(frozenset(), changed, again=True, allowance=VERIFY_BUDGET)
+            else:
+                check = self.attempt(frozenset(), changed)
+                if check.status == "unknown" and self.attempts < MAX_ATTEMPTS and self.budget > 0:
+                    # may take more reads than one attempt allows on a cold cache: once more
+                    # with what it learned
+                    check = self.attempt(frozenset(), changed, again=True)
             if check.status != "solved":
                 continue
             edits = [Edit(lv.file or "?", lv.line or 0, lv.text, t, lv) for lv, _, t in combo]
@@ -692,6 +698,27 @@ class WhatIf:
                        for note in [self._fenced_off(lv, check.mapping)] if note]
             return Suggestion(edits, selected, move, upgrade, caveats)
         return None
+
+    def _read_ahead_newer(self, combo) -> None:
+        """Before the first wording of a fix is verified: the releases of each relaxed call
+        that the new constraint admits above the version the fix picked are what the
+        verifying solve walks back over (``~> 18.0`` from 18.31.2 down to the release that
+        works); read them in one parallel wave, up to :data:`VERIFY_BUDGET`, rather than
+        one read-ahead window after another."""
+        for lv, picked, text in combo:
+            if lv.kind != "module":
+                continue
+            r = self.reqs[lv.index]
+            if self.ctx.listed(r) is None:
+                continue  # never listed this run: nothing to read ahead without the network
+            try:
+                admitted = self.ctx.module_candidates(
+                    dataclasses.replace(r, call=dataclasses.replace(r.call, version=module_constraint(text))))
+            except TofuSolveError:
+                continue
+            newer = [c for c in admitted if c.version is not None and c.version.compare(picked) > 0]
+            for c in newer[-VERIFY_BUDGET:]:  # newest first: the ones nearest the pick last
+                self.ctx.prefetch_tree(c)
 
     def _fenced_off(self, lv: Lever, mapping: dict) -> str | None:
         """When the version a fix selects for ``lv``'s call is fenced off by its own line
