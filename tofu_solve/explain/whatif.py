@@ -64,6 +64,7 @@ MAX_ATTEMPTS = 60  # what-if solves per explanation
 # the old constraint, ``~> 18.0``) may fetch when the shared budget is spent: a line walked
 # back release by release costs more reads than an exact pin, and a fix is what the user reads
 VERIFY_BUDGET = 48
+VERIFY_READ_AHEAD = 16  # of those, read at once before the verifying solve starts
 MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
 KEEPS = {"the providers": frozenset({"module"}), "the modules": frozenset({"provider", "opentofu"})}
@@ -703,8 +704,8 @@ class WhatIf:
         """Before the first wording of a fix is verified: the releases of each relaxed call
         that the new constraint admits above the version the fix picked are what the
         verifying solve walks back over (``~> 18.0`` from 18.31.2 down to the release that
-        works); read them in one parallel wave, up to :data:`VERIFY_BUDGET`, rather than
-        one read-ahead window after another."""
+        works); read the newest :data:`VERIFY_READ_AHEAD` of them in one parallel wave, where
+        the walk starts, rather than one read-ahead window after another."""
         for lv, picked, text in combo:
             if lv.kind != "module":
                 continue
@@ -717,7 +718,7 @@ class WhatIf:
             except TofuSolveError:
                 continue
             newer = [c for c in admitted if c.version is not None and c.version.compare(picked) > 0]
-            for c in newer[-VERIFY_BUDGET:]:  # newest first: the ones nearest the pick last
+            for c in newer[:VERIFY_READ_AHEAD]:  # newest first, as the verifying solve walks
                 self.ctx.prefetch_tree(c)
 
     def _fenced_off(self, lv: Lever, mapping: dict) -> str | None:
