@@ -19,6 +19,20 @@ TESTS = Path(__file__).resolve().parents[1]
 REPO = TESTS.parent
 
 
+@pytest.fixture
+def parsed(monkeypatch) -> list[str]:
+    """Every chunk of text handed to the HCL parser during the test, in order."""
+    chunks: list[str] = []
+    real = hcl._parser()
+
+    class Counting:
+        def parse(self, chunk):
+            chunks.append(chunk)
+            return real.parse(chunk)
+    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
+    return chunks
+
+
 def test_blocks_are_found_through_templates_heredocs_and_comments():
     text = '''# a comment with { a brace
 resource "x" "y" {
@@ -102,28 +116,20 @@ def test_a_package_is_read_for_what_the_solve_needs_and_the_root_whole(tmp_path)
     assert (e.value.where.file, e.value.where.line) == ("main.tf", 3)
 
 
-def test_blocks_the_solve_does_not_read_are_not_parsed(monkeypatch):
+def test_blocks_the_solve_does_not_read_are_not_parsed(parsed):
     """A generated root: thousands of resources cost a scan, not a parse tree."""
     resources = "".join(f'resource "aws_instance" "r{i}" {{\n  ami = "ami-{i}"\n  tags = {{ Name = "n{i}" }}\n}}\n'
                         for i in range(3000))
     text = 'module "vpc" {\n  source = "terraform-aws-modules/vpc/aws"\n}\n' + resources + \
         'resource "aws_eip" "e" {\n  provider = aws.west\n}\n'
-    parsed = []
-    real = hcl._parser()
-
-    class Counting:
-        def parse(self, chunk):
-            parsed.append(len(chunk))
-            return real.parse(chunk)
-    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
     body = hcl.parse_blocks(text, "main.tf", _wanted)
     assert len(body.blocks) == 3002
-    assert sum(parsed) < 200  # the module block and the one resource with a provider argument
+    assert sum(map(len, parsed)) < 200  # the module block and the one resource with a provider argument
     assert body.blocks[-1].body.attribute("provider").expr.traversal() == ("aws", "west")
     assert body.blocks[1].labels == ["aws_instance", "r0"] and body.blocks[1].line == 4
 
 
-def test_a_packages_calls_and_provider_requirements_read_without_the_parser(monkeypatch):
+def test_a_packages_calls_and_provider_requirements_read_without_the_parser(parsed):
     """What the solve reads of a typical package (module calls' source and version, its
     required_providers entries) is plain: no parse tree is built for it, and the values and
     lines are the parser's."""
@@ -133,14 +139,7 @@ def test_a_packages_calls_and_provider_requirements_read_without_the_parser(monk
             'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "4.0.0"\n'
             '  aliases = ["eks/${var.name}"]\n  tags    = merge(var.tags, { x = 1 })\n}\n')
     whole = hcl.parse(text, "versions.tf")
-    parsed = []
-    real = hcl._parser()
-
-    class Counting:
-        def parse(self, chunk):
-            parsed.append(chunk)
-            return real.parse(chunk)
-    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
+    parsed.clear()  # the whole parse, made to compare
     body = hcl.parse_blocks(text, "versions.tf", _wanted)
     rp = body.blocks[0].body.blocks_of("required_providers")[0]
     aws = rp.body.attribute("aws").expr
@@ -288,17 +287,9 @@ def test_lock_files_read_without_a_parse_tree_read_as_a_whole_parse_reads_them(t
     assert [shape(i) for i in part.items] == [shape(i) for i in whole.items]
 
 
-def test_tofus_lock_layout_is_read_without_the_parser(monkeypatch):
+def test_tofus_lock_layout_is_read_without_the_parser(parsed):
     from tofu_solve.lockfile.read import _every_block
 
-    parsed = []
-    real = hcl._parser()
-
-    class Counting:
-        def parse(self, chunk):
-            parsed.append(chunk)
-            return real.parse(chunk)
-    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
     body = hcl.parse_blocks(_lock_text(40, 40), "x.hcl", _every_block, plain=hcl.plain_block)
     hcl.force(body)
     assert len(body.blocks) == 81

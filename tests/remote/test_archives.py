@@ -18,9 +18,9 @@ from tofu_solve.remote.archives import extract_archive
 from tofu_solve.settings import Limits
 
 
-def tar_of(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
+def tar_of(*members: tuple[tarfile.TarInfo, bytes | None], mode: str = "w:gz") -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+    with tarfile.open(fileobj=buf, mode=mode) as tf:
         for info, data in members:
             if data is not None:
                 info.size = len(data)
@@ -131,15 +131,7 @@ def test_zip_entries_keep_their_unix_mode_without_set_id_or_world_write(tmp_path
 
 def plain_tar(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
     """An uncompressed tar, as ``git archive`` writes one."""
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w") as tf:
-        for info, data in members:
-            if data is not None:
-                info.size = len(data)
-                tf.addfile(info, io.BytesIO(data))
-            else:
-                tf.addfile(info)
-    return buf.getvalue()
+    return tar_of(*members, mode="w")
 
 
 def test_a_packages_module_tree_reads_the_same_from_memory_as_unpacked(tmp_path):
