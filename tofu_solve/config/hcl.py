@@ -110,7 +110,7 @@ class Expr:
 
 @dataclass(frozen=True)
 class ValueExpr(Expr):
-    """An expression read without a parse tree (:func:`plain_block`): a quoted string with
+    """An expression read without a parse tree (:func:`parse_blocks`): a quoted string with
     no escape or template sequence, a list of such strings, a whole number, ``true``,
     ``false`` or ``null``; ``value`` is what it means."""
 
@@ -507,57 +507,7 @@ class LazyBody(Body):
         return self._items
 
 
-_PLAIN_ATTR = re.compile(r'[ \t]*([A-Za-z_][A-Za-z0-9_-]*)[ \t]*=[ \t]*'
-                         r'(?:"([^"\\$%\n]*)"|(null|true|false)|(-?[0-9]+)|(\[)[ \t]*(\])?)[ \t]*\r?\n')
-_PLAIN_ITEM = re.compile(r'[ \t]*"([^"\\$%\n]*)"[ \t]*,?[ \t]*\r?\n')
-_PLAIN_LIST_END = re.compile(r'[ \t]*\][ \t]*\r?\n')
-_PLAIN_EOL = re.compile(r'[ \t]*\r?\n')
-_PLAIN_CLOSE = re.compile(r'[ \t]*\}')
 _CONSTANTS = {"null": None, "true": True, "false": False}
-
-
-def plain_block(top: TopBlock, text: str) -> Block | None:
-    """The block, read without a parse tree, when its body is only arguments whose values
-    are plain strings, lists of plain strings, whole numbers, booleans or null, one per line
-    (the lock file as ``tofu`` writes it); None for anything else (it is then parsed)."""
-    pos, line = top.open, top.line
-    m = _PLAIN_EOL.match(text, pos)
-    if m is None:
-        return None
-    pos, line = m.end(), line + 1
-    items: list[Block | Attribute] = []
-    while True:
-        close = _PLAIN_CLOSE.match(text, pos)
-        if close is not None and close.end() == top.end:
-            return Block(top.type, list(top.labels), Body(items), top.line, top.start, top.end)
-        m = _PLAIN_ATTR.match(text, pos)
-        if m is None:
-            return None
-        name, string, constant, number, opened, closed = m.groups()
-        start = m.start(2) - 1 if string is not None else m.start(3) if constant else m.start(4) if number else \
-            m.start(5)
-        if opened and not closed:
-            values, at = [], m.end()
-            lines = 1
-            while True:
-                end = _PLAIN_LIST_END.match(text, at)
-                if end is not None:
-                    break
-                item = _PLAIN_ITEM.match(text, at)
-                if item is None:
-                    return None
-                values.append(item.group(1))
-                at, lines = item.end(), lines + 1
-            value, stop, used = values, end.end(), lines + 1
-            expr_end = text.rindex("]", at, stop) + 1
-        else:
-            value = string if string is not None else [] if opened else _CONSTANTS[constant] if constant else \
-                int(number)
-            stop, used = m.end(), 1
-            expr_end = m.end(6) if closed else m.end(2) + 1 if string is not None else m.end(3) if constant else \
-                m.end(4)
-        items.append(Attribute(name, ValueExpr(None, text[start:expr_end], line, value), line))
-        pos, line = stop, line + used
 
 
 class LazyAttribute(Attribute):
@@ -588,6 +538,35 @@ _OBJECT_OPEN = re.compile(r"\{[ \t]*\r?\n")
 _OBJECT_ITEM = re.compile(r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
                           r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*,?[ \t]*\r?\n')
 _BLANK_LINE = re.compile(r"[ \t]*\r?\n")
+# A list of plain strings on one line (``["a", "b"]``, ``[]``), or one per line as tofu writes
+# a lock file's ``hashes``.
+_PLAIN_STRING = r'"[^"\\$%\n]*"'
+_ONE_LINE_LIST = re.compile(rf'\[[ \t]*(?:{_PLAIN_STRING}(?:[ \t]*,[ \t]*{_PLAIN_STRING})*[ \t]*,?[ \t]*)?\]')
+_LIST_OPEN = re.compile(r"\[[ \t]*\r?\n")
+_LIST_LINE = re.compile(rf'[ \t]*({_PLAIN_STRING})[ \t]*,?[ \t]*\r?\n')
+_LIST_CLOSE = re.compile(r"[ \t]*\]")
+_STRING_IN_LIST = re.compile(_PLAIN_STRING)
+
+
+def _plain_list(text: str, start: int, stop: int, line: int) -> ValueExpr | None:
+    """The list ``text[start:stop]`` read without a parse tree when it holds only plain
+    strings, on one line or one per line; else None."""
+    if _ONE_LINE_LIST.fullmatch(text, start, stop):
+        values = [m.group()[1:-1] for m in _STRING_IN_LIST.finditer(text, start, stop)]
+        return ValueExpr(None, text[start:stop], line, values)
+    opened = _LIST_OPEN.match(text, start, stop)
+    if opened is None:
+        return None
+    pos, values = opened.end(), []
+    while True:
+        close = _LIST_CLOSE.match(text, pos, stop)
+        if close is not None and close.end() == stop:
+            return ValueExpr(None, text[start:stop], line, values)
+        item = _LIST_LINE.match(text, pos, stop)
+        if item is None:
+            return None
+        values.append(item.group(1)[1:-1])
+        pos = item.end()
 _OBJECT_CLOSE = re.compile(r"[ \t]*\}")
 
 
@@ -684,6 +663,10 @@ class _Reader:
             obj = _plain_object(text, arg.expr_start, arg.stop, arg.line)
             if obj is not None:
                 return obj
+        if text.startswith("[", arg.expr_start):
+            listed = _plain_list(text, arg.expr_start, arg.stop, arg.line)
+            if listed is not None:
+                return listed
         parsed = self.chunk(arg.start, arg.stop, arg.line)
         if parsed is not None and len(parsed) == 1 and isinstance(parsed[0], Attribute):
             return parsed[0].expr
@@ -744,8 +727,7 @@ def parse_lazily(text: str, filename: str, error: type[TofuSolveError] = Configu
 
 
 def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], bool],
-                 error: type[TofuSolveError] = ConfigurationError,
-                 plain: Callable[[TopBlock, str], Block | None] | None = None) -> Body:
+                 error: type[TofuSolveError] = ConfigurationError) -> Body:
     """The top-level blocks of ``text``, read on demand: the blocks ``wanted(block, text)``
     accepts have bodies whose arguments and nested blocks are found by the scan
     (:func:`tofu_solve.config.scan.body_items`) and whose expressions are parsed when first
@@ -756,9 +738,10 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
     When the text is not a clean sequence of blocks, the whole text is parsed as
     :func:`parse` does, so the error is reported with its file and line; a part that does not
     parse when read raises the same error then. A syntax error in what is never read is not
-    seen (it is ``tofu``'s to report); :func:`force` reads a body whole.
-
-    ``plain`` (:func:`plain_block`) reads a wanted block without a parse tree when it can.
+    seen (it is ``tofu``'s to report); :func:`force` reads a body whole. Plain values (strings
+    without escapes or templates, whole numbers, keywords, lists of plain strings and objects
+    of plain values as tofu writes them in lock files and ``required_providers``) are read
+    without a parse tree, so a file of them never builds the parser.
 
     Raises:
         ``error``: as :func:`parse`.
@@ -771,10 +754,6 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
     for top in tops:
         if not wanted(top, text):
             items.append(Block(top.type, list(top.labels), Body([]), top.line, top.start, top.end))
-            continue
-        quick = plain(top, text) if plain is not None else None
-        if quick is not None:
-            items.append(quick)
             continue
         items.append(Block(top.type, list(top.labels), LazyBody(lambda top=top: reader.body(top)), top.line,
                            top.start, top.end))

@@ -57,7 +57,7 @@ def parse_lock_text(text: str, filename: str = LOCK_FILE_NAME) -> tuple[LockFile
         LockFileError: the text is not valid HCL (with the line).
     """
     # every block is read; those in tofu's own layout without a parse tree (a large lock file costs a scan)
-    body = hcl.parse_blocks(text, filename, _every_block, LockFileError, plain=hcl.plain_block)
+    body = hcl.parse_blocks(text, filename, _every_block, LockFileError)
     hcl.force(body)  # every argument of every block: a syntax error anywhere is this file's error
     diags: list[Diagnostic] = []
     locks = LockFile()

@@ -12,7 +12,7 @@ from ..remote.archives import extract_archive
 from ..remote.git import strict_semver_tags
 from ..remote.oci import OciClient
 from ..store.cache import Cache
-from .base import AvailableVersion, Package
+from .base import AvailableVersion, ConfigFiles, Package
 
 
 class OciCandidates:
@@ -31,6 +31,11 @@ class OciCandidates:
 
     def pin(self, source: OciSource) -> list[AvailableVersion]:
         return [AvailableVersion(source.digest or source.tag or "latest", None, source.digest or None)]
+
+    def config_files(self, source: OciSource, available: AvailableVersion) -> ConfigFiles | None:
+        """Never without unpacking: an OCI package arrives as one blob, unpacked (see
+        :meth:`~tofu_solve.providers.base.CandidateProvider.config_files`)."""
+        return None
 
     def fetch(self, source: OciSource, available: AvailableVersion) -> Package:
         """Resolve the tag (or digest) to its manifest, check it, download and verify the zip

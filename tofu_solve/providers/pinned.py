@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..addrs.module_source import RemoteSource, SourceKind
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes
-from .base import AvailableVersion, Package
+from .base import AvailableVersion, ConfigFiles, Package
 
 
 class PinnedCandidates:
@@ -25,6 +25,11 @@ class PinnedCandidates:
             ref = self.remotes.resolve(g.url, g.ref)
             return [AvailableVersion(g.ref or ref.name, None, ref.commit)]
         return [AvailableVersion("", None)]
+
+    def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
+        """Never without unpacking: a pinned package is fetched once and installed (see
+        :meth:`~tofu_solve.providers.base.CandidateProvider.config_files`)."""
+        return None
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
         fetched = self.fetcher.fetch(source.package, commit=available.commit)

@@ -447,15 +447,9 @@ class Context:
         """The candidate's configuration files in memory, when its source gives them
         without unpacking the package and the package was not fetched this run; else None.
         Announced and counted as a fetch."""
-        if isinstance(cand.source, OciSource) or (cand.version is None and not isinstance(cand.source,
-                                                                                          RegistrySource)):
-            return None
         if ("fetch",) + self._tree_key(cand) in self._memo:
             return None  # unpacked already this run
-        cp = self.provider_for(cand.source)
-        reader = getattr(cp, "config_files", None)
-        if reader is None:
-            return None
+        reader = self.provider_for(cand.source).config_files
         shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else redact(str(cand.source))
         event = FetchingPackage(shown, cand.version_text or "")
         if self.counter is None:
