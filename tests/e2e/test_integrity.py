@@ -8,6 +8,7 @@ import http.server
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -130,8 +131,18 @@ def _git(repo: Path, *args):
     subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
 
 
+def _head(repo: Path, rev: str = "HEAD") -> str:
+    return subprocess.run(["git", "rev-parse", f"{rev}^{{commit}}"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
 def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch):
+    """Issue #25: the lock pins the commit in ``package``. A fresh machine installs that
+    commit, with no tag listing, whatever the tag now names; resolving the tag again
+    (``-upgrade``) meets the moved tag: the RFC-shaped error naming both packages, exit 1,
+    nothing changed; ``-upgrade=NAME`` accepts the new commit after hashing it."""
     url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
+    genuine = _head(tmp_path / "mod", "v1.0.0")
     root = write_root(tmp_path / "root", f'''
         module "m" {{
           source  = "git::{url}"
@@ -141,24 +152,37 @@ def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch)
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "v1.0.0"}
-    assert 'git:' in r.lock
+    lock = parse_lock_text(r.lock)[0].modules["m"]
+    assert lock.package == f"git::{url}?ref={genuine}" and not lock.floating
+    assert not any(h.startswith("git:") for h in lock.hashes)  # the commit is the package, not a hash
+    assert f'  ]\n  package = "git::{url}?ref={genuine}"\n}}' in r.lock  # after the hashes
     lock_before = r.lock
     # somebody re-points v1.0.0 at a new commit
     (tmp_path / "mod" / "main.tf").write_text("# tampered release\n")
     _git(tmp_path / "mod", "commit", "-qam", "retag")
     _git(tmp_path / "mod", "tag", "-f", "v1.0.0")
-    # a machine with an empty cache notices when it fetches
+    moved = _head(tmp_path / "mod", "v1.0.0")
+    # a machine with an empty cache installs the locked commit straight from the package
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "other-cache"))
-    r = tofu_solve(root, "init")
-    assert r.code == 1
-    assert "Error: Moved git tag" in r.err
-    assert "the tag was moved" in r.err and "tofu-solve init -upgrade" in r.err
-    assert (root / ".terraform.lock.hcl").read_text() == lock_before
-    # -upgrade accepts the new commit, and says the tag moved since the last listing
-    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(own_cache))
-    r = tofu_solve(root, "init", "-upgrade")
+    r = tofu_solve(root, "init", "-json")
     assert r.code == 0, r.err
-    assert "Warning: The git tag v1.0.0 of" in r.out and "moved" in r.out
+    assert "git_ls_remote" not in r.json()["network_operations"]
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# one\n"
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
+    # resolving the tag again meets the moved tag
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 1
+    assert "Error: Module package verification failed" in r.err
+    assert f"Expected: git::{url}?ref={genuine}" in r.err and f"Got:      git::{url}?ref={moved}" in r.err
+    assert "tofu-solve init -upgrade=m" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# one\n"
+    # -upgrade=m accepts the new commit, re-hashed
+    r = tofu_solve(root, "init", "-upgrade=m")
+    assert r.code == 0, r.err
+    lock = parse_lock_text(r.lock)[0].modules["m"]
+    assert lock.package == f"git::{url}?ref={moved}"
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# tampered release\n"
 
 
 def test_deleted_git_tag(tmp_path, tofu_solve, own_cache, monkeypatch):
@@ -173,8 +197,9 @@ def test_deleted_git_tag(tmp_path, tofu_solve, own_cache, monkeypatch):
     _git(tmp_path / "mod", "tag", "-d", "v1.1.0")
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "other-cache"))
     r = tofu_solve(root, "init")
-    assert r.code == 1
-    assert 'has no tag or branch named "v1.1.0"' in r.err
+    # a fresh machine installs the locked commit from the lock's package: the tag is not asked for
+    assert r.code == 0, r.err
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# two\n"
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(own_cache))
     r = tofu_solve(root, "init", "-upgrade")
     assert r.code == 1  # "1.1.0" no longer exists anywhere
@@ -312,6 +337,43 @@ def test_truncated_download_is_retried_once(tmp_path, tofu_solve, own_cache, arc
     zh = "zh:" + hashlib.sha256(_ArchiveHandler.files["flaky.zip"]).hexdigest()
     assert f'"{zh}",' in r.lock  # the archive's own hash is recorded beside h1
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# flaky but fine\n"
+    # no immutable form (no checksum= in the address): floating, pinned by its hashes only
+    assert "  ]\n  floating = true\n}" in r.lock and "package" not in r.lock
+
+
+def test_an_archive_with_its_checksum_is_its_own_package(tmp_path, tofu_solve, own_cache, archive_server):
+    """Issue #25: an archive URL that carries ``checksum=`` is immutable (go-getter checks
+    the bytes on every download), so it is the lock's package."""
+    import hashlib
+    _ArchiveHandler.files["sum.zip"] = _zip({"main.tf": "# summed\n"})
+    url = (f"http://127.0.0.1:{archive_server.server_address[1]}/sum.zip?checksum=sha256:"
+           f"{hashlib.sha256(_ArchiveHandler.files['sum.zip']).hexdigest()}")
+    root = write_root(tmp_path / "root", f'module "m" {{\n  source = "{url}"\n}}\n')
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    assert parse_lock_text(r.lock)[0].modules["m"].package == url
+
+
+def test_a_fresh_machine_installs_registry_modules_from_the_locked_package(tmp_path, tofu_solve, own_cache,
+                                                                         monkeypatch):
+    """Issue #25: a registry version's lock entry records the commit its download location
+    resolved to; a machine with an empty cache installs from there: no version listing, no
+    download-location request, no tag listing; the same files, the same lock."""
+    root = _vpc_eks(tmp_path / "root")
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    locks = parse_lock_text(r.lock)[0].modules
+    assert locks and all(re.fullmatch(r"git::\S+\?ref=[0-9a-f]{40}", m.package) for m in locks.values()), locks
+    lock_before = r.lock
+    installed = _files(root / ".terraform/modules")
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    ops = r.json()["network_operations"]
+    assert not {"module_versions", "module_download", "git_ls_remote"} & set(ops), ops
+    assert ops.get("git_fetch", 0) >= 1
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
+    assert _files(root / ".terraform/modules") == installed
 
 
 def test_offline_after_a_warm_init(tmp_path, tofu_solve, own_cache, monkeypatch):
@@ -386,10 +448,11 @@ def _files(root: Path) -> dict[str, bytes]:
 
 def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(tmp_path, tofu_solve, own_cache,
                                                                               monkeypatch):
-    """The lock pins the commit (git:...), so a tag re-pointed upstream changes nothing on a
-    machine that has the locked commit (no network: nothing in the working directory, the
-    lock or the state moves), and is "Moved git tag", exit 1, nothing changed, on one that
-    must fetch it."""
+    """The lock pins the commit (its package), so a tag re-pointed upstream changes nothing,
+    neither on a machine that has the locked commit (no network: nothing in the working
+    directory, the lock or the state moves) nor on one that must fetch it (it fetches the
+    commit). A lock written before package pins is "Moved git tag", exit 1, nothing
+    changed, on a machine that must fetch."""
     url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
     root = write_root(tmp_path / "root", f'module "m" {{\n  source  = "git::{url}"\n  version = "~> 1.0.0"\n}}\n')
     assert tofu_solve(root, "init").code == 0
@@ -402,6 +465,18 @@ def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(t
     assert r.code == 0, r.err
     assert _files(root) == before
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cold-cache"))
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err  # the lock's package is the commit: the moved tag is not asked
+    assert _files(root) == before
+    # a lock file written before package pins (the commit among the hashes) still holds: a
+    # machine that must fetch resolves the tag, and refuses the moved one
+    lock = root / ".terraform.lock.hcl"
+    legacy = re.sub(r'(  hashes = \[\n)(.*?)  \]\n  package = "git::[^"]*\?ref=([0-9a-f]{40})"\n',
+                    lambda m: f'{m[1]}    "git:{m[3]}",\n{m[2]}  ]\n', lock.read_text(), flags=re.S)
+    assert "package" not in legacy and "git:" in legacy
+    lock.write_text(legacy)
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cold-cache-2"))
+    before = _files(root)
     r = tofu_solve(root, "init")
     assert r.code == 1 and "Error: Moved git tag" in r.err
     assert _files(root) == before

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import pytest
 
@@ -41,7 +42,8 @@ def test_constraint_across_many_tags(tmp_path, tofu_solve, oci, own_cache):
     locks, _ = parse_lock_text(r.lock)
     entry = locks.modules["net"]
     assert entry.source == f"oci://{oci.host}/{repo}?tag=1.9.7"
-    assert any(h.startswith("sha256:") for h in entry.hashes) and any(h.startswith("h1:") for h in entry.hashes)
+    assert any(h.startswith("h1:") for h in entry.hashes)
+    assert re.fullmatch(rf"oci://{re.escape(oci.host)}/{repo}\?digest=sha256:[0-9a-f]{{64}}", entry.package)
     assert any(h.startswith("zh:") for h in entry.hashes)
     assert (root / ".terraform/modules/net/main.tf").read_text() == "# net 1.9.7\n"
 
@@ -83,6 +85,10 @@ def test_digest_and_tag_pins(tmp_path, tofu_solve, oci, own_cache):
 
 
 def test_repushed_tag_is_caught_by_digest(tmp_path, tofu_solve, oci, own_cache, monkeypatch):
+    """Issue #25: the lock's package is the manifest digest. A re-pushed tag changes
+    nothing for a machine that installs from the lock (fresh cache included: the digest is
+    fetched, not the tag); resolving the tag again (-upgrade) refuses the new digest, exit
+    1, nothing changed; -upgrade=m accepts it."""
     oci.push_module("modules/moving", "1.0.0", _module("# original\n"))
     root = write_root(tmp_path / "root", f'''
         module "m" {{
@@ -90,13 +96,27 @@ def test_repushed_tag_is_caught_by_digest(tmp_path, tofu_solve, oci, own_cache, 
           version = "1.0.0"
         }}
     ''')
-    assert tofu_solve(root, "init").code == 0
+    r = tofu_solve(root, "init")
+    assert r.code == 0, r.err
+    digest = parse_lock_text(r.lock)[0].modules["m"].package.rsplit("=", 1)[1]
     before = (root / ".terraform.lock.hcl").read_text()
     oci.push_module("modules/moving", "1.0.0", _module("# pushed again\n"))
-    r = tofu_solve(root, "init")
-    assert r.code == 1
-    assert "Error: Moved OCI tag" in r.err and "tofu-solve init -upgrade" in r.err
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    assert "oci_tags" not in r.json()["network_operations"]
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# original\n"
     assert (root / ".terraform.lock.hcl").read_text() == before
+    r = tofu_solve(root, "init", "-upgrade")
+    assert r.code == 1
+    assert "Error: Module package verification failed" in r.err
+    assert f"Expected: oci://{oci.host}/modules/moving?digest={digest}" in r.err
+    assert "tofu-solve init -upgrade=m" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == before
+    r = tofu_solve(root, "init", "-upgrade=m")
+    assert r.code == 0, r.err
+    assert (root / ".terraform/modules/m/main.tf").read_text() == "# pushed again\n"
+    assert parse_lock_text(r.lock)[0].modules["m"].package != f"oci://{oci.host}/modules/moving?digest={digest}"
 
 
 @pytest.mark.parametrize("case,fragment", [

@@ -145,6 +145,77 @@ def test_module_lock_without_version_is_an_archive_package():
     assert format_module_lock(locks.modules["m"]) == text
 
 
+C40 = "0123456789abcdef0123456789abcdef01234567"
+D64 = "sha256:" + "ab" * 32
+
+
+def test_package_and_floating_written_after_the_hashes_and_read_back():
+    """Issue #25, in the layout of OpenTofu's draft module-installation RFC (PR #4071):
+    ``package`` (or ``floating = true``) follows ``hashes``, a run of its own for hclwrite's
+    alignment."""
+    pinned = ModuleLock("vpc", "6.6.0", "registry.opentofu.org/terraform-aws-modules/vpc/aws", "~> 6.0",
+                        ("h1:abc=",), f"git::https://example.com/vpc.git//modules/x?ref={C40}")
+    floating = ModuleLock("m", "", "https://h/m.zip", "", ("h1:abc=",), "", True)
+    from tofu_solve.lockfile.write import format_module_lock
+    assert format_module_lock(pinned) == (
+        'module "vpc" {\n'
+        '  version     = "6.6.0"\n'
+        '  source      = "registry.opentofu.org/terraform-aws-modules/vpc/aws"\n'
+        '  constraints = "~> 6.0"\n'
+        "  hashes = [\n"
+        '    "h1:abc=",\n'
+        "  ]\n"
+        f'  package = "git::https://example.com/vpc.git//modules/x?ref={C40}"\n'
+        "}\n")
+    assert format_module_lock(floating).endswith('  ]\n  floating = true\n}\n')
+    locks = LockFile(modules={"vpc": pinned, "m": floating})
+    back, diags = parse_lock_text(format_lock_file(locks))
+    assert not diags and back.modules == locks.modules
+
+
+@pytest.mark.parametrize("package", [
+    f"git::https://example.com/vpc.git?ref={C40}",
+    f"git::https://example.com/vpc.git//sub?ref={C40}",
+    f"oci://registry.example.com/modules/vpc?digest={D64}",
+    "https://example.com/m.zip?checksum=sha256:" + "ab" * 32,
+])
+def test_immutable_packages_accepted(package):
+    text = f'module "m" {{\n  version = "1.0.0"\n  source = "x/y/z"\n  package = "{package}"\n}}\n'
+    locks, diags = parse_lock_text(text)
+    assert diags == [] and locks.modules["m"].package == package
+
+
+@pytest.mark.parametrize("line,fragment", [
+    ('package = "git::https://example.com/vpc.git?ref=v1.0.0"', "full commit id"),
+    ('package = "git::https://example.com/vpc.git"', "full commit id"),
+    (f'package = "oci://registry.example.com/modules/vpc?tag=1.0.0"', "digest"),
+    ('package = "https://example.com/m.zip"', "checksum"),
+    ('package = "./local"', "local path"),
+    (f'package = "git::https://user:hunter2@example.com/vpc.git?ref={C40}"', "credential"),
+    ('package = "::"', "not a module package address"),
+    ('floating = "yes"', "true or false"),
+    (f'floating = true\n  package = "git::https://example.com/vpc.git?ref={C40}"', "either pinned or floating"),
+])
+def test_hostile_package_values_are_refused_with_their_line(line, fragment):
+    text = f'module "m" {{\n  version = "1.0.0"\n  source = "x/y/z"\n  {line}\n}}\n'
+    _, diags = parse_lock_text(text)
+    assert len(diags) == 1 and fragment in diags[0].detail, diags
+    assert diags[0].line in (4, 5)
+
+
+def test_a_lock_written_before_package_pins_is_the_same_selection():
+    """Issue #25: a lock entry without ``package`` (its commit among the hashes, as tofu-solve
+    wrote them before) stays valid: the completed entry is the same selection, so
+    ``-lockfile=readonly`` accepts it; a different package or hash is not."""
+    from tofu_solve.lockfile.model import same_selection
+    old = ModuleLock("m", "v1.0.0", "git::https://example.com/m.git?ref=v1.0.0", "~> 1.0", ("h1:abc=", f"git:{C40}"))
+    new = ModuleLock("m", "v1.0.0", old.source, "~> 1.0", ("h1:abc=",), f"git::https://example.com/m.git?ref={C40}")
+    assert same_selection(old, new)
+    assert not same_selection(new, ModuleLock("m", "v1.0.0", old.source, "~> 1.0", ("h1:abc=",),
+                                              f"git::https://example.com/m.git?ref={'f' * 40}"))
+    assert not same_selection(old, ModuleLock("m", "v1.0.0", old.source, "~> 1.0", ("h1:xyz=",), new.package))
+
+
 def test_broken_hcl_lock_names_line(tmp_path):
     path = tmp_path / ".terraform.lock.hcl"
     path.write_text('provider "registry.opentofu.org/a/b" {\n  version = "1.0.0"\n')

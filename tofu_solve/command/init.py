@@ -13,10 +13,10 @@ import os
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..addrs.module_source import lock_source
+from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config import config_file_names
@@ -38,6 +38,7 @@ from ..lockfile import (
     read_lock_file,
     write_lock_file,
 )
+from ..lockfile.model import content_hashes, same_selection
 from ..plugins import (
     ProviderLockPlan,
     ProviderPackages,
@@ -54,7 +55,7 @@ from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
 from ..versions.target import Client, TargetVersion, configured_client, target_version
 from ..workdir import handover, overrides
-from ..workdir.install import data_dir, install, package_hashes, verify
+from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
 from ..workdir.state import recorded_module_locks, snapshot, write_state
 from .monorepo import (
     cross_root_report,
@@ -112,12 +113,15 @@ class InitResult:
     next_command: str | None = None  # else the command the user runs next
 
 
-def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = ()) -> ModuleLock:
+def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = (),
+                    pin: str | None = None) -> ModuleLock:
     """The lock entry for a selected call (its source redacted: credentials never reach the
-    lock file)."""
+    lock file), pinned to ``pin`` (the package's immutable address, already redacted), or
+    floating when there is none."""
     req = res.module_requirements[path]
     source = lock_source(cand.source, req.constraint is not None, cand.available.label)
-    return ModuleLock(path, cand.version_text, source, req.constraint.text if req.constraint else "", hashes)
+    return ModuleLock(path, cand.version_text, source, req.constraint.text if req.constraint else "", hashes,
+                      pin or "", pin is None)
 
 
 def run_init(opts: InitOptions, settings: Settings,
@@ -231,8 +235,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     changes = []
     for path in sorted(set(on_disk) | set(new_modules)):
         old, new = on_disk.get(path), new_modules.get(path)
-        if old is not None and new is not None and old == new:
-            continue
+        if old is not None and new is not None and same_selection(old, new):
+            continue  # an entry written before package pins is completed, not changed
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))
     new_locks = LockFile(plan.providers, dict(new_modules))
     if opts.lockfile == "readonly" and (changes or plan.changes):
@@ -287,7 +291,7 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...],
     Raises:
         ConfigurationError: a NAME that names nothing in the lock file or the configuration.
     """
-    from ..addrs.module_source import RegistrySource, parse_source
+    from ..addrs.module_source import parse_source
     from ..addrs.names import valid_call_path
     from ..errors import ConfigurationError
 
@@ -418,18 +422,37 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         cand = res.modules[path]
         pkg = ctx.fetch(cand)
         hashes = package_hashes(cand, pkg)
-        new = module_lock_for(path, cand, res, hashes)
+        new = module_lock_for(path, cand, res, hashes, pkg.pin)
+        _check_package(path, cand, new, locks)
         old = locks.modules.get(path)
         if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
                 and old.hashes:
             verify(path, old, pkg.root, f"cached copy in {pkg.root}")
-            new = ModuleLock(path, new.version, new.source, new.constraints, tuple(set(old.hashes) | set(hashes)))
+            new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
             verified.append(path)
         selected[path] = (cand, pkg, new)
         tree = ctx.tree(cand)
         if not isinstance(tree, TofuSolveError):
             trees[path] = tree
     return selected, trees, verified
+
+
+def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: LockFile) -> None:
+    """Refuse a version that now resolves to another immutable package than the lock file
+    records for it (issue #25): the call's own entry first, then any other call locked at
+    the same source and version (a new call to a locked package). Entries that
+    ``-upgrade=NAME`` left out of ``locks`` accept the new package; ``-upgrade`` does not.
+
+    Raises:
+        IntegrityError: :func:`~tofu_solve.workdir.install.package_changed`.
+    """
+    own = locks.modules.get(path)
+    others = [m for p, m in sorted(locks.modules.items()) if p != path]
+    for old in ([own] if own is not None else []) + others:
+        if old.package and (old.version, old.source) == (new.version, new.source) and old.package != new.package:
+            shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else new.source
+            raise package_changed(old.path, f"{shown} {new.version}" if new.version else shown, old.package,
+                                  new.package or None, LOCK_FILE_NAME)
 
 
 def _tag_warnings(ctx: Context) -> list[str]:

@@ -1,5 +1,5 @@
 """``.terraform.lock.hcl``: OpenTofu's provider locks (as ``tofu init`` writes them) and
-tofu-solve's module locks (``module "<call.path>" { version, source, constraints, hashes }``)."""
+tofu-solve's module locks (``module "<call.path>" { version, source, constraints, hashes, package }``)."""
 
 from .model import LockChange, LockFile, ModuleLock, ProviderLock
 from .read import (

@@ -51,7 +51,15 @@ class ModuleLock:
         source: the module source address the version was resolved for (normalized; for
             git and OCI pinned to the selected tag/commit or digest).
         constraints: the call's version constraint text ("" when none).
-        hashes: sorted, de-duplicated (``h1:``, ``zh:``).
+        hashes: sorted, de-duplicated (``h1:``, ``zh:``; lock files written before issue #25
+            also hold ``git:<commit>`` or an OCI ``sha256:`` manifest digest here).
+        package: the immutable address the version was installed from, redacted (issue
+            #25, the layout of OpenTofu's draft module-installation RFC, PR #4071): a git
+            package at its commit (``git::https://host/repo.git//sub?ref=<40 hex>``), an OCI
+            package at its manifest digest (``oci://host/repo?digest=sha256:...``), or an
+            archive URL that carries a ``checksum``; "" when there is none.
+        floating: True when the source has no immutable form (an archive without
+            ``checksum``, a registry's direct download): only the ``h1:`` hash pins it.
     """
 
     path: str
@@ -59,6 +67,8 @@ class ModuleLock:
     source: str
     constraints: str = ""
     hashes: tuple[str, ...] = ()
+    package: str = ""
+    floating: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))
@@ -120,11 +130,37 @@ class LockFile:
         return LockFile(dict(self.providers), dict(modules))
 
 
+LEGACY_PINS = ("git:", "sha256:")  # hash-list prefixes that pinned a commit or digest before issue #25
+
+
+def content_hashes(lock: ModuleLock) -> tuple[str, ...]:
+    """The lock's hashes without the commit and digest pins that lock files written before
+    issue #25 kept among them (now in ``package``)."""
+    return tuple(h for h in lock.hashes if not h.startswith(LEGACY_PINS))
+
+
+def same_selection(old: ModuleLock, new: ModuleLock) -> bool:
+    """Whether ``new`` locks what ``old`` locks: equal, or ``old`` was written before issue
+    #25 (no ``package``, no ``floating``; a ``git:``/``sha256:`` pin among its hashes) and
+    ``new`` is the same entry completed. Such a lock file stays valid: it is completed on
+    its next write, and ``-lockfile=readonly`` accepts it."""
+    if old == new:
+        return True
+    if old.package or old.floating:
+        return False
+    return (old.version, old.source, old.constraints, content_hashes(old)) == \
+        (new.version, new.source, new.constraints, new.hashes)
+
+
 def locked_commit(lock: ModuleLock | None) -> str | None:
-    """What a lock entry pins beyond content: the ``git:`` commit, or an OCI manifest
-    digest (``sha256:...``)."""
+    """What a lock entry pins beyond content: the commit or OCI manifest digest of its
+    ``package``, else (lock files written before issue #25) the ``git:`` commit or the
+    ``sha256:`` manifest digest among its hashes."""
     if lock is None:
         return None
+    if lock.package:
+        from ..addrs.immutable import pinned_reference
+        return pinned_reference(lock.package)
     for h in lock.hashes:
         if h.startswith("git:"):
             return h[4:]

@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..addrs.immutable import package_problem
 from ..addrs.names import valid_call_path
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
@@ -205,7 +206,7 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
     if path in locks.modules:
         err("Duplicate module lock", f'This lock file already declared a lock for module "{path}".', block.line)
         return
-    allowed = {"version", "source", "constraints", "hashes"}
+    allowed = {"version", "source", "constraints", "hashes", "package", "floating"}
     for a in block.body.attributes:
         if a.name not in allowed:
             err("Unsupported argument", f'An argument named "{a.name}" is not expected in a module lock.', a.line)
@@ -227,7 +228,28 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
     hashes = _hashes_attr(block, "module", err)
     if hashes is None:
         return
-    locks.modules[path] = ModuleLock(path, version or "", source, constraints or "", hashes)
+    package, pline = _string_attr(block, "package", err)
+    if package is not None:
+        problem = package_problem(package)
+        if problem:
+            err("Invalid module package", f'The package recorded for module "{path}" is not an immutable package '
+                f"address: {problem}.", pline)
+            return
+    floating = False
+    fa = block.body.attribute("floating")
+    if fa is not None:
+        try:
+            floating = fa.expr.literal()
+        except hcl.NotLiteral:
+            floating = None
+        if not isinstance(floating, bool):
+            err("Invalid floating", "The floating argument must be true or false.", fa.line)
+            return
+        if floating and package:
+            err("Invalid module lock", f'The module lock for "{path}" records a package and floating = true; a '
+                "package is either pinned or floating.", fa.line)
+            return
+    locks.modules[path] = ModuleLock(path, version or "", source, constraints or "", hashes, package or "", floating)
 
 
 def read_lock_file(path: str | os.PathLike, missing_ok: bool = True) -> LockFile:

@@ -7,7 +7,7 @@ non-empty), ``hashes`` (when non-empty); ``=`` aligned across consecutive single
 attributes, the multi-line ``hashes = [`` never aligned; hashes one per line, four spaces,
 trailing comma. Module blocks follow the provider blocks, sorted by call path, with
 ``version`` (omitted for a package that has none, such as an archive URL), ``source``,
-``constraints`` and ``hashes`` in the same layout.
+``constraints`` and ``hashes`` in the same layout, then ``package`` or ``floating``.
 
 Writes are atomic: a temporary file in the same directory, fsync, then ``os.replace``.
 """
@@ -48,7 +48,11 @@ def hcl_string(s: str) -> str:
     return '"' + text.replace("${", "$${").replace("%{", "%%{") + '"'
 
 
-def _block(kind: str, label: str, attrs: list[tuple[str, str]], hashes: tuple[str, ...]) -> str:
+def _block(kind: str, label: str, attrs: list[tuple[str, str]], hashes: tuple[str, ...],
+           after: list[tuple[str, str]] = ()) -> str:
+    """A block: ``attrs`` (quoted strings, ``=`` aligned), ``hashes``, then ``after``
+    (values written as given, aligned among themselves: hclwrite aligns each run of
+    single-line attributes, and the multi-line ``hashes`` ends one)."""
     lines = [f"{kind} {hcl_string(label)} {{"]
     width = max((len(k) for k, _ in attrs), default=0)
     for k, v in attrs:
@@ -58,6 +62,9 @@ def _block(kind: str, label: str, attrs: list[tuple[str, str]], hashes: tuple[st
         for h in sorted(set(hashes)):
             lines.append(f"    {hcl_string(h)},")
         lines.append("  ]")
+    width = max((len(k) for k, _ in after), default=0)
+    for k, v in after:
+        lines.append(f"  {k.ljust(width)} = {v}")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -71,11 +78,15 @@ def format_provider_lock(lock: ProviderLock) -> str:
 
 
 def format_module_lock(lock: ModuleLock) -> str:
-    """One module block (ends with a newline)."""
+    """One module block (ends with a newline): ``version``, ``source``, ``constraints``,
+    ``hashes``, then ``package = "<immutable address>"`` or ``floating = true`` after the
+    hashes, as OpenTofu's draft module-installation RFC (PR #4071) lays them out."""
     attrs = ([("version", lock.version)] if lock.version else []) + [("source", lock.source)]
     if lock.constraints:
         attrs.append(("constraints", lock.constraints))
-    return _block("module", lock.path, attrs, lock.hashes)
+    after = [("package", hcl_string(lock.package))] if lock.package else \
+        [("floating", "true")] if lock.floating else []
+    return _block("module", lock.path, attrs, lock.hashes, after)
 
 
 def format_lock_file(locks: LockFile, keep_raw_providers: bool = True, header: str = HEADER) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -19,11 +19,17 @@ class AvailableVersion:
         label: how the source names it: the registry's version string, or the git tag.
         version: parsed with go-version (None for unversioned pins such as ``?ref=main``).
         commit: for git tags, the commit the tag points at (peeled).
+        package: the immutable package address the lock file records for this version
+            (:mod:`tofu_solve.addrs.immutable`), when the candidate comes from the lock:
+            the package is then fetched from there, with no tag listing and no registry
+            download-location request (issue #25); "" otherwise. Not part of equality: the
+            same version listed by the source is the same candidate.
     """
 
     label: str
     version: GoVersion | None
     commit: str | None = None
+    package: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,10 @@ class Package:
         package: the package address (no version or ref).
         locked_source: the source address to record in the lock (pinned to the version).
         commit: the git commit, when there is one.
+        zh: ``zh:`` of the archive the package came as, if it came as one.
+        pin: the immutable address it was fetched from, redacted
+            (:func:`tofu_solve.addrs.immutable.immutable_address`), or None when the source
+            has none (floating).
     """
 
     root: Path
@@ -44,6 +54,7 @@ class Package:
     locked_source: str
     commit: str | None = None
     zh: str | None = None
+    pin: str | None = None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.module_source import RemoteSource
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes, strict_semver_tags
@@ -23,11 +24,22 @@ class GitCandidates:
         return [AvailableVersion(tag, v, tags[tag]) for v, tag in strict_semver_tags(tags)]
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
+        """The tag's package; a version from the lock comes straight from the commit its
+        ``package`` names, from the call's own repository (no ``ls-remote``)."""
         pinned = source.with_ref(available.label)
-        fetched = self.fetcher.fetch(pinned.package, commit=available.commit)
-        return Package(fetched.path, source.subdir, self.package_address(source), str(pinned), fetched.commit)
+        fetched = self.fetcher.fetch(*self._address(source, available))
+        return Package(fetched.path, source.subdir, self.package_address(source), str(pinned), fetched.commit,
+                       pin=immutable_address(str(source), fetched.commit))
 
     def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
-        got = self.fetcher.config_files(source.with_ref(available.label).package, commit=available.commit)
+        got = self.fetcher.config_files(*self._address(source, available))
         return None if got is None else ConfigFiles(got[0], source.subdir)
+
+    @staticmethod
+    def _address(source: RemoteSource, available: AvailableVersion) -> tuple[str, str | None]:
+        """(package address, expected commit) to fetch ``available`` from."""
+        commit = pinned_reference(available.package) if available.package else None
+        if commit:
+            return source.with_ref(commit).package, commit
+        return source.with_ref(available.label).package, available.commit
 

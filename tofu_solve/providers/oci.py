@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 
+from ..addrs.immutable import immutable_address
 from ..addrs.module_source import OciSource
 from ..errors import IntegrityError
 from ..remote.archives import extract_archive
@@ -46,6 +47,8 @@ class OciCandidates:
                 (re-pushed tag), or the blob does not match its digest.
         """
         reference = available.label
+        if available.package and available.commit:
+            reference = available.commit  # the lock's digest: the tag is not resolved again
         if available.commit and not reference.startswith("sha256:"):
             art = self.client.resolve(source.registry, source.repository, reference)
             if art.manifest_digest != available.commit:
@@ -56,12 +59,13 @@ class OciCandidates:
                     "new artifact is intended, run: tofu-solve init -upgrade")
         else:
             art = self.client.resolve(source.registry, source.repository, reference)
-        if reference.startswith("sha256:"):
-            locked = OciSource(source.registry, source.repository, "", reference, source.subdir)
+        label = available.label
+        if label.startswith("sha256:"):
+            locked = OciSource(source.registry, source.repository, "", label, source.subdir)
         elif source.tag or source.digest:
             locked = source
         else:
-            locked = OciSource(source.registry, source.repository, reference, "", source.subdir)
+            locked = OciSource(source.registry, source.repository, label, "", source.subdir)
 
         def fill(dest):
             data = self.client.download(source.registry, source.repository, art, dest)
@@ -71,4 +75,5 @@ class OciCandidates:
 
         root = self.cache.ensure_package(source.package_address, art.manifest_digest, fill)
         zh = self.cache.archive_hash((source.package_address, art.manifest_digest))
-        return Package(root, source.subdir, source.package_address, str(locked), art.manifest_digest, zh)
+        return Package(root, source.subdir, source.package_address, str(locked), art.manifest_digest, zh,
+                       pin=immutable_address(str(source), art.manifest_digest))

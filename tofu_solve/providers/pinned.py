@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.module_source import RemoteSource, SourceKind
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes
@@ -32,5 +33,12 @@ class PinnedCandidates:
         return None
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
-        fetched = self.fetcher.fetch(source.package, commit=available.commit)
-        return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit, fetched.zh)
+        """What the address names; a git ref from the lock comes straight from the commit
+        its ``package`` names (no ``ls-remote``)."""
+        commit = pinned_reference(available.package) if available.package else None
+        if commit and source.kind is SourceKind.GIT:
+            fetched = self.fetcher.fetch(source.with_ref(commit).package, commit=commit)
+        else:
+            fetched = self.fetcher.fetch(source.package, commit=available.commit)
+        return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit, fetched.zh,
+                       pin=immutable_address(str(source), fetched.commit))

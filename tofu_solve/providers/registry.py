@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ..addrs.module_source import RegistrySource, go_path_clean, source_dir_subdir
+from ..addrs.immutable import immutable_address, pinned_reference
+from ..addrs.module_source import (
+    RegistrySource,
+    go_path_clean,
+    parse_source,
+    source_dir_subdir,
+)
 from ..errors import InvalidVersion
 from ..remote.fetch import Fetcher
 from ..remote.registry import DirectLocation, RegistryClient
@@ -32,7 +38,12 @@ class RegistryCandidates:
         return out
 
     def fetch(self, source: RegistrySource, available: AvailableVersion) -> Package:
-        # OpenTofu requests the normalized go-version string (reference §1, step 6).
+        """The version's package, through the registry's download location (OpenTofu
+        requests the normalized go-version string, reference §1, step 6); a version from
+        the lock comes straight from the immutable ``package`` it records (issue #25): no
+        download-location request, no tag resolution."""
+        if available.package:
+            return self._from_location(source, available.package)
         version = available.version.string if available.version else available.label
         location = self.client.module_location(source.package, version)
         if isinstance(location, DirectLocation):
@@ -40,30 +51,38 @@ class RegistryCandidates:
             fetched = self.fetcher.fetch_direct(str(location), headers)
             sub = go_path_clean(source.subdir) if source.subdir else ""
             return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), None, fetched.zh)
+        return self._from_location(source, location)
+
+    def _from_location(self, source: RegistrySource, location: str) -> Package:
+        """The package at a go-getter or ``oci://`` location (a download location, or the
+        lock's immutable package), the call's own subdirectory joined to the location's."""
         loc_pkg, loc_sub = source_dir_subdir(location)
         if loc_pkg.startswith("oci://") and self.oci is not None:
-            from ..addrs.module_source import parse_source
             oci_src = parse_source(location)
             ref = oci_src.digest or oci_src.tag or "latest"
             got = self.oci.fetch(oci_src, AvailableVersion(ref, None, oci_src.digest or None))
             sub = "/".join(p for p in (oci_src.subdir, source.subdir) if p)
             sub = go_path_clean(sub) if sub else ""
-            return Package(got.root, "" if sub == "." else sub, str(source.package), str(source), got.commit)
-        fetched = self.fetcher.fetch(loc_pkg)
+            return Package(got.root, "" if sub == "." else sub, str(source.package), str(source), got.commit,
+                           got.zh, pin=immutable_address(location, got.commit))
+        fetched = self.fetcher.fetch(loc_pkg, commit=pinned_reference(location))
         sub = "/".join(p for p in (loc_sub, source.subdir) if p)
         sub = go_path_clean(sub) if sub else ""
         return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), fetched.commit,
-                       fetched.zh)
+                       fetched.zh, pin=immutable_address(location, fetched.commit))
 
     def config_files(self, source: RegistrySource, available: AvailableVersion) -> ConfigFiles | None:
-        version = available.version.string if available.version else available.label
-        location = self.client.module_location(source.package, version)
+        if available.package:
+            location = available.package
+        else:
+            version = available.version.string if available.version else available.label
+            location = self.client.module_location(source.package, version)
         if isinstance(location, DirectLocation):
             return None
         loc_pkg, loc_sub = source_dir_subdir(location)
         if loc_pkg.startswith("oci://"):
             return None
-        got = self.fetcher.config_files(loc_pkg)
+        got = self.fetcher.config_files(loc_pkg, commit=pinned_reference(location))
         if got is None:
             return None
         sub = "/".join(p for p in (loc_sub, source.subdir) if p)

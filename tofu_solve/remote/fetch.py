@@ -24,6 +24,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
+from ..addrs.immutable import GIT_COMMIT_RE
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source
 from ..addrs.redact import redact
 from ..config.files import PackageFiles
@@ -32,7 +33,7 @@ from ..settings import Limits
 from ..store.cache import Cache
 from .archives import extract_archive, sniff_archive
 from .flight import SingleFlight
-from .git import FetchAborted, GitRemotes
+from .git import FetchAborted, GitRemotes, RemoteRef
 from .limits import read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
@@ -133,6 +134,9 @@ class Fetcher:
         """
         g = src.git
         ref = None
+        if g.ref and GIT_COMMIT_RE.fullmatch(g.ref) and commit in (None, g.ref):
+            # a commit id (a lock's package, issue #25): fetched by its id, nothing to list
+            return RemoteRef(g.ref, g.ref)
         if not commit and g.ref and self.git.first_fetch_of(g.url):
             # The registry (or the address) named the tag: fetch it at once and list the
             # remote beside it, off the critical path (moved tags are still detected).
@@ -164,7 +168,10 @@ class Fetcher:
             g = src.git
             base = _git_base(src)
             if commit and self.cache.package_dir(base, commit).is_dir():
-                return FetchedPackage(self.cache.package_dir(base, commit), src.package, src.package, commit)
+                # checked against the hash it was stored with; fetched again by its id if damaged
+                path = self.cache.ensure_package(base, commit,
+                                                 lambda d: self.git.export(g.url, RemoteRef(commit, commit), d))
+                return FetchedPackage(path, src.package, src.package, commit)
             ref = self._git_ref(src, commit)
             path = self.cache.ensure_package(base, ref.commit, lambda d: self.git.export(g.url, ref, d))
             pinned = src.package if g.ref else src.with_ref(ref.commit).package

@@ -354,7 +354,7 @@ class GitRemotes:
         """One shallow ``git fetch`` (depth 1) of ``refs`` from the remote into a fresh
         scratch repository, with no lock held, then a local fetch of the same refs from it
         into the remote's mirror under the mirror's locks (a few milliseconds). A bare
-        commit is fetched alone, without depth, straight into the mirror.
+        commit (``RemoteRef(sha, sha)``) is fetched the same way, by its id.
 
         Raises:
             git.GitCommandError, FetchAborted: see :meth:`_run_fetch`.
@@ -363,12 +363,9 @@ class GitRemotes:
             raise FetchAborted()
         log.debug("git fetch %s %s", redact(url), " ".join(r.name or r.commit for r in refs))
         mirror = self.cache.git_mirror(url)
-        if len(refs) == 1 and refs[0].name == refs[0].commit:
-            with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-                _open_mirror(mirror)
-                self._run_fetch(mirror, ["--no-tags", url, refs[0].commit])
-            return
-        specs = [f"+{r.name}:{r.name}" for r in refs]
+        # a bare commit (a lock's package, a ?ref=<sha>) is asked for by its id, as protocol v2
+        # allows for any object the remote has; it lands in the mirror without a ref
+        specs = [r.commit if r.name == r.commit else f"+{r.name}:{r.name}" for r in refs]
         scratch = Path(tempfile.mkdtemp(prefix="git-fetch-", dir=self.cache.tmp_dir()))
         try:
             subprocess.run(["git", "init", "--quiet", "--bare", str(scratch)], check=True, capture_output=True,

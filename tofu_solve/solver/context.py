@@ -263,7 +263,9 @@ class Context:
             if not list_module_versions(req.constraint, [lock.version]).matching:
                 return None
         cp, _, _ = self._lister(req)
-        avail = AvailableVersion(lock.version, version, locked_commit(lock))
+        # a registry version is named by its version, not by the commit behind its location
+        commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
+        avail = AvailableVersion(lock.version, version, commit, package=lock.package)
         return ModuleCandidate(req.call_path, source, avail, cp.package_address(source))
 
     def lock_mismatch(self, req: ModuleRequirement) -> TofuSolveError | None:

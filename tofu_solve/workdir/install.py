@@ -2,8 +2,9 @@
 
 * :func:`package_hashes`: the lock's ``hashes`` for a package: ``h1:`` of the extracted
   package (Go dirhash Hash1, version-control directories excluded, as the module-locking
-  RFC says), ``zh:`` of the archive when there was one, and ``git:<commit>`` for git
-  sources (the commit the tag pointed at, so a moved tag is caught even before download).
+  RFC says) and ``zh:`` of the archive when there was one; the commit or digest the
+  package was fetched at is the entry's ``package`` (issue #25).
+* :func:`package_changed`: a version that now resolves to another immutable package.
 * :func:`verify`: a package whose ``h1:`` is not among the lock's hashes stops init with the
   RFC's message ("Module checksum verification failed", Expected, Got, run ``-upgrade``).
 * :func:`install`: ``.terraform/modules/<key>`` per call path and ``modules.json`` exactly as
@@ -22,13 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..addrs.module_source import (
-    OciSource,
-    RegistrySource,
-    RemoteSource,
-    SourceKind,
-    tofu_source,
-)
+from ..addrs.module_source import RegistrySource, tofu_source
 from ..addrs.names import valid_call_path
 from ..config.loader import OWN_OVERRIDE_FILE
 from ..config.tree import ModuleTree
@@ -47,16 +42,27 @@ NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, wri
 
 
 def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
-    """The hashes recorded for a selected package. Raises HashError."""
+    """The hashes recorded for a selected package: its ``h1:`` and, when it came as an
+    archive, the archive's ``zh:``. The commit or digest it was fetched at is its
+    ``package`` (:attr:`~tofu_solve.providers.Package.pin`), not a hash. Raises HashError."""
     out = [hash_dir(pkg.root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)]
-    src = cand.source
-    if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and pkg.commit:
-        out.append(f"git:{pkg.commit}")
     if pkg.zh:
         out.append(pkg.zh)  # the archive's bytes, for packages that came as an archive
-    if isinstance(src, OciSource) and pkg.commit:
-        out.append(pkg.commit)  # the manifest digest, "sha256:...": a re-pushed tag is caught
     return tuple(out)
+
+
+def package_changed(call_path: str, shown: str, expected: str, got: str | None, lock_file: str) -> IntegrityError:
+    """The error for a version that now resolves to another immutable package than the
+    lock file records (issue #25), in the shape of the module-locking RFC's checksum
+    error: what was expected, what came, and how to accept it. ``shown``: the package and
+    version as people name them; ``got`` None: the source now gives a floating package."""
+    return IntegrityError(
+        "Module package verification failed",
+        f'Module "{call_path}" ({shown}) now resolves to a different package than {lock_file} records.\n'
+        "This may indicate that its tag or registry version was moved, or tampered with.\n\n"
+        f"Expected: {expected}\nGot:      {got or '(no immutable address: the source now gives a floating package)'}"
+        "\n\nNothing was changed. If the new package is intended, check it, then accept it with:\n"
+        f"  tofu-solve init -upgrade={call_path}")
 
 
 def verification_error(call_path: str, expected: list[str], got: str, place: str) -> IntegrityError:

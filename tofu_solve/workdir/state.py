@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..addrs.immutable import package_problem
 from ..addrs.names import valid_call_path
 from ..addrs.product import OPENTOFU, Product, product_named
 from ..addrs.redact import redact
@@ -77,7 +78,8 @@ def snapshot(res, ctx, result_locks) -> dict:
             # the module blocks as written, so that a lock file another tool rewrote without
             # them (tofu providers lock, tofu init -upgrade) is noticed and mended
             "module_locks": {p: {"version": m.version, "source": m.source, "constraints": m.constraints,
-                                 "hashes": list(m.hashes)} for p, m in result_locks.modules.items()}}
+                                 "hashes": list(m.hashes), "package": m.package, "floating": m.floating}
+                             for p, m in result_locks.modules.items()}}
 
 
 def recorded_module_locks(root: Path, settings: Settings) -> dict[str, ModuleLock]:
@@ -90,8 +92,12 @@ def recorded_module_locks(root: Path, settings: Settings) -> dict[str, ModuleLoc
         for path, m in (doc.get("module_locks") or {}).items():
             if valid_call_path(path) and isinstance(m, dict) and isinstance(m.get("version"), str) and \
                     isinstance(m.get("source"), str):
+                package = m.get("package") if isinstance(m.get("package"), str) else ""
+                if package and package_problem(package):
+                    package = ""  # a damaged record pins nothing: the version is resolved again
                 out[path] = ModuleLock(path, m["version"], m["source"], str(m.get("constraints") or ""),
-                                       tuple(str(h) for h in m.get("hashes") or ()))
+                                       tuple(str(h) for h in m.get("hashes") or ()), package,
+                                       m.get("floating") is True and not package)
         return out
     except (OSError, ValueError, AttributeError, TypeError):
         return {}
