@@ -188,7 +188,7 @@ def test_immutable_packages_accepted(package):
 @pytest.mark.parametrize("line,fragment", [
     ('package = "git::https://example.com/vpc.git?ref=v1.0.0"', "full commit id"),
     ('package = "git::https://example.com/vpc.git"', "full commit id"),
-    (f'package = "oci://registry.example.com/modules/vpc?tag=1.0.0"', "digest"),
+    ('package = "oci://registry.example.com/modules/vpc?tag=1.0.0"', "digest"),
     ('package = "https://example.com/m.zip"', "checksum"),
     ('package = "./local"', "local path"),
     (f'package = "git::https://user:hunter2@example.com/vpc.git?ref={C40}"', "credential"),
