@@ -118,6 +118,13 @@ def _target_flags(sp: argparse.ArgumentParser, verb: str) -> None:
                          "TOFU_SOLVE_TF_PATH, else tofu, else terraform on PATH)")
 
 
+def _cooldown_flag(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--min-age", metavar="DURATION", dest="min_age",
+                    help="release cooldown: versions of modules and providers released less than DURATION ago "
+                         "(7d, 36h, 1d12h; 0 for none) are not candidates; locked versions stay, an exact pin is "
+                         "honoured with a warning (default: $TOFU_SOLVE_MIN_AGE, else none)")
+
+
 def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     """OpenTofu's ``TF_CLI_ARGS`` and ``TF_CLI_ARGS_<command>`` (``cmd/tofu/main.go``
     ``mergeEnvArgs``): each is split as a shell would and inserted right after the command
@@ -228,6 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="resolve from the lock file and the cache only; fail naming what is missing")
     sp.add_argument("--max-rounds", type=_positive_int, default=20000, metavar="N",
                     help="give up after N resolution rounds (default 20000)")
+    _cooldown_flag(sp)
     sp.add_argument("--platform", action="append", metavar="OS_ARCH",
                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
                          "default: this machine's)")
@@ -256,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     _target_flags(sp, "solve for")
     sp.add_argument("--module-versions", choices=["per-call", "shared"], default="per-call",
                     help="as for init")
+    _cooldown_flag(sp)
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
     sp.set_defaults(command_module="outdated")
 

@@ -98,6 +98,8 @@ class Settings:
         debug: ``TOFU_SOLVE_DEBUG``: an internal error shows its traceback.
         tf_path: ``TOFU_SOLVE_TF_PATH``: the client ``init`` hands over to and solves for
             (``-tf-path`` wins), or None to look for ``tofu``, then ``terraform``, on PATH.
+        min_age: ``TOFU_SOLVE_MIN_AGE``: the release cooldown as written (``7d``, ``36h``;
+            ``-min-age`` wins), or None (issue #25).
     """
 
     environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
@@ -110,6 +112,7 @@ class Settings:
     corpus: str | None = None
     debug: bool = False
     tf_path: str | None = None
+    min_age: str | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> "Settings":
@@ -129,4 +132,4 @@ class Settings:
                    limits=Limits.from_env(env), log_level=(env.get("TF_LOG") or "").strip().upper(),
                    log_path=env.get("TF_LOG_PATH") or None, no_color=bool(env.get("NO_COLOR")),
                    corpus=env.get("TOFU_SOLVE_CORPUS") or None, debug=bool(env.get("TOFU_SOLVE_DEBUG")),
-                   tf_path=env.get("TOFU_SOLVE_TF_PATH") or None)
+                   tf_path=env.get("TOFU_SOLVE_TF_PATH") or None, min_age=env.get("TOFU_SOLVE_MIN_AGE") or None)

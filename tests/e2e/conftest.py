@@ -140,8 +140,10 @@ def lock_versions(lock_text: str) -> dict[str, str]:
     return {p: m.version for p, m in locks.modules.items()}
 
 
-def make_repo(path: Path, versions: list[tuple[str, dict[str, str]]], annotated: bool = False) -> str:
-    """A git repository at ``path`` with one commit per (tag, files); returns its file:// URL."""
+def make_repo(path: Path, versions: list[tuple[str, dict[str, str]]], annotated: bool = False,
+              dates: dict[str, float] | None = None) -> str:
+    """A git repository at ``path`` with one commit per (tag, files); returns its file:// URL.
+    ``dates``: tag -> commit time (seconds since the epoch; default now)."""
     import subprocess
     path.mkdir(parents=True, exist_ok=True)
     env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x.invalid", "GIT_COMMITTER_NAME": "t",
@@ -158,6 +160,12 @@ def make_repo(path: Path, versions: list[tuple[str, dict[str, str]]], annotated:
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(textwrap.dedent(text).lstrip())
         run("add", "-A")
+        when = (dates or {}).get(tag)
+        if when is not None:
+            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = f"@{int(when)} +0000"
+        else:
+            env.pop("GIT_AUTHOR_DATE", None)
+            env.pop("GIT_COMMITTER_DATE", None)
         run("commit", "-q", "--allow-empty", "-m", tag or "commit")
         if tag:
             if annotated:

@@ -53,6 +53,7 @@ from ..solver.build import build_context
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
+from ..versions.cooldown import format_age, format_duration, min_age_setting
 from ..versions.target import Client, TargetVersion, configured_client, target_version
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
@@ -83,6 +84,7 @@ class InitOptions:
     plugin_cache: Path | None = None  # where to place provider packages for the client when the CLI
     # configuration names no plugin_cache_dir (the hand-over offers tofu-solve's own)
     max_rounds: int = 20000
+    min_age: float = 0.0  # the release cooldown in seconds (-min-age, TOFU_SOLVE_MIN_AGE), 0 for none
     workers: int = 48
     offline: bool = False
     install: bool = True
@@ -175,7 +177,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
-                           () if opts.upgrade else opts.upgrade_only)
+                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age)
     solve_locks, providers_again = locks, frozenset()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
@@ -224,6 +226,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                 "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
                 "blocks back; -upgrade=NAME chooses afresh."))
     res.warnings.extend(_tag_warnings(ctx))
+    res.warnings.extend(_cooldown_warnings(ctx, res))
     res.warnings.extend(WarningText(
         "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
@@ -272,7 +275,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "tree_read_ms": round(ctx.stats.read_seconds * 1000),
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
              "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
-             "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values())}
+             "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values()),
+             "release_time_unknown": ctx.stats.release_time_unknown}
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, verified, stats, target, plugin_cache)
 
@@ -455,6 +459,40 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
                                   new.package or None, LOCK_FILE_NAME)
 
 
+def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
+    """What the release cooldown (``-min-age``) changed in this selection: newer versions it
+    held back (per call or provider, beside the version selected), and young versions kept
+    because a constraint pins them exactly (issue #25)."""
+    if not ctx.options.min_age:
+        return []
+    limit = format_duration(ctx.options.min_age)
+    out = []
+    selected = {**{p: c.version_text for p, c in res.modules.items()},
+                **{a: str(c.version) for a, c in res.providers.items()}}
+    by_subject: dict[str, list] = {}
+    for held in ctx.held_back.values():
+        if held.subject in selected:
+            by_subject.setdefault(held.subject, []).append(held)
+    for subject, held in sorted(by_subject.items()):
+        kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
+        n = len(held)
+        listed = ", ".join(f"{h.version} (released {format_age(h.age)} ago)"
+                           for h in sorted(held, key=lambda h: h.age))
+        out.append(WarningText(
+            "Versions held back by the cooldown",
+            f"{kind} is at {selected[subject]}: {n} newer version{'s are' if n > 1 else ' is'} younger than "
+            f"-min-age={limit}: {listed}."))
+    for (subject, version), held in sorted(ctx.young_pins.items()):
+        if selected.get(subject) == version:
+            kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
+            out.append(WarningText(
+                "Young version pinned",
+                f"{kind} is pinned exactly to {version}, released {format_age(held.age)} ago, younger than "
+                f"-min-age={limit}. The pin is honoured; the cooldown keeps out only versions a constraint "
+                "merely allows."))
+    return out
+
+
 def _tag_warnings(ctx: Context) -> list[str]:
     """Tags that moved or disappeared since this machine last listed their remote."""
     remotes = ctx.git.remotes
@@ -491,7 +529,7 @@ def run(args, settings: Settings) -> int:
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
                        terraform_version=args.terraform_version, client=client,
                        plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
-                       max_rounds=args.max_rounds, offline=args.offline,
+                       max_rounds=args.max_rounds, offline=args.offline, min_age=min_age_setting(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     views = args.views = InitViews(args, settings.no_color)
     human, stream = views.human, views.stream

@@ -397,6 +397,21 @@ class GitRemotes:
         finally:
             tar.unlink(missing_ok=True)
 
+    def commit_time(self, url: str, commit: str) -> float | None:
+        """The committer date of ``commit`` (seconds since the epoch) when the remote's
+        mirror holds it (it was fetched), else None; never touches the network. The date a
+        tag's release is known by once its package is fetched (issue #25: the cooldown)."""
+        if not _SHA_RE.fullmatch(commit or ""):
+            return None
+        mirror = self.cache.git_mirror(url)
+        if not mirror.is_dir():
+            return None
+        proc = subprocess.run(["git", "--git-dir", str(mirror), "show", "-s", "--format=%ct", commit],
+                              capture_output=True, text=True, env={**self.environ, **GIT_ENV},
+                              timeout=self.limits.deadline)
+        out = proc.stdout.strip()
+        return float(out) if proc.returncode == 0 and out.isdigit() else None
+
     def config_files(self, url: str, ref: RemoteRef) -> PackageFiles | None:
         """The configuration files of ``ref``'s commit, read into memory without writing the
         package out (:func:`~tofu_solve.remote.archives.read_config_files`; None when it holds

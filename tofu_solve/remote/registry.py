@@ -19,6 +19,7 @@ import json
 import logging
 import threading
 from dataclasses import dataclass
+from datetime import datetime
 from urllib.parse import urljoin
 
 from .._version import __version__
@@ -118,6 +119,7 @@ class RegistryClient:
         self._services: dict[str, dict[str, str]] = {}
         self._module_versions: dict[str, list[str]] = {}
         self._provider_versions: dict[str, list[str]] = {}
+        self._release_times: dict[tuple[str, str], dict[str, float]] = {}  # (kind, address) -> version -> time
         self._locations = SingleFlight(remember_errors=False)  # (package, version) -> download location, once per run
 
     # ------------------------------------------------------------------ plumbing
@@ -229,7 +231,8 @@ class RegistryClient:
         try:
             data = r.json()
             modules = data["modules"]
-            versions = [str(v["version"]) for v in modules[0]["versions"]] if modules else None
+            entries = modules[0]["versions"] if modules else None
+            versions = [str(v["version"]) for v in entries] if modules else None
         except (ValueError, KeyError, TypeError, IndexError):
             versions = None
         if versions is None:
@@ -238,9 +241,42 @@ class RegistryClient:
                                 f"{package.for_display}.")
         with self._lock:
             self._module_versions[key] = versions
+        self._keep_release_times("module", key, entries)
         if self.cache is not None:
             self.cache.write_json("module-versions", key_of(key), versions)
         return versions
+
+    def release_times(self, kind: str, address: str) -> dict[str, float]:
+        """Each listed version's release time (seconds since the epoch), as the registry's
+        version list gave it in ``published_at`` (RFC 3339), for ``kind`` ``"module"`` (a
+        package address) or ``"provider"``; from this run's listing, else the one an earlier
+        run kept in the cache. The module and provider registry protocols define no release
+        time: a registry that gives none gives an empty mapping (issue #25)."""
+        with self._lock:
+            known = self._release_times.get((kind, address))
+        if known is not None:
+            return known
+        cached = self.cache.read_json(f"{kind}-release-times", key_of(address)) if self.cache is not None else None
+        if not isinstance(cached, dict):
+            return {}
+        return {str(k): float(v) for k, v in cached.items() if isinstance(v, (int, float))}
+
+    def _keep_release_times(self, kind: str, address: str, entries) -> None:
+        """Read ``published_at`` of a version list's entries; unreadable times are left out."""
+        times = {}
+        for e in entries or ():
+            stamp = e.get("published_at") if isinstance(e, dict) else None
+            if isinstance(stamp, str):
+                try:
+                    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+                except ValueError:
+                    continue
+                if t.tzinfo is not None:
+                    times[str(e.get("version"))] = t.timestamp()
+        with self._lock:
+            self._release_times[(kind, address)] = times
+        if self.cache is not None:
+            self.cache.write_json(f"{kind}-release-times", key_of(address), times)
 
     def cached_module_versions(self, package: RegistryPackage) -> list[str] | None:
         """The version list this run or an earlier one read for ``package`` (memory, then
@@ -369,10 +405,12 @@ class RegistryClient:
             raise RegistryError("Error accessing provider registry",
                                 f"error listing versions of {provider.for_display}: {r.status_code}")
         try:
-            versions = [str(v["version"]) for v in r.json()["versions"]]
+            entries = r.json()["versions"]
+            versions = [str(v["version"]) for v in entries]
         except (ValueError, KeyError, TypeError):
             raise RegistryError("Invalid response from provider registry",
                                 f"The version list of {provider.for_display} is not valid.") from None
+        self._keep_release_times("provider", key, entries)
         with self._lock:
             self._provider_versions[key] = versions
         if self.cache is not None:

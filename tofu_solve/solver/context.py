@@ -13,6 +13,7 @@ requested in the background, so network round trips overlap while the resolver w
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -50,10 +51,13 @@ from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions import goversions as gvs
+from ..versions.cooldown import HeldBack, exact_version
 from ..versions.goversion import GoVersion
 from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from .model import ModuleCandidate, ModuleRequirement
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -77,6 +81,8 @@ class SolveOptions:
     workers: int = 8
     offline: bool = False
     upgrade_targets: tuple[str, ...] = ()  # -upgrade=NAME,...: what the user let move (for advice)
+    min_age: float = 0.0  # the release cooldown, seconds (issue #25); 0: none
+    now: float | None = None  # the time ages are measured at (None: the clock when asked)
 
 
 @dataclass
@@ -86,6 +92,7 @@ class Stats:
     trees_from_cache: int = 0
     packages_fetched: int = 0
     improve_fetches: int = 0  # module versions the after-solve pass fetched (bounded)
+    release_time_unknown: int = 0  # candidates checked against -min-age whose release time is unknown
 
 
 class FetchBudgetExceeded(Exception):
@@ -128,6 +135,11 @@ class Context:
         # provider is known or changes, so that its package can be read ahead
         # (tofu_solve.plugins.readahead); None: nobody listens.
         self.likely_provider: Callable[[object, str], None] | None = None
+        # The release cooldown (issue #25): what it held back, and the young versions an
+        # exact pin kept (honoured, with a warning); (subject, version) -> HeldBack.
+        self.held_back: dict[tuple[str, str], HeldBack] = {}
+        self.young_pins: dict[tuple[str, str], HeldBack] = {}
+        self._age_checked: set[tuple] = set()
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
@@ -489,6 +501,79 @@ class Context:
                 self.packages[key[1:]] = pkg
             return pkg
         return self._wait(key, do)
+
+    # ------------------------------------------------------------------ cooldown (issue #25)
+
+    def release_time(self, cand: ModuleCandidate) -> float | None:
+        """When ``cand`` was released (seconds since the epoch), as its source can tell:
+        the registry's ``published_at`` for registry versions; the commit's date for git
+        tags, known once the package was fetched (its commit is in the mirror); None when
+        unknown (OCI: the manifest carries no date tofu-solve reads yet)."""
+        src = cand.source
+        if isinstance(src, RegistrySource):
+            if self.client is None:
+                return None
+            return self.client.release_times("module", str(src.package)).get(cand.available.label)
+        if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and cand.available.commit:
+            return self.git.remotes.commit_time(src.git.url, cand.available.commit)
+        return None
+
+    def too_young(self, cand: ModuleCandidate) -> HeldBack | None:
+        """``cand`` as held back when the cooldown (``-min-age``) keeps it out: released
+        less than ``min_age`` ago and neither the call's locked version nor what an exact
+        constraint pins (an exact pin is honoured, recorded in :attr:`young_pins` for a
+        warning). None otherwise, and when its age is unknown: such a version counts as
+        old enough (noted under ``TF_LOG``, counted in :attr:`Stats.release_time_unknown`)."""
+        if not self.options.min_age or not self.versioned_call(cand.call_path):
+            return None
+        lock = self.locks.modules.get(cand.call_path)
+        if lock is not None and not self.options.upgrade and lock.version == cand.version_text:
+            return None
+        released = self.release_time(cand)
+        key = (cand.call_path, cand.version_text)
+        if released is None:
+            with self._lock:
+                if key not in self._age_checked:
+                    self._age_checked.add(key)
+                    self.stats.release_time_unknown += 1
+                    log.info("release time of %s %s unknown: counted as older than -min-age",
+                             redact(str(cand.source)), cand.version_text)
+            return None
+        age = (self.options.now or time.time()) - released
+        if age >= self.options.min_age:
+            return None
+        held = HeldBack(cand.call_path, cand.version_text, age)
+        req = self.calls.get(cand.call_path)
+        exact = exact_version(req.constraint.text if req is not None and req.constraint is not None else None)
+        with self._lock:
+            if exact is not None and exact.lstrip("v") == cand.version_text.lstrip("v"):
+                self.young_pins[key] = held
+                return None
+            self.held_back[key] = held
+        return held
+
+    def provider_too_young(self, address, version: str, constraints) -> HeldBack | None:
+        """As :meth:`too_young`, for a provider version (the registry's ``published_at``);
+        ``constraints``: the provider constraints in force, an exact one of which pins."""
+        if not self.options.min_age or self.client is None:
+            return None
+        released = self.client.release_times("provider", str(address)).get(version)
+        if released is None:
+            return None
+        age = (self.options.now or time.time()) - released
+        if age >= self.options.min_age:
+            return None
+        held = HeldBack(str(address), version, age)
+        with self._lock:
+            if any(exact_version(c.text) == version for c in constraints):
+                self.young_pins[(str(address), version)] = held
+                return None
+            self.held_back[(str(address), version)] = held
+        return held
+
+    def versioned_call(self, call_path: str) -> bool:
+        req = self.calls.get(call_path)
+        return req is None or self.versioned(req)
 
     # ------------------------------------------------------------------ providers
 

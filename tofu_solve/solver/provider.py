@@ -15,6 +15,7 @@ from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, ModuleNotFound, TofuSolveError
 from ..versions import goversions as gvs
+from ..versions.cooldown import format_age, format_duration
 from ..versions.selection import list_module_versions
 from .context import Context
 from .model import (
@@ -270,6 +271,9 @@ class TofuSolveProvider(AbstractProvider):
         keep_locked = lock is not None and not self.ctx.options.upgrade
         out = [c for c in meeting if c not in bad and not (keep_locked and str(c.version) != lock.version)]
         # (tofu init keeps the locked provider version unless -upgrade)
+        if self.ctx.options.min_age and not keep_locked:  # the release cooldown (issue #25)
+            cs = list(constraints.values())
+            out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), cs) is None]
         if out and self.ctx.likely_provider is not None:
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out
@@ -319,7 +323,16 @@ class TofuSolveProvider(AbstractProvider):
     def get_dependencies(self, candidate) -> Iterable:
         if not isinstance(candidate, ModuleCandidate):
             return []
+        registry = isinstance(candidate.source, RegistrySource)
+        if registry:  # the registry's listing tells its age before anything is fetched
+            young = self._cooldown(candidate)
+            if young is not None:
+                return young
         tree = self.ctx.tree(candidate)
+        if not registry:  # a git tag's age is its commit's, known once fetched
+            young = self._cooldown(candidate)
+            if young is not None:
+                return young
         if isinstance(tree, ConfigurationError):
             if tree.where is not None:  # inside the package
                 return [Unusable(candidate.call_path, candidate.version_text,
@@ -353,6 +366,18 @@ class TofuSolveProvider(AbstractProvider):
                              f'it calls module "{d.call.name}" ({display_package(d.call.source)}), which cannot be '
                              f"found: {e.detail}", d.call.where)]
         return deps
+
+    def _cooldown(self, candidate: ModuleCandidate) -> list | None:
+        """An :class:`Unusable` marker when the release cooldown keeps ``candidate`` out
+        (:meth:`Context.too_young`), citing the call's version constraint; else None."""
+        held = self.ctx.too_young(candidate)
+        if held is None:
+            return None
+        call = self.ctx.calls.get(candidate.call_path)
+        at = (call.call.version_where or call.call.where) if call is not None else None
+        return [Unusable(candidate.call_path, candidate.version_text,
+                         f"it is younger than -min-age={format_duration(self.ctx.options.min_age)}: released "
+                         f"{format_age(held.age)} ago", at)]
 
     def _missing_call(self, calls: list[ModuleRequirement]):
         """The first of ``calls`` (whose listings are being read in parallel) whose source

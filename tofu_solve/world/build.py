@@ -14,8 +14,8 @@ import re
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import TofuSolveError
@@ -36,6 +36,9 @@ class World:
         modules: registry address -> {"repo": "org/repo", "versions": {version: tag}}.
         providers: provider address (``hashicorp/aws``) -> list of versions.
         opentofu_versions: OpenTofu releases known to the corpus, oldest first.
+        module_dates, provider_dates: address -> {version: release time, RFC 3339}, from
+            the corpus's dates (the tag dates), which the registry serves as
+            ``published_at`` (issue #25); versions without a date are absent.
     """
 
     root: Path
@@ -43,6 +46,8 @@ class World:
     modules: dict
     providers: dict
     opentofu_versions: list
+    module_dates: dict = field(default_factory=dict)
+    provider_dates: dict = field(default_factory=dict)
 
     def repo_path(self, repo: str) -> Path:
         return self.git_dir / f"{repo}.git"
@@ -69,6 +74,11 @@ def _epoch(date: str | None) -> int:
     if not date:
         return 1577836800
     return int(datetime.fromisoformat(date.replace("Z", "+00:00")).timestamp())
+
+
+def _rfc3339(date: str) -> str:
+    """A corpus date (``2025-08-06`` or an ISO time with offset) as RFC 3339 in UTC."""
+    return datetime.fromtimestamp(_epoch(date), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class _FastImport:
@@ -143,7 +153,8 @@ def build_world(corpus: str | os.PathLike, out: str | os.PathLike | None = None,
 
 def _load(root: Path) -> World:
     data = json.loads((root / "world.json").read_text())
-    return World(root, root / "git", data["modules"], data["providers"], data["opentofu_versions"])
+    return World(root, root / "git", data["modules"], data["providers"], data["opentofu_versions"],
+                 data.get("module_dates", {}), data.get("provider_dates", {}))
 
 
 def _build(corpus: Path, tmp: Path, final: Path) -> None:
@@ -165,7 +176,7 @@ def _build(corpus: Path, tmp: Path, final: Path) -> None:
             stub_refs.setdefault(repo, set()).add(ref)
         return f"git::file://{final_git}/{repo}.git{query}"
 
-    index = {}
+    index, module_dates = {}, {}
     for addr, entry in sorted(modules.items()):
         repo = entry["repo"]
         fi = _FastImport(git_dir / f"{repo}.git")
@@ -192,6 +203,7 @@ def _build(corpus: Path, tmp: Path, final: Path) -> None:
             fi.tag(v["tag"], mark, annotated, when)
         fi.close()
         index[addr] = {"repo": repo, "versions": {ver: v["tag"] for ver, v in entry["versions"].items()}}
+        module_dates[addr] = {ver: _rfc3339(v["date"]) for ver, v in entry["versions"].items() if v.get("date")}
     for repo, refs in sorted(stub_refs.items()):
         fi = _FastImport(git_dir / f"{repo}.git")
         for ref in sorted(r for r in refs if r):
@@ -203,4 +215,6 @@ def _build(corpus: Path, tmp: Path, final: Path) -> None:
         fi.close()
     prov = {k: v["versions"] for k, v in providers.items() if not k.startswith("_") and v.get("kind") != "core"}
     tofu = [v for v in providers.get("opentofu/opentofu", {}).get("versions", [])]
-    (tmp / "world.json").write_text(json.dumps({"modules": index, "providers": prov, "opentofu_versions": tofu}))
+    provider_dates = {k: {ver: _rfc3339(d) for ver, d in (providers[k].get("dates") or {}).items()} for k in prov}
+    (tmp / "world.json").write_text(json.dumps({"modules": index, "providers": prov, "opentofu_versions": tofu,
+                                                "module_dates": module_dates, "provider_dates": provider_dates}))

@@ -65,7 +65,12 @@ class RegistryServer:
             ``{"location": "/archives/...", "use_registry_credentials": true}``, the archive a zip
             made from the tag, at a relative URL without extension).
         token: when set, every request must carry ``Authorization: Bearer <token>``.
-        extra_modules: additional registry entries (address -> {"versions": {v: location}}).
+        extra_modules: additional registry entries (address -> {"versions": {v: location},
+            optionally "dates": {v: RFC 3339 release time}}).
+
+    Version listings carry each version's release time as ``published_at`` (RFC 3339) where
+    the world knows it: the module and provider registry protocols define no such field,
+    and tofu-solve reads it where a registry adds it (issue #25).
         signing_keys: list the world's key in provider download answers (False: none, as some
             providers on the main OpenTofu registry have none).
     """
@@ -150,7 +155,9 @@ class RegistryServer:
                 if entry is None:
                     self._send(404, {"errors": ["not found"]})
                     return
-                versions = [{"version": v} for v in entry["versions"]]
+                dates = entry.get("dates") or (server.world.module_dates.get(addr, {}) if server.world else {})
+                versions = [{"version": v, **({"published_at": dates[v]} if v in dates else {})}
+                            for v in entry["versions"]]
                 self._send(200, {"modules": [{"source": addr, "versions": versions}]})
 
             def _module_download(self, addr: str, version: str):
@@ -194,7 +201,9 @@ class RegistryServer:
                     self._send(404, {"errors": ["not found"]})
                     return
                 platforms = [dict(zip(("os", "arch"), p.split("_"))) for p in PLATFORMS]
-                body = {"versions": [{"version": v, "protocols": ["5.0"], "platforms": platforms} for v in versions]}
+                dates = server.world.provider_dates.get(addr, {})
+                body = {"versions": [{"version": v, "protocols": ["5.0"], "platforms": platforms,
+                                      **({"published_at": dates[v]} if v in dates else {})} for v in versions]}
                 self._send(200, body)
 
             def _provider_download(self, addr: str, version: str, platform: str):

@@ -1,0 +1,141 @@
+"""The release cooldown (issue #25): ``-min-age`` keeps versions younger than a duration out
+of the solve, for git tags (their commit's date), registry modules and providers (the
+registry's ``published_at``, which the fixture world serves from the corpus's dates).
+Locked versions stay; exact pins are honoured with a warning; a constraint only young
+versions meet is explained like any other conflict."""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import datetime
+
+from tests.e2e.conftest import VPC6_EKS20, lock_versions, make_repo, write_root
+from tofu_solve.versions.goversion import GoVersion
+
+DAY = 86400
+
+
+def _git_module(tmp_path):
+    now = time.time()
+    return make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})],
+                     dates={"v1.0.0": now - 30 * DAY, "v1.1.0": now - 2 * DAY})
+
+
+def _root(tmp_path, url, constraint):
+    return write_root(tmp_path / "root", f'module "m" {{\n  source  = "git::{url}"\n  version = "{constraint}"\n}}\n')
+
+
+def test_a_young_git_tag_is_not_a_candidate(tmp_path, tofu_solve, own_cache):
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, "~> 1.0")
+    r = tofu_solve(root, "init", "-min-age=7d", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "v1.0.0"}
+    assert 'Warning: module "m" is at v1.0.0: 1 newer version is younger than -min-age=7d: v1.1.0 (released 2 days ago)' \
+        in " ".join(r.out.split())
+    # without the cooldown the newest is chosen
+    r = tofu_solve(root, "init", "-upgrade", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}
+
+
+def test_locked_versions_stay_and_the_environment_sets_the_cooldown(tmp_path, tofu_solve, own_cache, monkeypatch):
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, "~> 1.0")
+    assert tofu_solve(root, "init", "-handover=false").code == 0  # locks v1.1.0
+    monkeypatch.setenv("TOFU_SOLVE_MIN_AGE", "7d")
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "v1.1.0"}  # a locked version stays
+    r = tofu_solve(root, "init", "-upgrade", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"}  # chosen afresh: the cooldown applies
+    # the flag wins over the environment
+    r = tofu_solve(root, "init", "-upgrade", "-min-age=0", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}
+
+
+def test_an_exact_pin_to_a_young_version_is_honoured_with_a_warning(tmp_path, tofu_solve, own_cache):
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, "1.1.0")
+    r = tofu_solve(root, "init", "-min-age=7d", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "v1.1.0"}
+    assert 'Warning: module "m" is pinned exactly to v1.1.0, released 2 days ago, younger than -min-age=7d' \
+        in " ".join(r.out.split())
+
+
+def test_a_constraint_only_young_versions_meet_is_explained(tmp_path, tofu_solve, own_cache):
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, ">= 1.1.0")
+    r = tofu_solve(root, "init", "-min-age=7d", "-handover=false")
+    assert r.code == 1
+    text = " ".join(r.err.split())
+    assert "v1.1.0" in text and "younger than -min-age=7d: released 2 days ago" in text, r.err
+    assert "main.tf:3" in text  # the constraint that only a young version meets, cited
+    assert not (root / ".terraform.lock.hcl").exists()
+
+
+def test_an_invalid_duration_is_an_error(tmp_path, tofu_solve, own_cache):
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, "~> 1.0")
+    r = tofu_solve(root, "init", "-min-age=7 days", "-handover=false")
+    assert r.code == 1 and "Error: Invalid duration" in r.err and '"7d"' in r.err
+
+
+def _age_limit_hours(released: str) -> int:
+    """An -min-age in hours under which a version released at ``released`` (RFC 3339) is
+    young, by at least an hour."""
+    age = time.time() - datetime.fromisoformat(released.replace("Z", "+00:00")).timestamp()
+    return math.ceil(age / 3600) + 1
+
+
+def test_registry_modules_and_providers_wait_out_the_cooldown(tmp_path, tofu_solve, own_cache, world):
+    """The registry's ``published_at``: with a cooldown just longer than the age of vpc's
+    newest 6.x release, that release is held back and an older one is chosen; the same
+    limit holds back hashicorp/aws releases younger than it. Expectations follow from the
+    world's dates, not from the calendar."""
+    dates = world.module_dates["terraform-aws-modules/vpc/aws"]
+    six = sorted((GoVersion.parse(v), v) for v in dates if v.startswith("6.") and "-" not in v)
+    newest = six[-1][1]
+    hours = _age_limit_hours(dates[newest])
+    young = {v for v, d in dates.items() if time.time() - datetime.fromisoformat(d.replace("Z", "+00:00"))
+             .timestamp() < hours * 3600}
+    root = write_root(tmp_path / "root", VPC6_EKS20)
+    r = tofu_solve(root, "init", f"-min-age={hours}h", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    got = lock_versions(r.lock)
+    assert got["vpc"] not in young and got["vpc"].startswith("6."), got
+    result = r.json()
+    assert result["stats"]["release_time_unknown"] == 0  # every module version the registry listed had a date
+    aws = next(p for p in result["providers"] if p["address"].endswith("hashicorp/aws"))
+    aws_dates = world.provider_dates["hashicorp/aws"]
+    young_aws = {v for v, d in aws_dates.items()
+                 if time.time() - datetime.fromisoformat(d.replace("Z", "+00:00")).timestamp() < hours * 3600}
+    assert young_aws and aws["version"] not in young_aws  # (a version without a date counts as old enough)
+    held = [w for w in result["warnings"] if "younger than" in w.get("detail", "") + w.get("summary", "")]
+    assert any(f"{newest} (released" in w["detail"] for w in held), result["warnings"]
+
+
+def test_a_young_provider_release_is_held_back(tmp_path, tofu_solve, own_cache, world):
+    """Provider versions wait out the cooldown too: hashicorp/aws's newest release, dated by
+    the registry's ``published_at``, is held back (and named in a warning); an exact
+    provider pin to it is honoured."""
+    dates = world.provider_dates["hashicorp/aws"]
+    newest = max((v for v in world.providers["hashicorp/aws"] if "-" not in v), key=GoVersion.parse)
+    hours = _age_limit_hours(dates[newest])
+    tf = ('terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n'
+          '      version = "CONSTRAINT"\n    }\n  }\n}\n')
+    root = write_root(tmp_path / "root", tf.replace("CONSTRAINT", ">= 6.0"))
+    r = tofu_solve(root, "init", f"-min-age={hours}h", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    result = r.json()
+    chosen = next(p["version"] for p in result["providers"] if p["address"].endswith("hashicorp/aws"))
+    assert chosen != newest
+    assert any(f"provider registry.opentofu.org/hashicorp/aws is at {chosen}" in w["detail"] and newest in w["detail"]
+               for w in result["warnings"]), result["warnings"]
+    root2 = write_root(tmp_path / "root2", tf.replace("CONSTRAINT", f"= {newest}"))
+    r = tofu_solve(root2, "init", f"-min-age={hours}h", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    result = r.json()
+    assert next(p["version"] for p in result["providers"] if p["address"].endswith("hashicorp/aws")) == newest
+    assert any("pinned exactly" in w["detail"] for w in result["warnings"])
