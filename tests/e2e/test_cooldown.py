@@ -139,3 +139,27 @@ def test_a_young_provider_release_is_held_back(tmp_path, tofu_solve, own_cache, 
     result = r.json()
     assert next(p["version"] for p in result["providers"] if p["address"].endswith("hashicorp/aws")) == newest
     assert any("pinned exactly" in w["detail"] for w in result["warnings"])
+
+
+def test_outdated_and_why_name_the_cooldown(tmp_path, tofu_solve, own_cache):
+    """``outdated`` gives each newer version's age and says when the cooldown is what holds
+    a call back; ``why`` names the cooldown for the version it kept out."""
+    import json
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, "~> 1.0")
+    assert tofu_solve(root, "init", "-min-age=7d", "-handover=false").code == 0
+    r = tofu_solve(root, "why", "m")
+    assert r.code == 0, r.err
+    text = " ".join(r.out.split())
+    assert "v1.1.0" in text and "the release cooldown: younger than -min-age=7d: released 2 days" in text, r.out
+    r = tofu_solve(root, "outdated", "-min-age=7d", "-json")
+    row = next(x for x in json.loads(r.out)["items"] if x["name"] == "m")
+    assert row["held_by"] == "cooldown" and row["can_move_to"] == "v1.0.0", row
+    assert "younger than -min-age=7d: v1.1.0 (released 2 days ago)" in row["reason"]
+    assert [(n["version"], n["cooldown"]) for n in row["newer"]] == [("v1.1.0", True)]
+    assert 2 * DAY - 600 < row["newer"][0]["age_seconds"] < 2 * DAY + 600
+    r = tofu_solve(root, "outdated", "-min-age=7d")
+    assert "1.1.0 (2 days)" in r.out and "cooldown: younger than -min-age=7d" in r.out  # ages in the table
+    r = tofu_solve(root, "outdated", "-json")  # without a cooldown, v1.1.0 is what -upgrade takes
+    row = next(x for x in json.loads(r.out)["items"] if x["name"] == "m")
+    assert row["can_move_to"] == "v1.1.0" and row["newer"] == []

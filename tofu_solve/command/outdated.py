@@ -9,10 +9,13 @@ For every module call and provider it reports four versions and a reason:
   provider: that every constraint on it in the upgraded solution allows);
 * ``newest``: the newest release published;
 * ``held_by``: what stops the next step up: ``"lock"`` (``-upgrade=NAME`` takes
-  ``can_move_to``), ``"provider"``/``"opentofu"``/``"module"`` (a newer allowed version
+  ``can_move_to``), ``"cooldown"`` (the newest allowed version is younger than
+  ``-min-age``), ``"provider"``/``"opentofu"``/``"module"`` (a newer allowed version
   needs a provider version, an OpenTofu release or a nested call the rest of the solution
   excludes), ``"constraint"`` (the call's own or the provider constraints exclude
-  ``newest``), or ``None`` (at the newest release).
+  ``newest``), or ``None`` (at the newest release);
+* ``newer``: each release newer than ``can_move_to`` with its age in seconds (None when the
+  source does not tell), newest first, and whether the cooldown holds it back.
 
 It reads the network (registry listings, git tags and the metadata of the versions
 considered) but writes nothing: no lock, no install, no state.
@@ -22,7 +25,8 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, dataclass
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..addrs.product import OPENTOFU, Product
@@ -35,6 +39,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.context import SolveOptions
+from ..versions.cooldown import format_age, format_duration, min_age_setting
 from ..versions.target import TargetVersion, configured_client, target_version
 from .views.human import line_progress
 
@@ -52,6 +57,7 @@ class Outdated:
     newest: str | None
     held_by: str | None
     reason: str
+    newer: list = field(default_factory=list)  # [{"version", "age_seconds", "cooldown"}], newest first
 
     @property
     def can_move(self) -> bool:
@@ -62,7 +68,7 @@ class Outdated:
 
 
 def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
-             shared: bool = False, progress=None, display_prefix: str = "") -> list[Outdated]:
+             shared: bool = False, progress=None, display_prefix: str = "", min_age: float = 0.0) -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
     by call path; then providers, by address); ``display_prefix`` before the root's file
     names, as ``-recursive`` names them.
@@ -77,16 +83,59 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     locks = read_lock_file(root / LOCK_FILE_NAME)
     if not target.terraform:
         locks.upgrade_from_predecessor()
-    options = SolveOptions(target, upgrade=True, shared=shared)
+    options = SolveOptions(target, upgrade=True, shared=shared, min_age=min_age)
     ctx, _ = build_context(options, locks, settings, progress)
     try:
         res = solve(tree, ctx, root)
-        rows = [_module_row(path, cand, res, ctx, locks) for path, cand in res.modules.items()]
+        rows = [_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx))
+                for path, cand in res.modules.items()]
         rows += [_module_gone(path, lock) for path, lock in sorted(locks.modules.items()) if path not in res.modules]
-        rows += [_provider_row(addr, cand, res, ctx, locks) for addr, cand in res.providers.items()]
+        rows += [_cooled(_provider_row(addr, cand, res, ctx, locks), ctx, _provider_newer(addr, cand, ctx))
+                 for addr, cand in res.providers.items()]
     finally:
         ctx.close()
     return rows
+
+
+def _module_newer(path: str, cand, res, ctx) -> list[tuple[str, float | None]]:
+    """(version, release time) of each version the call's constraint allows that is newer
+    than the selection, newest first."""
+    req = res.module_requirements.get(path)
+    if req is None or not ctx.versioned(req) or cand.version is None:
+        return []
+    try:
+        allowed = ctx.module_candidates(req)
+    except TofuSolveError:
+        return []
+    return [(c.version_text, ctx.release_time(c)) for c in allowed
+            if c.version is not None and c.version.compare(cand.version) > 0]
+
+
+def _provider_newer(addr: str, cand, ctx) -> list[tuple[str, float | None]]:
+    """(version, release time) of each released provider version newer than the selection."""
+    try:
+        versions = _released(ctx.provider_versions(cand.address))
+    except TofuSolveError:
+        return []
+    times = ctx.client.release_times("provider", addr) if ctx.client is not None else {}
+    return [(str(v), times.get(str(v))) for v in reversed(versions) if v.compare(cand.version) > 0]
+
+
+def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdated:
+    """``row`` with the ages of the releases newer than its selection and what the release
+    cooldown held back (issue #25): when the newest allowed version is held back, the
+    cooldown is what holds the row back."""
+    now = ctx.options.now or time.time()
+    for version, released in newer:
+        held = (row.name, version) in ctx.held_back
+        row.newer.append({"version": version, "age_seconds": None if released is None else round(now - released),
+                          "cooldown": held})
+    held = [n for n in row.newer if n["cooldown"]]
+    if held and row.held_by not in ("lock",) and row.newest_allowed == held[0]["version"]:
+        ages = ", ".join(f"{n['version']} (released {format_age(n['age_seconds'])} ago)" for n in held)
+        row.held_by = "cooldown"
+        row.reason = f"younger than -min-age={format_duration(ctx.options.min_age)}: {ages}"
+    return row
 
 
 def _module_gone(path: str, lock) -> Outdated:
@@ -201,7 +250,7 @@ def render_table(rows: list[Outdated], product: Product = OPENTOFU) -> str:
     registry host), with a header."""
     head = ("NAME", "LOCKED", "CAN MOVE TO", "NEWEST ALLOWED", "NEWEST", "HELD BACK BY")
     body = [(product.short(r.name) if r.kind == "provider" else r.name,
-             r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", r.newest or "-",
+             r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", _with_age(r.newest, r) or "-",
              (r.held_by or "-") if r.held_by is None else f"{r.held_by}: {r.reason}")
             for r in rows]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(5)]
@@ -209,6 +258,14 @@ def render_table(rows: list[Outdated], product: Product = OPENTOFU) -> str:
     for row in [head] + body:
         lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row[:5])) + "  " + row[5])
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _with_age(version: str | None, row: Outdated) -> str | None:
+    """``version`` followed by its age when known (``6.6.0 (2 days)``)."""
+    for n in row.newer:
+        if version and n["version"].lstrip("v") == version.lstrip("v") and n["age_seconds"] is not None:
+            return f"{version} ({format_age(n['age_seconds'])})"
+    return version
 
 
 __all__ = ["Outdated", "outdated", "render_table"]
@@ -225,7 +282,8 @@ def run(args, settings: Settings) -> int:
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client)
     rows = outdated(args.chdir, settings, tuple(args.vars or ()), target,
-                    args.module_versions == "shared", progress=line_progress(args.json))
+                    args.module_versions == "shared", progress=line_progress(args.json),
+                    min_age=min_age_setting(args.min_age, settings.min_age))
     movable = [r for r in rows if r.can_move]
     if args.json:
         json.dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]}, sys.stdout, indent=2)
@@ -250,7 +308,8 @@ def _run_recursive(args, settings: Settings) -> int:
     base = Path(args.chdir)
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
                                                      _target(args, root, client), args.module_versions == "shared",
-                                                     display_prefix=display_prefix(root, base)))
+                                                     display_prefix=display_prefix(root, base),
+                                                     min_age=min_age_setting(args.min_age, settings.min_age)))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     if args.json:

@@ -145,7 +145,9 @@ def _age(when: float) -> str:
 
 def _held_back(s: Solved, node: CallNode, version: str, tree: ModuleTree | None) -> str:
     """Why ``version`` of ``node`` was not taken: the first of its constraints that clashes
-    with the rest of the solution."""
+    with the rest of the solution (or the release cooldown, when it kept the version out)."""
+    if version in node.cooldown:
+        return f"the release cooldown: {node.cooldown[version]}"
     if tree is None:
         return "not examined by the solver (no metadata in the cache)"
     for lp, r in tree.providers:

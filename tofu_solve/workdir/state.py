@@ -40,6 +40,14 @@ class StateError(TofuSolveError):
 # --------------------------------------------------------------------------- writing
 
 
+def _cooldown_note(ctx, path: str, version: str) -> str:
+    """Why the release cooldown kept ``version`` of ``path`` out, for ``why`` (issue #25)."""
+    from ..versions.cooldown import format_age, format_duration
+    held = ctx.held_back[(path, version)]
+    return (f"younger than -min-age={format_duration(ctx.options.min_age)}: released {format_age(held.age)} before "
+            "that init")
+
+
 def snapshot(res, ctx, result_locks) -> dict:
     """The state document for a resolution (see the module docstring)."""
     modules = {}
@@ -57,7 +65,9 @@ def snapshot(res, ctx, result_locks) -> dict:
         if listed and cand.version is not None:
             later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
                            key=lambda c: c.version, reverse=True)
-            newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c))} for c in later]
+            newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c)),
+                      **({"cooldown": _cooldown_note(ctx, path, c.version_text)}
+                         if (path, c.version_text) in ctx.held_back else {})} for c in later]
         modules[path] = {"version": cand.version_text, "key": _state_key(ctx._tree_key(cand)),
                          "package": redact(cand.package), "newer": newer[:25], "locked": locked,
                          "listed": listed is not None, "listed_at": listed_at}
@@ -131,6 +141,7 @@ class CallNode:
         version: the selected version.
         tree: the selected version's requirements (None when not in the cache).
         newer: (version, tree or None) newer versions the constraint allowed.
+        cooldown: version -> why the release cooldown kept it out (issue #25).
         package: the package address.
     """
 
@@ -144,6 +155,7 @@ class CallNode:
     locked: bool = False  # the lock file, not a constraint, chose this version
     listed: bool = True  # the source's versions were listed by that init (or an earlier one: listed_at)
     listed_at: float | None = None  # when an earlier run's listing was read (a locked call), seconds since the epoch
+    cooldown: dict[str, str] = field(default_factory=dict)
 
     @property
     def display_source(self) -> str:
@@ -242,8 +254,9 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
         if call is None:
             continue
         newer = [(n["version"], tree_of(n["key"])) for n in m.get("newer", [])]
+        cooled = {n["version"]: str(n["cooldown"]) for n in m.get("newer", []) if n.get("cooldown")}
         calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], trees.get(p), newer, m.get("package", ""),
-                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"))
+                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"), cooled)
     uses: dict[str, list[ProviderConstraintUse]] = {}
     core = []
 
