@@ -169,7 +169,11 @@ def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch)
     assert "git_ls_remote" not in r.json()["network_operations"]
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# one\n"
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
-    # resolving the tag again meets the moved tag
+    # resolving the tag again meets the moved tag: outdated lists it...
+    r = tofu_solve(root, "outdated")
+    assert r.code == 1 and "Error: Module package verification failed" in r.err
+    assert f"Got:      git::{url}?ref={moved}" in r.err
+    # ... and init -upgrade resolves it
     r = tofu_solve(root, "init", "-upgrade")
     assert r.code == 1
     assert "Error: Module package verification failed" in r.err

@@ -29,6 +29,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree, read_module_tree
@@ -41,6 +42,7 @@ from ..solver.build import build_context
 from ..solver.context import SolveOptions
 from ..versions.cooldown import format_age, format_duration, min_age_setting
 from ..versions.target import TargetVersion, configured_client, target_version
+from ..workdir.install import package_changed
 from .views.human import line_progress
 
 
@@ -156,9 +158,11 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
         return Outdated("module", path, locked, to, to, to, None, "pinned by its source address (no version)")
     try:
         allowed = ctx.module_candidates(req)
-        published = _released(a.version for a in ctx.available(req))
+        listing = ctx.available(req)
+        published = _released(a.version for a in listing)
     except TofuSolveError:
-        allowed, published = [], []
+        allowed, published, listing = [], [], []
+    _check_listed_package(path, lock, listing, req)
     newest_allowed = allowed[0].version_text if allowed else None
     newest = max(published, key=_key).string if published else None
     constraint = req.constraint.text if req.constraint else "any version"
@@ -174,6 +178,23 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
         return Outdated("module", path, locked, to, newest_allowed, newest, "constraint",
                         f'"{constraint}" ({where}) excludes {newest}')
     return Outdated("module", path, locked, to, newest_allowed, newest, None, "at the newest release")
+
+
+def _check_listed_package(path: str, lock, listing, req) -> None:
+    """A git listing names the commit of each tag: when the locked tag now names another
+    commit than the lock's ``package``, the tag was moved (issue #25).
+
+    Raises:
+        IntegrityError: :func:`~tofu_solve.workdir.install.package_changed`.
+    """
+    if lock is None or not lock.package:
+        return
+    pinned = pinned_reference(lock.package)
+    for a in listing:
+        if a.label == lock.version and a.commit and pinned and len(pinned) == len(a.commit) and a.commit != pinned:
+            got = immutable_address(str(req.call.source), a.commit)
+            raise package_changed(path, f"{redact(str(req.call.source))} {lock.version}", lock.package, got,
+                                  LOCK_FILE_NAME)
 
 
 def _key(v):
