@@ -67,6 +67,17 @@ from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
 SOLVER_ROOTS = ("pair:vpc@6+eks@20:free", "pair:vpc@6+eks@20:aws5")
 
 
+def pick_roots(corpus: Path, names: list[str], count: int) -> list:
+    """The roots named (example or assembled), else ``count`` example roots with at least two
+    remote calls, sampled evenly, plus the two roots that need the solver."""
+    if names:
+        every = {r.name: r for r in example_roots(corpus) + assembled_roots(corpus)}
+        return [every[n] for n in names]
+    examples = [r for r in example_roots(corpus) if r.calls >= 2]
+    step = max(1, len(examples) // count)
+    return examples[::step][:count] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
+
+
 def _depth(paths: list[str]) -> int:
     remote = set(paths)
     return max((sum(1 for i in range(1, len(p.split(".")) + 1) if ".".join(p.split(".")[:i]) in remote)
@@ -154,13 +165,7 @@ def main() -> int:
         real, missing = real_content_world(world, args.real_content, scratch / "world")
         worlds.append(("real", real))
         print(f"real contents: {', '.join(f'{r} ({m} tags missing)' for r, m in missing.items())}\n")
-    if args.root:
-        every = {r.name: r for r in example_roots(corpus) + assembled_roots(corpus)}
-        roots = [every[n] for n in args.root]
-    else:
-        examples = [r for r in example_roots(corpus) if r.calls >= 2]
-        step = max(1, len(examples) // args.roots)
-        roots = examples[::step][:args.roots] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
+    roots = pick_roots(corpus, args.root, args.roots)
     terraform = shutil.which("terraform")
     # As installed by pip (which compiles bytecode), not as run from a source tree under
     # PYTHONDONTWRITEBYTECODE: every run here would otherwise compile tofu_solve afresh.

@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
 from delay_proxy import DelayProxy  # noqa: E402
-from latency import SOLVER_ROOTS, _run_cli  # noqa: E402
+from latency import _run_cli, pick_roots  # noqa: E402
 from real_world import real_content_world  # noqa: E402
 
 from tofu_solve.world import (  # noqa: E402
@@ -46,7 +46,6 @@ from tofu_solve.world import (  # noqa: E402
     default_world_dir,
     write_cli_config,
 )
-from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
 
 UNPINNED = re.compile(r"\n  (package = \"[^\"]*\"|floating = true)(?=\n)")
 
@@ -79,13 +78,7 @@ def main() -> int:
     if args.real_content:
         world, _ = real_content_world(world, args.real_content, scratch / "world")
         label = "real"
-    if args.root:
-        every = {r.name: r for r in example_roots(corpus) + assembled_roots(corpus)}
-        roots = [every[n] for n in args.root]
-    else:
-        examples = [r for r in example_roots(corpus) if r.calls >= 2]
-        step = max(1, len(examples) // args.roots)
-        roots = examples[::step][:args.roots] + [r for r in assembled_roots(corpus) if r.name in SOLVER_ROOTS]
+    roots = pick_roots(corpus, args.root, args.roots)
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "tofu_solve")], check=True,
                    capture_output=True)
     print(f"world: {label}\n")
