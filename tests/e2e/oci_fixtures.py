@@ -61,7 +61,7 @@ class OciRegistry:
         return "sha256:" + hashlib.sha256(body).hexdigest()
 
     def push_module(self, repo: str, tag: str, files: dict[str, str], artifact_type: str = ARTIFACT,
-                    layers: int = 1) -> str:
+                    layers: int = 1, created: str | None = None) -> str:
         """Push a module package the way ``oras push --artifact-type application/vnd.opentofu.modulepkg
         repo:tag mod.zip:archive/zip`` does; returns the manifest digest."""
         buf = io.BytesIO()
@@ -74,6 +74,8 @@ class OciRegistry:
         manifest = {"schemaVersion": 2, "mediaType": MANIFEST, "artifactType": artifact_type,
                     "config": {"mediaType": EMPTY, "digest": config_digest, "size": 2},
                     "layers": [{"mediaType": "archive/zip", "digest": layer_digest, "size": len(blob)}] * layers}
+        if created is not None:  # as oras push writes it
+            manifest["annotations"] = {"org.opencontainers.image.created": created}
         return self.put_manifest(repo, tag, manifest)
 
     def push_index(self, repo: str, tag: str, child_digest: str) -> str:

@@ -163,3 +163,59 @@ def test_outdated_and_why_name_the_cooldown(tmp_path, tofu_solve, own_cache):
     r = tofu_solve(root, "outdated", "-json")  # without a cooldown, v1.1.0 is what -upgrade takes
     row = next(x for x in json.loads(r.out)["items"] if x["name"] == "m")
     assert row["can_move_to"] == "v1.1.0" and row["newer"] == []
+
+
+def test_the_cli_configuration_sets_the_cooldown_below_the_environment(tmp_path, tofu_solve, own_cache, running,
+                                                                      monkeypatch):
+    """``tofu_solve_min_age`` in the CLI configuration (which tofu ignores, as it ignores every
+    attribute it does not know) applies when neither -min-age nor TOFU_SOLVE_MIN_AGE is
+    given; TOFU_SOLVE_MIN_AGE wins over it, -min-age over both. A bad value names the file
+    and line."""
+    url = _git_module(tmp_path)
+    root = _root(tmp_path, url, "~> 1.0")
+    rc = tmp_path / "rc.tfrc"
+    rc.write_text(running.cli_config.read_text() + '\ntofu_solve_min_age = "7d"\n')
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(rc))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"}, r.err
+    monkeypatch.setenv("TOFU_SOLVE_MIN_AGE", "0")
+    r = tofu_solve(root, "init", "-upgrade", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}, r.err
+    monkeypatch.delenv("TOFU_SOLVE_MIN_AGE")
+    r = tofu_solve(root, "init", "-upgrade", "-min-age=0", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}, r.err
+    rc.write_text(running.cli_config.read_text() + '\ntofu_solve_min_age = "a week"\n')
+    r = tofu_solve(root, "init", "-upgrade", "-handover=false")
+    line = rc.read_text().splitlines().index('tofu_solve_min_age = "a week"') + 1
+    assert r.code == 1 and "Error: Invalid duration" in r.err and f"{rc} line {line}" in r.err, r.err
+
+
+def result_trees(r) -> tuple[int, int]:
+    """(module trees read from packages, read from the metadata cache) of an ``init -json``."""
+    stats = r.json()["stats"]
+    return stats["trees_read"], stats["trees_from_cache"]
+
+
+def test_a_registry_without_release_times_dates_a_version_by_its_commit(tmp_path, tofu_solve, own_cache, running):
+    """A registry whose version list has no ``published_at`` (the protocol defines none): a
+    version's age is the date of the commit its download location resolved to, known once
+    read; the same on a run that finds the version's requirements in the metadata cache."""
+    now = time.time()
+    repo = make_repo(tmp_path / "repos" / "dated", [("v1.0.0", {"main.tf": "# one\n"}),
+                                                    ("v1.1.0", {"main.tf": "# two\n"})],
+                     dates={"v1.0.0": now - 30 * DAY, "v1.1.0": now - 2 * DAY})
+    running.registry.extra["acme/dated/aws"] = {"versions": {"1.0.0": f"git::{repo}?ref=v1.0.0",
+                                                             "1.1.0": f"git::{repo}?ref=v1.1.0"}}
+    try:
+        for n in range(2):  # a cold cache, then one that knows both versions' requirements
+            root = write_root(tmp_path / f"root{n}",
+                              'module "d" {\n  source  = "acme/dated/aws"\n  version = "~> 1.0"\n}\n')
+            r = tofu_solve(root, "init", "-min-age=7d", "-handover=false", "-json")
+            assert r.code == 0, r.err
+            assert result_trees(r) == (2, 0) if n == 0 else result_trees(r)[1] == 2
+            assert lock_versions(r.lock) == {"d": "1.0.0"}
+            result = r.json()
+            assert result["stats"]["release_time_unknown"] == 0
+            assert any("1.1.0 (released 2 days ago)" in w["detail"] for w in result["warnings"]), result["warnings"]
+    finally:
+        running.registry.extra.pop("acme/dated/aws", None)

@@ -142,6 +142,23 @@ def test_init_hands_over_to_terraform_which_installs_providers_and_keeps_the_loc
     assert tofu_solve(root, "check", f"-tf-path={terraform_1155}").code == 0
 
 
+def test_the_client_keeps_package_pins_and_ignores_the_cooldown_setting(tmp_path, tofu_solve, client_env,
+                                                                       terraform_1155, acme, running, monkeypatch):
+    """Issue #25: the module blocks' ``package`` lines and the CLI configuration's
+    ``tofu_solve_min_age`` reach the real client (Terraform 1.15.5): its own
+    ``init -lockfile=readonly`` accepts both and changes nothing."""
+    rc = tmp_path / "cooldown.tfrc"
+    rc.write_text(running.cli_config.read_text() + '\ntofu_solve_min_age = "0"\n')
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(rc))
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-input=false")
+    assert r.code == 0, r.out + r.err
+    assert "Terraform has been successfully initialized!" in r.out
+    assert f'  package = "git::{acme["net"]}?ref=' in r.lock
+    again = tofu_solve(root, "init", f"-tf-path={terraform_1155}")
+    assert again.code == 0 and again.lock == r.lock, again.err
+
+
 def test_json_result_names_the_target_and_the_handover(tmp_path, tofu_solve, client_env, terraform_1155, acme):
     root = write_root(tmp_path / "root", ROOT)
     r = tofu_solve(root, "init", "-json", f"-tf-path={terraform_1155}")

@@ -250,3 +250,32 @@ def test_credential_helper(tmp_path, tofu_solve, own_cache, monkeypatch):
         r = tofu_solve(root, "init")
         assert r.code == 0, r.err
         assert "from-helper" not in r.out + r.err + r.lock
+
+
+def test_a_young_oci_tag_waits_out_the_cooldown(tmp_path, tofu_solve, oci, own_cache):
+    """Issue #25: an OCI tag's release time is its manifest's org.opencontainers.image.created
+    (as oras push writes it), known once fetched; a tag without it counts as old enough."""
+    import time
+    from datetime import datetime, timezone
+
+    def stamp(days: float) -> str:
+        return datetime.fromtimestamp(time.time() - days * 86400, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    oci.push_module("modules/cool", "1.0.0", _module("# old\n"), created=stamp(30))
+    oci.push_module("modules/cool", "1.1.0", _module("# young\n"), created=stamp(2))
+    root = write_root(tmp_path / "root", f'''
+        module "m" {{
+          source  = "oci://{oci.host}/modules/cool"
+          version = "~> 1.0"
+        }}
+    ''')
+    r = tofu_solve(root, "init", "-min-age=7d", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "1.0.0"}
+    result = r.json()
+    assert any("1.1.0 (released 2 days ago)" in w["detail"] for w in result["warnings"]), result["warnings"]
+    assert result["stats"]["release_time_unknown"] == 0
+    oci.push_module("modules/cool", "1.2.0", _module("# undated\n"))
+    r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "1.2.0"}  # no creation time: old enough, and counted
+    assert r.json()["stats"]["release_time_unknown"] == 1

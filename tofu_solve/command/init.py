@@ -53,7 +53,12 @@ from ..solver.build import build_context
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
-from ..versions.cooldown import format_age, format_duration, min_age_setting
+from ..versions.cooldown import (
+    format_age,
+    format_duration,
+    given_min_age,
+    min_age_setting,
+)
 from ..versions.target import Client, TargetVersion, configured_client, target_version
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
@@ -84,7 +89,9 @@ class InitOptions:
     plugin_cache: Path | None = None  # where to place provider packages for the client when the CLI
     # configuration names no plugin_cache_dir (the hand-over offers tofu-solve's own)
     max_rounds: int = 20000
-    min_age: float = 0.0  # the release cooldown in seconds (-min-age, TOFU_SOLVE_MIN_AGE), 0 for none
+    # the release cooldown in seconds (-min-age, TOFU_SOLVE_MIN_AGE), 0 for none; None: the CLI
+    # configuration's tofu_solve_min_age, if any
+    min_age: float | None = None
     workers: int = 48
     offline: bool = False
     install: bool = True
@@ -177,11 +184,17 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
-                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age)
+                           () if opts.upgrade else opts.upgrade_only)
     solve_locks, providers_again = locks, frozenset()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
     ctx, counter = build_context(options, solve_locks, settings, progress)
+    try:
+        options.min_age = opts.min_age if opts.min_age is not None else \
+            min_age_setting(None, None, ctx.client.cli_config.min_age)
+    except TofuSolveError:
+        ctx.close()
+        raise
     ctx.recorded_locks = locks
     ctx.client.refresh_only = providers_again
     packages = _provider_packages(ctx, counter, opts)
@@ -529,7 +542,7 @@ def run(args, settings: Settings) -> int:
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
                        terraform_version=args.terraform_version, client=client,
                        plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
-                       max_rounds=args.max_rounds, offline=args.offline, min_age=min_age_setting(args.min_age, settings.min_age),
+                       max_rounds=args.max_rounds, offline=args.offline, min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     views = args.views = InitViews(args, settings.no_color)
     human, stream = views.human, views.stream

@@ -40,7 +40,12 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.context import SolveOptions
-from ..versions.cooldown import format_age, format_duration, min_age_setting
+from ..versions.cooldown import (
+    format_age,
+    format_duration,
+    given_min_age,
+    min_age_setting,
+)
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
 from .views.human import line_progress
@@ -70,7 +75,7 @@ class Outdated:
 
 
 def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
-             shared: bool = False, progress=None, display_prefix: str = "", min_age: float = 0.0) -> list[Outdated]:
+             shared: bool = False, progress=None, display_prefix: str = "", min_age: float | None = None) -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
     by call path; then providers, by address); ``display_prefix`` before the root's file
     names, as ``-recursive`` names them.
@@ -85,9 +90,11 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     locks = read_lock_file(root / LOCK_FILE_NAME)
     if not target.terraform:
         locks.upgrade_from_predecessor()
-    options = SolveOptions(target, upgrade=True, shared=shared, min_age=min_age)
+    options = SolveOptions(target, upgrade=True, shared=shared)
     ctx, _ = build_context(options, locks, settings, progress)
     try:
+        options.min_age = min_age if min_age is not None else \
+            min_age_setting(None, None, ctx.client.cli_config.min_age)
         res = solve(tree, ctx, root)
         rows = [_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx))
                 for path, cand in res.modules.items()]
@@ -304,7 +311,7 @@ def run(args, settings: Settings) -> int:
     target = _target(args, args.chdir, client)
     rows = outdated(args.chdir, settings, tuple(args.vars or ()), target,
                     args.module_versions == "shared", progress=line_progress(args.json),
-                    min_age=min_age_setting(args.min_age, settings.min_age))
+                    min_age=given_min_age(args.min_age, settings.min_age))
     movable = [r for r in rows if r.can_move]
     if args.json:
         json.dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]}, sys.stdout, indent=2)
@@ -330,7 +337,7 @@ def _run_recursive(args, settings: Settings) -> int:
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
                                                      _target(args, root, client), args.module_versions == "shared",
                                                      display_prefix=display_prefix(root, base),
-                                                     min_age=min_age_setting(args.min_age, settings.min_age)))
+                                                     min_age=given_min_age(args.min_age, settings.min_age)))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     if args.json:

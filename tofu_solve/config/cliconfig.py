@@ -50,6 +50,9 @@ class CliConfig:
             ``TF_CLI_CONFIG_FILE``: ``internal/command/cliconfig/cliconfig.go``).
         provider_installation: the ``provider_installation`` block's methods
             (:mod:`tofu_solve.remote.provider_sources`), or None without one.
+        min_age: tofu-solve's own ``tofu_solve_min_age = "7d"`` (the release cooldown,
+            issue #25; OpenTofu and Terraform ignore attributes they do not know) as
+            (value, "FILE line N"), or None.
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -59,6 +62,7 @@ class CliConfig:
     plugin_cache_dir: Path | None = None
     warnings: tuple[str, ...] = ()
     provider_installation: tuple | None = None  # InstallationMethod, in order; None: direct only
+    min_age: tuple[str, str] | None = None
 
     def services(self, host: str) -> dict[str, str] | None:
         return self.hosts.get(_normalize_host(host))
@@ -87,8 +91,9 @@ def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
 
 def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]):
     """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
-    and ``tokens``; return its ``plugin_cache_dir`` and its ``provider_installation``
-    methods (each None when the file sets none).
+    and ``tokens``; return its ``plugin_cache_dir``, its ``provider_installation`` methods
+    and its ``tofu_solve_min_age`` as (value, "FILE line N") (each None when the file sets
+    none).
 
     Raises:
         ConfigurationError: unreadable or not valid HCL (with line).
@@ -102,6 +107,7 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
     hcl.force(body)  # every argument: a syntax error anywhere is this file's (no parser for plain values)
     plugin_cache = None
     methods = None
+    min_age = None
     installs = body.blocks_of("provider_installation")
     if len(installs) > 1:
         raise ConfigurationError("Invalid provider_installation block",
@@ -116,6 +122,15 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                 value = None
             if isinstance(value, str) and value:
                 plugin_cache = Path(os.path.expanduser(value))
+        elif a.name == "tofu_solve_min_age":
+            try:
+                value = a.expr.literal()
+            except hcl.NotLiteral:
+                value = None
+            if not isinstance(value, str):
+                raise ConfigurationError("Invalid tofu_solve_min_age",
+                                         f'{path} line {a.line}: tofu_solve_min_age must be a string, such as "7d".')
+            min_age = (value, f"{path} line {a.line}")
     for block in body.blocks:
         if block.type == "host" and len(block.labels) == 1:
             a = block.body.attribute("services")
@@ -133,7 +148,7 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                     tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
                 except hcl.NotLiteral:
                     pass
-    return plugin_cache, methods
+    return plugin_cache, methods, min_age
 
 
 def load_cli_config(env: Mapping[str, str]) -> CliConfig:
@@ -165,10 +180,12 @@ def load_cli_config(env: Mapping[str, str]) -> CliConfig:
         except OSError:
             pass
     installation = None
+    min_age = None
     for f in files:
-        cache_dir, methods = _read_file(f, hosts, tokens)
+        cache_dir, methods, age = _read_file(f, hosts, tokens)
         plugin_cache = cache_dir or plugin_cache
         installation = methods if methods is not None else installation
+        min_age = age or min_age
     creds = home / ".terraform.d" / "credentials.tfrc.json"
     if creds.is_file():
         try:
@@ -180,7 +197,7 @@ def load_cli_config(env: Mapping[str, str]) -> CliConfig:
             pass
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
-    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation)
+    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation, min_age)
 
 
 # ------------------------------------------------------------------ provider_installation

@@ -60,10 +60,12 @@ class Package:
 @dataclass(frozen=True)
 class ConfigFiles:
     """A package's configuration files held in memory (:mod:`tofu_solve.config.files`) and
-    where the module sits in it (``subdir``, "" for the root), to read its module tree."""
+    where the module sits in it (``subdir``, "" for the root), to read its module tree;
+    ``pin``: the immutable address they were read from (as :attr:`Package.pin`)."""
 
     files: PackageFiles
     subdir: str
+    pin: str | None = None
 
 
 class CandidateProvider(Protocol):

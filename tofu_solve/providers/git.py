@@ -33,7 +33,7 @@ class GitCandidates:
 
     def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
         got = self.fetcher.config_files(*self._address(source, available))
-        return None if got is None else ConfigFiles(got[0], source.subdir)
+        return None if got is None else ConfigFiles(got[0], source.subdir, immutable_address(str(source), got[1]))
 
     @staticmethod
     def _address(source: RemoteSource, available: AvailableVersion) -> tuple[str, str | None]:

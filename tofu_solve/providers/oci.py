@@ -22,6 +22,12 @@ class OciCandidates:
     def __init__(self, client: OciClient, cache: Cache):
         self.client = client
         self.cache = cache
+        self._created: dict[tuple[str, str], float] = {}  # (repository, tag or digest) -> creation time
+
+    def release_time(self, source: OciSource, label: str) -> float | None:
+        """When the artifact a tag (or digest) names was created, known once it was fetched
+        this run (its manifest's ``org.opencontainers.image.created``); None otherwise."""
+        return self._created.get((source.package_address, label))
 
     def package_address(self, source: OciSource) -> str:
         return source.package_address
@@ -60,6 +66,8 @@ class OciCandidates:
         else:
             art = self.client.resolve(source.registry, source.repository, reference)
         label = available.label
+        if art.created is not None:
+            self._created[(source.package_address, label)] = art.created
         if label.startswith("sha256:"):
             locked = OciSource(source.registry, source.repository, "", label, source.subdir)
         elif source.tag or source.digest:

@@ -87,5 +87,5 @@ class RegistryCandidates:
             return None
         sub = "/".join(p for p in (loc_sub, source.subdir) if p)
         sub = go_path_clean(sub) if sub else ""
-        return ConfigFiles(got[0], "" if sub == "." else sub)
+        return ConfigFiles(got[0], "" if sub == "." else sub, immutable_address(location, got[1]))
 

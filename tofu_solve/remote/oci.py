@@ -29,6 +29,7 @@ import subprocess
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -130,11 +131,14 @@ def find_credentials(host: str, repository: str, env: Mapping[str, str]) -> Cred
 
 @dataclass(frozen=True)
 class Artifact:
-    """A resolved OpenTofu module package: its manifest digest and zip layer."""
+    """A resolved OpenTofu module package: its manifest digest and zip layer, and when it
+    was created (the manifest's ``org.opencontainers.image.created`` annotation, which
+    ``oras push`` writes, in seconds since the epoch; None when absent or not RFC 3339)."""
 
     manifest_digest: str
     layer_digest: str
     layer_size: int
+    created: float | None = None
 
 
 class OciClient:
@@ -283,7 +287,7 @@ class OciClient:
         if len(zips) > 1:
             raise OciError("Invalid OCI module package",
                            f"{host}/{repository}:{reference}: image manifest has more than one archive/zip layer")
-        return Artifact(digest, zips[0]["digest"], int(zips[0].get("size", -1)))
+        return Artifact(digest, zips[0]["digest"], int(zips[0].get("size", -1)), _created(manifest))
 
     def download(self, host: str, repository: str, art: Artifact, dest: Path) -> bytes:
         """The zip layer's bytes, verified against its digest and size.
@@ -313,3 +317,20 @@ class OciClient:
                                  f"{host}/{repository}: the archive/zip layer does not match its digest "
                                  f"{art.layer_digest} (got {algo}:{got}, {len(data)} bytes).")
         return data
+
+
+CREATED = "org.opencontainers.image.created"  # OCI image-spec annotations.md
+
+
+def _created(manifest: dict) -> float | None:
+    """The manifest's creation time (its ``org.opencontainers.image.created`` annotation,
+    RFC 3339 with a zone), or None."""
+    annotations = manifest.get("annotations")
+    stamp = annotations.get(CREATED) if isinstance(annotations, dict) else None
+    if not isinstance(stamp, str):
+        return None
+    try:
+        t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return t.timestamp() if t.tzinfo is not None else None

@@ -20,12 +20,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+from ..addrs.immutable import pinned_reference
 from ..addrs.module_source import (
     OciSource,
     RegistrySource,
     RemoteSource,
     SourceKind,
     lock_source,
+    parse_source,
 )
 from ..addrs.redact import redact
 from ..config.files import MemoryDir
@@ -49,6 +51,7 @@ from ..providers import (
 )
 from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
+from ..store.cache import key_of
 from ..store.metadata import MetadataStore
 from ..versions import goversions as gvs
 from ..versions.cooldown import HeldBack, exact_version
@@ -140,6 +143,7 @@ class Context:
         self.held_back: dict[tuple[str, str], HeldBack] = {}
         self.young_pins: dict[tuple[str, str], HeldBack] = {}
         self._age_checked: set[tuple] = set()
+        self._read_from: dict[tuple, str | None] = {}  # tree key -> the immutable address it was read from
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
@@ -431,12 +435,14 @@ class Context:
             return cached
         light = self._config_files(cand)
         if light is not None:
+            self._remember_read_from(key, light.pin)
             # read from the package's configuration files in memory: a version the solver
             # reads is not unpacked unless it is selected (issue #23)
             root, sub = MemoryDir(light.files), light.subdir.strip("/")
             exists = sub in light.files.dirs
         else:
             package = self.fetch(cand)
+            self._remember_read_from(key, package.pin)
             root, sub = package.root, package.subdir.strip("/")
             exists = (package.root / sub).is_dir()
         if sub and not exists:
@@ -507,23 +513,50 @@ class Context:
     def release_time(self, cand: ModuleCandidate) -> float | None:
         """When ``cand`` was released (seconds since the epoch), as its source can tell:
         the registry's ``published_at`` for registry versions; the commit's date for git
-        tags, known once the package was fetched (its commit is in the mirror); None when
-        unknown (OCI: the manifest carries no date tofu-solve reads yet)."""
+        tags, known once the package was fetched (its commit is in the mirror), and for
+        registry versions without ``published_at`` whose download location is git; for OCI
+        tags, the manifest's ``org.opencontainers.image.created``, known once fetched; None
+        when unknown."""
         src = cand.source
         if isinstance(src, RegistrySource):
-            if self.client is None:
-                return None
-            return self.client.release_times("module", str(src.package)).get(cand.available.label)
+            listed = self.client.release_times("module", str(src.package)).get(cand.available.label) \
+                if self.client is not None else None
+            if listed is not None:
+                return listed
+            # no published_at: the date of the commit its download location resolved to, once read
+            pin = self._read_from_of(self._tree_key(cand)) or cand.available.package
+            at = parse_source(pin) if pin and pinned_reference(pin) else None
+            if isinstance(at, RemoteSource) and at.kind is SourceKind.GIT:
+                return self.git.remotes.commit_time(at.git.url, at.git.ref)
+            return None
         if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and cand.available.commit:
             return self.git.remotes.commit_time(src.git.url, cand.available.commit)
+        if isinstance(src, OciSource) and self.oci is not None:
+            return self.oci.release_time(src, cand.available.label)
         return None
 
-    def too_young(self, cand: ModuleCandidate) -> HeldBack | None:
+    def _remember_read_from(self, key: tuple, pin: str | None) -> None:
+        """Where a module version's package was read from (its immutable address), for this
+        run and, in the cache, for runs that find its requirements in the metadata cache."""
+        with self._lock:
+            self._read_from[key] = pin
+        if pin:
+            self.metadata.cache.write_json("read-from", key_of(repr(key)), pin)
+
+    def _read_from_of(self, key: tuple) -> str | None:
+        with self._lock:
+            if key in self._read_from:
+                return self._read_from[key]
+        got = self.metadata.cache.read_json("read-from", key_of(repr(key)))
+        return got if isinstance(got, str) else None
+
+    def too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
         """``cand`` as held back when the cooldown (``-min-age``) keeps it out: released
         less than ``min_age`` ago and neither the call's locked version nor what an exact
         constraint pins (an exact pin is honoured, recorded in :attr:`young_pins` for a
         warning). None otherwise, and when its age is unknown: such a version counts as
-        old enough (noted under ``TF_LOG``, counted in :attr:`Stats.release_time_unknown`)."""
+        old enough (noted under ``TF_LOG``, counted in :attr:`Stats.release_time_unknown`),
+        unless not ``final``: asked before the package was read, which may still tell."""
         if not self.options.min_age or not self.versioned_call(cand.call_path):
             return None
         lock = self.locks.modules.get(cand.call_path)
@@ -532,6 +565,8 @@ class Context:
         released = self.release_time(cand)
         key = (cand.call_path, cand.version_text)
         if released is None:
+            if not final:
+                return None
             with self._lock:
                 if key not in self._age_checked:
                     self._age_checked.add(key)

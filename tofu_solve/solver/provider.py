@@ -323,16 +323,15 @@ class TofuSolveProvider(AbstractProvider):
     def get_dependencies(self, candidate) -> Iterable:
         if not isinstance(candidate, ModuleCandidate):
             return []
-        registry = isinstance(candidate.source, RegistrySource)
-        if registry:  # the registry's listing tells its age before anything is fetched
-            young = self._cooldown(candidate)
+        if isinstance(candidate.source, RegistrySource):
+            # a registry's published_at tells the age before anything is fetched
+            young = self._cooldown(candidate, final=False)
             if young is not None:
                 return young
         tree = self.ctx.tree(candidate)
-        if not registry:  # a git tag's age is its commit's, known once fetched
-            young = self._cooldown(candidate)
-            if young is not None:
-                return young
+        young = self._cooldown(candidate)  # a commit's or manifest's date, known once fetched
+        if young is not None:
+            return young
         if isinstance(tree, ConfigurationError):
             if tree.where is not None:  # inside the package
                 return [Unusable(candidate.call_path, candidate.version_text,
@@ -367,10 +366,10 @@ class TofuSolveProvider(AbstractProvider):
                              f"found: {e.detail}", d.call.where)]
         return deps
 
-    def _cooldown(self, candidate: ModuleCandidate) -> list | None:
+    def _cooldown(self, candidate: ModuleCandidate, final: bool = True) -> list | None:
         """An :class:`Unusable` marker when the release cooldown keeps ``candidate`` out
         (:meth:`Context.too_young`), citing the call's version constraint; else None."""
-        held = self.ctx.too_young(candidate)
+        held = self.ctx.too_young(candidate, final)
         if held is None:
             return None
         call = self.ctx.calls.get(candidate.call_path)

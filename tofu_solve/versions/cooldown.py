@@ -45,10 +45,14 @@ def parse_duration(text: str, what: str = "-min-age") -> float:
     return float(sum(int(n) * UNITS[u] for n, u in _PART.findall(t)))
 
 
-def min_age_setting(flag: str | None, environment: str | None) -> float:
+def min_age_setting(flag: str | None, environment: str | None,
+                    configured: tuple[str, str] | None = None) -> float:
     """The cooldown in seconds: ``-min-age`` when given, else ``TOFU_SOLVE_MIN_AGE``
-    (:attr:`tofu_solve.settings.Settings.min_age`), else none (0). The flag wins over the
-    environment, as every tofu flag does over its variable.
+    (:attr:`tofu_solve.settings.Settings.min_age`), else the CLI configuration's
+    ``tofu_solve_min_age`` (``configured``: value and "FILE line N",
+    :attr:`tofu_solve.config.cliconfig.CliConfig.min_age`), else none (0). The flag wins
+    over the environment and the environment over the file, as ``TF_PLUGIN_CACHE_DIR``
+    wins over ``plugin_cache_dir``.
 
     Raises:
         InvalidDuration: the value that applies is not a duration (named as written).
@@ -57,7 +61,17 @@ def min_age_setting(flag: str | None, environment: str | None) -> float:
         return parse_duration(flag, "-min-age")
     if environment:
         return parse_duration(environment, "TOFU_SOLVE_MIN_AGE")
+    if configured is not None:
+        return parse_duration(configured[0], f"tofu_solve_min_age ({configured[1]})")
     return 0.0
+
+
+def given_min_age(flag: str | None, environment: str | None) -> float | None:
+    """The cooldown ``-min-age`` or ``TOFU_SOLVE_MIN_AGE`` give (as :func:`min_age_setting`),
+    or None when neither does (the CLI configuration, read later, may then)."""
+    if flag is None and not environment:
+        return None
+    return min_age_setting(flag, environment)
 
 
 def format_duration(seconds: float) -> str:
