@@ -1,7 +1,7 @@
 """Record what tofu-solve does on a fixed set of roots, to compare two commits.
 
     python3 bench/snapshot.py --repo DIR --out FILE [--examples N] [--pairs N] [--real-content GIT_DIR ...]
-    python3 bench/snapshot.py --compare A.json B.json
+    python3 bench/snapshot.py --compare A.json B.json [--ignore-pins]
 
 For each root (the first N example roots of ``../shared/corpus`` and the first N assembled
 pairs, among them impossible ones), in a fixed order over one cache, it runs the CLI of the
@@ -13,6 +13,11 @@ promises "behaviour does not change". The fixture world is built and served by t
 checkout's ``tofu_solve.world``; with ``--real-content``, with those real repositories in
 place of the generated ones (``real_world.py``), so that real HCL is read. ``init`` runs with
 ``-handover=false``: what is recorded is tofu-solve's own work, not a client's.
+
+``--ignore-pins`` compares lock files without what pins a module package beyond its content:
+the ``package``/``floating`` lines of issue #25 and the ``git:``/``sha256:`` entries that
+held the same pins among the hashes before it, so that a record made before issue #25 can be
+compared with one made after.
 """
 
 from __future__ import annotations
@@ -85,8 +90,21 @@ def record(repo: Path, examples: int, pairs: int, real: list[Path]) -> list[dict
     return out
 
 
-def compare(a: Path, b: Path) -> int:
+_PIN_LINE = re.compile(r'^\s*(package = "[^"]*"|floating = true|"(git|sha256):[0-9a-f]+",)$')
+
+
+def without_pins(entry: dict) -> dict:
+    """``entry`` with its lock file's package pins left out (see ``--ignore-pins``)."""
+    lock = entry.get("lock")
+    if lock is None:
+        return entry
+    return {**entry, "lock": "\n".join(line for line in lock.splitlines() if not _PIN_LINE.match(line))}
+
+
+def compare(a: Path, b: Path, ignore_pins: bool = False) -> int:
     x, y = json.loads(a.read_text()), json.loads(b.read_text())
+    if ignore_pins:
+        x, y = [without_pins(e) for e in x], [without_pins(e) for e in y]
     diffs = 0
     if len(x) != len(y):
         print(f"different root counts: {len(x)} and {len(y)}")
@@ -115,9 +133,11 @@ def main() -> int:
     ap.add_argument("--real-content", nargs="+", type=Path, default=[], metavar="GIT_DIR",
                     help="real repositories in place of the fixture world's (bench/real_world.py)")
     ap.add_argument("--compare", nargs=2, metavar="FILE", help="compare two records; exit 1 when they differ")
+    ap.add_argument("--ignore-pins", action="store_true",
+                    help="with --compare: leave module package pins out of the lock files")
     args = ap.parse_args()
     if args.compare:
-        return compare(Path(args.compare[0]), Path(args.compare[1]))
+        return compare(Path(args.compare[0]), Path(args.compare[1]), args.ignore_pins)
     if not args.out:
         ap.error("--out is required")
     data = record(Path(args.repo).resolve(), args.examples, args.pairs, args.real_content)
