@@ -47,8 +47,14 @@ def test_locked_versions_stay_and_the_environment_sets_the_cooldown(tmp_path, to
     r = tofu_solve(root, "init", "-handover=false")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "v1.1.0"}  # a locked version stays
-    r = tofu_solve(root, "init", "-upgrade", "-handover=false")
-    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"}  # chosen afresh: the cooldown applies
+    # the cooldown never moves a call below what the lock file holds, -upgrade included
+    for upgrade in ("-upgrade", "-upgrade=m"):
+        r = tofu_solve(root, "init", upgrade, "-handover=false")
+        assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}, r.err
+    # chosen afresh (a new root, nothing locked): the cooldown applies
+    fresh = write_root(tmp_path / "fresh", (root / "main.tf").read_text())
+    r = tofu_solve(fresh, "init", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"}, r.err
     # the flag wins over the environment
     r = tofu_solve(root, "init", "-upgrade", "-min-age=0", "-handover=false")
     assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}

@@ -30,4 +30,10 @@ def test_demo_runs_and_leaves_results(tmp_path, monkeypatch):
     assert (res / "2-needs-solver/.terraform/modules/modules.json").exists()
     assert "all agree" in (res / "2-needs-solver/check.txt").read_text()
     assert 'provider "registry.opentofu.org/hashicorp/aws"' in (res / "2-needs-solver/.terraform.lock.hcl").read_text()
+    # the release cooldown (issue #25): the same root solved afresh holds vpc 6.6.0 back
+    cooled = read_lock_file(res / "2-needs-solver-cooldown/.terraform.lock.hcl").modules
+    assert cooled["vpc"].version != "6.6.0"
+    assert 'module "vpc" is at' in (res / "2-needs-solver-cooldown/init.txt").read_text()
+    assert "the release cooldown" in (res / "2-needs-solver-cooldown/why-vpc.txt").read_text()
+    assert all(m.package.startswith("git::") for m in cooled.values())  # every version pinned to its commit
     assert "Servers stopped." in text

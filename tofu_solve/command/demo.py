@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
@@ -136,10 +139,49 @@ def run_demo(output: Path | None, corpus: str | None, out, settings: Settings, r
                 print("$ tofu-solve check   (offline: is what is installed what is locked?)", file=out)
                 print(_indent(t), file=out)
                 ok &= c == 0
+                ok &= _cooldown_step(root, world, run_cli, environ, tofu, out)
     print(f"Servers stopped. Results (init output, lock files, .terraform/modules, why, graph, check) are in "
           f"{output}",
           file=out)
     return 0 if ok else 1
+
+
+def _cooldown_step(root: Path, world, run_cli: RunCli, environ: Mapping[str, str], tofu: str, out) -> bool:
+    """The release cooldown (issue #25) on the solved root: a cooldown one day longer than
+    the age of the youngest module release the solve took (the registry serves the corpus's
+    release dates as published_at) holds that release back when the same configuration is
+    solved afresh, in a directory of its own (a locked version would stay). True when it
+    does."""
+    from ..lockfile import read_lock_file
+    from ..versions.cooldown import format_age
+
+    dated = []
+    for path, lock in read_lock_file(root / ".terraform.lock.hcl").modules.items():
+        package = lock.source.split("/", 1)[1] if lock.source.count("/") == 3 else lock.source
+        released = world.module_dates.get(package, {}).get(lock.version)
+        if released:
+            dated.append((datetime.fromisoformat(released.replace("Z", "+00:00")).timestamp(), path, lock.version))
+    if not dated:
+        return True
+    when, path, version = max(dated)
+    days = math.ceil((time.time() - when) / 86400) + 1
+    fresh = root.parent / f"{root.name}-cooldown"
+    if fresh.exists():
+        shutil.rmtree(fresh)
+    fresh.mkdir()
+    (fresh / "main.tf").write_text((root / "main.tf").read_text())
+    print(f"== {fresh.name}: the same configuration, solved afresh with a release cooldown ({path} {version} "
+          f"was released {format_age(time.time() - when)} ago)", file=out)
+    c, t = _run(run_cli, ["init", f"-chdir={fresh}", tofu, "-handover=false", f"-min-age={days}d"], environ)
+    (fresh / "init.txt").write_text(t)
+    print(f"$ tofu-solve init -chdir={fresh.name} -min-age={days}d", file=out)
+    print(_indent(t), file=out)
+    held = c == 0 and f"younger than -min-age={days}d" in t
+    c, t = _run(run_cli, ["why", path, f"-chdir={fresh}"], environ)
+    (fresh / f"why-{path}.txt").write_text(t)
+    print(f"$ tofu-solve why {path}", file=out)
+    print(_indent(t), file=out)
+    return held and c == 0 and "the release cooldown" in t
 
 
 def _indent(text: str) -> str:

@@ -472,6 +472,9 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
                                   new.package or None, LOCK_FILE_NAME)
 
 
+SHOWN_HELD = 5  # held-back versions named per call or provider (the youngest), the rest counted
+
+
 def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
     """What the release cooldown (``-min-age``) changed in this selection: newer versions it
     held back (per call or provider, beside the version selected), and young versions kept
@@ -489,8 +492,10 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
     for subject, held in sorted(by_subject.items()):
         kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
         n = len(held)
-        listed = ", ".join(f"{h.version} (released {format_age(h.age)} ago)"
-                           for h in sorted(held, key=lambda h: h.age))
+        youngest = sorted(held, key=lambda h: h.age)
+        listed = ", ".join(f"{h.version} (released {format_age(h.age)} ago)" for h in youngest[:SHOWN_HELD])
+        if n > SHOWN_HELD:
+            listed += f" and {n - SHOWN_HELD} more"
         out.append(WarningText(
             "Versions held back by the cooldown",
             f"{kind} is at {selected[subject]}: {n} newer version{'s are' if n > 1 else ' is'} younger than "

@@ -552,15 +552,18 @@ class Context:
 
     def too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
         """``cand`` as held back when the cooldown (``-min-age``) keeps it out: released
-        less than ``min_age`` ago and neither the call's locked version nor what an exact
+        less than ``min_age`` ago and neither the version the lock file holds for the call
+        (so the cooldown never moves a call down, even under ``-upgrade``) nor what an exact
         constraint pins (an exact pin is honoured, recorded in :attr:`young_pins` for a
         warning). None otherwise, and when its age is unknown: such a version counts as
         old enough (noted under ``TF_LOG``, counted in :attr:`Stats.release_time_unknown`),
         unless not ``final``: asked before the package was read, which may still tell."""
         if not self.options.min_age or not self.versioned_call(cand.call_path):
             return None
-        lock = self.locks.modules.get(cand.call_path)
-        if lock is not None and not self.options.upgrade and lock.version == cand.version_text:
+        # the version the lock file holds was accepted when it was locked: the cooldown never
+        # takes a call below it, -upgrade and -upgrade=NAME included
+        lock = self.recorded_locks.modules.get(cand.call_path)
+        if lock is not None and lock.version == cand.version_text:
             return None
         released = self.release_time(cand)
         key = (cand.call_path, cand.version_text)
@@ -589,9 +592,13 @@ class Context:
 
     def provider_too_young(self, address, version: str, constraints) -> HeldBack | None:
         """As :meth:`too_young`, for a provider version (the registry's ``published_at``);
-        ``constraints``: the provider constraints in force, an exact one of which pins."""
+        ``constraints``: the provider constraints in force, an exact one of which pins; the
+        version the lock file holds is exempt."""
         if not self.options.min_age or self.client is None:
             return None
+        lock = self.recorded_locks.providers.get(str(address))
+        if lock is not None and lock.version == version:
+            return None  # as for modules: the locked version stays
         released = self.client.release_times("provider", str(address)).get(version)
         if released is None:
             return None
