@@ -373,6 +373,7 @@ def test_a_fresh_machine_installs_registry_modules_from_the_locked_package(tmp_p
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
     r = tofu_solve(root, "init", "-json")
     assert r.code == 0, r.err
+    assert {m["path"]: m["package"] for m in r.json()["modules"]} == {p: m.package for p, m in locks.items()}
     ops = r.json()["network_operations"]
     assert not {"module_versions", "module_download", "git_ls_remote"} & set(ops), ops
     assert ops.get("git_fetch", 0) >= 1

@@ -62,7 +62,9 @@ def init_result_as_data(result) -> dict:
     mods = []
     for path, cand in res.modules.items():
         req = res.module_requirements.get(path)
+        lock = result.locks.modules.get(path)
         mods.append({"path": path, "source": redact(str(cand.source)), "version": cand.version_text,
+                     "package": (lock.package or None) if lock else None, "floating": bool(lock and lock.floating),
                      "constraint": req.constraint.text if req and req.constraint else None,
                      "file": req.call.where.file if req else None, "line": req.call.where.line if req else None,
                      "called_by": req.origin.call_path if req else None})
