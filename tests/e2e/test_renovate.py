@@ -46,6 +46,7 @@ def test_renovate_bumping_a_provider_leaves_the_module_blocks_alone(tmp_path, to
     lock = root / ".terraform.lock.hcl"
     before = lock.read_text()
     assert _module_blocks(before) and before.index("\nmodule ") < before.index("\nprovider ")
+    assert all("\n  package = \"git::" in m for m in _module_blocks(before))  # issue #25's pins ride along
     _renovate_bump(lock, "hashicorp/aws", "6.99.0", "h1:" + "r" * 43 + "=", "zh:" + "0" * 64)
     after = lock.read_text()
     assert 'version     = "6.99.0"' in after  # Renovate did its job on the provider
