@@ -485,3 +485,23 @@ def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(t
     r = tofu_solve(root, "init")
     assert r.code == 1 and "Error: Moved git tag" in r.err
     assert _files(root) == before
+
+
+def test_a_new_call_to_a_locked_package_version_meets_its_moved_tag(tmp_path, tofu_solve, own_cache):
+    """Issue #25: a call added beside one locked at v1.0.0 resolves the tag again; the tag
+    moved since, so its commit is not the locked call's package: refused, naming both,
+    nothing changed."""
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"})])
+    call = 'module "{}" {{\n  source  = "git::' + url + '"\n  version = "1.0.0"\n}}\n'
+    root = write_root(tmp_path / "root", call.format("m"))
+    assert tofu_solve(root, "init").code == 0
+    genuine = parse_lock_text((root / ".terraform.lock.hcl").read_text())[0].modules["m"].package
+    (tmp_path / "mod" / "main.tf").write_text("# tampered release\n")
+    _git(tmp_path / "mod", "commit", "-qam", "retag")
+    _git(tmp_path / "mod", "tag", "-f", "v1.0.0")
+    (root / "main.tf").write_text(call.format("m") + call.format("n"))
+    before = _files(root)
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Module package verification failed" in r.err
+    assert f"Expected: {genuine}" in r.err and 'Module "m"' in r.err
+    assert _files(root) == before

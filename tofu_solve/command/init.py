@@ -432,6 +432,7 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
     new checksums). Returns (call path -> (candidate,
     package, new lock entry), call path -> tree, call paths verified)."""
     selected, trees, verified = {}, {}, []
+    pinned = _pinned_selections(locks)
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
         ctx.pool.submit(_quiet, ctx.fetch, res.modules[path])
@@ -440,7 +441,7 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         pkg = ctx.fetch(cand)
         hashes = package_hashes(cand, pkg)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
-        _check_package(path, cand, new, locks)
+        _check_package(path, cand, new, locks, pinned)
         old = locks.modules.get(path)
         if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
                 and old.hashes:
@@ -454,7 +455,17 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
     return selected, trees, verified
 
 
-def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: LockFile) -> None:
+def _pinned_selections(locks: LockFile) -> dict[tuple[str, str], list[ModuleLock]]:
+    """The lock's entries that record a package, by (version, source), in call path order."""
+    out: dict[tuple[str, str], list[ModuleLock]] = {}
+    for _, m in sorted(locks.modules.items()):
+        if m.package:
+            out.setdefault((m.version, m.source), []).append(m)
+    return out
+
+
+def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: LockFile,
+                   pinned: dict[tuple[str, str], list[ModuleLock]]) -> None:
     """Refuse a version that now resolves to another immutable package than the lock file
     records for it (issue #25): the call's own entry first, then any other call locked at
     the same source and version (a new call to a locked package). Entries that
@@ -463,10 +474,10 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
     Raises:
         IntegrityError: :func:`~tofu_solve.workdir.install.package_changed`.
     """
+    same = pinned.get((new.version, new.source), [])  # (:func:`_pinned_selections`)
     own = locks.modules.get(path)
-    others = [m for p, m in sorted(locks.modules.items()) if p != path]
-    for old in ([own] if own is not None else []) + others:
-        if old.package and (old.version, old.source) == (new.version, new.source) and old.package != new.package:
+    for old in ([own] if own in same else []) + [m for m in same if m.path != path]:
+        if old.package != new.package:
             shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else new.source
             raise package_changed(old.path, f"{shown} {new.version}" if new.version else shown, old.package,
                                   new.package or None, LOCK_FILE_NAME)
