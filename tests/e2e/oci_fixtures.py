@@ -61,7 +61,7 @@ class OciRegistry:
         return "sha256:" + hashlib.sha256(body).hexdigest()
 
     def push_module(self, repo: str, tag: str, files: dict[str, str], artifact_type: str = ARTIFACT,
-                    layers: int = 1, created: str | None = None) -> str:
+                    layers: int = 1, created: str | None = None, config_created: str | None = None) -> str:
         """Push a module package the way ``oras push --artifact-type application/vnd.opentofu.modulepkg
         repo:tag mod.zip:archive/zip`` does; returns the manifest digest."""
         buf = io.BytesIO()
@@ -70,9 +70,12 @@ class OciRegistry:
                 zf.writestr(name, text)
         blob = buf.getvalue()
         layer_digest = self.put_blob(repo, blob)
-        config_digest = self.put_blob(repo, b"{}")
+        config = b"{}" if config_created is None else json.dumps({"created": config_created}).encode()
+        config_digest = self.put_blob(repo, config)
         manifest = {"schemaVersion": 2, "mediaType": MANIFEST, "artifactType": artifact_type,
-                    "config": {"mediaType": EMPTY, "digest": config_digest, "size": 2},
+                    "config": {"mediaType": EMPTY if config_created is None else
+                               "application/vnd.oci.image.config.v1+json", "digest": config_digest,
+                               "size": len(config)},
                     "layers": [{"mediaType": "archive/zip", "digest": layer_digest, "size": len(blob)}] * layers}
         if created is not None:  # as oras push writes it
             manifest["annotations"] = {"org.opencontainers.image.created": created}

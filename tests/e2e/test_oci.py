@@ -274,8 +274,14 @@ def test_a_young_oci_tag_waits_out_the_cooldown(tmp_path, tofu_solve, oci, own_c
     result = r.json()
     assert any("1.1.0 (released 2 days ago)" in w["detail"] for w in result["warnings"]), result["warnings"]
     assert result["stats"]["release_time_unknown"] == 0
-    oci.push_module("modules/cool", "1.2.0", _module("# undated\n"))
+    # without the annotation, the image configuration's created time (one more small request)
+    oci.push_module("modules/cool", "1.2.0", _module("# configured\n"), config_created=stamp(1))
     r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
     assert r.code == 0, r.err
-    assert lock_versions(r.lock) == {"m": "1.2.0"}  # no creation time: old enough, and counted
+    assert lock_versions(r.lock) == {"m": "1.0.0"}
+    assert any("1.2.0 (released 1 day ago)" in w["detail"] for w in r.json()["warnings"])
+    oci.push_module("modules/cool", "1.3.0", _module("# undated\n"))
+    r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "1.3.0"}  # no creation time: old enough, and counted
     assert r.json()["stats"]["release_time_unknown"] == 1

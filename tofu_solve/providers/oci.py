@@ -11,8 +11,8 @@ from ..addrs.module_source import OciSource
 from ..errors import IntegrityError
 from ..remote.archives import extract_archive
 from ..remote.git import strict_semver_tags
-from ..remote.oci import OciClient
-from ..store.cache import Cache
+from ..remote.oci import Artifact, OciClient
+from ..store.cache import Cache, key_of
 from .base import AvailableVersion, ConfigFiles, Package
 
 
@@ -22,12 +22,31 @@ class OciCandidates:
     def __init__(self, client: OciClient, cache: Cache):
         self.client = client
         self.cache = cache
-        self._created: dict[tuple[str, str], float] = {}  # (repository, tag or digest) -> creation time
+        # (repository, tag or digest) -> the artifact fetched this run, and its creation time once known
+        self._artifacts: dict[tuple[str, str], Artifact] = {}
+        self._created: dict[tuple[str, str], float | None] = {}
 
     def release_time(self, source: OciSource, label: str) -> float | None:
         """When the artifact a tag (or digest) names was created, known once it was fetched
-        this run (its manifest's ``org.opencontainers.image.created``); None otherwise."""
-        return self._created.get((source.package_address, label))
+        this run: its manifest's ``org.opencontainers.image.created`` annotation, else the
+        ``created`` time of its image configuration (one small request, made only here, for
+        the cooldown); None otherwise. Raises NetworkError (reading the configuration)."""
+        key = (source.package_address, label)
+        if key in self._created:
+            return self._created[key]
+        art = self._artifacts.get(key)
+        doc = key_of(f"{source.package_address}@{label}")
+        if art is None:
+            # not fetched this run (its requirements came from the metadata cache): the time
+            # an earlier run read, so that a warm run decides as a cold one did
+            known = self.cache.read_json("oci-created", doc)
+            return float(known) if isinstance(known, (int, float)) else None
+        when = art.created if art.created is not None else \
+            self.client.config_created(source.registry, source.repository, art)
+        self._created[key] = when
+        if when is not None:
+            self.cache.write_json("oci-created", doc, when)
+        return when
 
     def package_address(self, source: OciSource) -> str:
         return source.package_address
@@ -66,8 +85,9 @@ class OciCandidates:
         else:
             art = self.client.resolve(source.registry, source.repository, reference)
         label = available.label
-        if art.created is not None:
-            self._created[(source.package_address, label)] = art.created
+        self._artifacts[(source.package_address, label)] = art
+        if art.created is not None:  # remembered for runs that do not fetch it (see release_time)
+            self.cache.write_json("oci-created", key_of(f"{source.package_address}@{label}"), art.created)
         if label.startswith("sha256:"):
             locked = OciSource(source.registry, source.repository, "", label, source.subdir)
         elif source.tag or source.digest:

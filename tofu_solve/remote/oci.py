@@ -139,6 +139,7 @@ class Artifact:
     layer_digest: str
     layer_size: int
     created: float | None = None
+    config: tuple[str, str, int] | None = None  # the config descriptor: (media type, digest, size)
 
 
 class OciClient:
@@ -287,7 +288,43 @@ class OciClient:
         if len(zips) > 1:
             raise OciError("Invalid OCI module package",
                            f"{host}/{repository}:{reference}: image manifest has more than one archive/zip layer")
-        return Artifact(digest, zips[0]["digest"], int(zips[0].get("size", -1)), _created(manifest))
+        cfg = manifest.get("config") if isinstance(manifest.get("config"), dict) else {}
+        config = (str(cfg.get("mediaType", "")), str(cfg.get("digest", "")), int(cfg.get("size") or 0)) \
+            if cfg.get("digest") else None
+        return Artifact(digest, zips[0]["digest"], int(zips[0].get("size", -1)), _created(manifest), config)
+
+    def config_created(self, host: str, repository: str, art: Artifact) -> float | None:
+        """The ``created`` time of the artifact's image configuration (OCI image-spec
+        ``config.md``: RFC 3339), when its config is an image configuration of at most
+        :data:`MAX_CONFIG_BYTES` (an OpenTofu module package's is usually the empty
+        descriptor: then None, without a request). The blob is checked against its digest;
+        anything unreadable gives None (the release time stays unknown).
+
+        Raises:
+            NetworkError: the registry cannot be reached.
+        """
+        if art.config is None:
+            return None
+        media, digest, size = art.config
+        if media != IMAGE_CONFIG or not 0 < size <= MAX_CONFIG_BYTES or not digest.startswith("sha256:"):
+            return None
+        reg = self._registry(host, repository)
+        self.counter.add("oci_blob")
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/blobs/{digest}"
+        r = self._request(reg, url, f"read the configuration {host}/{repository}@{digest}", stream=True)
+        if r.status_code != 200:
+            r.close()
+            return None
+        buf = bytearray()
+        read_bounded(r, buf.extend, MAX_CONFIG_BYTES, self.limits.deadline, url)
+        if "sha256:" + hashlib.sha256(bytes(buf)).hexdigest() != digest:
+            return None
+        try:
+            doc = json.loads(bytes(buf))
+        except ValueError:
+            return None
+        return _rfc3339(doc.get("created")) if isinstance(doc, dict) else None
 
     def download(self, host: str, repository: str, art: Artifact, dest: Path) -> bytes:
         """The zip layer's bytes, verified against its digest and size.
@@ -322,11 +359,19 @@ class OciClient:
 CREATED = "org.opencontainers.image.created"  # OCI image-spec annotations.md
 
 
+IMAGE_CONFIG = "application/vnd.oci.image.config.v1+json"
+MAX_CONFIG_BYTES = 64 * 1024  # an image configuration read only for its creation time
+
+
 def _created(manifest: dict) -> float | None:
     """The manifest's creation time (its ``org.opencontainers.image.created`` annotation,
     RFC 3339 with a zone), or None."""
     annotations = manifest.get("annotations")
-    stamp = annotations.get(CREATED) if isinstance(annotations, dict) else None
+    return _rfc3339(annotations.get(CREATED) if isinstance(annotations, dict) else None)
+
+
+def _rfc3339(stamp) -> float | None:
+    """An RFC 3339 time with a zone in seconds since the epoch, or None."""
     if not isinstance(stamp, str):
         return None
     try:
