@@ -505,3 +505,24 @@ def test_a_new_call_to_a_locked_package_version_meets_its_moved_tag(tmp_path, to
     assert r.code == 1 and "Error: Module package verification failed" in r.err
     assert f"Expected: {genuine}" in r.err and 'Module "m"' in r.err
     assert _files(root) == before
+
+
+def test_a_locked_package_that_cannot_be_fetched_is_resolved_through_the_registry(tmp_path, tofu_solve, own_cache,
+                                                                                 monkeypatch):
+    """Issue #25: a registry version whose locked ``package`` cannot be fetched (its
+    repository gone, or needing a credential its redacted address left out) is fetched
+    through the registry as without a lock; the package that gives is compared with the
+    lock's: here another address, so the RFC-shaped error names both and nothing changes."""
+    root = _kms_root(tmp_path / "root")
+    assert tofu_solve(root, "init").code == 0
+    lock_path = root / ".terraform.lock.hcl"
+    genuine = parse_lock_text(lock_path.read_text())[0].modules["kms"].package
+    commit = genuine.rsplit("=", 1)[1]
+    gone = f"git::file://{tmp_path}/moved-away/terraform-aws-kms.git?ref={commit}"
+    lock_path.write_text(lock_path.read_text().replace(genuine, gone))
+    before = _files(root)
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Module package verification failed" in r.err, r.err
+    assert f"Expected: {gone}" in r.err and f"Got:      {genuine}" in r.err
+    assert _files(root) == before

@@ -32,6 +32,8 @@ class GitCandidates:
                        pin=immutable_address(str(source), fetched.commit))
 
     def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
+        if available.package:
+            return None  # a locked version is installed anyway: read from the one fetch that unpacks it
         got = self.fetcher.config_files(*self._address(source, available))
         return None if got is None else ConfigFiles(got[0], source.subdir, immutable_address(str(source), got[1]))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.module_source import (
     RegistrySource,
@@ -9,11 +11,13 @@ from ..addrs.module_source import (
     parse_source,
     source_dir_subdir,
 )
-from ..errors import InvalidVersion
+from ..errors import InvalidVersion, NetworkError
 from ..remote.fetch import Fetcher
 from ..remote.registry import DirectLocation, RegistryClient
 from ..versions.goversion import GoVersion
 from .base import AvailableVersion, ConfigFiles, Package
+
+log = logging.getLogger(__name__)
 
 
 class RegistryCandidates:
@@ -41,9 +45,16 @@ class RegistryCandidates:
         """The version's package, through the registry's download location (OpenTofu
         requests the normalized go-version string, reference §1, step 6); a version from
         the lock comes straight from the immutable ``package`` it records (issue #25): no
-        download-location request, no tag resolution."""
+        download-location request, no tag resolution. When that package cannot be fetched
+        (a repository that needs the credential its redacted address left out, or one
+        gone), the version is fetched through the registry as it would be without a lock,
+        and the package it resolves to is compared with the lock's by the caller."""
         if available.package:
-            return self._from_location(source, available.package)
+            try:
+                return self._from_location(source, available.package)
+            except NetworkError as e:
+                log.info("the locked package %s could not be fetched (%s); asking the registry", available.package,
+                         e.summary)
         version = available.version.string if available.version else available.label
         location = self.client.module_location(source.package, version)
         if isinstance(location, DirectLocation):
@@ -73,10 +84,11 @@ class RegistryCandidates:
 
     def config_files(self, source: RegistrySource, available: AvailableVersion) -> ConfigFiles | None:
         if available.package:
-            location = available.package
-        else:
-            version = available.version.string if available.version else available.label
-            location = self.client.module_location(source.package, version)
+            # a locked version is installed anyway: read from the package fetch unpacks (which
+            # falls back to the registry, see fetch), not from a second read of the same commit
+            return None
+        version = available.version.string if available.version else available.label
+        location = self.client.module_location(source.package, version)
         if isinstance(location, DirectLocation):
             return None
         loc_pkg, loc_sub = source_dir_subdir(location)
