@@ -134,7 +134,7 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
     """``row`` with the ages of the releases newer than its selection and what the release
     cooldown held back (issue #25): when the newest allowed version is held back, the
     cooldown is what holds the row back."""
-    now = ctx.options.now or time.time()
+    now = time.time()
     for version, released in newer:
         held = (row.name, version) in ctx.held_back
         row.newer.append({"version": version, "age_seconds": None if released is None else round(now - released),

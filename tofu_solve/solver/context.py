@@ -85,7 +85,6 @@ class SolveOptions:
     offline: bool = False
     upgrade_targets: tuple[str, ...] = ()  # -upgrade=NAME,...: what the user let move (for advice)
     min_age: float = 0.0  # the release cooldown, seconds (issue #25); 0: none
-    now: float | None = None  # the time ages are measured at (None: the clock when asked)
 
 
 @dataclass
@@ -435,14 +434,14 @@ class Context:
             return cached
         light = self._config_files(cand)
         if light is not None:
-            self._remember_read_from(key, light.pin)
+            self._remember_read_from(cand, key, light.pin)
             # read from the package's configuration files in memory: a version the solver
             # reads is not unpacked unless it is selected (issue #23)
             root, sub = MemoryDir(light.files), light.subdir.strip("/")
             exists = sub in light.files.dirs
         else:
             package = self.fetch(cand)
-            self._remember_read_from(key, package.pin)
+            self._remember_read_from(cand, key, package.pin)
             root, sub = package.root, package.subdir.strip("/")
             exists = (package.root / sub).is_dir()
         if sub and not exists:
@@ -535,9 +534,12 @@ class Context:
             return self.oci.release_time(src, cand.available.label)
         return None
 
-    def _remember_read_from(self, key: tuple, pin: str | None) -> None:
-        """Where a module version's package was read from (its immutable address), for this
-        run and, in the cache, for runs that find its requirements in the metadata cache."""
+    def _remember_read_from(self, cand: ModuleCandidate, key: tuple, pin: str | None) -> None:
+        """Where a registry version's package was read from (its immutable address, whose
+        commit dates it when the registry gives no ``published_at``), for this run and, in
+        the cache, for runs that find its requirements in the metadata cache."""
+        if not isinstance(cand.source, RegistrySource):
+            return  # a git or OCI candidate knows its commit or tag itself
         with self._lock:
             self._read_from[key] = pin
         if pin:
@@ -577,7 +579,7 @@ class Context:
                     log.info("release time of %s %s unknown: counted as older than -min-age",
                              redact(str(cand.source)), cand.version_text)
             return None
-        age = (self.options.now or time.time()) - released
+        age = time.time() - released
         if age >= self.options.min_age:
             return None
         held = HeldBack(cand.call_path, cand.version_text, age)
@@ -602,7 +604,7 @@ class Context:
         released = self.client.release_times("provider", str(address)).get(version)
         if released is None:
             return None
-        age = (self.options.now or time.time()) - released
+        age = time.time() - released
         if age >= self.options.min_age:
             return None
         held = HeldBack(str(address), version, age)
