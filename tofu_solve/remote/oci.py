@@ -308,11 +308,7 @@ class OciClient:
         media, digest, size = art.config
         if media != IMAGE_CONFIG or not 0 < size <= MAX_CONFIG_BYTES or not digest.startswith("sha256:"):
             return None
-        reg = self._registry(host, repository)
-        self.counter.add("oci_blob")
-        prefix = "http" if self._insecure(host) else "https"
-        url = f"{prefix}://{host}/v2/{repository}/blobs/{digest}"
-        r = self._request(reg, url, f"read the configuration {host}/{repository}@{digest}", stream=True)
+        r, url = self._blob(host, repository, digest, "read the configuration")
         if r.status_code != 200:
             r.close()
             return None
@@ -326,6 +322,16 @@ class OciClient:
             return None
         return _rfc3339(doc.get("created")) if isinstance(doc, dict) else None
 
+    def _blob(self, host: str, repository: str, digest: str, what: str):
+        """(the streamed response to ``GET /v2/<repository>/blobs/<digest>``, its URL),
+        counted as one ``oci_blob`` operation; ``what`` names the request in errors. The
+        caller checks the status and closes the response. Raises NetworkError."""
+        reg = self._registry(host, repository)
+        self.counter.add("oci_blob")
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/blobs/{digest}"
+        return self._request(reg, url, f"{what} {host}/{repository}@{digest}", stream=True), url
+
     def download(self, host: str, repository: str, art: Artifact, dest: Path) -> bytes:
         """The zip layer's bytes, verified against its digest and size.
 
@@ -334,11 +340,7 @@ class OciClient:
             raise NetworkError("The download is too large",
                                f"{host}/{repository}: the archive/zip layer declares {art.layer_size} bytes, more "
                                f"than {self.limits.download_bytes} (TOFU_SOLVE_MAX_DOWNLOAD_BYTES).")
-        reg = self._registry(host, repository)
-        self.counter.add("oci_blob")
-        prefix = "http" if self._insecure(host) else "https"
-        url = f"{prefix}://{host}/v2/{repository}/blobs/{art.layer_digest}"
-        r = self._request(reg, url, f"download {host}/{repository}@{art.layer_digest}", stream=True)
+        r, url = self._blob(host, repository, art.layer_digest, "download")
         if r.status_code != 200:
             r.close()
             raise NetworkError("Failed to download OCI blob",
