@@ -11,6 +11,7 @@ import time
 from datetime import datetime
 
 from tests.e2e.conftest import VPC6_EKS20, lock_versions, make_repo, write_root
+from tofu_solve.versions.cooldown import format_duration
 from tofu_solve.versions.goversion import GoVersion
 
 DAY = 86400
@@ -139,6 +140,11 @@ def test_a_young_provider_release_is_held_back(tmp_path, tofu_solve, own_cache, 
     assert chosen != newest
     assert any(f"provider registry.opentofu.org/hashicorp/aws is at {chosen}" in w["detail"] and newest in w["detail"]
                for w in result["warnings"]), result["warnings"]
+    r = tofu_solve(root, "why", "hashicorp/aws")  # names the cooldown, newest held-back version first
+    assert r.code == 0, r.err
+    held = r.out.split("held back by the release cooldown:", 1)
+    limit = format_duration(hours * 3600)
+    assert len(held) == 2 and held[1].lstrip().startswith(f"- {newest}: younger than -min-age={limit}"), r.out
     root2 = write_root(tmp_path / "root2", tf.replace("CONSTRAINT", f"= {newest}"))
     r = tofu_solve(root2, "init", f"-min-age={hours}h", "-handover=false", "-json")
     assert r.code == 0, r.err

@@ -12,6 +12,7 @@ Reads only the state ``init`` left (:mod:`tofu_solve.workdir.state`).
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import sys
 from dataclasses import dataclass
@@ -214,7 +215,19 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
                         "file": r.where.file, "line": r.where.line})
     nxt = info.get("next")
     bound = []
-    if nxt:
+    cooled = info.get("cooldown") or {}
+    if cooled:  # the release cooldown kept these out at the last init (issue #25): newest first
+        newest_first = sorted(cooled, key=functools.cmp_to_key(
+            lambda a, b: gvs.Version.parse(b).compare(gvs.Version.parse(a))))
+        lines.append(f"  {len(cooled)} newer version{'s' if len(cooled) > 1 else ''} held back by the release "
+                     "cooldown:")
+        for version in newest_first[:5]:
+            lines.append(f"    - {version}: {cooled[version]}")
+        if len(cooled) > 5:
+            lines.append(f"    - and {len(cooled) - 5} more")
+    if nxt and nxt in cooled:
+        pass  # the next version up is one the cooldown held back: said above
+    elif nxt:
         nv = gvs.Version.parse(nxt)
         for u in uses:
             r = u.requirement
@@ -229,7 +242,7 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
             lines.append(f"  {nxt} is available, but the provider lock keeps {chosen} (tofu init -upgrade moves it).")
     else:
         lines.append(f"  {chosen} is the newest version available.")
-    data = {"kind": "provider", "provider": addr, "version": chosen, "constraints": entries,
+    data = {"kind": "provider", "provider": addr, "version": chosen, "constraints": entries, "cooldown": cooled,
             "bounded_by": [{"constraint": u.requirement.constraint.text, "file": u.requirement.where.file,
                             "line": u.requirement.where.line, "imposed_by": u.imposed_by or "root"} for u in bound]}
     return WhyAnswer("provider", addr, "\n".join(lines), data)

@@ -80,7 +80,9 @@ def snapshot(res, ctx, result_locks) -> dict:
             nxt = str(later[0]) if later else None
         except TofuSolveError:
             pass
-        providers[addr] = {"version": str(pc.version), "next": nxt}
+        providers[addr] = {"version": str(pc.version), "next": nxt,
+                           "cooldown": {v: _cooldown_note(ctx, addr, v) for (s, v) in sorted(ctx.held_back)
+                                        if s == addr}}
     return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
             "product": res.product.command,
             "modules": modules, "providers": providers,
