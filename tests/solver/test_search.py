@@ -1,16 +1,21 @@
-"""The search (tofu_solve/solver/search.py): resolvelib's Resolver with the pin check
-remembered per criterion and pin, and the provider's one-pass narrowing. Same selections,
-rounds and failures as resolvelib's own loop; far fewer ``is_satisfied_by`` calls."""
+"""The search (tofu_solve/solver/search.py): resolvelib's search with what a round cannot
+change kept from round to round. Event for event the same search as resolvelib's own loop
+(every pin, rejection, conflict and round, the selections or the failure); far fewer
+``is_satisfied_by`` calls."""
 
 from __future__ import annotations
 
+import json
+import random
+from pathlib import Path
+
 import pytest
 from resolvelib import BaseReporter, Resolver
-from resolvelib.resolvers import ResolutionImpossible
+from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from tofu_solve.solver.provider import TofuSolveProvider, requirements_of_tree
-from tofu_solve.solver.search import Search, remembering
-from tofu_solve.world.memory import MemoryContext, make_universe
+from tofu_solve.solver.search import Search, incremental
+from tofu_solve.world.memory import MemoryContext, make_universe, universe_from_index
 
 
 class CountingProvider(TofuSolveProvider):
@@ -31,43 +36,118 @@ class UnnarrowedProvider(CountingProvider):
 
 
 class Rounds(BaseReporter):
+    """Every event of the search, in order, by value."""
+
     def __init__(self):
         self.rounds = 0
         self.backtracks = 0
+        self.events: list = []
+
+    def starting_round(self, index):
+        self.events.append(("round", index))
 
     def ending_round(self, index, state):
         self.rounds = index + 1
+        self.events.append(("end", index, len(state.mapping), len(state.criteria)))
+
+    def pinning(self, candidate):
+        self.events.append(("pin", _name(candidate)))
 
     def rejecting_candidate(self, criterion, candidate):
         self.backtracks += 1
+        self.events.append(("reject", _name(candidate)))
+
+    def resolving_conflicts(self, causes):
+        self.events.append(("conflict", sorted(str(c.requirement.identifier) for c in causes)))
 
 
-def _run(resolver_class, universe_args, provider_class=CountingProvider):
-    u = make_universe(*universe_args)
+def _name(c) -> str:
+    return f"{c.identifier}@{c.version_text if hasattr(c, 'version_text') else c.version}"
+
+
+def _run(resolver_class, universe, provider_class=CountingProvider, max_rounds=200000):
+    u = make_universe(*universe) if isinstance(universe, tuple) else universe_from_index(universe)
     ctx = MemoryContext(u)
     provider, reporter = provider_class(ctx), Rounds()
     reqs = requirements_of_tree(u.root, "", None, None, ctx)
     try:
-        result = resolver_class(provider, reporter).resolve(reqs, max_rounds=200000)
-        outcome = sorted((str(k), c.version_text if hasattr(c, "version_text") else str(c.version))
-                         for k, c in result.mapping.items())
+        result = resolver_class(provider, reporter).resolve(reqs, max_rounds=max_rounds)
+        outcome = sorted((str(k), _name(c)) for k, c in result.mapping.items())
+        outcome.append(sorted((str(k), sorted(map(str, result.graph.iter_children(k)))) for k in result.graph))
     except ResolutionImpossible as e:
         outcome = ("impossible", sorted(str(c.requirement.identifier) for c in e.causes))
+    except ResolutionTooDeep as e:
+        outcome = ("too deep", e.round_count)
     finally:
         ctx.close()
-    return outcome, reporter.rounds, reporter.backtracks, provider.checks
+    return outcome, reporter.rounds, reporter.backtracks, reporter.events, provider.checks
 
 
-def test_this_resolvelib_lets_the_search_remember_pin_checks():
-    """If a resolvelib release inside the admitted range moves the two members the search
-    overrides, it falls back to resolvelib's loop; this says so before the speed goes."""
-    assert remembering()
+def tangled_index(seed: int) -> dict:
+    """A small universe where the search must go back often and may fail: few versions,
+    narrow provider ranges, exact and pessimistic module constraints."""
+    rnd = random.Random(seed)
+    layers = [[f"t/l{d}p{i}/null" for i in range(4)] for d in range(3)]
+    providers = {"hashicorp/null": [f"{m}.0.0" for m in range(1, 9)]}
+    modules = {}
+    for d, layer in enumerate(layers):
+        for name in layer:
+            modules[name] = {}
+            for v in (f"{ma}.{mi}.0" for ma in (1, 2) for mi in range(3)):
+                calls = []
+                if d + 1 < len(layers):
+                    for j, child in enumerate(rnd.sample(layers[d + 1], 2)):
+                        version = rnd.choice(["~> 1.0", "~> 2.0", ">= 1.1", "= 2.0.0", "~> 1.2.0", None])
+                        calls.append({"name": f"c{j}", "source": child, "version": version,
+                                      "file": "main.tf", "line": 1 + j})
+                lo = rnd.randint(1, 6)
+                needs = [{"name": "null", "source": "hashicorp/null", "version": f">= {lo}.0, < {lo + rnd.randint(1, 4)}.0",
+                          "file": "versions.tf", "line": 5}]
+                modules[name][v] = {"calls": calls, "providers": needs if rnd.random() < 0.5 else []}
+    root = {"calls": [{"name": f"r{j}", "source": layers[0][j], "version": rnd.choice([">= 1.0", "~> 2.0", None]),
+                       "file": "main.tf", "line": 1 + j} for j in range(4)]}
+    if seed % 3 == 0:  # the root narrows the provider too: some of these cannot be solved
+        root["providers"] = [{"name": "null", "source": "hashicorp/null", "version": f">= {rnd.randint(4, 7)}.0",
+                              "file": "versions.tf", "line": 2}]
+    return {"providers": providers, "modules": modules, "root": root}
 
 
-@pytest.mark.parametrize("args", [(60, 30, 2, 15), (30, 12, 2, 8, 3), (45, 20, 3, 10, 7)])
+def test_this_resolvelib_lets_the_search_keep_its_scans():
+    """If a resolvelib release inside the admitted range moves a member the search uses,
+    it falls back to resolvelib's loop; this says so before the speed goes."""
+    assert incremental()
+
+
+UNIVERSES = [(60, 30, 2, 15), (30, 12, 2, 8, 3), (45, 20, 3, 10, 7), (24, 10, 3, 9, 11), (36, 16, 2, 12, 5, 4)]
+
+
+@pytest.mark.parametrize("args", UNIVERSES)
 def test_same_search_as_resolvelibs_own_loop_with_far_fewer_checks(args):
     ours = _run(Search, args)
     theirs = _run(Resolver, args, UnnarrowedProvider)
-    assert ours[:3] == theirs[:3]  # same selections (or the same failure), rounds, backtracks
+    assert ours[0] == theirs[0]  # same selections and graph (or the same failure)
+    assert ours[3] == theirs[3]  # event for event: rounds, pins, rejections, conflicts
     assert theirs[1] > 20  # a search of some length
-    assert ours[3] * 3 < theirs[3]  # pin checks answered from memory
+    assert ours[4] * 3 < theirs[4]  # pin checks answered from what is kept
+
+
+def test_searches_that_go_back_and_fail_are_the_same_too():
+    """Tangled universes: searches that go back many times, end in ResolutionImpossible or
+    run out of rounds (through resolvelib's optimistic backjumping and its rollback), event
+    for event as resolvelib's loop runs them."""
+    seen = set()
+    for seed in range(60):
+        index = tangled_index(seed)
+        ours, theirs = _run(Search, index, max_rounds=300), _run(Resolver, index, UnnarrowedProvider, max_rounds=300)
+        assert ours[:4] == theirs[:4], seed
+        seen.add(ours[0][0] if isinstance(ours[0], tuple) else "resolved")
+        if ours[2] >= 5:
+            seen.add("went back")
+    assert {"resolved", "impossible", "too deep", "went back"} <= seen, seen
+
+
+@pytest.mark.parametrize("case", sorted((Path(__file__).parent / "cases").glob("*.json")), ids=lambda p: p.stem)
+def test_the_solver_cases_search_the_same(case):
+    index = json.loads(case.read_text())["index"]
+    ours, theirs = _run(Search, index), _run(Resolver, index, UnnarrowedProvider)
+    assert ours[:4] == theirs[:4]

@@ -1,65 +1,262 @@
-"""resolvelib's search, with the check it repeats most done once per criterion and pin.
+"""resolvelib's search, in time that grows with the tree, not with its square.
 
-Every round, resolvelib's ``Resolution`` asks, for every criterion, whether the current pin
-still satisfies all of its requirements (``_is_current_pin_satisfying``), twice. A provider's
-criterion holds one requirement per module version that requires it, so on a tree of 1,050
-calls a round costs thousands of ``is_satisfied_by`` calls and the search as a whole grows
-with the square of the tree (issue #23: 1.8 million checks for one solve). The answer depends
-only on the criterion (its requirements; resolvelib builds a new ``Criterion`` object
-whenever they change, and never changes one in place) and the pin (a candidate object), and
-``is_satisfied_by`` is a pure function of its arguments, so :class:`Search` keeps the last
-answer per identifier with the exact criterion and pin objects it was computed for, and
-reuses it while both are the same objects.
+resolvelib's ``Resolution.resolve`` starts every round by asking, for every criterion,
+whether the current pin still satisfies all of its requirements
+(``_is_current_pin_satisfying``), and after every successful pin asks again for every
+criterion that was satisfied. It then hands every unsatisfied identifier to the provider to
+choose from. On a tree of 1,050 calls that is about 1.8 million pin checks and half a million
+preference keys for one solve (issue #23): every round costs time in proportion to the
+tree, and there is a round per selected call.
 
-Only this check changes: the order of the search, its rounds, its backtracking and its
-results are resolvelib's. The override names two of resolvelib's private members, whose
-shape is fixed within the ``resolvelib>=1.2,<2`` that ``pyproject.toml`` admits; when either
-is missing, :class:`Search` is resolvelib's own ``Resolver``, unchanged.
+:class:`Search` runs the same search and keeps, from round to round, what cannot have
+changed:
+
+- **Which identifiers are unsatisfied.** Whether a pin satisfies its criterion depends only
+  on the criterion (resolvelib builds a new ``Criterion`` whenever its requirements change,
+  and never changes one in place) and the pin. A successful round changes the pin of the
+  identifier it pinned and the criteria of the dependencies of the candidate it pinned,
+  nothing else; only those are checked again. After a step back (states popped and patched)
+  or when resolvelib strips information from every criterion, the set is computed afresh,
+  as resolvelib does.
+- **A requirement already checked.** A criterion that only gained requirements since its
+  pin was last found to satisfy it has only the new ones checked (resolvelib appends to a
+  copy of the list; the old list must be a prefix of the new one, object for object).
+- **The pins in a plain dict.** resolvelib copies the pins every round, as an
+  ``OrderedDict``; a ``dict`` keeps the same order and pops its last entry the same way,
+  and copies in a fraction of the time.
+- **The order of choice.** The provider's narrowing (:meth:`~.provider.TofuSolveProvider.search_order`)
+  prefers identifiers named by the last conflict, then the least ``search_order`` key, a
+  total order: a heap of unsatisfied identifiers by that key gives the same choice as a scan.
+
+Everything else is resolvelib's own code, called as its loop calls it: pinning
+(``_attempt_to_pin_criterion``), backjumping with optimistic backjumping and its rollback,
+patching criteria, removing information, the reporter's calls, ``ResolutionImpossible`` and
+``ResolutionTooDeep``. The rounds, the candidates tried, the backtracks and the results are
+those of resolvelib's loop (``tests/solver/test_search.py`` compares event by event). The
+loop names resolvelib's private members, whose shape is the same in every release that
+``pyproject.toml`` admits (``resolvelib>=1.2,<2``; the loop is the same code in 1.2.0 and
+1.2.1); when one is missing, or the provider has no ``search_order``, :class:`Search` is
+resolvelib's own ``Resolver``, unchanged.
 """
 
 from __future__ import annotations
 
+import heapq
+import operator
+
 from resolvelib import Resolver
 from resolvelib.resolvers import resolution as _resolution
+from resolvelib.resolvers.exceptions import (
+    RequirementsConflicted,
+    ResolutionImpossible,
+    ResolutionTooDeep,
+)
+from resolvelib.structs import State
 
-_ORIGINAL = getattr(_resolution.Resolution, "_is_current_pin_satisfying", None)
-_BUILD_RESULT = getattr(_resolution, "_build_result", None)
+_USED = ("_push_new_state", "_add_to_criteria", "_get_updated_criteria", "_attempt_to_pin_criterion",
+         "_backjump", "_extract_causes", "_remove_information_from_criteria", "_rollback_states",
+         "_is_current_pin_satisfying")
+_HAS_MEMBERS = all(hasattr(_resolution.Resolution, m) for m in _USED) and hasattr(_resolution, "_build_result")
 
 
-class _RememberingResolution(_resolution.Resolution):
-    """``Resolution`` whose pin check is remembered per identifier (see the module)."""
+class _Unsatisfied:
+    """The unsatisfied identifiers of one state, with a heap by the provider's order key
+    (lazy deletion: an entry whose identifier is no longer in ``names`` is dropped when met)."""
+
+    __slots__ = ("names", "heap", "order")
+
+    def __init__(self, names: set, order):
+        self.names = names
+        self.order = order
+        self.heap = [(order(n), n) for n in names]
+        heapq.heapify(self.heap)
+
+    def add(self, name) -> None:
+        if name not in self.names:
+            self.names.add(name)
+            heapq.heappush(self.heap, (self.order(name), name))
+
+    def first(self):
+        heap, names = self.heap, self.names
+        while heap[0][1] not in names:
+            heapq.heappop(heap)
+        return heap[0][1]
+
+
+class _IncrementalResolution(_resolution.Resolution):
+    """resolvelib's ``Resolution`` with the per-round scans kept up to date instead of
+    repeated (see the module)."""
 
     def __init__(self, provider, reporter):
         super().__init__(provider, reporter)
         self._pin_checks: dict = {}  # identifier -> (criterion, pin, satisfied)
+        self._touched: dict | None = None  # identifier -> whether its criterion existed before
+        self._known: tuple | None = None  # (state, _Unsatisfied) valid for exactly that state
+        self._orders: dict = {}
+
+    def _order(self, name):
+        key = self._orders.get(name)
+        if key is None:
+            key = self._orders[name] = self._p.search_order(name)
+        return key
+
+    # --- what changed in a round ---------------------------------------------------------
+
+    def _get_updated_criteria(self, candidate):
+        self._touched = {}  # only the last call's (the candidate pinned) is used
+        return super()._get_updated_criteria(candidate)
+
+    def _add_to_criteria(self, criteria, requirement, parent) -> None:
+        super()._add_to_criteria(criteria, requirement, parent)
+        if self._touched is not None:
+            name = self._p.identify(requirement_or_candidate=requirement)
+            self._touched.setdefault(name, name in self.state.criteria)
 
     def _is_current_pin_satisfying(self, name, criterion) -> bool:
         pin = self.state.mapping.get(name)
         if pin is None:
             return False
         seen = self._pin_checks.get(name)
-        if seen is not None and seen[0] is criterion and seen[1] is pin:
-            return seen[2]
-        satisfied = _ORIGINAL(self, name, criterion)
+        if seen is not None and seen[1] is pin:
+            old = seen[0]
+            if old is criterion:
+                return seen[2]
+            before, now = old.information, criterion.information
+            n = len(before)
+            if len(now) > n and all(map(operator.is_, before, now[:n])):
+                # only requirements were added: the old answer stands for the old ones
+                satisfied = seen[2] and all(self._p.is_satisfied_by(requirement=i.requirement, candidate=pin)
+                                            for i in now[n:])
+                self._pin_checks[name] = (criterion, pin, satisfied)
+                return satisfied
+        satisfied = all(self._p.is_satisfied_by(requirement=r, candidate=pin) for r in criterion.iter_requirement())
         self._pin_checks[name] = (criterion, pin, satisfied)  # holds both: an id is never reused
         return satisfied
+
+    def _unsatisfied(self) -> _Unsatisfied:
+        state = self.state
+        if self._known is not None and self._known[0] is state:
+            return self._known[1]
+        names = {key for key, criterion in state.criteria.items()
+                 if not self._is_current_pin_satisfying(key, criterion)}
+        return _Unsatisfied(names, self._order)
+
+    def _choose(self, unsatisfied: _Unsatisfied):
+        causes = set()
+        for c in self.state.backtrack_causes:
+            causes.add(self._p.identify(requirement_or_candidate=c.requirement))
+            if c.parent is not None:
+                causes.add(self._p.identify(requirement_or_candidate=c.parent))
+        named = [n for n in causes if n in unsatisfied.names]
+        if named:
+            return min(named, key=self._order)
+        return unsatisfied.first()
+
+    # --- the loop ----------------------------------------------------------------------
+
+    def resolve(self, requirements, max_rounds: int):
+        if self._states:
+            raise RuntimeError("already resolved")
+        self._r.starting()
+        # a plain dict for the pins, not resolvelib's OrderedDict: the same order, the same
+        # last-in-first-out popitem, and a copy (one per round) fifteen times cheaper
+        self._states = [State(mapping={}, criteria={}, backtrack_causes=[])]
+        for r in requirements:
+            try:
+                self._add_to_criteria(self.state.criteria, r, parent=None)
+            except RequirementsConflicted as e:
+                raise ResolutionImpossible(e.criterion.information) from e
+        self._push_new_state()  # the root state: a sentinel to go back to (as resolvelib)
+
+        optimistic_rounds_cutoff = None
+        optimistic_backjumping_start_round = None
+        for round_index in range(max_rounds):
+            self._r.starting_round(index=round_index)
+
+            # resolvelib's optimistic backjumping, as its loop runs it
+            if self._optimistic_backjumping_ratio and self._save_states is not None:
+                if optimistic_backjumping_start_round is None:
+                    optimistic_backjumping_start_round = round_index
+                    optimistic_rounds_cutoff = int((max_rounds - round_index) * self._optimistic_backjumping_ratio)
+                    if optimistic_rounds_cutoff <= 0:
+                        self._rollback_states()
+                        continue
+                elif optimistic_rounds_cutoff is not None:
+                    if round_index - optimistic_backjumping_start_round >= optimistic_rounds_cutoff:
+                        self._rollback_states()
+                        continue
+
+            unsatisfied = self._unsatisfied()
+            if not unsatisfied.names:
+                self._r.ending(state=self.state)
+                return self.state
+            name = self._choose(unsatisfied)
+
+            failure_criterion = self._attempt_to_pin_criterion(name)
+            if failure_criterion:
+                self._known = None
+                causes = self._extract_causes(failure_criterion)
+                self._r.resolving_conflicts(causes=causes)
+                try:
+                    success = self._backjump(causes)
+                except ResolutionImpossible:
+                    if self._optimistic_backjumping_ratio and self._save_states:
+                        failed_optimistic_backjumping = True
+                    else:
+                        raise
+                else:
+                    failed_optimistic_backjumping = bool(
+                        not success and self._optimistic_backjumping_ratio and self._save_states)
+                if failed_optimistic_backjumping and self._save_states:
+                    self._rollback_states()
+                else:
+                    self.state.backtrack_causes[:] = causes
+                    if not success:
+                        raise ResolutionImpossible(self.state.backtrack_causes)
+            else:
+                touched, self._touched = self._touched or {}, None
+                criteria = self.state.criteria
+                # satisfied before the pin and not now: only a criterion that changed can be
+                newly_unsatisfied = {
+                    key for key, existed in touched.items()
+                    if existed and key not in unsatisfied.names
+                    and not self._is_current_pin_satisfying(key, criteria[key])}
+                self._remove_information_from_criteria(criteria, newly_unsatisfied)
+                self._push_new_state()
+                if newly_unsatisfied:
+                    self._known = None  # every criterion was rebuilt
+                else:
+                    state = self.state
+                    for key in (name, *touched):
+                        if self._is_current_pin_satisfying(key, state.criteria[key]):
+                            unsatisfied.names.discard(key)
+                        else:
+                            unsatisfied.add(key)
+                    self._known = (state, unsatisfied)
+
+            self._r.ending_round(index=round_index, state=self.state)
+
+        raise ResolutionTooDeep(max_rounds)
 
 
 class Search(Resolver):
     """resolvelib's ``Resolver``: same arguments, same results, same exceptions
-    (``ResolutionImpossible``, ``ResolutionTooDeep`` and whatever the provider raises)."""
+    (``ResolutionImpossible``, ``ResolutionTooDeep`` and whatever the provider raises).
+
+    The provider must offer ``search_order(identifier)`` (see the module) for the
+    incremental loop; without it this is resolvelib's ``Resolver``."""
 
     def resolve(self, requirements, max_rounds: int = 100):
-        if _ORIGINAL is None or _BUILD_RESULT is None:
+        if not (_HAS_MEMBERS and hasattr(self.provider, "search_order")):
             return super().resolve(requirements, max_rounds=max_rounds)
-        state = _RememberingResolution(self.provider, self.reporter).resolve(requirements, max_rounds=max_rounds)
-        return _BUILD_RESULT(state)
+        state = _IncrementalResolution(self.provider, self.reporter).resolve(requirements, max_rounds=max_rounds)
+        return _resolution._build_result(state)
 
 
-def remembering() -> bool:
-    """Whether :class:`Search` remembers pin checks with this resolvelib (False: it is
+def incremental() -> bool:
+    """Whether :class:`Search` runs its own loop with this resolvelib (False: it is
     resolvelib's ``Resolver`` as it is)."""
-    return _ORIGINAL is not None and _BUILD_RESULT is not None
+    return _HAS_MEMBERS
 
 
-__all__ = ["Search", "remembering"]
+__all__ = ["Search", "incremental"]
