@@ -125,6 +125,7 @@ class Context:
         self._lock = threading.Lock()
         self._memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
         self._candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
+        self._matching: dict[tuple, tuple] = {}  # (labels listed, constraint) -> versions selected
         self.packages: dict[tuple, Package] = {}
         self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
         # When set, how many module versions not yet known may still be fetched (the
@@ -253,8 +254,13 @@ class Context:
                                   f'Module "{req.call_path}" ({source}) has no {kind} to choose from.',
                                   req.call.version_where or req.call.where)
         by_label = {a.label: a for a in avail}
-        listing = list_module_versions(req.constraint, [a.label for a in avail])
-        out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in listing.matching]
+        labels = tuple(a.label for a in avail)
+        # many calls share a package and a constraint: select once per pair
+        key = (labels, req.constraint.text if req.constraint is not None else None)
+        matching = self._matching.get(key)
+        if matching is None:
+            matching = self._matching[key] = list_module_versions(req.constraint, list(labels)).matching
+        out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in matching]
         return self._locked_first(req, out)
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:

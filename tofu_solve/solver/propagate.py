@@ -216,7 +216,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                         dead[v] = Kill(subject, req)
                         break
                     dom = domains.get(subject)
-                    if dom is not None and not (dom & allowed):
+                    if dom is not None and dom.isdisjoint(allowed):
                         dead[v] = Kill(subject, req)
                         break
                 if v in dead:

@@ -7,6 +7,8 @@ requirements and builds requirement objects that carry their provenance.
 from __future__ import annotations
 
 import functools
+import itertools
+import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from resolvelib.providers import AbstractProvider
@@ -42,6 +44,7 @@ def module_allows(constraint_text: str | None, label: str) -> bool:
     return bool(list_module_versions(constraint_text, [label]).matching)
 
 
+_TEXT = operator.attrgetter("text")
 _RANK = {"unusable": 0, "opentofu": 1, "module": 2, "package": 3, "provider": 4}
 
 
@@ -135,10 +138,14 @@ def _cause_identities(backtrack_causes: Sequence) -> set:
     return causes
 
 
-def _preference(identifier, causes: set) -> tuple:
+def _order(identifier) -> tuple:
     kind = identifier[0]
     depth = identifier[1].count(".") if kind == "module" else 0
-    return (identifier not in causes, _RANK[kind], depth, identifier)
+    return (_RANK[kind], depth, identifier)
+
+
+def _preference(identifier, causes: set) -> tuple:
+    return (identifier not in causes, *_order(identifier))
 
 
 class TofuSolveProvider(AbstractProvider):
@@ -150,9 +157,10 @@ class TofuSolveProvider(AbstractProvider):
         self.ctx = ctx
         self.pruned = pruned or {}
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
+        self._parties_done: dict[int, ModuleCandidate] = {}  # id -> party already read ahead of
         self.spend_budget_at_once = False
         self._allows: dict[tuple[str | None, str], bool] = {}  # (constraint, label) -> module_allows
-        self._meeting: dict[tuple, list] = {}  # (provider, constraint texts) -> candidates meeting them all
+        self._meeting: dict[tuple, tuple] = {}  # (provider, constraint texts) -> (candidates meeting them all, constraints)
 
     def identify(self, requirement_or_candidate):
         return requirement_or_candidate.identifier
@@ -173,6 +181,26 @@ class TofuSolveProvider(AbstractProvider):
         calls on a 1,050-call tree) and skips that when the selection is narrowed to one."""
         causes = _cause_identities(backtrack_causes)
         return [min(identifiers, key=lambda i: _preference(i, causes))]
+
+    def search_order(self, identifier) -> tuple:
+        """The part of :meth:`get_preference` that does not depend on the search's state:
+        identifiers of the last conflict first, then the least of these keys (a total
+        order). :class:`~.search.Search` keeps unsatisfied identifiers in a heap by it."""
+        return _order(identifier)
+
+    def read_ahead_below_parties(self, information: Iterable, candidate) -> None:
+        """:meth:`read_ahead_below` each module version that imposed one of ``information``
+        (a conflict's requirements), except the rejected ``candidate``. A provider's
+        conflict names every module version that requires it, again at every rejection:
+        a version already read below is passed over by identity, not compared again."""
+        done = self._parties_done
+        for info in information:
+            parent = info.parent
+            if parent is None or parent is candidate or done.get(id(parent)) is parent:
+                continue
+            if isinstance(parent, ModuleCandidate) and parent != candidate:
+                self.read_ahead_below(parent)
+                done[id(parent)] = parent  # holds it: its id is never reused meanwhile
 
     def read_ahead_below(self, cand: ModuleCandidate) -> None:
         """``cand`` is party to a conflict: the search may go back over its call next, or
@@ -228,12 +256,14 @@ class TofuSolveProvider(AbstractProvider):
             locked = self.ctx.locked_candidate(call)
             if locked is not None and ok(locked):
                 yield locked  # a warm re-init stops here: no listing, no network
-            usable = [c for c in self.ctx.module_candidates(call)
-                      if not (locked is not None and c.version_text == locked.version_text) and ok(c)]
+            # filtered as they are taken: resolvelib iterates a call's candidates afresh
+            # whenever it asks whether any are left, and usually takes only the first
+            usable = (c for c in self.ctx.module_candidates(call)
+                      if not (locked is not None and c.version_text == locked.version_text) and ok(c))
             yield from self.reading_ahead(usable, len(bad))
         return factory
 
-    def reading_ahead(self, usable: list[ModuleCandidate], rejected: int) -> Iterator[ModuleCandidate]:
+    def reading_ahead(self, usable: Iterable[ModuleCandidate], rejected: int) -> Iterator[ModuleCandidate]:
         """``usable`` in order, each candidate's metadata read ahead of need, in parallel:
         at first only the candidate offered (the newest usually works: nothing is fetched
         in vain); once the search goes back over this call (``rejected``: versions already
@@ -242,8 +272,11 @@ class TofuSolveProvider(AbstractProvider):
         costs a few git fetches). Under a fetch budget, read-ahead spends that budget; with
         :attr:`spend_budget_at_once` (what-if solves, where a call that goes back usually
         walks until the budget is spent) the remaining budget but :data:`BUDGET_RESERVE` at
-        the first step back."""
-        for n, c in enumerate(usable):
+        the first step back. ``usable`` is drawn only as far as the window reaches."""
+        source = iter(usable)
+        taken: list[ModuleCandidate] = []
+        n = 0
+        while True:
             back = n + rejected  # versions of this call already tried and given up
             budget = self.ctx.fetch_budget
             # gentler when each fetch is budgeted (the after-solve pass)
@@ -253,27 +286,34 @@ class TofuSolveProvider(AbstractProvider):
                 # in one parallel wave, not in several; what the versions it reaches call
                 # keeps a share of the budget
                 ahead = max(ahead, min(MAX_READ_AHEAD, budget - BUDGET_RESERVE))
-            for nxt in usable[n:n + ahead]:
+            taken.extend(itertools.islice(source, max(0, n + ahead - len(taken))))
+            if n >= len(taken):
+                return
+            for nxt in taken[n:n + ahead]:
                 self.ctx.prefetch_tree(nxt)
-            yield c
+            yield taken[n]
+            n += 1
 
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
         """Newest first, every constraint met (``MeetingConstraints`` of all of them ANDed).
         Released versions are checked against each distinct constraint's cached member set;
         prereleases (which one constraint may request for all) against the whole AND."""
         address = reqs[0].address
-        constraints = {r.constraint.text: r.constraint for r in reqs if r.constraint is not None}
-        key = (str(address), frozenset(constraints))
-        meeting = self._meeting.get(key)
-        if meeting is None:  # the same set of constraints comes back on most rounds of a large tree
-            meeting = self._meeting[key] = self._meeting_all(address, list(constraints.values()))
+        # one requirement per module version that requires the provider, and its criterion
+        # grows by one at every pin: the key is built at C speed (``text`` is the
+        # constraint's text, "" for none), the constraints themselves only on a miss
+        key = (str(address), frozenset(map(_TEXT, reqs)))
+        hit = self._meeting.get(key)
+        if hit is None:  # the same set of constraints comes back on most rounds of a large tree
+            constraints = list({r.constraint.text: r.constraint for r in reqs if r.constraint is not None}.values())
+            hit = self._meeting[key] = (self._meeting_all(address, constraints), constraints)
+        meeting, constraints = hit
         lock = self.ctx.locks.providers.get(str(address))
         keep_locked = lock is not None and not self.ctx.options.upgrade
         out = [c for c in meeting if c not in bad and not (keep_locked and str(c.version) != lock.version)]
         # (tofu init keeps the locked provider version unless -upgrade)
         if self.ctx.options.min_age and not keep_locked:  # the release cooldown (issue #25)
-            cs = list(constraints.values())
-            out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), cs) is None]
+            out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
         if out and self.ctx.likely_provider is not None:
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out

@@ -162,13 +162,12 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     reqs = root_requirements(tree, ctx)
     precheck(reqs, ctx)
     provider = TofuSolveProvider(ctx)
+    pruning = None
     def read_ahead_below_the_other_parties(criterion, candidate) -> None:
         # The other parties to this conflict (module versions already pinned whose
         # requirements the candidate cannot meet): the search may have to go back over
         # them too, so their older versions are read ahead now, beside the candidate's.
-        for info in criterion.information:
-            if isinstance(info.parent, ModuleCandidate) and info.parent != candidate:
-                provider.read_ahead_below(info.parent)
+        provider.read_ahead_below_parties(criterion.information, candidate)
 
     reporter = SearchReporter(
         THRASH_BACKTRACKS, on_reject=read_ahead_below_the_other_parties,
@@ -197,7 +196,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             f"The search went back and forth on: {named}. Narrow the version constraints of those module calls, "
             "or raise the limit with -max-rounds.",
             explanation={"kind": "too deep", "back_and_forth": reporter.back_and_forth()}) from None
-    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds))
+    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds), pruning=pruning)
 
     modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
     tofu = None
@@ -254,7 +253,8 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
 IMPROVE_FETCH_BUDGET = 24  # module versions the improvement pass may fetch beyond what the solve fetched
 
 
-def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, rounds: int = 3000):
+def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, rounds: int = 3000,
+             pruning=None):
     """Look for a solution that goes back fewer versions in total.
 
     resolvelib returns the first consistent assignment its order reaches; when it had to go
@@ -264,19 +264,21 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
     Bounded in attempts, rounds and downloads: metadata is memoized, and at most
     :data:`IMPROVE_FETCH_BUDGET` module versions not fetched by the solve are fetched. Each attempt may take at most twice the rounds of the
     first resolution. When nothing went back (newest-per-call is consistent, the ``tofu
-    init`` case) it does nothing.
+    init`` case) it does nothing. ``pruning``: the solve's own dead-end pass, when it made
+    one (what it proved is not computed again).
     """
     # The pass may look at module versions the solve never fetched, but only a few: an
     # attempt that needs more is abandoned (a lower total lag is a preference, not worth
     # hundreds of downloads), and nothing is prefetched meanwhile.
     ctx.fetch_budget = IMPROVE_FETCH_BUDGET
     try:
-        return _improve_within_budget(result, reqs, provider, ctx, max_attempts, rounds)
+        return _improve_within_budget(result, reqs, provider, ctx, max_attempts, rounds, pruning)
     finally:
         ctx.fetch_budget = None
 
 
-def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attempts: int, rounds: int):
+def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attempts: int, rounds: int,
+                           pruning=None):
     from .context import FetchBudgetExceeded
     from .model import NewerThan
     from .propagate import propagate
@@ -287,7 +289,11 @@ def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attem
     # What is already read proves some newer versions dead (a root constraint they cannot
     # meet): an attempt for a call whose every newer version is dead is not made, and dead
     # versions are never offered, so no fetch is spent on them.
-    pruning = propagate(reqs, ctx, fetch=False)
+    if pruning is None:
+        pruning = propagate(reqs, ctx, fetch=False)
+    # else the solve's pass, which fetched every candidate it examined: the same pass over
+    # what is known now examines the same candidates with the same metadata and finds the
+    # same dead ends
     dead = {k: set(v) for k, v in pruning.dead.items()}
     for k, v in getattr(provider, "pruned", {}).items():
         dead.setdefault(k, set()).update(v)
