@@ -1,7 +1,7 @@
 """The solver alone on two synthetic universes (in memory, :mod:`tofu_solve.world.memory`):
 105 and 1,050 module calls, best of two runs each, per selected call, beside the
 interpreter's start-up-and-import time measured in the same run (issue #23's linear-growth
-target). Prints one JSON line.
+target), with the garbage collector tuned as the command line tunes it. Prints one JSON line.
 
     python3 bench/solver_scaling.py
 """
@@ -16,10 +16,12 @@ import time  # noqa: E402
 
 from synthetic import MemoryContext, make_universe  # noqa: E402
 
+from tofu_solve.cli import tune_collector  # noqa: E402
 from tofu_solve.solver.resolve import solve  # noqa: E402
 
 
 def main() -> None:
+    tune_collector()  # as the command line runs a solve
     rows = []
     for args in ((60, 30, 2, 15), (450, 40, 2, 150)):
         best, calls = None, 0
