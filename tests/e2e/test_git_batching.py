@@ -76,6 +76,29 @@ def test_first_fetch_of_a_remote_does_not_wait_for_ls_remote(tmp_path, tofu_solv
     assert r.json()["network_operations"]["git_ls_remote"] == 1
 
 
+def test_every_tag_asked_for_before_the_listing_is_fetched_by_name_at_once(tmp_path, tofu_solve, own_cache,
+                                                                           monkeypatch):
+    """Two versions of one package, asked for while its remote was never listed: both tags
+    are fetched by name side by side (issue #23: the second no longer waits for
+    ``ls-remote``), the remote is still listed once, and the selections are the same."""
+    from tests.e2e.conftest import lock_versions, write_root
+    log = tmp_path / "tf.log"
+    monkeypatch.setenv("TF_LOG", "DEBUG")
+    monkeypatch.setenv("TF_LOG_PATH", str(log))
+    root = write_root(tmp_path / "root", 'module "a" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 3.0"\n}\n'
+                                         'module "b" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                         '  version = "~> 2.0"\n}\n')
+    r = tofu_solve(root, "init", "-json")
+    assert r.code == 0, r.err
+    versions = lock_versions(r.lock)
+    assert versions["a"].startswith("3.") and versions["b"].startswith("2."), versions
+    by_name = [line.split("refs/tags/")[1].split()[0] for line in log.read_text().splitlines()
+               if "(by name, before ls-remote)" in line]
+    assert sorted(by_name) == sorted({f"v{versions['a']}", f"v{versions['b']}"}), by_name
+    assert r.json()["network_operations"]["git_ls_remote"] == 1
+
+
 def test_submodules_of_one_package_version_share_one_fetch(tmp_path, tofu_solve, own_cache):
     """Issue #13: four calls of one package version's submodules ask the registry for its
     download location once and fetch its tag once (they once did both four times at once,

@@ -137,10 +137,12 @@ class Fetcher:
         if g.ref and GIT_COMMIT_RE.fullmatch(g.ref) and commit in (None, g.ref):
             # a commit id (a lock's package, issue #25): fetched by its id, nothing to list
             return RemoteRef(g.ref, g.ref)
-        if not commit and g.ref and self.git.first_fetch_of(g.url):
+        by_name, first = self.git.before_listing(g.url) if not commit and g.ref else (False, False)
+        if by_name:
             # The registry (or the address) named the tag: fetch it at once and list the
             # remote beside it, off the critical path (moved tags are still detected).
-            self.git.list_in_background(g.url)
+            if first:
+                self.git.list_in_background(g.url)
             ref = self.git.fetch_tag(g.url, g.ref)
         if ref is None:
             ref = self.git.resolve(g.url, g.ref, fresh=self.fresh_refs)

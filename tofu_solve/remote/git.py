@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,15 +208,21 @@ class GitRemotes:
         raise NetworkError("Git reference not found",
                            f'The git remote {redact(url)} has no tag or branch named "{ref}".', url=redact(url))
 
-    def first_fetch_of(self, url: str) -> bool:
-        """True exactly once per remote and run, when the remote was never listed: that
-        caller may fetch its tag by name (:meth:`fetch_tag`) while the listing runs in the
-        background (:meth:`list_in_background`), instead of waiting for ``ls-remote``."""
+    def before_listing(self, url: str) -> tuple[bool, bool]:
+        """(whether the caller may fetch its tag by name (:meth:`fetch_tag`) instead of
+        waiting for ``ls-remote``, whether it is the first to and must start the listing in
+        the background (:meth:`list_in_background`)). By name while the remote has never
+        been listed, this run or an earlier one: every tag asked for meanwhile is fetched at
+        once, side by side, not after the listing (the 25 calls of the iam root waited for
+        their tag behind the first one's listing, issue #23)."""
         with self._lock:
-            if url in self._refs or url in self._direct:
-                return False
+            if url in self._refs:
+                return False, False
+            first = url not in self._direct
             self._direct.add(url)
-        return self.cache.read_json("refs", url_key(url)) is None and not self.offline
+        if self.offline or self.cache.read_json("refs", url_key(url)) is not None:
+            return False, False
+        return True, first
 
     def list_in_background(self, url: str) -> None:
         """Start ``ls-remote`` of ``url`` on a thread of its own (tags that moved are still
@@ -367,14 +374,18 @@ class GitRemotes:
         # allows for any object the remote has; it lands in the mirror without a ref
         specs = [r.commit if r.name == r.commit else f"+{r.name}:{r.name}" for r in refs]
         scratch = Path(tempfile.mkdtemp(prefix="git-fetch-", dir=self.cache.tmp_dir()))
+        started = time.monotonic()
         try:
             subprocess.run(["git", "init", "--quiet", "--bare", str(scratch)], check=True, capture_output=True,
                            env={**self.environ, **GIT_ENV})
             self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
+            fetched = time.monotonic()
             with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
                 _open_mirror(mirror)
                 self._run_fetch(mirror, ["--no-tags", "--depth", "1", "--update-shallow", str(scratch), *specs],
                                 local=True)
+            log.debug("git fetch %s: %d refs in %.2f s, into the mirror in %.2f s", redact(url), len(refs),
+                      fetched - started, time.monotonic() - fetched)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -445,7 +456,17 @@ class GitRemotes:
     def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False) -> Path:
         """``git archive`` of the commit into a temporary tar file, fetching it first when
         the mirror lacks it (with no lock held while the network is used). Raises
-        _BrokenMirror when the mirror cannot produce it."""
+        _BrokenMirror when the mirror cannot produce it.
+
+        A commit the mirror holds is archived under the mirror's lock *shared*: git's
+        readers need no lock files, so archives of one remote run side by side and wait
+        only for a fetch into the mirror or its repair (exclusive), not for each other."""
+        if not rebuilt:
+            with self.cache.locked(f"git:{mirror}", shared=True):
+                if _whole_repository(mirror) and _mirror_has_commit(mirror, ref.commit, self.environ):
+                    with self._lock:
+                        self._queued.get(url, {}).pop(ref.name, None)
+                    return self._git_archive(url, ref, mirror, rebuilt)
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
             have = _has_commit(_open_mirror(mirror), ref.commit)
             if have:
@@ -556,6 +577,13 @@ def _remove_stale_locks(mirror: Path) -> None:
     killed git and would make every later fetch fail."""
     for lock in list(mirror.glob("*.lock")) + list((mirror / "refs").rglob("*.lock")):
         lock.unlink(missing_ok=True)
+
+
+def _mirror_has_commit(mirror: Path, sha: str, environ) -> bool:
+    """Whether the mirror holds commit ``sha`` (a reader: ``git cat-file -e``, no lock files)."""
+    proc = subprocess.run(["git", "--git-dir", str(mirror), "cat-file", "-e", f"{sha}^{{commit}}"],
+                          capture_output=True, env={**environ, **GIT_ENV})
+    return proc.returncode == 0
 
 
 def _has_commit(repo: git.Repo, sha: str) -> bool:

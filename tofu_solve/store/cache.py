@@ -98,15 +98,17 @@ class Cache:
         return p
 
     @contextlib.contextmanager
-    def locked(self, name: str) -> Iterator[None]:
-        """An exclusive inter-process lock named ``name`` (flock on a lock file)."""
+    def locked(self, name: str, shared: bool = False) -> Iterator[None]:
+        """An inter-process lock named ``name`` (flock on a lock file): exclusive, or
+        ``shared`` with other shared holders (readers). Every call opens the file afresh, so
+        threads of one process exclude each other as processes do."""
         lock_path = self._dir("locks") / (_safe_name(name) + ".lock")
         try:
             fh = open(lock_path, "a+")
         except OSError as e:
             raise self.cache_error(e, lock_path) from None
         with fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
+            fcntl.flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
             try:
                 yield
             finally:
