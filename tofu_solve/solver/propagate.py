@@ -23,6 +23,7 @@ reach it.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ..config.tree import ModuleTree
@@ -59,12 +60,15 @@ class Pruning:
         empty: root call paths left with no live version (a certain clash).
         narrowed_by: subject -> call paths whose every live version constrains it.
         known: call path -> how many candidates were examined.
+        partial: a fetching pass that fetched the candidates of some root calls only
+            (``only``): a later pass over what is known then may find more.
     """
 
     dead: dict[str, dict[str, Kill]] = field(default_factory=dict)
     empty: list[str] = field(default_factory=list)
     narrowed_by: dict[tuple, list[str]] = field(default_factory=dict)
     known: dict[str, int] = field(default_factory=dict)
+    partial: bool = False
 
     def dead_versions(self, call_path: str) -> set[str]:
         return set(self.dead.get(call_path, {}))
@@ -84,7 +88,7 @@ def _known_tree(ctx: Context, cand: ModuleCandidate, fetch: bool):
         return None
 
 
-def propagate(root_reqs: list, ctx: Context, *, fetch: bool) -> Pruning:
+def propagate(root_reqs: list, ctx: Context, *, fetch: bool, only: Collection[str] | None = None) -> Pruning:
     """Find root-call versions that cannot be part of any solution.
 
     Args:
@@ -93,12 +97,15 @@ def propagate(root_reqs: list, ctx: Context, *, fetch: bool) -> Pruning:
             time in parallel, further batches (up to :data:`MAX_VERSIONS_PER_CALL`) only
             for calls whose every candidate so far is dead; when False, only metadata
             already known is used and every other candidate counts as live.
+        only: with ``fetch``, the root call paths whose candidates are fetched (the calls
+            a conflict involves); the others are examined as with ``fetch=False``. None:
+            every root call.
 
     Raises: nothing; a source that cannot be listed is left alone (the resolver reports it).
     """
     limits: dict[str, int] = {}
     while True:
-        out, starved = _propagate_once(root_reqs, ctx, fetch, limits)
+        out, starved = _propagate_once(root_reqs, ctx, fetch, limits, only)
         grow = [p for p in starved if limits.get(p, BATCH) < MAX_VERSIONS_PER_CALL]
         if not grow:
             return out
@@ -106,7 +113,8 @@ def propagate(root_reqs: list, ctx: Context, *, fetch: bool) -> Pruning:
             limits[p] = limits.get(p, BATCH) + BATCH
 
 
-def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int]):
+def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int],
+                    only: Collection[str] | None = None):
     """One propagation over the first ``limits[call]`` (default :data:`BATCH`) candidates
     of each root call. Returns the pruning and the calls whose every examined candidate is
     dead while more remain."""
@@ -118,6 +126,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     saved_calls = dict(ctx.calls)
     cands: dict[str, list[ModuleCandidate]] = {}
     complete: set[str] = set()  # calls whose every candidate is looked at
+    fetched: set[str] = set()  # calls whose candidates are fetched
     for r in calls:
         try:
             full = ctx.module_candidates(r)
@@ -127,8 +136,11 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         cands[r.call_path] = full[:limit]
         if len(full) <= limit:
             complete.add(r.call_path)
-        if fetch:
+        if fetch and (only is None or r.call_path in only):
+            fetched.add(r.call_path)
             _fetch_all(ctx, cands[r.call_path])
+        elif fetch:
+            out.partial = True
 
     # domains of the subjects, from the root's own constraints
     domains: dict[tuple, set] = {}
@@ -168,7 +180,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         for r in calls:
             per_version = {}
             for c in cands.get(r.call_path, []):
-                tree = _known_tree(ctx, c, fetch)
+                tree = _known_tree(ctx, c, r.call_path in fetched)
                 own = (("package", c.package), frozenset([c.available.label]), None)
                 if tree is None and shared:
                     unknown_pins[r.call_path][c.version_text] = [own]

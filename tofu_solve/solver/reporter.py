@@ -42,6 +42,8 @@ class SearchReporter(BaseReporter):
         self.rounds = 0
         self.backtracks = 0
         self.per_identifier: dict = {}
+        self.involved: set[str] = set()  # call paths rejected or party to a rejection
+        self._parties_seen: dict[int, object] = {}
 
     def starting_round(self, index: int) -> None:
         self.rounds = index
@@ -53,10 +55,28 @@ class SearchReporter(BaseReporter):
             self.on_reject(criterion, candidate)
         self.backtracks += 1
         ident = candidate.identifier
+        self._note_involved(criterion, ident)
         self.per_identifier[ident] = self.per_identifier.get(ident, 0) + 1
         if self.interrupt_at is not None and self.backtracks >= self.interrupt_at:
             self.interrupt_at = None
             raise Interrupted()
+
+    def _note_involved(self, criterion, ident) -> None:
+        """Record the module call paths a conflict involves: the rejected candidate's and
+        those of the module versions whose requirements it could not meet (each version
+        looked at once, by identity: a provider's criterion lists every version that
+        requires it, at every rejection)."""
+        if ident[0] in ("module", "unusable"):
+            self.involved.add(ident[1])
+        seen = self._parties_seen
+        for info in criterion.information:
+            parent = info.parent
+            if parent is None or seen.get(id(parent)) is parent:
+                continue
+            seen[id(parent)] = parent  # holds it: its id is not reused meanwhile
+            kind, *rest = parent.identifier
+            if kind == "module":
+                self.involved.add(rest[0])
 
     def back_and_forth(self, n: int = 6) -> list[str]:
         """The identifiers rejected most often, as names (``module call "eks" (12 versions

@@ -3,6 +3,8 @@ exceptions into tofu-solve errors at this one boundary, and collect the result."
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass, field
 
 from resolvelib import BaseReporter
@@ -32,6 +34,8 @@ from .model import (
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
+
+log = logging.getLogger(__name__)  # TF_LOG=DEBUG: the phases of a solve
 
 
 @dataclass
@@ -180,7 +184,13 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             # (in parallel) and drop the versions that cannot be part of any solution; a
             # root call left with none is a certain clash, explained now.
             ctx.progress(LookingForDeadEnds())
-            pruning = propagate(reqs, ctx, fetch=True)
+            only = _involved_root_calls(reqs, reporter.involved)
+            started = time.monotonic()
+            log.debug("search went back %d times in %d rounds: looking for dead ends of %s", reporter.backtracks,
+                      reporter.rounds, "every root call" if only is None else ", ".join(sorted(only)))
+            pruning = propagate(reqs, ctx, fetch=True, only=only)
+            log.debug("dead-end pass: %d versions dead in %.2f s", sum(len(v) for v in pruning.dead.values()),
+                      time.monotonic() - started)
             if pruning.empty:
                 raise Unsatisfiable([], reqs, tree, root) from None
             provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
@@ -196,8 +206,12 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             f"The search went back and forth on: {named}. Narrow the version constraints of those module calls, "
             "or raise the limit with -max-rounds.",
             explanation={"kind": "too deep", "back_and_forth": reporter.back_and_forth()}) from None
-    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds), pruning=pruning)
+    log.debug("search done: %d rounds, %d backtracks", reporter.rounds, reporter.backtracks)
+    started = time.monotonic()
+    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds),
+                      pruning=pruning if pruning is not None and not pruning.partial else None)
 
+    log.debug("after-solve pass in %.2f s", time.monotonic() - started)
     modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
     tofu = None
     for ident, cand in result.mapping.items():
@@ -223,6 +237,18 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
                      product=ctx.options.target.product)
     res.warnings.extend(fenced_off_warnings(res, ctx))
     return res
+
+
+def _involved_root_calls(reqs: list, involved: set[str]) -> set[str] | None:
+    """The root calls (call paths of the root's module requirements) that are, or contain,
+    a call the search went back over or that took part in a conflict; None (every root
+    call) when there is none: the dead-end pass fetches the candidates of these only.
+    A call the conflicts never touched keeps its newest version, and reading its older
+    versions would only delay the pass (the 22 older vpc versions of the 27-call iam root,
+    issue #23)."""
+    paths = {r.call_path for r in reqs if isinstance(r, ModuleRequirement)}
+    hit = {p for p in paths if any(c == p or c.startswith(p + ".") for c in involved)}
+    return hit or None
 
 
 def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:

@@ -1,0 +1,91 @@
+"""The dead-end pass (tofu_solve/solver/propagate.py) as the solve runs it: after the search
+has gone back often enough, it reads the candidates of the root calls a conflict involves,
+not those of calls no conflict touched (issue #23: the 22 older vpc versions the 27-call iam
+root read in vain), and the selection is the same as when it reads them all."""
+
+from __future__ import annotations
+
+from tofu_solve.solver import resolve as resolve_module
+from tofu_solve.solver.propagate import propagate
+from tofu_solve.solver.resolve import root_requirements, solve
+from tofu_solve.world.memory import MemoryContext, universe_from_index
+
+
+class ReadingContext(MemoryContext):
+    """A memory universe whose trees count as known only once read, like a real run's."""
+
+    def __init__(self, u):
+        super().__init__(u)
+        self.read: set[tuple[str, str]] = set()
+
+    def tree_known(self, cand):
+        return (cand.call_path, cand.version_text) in self.read
+
+    def tree(self, cand):
+        self.read.add((cand.call_path, cand.version_text))
+        return super().tree(cand)
+
+
+def _versions(n: int) -> list[str]:
+    return [f"1.{i}.0" for i in range(n)]
+
+
+def index() -> dict:
+    """``a``'s 20 newest versions need provider null >= 2.0, which the root forbids: the
+    search walks ``a`` down past the dead-end pass's threshold. ``z`` needs nothing and
+    keeps its newest version."""
+    a = {v: {"calls": [], "providers": [{"name": "null", "source": "hashicorp/null",
+                                          "version": ">= 2.0" if i >= 10 else ">= 1.0",
+                                          "file": "versions.tf", "line": 3}]}
+         for i, v in enumerate(_versions(30))}
+    z = {v: {"calls": [], "providers": []} for v in _versions(30)}
+    return {"providers": {"hashicorp/null": ["1.0.0", "1.5.0", "2.0.0", "2.5.0"]},
+            "modules": {"t/a/null": a, "t/z/null": z},
+            "root": {"calls": [{"name": "a", "source": "t/a/null", "version": ">= 1.0", "file": "main.tf", "line": 1},
+                               {"name": "z", "source": "t/z/null", "version": ">= 1.0", "file": "main.tf", "line": 5}],
+                     "providers": [{"name": "null", "source": "hashicorp/null", "version": "< 2.0",
+                                    "file": "main.tf", "line": 9}]}}
+
+
+def _solve(monkeypatch, every_call: bool):
+    if every_call:
+        monkeypatch.setattr(resolve_module, "_involved_root_calls", lambda reqs, involved: None)
+    u = universe_from_index(index())
+    ctx = ReadingContext(u)
+    try:
+        res = solve(u.root, ctx)
+    finally:
+        ctx.close()
+    return {p: c.version_text for p, c in res.modules.items()}, ctx.read
+
+
+def test_the_pass_reads_only_the_calls_a_conflict_involves(monkeypatch):
+    selection, read = _solve(monkeypatch, every_call=False)
+    assert selection == {"a": "1.9.0", "z": "1.29.0"}
+    a_read = {v for p, v in read if p == "a"}
+    assert len(a_read) > 16  # walked down, then its candidates read by the pass
+    assert {v for p, v in read if p == "z"} == {"1.29.0"}  # no conflict touched z
+
+
+def test_same_selection_as_a_pass_over_every_root_call(monkeypatch):
+    narrow, _ = _solve(monkeypatch, every_call=False)
+    monkeypatch.undo()
+    wide, read = _solve(monkeypatch, every_call=True)
+    assert narrow == wide
+    assert len({v for p, v in read if p == "z"}) == 30  # the old pass read all of z
+
+
+def test_a_partial_pass_says_so_and_a_later_pass_over_what_is_known_finds_as_much():
+    u = universe_from_index(index())
+    ctx = ReadingContext(u)
+    try:
+        reqs = root_requirements(u.root, ctx)
+        partial = propagate(reqs, ctx, fetch=True, only={"a"})
+        assert partial.partial
+        assert set(partial.dead["a"]) == set(_versions(30)[10:])
+        assert "z" not in partial.dead
+        again = propagate(reqs, ctx, fetch=False)
+        assert not again.partial and again.dead == partial.dead
+        assert not propagate(reqs, ctx, fetch=True).partial
+    finally:
+        ctx.close()
