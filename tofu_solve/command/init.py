@@ -9,6 +9,7 @@ into ``.terraform.lock.hcl`` (atomically, only when they change, never with
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import sys
 import time
@@ -72,6 +73,8 @@ from .monorepo import (
 )
 from .views.init import InitViews, init_result_as_data, show_result
 from .views.json_stream import warning_data
+
+log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
 
 
 @dataclass
@@ -205,10 +208,13 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
     ctx.likely_provider = ahead.likely
     try:
+        started = time.monotonic()
         try:
             res = solve(tree, ctx, root)
         finally:
             ctx.likely_provider = None
+        log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
+                  time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         _refuse_unloadable(res, target)
         if progress:
             progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
@@ -219,8 +225,10 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
             selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
+            log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
+            log.debug("provider locks planned in %.2f s", provider_ms / 1000)
         if progress:
             progress(PhaseDone("providers", len(plan.providers)))
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
@@ -264,8 +272,11 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     # Install first, lock last: an interrupted init leaves the old lock file in place.
     replaced: list[str] = []
+    started = time.monotonic()
     manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade,
                        replaced=replaced) if opts.install else None
+    if opts.install:
+        log.debug("%d modules installed in %.2f s", len(selected), time.monotonic() - started)
     if progress and opts.install:
         progress(PhaseDone("install", len(selected)))
     res.warnings.extend(WarningText(
