@@ -16,6 +16,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from ..addrs.redact import redact
@@ -281,3 +282,41 @@ def read_config_files(archive: Path, limits: Limits | None = None) -> PackageFil
         raise IntegrityError("Corrupt module package", f"The archive could not be read: {e}.") from None
     return PackageFiles(files, frozenset(dirs))
 
+
+
+def config_files_from_tree(entries: list[tuple[str, str, int]], read: Callable[[list[str]], dict[str, bytes]],
+                           limits: Limits | None = None) -> PackageFiles | None:
+    """:func:`read_config_files` for a package listed rather than archived: ``entries`` are
+    ``(path, kind, size)`` with kind ``"file"``, ``"dir"`` or ``"link"`` (a git tree as
+    ``git ls-tree -r -t -l`` lists it, a submodule as the empty directory ``git archive``
+    writes for it), in listing order; ``read(paths)`` returns the bytes of those files. The
+    same checks, in the same order, with the same errors and bounds: every entry counts,
+    an unsafe name is refused, a link makes the answer None.
+
+    Raises:
+        IntegrityError: an unsafe entry, or a package over the limits.
+    """
+    budget = _Budget(limits or Limits(), Path("/nonexistent"))
+    dirs: set[str] = {""}
+    wanted: list[tuple[str, int]] = []
+    for name, kind, size in entries:
+        _check_member(name, Path("/"), links=False)
+        budget.entry(name)
+        parts = PurePosixPath(name).parts
+        if kind == "link":
+            return None
+        if kind == "dir":
+            dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+            continue
+        budget.check(name, size)
+        dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+        path = "/".join(parts)
+        budget.add(name, size, size)  # a configuration file is read whole, the others counted as written
+        if is_config_file(path):
+            wanted.append((path, size))
+    files = read([p for p, _ in wanted]) if wanted else {}
+    for path, size in wanted:
+        if len(files.get(path, b"")) != size:
+            raise IntegrityError("Corrupt module package",
+                                 f"The file {path!r} could not be read whole from the package.")
+    return PackageFiles({p: files[p] for p, _ in wanted}, frozenset(dirs))
