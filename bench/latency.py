@@ -2,6 +2,7 @@
 model of ``tofu init``'s serial installer, and a measured ``terraform get``.
 
     python3 bench/latency.py [--rtt-ms 0,50,150] [--roots 8] [--root NAME ...] [--real-content GIT_DIR ...]
+                              [--repeat N]
 
 Delay proxies (``delay_proxy.py``, asyncio, 127.0.0.1 only) sit in front of the fixture
 registry and ``git daemon``: every round trip costs RTT, every new connection two more
@@ -22,7 +23,8 @@ For each root and RTT it reports, in seconds:
   5 x providers`` RTT.
 * **terraform get**: measured, through the same proxies (modules only: the installer
   ``tofu init`` forked), when ``terraform`` is on PATH.
-* **tofu-solve cold** (empty cache) and **warm** (the same root again), measured.
+* **tofu-solve cold** (empty cache) and **warm** (the same root again), measured; with
+  ``--repeat N`` the median of N cold runs, each with an empty cache, and their range.
 
 Prints a Markdown table and the ratios (cold / floor, cold / tofu model, cold / terraform
 get), and the warm re-init against the import time of the CLI module. ``read s`` is the time
@@ -99,9 +101,9 @@ def _import_time() -> float:
     return statistics.median(xs)
 
 
-def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None) -> list[tuple]:
-    """Each root cold (empty cache) and warm in ``world`` behind proxies of ``rtt_ms``; prints
-    a table row per root and returns the rows."""
+def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None, repeat: int = 1) -> list[tuple]:
+    """Each root cold (empty cache; ``repeat`` times, the median kept) and warm in ``world``
+    behind proxies of ``rtt_ms``; prints a table row per root and returns the rows."""
     import json
 
     rtt = rtt_ms / 1000
@@ -110,12 +112,21 @@ def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None) -
         with RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/") as reg, \
                 DelayProxy(("127.0.0.1", reg.port), rtt) as rproxy:
             for root in roots:
-                tmp = Path(tempfile.mkdtemp(prefix="tofu-solve-latency-"))
-                rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
-                env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
-                       "HOME": str(tmp), "NO_COLOR": "1"}
-                root.write(tmp / "root")
-                cold, code, out = _run_cli(["init", "-json", "-handover=false", f"-chdir={tmp / 'root'}"], env)
+                colds, tmp = [], None
+                for _ in range(repeat):
+                    if tmp is not None:
+                        shutil.rmtree(tmp, ignore_errors=True)
+                    tmp = Path(tempfile.mkdtemp(prefix="tofu-solve-latency-"))
+                    rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
+                    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
+                           "HOME": str(tmp), "NO_COLOR": "1"}
+                    root.write(tmp / "root")
+                    once, code, out = _run_cli(["init", "-json", "-handover=false", f"-chdir={tmp / 'root'}"], env)
+                    colds.append(once)
+                    if code != 0:
+                        break
+                cold = statistics.median(colds)
+                spread = f" ({min(colds):.2f}-{max(colds):.2f})" if len(colds) > 1 else ""
                 if code != 0:
                     print(f"| {root.name} | {label} | failed ({cold:.2f} s) |", flush=True)
                     shutil.rmtree(tmp, ignore_errors=True)
@@ -142,7 +153,7 @@ def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None) -
                              tuple(sorted((m["path"], m["version"]) for m in result["modules"])), root.name))
                 r = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
                 print(f"| {root.name} | {label} | {calls} | {depth} | {rtt_ms:g} | {floor:.2f} | {model:.2f} | "
-                      f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f} | {read:.2f} | {r(cold, floor)} | "
+                      f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f}{spread} | {read:.2f} | {r(cold, floor)} | "
                       f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {warm:.2f} | {warm_ops} |",
                       flush=True)
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -156,6 +167,7 @@ def main() -> int:
     ap.add_argument("--root", action="append", default=[], metavar="NAME", help="a root by name (repeatable)")
     ap.add_argument("--real-content", nargs="+", type=Path, default=[], metavar="GIT_DIR",
                     help="real repositories: run every root in the fixture world and with these contents")
+    ap.add_argument("--repeat", type=int, default=1, help="cold runs per root; the median is reported")
     args = ap.parse_args()
     corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
     world = build_world(corpus, default_world_dir())
@@ -163,6 +175,7 @@ def main() -> int:
     scratch = Path(tempfile.mkdtemp(prefix="tofu-solve-real-world-"))
     if args.real_content:
         real, missing = real_content_world(world, args.real_content, scratch / "world")
+        os.sync()  # the clones' pages are written back now, not during the runs measured
         worlds.append(("real", real))
         print(f"real contents: {', '.join(f'{r} ({m} tags missing)' for r, m in missing.items())}\n")
     roots = pick_roots(corpus, args.root, args.roots)
@@ -178,7 +191,7 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for rtt_ms in [float(x) for x in args.rtt_ms.split(",")]:
         for label, w in worlds:
-            rows += _run_world(label, w, roots, rtt_ms, terraform)
+            rows += _run_world(label, w, roots, rtt_ms, terraform, args.repeat)
     shutil.rmtree(scratch, ignore_errors=True)
     print()
     for rtt_ms, label in sorted({(x[0], x[7]) for x in rows}):

@@ -288,3 +288,57 @@ def test_abort_stops_a_download_in_flight_and_leaves_nothing_behind(tmp_path):
     finally:
         release.set()
         server.shutdown()
+
+
+def _annotated_tag_repo(path) -> str:
+    import subprocess
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    path.mkdir(parents=True)
+    for args in (["init", "-q"], ["commit", "-q", "--allow-empty", "-m", "one"]):
+        subprocess.run(["git", "-C", str(path), *args], check=True, env=env)
+    (path / "main.tf").write_text('variable "v" {}\n')
+    for args in (["add", "main.tf"], ["commit", "-q", "-m", "two"], ["tag", "-a", "v1.0.0", "-m", "release"],
+                 ["commit", "-q", "--allow-empty", "-m", "three"]):  # the tagged commit is no branch's tip
+        subprocess.run(["git", "-C", str(path), *args], check=True, env=env)
+    return f"file://{path}"
+
+
+def test_a_listed_tag_is_fetched_by_its_commit_into_its_name(tmp_path):
+    """Issue #23: a tag whose commit the listing gave is fetched by that id (no ref
+    advertisement to wait for), and the mirror still knows it by name."""
+    import subprocess
+
+    from tofu_solve.remote.git import GitRemotes
+    from tofu_solve.remote.ops import OpCounter
+    from tofu_solve.store.cache import Cache
+
+    url = _annotated_tag_repo(tmp_path / "repo")
+    counter = OpCounter()
+    cache = Cache(tmp_path / "cache")
+    remotes = GitRemotes(cache, counter)
+    ref = RemoteRef("refs/tags/v1.0.0", remotes.refs(url)["refs/tags/v1.0.0"])
+    remotes.export(url, ref, tmp_path / "out")
+    assert (tmp_path / "out" / "main.tf").is_file()
+    assert counter.snapshot()["git_fetch"] == 1
+    named = subprocess.run(["git", "--git-dir", str(cache.git_mirror(url)), "rev-parse", "refs/tags/v1.0.0^{commit}"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert named == ref.commit
+
+
+def test_a_remote_that_refuses_a_want_by_id_is_asked_by_name(tmp_path):
+    """Over git's protocol v0 (here: the user's git configuration asks for it) a server
+    refuses to send an annotated tag's commit by its id ("unadvertised object"): the tag
+    is then fetched by name, and the package is the same."""
+    from tofu_solve.remote.git import GitRemotes
+    from tofu_solve.remote.ops import OpCounter
+    from tofu_solve.store.cache import Cache
+
+    url = _annotated_tag_repo(tmp_path / "repo")
+    v0 = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "protocol.version", "GIT_CONFIG_VALUE_0": "0"}
+    counter = OpCounter()
+    remotes = GitRemotes(Cache(tmp_path / "cache"), counter, environ=v0)
+    ref = RemoteRef("refs/tags/v1.0.0", remotes.refs(url)["refs/tags/v1.0.0"])
+    remotes.export(url, ref, tmp_path / "out")
+    assert (tmp_path / "out" / "main.tf").read_text() == 'variable "v" {}\n'
+    assert counter.snapshot()["git_fetch"] == 2  # by id, refused; then by name

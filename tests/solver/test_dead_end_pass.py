@@ -1,7 +1,8 @@
 """The dead-end pass (tofu_solve/solver/propagate.py) as the solve runs it: after the search
 has gone back often enough, it reads the candidates of the root calls a conflict involves,
 not those of calls no conflict touched (issue #23: the 22 older vpc versions the 27-call iam
-root read in vain), and the selection is the same as when it reads them all."""
+root read in vain), and of those only what comes before the first version known to be live;
+the selection is the same as when it reads them all."""
 
 from __future__ import annotations
 
@@ -12,17 +13,20 @@ from tofu_solve.world.memory import MemoryContext, universe_from_index
 
 
 class ReadingContext(MemoryContext):
-    """A memory universe whose trees count as known only once read, like a real run's."""
+    """A memory universe whose trees count as known only once read, like a real run's (per
+    package and version, whichever call read it); ``read`` records the reads per call."""
 
     def __init__(self, u):
         super().__init__(u)
         self.read: set[tuple[str, str]] = set()
+        self.known: set[tuple[str, str]] = set()
 
     def tree_known(self, cand):
-        return (cand.call_path, cand.version_text) in self.read
+        return (cand.package, cand.version_text) in self.known
 
     def tree(self, cand):
         self.read.add((cand.call_path, cand.version_text))
+        self.known.add((cand.package, cand.version_text))
         return super().tree(cand)
 
 
@@ -73,6 +77,25 @@ def test_same_selection_as_a_pass_over_every_root_call(monkeypatch):
     wide, read = _solve(monkeypatch, every_call=True)
     assert narrow == wide
     assert len({v for p, v in read if p == "z"}) == 30  # the old pass read all of z
+
+
+def test_nothing_beyond_the_first_known_live_version_is_read(monkeypatch):
+    """Call ``a`` pins ``t/a/null`` at 1.9.0 exactly; call ``b`` takes any version of it and
+    walks down from 1.29.0 past the pass's threshold. The pass finds 1.9.0 already read and
+    live: it reads nothing more (it read every version down to 1.0.0 before)."""
+    idx = index()
+    idx["root"]["calls"] = [{"name": "a", "source": "t/a/null", "version": "1.9.0", "file": "main.tf", "line": 1},
+                            {"name": "b", "source": "t/a/null", "version": ">= 1.0", "file": "main.tf", "line": 5}]
+    u = universe_from_index(idx)
+    ctx = ReadingContext(u)
+    try:
+        res = solve(u.root, ctx)
+    finally:
+        ctx.close()
+    assert {p: c.version_text for p, c in res.modules.items()} == {"a": "1.9.0", "b": "1.9.0"}
+    read_b = {v for p, v in ctx.read if p == "b"}
+    assert min(read_b, key=lambda v: int(v.split(".")[1])) == "1.9.0"  # nothing older than what it took
+    assert len(read_b) == 21  # 1.29.0 down to 1.9.0
 
 
 def test_a_partial_pass_says_so_and_a_later_pass_over_what_is_known_finds_as_much():

@@ -60,8 +60,8 @@ class Pruning:
         empty: root call paths left with no live version (a certain clash).
         narrowed_by: subject -> call paths whose every live version constrains it.
         known: call path -> how many candidates were examined.
-        partial: a fetching pass that fetched the candidates of some root calls only
-            (``only``): a later pass over what is known then may find more.
+        partial: a fetching pass that fetched only some candidates (``only``): a later
+            pass over what is known then may find more.
     """
 
     dead: dict[str, dict[str, Kill]] = field(default_factory=dict)
@@ -99,13 +99,24 @@ def propagate(root_reqs: list, ctx: Context, *, fetch: bool, only: Collection[st
             already known is used and every other candidate counts as live.
         only: with ``fetch``, the root call paths whose candidates are fetched (the calls
             a conflict involves); the others are examined as with ``fetch=False``. None:
-            every root call.
+            every root call, every candidate. With ``only``, a call whose candidates, in
+            the search's order, reach a live version through known ones has only the
+            unknown candidates before that version fetched: the search takes that version
+            next, and what lies beyond it cannot change that (the 24 iam versions older
+            than the 5.60.0 the search already held, issue #23).
 
     Raises: nothing; a source that cannot be listed is left alone (the resolver reports it).
     """
+    plan: dict[str, set[str] | None] | None = None
+    if fetch and only is not None:
+        known = propagate(root_reqs, ctx, fetch=False)
+        plan = {}
+        for r in root_reqs:
+            if isinstance(r, ModuleRequirement) and r.call_path in only:
+                plan[r.call_path] = _before_first_live(r, known, ctx)
     limits: dict[str, int] = {}
     while True:
-        out, starved = _propagate_once(root_reqs, ctx, fetch, limits, only)
+        out, starved = _propagate_once(root_reqs, ctx, fetch, limits, plan)
         grow = [p for p in starved if limits.get(p, BATCH) < MAX_VERSIONS_PER_CALL]
         if not grow:
             return out
@@ -113,11 +124,31 @@ def propagate(root_reqs: list, ctx: Context, *, fetch: bool, only: Collection[st
             limits[p] = limits.get(p, BATCH) + BATCH
 
 
+def _before_first_live(r: ModuleRequirement, known: Pruning, ctx: Context) -> set[str] | None:
+    """The versions of call ``r`` not yet known that come before its first known live
+    candidate (in the search's order, within :data:`BATCH`); None when no known candidate
+    there is live (then every candidate is to be read)."""
+    try:
+        cands = ctx.module_candidates(r)[:BATCH]
+    except TofuSolveError:
+        return None
+    dead = known.dead.get(r.call_path, {})
+    unknown: set[str] = set()
+    for c in cands:
+        if not ctx.tree_known(c):
+            unknown.add(c.version_text)
+        elif c.version_text not in dead:
+            return unknown
+    return None
+
+
 def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int],
-                    only: Collection[str] | None = None):
+                    plan: dict[str, set[str] | None] | None = None):
     """One propagation over the first ``limits[call]`` (default :data:`BATCH`) candidates
-    of each root call. Returns the pruning and the calls whose every examined candidate is
-    dead while more remain."""
+    of each root call. ``plan`` (with ``fetch``): call path -> the versions to fetch (None:
+    all); a call it leaves out is examined as with ``fetch=False``; no plan: fetch all.
+    Returns the pruning and the calls whose every examined candidate is dead while more
+    remain."""
     from .provider import requirements_of_tree
 
     out = Pruning()
@@ -126,7 +157,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     saved_calls = dict(ctx.calls)
     cands: dict[str, list[ModuleCandidate]] = {}
     complete: set[str] = set()  # calls whose every candidate is looked at
-    fetched: set[str] = set()  # calls whose candidates are fetched
+    fetched: dict[str, set[str] | None] = {}  # call path -> versions fetched (None: all)
     for r in calls:
         try:
             full = ctx.module_candidates(r)
@@ -136,10 +167,12 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         cands[r.call_path] = full[:limit]
         if len(full) <= limit:
             complete.add(r.call_path)
-        if fetch and (only is None or r.call_path in only):
-            fetched.add(r.call_path)
-            _fetch_all(ctx, cands[r.call_path])
-        elif fetch:
+        if not fetch:
+            continue
+        wanted = None if plan is None else plan.get(r.call_path, set())
+        fetched[r.call_path] = wanted
+        _fetch_all(ctx, [c for c in cands[r.call_path] if wanted is None or c.version_text in wanted])
+        if wanted is not None:
             out.partial = True
 
     # domains of the subjects, from the root's own constraints
@@ -180,7 +213,8 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         for r in calls:
             per_version = {}
             for c in cands.get(r.call_path, []):
-                tree = _known_tree(ctx, c, r.call_path in fetched)
+                wanted = fetched.get(r.call_path, set())
+                tree = _known_tree(ctx, c, wanted is None or c.version_text in wanted)
                 own = (("package", c.package), frozenset([c.available.label]), None)
                 if tree is None and shared:
                     unknown_pins[r.call_path][c.version_text] = [own]
