@@ -60,8 +60,9 @@ class Pruning:
         empty: root call paths left with no live version (a certain clash).
         narrowed_by: subject -> call paths whose every live version constrains it.
         known: call path -> how many candidates were examined.
-        partial: a fetching pass that fetched only some candidates (``only``): a later
-            pass over what is known then may find more.
+        partial: some candidate examined was counted as live for want of its metadata:
+            a later pass, when more is known, may find more dead ends (when False, a
+            later pass over the same candidates finds exactly these).
     """
 
     dead: dict[str, dict[str, Kill]] = field(default_factory=dict)
@@ -114,6 +115,8 @@ def propagate(root_reqs: list, ctx: Context, *, fetch: bool, only: Collection[st
         for r in root_reqs:
             if isinstance(r, ModuleRequirement) and r.call_path in only:
                 plan[r.call_path] = _before_first_live(r, known, ctx)
+        if all(v == set() for v in plan.values()):
+            return known  # nothing to read: the pass over what is known is the answer
     limits: dict[str, int] = {}
     while True:
         out, starved = _propagate_once(root_reqs, ctx, fetch, limits, plan)
@@ -172,8 +175,6 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         wanted = None if plan is None else plan.get(r.call_path, set())
         fetched[r.call_path] = wanted
         _fetch_all(ctx, [c for c in cands[r.call_path] if wanted is None or c.version_text in wanted])
-        if wanted is not None:
-            out.partial = True
 
     # domains of the subjects, from the root's own constraints
     domains: dict[tuple, set] = {}
@@ -214,7 +215,10 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
             per_version = {}
             for c in cands.get(r.call_path, []):
                 wanted = fetched.get(r.call_path, set())
-                tree = _known_tree(ctx, c, wanted is None or c.version_text in wanted)
+                fetch_this = wanted is None or c.version_text in wanted
+                if not fetch_this and not ctx.tree_known(c):
+                    out.partial = True  # counted as live for want of its metadata
+                tree = _known_tree(ctx, c, fetch_this)
                 own = (("package", c.package), frozenset([c.available.label]), None)
                 if tree is None and shared:
                     unknown_pins[r.call_path][c.version_text] = [own]
