@@ -24,7 +24,10 @@ For each root and RTT it reports, in seconds:
 * **terraform get**: measured, through the same proxies (modules only: the installer
   ``tofu init`` forked), when ``terraform`` is on PATH.
 * **tofu-solve cold** (empty cache) and **warm** (the same root again), measured; with
-  ``--repeat N`` the median of N cold runs, each with an empty cache, and their range.
+  ``--repeat N`` the median of N cold runs, each with an empty cache, and their range. One
+  more cold run comes first and is not counted: it warms the servers (the git daemon
+  reading a real repository's packs from a cold disk took seconds, which no real registry
+  or forge charges a client).
 
 Prints a Markdown table and the ratios (cold / floor, cold / tofu model, cold / terraform
 get), and the warm re-init against the import time of the CLI module. ``read s`` is the time
@@ -104,18 +107,33 @@ def _import_time() -> float:
 def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None, repeat: int = 1) -> list[tuple]:
     """Each root cold (empty cache; ``repeat`` times, the median kept) and warm in ``world``
     behind proxies of ``rtt_ms``; prints a table row per root and returns the rows."""
-    import json
-
     rtt = rtt_ms / 1000
     rows = []
+    spent: list[Path] = []
+    try:
+        return _run_roots(world, roots, rtt, rtt_ms, label, terraform, repeat, rows, spent)
+    finally:
+        for d in spent:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def _run_roots(world, roots, rtt, rtt_ms, label, terraform, repeat, rows, spent) -> list[tuple]:
+    import json
+
     with GitDaemon(world.git_dir) as git, DelayProxy(("127.0.0.1", git.port), rtt) as gproxy:
         with RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/") as reg, \
                 DelayProxy(("127.0.0.1", reg.port), rtt) as rproxy:
             for root in roots:
                 colds, tmp = [], None
-                for _ in range(repeat):
+                for attempt in range(repeat + 1):  # the first run only warms the servers
+                    if attempt == 1:
+                        colds = []
                     if tmp is not None:
-                        shutil.rmtree(tmp, ignore_errors=True)
+                        spent.append(tmp)
+                    # the disk idle at the start of every run: the last run's writes are not
+                    # still going out (removing trees of files is left to the end, as the
+                    # discards it causes slowed this machine's writes by seconds)
+                    os.sync()
                     tmp = Path(tempfile.mkdtemp(prefix="tofu-solve-latency-"))
                     rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
                     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache"),
@@ -129,7 +147,7 @@ def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None, r
                 spread = f" ({min(colds):.2f}-{max(colds):.2f})" if len(colds) > 1 else ""
                 if code != 0:
                     print(f"| {root.name} | {label} | failed ({cold:.2f} s) |", flush=True)
-                    shutil.rmtree(tmp, ignore_errors=True)
+                    spent.append(tmp)
                     continue  # a data gap or a conflict: not a latency case
                 result = json.loads(out.strip().splitlines()[-1])["result"]
                 read = result["stats"].get("tree_read_ms", 0) / 1000
@@ -156,7 +174,7 @@ def _run_world(label: str, world, roots, rtt_ms: float, terraform: str | None, r
                       f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f}{spread} | {read:.2f} | {r(cold, floor)} | "
                       f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {warm:.2f} | {warm_ops} |",
                       flush=True)
-                shutil.rmtree(tmp, ignore_errors=True)
+                spent.append(tmp)
     return rows
 
 

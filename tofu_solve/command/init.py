@@ -447,16 +447,19 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
         ctx.pool.submit(_quiet, ctx.fetch, res.modules[path])
+    hashed: dict[tuple, tuple[str, ...]] = {}  # a package many calls share is hashed once
     for path in paths:
         cand = res.modules[path]
         pkg = ctx.fetch(cand)
-        hashes = package_hashes(cand, pkg)
+        hashes = hashed.get((pkg.root, pkg.zh))
+        if hashes is None:
+            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
         _check_package(path, cand, new, locks, pinned)
         old = locks.modules.get(path)
         if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
                 and old.hashes:
-            verify(path, old, pkg.root, f"cached copy in {pkg.root}")
+            verify(path, old, pkg.root, f"cached copy in {pkg.root}", actual=hashes[0])
             new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
             verified.append(path)
         selected[path] = (cand, pkg, new)

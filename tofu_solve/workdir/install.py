@@ -75,13 +75,15 @@ def verification_error(call_path: str, expected: list[str], got: str, place: str
         "To update the lock file with the new checksum, run:\n  tofu-solve init -upgrade")
 
 
-def verify(call_path: str, lock: ModuleLock, root: Path, place: str) -> str:
+def verify(call_path: str, lock: ModuleLock, root: Path, place: str, actual: str | None = None) -> str:
     """Check ``root`` against the lock's ``h1:`` hashes; returns the actual ``h1:``.
+    ``actual``: its ``h1:`` when already computed this run (a package shared by calls).
 
     Raises:
         IntegrityError: no recorded ``h1:`` matches.
     """
-    actual = hash_dir(root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
+    if actual is None:
+        actual = hash_dir(root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
     h1s = [h for h in lock.hashes if h.startswith("h1:")]
     if h1s and actual not in h1s:
         raise verification_error(call_path, h1s, actual, place)
