@@ -51,16 +51,21 @@ def index() -> dict:
                                     "file": "main.tf", "line": 9}]}}
 
 
-def _solve(monkeypatch, every_call: bool):
-    if every_call:
-        monkeypatch.setattr(resolve_module, "_involved_root_calls", lambda reqs, involved: None)
-    u = universe_from_index(index())
+def _solve_index(idx: dict) -> tuple[dict[str, str], set[tuple[str, str]]]:
+    """(call path -> version selected, the (call path, version) pairs read)."""
+    u = universe_from_index(idx)
     ctx = ReadingContext(u)
     try:
         res = solve(u.root, ctx)
     finally:
         ctx.close()
     return {p: c.version_text for p, c in res.modules.items()}, ctx.read
+
+
+def _solve(monkeypatch, every_call: bool):
+    if every_call:
+        monkeypatch.setattr(resolve_module, "_involved_root_calls", lambda reqs, involved: None)
+    return _solve_index(index())
 
 
 def test_the_pass_reads_only_the_calls_a_conflict_involves(monkeypatch):
@@ -79,21 +84,16 @@ def test_same_selection_as_a_pass_over_every_root_call(monkeypatch):
     assert len({v for p, v in read if p == "z"}) == 30  # the old pass read all of z
 
 
-def test_nothing_beyond_the_first_known_live_version_is_read(monkeypatch):
+def test_nothing_beyond_the_first_known_live_version_is_read():
     """Call ``a`` pins ``t/a/null`` at 1.9.0 exactly; call ``b`` takes any version of it and
     walks down from 1.29.0 past the pass's threshold. The pass finds 1.9.0 already read and
     live: it reads nothing more (it read every version down to 1.0.0 before)."""
     idx = index()
     idx["root"]["calls"] = [{"name": "a", "source": "t/a/null", "version": "1.9.0", "file": "main.tf", "line": 1},
                             {"name": "b", "source": "t/a/null", "version": ">= 1.0", "file": "main.tf", "line": 5}]
-    u = universe_from_index(idx)
-    ctx = ReadingContext(u)
-    try:
-        res = solve(u.root, ctx)
-    finally:
-        ctx.close()
-    assert {p: c.version_text for p, c in res.modules.items()} == {"a": "1.9.0", "b": "1.9.0"}
-    read_b = {v for p, v in ctx.read if p == "b"}
+    selection, read = _solve_index(idx)
+    assert selection == {"a": "1.9.0", "b": "1.9.0"}
+    read_b = {v for p, v in read if p == "b"}
     assert min(read_b, key=lambda v: int(v.split(".")[1])) == "1.9.0"  # nothing older than what it took
     assert len(read_b) == 21  # 1.29.0 down to 1.9.0
 
