@@ -342,3 +342,20 @@ def test_a_remote_that_refuses_a_want_by_id_is_asked_by_name(tmp_path):
     remotes.export(url, ref, tmp_path / "out")
     assert (tmp_path / "out" / "main.tf").read_text() == 'variable "v" {}\n'
     assert counter.snapshot()["git_fetch"] == 2  # by id, refused; then by name
+
+
+def test_a_fetch_by_id_that_times_out_is_not_asked_again_by_name(tmp_path):
+    """Only a refused want falls back to a fetch by name: a server that never answers costs
+    one deadline, not two (hostile input stays bounded)."""
+    from tofu_solve.errors import NetworkError
+    from tofu_solve.remote.git import GitRemotes
+    from tofu_solve.remote.ops import OpCounter
+    from tofu_solve.settings import Limits
+    from tofu_solve.store.cache import Cache
+
+    counter = OpCounter()
+    remotes = GitRemotes(Cache(tmp_path / "cache"), counter, limits=Limits(deadline=2))
+    with silent_git_server() as url:
+        with pytest.raises(NetworkError):
+            remotes.export(url, RemoteRef("refs/tags/v1.0.0", "1" * 40), tmp_path / "never")
+    assert counter.snapshot()["git_fetch"] == 1  # by id, timed out; not again by name

@@ -42,6 +42,9 @@ _STRICT_SEMVER = re.compile(
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
     r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?")
 _SHA_RE = re.compile(r"[0-9a-f]{40}")
+# what git says when a server refuses a want by object id (protocol v0 without
+# uploadpack.allow*SHA1InWant, or a server that restricts wants)
+_REFUSED_WANT = re.compile(r"unadvertised object|not our ref|not a valid object|want .* not valid", re.I)
 log = logging.getLogger(__name__)
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "GIT_SSH_COMMAND": "ssh -oBatchMode=yes"}
 
@@ -385,9 +388,9 @@ class GitRemotes:
                            env={**self.environ, **GIT_ENV})
             try:
                 self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
-            except git.GitCommandError:
-                if specs == by_name:
-                    raise
+            except git.GitCommandError as e:
+                if specs == by_name or not _REFUSED_WANT.search(_stderr(e)):
+                    raise  # a timeout or a lost connection is not asked again: the deadline holds
                 specs = by_name
                 self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
             fetched = time.monotonic()
