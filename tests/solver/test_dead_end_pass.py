@@ -6,6 +6,8 @@ the selection is the same as when it reads them all."""
 
 from __future__ import annotations
 
+import pytest
+
 from tofu_solve.solver import resolve as resolve_module
 from tofu_solve.solver.propagate import propagate
 from tofu_solve.solver.resolve import root_requirements, solve
@@ -115,3 +117,67 @@ def test_a_pass_says_when_a_later_one_could_find_more():
         assert not later.partial and later.dead == full.dead
     finally:
         ctx.close()
+
+
+class _CountedSearch(resolve_module.Search):
+    """The solve's own searches (those with its reporter), counted."""
+
+    started = 0
+
+    def __init__(self, provider, reporter):
+        if isinstance(reporter, resolve_module.SearchReporter):
+            _CountedSearch.started += 1
+        super().__init__(provider, reporter)
+
+
+def _solve_tangled(monkeypatch, seed: int) -> tuple[dict[str, str], int, int]:
+    """(selection, the solve's searches started, the dead-end passes announced)."""
+    from tests.solver.test_search import tangled_index
+    from tofu_solve.events import LookingForDeadEnds
+
+    monkeypatch.setattr(resolve_module, "Search", _CountedSearch)
+    _CountedSearch.started = 0
+    u = universe_from_index(tangled_index(seed))
+    ctx = MemoryContext(u)
+    events: list = []
+    ctx.progress = events.append
+    try:
+        res = solve(u.root, ctx)
+    finally:
+        ctx.close()
+    looked = sum(isinstance(e, LookingForDeadEnds) for e in events)
+    return {p: c.version_text for p, c in res.modules.items()}, _CountedSearch.started, looked
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_pass_that_finds_nothing_dead_lets_the_search_go_on(monkeypatch, seed):
+    """Tangled universes whose search goes back past the threshold, and whose dead-end pass
+    proves nothing: the search goes on where it stood (one search, not a second one from
+    round 0), and selects what an uninterrupted search selects and what a search started
+    again selects (the behaviour before, issue #23)."""
+    selection, searches, looked = _solve_tangled(monkeypatch, seed)
+    assert looked == 1 and searches == 1
+
+    monkeypatch.setattr(resolve_module, "THRASH_BACKTRACKS", 10**9)
+    uninterrupted, searches, looked = _solve_tangled(monkeypatch, seed)
+    assert looked == 0 and searches == 1
+    assert uninterrupted == selection
+
+    class StartsAgain(resolve_module.SearchReporter):
+        def __init__(self, *args, **kwargs):
+            kwargs["on_interrupt"] = (lambda look: lambda: look() or True)(kwargs["on_interrupt"])
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(resolve_module, "THRASH_BACKTRACKS", 16)
+    monkeypatch.setattr(resolve_module, "SearchReporter", StartsAgain)
+    again, searches, looked = _solve_tangled(monkeypatch, seed)
+    assert looked == 1 and searches == 2
+    assert again == selection
+
+
+def test_a_pass_that_finds_dead_versions_starts_the_search_again(monkeypatch):
+    monkeypatch.setattr(resolve_module, "Search", _CountedSearch)
+    _CountedSearch.started = 0
+    selection, _ = _solve_index(index())
+    assert selection == {"a": "1.9.0", "z": "1.29.0"}
+    assert _CountedSearch.started == 2  # without a's 20 dead versions

@@ -151,3 +151,41 @@ def test_the_solver_cases_search_the_same(case):
     index = json.loads(case.read_text())["index"]
     ours, theirs = _run(Search, index), _run(Resolver, index, UnnarrowedProvider)
     assert ours[:4] == theirs[:4]
+
+
+class CheckedProvider(CountingProvider):
+    """Every provider's matches the search asks for, computed both ways: from the kept
+    summary of the criterion plus the one requirement added (as the search asks), and from
+    all the criterion's requirements (as resolvelib's own loop asks); they must agree."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.kept = 0
+
+    def find_matches(self, identifier, requirements, incompatibilities):
+        kept = self._adding is not None and self._adding[0] == identifier
+        got = super().find_matches(identifier, requirements, incompatibilities)
+        if kept:  # a provider's: a list (a module call's are a factory, for resolvelib to take lazily)
+            self.kept += 1
+            full = self._provider_matches(list(requirements[identifier]), set(incompatibilities[identifier]))
+            assert got == full, identifier
+        return got
+
+
+def test_a_providers_matches_are_those_of_all_its_requirements():
+    """The search tells the provider which criterion each new requirement extends, and the
+    provider's matches come from what it kept of that criterion: the same matches as from
+    all its requirements, on searches that go back, fail and patch criteria."""
+    kept = 0
+    for seed in range(30):
+        index = tangled_index(seed)
+        ours, theirs = _run(Search, index, CheckedProvider, max_rounds=300), _run(Resolver, index, max_rounds=300)
+        assert ours[:4] == theirs[:4], seed
+    for args in UNIVERSES[:2]:
+        u = make_universe(*args)
+        ctx = MemoryContext(u)
+        provider = CheckedProvider(ctx)
+        Search(provider, BaseReporter()).resolve(requirements_of_tree(u.root, "", None, None, ctx), max_rounds=20000)
+        kept += provider.kept
+        ctx.close()
+    assert kept > 100

@@ -489,12 +489,21 @@ class WhatIf:
                 out = Outcome("impossible", pruning=pruning)
             else:
                 pruned = {k: set(v) for k, v in pruning.dead.items()}
+                again: list = []
+
+                def look_again() -> bool:
+                    # what the search has read since may prove a dead end now; when it
+                    # proves nothing new, the search goes on where it stood
+                    found = propagate(reqs, view, fetch=False)
+                    again.append(found)
+                    return bool(found.empty) or {k: set(v) for k, v in found.dead.items()} != pruned
+
                 try:
-                    result = Search(_NearestFirst(view, nearest, pruned), SearchReporter(ATTEMPT_BACKTRACKS)).resolve(
+                    result = Search(_NearestFirst(view, nearest, pruned),
+                                    SearchReporter(ATTEMPT_BACKTRACKS, on_interrupt=look_again)).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
                 except Interrupted:
-                    # what the search has read since may prove a dead end now
-                    pruning = propagate(reqs, view, fetch=False)
+                    pruning = again[0]
                     if pruning.empty:
                         raise ResolutionImpossible([]) from None
                     pruned = {k: set(v) for k, v in pruning.dead.items()}

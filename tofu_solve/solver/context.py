@@ -144,6 +144,9 @@ class Context:
         self.young_pins: dict[tuple[str, str], HeldBack] = {}
         self._age_checked: set[tuple] = set()
         self._read_from: dict[tuple, str | None] = {}  # tree key -> the immutable address it was read from
+        # The dead-end pass's view of each tree read: id -> (tree, effects)
+        # (tofu_solve.solver.propagate._tree_effects).
+        self.tree_effects: dict[int, tuple] = {}
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""

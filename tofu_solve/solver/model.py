@@ -181,10 +181,11 @@ class ModuleCandidate:
     def version(self) -> GoVersion | None:
         return self.available.version
 
-    @property
+    @cached_property
     def version_text(self) -> str:
         """The version as the lock and output show it: go-version ``String()`` for
-        registry modules, the tag for git, the ref for pins."""
+        registry modules, the tag for git, the ref for pins (computed once: the dead-end
+        pass and the search ask for it tens of thousands of times)."""
         a = self.available
         if a.version is not None and self.source.kind.value == "registry":
             return a.version.string

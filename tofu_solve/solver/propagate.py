@@ -31,7 +31,6 @@ from ..errors import ConfigurationError, TofuSolveError
 from .context import Context
 from .model import (
     ROOT,
-    CoreRequirement,
     ModuleCandidate,
     ModuleRequirement,
     ProviderRequirement,
@@ -145,6 +144,52 @@ def _before_first_live(r: ModuleRequirement, known: Pruning, ctx: Context) -> se
     return None
 
 
+def _tree_effects(tree: ModuleTree, ctx: Context) -> tuple:
+    """What a tree's own provider and OpenTofu requirements allow, wherever it is called:
+    ``(subject, allowed, (kind, index, address))`` per requirement that
+    :func:`~.provider.requirements_of_tree` builds with ``modules=False`` (``index``: its
+    place there), without building them. Read once per tree and run (the pass looks at
+    thousands of candidates, and the explanation's what-if solves pass over them again and
+    again); a requirement is built only for a version found dead (:class:`_Origin`)."""
+    cache = ctx.tree_effects
+    hit = cache.get(id(tree))
+    if hit is not None and hit[0] is tree:
+        return hit[1]
+    out = []
+    index = 0
+    for _path, p in tree.providers:
+        if p.address.is_builtin:
+            continue
+        if p.constraint is not None and "-" not in p.constraint.text:
+            out.append((("provider", str(p.address)), ctx.provider_allowed(p.address, p.constraint),
+                        ("provider", index, p.address)))
+        index += 1
+    t = ctx.options.target
+    for _path, c in tree.core:
+        if not c.counts_for(t.triple, t.terraform):
+            continue
+        out.append((("opentofu",), frozenset([t.version]) if c.constraint.allows(t.version) else frozenset(),
+                    ("opentofu", index, None)))
+        index += 1
+    effects = tuple(out)
+    cache[id(tree)] = (tree, effects)  # holds the tree: its id is not reused meanwhile
+    return effects
+
+
+@dataclass(frozen=True, eq=False)
+class _Origin:
+    """A requirement of a tree called at ``call_path``, built when a version is found dead."""
+
+    tree: ModuleTree
+    call_path: str
+    version: str
+    index: int
+
+    def requirement(self, ctx: Context):
+        from .provider import requirements_of_tree
+        return requirements_of_tree(self.tree, self.call_path, self.version, None, ctx, modules=False)[self.index]
+
+
 def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int],
                     plan: dict[str, set[str] | None] | None = None):
     """One propagation over the first ``limits[call]`` (default :data:`BATCH`) candidates
@@ -228,20 +273,18 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 if not isinstance(tree, ModuleTree):
                     continue
                 items = []
-                for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
-                    if isinstance(d, ProviderRequirement) and d.constraint is not None and not d.address.is_builtin:
-                        if "-" in d.constraint.text or provider_domain(d.address) is None:
-                            continue
-                        items.append((("provider", str(d.address)), ctx.provider_allowed(d.address, d.constraint), d))
-                    elif isinstance(d, CoreRequirement):
-                        t = ctx.options.target.version
-                        items.append((("opentofu",), frozenset([t]) if d.constraint.allows(t) else frozenset(), d))
-                    elif shared and isinstance(d, ModuleRequirement) and ctx.versioned(d):
-                        try:
-                            labels = frozenset(x.available.label for x in ctx.module_candidates(d))
-                        except TofuSolveError:
-                            continue
-                        items.append((("package", ctx.package_address(d.call.source)), labels, d))
+                if shared:  # in requirements_of_tree's order: the nested calls first
+                    for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
+                        if isinstance(d, ModuleRequirement) and ctx.versioned(d):
+                            try:
+                                labels = frozenset(x.available.label for x in ctx.module_candidates(d))
+                            except TofuSolveError:
+                                continue
+                            items.append((("package", ctx.package_address(d.call.source)), labels, d))
+                for subject, allowed, which in _tree_effects(tree, ctx):
+                    if subject[0] == "provider" and provider_domain(which[2]) is None:
+                        continue
+                    items.append((subject, allowed, _Origin(tree, r.call_path, c.version_text, which[1])))
                 if shared:
                     items.append(own)
                 per_version[c.version_text] = items
@@ -267,7 +310,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                         break
                     dom = domains.get(subject)
                     if dom is not None and dom.isdisjoint(allowed):
-                        dead[v] = Kill(subject, req)
+                        dead[v] = Kill(subject, req.requirement(ctx) if isinstance(req, _Origin) else req)
                         break
                 if v in dead:
                     changed = True

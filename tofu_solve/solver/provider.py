@@ -10,6 +10,7 @@ import functools
 import itertools
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from resolvelib.providers import AbstractProvider
 
@@ -53,12 +54,14 @@ def display_package(source) -> str:
 
 
 def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, package: str | None,
-                         ctx: Context) -> list:
+                         ctx: Context, *, modules: bool = True) -> list:
     """The requirements a module tree imposes when installed at ``call_path`` (``ROOT``
-    for the root module)."""
+    for the root module). ``modules=False``: only its provider and OpenTofu requirements
+    (the dead-end pass, which looks at nested calls only with ``-module-versions=shared``);
+    then ``ctx.calls`` is left as it is."""
     out: list = []
     prefix = f"{call_path}." if call_path else ""
-    for rc in tree.remote_calls:
+    for rc in tree.remote_calls if modules else ():
         child = prefix + ".".join(rc.rel_path)
         origin = Origin(".".join((call_path,) + rc.local_path) if rc.local_path and call_path else
                         (".".join(rc.local_path) if rc.local_path else call_path), version, rc.call.where, package)
@@ -148,6 +151,34 @@ def _preference(identifier, causes: set) -> tuple:
     return (identifier not in causes, *_order(identifier))
 
 
+@dataclass(frozen=True)
+class _Summary:
+    """What a provider's requirements ask, as far as its matches go: the set of their
+    texts (``""`` for none; the key of the matches) and their distinct constraints by text,
+    in the order first met."""
+
+    texts: frozenset
+    constraints: dict
+
+    @staticmethod
+    def of(reqs: Iterable[ProviderRequirement]) -> _Summary:
+        reqs = list(reqs)
+        return _Summary(frozenset(map(_TEXT, reqs)),
+                        {r.constraint.text: r.constraint for r in reqs if r.constraint is not None})
+
+    def plus(self, req: ProviderRequirement) -> _Summary:
+        known = req.text in self.texts
+        if known and (req.constraint is None or req.constraint.text in self.constraints):
+            return self
+        constraints = self.constraints
+        if req.constraint is not None and req.constraint.text not in constraints:
+            constraints = {**constraints, req.constraint.text: req.constraint}
+        return _Summary(self.texts if known else self.texts | {req.text}, constraints)
+
+
+_Summary.EMPTY = _Summary(frozenset(), {})
+
+
 class TofuSolveProvider(AbstractProvider):
     """resolvelib callbacks for module calls, module packages, providers and OpenTofu."""
 
@@ -161,6 +192,12 @@ class TofuSolveProvider(AbstractProvider):
         self.spend_budget_at_once = False
         self._allows: dict[tuple[str | None, str], bool] = {}  # (constraint, label) -> module_allows
         self._meeting: dict[tuple, tuple] = {}  # (provider, constraint texts) -> (candidates meeting them all, constraints)
+        # A provider's criterion gains a requirement per module version that requires it:
+        # what its constraints are is kept per criterion and extended by the one added
+        # (see adding_requirement), not read again from all of them on every pin.
+        self._summaries: dict[int, tuple] = {}  # id(criterion) -> (criterion, _Summary)
+        self._adding: tuple | None = None  # (identifier, criterion or None, requirement) being added
+        self._added: tuple | None = None  # (identifier, _Summary) that find_matches made for it
 
     def identify(self, requirement_or_candidate):
         return requirement_or_candidate.identifier
@@ -222,8 +259,41 @@ class TofuSolveProvider(AbstractProvider):
         for c in older[:CONFLICT_READ_AHEAD]:
             self.ctx.prefetch_tree(c)
 
+    def adding_requirement(self, identifier, criterion, requirement) -> None:
+        """:class:`~.search.Search` says that the next :meth:`find_matches` for ``identifier``
+        is for the requirements of ``criterion`` (None: there is none yet) followed by
+        ``requirement`` (resolvelib's ``_add_to_criteria``). For a provider, the matches
+        then come from the criterion's kept summary plus the one requirement: adding to a
+        criterion of n requirements costs what adding to one of a few costs (a 1,050-call
+        tree adds a thousand requirements to the same provider's criterion, issue #23)."""
+        self._adding = (identifier, criterion, requirement) if identifier[0] == "provider" else None
+        self._added = None
+
+    def added_requirement(self, identifier, criterion) -> None:
+        """:class:`~.search.Search` says that the add announced by :meth:`adding_requirement`
+        made ``criterion``; None: it made none (the requirements conflicted)."""
+        added, self._added, self._adding = self._added, None, None
+        if added is not None and criterion is not None and added[0] == identifier:
+            self._summaries[id(criterion)] = (criterion, added[1])  # holds it: its id is not reused
+
+    def _summary(self, criterion) -> _Summary:
+        hit = self._summaries.get(id(criterion))
+        if hit is not None and hit[0] is criterion:
+            return hit[1]
+        summary = _Summary.of(list(criterion.iter_requirement()))
+        self._summaries[id(criterion)] = (criterion, summary)
+        return summary
+
     def find_matches(self, identifier, requirements: Mapping[object, Iterator],
                      incompatibilities: Mapping[object, Iterator]) -> Iterable:
+        adding = self._adding
+        if adding is not None and adding[0] == identifier:
+            self._adding = None
+            _, criterion, requirement = adding
+            before = self._summary(criterion) if criterion is not None else _Summary.EMPTY
+            summary = before.plus(requirement)
+            self._added = (identifier, summary)
+            return self._provider_matches_of(requirement.address, summary, set(incompatibilities[identifier]))
         reqs = list(requirements[identifier])
         bad = set(incompatibilities[identifier])
         kind = identifier[0]
@@ -295,17 +365,16 @@ class TofuSolveProvider(AbstractProvider):
             n += 1
 
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
+        return self._provider_matches_of(reqs[0].address, _Summary.of(reqs), bad)
+
+    def _provider_matches_of(self, address, summary: _Summary, bad: set) -> list[ProviderCandidate]:
         """Newest first, every constraint met (``MeetingConstraints`` of all of them ANDed).
         Released versions are checked against each distinct constraint's cached member set;
         prereleases (which one constraint may request for all) against the whole AND."""
-        address = reqs[0].address
-        # one requirement per module version that requires the provider, and its criterion
-        # grows by one at every pin: the key is built at C speed (``text`` is the
-        # constraint's text, "" for none), the constraints themselves only on a miss
-        key = (str(address), frozenset(map(_TEXT, reqs)))
+        key = (str(address), summary.texts)
         hit = self._meeting.get(key)
         if hit is None:  # the same set of constraints comes back on most rounds of a large tree
-            constraints = list({r.constraint.text: r.constraint for r in reqs if r.constraint is not None}.values())
+            constraints = list(summary.constraints.values())
             hit = self._meeting[key] = (self._meeting_all(address, constraints), constraints)
         meeting, constraints = hit
         lock = self.ctx.locks.providers.get(str(address))

@@ -3,9 +3,11 @@
 resolvelib calls a reporter at each round and each rejected candidate; this one keeps the
 counts (rounds, backtracks, per identifier, so that an error can name what the search went
 back and forth on), passes each rejection to an optional listener (the candidate provider
-reads ahead there) and raises :class:`Interrupted` once, when the search has gone back
-``interrupt_at`` times, so that the caller can look for certain dead ends
-(:mod:`tofu_solve.solver.propagate`) and resume. Used by :func:`tofu_solve.solver.resolve.solve`
+reads ahead there) and, once, when the search has gone back ``interrupt_at`` times, stops it
+so that the caller can look for certain dead ends (:mod:`tofu_solve.solver.propagate`): by
+raising :class:`Interrupted`, or, with ``on_interrupt``, by running the look inside the
+search, which goes on where it stood unless the look found something that changes its
+candidates. Used by :func:`tofu_solve.solver.resolve.solve`
 and by the what-if solves of :mod:`tofu_solve.explain`.
 """
 
@@ -20,7 +22,7 @@ from .model import subject_name
 
 class Interrupted(Exception):
     """Raised from :meth:`SearchReporter.rejecting_candidate` at the ``interrupt_at``-th
-    backtrack (once per reporter)."""
+    backtrack (once per reporter), unless ``on_interrupt`` says the search may go on."""
 
 
 class SearchReporter(BaseReporter):
@@ -30,15 +32,25 @@ class SearchReporter(BaseReporter):
         interrupt_at: backtracks before :class:`Interrupted` is raised (None: never).
         on_round: called with (round index, backtracks so far) every ``round_every`` rounds.
         on_reject: called with (criterion, candidate) for every rejected candidate.
+        on_interrupt: called, inside the search, at the ``interrupt_at``-th backtrack;
+            :class:`Interrupted` is raised only when it returns True (what it learnt
+            changes the candidates, so the search must start again). When it returns
+            False the search goes on where it stood: it is then the very search that an
+            uninterrupted run makes, without replaying the rounds already made (the
+            synthetic 1,050-call universe's dead-end pass finds nothing dead, and its
+            search started again from round 0, issue #23). Exceptions it raises leave the
+            search.
     """
 
     def __init__(self, interrupt_at: int | None = None, *,
                  on_round: Callable[[int, int], None] | None = None, round_every: int = 200,
-                 on_reject: Callable[[object, object], None] | None = None):
+                 on_reject: Callable[[object, object], None] | None = None,
+                 on_interrupt: Callable[[], bool] | None = None):
         self.interrupt_at = interrupt_at
         self.on_round = on_round
         self.round_every = round_every
         self.on_reject = on_reject
+        self.on_interrupt = on_interrupt
         self.rounds = 0
         self.backtracks = 0
         self.per_identifier: dict = {}
@@ -59,7 +71,8 @@ class SearchReporter(BaseReporter):
         self.per_identifier[ident] = self.per_identifier.get(ident, 0) + 1
         if self.interrupt_at is not None and self.backtracks >= self.interrupt_at:
             self.interrupt_at = None
-            raise Interrupted()
+            if self.on_interrupt is None or self.on_interrupt():
+                raise Interrupted()
 
     def _note_involved(self, criterion, ident) -> None:
         """Record the module call paths a conflict involves: the rejected candidate's and

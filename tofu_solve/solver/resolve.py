@@ -173,28 +173,39 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
         # them too, so their older versions are read ahead now, beside the candidate's.
         provider.read_ahead_below_parties(criterion.information, candidate)
 
+    passes: list = []  # the dead-end pass, once it has run
+
+    def look_for_dead_ends() -> bool:
+        # The search keeps going back: read the candidates of the root calls the conflicts
+        # involve (in parallel) and find the versions that cannot be part of any solution.
+        # True: the search starts again without them (or a root call has none left, a
+        # certain clash); False: nothing is dead, and the search goes on where it stood.
+        ctx.progress(LookingForDeadEnds())
+        only = _involved_root_calls(reqs, reporter.involved)
+        started = time.monotonic()
+        log.debug("search went back %d times in %d rounds: looking for dead ends of %s", reporter.backtracks,
+                  reporter.rounds, "every root call" if only is None else ", ".join(sorted(only)))
+        found = propagate(reqs, ctx, fetch=True, only=only)
+        passes.append(found)
+        dead = sum(len(v) for v in found.dead.values())
+        log.debug("dead-end pass: %d versions dead in %.2f s%s", dead, time.monotonic() - started,
+                  "" if dead or found.empty else "; the search goes on")
+        return bool(dead or found.empty)
+
     reporter = SearchReporter(
-        THRASH_BACKTRACKS, on_reject=read_ahead_below_the_other_parties,
+        THRASH_BACKTRACKS, on_reject=read_ahead_below_the_other_parties, on_interrupt=look_for_dead_ends,
         on_round=lambda index, backtracks: ctx.progress(StillResolving(index, backtracks)))
     try:
         try:
             result = Search(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
         except Interrupted:
-            # The search keeps going back: read every candidate of the root calls at once
-            # (in parallel) and drop the versions that cannot be part of any solution; a
-            # root call left with none is a certain clash, explained now.
-            ctx.progress(LookingForDeadEnds())
-            only = _involved_root_calls(reqs, reporter.involved)
-            started = time.monotonic()
-            log.debug("search went back %d times in %d rounds: looking for dead ends of %s", reporter.backtracks,
-                      reporter.rounds, "every root call" if only is None else ", ".join(sorted(only)))
-            pruning = propagate(reqs, ctx, fetch=True, only=only)
-            log.debug("dead-end pass: %d versions dead in %.2f s", sum(len(v) for v in pruning.dead.values()),
-                      time.monotonic() - started)
-            if pruning.empty:
+            pruning = passes[0]
+            if pruning.empty:  # a root call has no version left: a certain clash, explained now
                 raise Unsatisfiable([], reqs, tree, root) from None
             provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
             result = Search(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
+        if passes:
+            pruning = passes[0]
     except ResolutionImpossible as e:
         raise Unsatisfiable(e.causes, reqs, tree, root) from None
     except ResolutionTooDeep:

@@ -93,6 +93,9 @@ class _IncrementalResolution(_resolution.Resolution):
         self._touched: dict | None = None  # identifier -> whether its criterion existed before
         self._known: tuple | None = None  # (state, _Unsatisfied) valid for exactly that state
         self._orders: dict = {}
+        # the provider is told which criterion each find_matches extends (it keeps what a
+        # provider's criterion asks, instead of reading all its requirements again)
+        self._announce = hasattr(provider, "adding_requirement")
 
     def _order(self, name):
         key = self._orders.get(name)
@@ -107,9 +110,18 @@ class _IncrementalResolution(_resolution.Resolution):
         return super()._get_updated_criteria(candidate)
 
     def _add_to_criteria(self, criteria, requirement, parent) -> None:
-        super()._add_to_criteria(criteria, requirement, parent)
+        name = self._p.identify(requirement_or_candidate=requirement)
+        if self._announce:
+            self._p.adding_requirement(name, criteria.get(name), requirement)
+            try:
+                super()._add_to_criteria(criteria, requirement, parent)
+            except BaseException:
+                self._p.added_requirement(name, None)  # not made (RequirementsConflicted)
+                raise
+            self._p.added_requirement(name, criteria[name])
+        else:
+            super()._add_to_criteria(criteria, requirement, parent)
         if self._touched is not None:
-            name = self._p.identify(requirement_or_candidate=requirement)
             self._touched.setdefault(name, name in self.state.criteria)
 
     def _is_current_pin_satisfying(self, name, criterion) -> bool:
