@@ -1,5 +1,5 @@
 """The solver alone on two synthetic universes (in memory, :mod:`tofu_solve.world.memory`):
-105 and 1,050 module calls, best of two runs each, per selected call, beside the
+105 and 1,050 module calls, best of five runs each, per selected call, beside the
 interpreter's start-up-and-import time measured in the same run (issue #23's linear-growth
 target), with the garbage collector tuned as the command line tunes it. Prints one JSON line.
 
@@ -25,7 +25,7 @@ def main() -> None:
     rows = []
     for args in ((60, 30, 2, 15), (450, 40, 2, 150)):
         best, calls = None, 0
-        for _ in range(2):
+        for _ in range(5):
             u = make_universe(*args)
             ctx = MemoryContext(u)
             t0 = time.perf_counter()

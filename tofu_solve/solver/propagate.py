@@ -144,13 +144,26 @@ def _before_first_live(r: ModuleRequirement, known: Pruning, ctx: Context) -> se
     return None
 
 
+@dataclass(frozen=True)
+class _Effect:
+    """The ``index``-th requirement :func:`~.provider.requirements_of_tree` builds with
+    ``modules=False`` for a tree (on a provider ``address``, or on OpenTofu: None), built
+    only when it proves a version dead."""
+
+    index: int
+    address: object
+
+    def requirement(self, tree: ModuleTree, call_path: str, version: str, ctx: Context):
+        from .provider import requirements_of_tree
+        return requirements_of_tree(tree, call_path, version, None, ctx, modules=False)[self.index]
+
+
 def _tree_effects(tree: ModuleTree, ctx: Context) -> tuple:
     """What a tree's own provider and OpenTofu requirements allow, wherever it is called:
-    ``(subject, allowed, (kind, index, address))`` per requirement that
-    :func:`~.provider.requirements_of_tree` builds with ``modules=False`` (``index``: its
-    place there), without building them. Read once per tree and run (the pass looks at
-    thousands of candidates, and the explanation's what-if solves pass over them again and
-    again); a requirement is built only for a version found dead (:class:`_Origin`)."""
+    ``(subject, allowed, _Effect)`` per requirement that :func:`~.provider.requirements_of_tree`
+    builds with ``modules=False``, without building them. Read once per tree and run (the
+    pass looks at thousands of candidates, and the explanation's what-if solves pass over
+    them again and again)."""
     cache = ctx.tree_effects
     hit = cache.get(id(tree))
     if hit is not None and hit[0] is tree:
@@ -162,32 +175,18 @@ def _tree_effects(tree: ModuleTree, ctx: Context) -> tuple:
             continue
         if p.constraint is not None and "-" not in p.constraint.text:
             out.append((("provider", str(p.address)), ctx.provider_allowed(p.address, p.constraint),
-                        ("provider", index, p.address)))
+                        _Effect(index, p.address)))
         index += 1
     t = ctx.options.target
     for _path, c in tree.core:
         if not c.counts_for(t.triple, t.terraform):
             continue
         out.append((("opentofu",), frozenset([t.version]) if c.constraint.allows(t.version) else frozenset(),
-                    ("opentofu", index, None)))
+                    _Effect(index, None)))
         index += 1
     effects = tuple(out)
     cache[id(tree)] = (tree, effects)  # holds the tree: its id is not reused meanwhile
     return effects
-
-
-@dataclass(frozen=True, eq=False)
-class _Origin:
-    """A requirement of a tree called at ``call_path``, built when a version is found dead."""
-
-    tree: ModuleTree
-    call_path: str
-    version: str
-    index: int
-
-    def requirement(self, ctx: Context):
-        from .provider import requirements_of_tree
-        return requirements_of_tree(self.tree, self.call_path, self.version, None, ctx, modules=False)[self.index]
 
 
 def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int],
@@ -255,16 +254,19 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     effects: dict[str, dict[str, list]] = {}
     # versions whose metadata is unknown: only their own package pin (shared mode) is certain
     unknown_pins: dict[str, dict[str, list]] = {r.call_path: {} for r in calls}
+    tree_of: dict[str, dict[str, ModuleTree]] = {}  # call path -> version -> its tree
+    checked: dict[int, tuple] = {}  # id of a tree's effects -> those whose provider can be listed
     try:
         for r in calls:
             per_version = {}
+            trees = tree_of[r.call_path] = {}
+            wanted = fetched.get(r.call_path, set())
             for c in cands.get(r.call_path, []):
-                wanted = fetched.get(r.call_path, set())
                 fetch_this = wanted is None or c.version_text in wanted
                 if not fetch_this and not ctx.tree_known(c):
                     out.partial = True  # counted as live for want of its metadata
                 tree = _known_tree(ctx, c, fetch_this)
-                own = (("package", c.package), frozenset([c.available.label]), None)
+                own = (("package", c.package), frozenset([c.available.label]), None) if shared else None
                 if tree is None and shared:
                     unknown_pins[r.call_path][c.version_text] = [own]
                 if isinstance(tree, ConfigurationError):
@@ -272,8 +274,14 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                     continue
                 if not isinstance(tree, ModuleTree):
                     continue
-                items = []
+                own_effects = _tree_effects(tree, ctx)
+                usable = checked.get(id(own_effects))
+                if usable is None:  # without the providers whose versions cannot be listed
+                    usable = checked[id(own_effects)] = tuple(
+                        e for e in own_effects if e[2].address is None or provider_domain(e[2].address) is not None)
+                trees[c.version_text] = tree
                 if shared:  # in requirements_of_tree's order: the nested calls first
+                    items = []
                     for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
                         if isinstance(d, ModuleRequirement) and ctx.versioned(d):
                             try:
@@ -281,12 +289,10 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                             except TofuSolveError:
                                 continue
                             items.append((("package", ctx.package_address(d.call.source)), labels, d))
-                for subject, allowed, which in _tree_effects(tree, ctx):
-                    if subject[0] == "provider" and provider_domain(which[2]) is None:
-                        continue
-                    items.append((subject, allowed, _Origin(tree, r.call_path, c.version_text, which[1])))
-                if shared:
+                    items.extend(usable)
                     items.append(own)
+                else:
+                    items = usable
                 per_version[c.version_text] = items
             effects[r.call_path] = per_version
             out.known[r.call_path] = len(per_version)
@@ -310,7 +316,9 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                         break
                     dom = domains.get(subject)
                     if dom is not None and dom.isdisjoint(allowed):
-                        dead[v] = Kill(subject, req.requirement(ctx) if isinstance(req, _Origin) else req)
+                        if isinstance(req, _Effect):
+                            req = req.requirement(tree_of[path][v], path, v, ctx)
+                        dead[v] = Kill(subject, req)
                         break
                 if v in dead:
                     changed = True

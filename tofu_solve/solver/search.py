@@ -83,6 +83,34 @@ class _Unsatisfied:
         return heap[0][1]
 
 
+class _Changes(dict):
+    """The criteria as a candidate's dependencies change them: a ``dict`` of the changed
+    criteria that answers the others from ``base`` (left as it is). What resolvelib does
+    with it: ``get``, ``[]``, ``in`` while adding (through ``IteratorMapping``), then
+    ``state.criteria.update(changes)``, which copies only the changed ones, in the order
+    they were added (as from a full copy: a criterion already there keeps its place)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: dict):
+        super().__init__()
+        self.base = base
+
+    def __missing__(self, key):
+        return self.base[key]
+
+    def get(self, key, default=None):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self.base.get(key, default)
+
+    def __contains__(self, key) -> bool:
+        return dict.__contains__(self, key) or key in self.base
+
+    def __bool__(self) -> bool:
+        return bool(self.base) or dict.__len__(self) > 0
+
+
 class _IncrementalResolution(_resolution.Resolution):
     """resolvelib's ``Resolution`` with the per-round scans kept up to date instead of
     repeated (see the module)."""
@@ -106,8 +134,13 @@ class _IncrementalResolution(_resolution.Resolution):
     # --- what changed in a round ---------------------------------------------------------
 
     def _get_updated_criteria(self, candidate):
+        # resolvelib copies every criterion to add a candidate's dependencies, then copies
+        # them all back into the state: only the changed ones are held, over the state's
         self._touched = {}  # only the last call's (the candidate pinned) is used
-        return super()._get_updated_criteria(candidate)
+        criteria = _Changes(self.state.criteria)
+        for requirement in self._p.get_dependencies(candidate=candidate):
+            self._add_to_criteria(criteria, requirement, parent=candidate)
+        return criteria
 
     def _add_to_criteria(self, criteria, requirement, parent) -> None:
         name = self._p.identify(requirement_or_candidate=requirement)
