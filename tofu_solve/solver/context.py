@@ -147,6 +147,12 @@ class Context:
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}
+        # Trees of nested calls read ahead of the search (read_nested_ahead): until something
+        # asks for one it counts as not read (tree_known, fetch budgets) and is not written to
+        # the metadata cache, so the solve and its explanations are those of a run that never
+        # read it; memo key -> its value once read ("unsaved" until asked for).
+        self._speculative: set[tuple] = set()
+        self._unsaved: dict[tuple, object] = {}
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
@@ -400,20 +406,41 @@ class Context:
         """
         key = self._tree_key(cand)
         if self.fetch_budget is not None:
-            known = ("tree",) + key in self._memo  # read, or being read (a prefetch already counted)
-            if not known and self.metadata.get(*key) is None:
+            if not self._known_this_run(("tree",) + key) and self.metadata.get(*key) is None:
                 with self._lock:
                     if self.fetch_budget <= 0:
                         raise FetchBudgetExceeded()
                     self.fetch_budget -= 1
                     self.stats.improve_fetches += 1
+        self._claim(("tree",) + key)
         return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
+
+    def _known_this_run(self, memo_key: tuple) -> bool:
+        """Read this run, or being read (a prefetch already counted), by someone who asked
+        for it: a nested call's tree read ahead and not yet asked for does not count."""
+        with self._lock:
+            if memo_key in self._speculative:
+                return False
+        return memo_key in self._memo
+
+    def _claim(self, memo_key: tuple) -> None:
+        """Someone asks for the tree at ``memo_key``: if it was read ahead for a nested call,
+        it counts as read from now on, and is written to the metadata cache (now, or when
+        its read ends)."""
+        with self._lock:
+            if memo_key not in self._speculative:
+                return
+            self._speculative.discard(memo_key)
+            if memo_key not in self._unsaved:
+                return  # still being read: _load_tree writes it
+            value = self._unsaved.pop(memo_key)
+        self.metadata.put(*memo_key[1:], value)
 
     def tree_known(self, cand: ModuleCandidate) -> bool:
         """Whether :meth:`tree` would answer without fetching (read this run, or in the
         metadata cache)."""
         key = self._tree_key(cand)
-        if self._memo.done(("tree",) + key):
+        if self._memo.done(("tree",) + key) and self._known_this_run(("tree",) + key):
             return True
         return self.metadata.get(*key) is not None
 
@@ -423,23 +450,81 @@ class Context:
         key = self._tree_key(cand)
         if self.fetch_budget is None:
             self._future(("tree",) + key, lambda: self._load_tree(cand, key))
+            self._claim(("tree",) + key)
             return
-        with self._lock:
-            if ("tree",) + key in self._memo:
-                return
+        if self._known_this_run(("tree",) + key):
+            return
         if self.metadata.get(*key) is None:
             with self._lock:
                 if self.fetch_budget <= 0:
                     return
                 self.fetch_budget -= 1
                 self.stats.improve_fetches += 1
-        self._submit(("tree",) + key, lambda: self._load_tree(cand, key))
+        self._claim(("tree",) + key)
+        if ("tree",) + key not in self._memo:
+            self._submit(("tree",) + key, lambda: self._load_tree(cand, key))
 
-    def _load_tree(self, cand: ModuleCandidate, key):
+    def read_nested_ahead(self, cand: ModuleCandidate, tree: ModuleTree) -> None:
+        """Start reading, in the background, the tree that each nested call of ``cand``
+        (read at its ``tree``) takes first: its listing, then its first candidate (the
+        newest its constraint admits, or its locked version). Whether or not the search
+        pins ``cand``, this shortens a walk down a call that has nested calls from one
+        round trip per level to one (each version of eks, then the kms its version calls,
+        issue #23). Until asked for, such a tree counts as not read (see ``_speculative``).
+        Not with a release cooldown (listing a nested call would note held-back versions
+        for calls the search may never reach)."""
+        from .model import Origin
+        if self.options.min_age:
+            return
+        prefix = f"{cand.call_path}."
+        for rc in tree.remote_calls:
+            child = prefix + ".".join(rc.rel_path)
+            req = ModuleRequirement(child, rc.call, Origin(cand.call_path, cand.version_text, rc.call.where),
+                                    str(rc.call.source))
+            try:
+                self.pool.submit(self._read_first_candidate_ahead, req)
+            except RuntimeError:  # the run is closing
+                return
+
+    def _read_first_candidate_ahead(self, req: ModuleRequirement) -> None:
+        # as the search takes them: the locked version, built from the lock (a warm re-init
+        # lists nothing), else the first of the listing
+        first = self.locked_candidate(req)
+        if first is None:
+            try:
+                cands = self.module_candidates(req)
+            except Exception:  # the search meets the same error, if it gets there
+                return
+            if not cands:
+                return
+            first = cands[0]
+        key = self._tree_key(first)
+        memo_key = ("tree",) + key
+        with self._lock:
+            if not self._memo.reserve(memo_key):
+                return  # read, or being read, already
+            self._speculative.add(memo_key)
+
+        def run():
+            try:
+                self._wait(memo_key, lambda: self._load_tree(first, key, nested=False))
+            except Exception:
+                pass
+        try:
+            self.pool.submit(run)
+        except RuntimeError:  # the run is closing: nobody will ask for it
+            with self._lock:
+                self._speculative.discard(memo_key)
+
+    def _load_tree(self, cand: ModuleCandidate, key, nested: bool = True):
+        """``nested``: read the trees of the nested calls ahead (read_nested_ahead); not for
+        a tree itself read ahead for a nested call (one level, no cascade)."""
         cached = self.metadata.get(*key)
         if cached is not None:
             with self._lock:
                 self.stats.trees_from_cache += 1
+            if nested and isinstance(cached, ModuleTree):
+                self.read_nested_ahead(cand, cached)
             return cached
         light = self._config_files(cand)
         if light is not None:
@@ -468,7 +553,13 @@ class Context:
                 self.stats.read_seconds += time.perf_counter() - started
         with self._lock:
             self.stats.trees_read += 1
-        self.metadata.put(*key, value)
+            unsaved = ("tree",) + key in self._speculative
+            if unsaved:
+                self._unsaved[("tree",) + key] = value
+        if not unsaved:
+            self.metadata.put(*key, value)
+        if nested and isinstance(value, ModuleTree):
+            self.read_nested_ahead(cand, value)
         return value
 
     def _config_files(self, cand: ModuleCandidate) -> ConfigFiles | None:
