@@ -181,3 +181,32 @@ def test_a_pass_that_finds_dead_versions_starts_the_search_again(monkeypatch):
     selection, _ = _solve_index(index())
     assert selection == {"a": "1.9.0", "z": "1.29.0"}
     assert _CountedSearch.started == 2  # without a's 20 dead versions
+
+
+class ReadsEndingMeanwhile(ReadingContext):
+    """Every version's read ends right after the pass over what is known has looked at it
+    (which asks twice per version whether it is known): the read-ahead of a search that
+    went back, still under way when the pass starts."""
+
+    def __init__(self, u):
+        super().__init__(u)
+        self.asked: dict[tuple[str, str], int] = {}
+
+    def tree_known(self, cand):
+        key = (cand.package, cand.version_text)
+        self.asked[key] = self.asked.get(key, 0) + 1
+        return self.asked[key] > 2
+
+
+def test_a_read_that_ends_during_the_pass_is_not_taken_for_a_live_version():
+    """The pass plans its reads from the pass over what is known; a version whose read ended
+    since was not examined by that pass, so it is read (and found dead), not taken for the
+    first live version (which made the pass read nothing)."""
+    u = universe_from_index(index())
+    ctx = ReadsEndingMeanwhile(u)
+    try:
+        reqs = root_requirements(u.root, ctx)
+        found = propagate(reqs, ctx, fetch=True, only={"a"})
+        assert set(found.dead["a"]) == set(_versions(30)[10:])
+    finally:
+        ctx.close()

@@ -59,6 +59,7 @@ class Pruning:
         empty: root call paths left with no live version (a certain clash).
         narrowed_by: subject -> call paths whose every live version constrains it.
         known: call path -> how many candidates were examined.
+        examined: call path -> the versions examined (their metadata was known to the pass).
         partial: some candidate examined was counted as live for want of its metadata:
             a later pass, when more is known, may find more dead ends (when False, a
             later pass over the same candidates finds exactly these).
@@ -68,6 +69,7 @@ class Pruning:
     empty: list[str] = field(default_factory=list)
     narrowed_by: dict[tuple, list[str]] = field(default_factory=dict)
     known: dict[str, int] = field(default_factory=dict)
+    examined: dict[str, set[str]] = field(default_factory=dict)
     partial: bool = False
 
     def dead_versions(self, call_path: str) -> set[str]:
@@ -135,9 +137,13 @@ def _before_first_live(r: ModuleRequirement, known: Pruning, ctx: Context) -> se
     except TofuSolveError:
         return None
     dead = known.dead.get(r.call_path, {})
+    examined = known.examined.get(r.call_path, set())
     unknown: set[str] = set()
     for c in cands:
-        if not ctx.tree_known(c):
+        # known as the pass over what is known saw it, not as now: a read that ended since
+        # is a version that pass did not examine, not a live one (a race that made the pass
+        # read nothing, and the search walk the other calls for seconds, issue #23)
+        if c.version_text not in examined:
             unknown.add(c.version_text)
         elif c.version_text not in dead:
             return unknown
@@ -296,6 +302,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 per_version[c.version_text] = items
             effects[r.call_path] = per_version
             out.known[r.call_path] = len(per_version)
+            out.examined[r.call_path] = set(per_version)
     finally:
         ctx.calls.clear()
         ctx.calls.update(saved_calls)
