@@ -210,3 +210,4 @@ def test_a_read_that_ends_during_the_pass_is_not_taken_for_a_live_version():
         assert set(found.dead["a"]) == set(_versions(30)[10:])
     finally:
         ctx.close()
+

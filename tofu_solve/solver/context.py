@@ -58,7 +58,7 @@ from ..versions.cooldown import HeldBack, exact_version
 from ..versions.goversion import GoVersion
 from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
-from .model import ModuleCandidate, ModuleRequirement
+from .model import ModuleCandidate, ModuleRequirement, Origin
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +95,9 @@ class Stats:
     packages_fetched: int = 0
     improve_fetches: int = 0  # module versions the after-solve pass fetched (bounded)
     release_time_unknown: int = 0  # candidates checked against -min-age whose release time is unknown
+
+
+NESTED_READ_AHEAD = 16  # distinct (source, constraint) of a version's nested calls read ahead of the search
 
 
 class FetchBudgetExceeded(Exception):
@@ -473,11 +476,17 @@ class Context:
         issue #23). Until asked for, such a tree counts as not read (see ``_speculative``).
         Not with a release cooldown (listing a nested call would note held-back versions
         for calls the search may never reach)."""
-        from .model import Origin
         if self.options.min_age:
             return
         prefix = f"{cand.call_path}."
+        seen: set[tuple] = set()
         for rc in tree.remote_calls:
+            what = (str(rc.call.source), rc.call.version.text if rc.call.version is not None else None)
+            if what in seen:
+                continue  # another call to the same source and constraint takes the same version
+            if len(seen) >= NESTED_READ_AHEAD:
+                return  # bounded: a version with hundreds of calls is read as the search reaches them
+            seen.add(what)
             child = prefix + ".".join(rc.rel_path)
             req = ModuleRequirement(child, rc.call, Origin(cand.call_path, cand.version_text, rc.call.where),
                                     str(rc.call.source))

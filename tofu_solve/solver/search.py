@@ -24,6 +24,14 @@ changed:
 - **The pins in a plain dict.** resolvelib copies the pins every round, as an
   ``OrderedDict``; a ``dict`` keeps the same order and pops its last entry the same way,
   and copies in a fraction of the time.
+- **The criteria a pin leaves alone.** resolvelib copies every criterion to add a
+  candidate's dependencies, then copies them all back into the state; :class:`_Changes`
+  holds only the changed ones over the state's, and the state takes only those.
+- **What a provider's criterion asks.** A provider (OpenTofu provider) gains a requirement
+  per module version that requires it; resolvelib hands the candidate provider all of them
+  at every add. The search tells the candidate provider which criterion each new requirement
+  extends (``adding_requirement``/``added_requirement``, when it has them), so that it can
+  keep what the criterion asks and extend it by the one requirement.
 - **The order of choice.** The provider's narrowing (:meth:`~.provider.TofuSolveProvider.search_order`)
   prefers identifiers named by the last conflict, then the least ``search_order`` key, a
   total order: a heap of unsatisfied identifiers by that key gives the same choice as a scan.
