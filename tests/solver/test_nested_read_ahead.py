@@ -43,3 +43,48 @@ def test_nested_calls_read_ahead_are_bounded_and_deduplicated():
     finally:
         ctx.pool = pool
         ctx.close()
+
+
+class _Inline:
+    """A pool that runs what is submitted at once, in the caller's thread."""
+
+    def submit(self, fn, *args):
+        fn(*args)
+
+
+def test_a_read_ahead_that_fails_is_forgotten():
+    """A nested call's tree read ahead of need whose read fails (a network error that was
+    only bad luck) is not remembered: the search, when it asks, reads it again."""
+    from tofu_solve.errors import NetworkError
+    from tofu_solve.solver.context import Context
+
+    class FailsOnce(MemoryContext):
+        def __init__(self, u):
+            super().__init__(u)
+            self.loads = 0
+
+        def _load_tree(self, cand, key, nested=True):
+            self.loads += 1
+            if self.loads == 1:
+                raise NetworkError("Connection reset", "the server went away")
+            return MemoryContext.tree(self, cand)
+
+    u = universe_from_index({"modules": {"t/a/null": {"1.0.0": {"calls": [
+        {"name": "b", "source": "t/b/null", "version": ">= 1.0", "file": "main.tf", "line": 1}]}},
+        "t/b/null": {"1.0.0": {}}}, "root": {"calls": [{"name": "a", "source": "t/a/null", "file": "main.tf",
+                                                        "line": 1}]}})
+    ctx = FailsOnce(u)
+    pool = ctx.pool
+    try:
+        ctx.pool = _Inline()
+        (root_call,) = requirements_of_tree(u.root, "", None, None, ctx)
+        a = ModuleCandidate("a", root_call.call.source, ctx.available(root_call)[0], "t/a/null")
+        ctx.read_nested_ahead(a, u.trees[("t/a/null", "1.0.0")])  # b 1.0.0 read ahead: fails
+        assert ctx.loads == 1
+        (b_call,) = requirements_of_tree(u.trees[("t/a/null", "1.0.0")], "a", "1.0.0", None, ctx)
+        b = ctx.module_candidates(b_call)[0]
+        assert Context.tree(ctx, b) is u.trees[("t/b/null", "1.0.0")]  # read again, not the old error
+        assert ctx.loads == 2
+    finally:
+        ctx.pool = pool
+        ctx.close()

@@ -67,6 +67,17 @@ class SingleFlight:
             self._entries[key] = _Entry()
             return True
 
+    def forget_failure(self, key: Hashable) -> bool:
+        """Drop ``key``'s remembered failure, so that the next caller runs its computation
+        again (a read ahead of need that failed: the run goes on as if it had never been
+        made). Returns whether there was one."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or not entry.done or entry.error is None:
+                return False
+            del self._entries[key]
+            return True
+
     def __contains__(self, key: Hashable) -> bool:
         """Whether ``key`` was asked for (done, failed or under way)."""
         with self._lock:

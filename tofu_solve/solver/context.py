@@ -518,7 +518,12 @@ class Context:
             try:
                 self._wait(memo_key, lambda: self._load_tree(first, key, nested=False))
             except Exception:
-                pass
+                # nobody asked for it: the run goes on as if it had never been read (a
+                # failure that was only bad luck is not remembered for the search)
+                with self._lock:
+                    if memo_key in self._speculative:
+                        self._speculative.discard(memo_key)
+                        self._memo.forget_failure(memo_key)
         try:
             self.pool.submit(run)
         except RuntimeError:  # the run is closing: nobody will ask for it
