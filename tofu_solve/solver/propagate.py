@@ -58,7 +58,6 @@ class Pruning:
         dead: call path -> version text -> why that version cannot be part of a solution.
         empty: root call paths left with no live version (a certain clash).
         narrowed_by: subject -> call paths whose every live version constrains it.
-        known: call path -> how many candidates were examined.
         examined: call path -> the versions examined (their metadata was known to the pass).
         partial: some candidate examined was counted as live for want of its metadata:
             a later pass, when more is known, may find more dead ends (when False, a
@@ -68,7 +67,6 @@ class Pruning:
     dead: dict[str, dict[str, Kill]] = field(default_factory=dict)
     empty: list[str] = field(default_factory=list)
     narrowed_by: dict[tuple, list[str]] = field(default_factory=dict)
-    known: dict[str, int] = field(default_factory=dict)
     examined: dict[str, set[str]] = field(default_factory=dict)
     partial: bool = False
 
@@ -301,7 +299,6 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                     items = usable
                 per_version[c.version_text] = items
             effects[r.call_path] = per_version
-            out.known[r.call_path] = len(per_version)
             out.examined[r.call_path] = set(per_version)
     finally:
         ctx.calls.clear()

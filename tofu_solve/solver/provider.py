@@ -176,7 +176,7 @@ class _Summary:
         return _Summary(self.texts if known else self.texts | {req.text}, constraints)
 
 
-_Summary.EMPTY = _Summary(frozenset(), {})
+_NO_REQUIREMENTS = _Summary(frozenset(), {})
 
 
 class TofuSolveProvider(AbstractProvider):
@@ -290,7 +290,7 @@ class TofuSolveProvider(AbstractProvider):
         if adding is not None and adding[0] == identifier:
             self._adding = None
             _, criterion, requirement = adding
-            before = self._summary(criterion) if criterion is not None else _Summary.EMPTY
+            before = self._summary(criterion) if criterion is not None else _NO_REQUIREMENTS
             summary = before.plus(requirement)
             self._added = (identifier, summary)
             return self._provider_matches_of(requirement.address, summary, set(incompatibilities[identifier]))
