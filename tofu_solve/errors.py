@@ -144,6 +144,13 @@ class LockedVersionMismatch(VersionError):
     "locked provider ... does not match configured version constraint ...")."""
 
 
+class LockedVersionGone(VersionError):
+    """The version the lock file holds for a call or provider is no longer offered by its
+    source (withdrawn, or a hand-edited lock): an error, never a silent re-pick, as OpenTofu
+    says of a provider (``internal/providercache/installer.go``: "the previously-selected
+    version %s is no longer available"); ``-upgrade=NAME`` chooses afresh."""
+
+
 class HashError(TofuSolveError):
     """A package that cannot be hashed (e.g. a file name with a newline)."""
 

@@ -51,6 +51,7 @@ from ..plugins.readahead import ProviderReadAhead
 from ..remote.ops import OpCounter
 from ..settings import Settings
 from ..solver.build import build_context
+from ..solver.changes import lock_change_reasons
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
@@ -71,7 +72,7 @@ from .monorepo import (
     relative_name,
     run_each,
 )
-from .views.init import InitViews, init_result_as_data, show_result
+from .views.init import InitViews, describe_change, init_result_as_data, show_result
 from .views.json_stream import warning_data
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
@@ -233,6 +234,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
             progress(PhaseDone("providers", len(plan.providers)))
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
+        reasons = lock_change_reasons(res, ctx, locks)
     finally:
         ahead.close()
         ctx.close()
@@ -261,14 +263,20 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         old, new = on_disk.get(path), new_modules.get(path)
         if old is not None and new is not None and same_selection(old, new):
             continue  # an entry written before package pins is completed, not changed
-        changes.append(LockChange("module", path, old.version if old else None, new.version if new else None))
+        changes.append(LockChange("module", path, old.version if old else None, new.version if new else None,
+                                  reasons.get(path, "")))
+    provider_changes = [replace(c, reason=reasons.get(c.label, c.reason)) for c in plan.changes]
+    plan.changes[:] = provider_changes
+    res.warnings.extend(WarningText("Newer version needs other locks to move", b.text(opts.upgrade_only))
+                        for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(new_modules))
     if opts.lockfile == "readonly" and (changes or plan.changes):
-        listing = ", ".join(f'{c.block} "{c.label}" ({c.kind})' for c in plan.changes + changes)
         raise LockFileWouldChange(
             "Lock file would change",
-            f"The module selections differ from {LOCK_FILE_NAME} ({listing}), but -lockfile=readonly forbids "
-            "writing it. Run tofu-solve init without -lockfile=readonly to update it.")
+            f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
+            "These locks would change:\n" + "\n".join(describe_change(c) for c in plan.changes + changes)
+            + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
+            f"{LOCK_FILE_NAME}.")
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     # Install first, lock last: an interrupted init leaves the old lock file in place.
     replaced: list[str] = []
@@ -342,6 +350,8 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...],
                     or name in package_names(m.source):
                 del modules[path]
                 hit = True
+                for inner in [p for p in modules if p.startswith(path + ".")]:
+                    del modules[inner]  # the calls inside a module move with it (cargo update -p)
         for addr, p in list(providers.items()):
             if name in (addr, product.short(addr)):
                 del providers[addr]

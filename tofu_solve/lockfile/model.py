@@ -82,12 +82,14 @@ class LockChange:
         block: ``"module"`` or ``"provider"``.
         label: the block's label: a module call path or a provider address.
         old, new: the version before and after (None: the block was absent / is removed).
+        reason: why it changed, with the place that caused it (issue #34); "" when unknown.
     """
 
     block: str
     label: str
     old: str | None
     new: str | None
+    reason: str = ""
 
     @property
     def kind(self) -> str:

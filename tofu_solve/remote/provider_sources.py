@@ -154,6 +154,7 @@ class ProviderSources:
         self.offline = offline
         self.refresh = refresh
         self._listed: dict[tuple[str, str], list[str]] = {}
+        self._relisted: set[str] = set()  # provider addresses listed afresh this run (relist)
         self._lock = threading.Lock()
 
     def handling(self, a: ProviderAddress) -> list[InstallationMethod]:
@@ -181,7 +182,7 @@ class ProviderSources:
 
         ckey = key_of(f"{m.key}\n{a}")
         cached = self.cache.read_json("mirror-versions", ckey) if self.cache is not None else None
-        if cached is not None and (self.offline or not self.refresh):
+        if cached is not None and (self.offline or not (self.refresh or str(a) in self._relisted)):
             versions = cached
         elif self.offline and m.kind == "network_mirror":
             raise OfflineError("Not available offline", f"The versions of {a} on the network mirror "
@@ -193,6 +194,17 @@ class ProviderSources:
         with self._lock:
             self._listed[key] = versions
         return versions
+
+    def relist(self, a: ProviderAddress) -> list[str]:
+        """:meth:`provider_versions` asked of every method again, not of the cache (a lock
+        names a version the cached listing predates). Raises as :meth:`provider_versions`."""
+        with self._lock:
+            self._relisted.add(str(a))
+            for key in [k for k in self._listed if k[1] == str(a)]:
+                del self._listed[key]
+        if any(m.kind == "direct" for m in self.handling(a)):
+            self.client.relist_provider(a)
+        return self.provider_versions(a)
 
     def provider_versions(self, a: ProviderAddress) -> list[str]:
         """Every version any handling method lists (direct first, in the registry's order).

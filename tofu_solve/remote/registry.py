@@ -417,6 +417,15 @@ class RegistryClient:
             self.cache.write_json("provider-versions", key_of(key), versions)
         return versions
 
+    def relist_provider(self, provider: ProviderAddress) -> list[str]:
+        """:meth:`provider_versions` asked of the registry again, not of the cache (a lock
+        names a version the cached listing predates). Raises as :meth:`provider_versions`."""
+        key = str(provider)
+        with self._lock:
+            self._provider_versions.pop(key, None)
+            self.refresh_only = self.refresh_only | {key}
+        return self.provider_versions(provider)
+
     def provider_download(self, provider: ProviderAddress, version: str, platform: str) -> "ProviderDownload":
         """What the provider registry says about one package: ``GET <providers.v1>
         <ns>/<type>/<version>/download/<os>/<arch>`` (OpenTofu's ``registry_client.go``

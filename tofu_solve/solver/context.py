@@ -34,7 +34,6 @@ from ..config.files import MemoryDir
 from ..config.tree import ModuleTree, read_module_tree
 from ..errors import (
     ConfigurationError,
-    LockedVersionMismatch,
     NoMatchingVersionError,
     NoVersionsError,
     TofuSolveError,
@@ -156,6 +155,7 @@ class Context:
         # read it; memo key -> its value once read ("unsaved" until asked for).
         self._speculative: set[tuple] = set()
         self._unsaved: dict[tuple, object] = {}
+        self._relisted: set[str] = set()  # provider addresses listed afresh (provider_lock_listed)
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
@@ -300,25 +300,6 @@ class Context:
         commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
         avail = AvailableVersion(lock.version, version, commit, package=lock.package)
         return ModuleCandidate(req.call_path, source, avail, cp.package_address(source))
-
-    def lock_mismatch(self, req: ModuleRequirement) -> TofuSolveError | None:
-        """When the lock holds ``req``'s call (same source) at a version its constraint no
-        longer allows: the error that says so, naming the call, the locked version, the
-        constraint with its file and line, and the ``-upgrade=`` that lets it move."""
-        lock = self.locks.modules.get(req.call_path)
-        if self.options.upgrade or lock is None or req.constraint is None:
-            return None
-        if lock.source != self.locked_source_base(req, lock.version):
-            return None
-        if list_module_versions(req.constraint, [lock.version]).matching:
-            return None
-        where = req.call.version_where or req.call.where
-        names = ",".join(dict.fromkeys((*self.options.upgrade_targets, req.call_path)))
-        return LockedVersionMismatch(
-            "Incompatible locked module version",
-            f'locked module "{req.call_path}" {lock.version} does not match configured version constraint '
-            f'"{req.constraint.text}"; must use tofu-solve init -upgrade={names} to allow selection of new versions',
-            where)
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
@@ -540,6 +521,7 @@ class Context:
             if nested and isinstance(cached, ModuleTree):
                 self.read_nested_ahead(cand, cached)
             return cached
+        check = self._locked_version_check(cand)
         light = self._config_files(cand)
         if light is not None:
             self._remember_read_from(cand, key, light.pin)
@@ -552,6 +534,8 @@ class Context:
             self._remember_read_from(cand, key, package.pin)
             root, sub = package.root, package.subdir.strip("/")
             exists = (package.root / sub).is_dir()
+        if check is not None:
+            check()
         if sub and not exists:
             # named by package, version and subdirectory, never by its place in the cache
             shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else redact(cand.package)
@@ -575,6 +559,33 @@ class Context:
         if nested and isinstance(value, ModuleTree):
             self.read_nested_ahead(cand, value)
         return value
+
+    def _locked_version_check(self, cand: ModuleCandidate) -> Callable[[], None] | None:
+        """For a candidate built from the lock that is not in the metadata cache (the run
+        goes to the network for it anyway): start listing its source beside the fetch, and
+        return the check that the listing offers the locked version (a withdrawn version, or
+        a hand-edited lock whose package pin still installs another version's contents, is
+        an error, issue #34); None when there is nothing to check. A warm run, whose cached
+        package the lock's ``h1:`` verifies, lists nothing."""
+        from .provider import locked_version_gone
+
+        lock = self.locks.modules.get(cand.call_path)
+        req = self.calls.get(cand.call_path)
+        if lock is None or req is None or self.options.offline or lock.version != cand.version_text \
+                or not self.versioned(req):
+            return None
+        self.prefetch_available(req)
+
+        def check() -> None:
+            try:
+                listed = {a.label for a in self.available(req)} | {
+                    a.version.string for a in self.available(req) if a.version is not None}
+            except TofuSolveError:
+                return  # the listing's own failure is met where the listing is needed
+            if cand.available.label not in listed and cand.version_text not in listed:
+                raise locked_version_gone(f'module "{cand.call_path}"', cand.version_text,
+                                          f"-upgrade={cand.call_path}", req.call.version_where or req.call.where)
+        return check
 
     def _config_files(self, cand: ModuleCandidate) -> ConfigFiles | None:
         """The candidate's configuration files in memory, when its source gives them
@@ -735,11 +746,28 @@ class Context:
 
     # ------------------------------------------------------------------ providers
 
-    def provider_versions(self, address) -> list[gvs.Version]:
-        """Provider versions ascending (a stable sort of the registry list)."""
+    def provider_lock_listed(self, address, version: str) -> bool:
+        """Whether ``address``'s listing offers the locked ``version``; a listing kept from
+        an earlier run that does not (a teammate locked a newer release) is asked again
+        first, unless offline."""
+        if any(str(v) == version for v in self.provider_versions(address)):
+            return True
+        relist = getattr(self.provider_source, "relist", None) or getattr(self.provider_source, "relist_provider", None)
+        if self.options.offline or relist is None:
+            return False
+        with self._lock:
+            self._relisted.add(str(address))
+        return any(str(v) == version for v in self.provider_versions(address, relist))
+
+    def provider_versions(self, address, lister=None) -> list[gvs.Version]:
+        """Provider versions ascending (a stable sort of the registry list); after
+        :meth:`provider_lock_listed` asked again, the fresh listing."""
+        fresh = str(address) in self._relisted
+        lister = lister or self.provider_source.provider_versions
+
         def do():
             out = []
-            for text in self.provider_source.provider_versions(address):
+            for text in lister(address):
                 try:
                     out.append(gvs.Version.parse(text))
                 except TofuSolveError:
@@ -747,14 +775,14 @@ class Context:
             import functools
             out.sort(key=functools.cmp_to_key(lambda a, b: a.compare(b)))
             return out
-        return self._wait(("provider", str(address)), do)
+        return self._wait(("provider", str(address)) + (("fresh",) if fresh else ()), do)
 
     def provider_allowed(self, address, constraint) -> frozenset:
         """The released versions of ``address`` one constraint admits (memoized)."""
         def do():
             return frozenset(v for v in self.provider_versions(address)
                              if not v.prerelease and gvs.meets(constraint.spec, v))
-        return self._wait(("allowed", str(address), constraint.text), do)
+        return self._wait(("allowed", str(address), constraint.text, str(address) in self._relisted), do)
 
     def prefetch_provider(self, address) -> None:
         self._future(("provider_prefetch", str(address)), lambda: self.provider_versions(address))

@@ -234,9 +234,8 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 versions = [v for v in ctx.provider_versions(addr) if not v.prerelease]
             except TofuSolveError:
                 return None
-            lock = ctx.locks.providers.get(str(addr))
-            if lock is not None and not ctx.options.upgrade:
-                versions = [v for v in versions if str(v) == lock.version]
+            # (locks are not constraints here: what is dead is dead whatever may move, so
+            # the pass serves every search of the conservative update, issue #34)
             domains[key] = set(versions)
         return domains[key]
 

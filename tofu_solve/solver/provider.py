@@ -16,11 +16,12 @@ from resolvelib.providers import AbstractProvider
 
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
 from ..config.tree import ModuleTree
-from ..errors import ConfigurationError, ModuleNotFound, TofuSolveError
+from ..errors import ConfigurationError, LockedVersionGone, ModuleNotFound, TofuSolveError
 from ..versions import goversions as gvs
 from ..versions.cooldown import format_age, format_duration
 from ..versions.selection import list_module_versions
 from .context import Context
+from .holds import Holds, nearest_first
 from .model import (
     ROOT,
     CoreRequirement,
@@ -90,6 +91,17 @@ CONFLICT_READ_AHEAD = 4  # older versions of each module call party to a conflic
 BUDGET_RESERVE = 8  # of a what-if attempt's fetch budget, kept for the calls of the versions read ahead
 FIRST_READ_AHEAD = 16  # the window once a call goes back: most walks end within it (a shallow fetch
 # of a module tag costs round trips far more than bytes)
+
+
+def locked_version_gone(subject: str, version: str, upgrade: str, where=None) -> LockedVersionGone:
+    """OpenTofu's words for a locked version its source no longer offers
+    (``internal/providercache/installer.go``: "the previously-selected version %s is no
+    longer available"), naming the subject and the ``-upgrade=NAME`` that chooses afresh."""
+    return LockedVersionGone(
+        "Locked version no longer available",
+        f"The lock file holds {subject} at {version}, but the previously-selected version {version} is no longer "
+        f"available: it was withdrawn, or the lock file was edited by hand. tofu-solve does not pick another "
+        f"version silently; run tofu-solve init {upgrade} to choose afresh.", where)
 
 
 def module_identity(source) -> str:
@@ -182,11 +194,18 @@ _NO_REQUIREMENTS = _Summary(frozenset(), {})
 class TofuSolveProvider(AbstractProvider):
     """resolvelib callbacks for module calls, module packages, providers and OpenTofu."""
 
-    def __init__(self, ctx: Context, pruned: Mapping[str, set[str]] | None = None):
+    def __init__(self, ctx: Context, pruned: Mapping[str, set[str]] | None = None, holds: Holds | None = None,
+                 floors: Mapping[str, gvs.Version] | None = None):
         """``pruned``: call path -> version texts known to be dead ends
-        (:func:`~.propagate.propagate`); they are never offered."""
+        (:func:`~.propagate.propagate`); they are never offered. ``holds``: the locks this
+        search keeps fixed and those it offers first (:class:`~.holds.Holds`); None holds
+        nothing and offers every applicable lock first (the what-if solves). ``floors``:
+        provider address -> a version only newer ones than which are offered (whether a
+        newer provider is possible, for ``-upgrade=NAME``)."""
         self.ctx = ctx
         self.pruned = pruned or {}
+        self.holds = holds if holds is not None else Holds()
+        self.floors = dict(floors or {})
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
         self._parties_done: dict[int, ModuleCandidate] = {}  # id -> party already read ahead of
         self.spend_budget_at_once = False
@@ -317,21 +336,42 @@ class TofuSolveProvider(AbstractProvider):
 
     def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
         """Lazily: the locked version first, built from the lock without listing the source
-        (a warm re-init needs no network), then the listing, newest first."""
+        (a warm re-init needs no network); nothing else when the lock is held; else the
+        listing, nearest the locked version first when a lock applies (it moves as little
+        as it can), newest first when none does (:mod:`.holds`)."""
         dead = self.pruned.get(call.call_path, ())
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
 
         def factory():
             locked = self.ctx.locked_candidate(call)
-            if locked is not None and ok(locked):
-                yield locked  # a warm re-init stops here: no listing, no network
+            if locked is not None:
+                if ok(locked):
+                    yield locked  # a warm re-init stops here: no listing, no network
+                if call.call_path in self.holds:
+                    return
+            cands = self.ctx.module_candidates(call)
+            if locked is not None and self.ctx.versioned(call) and self.holds.applies(call.call_path):
+                cands = self._nearest_module_versions(call, locked, cands)
             # filtered as they are taken: resolvelib iterates a call's candidates afresh
             # whenever it asks whether any are left, and usually takes only the first
-            usable = (c for c in self.ctx.module_candidates(call)
-                      if not (locked is not None and c.version_text == locked.version_text) and ok(c))
+            usable = (c for c in cands if not (locked is not None and c.version_text == locked.version_text) and ok(c))
             yield from self.reading_ahead(usable, len(bad))
         return factory
+
+    def _nearest_module_versions(self, call: ModuleRequirement, locked: ModuleCandidate,
+                                 cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
+        """``cands`` nearest ``locked`` first (:func:`~.holds.nearest_first`).
+
+        Raises:
+            LockedVersionGone: the listing no longer offers the locked version.
+        """
+        ordered = sorted((c for c in cands if c.version is not None), key=lambda c: c.version)
+        rank = {c.version_text: i for i, c in enumerate(ordered)}
+        if locked.version_text not in rank:
+            raise locked_version_gone(f'module "{call.call_path}"', locked.version_text,
+                                      f"-upgrade={call.call_path}", call.call.version_where or call.call.where)
+        return nearest_first(ordered[::-1], lambda c: rank[c.version_text], rank[locked.version_text])
 
     def reading_ahead(self, usable: Iterable[ModuleCandidate], rejected: int) -> Iterator[ModuleCandidate]:
         """``usable`` in order, each candidate's metadata read ahead of need, in parallel:
@@ -377,15 +417,31 @@ class TofuSolveProvider(AbstractProvider):
             constraints = list(summary.constraints.values())
             hit = self._meeting[key] = (self._meeting_all(address, constraints), constraints)
         meeting, constraints = hit
-        lock = self.ctx.locks.providers.get(str(address))
-        keep_locked = lock is not None and not self.ctx.options.upgrade
-        out = [c for c in meeting if c not in bad and not (keep_locked and str(c.version) != lock.version)]
-        # (tofu init keeps the locked provider version unless -upgrade)
-        if self.ctx.options.min_age and not keep_locked:  # the release cooldown (issue #25)
-            out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
+        key = str(address)
+        lock = self.ctx.locks.providers.get(key)
+        applies = lock is not None and not self.ctx.options.upgrade and self.holds.applies(key)
+        if applies and key in self.holds:  # held: the locked version or nothing
+            out = [c for c in meeting if c not in bad and str(c.version) == lock.version]
+        else:
+            out = [c for c in meeting if c not in bad]
+            floor = self.floors.get(key)
+            if floor is not None:
+                out = [c for c in out if c.version.compare(floor) > 0]
+            if applies:  # may move: as little as it can
+                out = self._nearest_provider_versions(address, lock.version, out)
+            if self.ctx.options.min_age:  # the release cooldown (issue #25); the locked version is exempt
+                out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
         if out and self.ctx.likely_provider is not None:
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out
+
+    def _nearest_provider_versions(self, address, locked: str, cands: list[ProviderCandidate]) -> list[ProviderCandidate]:
+        """``cands`` nearest the ``locked`` version first (:func:`~.holds.nearest_first`)."""
+        rank = {str(v): i for i, v in enumerate(self.ctx.provider_versions(address))}
+        at = rank.get(locked)
+        if at is None:
+            return cands  # not listed: refused before the search (Context.check_provider_locks)
+        return nearest_first(cands, lambda c: rank[str(c.version)], at)
 
     def _meeting_all(self, address, constraints: list) -> list[ProviderCandidate]:
         """Candidates of every version of ``address`` that meets all ``constraints``, newest

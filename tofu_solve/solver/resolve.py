@@ -13,25 +13,26 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree
 from ..errors import (
-    LockedVersionMismatch,
     NoMatchingVersionError,
     ResolutionError,
     TofuSolveError,
     WarningText,
 )
 from ..events import LookingForDeadEnds, StillResolving
-from ..versions import goversions as gvs
 from .context import Context
 from .model import (
     ROOT,
     CoreRequirement,
     ModuleCandidate,
+    NewerThan,
     ModuleRequirement,
     ProviderCandidate,
     ProviderRequirement,
     TofuCandidate,
 )
-from .provider import TofuSolveProvider, requirements_of_tree
+from .conservative import minimal_release
+from .holds import Holds, locked_subjects, module_requirements_of, moved
+from .provider import TofuSolveProvider, locked_version_gone, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
 
@@ -64,6 +65,9 @@ class Resolution:
     rounds: int = 0
     target_origin: str = ""
     product: Product = OPENTOFU  # what tofu is a version of: OpenTofu or Terraform
+    released: frozenset[str] = frozenset()  # locks that applied and had to move (the fewest: issue #34)
+    # -upgrade=NAME: names a newer version of which needs other locks to move (BlockedUpgrade)
+    blocked_upgrades: list = field(default_factory=list)
 
 
 THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain dead ends (issue #13: of
@@ -93,51 +97,17 @@ def root_requirements(tree: ModuleTree, ctx: Context) -> list:
     return requirements_of_tree(tree, ROOT, None, None, ctx)
 
 
-def provider_lock_mismatch(req: ProviderRequirement, ctx: Context) -> LockedVersionMismatch | None:
-    """When the lock holds ``req``'s provider at a version the root's constraint no longer
-    allows: OpenTofu's refusal (``internal/providercache/installer.go``: "locked provider
-    %s %s does not match configured version constraint %s; must use tofu init -upgrade to
-    allow selection of new versions"), the lock named as the party that holds it, and the
-    one ``-upgrade=`` that frees only this provider (issue #24)."""
-    lock = ctx.locks.providers.get(str(req.address))
-    if lock is None or req.constraint is None:
-        return None
-    try:
-        locked = gvs.Version.parse(lock.version)
-    except TofuSolveError:
-        return None
-    if gvs.meets(req.constraint.spec, locked):
-        return None
-    names = ",".join(dict.fromkeys((*ctx.options.upgrade_targets, req.address.for_display)))
-    return LockedVersionMismatch(
-        "Incompatible locked provider version",
-        f"locked provider {req.address} {lock.version} does not match configured version constraint "
-        f'"{req.text or req.constraint.text}"; must use tofu-solve init -upgrade={names} to allow selection of '
-        f"new versions. The lock file holds {req.address.for_display} at {lock.version}: -upgrade={names} moves "
-        "only that provider, every other lock is kept.", req.origin.where)
-
-
 def precheck(reqs: list, ctx: Context) -> None:
     """Fail fast, with OpenTofu's own messages, on root module calls that can never be
-    satisfied (no versions, no matching version), and on a call of the root module (or of a
-    local module inside it) whose locked version its edited constraint no longer allows:
-    only ``-upgrade`` chooses another, as OpenTofu says of a provider
-    (``internal/providercache/installer.go``; issue #21).
+    satisfied (no versions, no matching version), and on a provider lock whose version the
+    provider's listing no longer offers (:func:`~.provider.locked_version_gone`). A lock an
+    edited constraint no longer admits is not an error: that call is solved afresh
+    (issue #34, the conservative update).
 
     Raises:
-        LockedVersionMismatch, NoVersionsError, NoMatchingVersionError.
+        LockedVersionGone, NoVersionsError, NoMatchingVersionError.
     """
     module_reqs = [r for r in reqs if isinstance(r, ModuleRequirement)]
-    if not ctx.options.upgrade:
-        for r in module_reqs:
-            mismatch = ctx.lock_mismatch(r)
-            if mismatch is not None:
-                raise mismatch
-        for r in reqs:
-            if isinstance(r, ProviderRequirement):
-                mismatch = provider_lock_mismatch(r, ctx)
-                if mismatch is not None:
-                    raise mismatch
     for r in reqs:  # the root's provider listings start at once, beside the module listings
         if isinstance(r, ProviderRequirement) and not r.address.is_builtin:
             ctx.prefetch_provider(r.address)
@@ -149,24 +119,210 @@ def precheck(reqs: list, ctx: Context) -> None:
             raise ctx.no_match_error(r)
 
 
-def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
-    """Resolve the tree rooted at ``tree``.
+def refuse_gone_provider_locks(subjects: frozenset[str], reqs: list, ctx: Context) -> None:
+    """A provider lock that applies, whose version the provider's listing no longer offers,
+    is an error naming it (OpenTofu: "the previously-selected version %s is no longer
+    available"), never a silent re-pick.
 
     Raises:
-        Unsatisfiable: no consistent choice exists (the facts for an explanation:
-            :func:`tofu_solve.explain.solve` explains it).
+        LockedVersionGone.
+    """
+    addresses = {str(r.address): r for r in reqs if isinstance(r, ProviderRequirement)}
+    for addr, lock in sorted(ctx.locks.providers.items()):
+        if addr not in subjects:
+            continue
+        req = addresses.get(addr)
+        if req is None:
+            continue  # required only inside modules: checked when the search lists it
+        if not ctx.provider_lock_listed(req.address, lock.version):
+            raise locked_version_gone(f"provider {req.address.for_display}", lock.version,
+                                      f"-upgrade={ctx.options.target.product.short(addr)}", req.origin.where)
+
+
+@dataclass
+class _Searched:
+    """One search's outcome: the result, the candidate provider it ran with (its dead
+    ends), the reporter's counts, and the dead-end pass if one ran."""
+
+    result: object
+    provider: TofuSolveProvider
+    reporter: SearchReporter
+    pruning: object | None
+
+
+def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
+    """Resolve the tree rooted at ``tree``, moving as few locks as a solution allows.
+
+    Every lock that applies (:mod:`.holds`) is held first; a warm re-init ends there. When
+    the locks as they are admit no solution (an edit needs another lock to move), the
+    fewest locks are released (:func:`.conservative.minimal_release`), each moving to the
+    version nearest its lock; a call whose constraint was edited so that it no longer
+    admits its lock, a new call and an ``-upgrade`` target are chosen afresh, newest first.
+
+    Raises:
+        Unsatisfiable: no consistent choice exists whatever the locks (the facts for an
+            explanation: :func:`tofu_solve.explain.solve` explains it).
         ResolutionError: the round cap was reached (naming what the search went back and
             forth on).
+        LockedVersionGone: a locked version its source no longer offers.
         NoMatchingVersionError, NoVersionsError: a root call that can
             never be satisfied as written.
         NetworkError, RegistryError: the outside world failed.
     """
-    from .propagate import propagate
-
     reqs = root_requirements(tree, ctx)
     precheck(reqs, ctx)
-    provider = TofuSolveProvider(ctx)
+    subjects = locked_subjects(reqs, ctx)
+    refuse_gone_provider_locks(subjects, reqs, ctx)
+    holds = Holds(subjects, subjects)
+    released: frozenset[str] = frozenset()
+    try:
+        done = _search(reqs, ctx, tree, root, holds)
+    except Unsatisfiable:
+        if not subjects:
+            raise
+        # The locks as they are admit no solution: a search that holds none (each still
+        # offered first) proves one exists, or raises the clash to explain, and what it
+        # moved bounds what must move.
+        started = time.monotonic()
+        soft = _search(reqs, ctx, tree, root, Holds(frozenset(), subjects))
+        upper = frozenset(moved(soft.result.mapping, module_requirements_of(soft.result.criteria), ctx, subjects))
+        pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
+        released = minimal_release(subjects, lambda held: _feasible(reqs, ctx, pruned, Holds(held, subjects)),
+                                   upper)
+        log.debug("locks released in %.2f s: %s (a search holding none moved %d)", time.monotonic() - started,
+                  ", ".join(sorted(released)), len(upper))
+        holds = holds.without(released)
+        done = _search(reqs, ctx, tree, root, holds, pruned)
+    result, provider, reporter, pruning = done.result, done.provider, done.reporter, done.pruning
+    log.debug("search done: %d rounds, %d backtracks", reporter.rounds, reporter.backtracks)
+    started = time.monotonic()
+    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds),
+                      pruning=pruning if pruning is not None and not pruning.partial else None)
+
+    log.debug("after-solve pass in %.2f s", time.monotonic() - started)
+    modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
+    tofu = None
+    for ident, cand in result.mapping.items():
+        if isinstance(cand, ModuleCandidate):
+            modules[ident[1]] = cand
+        elif isinstance(cand, ProviderCandidate):
+            providers[ident[1]] = cand
+        elif isinstance(cand, TofuCandidate):
+            tofu = cand
+    for ident, crit in result.criteria.items():
+        for info in crit.information:
+            r = info.requirement
+            if isinstance(r, ModuleRequirement):
+                module_reqs[r.call_path] = r
+            elif isinstance(r, ProviderRequirement):
+                provider_reqs.setdefault(str(r.address), []).append(r)
+            elif isinstance(r, CoreRequirement):
+                core.append(r)
+    if tofu is None:
+        tofu = TofuCandidate(ctx.options.target.version)
+    res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
+                     core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
+                     product=ctx.options.target.product,
+                     released=released)
+    res.warnings.extend(fenced_off_warnings(res, ctx))
+    res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned)
+    return res
+
+
+def _feasible(reqs: list, ctx: Context, pruned: dict, holds: Holds, extra: tuple = (),
+              floors: dict | None = None):
+    """The result of a search holding ``holds`` (with ``extra`` requirements and provider
+    ``floors``, see :class:`~.provider.TofuSolveProvider`), or None when it finds no
+    solution within the round cap: one question of the lock minimisation. No dead-end
+    pass, no read-ahead beyond the search's."""
+    provider = TofuSolveProvider(ctx, pruned, holds, floors)
+    try:
+        return Search(provider, BaseReporter()).resolve(reqs + list(extra), max_rounds=ctx.options.max_rounds)
+    except (ResolutionImpossible, ResolutionTooDeep):
+        return None
+
+
+@dataclass(frozen=True)
+class BlockedUpgrade:
+    """``-upgrade=NAME`` moved NAME only as far as every other lock allows: a newer version
+    needs ``others`` (subjects, shown as people name them) to move too."""
+
+    name: str
+    selected: str
+    newer: str
+    others: tuple[str, ...]
+
+    def text(self, upgrade_names: tuple[str, ...]) -> str:
+        names = ",".join(dict.fromkeys((*upgrade_names, self.name, *self.others)))
+        return (f"{self.name} is at {self.selected}, the newest its constraints allow while every other lock is kept. "
+                f"{self.name} {self.newer} needs {', '.join(self.others)} to move too; tofu-solve moved nothing else. "
+                f"To allow it: tofu-solve init -upgrade={names}")
+
+
+def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozenset[str],
+                     pruned: dict) -> list[BlockedUpgrade]:
+    """For each ``-upgrade=NAME`` target (a subject the lock file holds that the targets
+    freed; for a module, the outermost call), whether a newer version than the one
+    selected exists if other locks moved, and the fewest that must (as ``cargo update -p``
+    says nothing moves but NAME, tofu-solve says what a newer NAME would need)."""
+    if not ctx.options.upgrade_targets or ctx.options.upgrade:
+        return []
+    recorded = ctx.recorded_locks
+    freed_modules = sorted(p for p in recorded.modules if p not in ctx.locks.modules)
+    freed = [p for p in freed_modules if not any(p.startswith(q + ".") for q in freed_modules)]
+    freed += sorted(a for a in recorded.providers if a not in ctx.locks.providers)
+    short = ctx.options.target.product.short
+    out = []
+    for subject in freed:
+        extra: tuple = ()
+        floors: dict = {}
+        if subject in res.modules:
+            cand = res.modules[subject]
+            if cand.version is None:
+                continue
+            extra = (NewerThan(subject, cand.version, cand.version_text),)
+            selected, name = cand.version_text, subject
+        elif subject in res.providers:
+            selected_version = res.providers[subject].version
+            floors = {subject: selected_version}
+            selected, name = str(selected_version), short(subject)
+        else:
+            continue
+        found: dict[frozenset, object] = {}
+
+        def feasible(held: frozenset, extra=extra, floors=floors, found=found) -> bool:
+            result = _feasible(reqs, ctx, pruned, Holds(held, subjects), extra, floors)
+            if result is not None:
+                found[held] = result
+            return result is not None
+        if feasible(subjects):
+            continue  # a newer one fits with every lock kept: nothing to say (the search took its own order)
+        if not feasible(frozenset()):
+            continue  # no newer version fits at all: NAME is as new as it can be
+        soft = found[frozenset()]
+        upper = frozenset(moved(soft.mapping, module_requirements_of(soft.criteria), ctx, subjects))
+        release = minimal_release(subjects, feasible, upper)
+        result = found.get(subjects - release, soft)
+        picked = result.mapping.get(("module", subject)) or result.mapping.get(("provider", subject))
+        newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
+        others = tuple(sorted(short(s) if s in recorded.providers else s for s in release))
+        if others:
+            out.append(BlockedUpgrade(name, selected, newer, others))
+    return out
+
+
+def _search(reqs: list, ctx: Context, tree: ModuleTree, root, holds: Holds,
+            pruned: dict | None = None) -> _Searched:
+    """One search with ``holds``, with the dead-end pass once it keeps going back.
+
+    Raises:
+        Unsatisfiable, ResolutionError: as :func:`solve`.
+    """
+    from .propagate import propagate
+
+    provider = TofuSolveProvider(ctx, pruned, holds)
     pruning = None
+
     def read_ahead_below_the_other_parties(criterion, candidate) -> None:
         # The other parties to this conflict (module versions already pinned whose
         # requirements the candidate cannot meet): the search may have to go back over
@@ -202,7 +358,10 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             pruning = passes[0]
             if pruning.empty:  # a root call has no version left: a certain clash, explained now
                 raise Unsatisfiable([], reqs, tree, root) from None
-            provider = TofuSolveProvider(ctx, {k: set(v) for k, v in pruning.dead.items()})
+            dead = {k: set(v) for k, v in pruning.dead.items()}
+            for k, v in (pruned or {}).items():
+                dead.setdefault(k, set()).update(v)
+            provider = TofuSolveProvider(ctx, dead, holds)
             result = Search(provider, reporter).resolve(reqs, max_rounds=ctx.options.max_rounds)
         if passes:
             pruning = passes[0]
@@ -217,37 +376,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             f"The search went back and forth on: {named}. Narrow the version constraints of those module calls, "
             "or raise the limit with -max-rounds.",
             explanation={"kind": "too deep", "back_and_forth": reporter.back_and_forth()}) from None
-    log.debug("search done: %d rounds, %d backtracks", reporter.rounds, reporter.backtracks)
-    started = time.monotonic()
-    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds),
-                      pruning=pruning if pruning is not None and not pruning.partial else None)
-
-    log.debug("after-solve pass in %.2f s", time.monotonic() - started)
-    modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
-    tofu = None
-    for ident, cand in result.mapping.items():
-        if isinstance(cand, ModuleCandidate):
-            modules[ident[1]] = cand
-        elif isinstance(cand, ProviderCandidate):
-            providers[ident[1]] = cand
-        elif isinstance(cand, TofuCandidate):
-            tofu = cand
-    for ident, crit in result.criteria.items():
-        for info in crit.information:
-            r = info.requirement
-            if isinstance(r, ModuleRequirement):
-                module_reqs[r.call_path] = r
-            elif isinstance(r, ProviderRequirement):
-                provider_reqs.setdefault(str(r.address), []).append(r)
-            elif isinstance(r, CoreRequirement):
-                core.append(r)
-    if tofu is None:
-        tofu = TofuCandidate(ctx.options.target.version)
-    res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
-                     core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
-                     product=ctx.options.target.product)
-    res.warnings.extend(fenced_off_warnings(res, ctx))
-    return res
+    return _Searched(result, provider, reporter, pruning)
 
 
 def _involved_root_calls(reqs: list, involved: set[str]) -> set[str] | None:
@@ -334,7 +463,7 @@ def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attem
     dead = {k: set(v) for k, v in pruning.dead.items()}
     for k, v in getattr(provider, "pruned", {}).items():
         dead.setdefault(k, set()).update(v)
-    provider = TofuSolveProvider(ctx, dead)
+    provider = TofuSolveProvider(ctx, dead, provider.holds, provider.floors)  # the same locks held
     attempts = 0
     tried = set()
     while total > 0 and attempts < max_attempts:

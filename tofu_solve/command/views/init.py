@@ -57,6 +57,22 @@ class InitViews:
             self._into.close()
 
 
+def describe_change(c) -> str:
+    """One lock change as a line of the lists ``init`` prints and refuses with:
+    ``  ~ module "eks" 20.37.2 -> 21.19.0: constraint edited to "~> 21.0" (main.tf:19)``."""
+    what = f'{c.block} "{c.label}"'
+    if c.kind == "added":
+        line = f"  + {what} {c.new or '(no version)'}"
+    elif c.kind == "removed":
+        line = f"  - {what} (was {c.old or 'no version'})"
+    elif c.old == c.new:
+        recorded = "source or hashes" if c.block == "module" else "constraints or hashes"
+        line = f"  ~ {what} {c.new} ({recorded} recorded)"
+    else:
+        line = f"  ~ {what} {c.old} -> {c.new}"
+    return f"{line}: {c.reason}" if c.reason and c.old != c.new else line
+
+
 def init_result_as_data(result) -> dict:
     res = result.resolution
     mods = []
@@ -79,10 +95,10 @@ def init_result_as_data(result) -> dict:
         "next_command": result.next_command,
         "warnings": [warning_data(w) for w in res.warnings],
         "lock_file": {"path": str(result.lock_path), "written": result.lock_written,
-                      "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new}
+                      "changes": [{"path": c.path, "kind": c.kind, "old": c.old, "new": c.new, "reason": c.reason}
                                   for c in result.changes],
-                      "provider_changes": [{"address": c.label, "kind": c.kind, "old": c.old, "new": c.new}
-                                           for c in result.provider_changes]},
+                      "provider_changes": [{"address": c.label, "kind": c.kind, "old": c.old, "new": c.new,
+                                            "reason": c.reason} for c in result.provider_changes]},
         "network_operations": result.network,
         "stats": result.stats,
         "modules_json": str(result.manifest) if result.manifest else None,
@@ -112,17 +128,7 @@ def show_result(views: InitViews, result, readonly: bool, chdir: str) -> None:
     if result.changes or result.provider_changes:
         verb = "would update" if readonly else "has updated"
         change_lines.append(f"tofu-solve {verb} the lock file {result.lock_path.name}:")
-        for c in result.provider_changes + result.changes:
-            what = f'{c.block} "{c.label}"'
-            if c.kind == "added":
-                change_lines.append(f"  + {what} {c.new or '(no version)'}")
-            elif c.kind == "removed":
-                change_lines.append(f"  - {what} (was {c.old or 'no version'})")
-            elif c.old == c.new:
-                recorded = "source or hashes" if c.block == "module" else "constraints or hashes"
-                change_lines.append(f"  ~ {what} {c.new} ({recorded} recorded)")
-            else:
-                change_lines.append(f"  ~ {what} {c.old} -> {c.new}")
+        change_lines.extend(describe_change(c) for c in result.provider_changes + result.changes)
     else:
         change_lines.append("The lock file is up to date.")
     since = ".".join(map(str, res.product.bridge_from))

@@ -1,0 +1,278 @@
+"""The solver against a brute-force oracle on small generated universes (issue #34: the
+conservative update; issue #35: the solver oracle). Hypothesis generates module universes
+(packages in two layers, nested calls, one or two providers with constraints, OpenTofu
+constraints), a lock taken from one consistent selection, and an edit of the root; the
+oracle (:mod:`tests.solver.oracle`) enumerates every consistent selection. Properties:
+
+* every selection the solver returns meets every constraint (checked by the oracle's
+  enumeration, not by the solver);
+* the solver finds a selection exactly when one exists;
+* under a lock, after any edit, no selection moves fewer locks than the solver's (the
+  conservative update: nothing moves that no edit requires);
+* ``-upgrade=NAME`` on an unedited, locked root moves no other lock, and takes NAME to the
+  newest version any selection that keeps every other lock allows.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.solver.oracle import PROVIDER_HOST, Selection, lock_cost, solutions
+from tofu_solve.addrs.module_source import lock_source, parse_source
+from tofu_solve.addrs.provider import parse_provider_source
+from tofu_solve.errors import NoMatchingVersionError, NoVersionsError, ResolutionError
+from tofu_solve.lockfile import LockFile, ModuleLock
+from tofu_solve.lockfile.model import ProviderLock
+from tofu_solve.solver.resolve import Unsatisfiable, solve
+from tofu_solve.versions.goversion import GoVersion
+from tofu_solve.world.memory import MemoryContext, universe_from_index
+
+MODULE_VERSIONS = ["1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0"]
+PROVIDER_VERSIONS = ["1.0.0", "1.5.0", "2.0.0", "2.5.0", "3.0.0"]
+MODULE_CONSTRAINTS = [None, "~> 1.0", "~> 2.0", ">= 1.1.0", "< 3.0.0", "2.0.0", ">= 2.0.0"]
+PROVIDER_CONSTRAINTS = [None, ">= 1.5.0", "< 2.5.0", "~> 2.0", ">= 2.0.0", "< 2.0.0", "~> 1.0"]
+TOP = ["acme/top-a/aws", "acme/top-b/aws"]
+LEAF = ["acme/leaf/aws"]
+PROVIDERS = ["hashicorp/aws", "hashicorp/tls"]
+
+
+def _provider_reqs(draw, allow_empty=True) -> list[dict]:
+    out = []
+    for name in PROVIDERS:
+        if draw(st.booleans()) or (not allow_empty and not out and name == PROVIDERS[-1]):
+            text = draw(st.sampled_from(PROVIDER_CONSTRAINTS))
+            p = {"name": name.split("/")[1], "source": name, "file": "versions.tf", "line": 3}
+            if text is not None:
+                p["version"] = text
+            out.append(p)
+    return out
+
+
+def _call(draw, name: str, packages: list[str], line: int) -> dict:
+    c = {"name": name, "source": draw(st.sampled_from(packages)), "file": "main.tf", "line": line,
+         "version_line": line + 2}
+    text = draw(st.sampled_from(MODULE_CONSTRAINTS))
+    if text is not None:
+        c["version"] = text
+    return c
+
+
+@st.composite
+def universes(draw) -> dict:
+    """An index: two top packages whose versions may call the leaf package, a leaf, two
+    providers, an OpenTofu target with constraints that may exclude it."""
+    modules: dict[str, dict] = {}
+    for pkg in LEAF + TOP:
+        versions = draw(st.lists(st.sampled_from(MODULE_VERSIONS), min_size=1, max_size=4, unique=True))
+        modules[pkg] = {}
+        for v in sorted(versions, key=GoVersion.parse):
+            tree: dict = {"calls": [], "providers": _provider_reqs(draw)}
+            if pkg in TOP and draw(st.integers(0, 2)) == 0:
+                tree["calls"].append(_call(draw, "inner", LEAF, 10))
+            if draw(st.integers(0, 5)) == 0:
+                tree["opentofu"] = [{"constraint": draw(st.sampled_from([">= 1.10", "< 1.12.0", "~> 1.12"])),
+                                     "file": "versions.tofu", "line": 2}]
+            modules[pkg][v] = tree
+    providers = {p: draw(st.lists(st.sampled_from(PROVIDER_VERSIONS), min_size=1, max_size=5, unique=True))
+                 for p in PROVIDERS}
+    n = draw(st.integers(1, 3))
+    root = {"calls": [_call(draw, f"m{i}", TOP + LEAF, 1 + 5 * i) for i in range(n)],
+            "providers": _provider_reqs(draw)}
+    return {"target": "1.12.6", "providers": providers, "modules": modules, "root": root}
+
+
+def _solve(index: dict, locks: LockFile | None = None, targets: tuple[str, ...] = (), recorded=None):
+    """The solver's selection, or None when it proves there is none."""
+    u = universe_from_index(index)
+    ctx = MemoryContext(u, locks=locks)
+    if recorded is not None:
+        ctx.recorded_locks = recorded
+    ctx.options.upgrade_targets = targets
+    try:
+        res = solve(u.root, ctx)
+    except (Unsatisfiable, NoMatchingVersionError, NoVersionsError):
+        return None
+    finally:
+        ctx.close()
+    return Selection(tuple(sorted((p, c.version_text) for p, c in res.modules.items())),
+                     tuple(sorted((a, str(c.version)) for a, c in res.providers.items())))
+
+
+def _locks_of(index: dict, sel: Selection) -> tuple[LockFile, dict, dict]:
+    """A lock file holding ``sel``, and its module and provider locks as the oracle takes them."""
+    from tests.solver.oracle import calls_of
+
+    calls = calls_of(index, sel)
+    modules, oracle_modules = {}, {}
+    for path, version in sel.modules:
+        call = calls[path]
+        source = lock_source(parse_source(call["source"]), call.get("version") is not None, version)
+        modules[path] = ModuleLock(path, version, source, call.get("version") or "", ("h1:x",), "", True)
+        oracle_modules[path] = (call["source"], version)
+    providers = {a: ProviderLock(parse_provider_source(a.removeprefix(PROVIDER_HOST)), v) for a, v in sel.providers}
+    return LockFile(providers, modules), oracle_modules, dict(sel.providers)
+
+
+COMMON = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@COMMON
+@given(universes())
+def test_the_solver_finds_a_selection_exactly_when_one_exists_and_it_is_consistent(index):
+    expected = solutions(index)
+    try:
+        got = _solve(index)
+    except ResolutionError:
+        got = None
+    if not expected:
+        assert got is None, "the solver found a selection where none exists"
+        return
+    assert got is not None, f"no selection found; the oracle has {len(expected)}, e.g. {expected[0]}"
+    assert got in set(expected), f"{got} breaks a constraint"
+
+
+@st.composite
+def tangled_universes(draw) -> dict:
+    """An index where module versions move with the provider, as real ones do (a newer
+    release requires a newer provider, some releases fence it off above), so that an edit
+    often forces other locks to move, and which to move is a real choice."""
+    modules: dict[str, dict] = {}
+    pv = PROVIDER_VERSIONS
+    for pkg in LEAF + TOP:
+        versions = sorted(draw(st.lists(st.sampled_from(MODULE_VERSIONS), min_size=3, max_size=5, unique=True)),
+                          key=GoVersion.parse)
+        modules[pkg] = {}
+        for i, v in enumerate(versions):
+            shape = draw(st.sampled_from(["floor", "floor", "fence", "none"]))
+            lo = pv[min(i, len(pv) - 1)]
+            reqs = []
+            if shape == "floor":
+                reqs = [{"name": "aws", "source": "hashicorp/aws", "version": f">= {lo}", "file": "versions.tf", "line": 3}]
+            elif shape == "fence":
+                hi = pv[min(i + draw(st.integers(1, 2)), len(pv) - 1)]
+                reqs = [{"name": "aws", "source": "hashicorp/aws", "version": f">= {lo}, < {hi}", "file": "versions.tf",
+                         "line": 3}]
+            tree: dict = {"calls": [], "providers": reqs}
+            if pkg in TOP and draw(st.booleans()):
+                tree["calls"].append(_call(draw, "inner", LEAF, 10))
+            modules[pkg][v] = tree
+    root = {"calls": [_call(draw, f"m{i}", TOP + LEAF, 1 + 5 * i) for i in range(draw(st.integers(2, 3)))],
+            "providers": [{"name": "aws", "source": "hashicorp/aws", "file": "versions.tf", "line": 3}]}
+    return {"target": "1.12.6", "providers": {"hashicorp/aws": list(pv), "hashicorp/tls": ["1.0.0"]},
+            "modules": modules, "root": root}
+
+
+FORCING = [">= 1.1.0", ">= 2.0.0", "~> 2.0", "3.0.0", ">= 2.1.0"]  # edits that move a call up
+
+
+def _edit(draw, index: dict, forcing: bool = False) -> dict:
+    """The index with its root edited as a person would: a call's constraint or source
+    changed, a call added or removed, a provider constraint changed. ``forcing``: a call's
+    constraint raised or a call added at a newer version (what makes other locks move)."""
+    edited = copy.deepcopy(index)
+    root = edited["root"]
+    if forcing:
+        if draw(st.booleans()):
+            c = draw(st.sampled_from(root["calls"]))
+            c["version"] = draw(st.sampled_from(FORCING))
+        else:
+            added = _call(draw, "added", TOP + LEAF, 40)
+            added["version"] = draw(st.sampled_from(FORCING))
+            root["calls"].append(added)
+        return edited
+    kind = draw(st.sampled_from(["constraint", "source", "add", "remove", "provider", "none"]))
+    if kind == "constraint" and root["calls"]:
+        c = draw(st.sampled_from(root["calls"]))
+        text = draw(st.sampled_from(MODULE_CONSTRAINTS))
+        c.pop("version", None)
+        if text is not None:
+            c["version"] = text
+    elif kind == "source" and root["calls"]:
+        draw(st.sampled_from(root["calls"]))["source"] = draw(st.sampled_from(TOP + LEAF))
+    elif kind == "add":
+        root["calls"].append(_call(draw, "added", TOP + LEAF, 40))
+    elif kind == "remove" and len(root["calls"]) > 1:
+        root["calls"].pop(draw(st.integers(0, len(root["calls"]) - 1)))
+    elif kind == "provider":
+        root["providers"] = _provider_reqs(draw)
+    return edited
+
+
+@st.composite
+def locked_edits(draw, base=universes(), forcing: bool = False):
+    """(index before, the lock it solved to, index after an edit), the lock taken from any
+    consistent selection of the first (not necessarily the solver's own)."""
+    before = draw(base)
+    options = solutions(before)
+    if not options:
+        return None
+    lock = draw(st.sampled_from(options))
+    return before, lock, _edit(draw, before, forcing)
+
+
+@COMMON
+@given(locked_edits())
+def test_an_edit_moves_no_more_locks_than_any_selection_must(case):
+    if case is None:
+        return
+    _, lock, after = case
+    locks, module_locks, provider_locks = _locks_of(case[0], lock)
+    expected = solutions(after)
+    got = _solve(after, locks)
+    if not expected:
+        assert got is None
+        return
+    assert got is not None and got in set(expected), got
+    fewest = min(lock_cost(after, s, module_locks, provider_locks) for s in expected)
+    mine = lock_cost(after, got, module_locks, provider_locks)
+    assert mine == fewest, f"moved {mine} locks where {fewest} suffice: {got} (lock {lock})"
+
+
+@COMMON
+@given(locked_edits(tangled_universes(), forcing=True))
+def test_an_edit_of_a_tangled_root_moves_the_fewest_locks(case):
+    test_an_edit_moves_no_more_locks_than_any_selection_must.hypothesis.inner_test(case)
+
+
+@COMMON
+@given(universes(), st.data())
+def test_upgrade_name_moves_nothing_else_and_takes_the_newest_the_other_locks_allow(index, data):
+    options = solutions(index)
+    if not options:
+        return
+    lock = data.draw(st.sampled_from(options))
+    locks, module_locks, provider_locks = _locks_of(index, lock)
+    name = data.draw(st.sampled_from(sorted(p for p in lock.module_map if "." not in p)))
+    freed = {p for p in locks.modules if p == name or p.startswith(name + ".")}
+    reduced = LockFile(dict(locks.providers), {p: m for p, m in locks.modules.items() if p not in freed})
+    got = _solve(index, reduced, (name,), locks)
+    assert got is not None and got in set(options)
+    others = {p: v for p, v in module_locks.items() if p not in freed}
+    assert lock_cost(index, got, others, provider_locks) == 0, f"-upgrade={name} moved another lock: {got}"
+    keeping = [s for s in options if lock_cost(index, s, others, provider_locks) == 0]
+    newest = max((s.module_map[name] for s in keeping), key=GoVersion.parse)
+    assert got.module_map[name] == newest, f"-upgrade={name} took {got.module_map[name]}, {newest} fits"
+
+
+LOCK_CASES = sorted((Path(__file__).parent / "lock_cases").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", LOCK_CASES, ids=lambda p: p.stem)
+def test_lock_cases(path):
+    """Edits the property tests found where a search that holds no lock moves more locks
+    than must move, kept as data: the solver moves exactly ``expected_moves`` locks, the
+    fewest any selection moves."""
+    case = json.loads(path.read_text())
+    lock = Selection(tuple(sorted(case["lock"]["modules"].items())), tuple(sorted(case["lock"]["providers"].items())))
+    locks, module_locks, provider_locks = _locks_of(case["before"], lock)
+    got = _solve(case["after"], locks)
+    expected = solutions(case["after"])
+    assert got in set(expected)
+    assert min(lock_cost(case["after"], s, module_locks, provider_locks) for s in expected) == case["expected_moves"]
+    assert lock_cost(case["after"], got, module_locks, provider_locks) == case["expected_moves"]

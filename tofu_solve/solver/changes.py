@@ -1,0 +1,134 @@
+"""Why each lock moved: the reason ``init`` prints beside every lock change (issue #34).
+
+A lock moves for one of these reasons, each with the place that caused it:
+
+* the user edited the call (``constraint edited to "~> 21.0" (main.tf:19)``, ``source
+  edited``), or a module version the call now sits in changed it (``required by eks
+  21.19.0: "~> 4.0" (…)``);
+* a new call or provider (``new module call (main.tf:30)``, ``called by eks 21.19.0``);
+* the user asked for it (``-upgrade``, ``-upgrade=NAME``);
+* keeping it admits no solution, so the conservative update released it
+  (:mod:`.conservative`): what in the new selection excludes the locked version
+  (``eks 21.19.0 requires ">= 6.0" (versions.tf:10)``);
+* its call or provider is no longer in the configuration.
+"""
+
+from __future__ import annotations
+
+from ..config.tree import ModuleTree
+from ..lockfile import LockFile
+from ..versions import goversions as gvs
+from .holds import provider_lock_applies
+from .model import ROOT, ModuleCandidate, Origin, ProviderRequirement
+
+
+def _by(origin: Origin) -> str:
+    """The module version that imposed a requirement, as the reasons name it (``eks
+    21.19.0``), or the root module."""
+    if origin.call_path == ROOT:
+        return "the root module"
+    return f"{origin.call_path} {origin.version}" if origin.version else origin.call_path
+
+
+def _at(origin: Origin) -> str:
+    return origin.cite()
+
+
+def lock_change_reasons(res, ctx, recorded: LockFile) -> dict[str, str]:
+    """Subject (module call path or provider address) -> why its lock changed, for every
+    subject whose lock ``res`` adds, moves or removes against ``recorded`` (the lock file
+    as read, with any module blocks restored from the last init's record)."""
+    out: dict[str, str] = {}
+    short = ctx.options.target.product.short
+    freed = set(recorded.modules) - set(ctx.locks.modules) | set(recorded.providers) - set(ctx.locks.providers)
+    targets = ",".join(ctx.options.upgrade_targets)
+    for path in sorted(set(recorded.modules) | set(res.modules)):
+        old, cand = recorded.modules.get(path), res.modules.get(path)
+        if cand is not None and old is not None and old.version == cand.version_text:
+            continue
+        out[path] = _module_reason(path, old, cand, res, ctx, path in freed, targets)
+    for addr in sorted(set(recorded.providers) | set(res.providers)):
+        old_p, new_p = recorded.providers.get(addr), res.providers.get(addr)
+        if new_p is not None and old_p is not None and old_p.version == str(new_p.version):
+            continue
+        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, addr in freed, targets, short)
+    return out
+
+
+def _module_reason(path: str, old, cand: ModuleCandidate | None, res, ctx, freed: bool, targets: str) -> str:
+    req = res.module_requirements.get(path)
+    if cand is None or req is None:
+        parent = path.rsplit(".", 1)[0] if "." in path else None
+        if parent is not None and parent in res.modules:
+            return f"{parent} {res.modules[parent].version_text} does not call it"
+        return "no longer called by the configuration"
+    nested = req.origin.call_path != ROOT
+    if old is None:
+        return f"called by {_by(req.origin)} ({_at(req.origin)})" if nested else f"new module call ({req.call.where})"
+    if ctx.options.upgrade:
+        return "-upgrade"
+    if freed:
+        return f"-upgrade={targets}"
+    if old.source != ctx.locked_source_base(req, old.version):
+        return f"source changed in {_by(req.origin)} ({_at(req.origin)})" if nested else \
+            f"source edited ({req.call.where})"
+    if ctx.locked_candidate(req) is None:  # the constraint no longer admits the locked version
+        text = req.constraint.text if req.constraint is not None else ""
+        where = req.call.version_where or req.call.where
+        if nested:
+            return f'required by {_by(req.origin)}: "{text}" ({req.origin.package} {req.origin.version}: {where})' \
+                if req.origin.package else f'required by {_by(req.origin)}: "{text}" ({where})'
+        return f'constraint edited to "{text}" ({where})'
+    return _released_module_reason(path, old.version, req, res, ctx)
+
+
+def _released_module_reason(path: str, locked: str, req, res, ctx) -> str:
+    """What in the new selection the locked version of ``path`` cannot meet."""
+    cand = ctx.locked_candidate(req)
+    tree = None
+    if cand is not None:
+        try:
+            tree = ctx.tree(cand)
+        except Exception:
+            tree = None
+    if isinstance(tree, ModuleTree):
+        for where_path, p in tree.providers:
+            addr = str(p.address)
+            chosen = res.providers.get(addr)
+            if chosen is not None and p.constraint is not None and not gvs.meets(p.constraint.spec, chosen.version):
+                return (f'its locked {locked} requires {p.address.for_display} "{p.constraint.text}" ({p.where}), '
+                        f"which the selected {chosen.version} does not meet")
+        for _, c in tree.core:
+            if c.counts_for(ctx.options.target.triple, ctx.options.target.terraform) \
+                    and not c.constraint.allows(res.tofu.version):
+                return f'its locked {locked} requires {res.product.name} "{c.constraint.text}" ({c.where})'
+    return f"keeping {locked} admits no consistent set of versions"
+
+
+def _provider_reason(addr: str, old, new, res, ctx, freed: bool, targets: str, short) -> str:
+    reqs: list[ProviderRequirement] = res.provider_requirements.get(addr, [])
+    if new is None:
+        return "no longer required by the configuration"
+    if old is None:
+        first = next((r for r in reqs), None)
+        return f"required by {_by(first.origin)} ({_at(first.origin)})" if first is not None else "new provider"
+    if ctx.options.upgrade:
+        return "-upgrade"
+    if freed:
+        return f"-upgrade={targets}"
+    root_reqs = [r for r in reqs if r.origin.version is None]
+    if not provider_lock_applies(addr, old.version, root_reqs):
+        edited = next(r for r in root_reqs if r.constraint is not None
+                      and not gvs.meets(r.constraint.spec, gvs.Version.parse(old.version)))
+        return f'constraint edited to "{edited.text}" ({edited.origin.where})'
+    try:
+        locked = gvs.Version.parse(old.version)
+    except Exception:
+        return "its locked version does not parse"
+    for r in reqs:
+        if r.constraint is not None and not gvs.meets(r.constraint.spec, locked):
+            return f'{_by(r.origin)} requires "{r.text}" ({_at(r.origin)})'
+    return f"keeping {old.version} admits no consistent set of versions"
+
+
+__all__ = ["lock_change_reasons"]

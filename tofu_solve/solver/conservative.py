@@ -1,0 +1,116 @@
+"""The conservative update: the fewest locks that must move (issue #34).
+
+Holding a lock is a constraint, and holding more locks never makes a configuration easier to
+solve. So the smallest set of locks to *release* is a minimum hitting set of the *cores*:
+sets of locks that admit no solution when all of them are held. :func:`minimal_release`
+finds it the way implicit-hitting-set MaxSAT solvers do:
+
+1. take a minimum hitting set ``R`` of the cores found so far (none at first: ``R`` is empty);
+2. if holding every lock but ``R`` admits a solution, ``R`` is optimal (every feasible
+   release hits every core, and ``R`` is the smallest that does);
+3. else shrink the held set to a core by deletion (drop a lock from it whenever the rest
+   still admits no solution) and go back to 1.
+
+Each question is a search of its own (``feasible``), so the number of questions is bounded
+(:data:`MAX_CHECKS`); past the bound the release known to work (``upper``, what a search
+that holds nothing moved) is the answer. A search cut off by its round cap counts as "no
+solution": a core found that way may be too large, which can only make the answer larger,
+never wrong, since an answer is always one a search found feasible.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from math import comb
+
+log = logging.getLogger(__name__)
+
+MAX_CHECKS = 200  # feasibility searches one minimisation may make
+MAX_COMBINATIONS = 20000  # hitting sets of one size examined exactly before a greedy answer
+
+
+def min_hitting_set(cores: Sequence[frozenset[str]], prefer: frozenset[str] = frozenset()) -> frozenset[str]:
+    """A smallest set that meets every core (the empty set for no cores). Of equally small
+    sets, the one with the most members in ``prefer``, then the first in sorted order (a
+    deterministic answer). Exact while a size has at most :data:`MAX_COMBINATIONS`
+    candidates; greedy (most cores met first) beyond."""
+    if not cores:
+        return frozenset()
+    if any(not c for c in cores):
+        raise ValueError("an empty core cannot be met")
+    elements = sorted(set().union(*cores))
+    for k in range(1, len(elements) + 1):
+        if comb(len(elements), k) > MAX_COMBINATIONS:
+            break
+        hits = [frozenset(s) for s in itertools.combinations(elements, k)
+                if all(c.intersection(s) for c in cores)]
+        if hits:
+            return min(hits, key=lambda s: (-len(s & prefer), sorted(s)))
+    chosen: set[str] = set()
+    left = list(cores)
+    while left:
+        best = max(elements, key=lambda e: (sum(e in c for c in left), e in prefer, e))
+        chosen.add(best)
+        left = [c for c in left if best not in c]
+    return frozenset(chosen)
+
+
+def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]], bool],
+                    upper: frozenset[str], max_checks: int = MAX_CHECKS) -> frozenset[str]:
+    """The fewest of ``subjects`` to release so that holding the others admits a solution.
+
+    Args:
+        subjects: the locks that apply (:func:`~.holds.locked_subjects`).
+        feasible: whether holding exactly the given subjects admits a solution (a search).
+        upper: a release known to work (the subjects a solution holding nothing moved).
+        max_checks: feasibility searches allowed before ``upper`` is the answer.
+
+    Returns:
+        A release of the smallest size (at most ``len(upper)``).
+    """
+    cores: list[frozenset[str]] = []
+    checks = 0
+
+    def ask(held: frozenset[str]) -> bool:
+        nonlocal checks
+        checks += 1
+        return feasible(held)
+
+    while True:
+        release = min_hitting_set(cores, upper)
+        if len(release) >= len(upper):
+            return upper
+        if checks >= max_checks:
+            log.debug("lock minimisation stopped after %d searches: %d locks move", checks, len(upper))
+            return upper
+        held = subjects - release
+        if ask(held):
+            log.debug("lock minimisation: %d searches, %d cores, releasing %s", checks, len(cores), sorted(release))
+            return release
+        core = _shrink(held, ask, upper, lambda: checks < max_checks)
+        if not core:  # holding nothing failed too (a round cap): keep what is known to work
+            return upper
+        cores.append(core)
+
+
+def _shrink(held: frozenset[str], ask: Callable[[frozenset[str]], bool], upper: frozenset[str],
+            budget_left: Callable[[], bool]) -> frozenset[str]:
+    """A core inside ``held`` (which admits no solution): deletion filter, trying first the
+    subjects a solution holding nothing kept (the least likely to be in the core)."""
+    core = set(held)
+    for s in _deletion_order(held, upper):
+        if not budget_left():
+            break
+        trial = frozenset(core - {s})
+        if not ask(trial):
+            core.discard(s)
+    return frozenset(core)
+
+
+def _deletion_order(held: Iterable[str], upper: frozenset[str]) -> list[str]:
+    return sorted(held, key=lambda s: (s in upper, s))
+
+
+__all__ = ["MAX_CHECKS", "min_hitting_set", "minimal_release"]
