@@ -304,7 +304,35 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--output", metavar="DIR", default="tofu-solve-demo", help="results folder (default ./tofu-solve-demo)")
     sp.add_argument("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus)")
     sp.set_defaults(command_module="demo", json=False, chdir=None)
+    # Go's flag package takes no abbreviations: -lockfil=readonly is a mistake, not -lockfile
+    p.allow_abbrev = False
+    for command_parser in sub.choices.values():
+        command_parser.allow_abbrev = False
+    p.set_defaults(_commands=sub.choices)
     return p
+
+
+def _unknown_flags(extras: Sequence[str], parser: argparse.ArgumentParser, command: str | None) -> str:
+    """The usage error for flags no parser took, in the words of Go's flag package ("flag
+    provided but not defined: -upgradee"), with the nearest flag of the command when one is
+    near ("Did you mean -upgrade?"), as tofu-solve users type OpenTofu-style flags."""
+    import difflib
+
+    commands = parser.get_default("_commands") or {}
+    sp = commands.get(command) if command else None
+    known = sorted({o for o in (sp or parser)._option_string_actions if o.startswith("--")})
+    lines = []
+    for extra in extras:
+        name = extra.split("=", 1)[0]
+        if not name.startswith("-"):
+            lines.append(f"unexpected argument: {extra}")
+            continue
+        shown = "-" + name.lstrip("-")
+        near = difflib.get_close_matches("--" + name.lstrip("-"), known, n=1, cutoff=0.75)
+        hint = f" Did you mean -{near[0].lstrip('-')}?" if near else ""
+        lines.append(f"flag provided but not defined: {shown}.{hint}")
+    where = f"tofu-solve {command}" if command else "tofu-solve"
+    return "\n".join(lines) + f"\nRun {where} -help for its flags."
 
 
 def os_error(e: OSError) -> TofuSolveError:
@@ -343,7 +371,10 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except TofuSolveError as e:
         print("\n" + e.render() + "\n", file=sys.stderr)
         return 1
-    args = parser.parse_args(_go_booleans(_gnu_flags(argv), parser))
+    args, extras = parser.parse_known_args(_go_booleans(_gnu_flags(argv), parser))
+    if extras:
+        print(f"Error: {_unknown_flags(extras, parser, getattr(args, 'command', None))}", file=sys.stderr)
+        return 2
     if not getattr(args, "command", None):
         parser.print_help()
         return 2

@@ -151,6 +151,17 @@ class LockedVersionGone(VersionError):
     version %s is no longer available"); ``-upgrade=NAME`` chooses afresh."""
 
 
+def locked_version_gone(subject: str, version: str, upgrade: str, where=None) -> "LockedVersionGone":
+    """OpenTofu's words for a locked version its source no longer offers
+    (``internal/providercache/installer.go``: "the previously-selected version %s is no
+    longer available"), naming the subject and the ``-upgrade=NAME`` that chooses afresh."""
+    return LockedVersionGone(
+        "Locked version no longer available",
+        f"The lock file holds {subject} at {version}, but the previously-selected version {version} is no longer "
+        f"available: it was withdrawn, or the lock file was edited by hand. tofu-solve does not pick another "
+        f"version silently; run tofu-solve init {upgrade} to choose afresh.", where)
+
+
 class HashError(TofuSolveError):
     """A package that cannot be hashed (e.g. a file name with a newline)."""
 

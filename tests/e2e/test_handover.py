@@ -224,8 +224,8 @@ def test_handover_false_and_a_client_of_the_other_product(tmp_path, tofu_solve, 
     assert "  terraform init -lockfile=readonly" in off.out
     other = tofu_solve(write_root(tmp_path / "r2", ROOT), "init", f"-tf-path={terraform_1155}", "-tofu-version=1.11.0")
     assert other.code == 0, other.err
-    assert "Warning: The client found is Terraform 1.15.5 (-tf-path), but this lock was solved for OpenTofu 1.11.0 " \
-           "(-tofu-version)" in other.out and "Handing over" not in other.out
+    assert "Warning: This repository uses OpenTofu (-tofu-version), but the client found is Terraform 1.15.5 " \
+           "(-tf-path)" in other.out and "Handing over" not in other.out
     assert "  tofu init -lockfile=readonly" in other.out
 
 
@@ -388,13 +388,13 @@ def test_why_outdated_and_upgrade_name_terraform_providers_by_their_short_names(
     graph = tofu_solve(root, "graph", "--providers", "--json")
     assert graph.code == 0 and '"hashicorp/aws\\n6.58.0"' in graph.out
     write_root(root, ROOT.replace('version = ">= 5.0"', 'version = "~> 6.0, < 6.50"'))
-    r = tofu_solve(root, "init", *tf)
-    assert r.code == 1
-    assert "locked provider registry.terraform.io/hashicorp/aws 6.58.0 does not match" in r.err
-    assert "-upgrade=hashicorp/aws" in r.err
-    up = tofu_solve(root, "init", *tf, "-upgrade=hashicorp/aws")
+    up = tofu_solve(root, "init", *tf)  # issue #34: the edit lands in one init
     assert up.code == 0, up.err
+    assert 'provider "registry.terraform.io/hashicorp/aws" 6.58.0 -> 6.' in up.out
+    assert 'constraint edited to "~> 6.0, < 6.50"' in up.out
     assert 'provider "registry.terraform.io/hashicorp/aws"' in up.lock and "6.58.0" not in up.lock
+    again = tofu_solve(root, "init", *tf, "-upgrade=hashicorp/aws")  # by its short name
+    assert again.code == 0, again.err
 
 
 def test_recursive_hands_over_in_each_root(tmp_path, tofu_solve, client_env, terraform_1155, acme):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tests.e2e.conftest import AWS5_VPC61, lock_versions, make_repo, write_root
 
 
@@ -242,23 +244,23 @@ def test_lock_reuse_upgrade_and_stale_lock(tmp_path, tofu_solve):
     main.write_text(main.read_text().replace("~> 6.0", "~> 5.0"))
     lock = root / ".terraform.lock.hcl"
     before = lock.read_text()
-    # issue #21: a locked version the edited constraint no longer allows is refused, as
-    # OpenTofu refuses a provider's (internal/providercache/installer.go), naming the fix
-    for args in (("-lockfile=readonly",), ()):
-        r = tofu_solve(root, "init", *args)
-        assert r.code == 1 and "Error: Incompatible locked module version" in r.err
-        assert 'locked module "vpc" 6.6.0 does not match configured version constraint "~> 5.0"; must use ' \
-            "tofu-solve init -upgrade=vpc to allow selection of new versions" in r.err
-        assert "on main.tf line 3" in r.err
-        assert lock.read_text() == before
-    r = tofu_solve(root, "init", "-upgrade=vpc")
+    # issue #34: a locked version the edited constraint no longer allows is chosen afresh in
+    # one init (as Cargo re-resolves an edited manifest); -lockfile=readonly refuses, naming
+    # the edit, its place and the one command that lands it
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 1 and "Error: Lock file would change" in r.err
+    assert '~ module "vpc" 6.6.0 -> 5.' in r.err and 'constraint edited to "~> 5.0" (main.tf:3)' in r.err
+    assert "Run tofu-solve init (without -lockfile=readonly) to land the change" in r.err
+    assert lock.read_text() == before
+    r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     assert lock_versions(r.lock)["vpc"].startswith("5.")
+    assert 'constraint edited to "~> 5.0" (main.tf:3)' in r.out
 
 
 def test_editing_one_constraint_repicks_that_call_alone(tmp_path, tofu_solve):
     """Issue #15: the other calls keep their locked versions although newer ones fit; issue
-    #21: the edited call moves only with -upgrade=NAME, as tofu moves a provider."""
+    #34: the edited call moves in the same init, alone, with its reason."""
     root = write_root(tmp_path, '''
         module "vpc" {
           source  = "terraform-aws-modules/vpc/aws"
@@ -276,17 +278,17 @@ def test_editing_one_constraint_repicks_that_call_alone(tmp_path, tofu_solve):
     assert lock_versions(r.lock) == {"vpc": "6.4.0", "kms": "3.0.0"}  # both still allowed: both kept
     main.write_text(main.read_text().replace('"~> 6.0"', '"~> 5.0"'))
     r = tofu_solve(root, "init")
-    assert r.code == 1 and "-upgrade=vpc to allow selection of new versions" in r.err
-    r = tofu_solve(root, "init", "-upgrade=vpc")
     assert r.code == 0, r.err
     versions = lock_versions(r.lock)
     assert versions["kms"] == "3.0.0" and versions["vpc"].startswith("5.")
-    assert '~ module "vpc" 6.4.0 -> ' in r.out and 'module "kms"' not in r.out.split("lock file")[-1]
+    changes = r.out.split("lock file")[-1]
+    assert '~ module "vpc" 6.4.0 -> ' in changes and 'module "kms"' not in changes
 
 
-def test_a_lock_that_makes_an_edit_impossible_suggests_upgrade(tmp_path, tofu_solve):
-    """Issue #15: keeping the other locks makes the edited root impossible: the explanation
-    says so and names the -upgrade= that solves it."""
+def test_an_edit_that_needs_a_provider_lock_to_move_lands_in_one_init(tmp_path, tofu_solve):
+    """Issue #34 (#15 before): the edited root is impossible with aws held at its lock; one
+    init lands it, moving the fewest locks (aws alone: vpc is edited, so chosen afresh),
+    each with its reason; -lockfile=readonly lists the same changes and refuses."""
     root = write_root(tmp_path, '''
         terraform {
           required_providers {
@@ -300,24 +302,32 @@ def test_a_lock_that_makes_an_edit_impossible_suggests_upgrade(tmp_path, tofu_so
           source  = "terraform-aws-modules/vpc/aws"
           version = "~> 5.0"
         }
+        module "kms" {
+          source  = "terraform-aws-modules/kms/aws"
+          version = "~> 3.0"
+        }
     ''')
     first = tofu_solve(root, "init")
     assert first.code == 0, first.err
+    locked = lock_versions(first.lock)
     main = root / "main.tf"
     # aws stays locked at 5.x (still allowed by ">= 5.0"); vpc 6.6 needs aws >= 6.28
     main.write_text(main.read_text().replace('version = "~> 5.0"', 'version = ">= 5.0"', 1)
                     .replace('"~> 5.0"', '"~> 6.6"'))
+    lock = root / ".terraform.lock.hcl"
+    before = lock.read_text()
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 1 and lock.read_text() == before
+    assert 'provider "registry.opentofu.org/hashicorp/aws" 5.' in r.err and 'vpc 6.6.0 requires ">= 6.28"' in r.err
     r = tofu_solve(root, "init", "-json")
-    assert r.code == 1 and r.json()["error"]["summary"] == "Incompatible locked module version"  # vpc's lock first
-    r = tofu_solve(root, "init", "-json", "-upgrade=vpc")
-    assert r.code == 1
-    err = r.json()["error"]
-    first_fix = err["explanation"]["suggestions"][0]
-    assert first_fix["edits"] == [] and first_fix["upgrade"] == ["vpc", "hashicorp/aws"]  # what was given, kept
-    assert "run tofu-solve init -upgrade=vpc,hashicorp/aws" in first_fix["summary"]
-    r = tofu_solve(root, "init", "-upgrade=vpc,hashicorp/aws")
     assert r.code == 0, r.err
-    assert lock_versions(r.lock)["vpc"].startswith("6.")
+    doc = r.json()
+    assert lock_versions(r.lock)["vpc"].startswith("6.6") and lock_versions(r.lock)["kms"] == locked["kms"]
+    aws = next(c for c in doc["lock_file"]["provider_changes"] if c["address"].endswith("hashicorp/aws"))
+    assert aws["new"].startswith("6.") and aws["reason"].startswith('vpc 6.6.0 requires ">= 6.28"')
+    vpc = next(c for c in doc["lock_file"]["changes"] if c["path"] == "vpc")
+    assert vpc["reason"] == 'constraint edited to "~> 6.6" (main.tf:11)'  # the version line
+    assert [c["path"] for c in doc["lock_file"]["changes"]] == ["vpc"]  # kms stays
 
 
 def test_lockfile_readonly(tmp_path, tofu_solve):
@@ -363,6 +373,8 @@ def test_json_output_and_provider_block_completed_as_tofu_init_would(tmp_path, t
     aws = [p for p in data["providers"] if p["address"].endswith("hashicorp/aws")][0]
     assert aws["version"] == "5.100.0"  # the locked provider version is what tofu init will use
     assert data["lock_file"]["written"] is True
+    for c in data["lock_file"]["provider_changes"]:
+        assert c.pop("reason") in ("", "required by the root module (main.tf:4)")
     assert data["lock_file"]["provider_changes"] == [
         {"address": "registry.opentofu.org/hashicorp/aws", "kind": "changed", "old": "5.100.0", "new": "5.100.0"}]
     from tofu_solve.lockfile import parse_lock_text
@@ -551,10 +563,12 @@ def test_a_missing_root_call_stays_an_error(isolated, tofu_solve):
     assert r.code == 1 and "Error: Module not found" in r.err
 
 
-def test_a_locked_provider_outside_the_edited_constraint_names_the_lock_and_the_one_upgrade(isolated, tofu_solve):
-    """OpenTofu refuses a locked provider its edited constraint excludes
-    (``internal/providercache/installer.go``); the lock is named as the party that holds it
-    and ``-upgrade=hashicorp/aws`` alone frees it, keeping every module lock (issue #24)."""
+def test_an_edited_provider_constraint_moves_the_provider_alone(isolated, tofu_solve):
+    """Issue #34 (#24 before): a locked provider its edited constraint excludes is chosen
+    afresh in one init, newest first, with every module lock kept and the edit named as the
+    reason; a hand-edited lock whose version the registry no longer lists is an error in
+    OpenTofu's words (``internal/providercache/installer.go``: "the previously-selected
+    version %s is no longer available"), never a silent re-pick."""
     main = '''
         terraform {
           required_providers {
@@ -575,13 +589,19 @@ def test_a_locked_provider_outside_the_edited_constraint_names_the_lock_and_the_
     locked_vpc = lock_versions(first.lock)["vpc"]
     assert 'provider "registry.opentofu.org/hashicorp/aws"' in first.lock and "6.58.0" in first.lock
     write_root(root, main % "~> 6.0, < 6.50")
-    r = tofu_solve(root, "init")
-    assert r.code == 1
-    assert "Error: Incompatible locked provider version" in r.err
-    assert ('locked provider registry.opentofu.org/hashicorp/aws 6.58.0 does not match configured version '
-            'constraint "~> 6.0, < 6.50"; must use tofu-solve init -upgrade=hashicorp/aws') in r.err
-    assert "on main.tf line" in r.err
-    up = tofu_solve(root, "init", "-upgrade=hashicorp/aws")
+    up = tofu_solve(root, "init")
     assert up.code == 0, up.err
     assert lock_versions(up.lock)["vpc"] == locked_vpc  # the module lock is kept
     assert "6.58.0" not in up.lock
+    assert 'provider "registry.opentofu.org/hashicorp/aws" 6.58.0 -> ' in up.out
+    assert 'constraint edited to "~> 6.0, < 6.50" (main.tf:' in up.out
+    lock = root / ".terraform.lock.hcl"
+    text = lock.read_text()
+    version = re.search(r'provider "registry.opentofu.org/hashicorp/aws" \{\n  version\s*=\s*"([^"]+)"', text).group(1)
+    lock.write_text(text.replace(f'"{version}"', '"6.49.9"', 1))
+    before = lock.read_text()
+    gone = tofu_solve(root, "init")
+    assert gone.code == 1 and "Error: Locked version no longer available" in gone.err
+    assert "the previously-selected version 6.49.9 is no longer available" in gone.err
+    assert "tofu-solve init -upgrade=hashicorp/aws" in gone.err and lock.read_text() == before
+    assert tofu_solve(root, "init", "-upgrade=hashicorp/aws").code == 0

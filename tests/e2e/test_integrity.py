@@ -361,8 +361,10 @@ def test_an_archive_with_its_checksum_is_its_own_package(tmp_path, tofu_solve, o
 def test_a_fresh_machine_installs_registry_modules_from_the_locked_package(tmp_path, tofu_solve, own_cache,
                                                                          monkeypatch):
     """Issue #25: a registry version's lock entry records the commit its download location
-    resolved to; a machine with an empty cache installs from there: no version listing, no
-    download-location request, no tag listing; the same files, the same lock."""
+    resolved to; a machine with an empty cache installs from there: no download-location
+    request, no tag listing; the same files, the same lock. Issue #34: the registry's version
+    listing is read beside the fetch, to refuse a locked version the registry no longer
+    offers (``test_a_withdrawn_registry_version_is_an_error``)."""
     root = _vpc_eks(tmp_path / "root")
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
@@ -375,10 +377,33 @@ def test_a_fresh_machine_installs_registry_modules_from_the_locked_package(tmp_p
     assert r.code == 0, r.err
     assert {m["path"]: m["package"] for m in r.json()["modules"]} == {p: m.package for p, m in locks.items()}
     ops = r.json()["network_operations"]
-    assert not {"module_versions", "module_download", "git_ls_remote"} & set(ops), ops
+    assert not {"module_download", "git_ls_remote"} & set(ops), ops
+    assert ops.get("module_versions", 0) == 3  # vpc, eks and eks.kms: one listing each, beside the fetches
     assert ops.get("git_fetch", 0) >= 1
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
     assert _files(root / ".terraform/modules") == installed
+
+
+def test_a_withdrawn_registry_version_is_an_error(tmp_path, tofu_solve, own_cache, monkeypatch):
+    """Issue #34: a locked registry version the registry no longer lists (here the lock
+    edited by hand to a version never published, its package pin unchanged) is an error in
+    OpenTofu's words for a provider ("the previously-selected version %s is no longer
+    available", ``internal/providercache/installer.go``), never installed under a false
+    name nor silently re-picked; ``-upgrade=NAME`` chooses afresh."""
+    root = _kms_root(tmp_path / "root")
+    assert tofu_solve(root, "init").code == 0
+    lock = root / ".terraform.lock.hcl"
+    locked = lock_versions(lock.read_text())["kms"]
+    lock.write_text(lock.read_text().replace(f'version     = "{locked}"', 'version     = "3.99.9"', 1))
+    before = _files(root)
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Locked version no longer available" in r.err, r.err
+    assert 'The lock file holds module "kms" at 3.99.9' in r.err and "tofu-solve init -upgrade=kms" in r.err
+    assert "on main.tf line 3" in r.err  # the version line
+    assert _files(root) == before
+    r = tofu_solve(root, "init", "-upgrade=kms")
+    assert r.code == 0 and lock_versions(r.lock)["kms"] == locked
 
 
 def test_offline_after_a_warm_init(tmp_path, tofu_solve, own_cache, monkeypatch):
@@ -440,7 +465,7 @@ def test_credentials_never_leak(tmp_path, tofu_solve, own_cache, world, running)
         assert secret not in str(p)
         if p.is_file() and p.suffix == ".json":
             texts.append(p.read_text())
-    assert all(secret not in t for t in texts)
+    assert all(secret not in t for t in texts), [t[max(0, t.find(secret) - 300):t.find(secret) + 50] for t in texts if secret in t]
     # and a failure message names the remote without its credentials
     (root / "main.tf").write_text((root / "main.tf").read_text().replace("terraform-aws-kms", "no-such-repo"))
     r = tofu_solve(root, "init")
@@ -507,12 +532,15 @@ def test_a_new_call_to_a_locked_package_version_meets_its_moved_tag(tmp_path, to
     assert _files(root) == before
 
 
-def test_a_locked_package_that_cannot_be_fetched_is_resolved_through_the_registry(tmp_path, tofu_solve, own_cache,
-                                                                                 monkeypatch):
-    """Issue #25: a registry version whose locked ``package`` cannot be fetched (its
-    repository gone, or needing a credential its redacted address left out) is fetched
-    through the registry as without a lock; the package that gives is compared with the
-    lock's: here another address, so the RFC-shaped error names both and nothing changes."""
+def test_a_locked_package_found_at_another_location_is_the_same_package(tmp_path, tofu_solve, own_cache,
+                                                                         monkeypatch):
+    """Issue #25, #34: a registry version whose locked ``package`` cannot be fetched (its
+    repository moved host) is fetched through the registry as without a lock. The package
+    that gives has the same identity (the same commit) at another address: a package is its
+    identity, not its address, so ``-lockfile=readonly`` installs it with a note and keeps
+    the lock byte for byte, and the next writable init records the new location as a listed
+    lock change. A different commit stays the error naming both
+    (``test_package_that_differs_from_the_lock_is_refused``)."""
     root = _kms_root(tmp_path / "root")
     assert tofu_solve(root, "init").code == 0
     lock_path = root / ".terraform.lock.hcl"
@@ -520,9 +548,18 @@ def test_a_locked_package_that_cannot_be_fetched_is_resolved_through_the_registr
     commit = genuine.rsplit("=", 1)[1]
     gone = f"git::file://{tmp_path}/moved-away/terraform-aws-kms.git?ref={commit}"
     lock_path.write_text(lock_path.read_text().replace(genuine, gone))
-    before = _files(root)
+    moved_lock = lock_path.read_text()
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 0, r.err
+    assert 'The package locked for module "kms" was found at another location' in r.out
+    assert f"Locked: {gone}" in r.out and f"Found:  {genuine}" in r.out
+    assert "-lockfile=readonly keeps the locked location" in r.out
+    assert lock_path.read_text() == moved_lock
+    assert (root / ".terraform" / "modules" / "kms").is_dir()
     r = tofu_solve(root, "init")
-    assert r.code == 1 and "Error: Module package verification failed" in r.err, r.err
-    assert f"Expected: {gone}" in r.err and f"Got:      {genuine}" in r.err
-    assert _files(root) == before
+    assert r.code == 0, r.err
+    assert f'~ module "kms" {lock_versions(r.lock)["kms"]}: package moved to {genuine}' in r.out
+    assert parse_lock_text(lock_path.read_text())[0].modules["kms"].package == genuine
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 0 and "found at another location" not in r.out

@@ -109,7 +109,7 @@ def test_upgrade_moves_the_provider_and_readonly_reports_it(isolated, tofu_solve
     before = (root / ".terraform.lock.hcl").read_text()
     ro = tofu_solve(root, "init", "-upgrade", "-lockfile=readonly")
     assert ro.code == 1 and "Error: Lock file would change" in ro.err
-    assert f'provider "{AWS}" (changed)' in ro.err
+    assert f'~ provider "{AWS}" 5.95.0 -> 5.' in ro.err and ': -upgrade' in ro.err
     assert (root / ".terraform.lock.hcl").read_text() == before
     r = tofu_solve(root, "init", "-upgrade")
     assert r.code == 0, r.err
@@ -182,6 +182,15 @@ def test_lock_written_by_terraform_is_migrated_as_tofu_init_does(isolated, tofu_
         '# Manual edits may be lost in future updates.\n\n'
         'provider "registry.terraform.io/hashicorp/aws" {\n  version     = "5.95.0"\n'
         '  constraints = "~> 5.90"\n  hashes = [\n    "h1:terraform-registry-hash=",\n  ]\n}\n')
+    # the lock says Terraform: without a choice of the repository's, that is the product
+    # (issue #34), whatever client this machine has
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert "written by terraform init" in r.out and set(_lock(r).providers) == {"registry.terraform.io/hashicorp/aws"}
+    # the repository chooses OpenTofu: the migration is a lock change listed like any other
+    (root / ".opentofu-version").write_text("1.12.6\n")
+    ro = tofu_solve(root, "init", "-lockfile=readonly")
+    assert ro.code == 1 and ".terraform.lock.hcl written for Terraform -> OpenTofu" in ro.err
     r = tofu_solve(root, "init")
     assert r.code == 0, r.err
     locks = _lock(r)
@@ -189,6 +198,8 @@ def test_lock_written_by_terraform_is_migrated_as_tofu_init_does(isolated, tofu_
     lock = locks.providers[AWS]
     assert lock.version == "5.95.0" and "h1:terraform-registry-hash=" not in lock.hashes
     assert '- provider "registry.terraform.io/hashicorp/aws" (was 5.95.0)' in r.out
+    assert ".terraform.lock.hcl written for Terraform -> OpenTofu: solved for OpenTofu 1.12.6" in r.out
+    assert r.lock.startswith('# This file is maintained automatically by "tofu init".')
 
 
 def test_main_registry_without_signing_keys_as_opentofu_allows(isolated, tofu_solve, world, running, monkeypatch):

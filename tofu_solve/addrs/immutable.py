@@ -73,6 +73,27 @@ def pinned_reference(package: str) -> str | None:
     return None
 
 
+def package_identity(package: str) -> str | None:
+    """What an immutable package address names, wherever it is served from (issue #34: a
+    repository that moved host keeps its commits): ``git:<commit>//<subdir>``,
+    ``oci:<digest>//<subdir>``, ``checksum:<type:value>`` for an archive pinned by its
+    checksum; None for anything else. Two addresses with the same identity name the same
+    contents; the lock's ``h1:`` still checks them."""
+    try:
+        src = parse_source(package)
+    except TofuSolveError:
+        return None
+    if isinstance(src, OciSource):
+        return f"oci:{src.digest}//{src.subdir}" if src.digest else None
+    if not isinstance(src, RemoteSource):
+        return None
+    if src.kind is SourceKind.GIT:
+        ref = src.git.ref or ""
+        return f"git:{ref}//{src.subdir}" if GIT_COMMIT_RE.fullmatch(ref) else None
+    checksum = _query(src.package).get("checksum") if src.kind is SourceKind.HTTP else None
+    return f"checksum:{checksum}//{src.subdir}" if checksum else None
+
+
 def package_problem(package: str) -> str | None:
     """Why ``package`` (a lock file's value) is not an immutable package address, or None
     when it is one. Refused: anything that does not parse as a remote module source; a git

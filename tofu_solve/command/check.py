@@ -91,6 +91,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     seen: set[str] = set()
     copies: dict[str, tuple[ModuleTree, Path, str]] = {}
     providers: dict[str, list] = {}
+    skipped: list[str] = []  # calls whose installed copy was not read: their providers are unknown
     root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
                                  product=target.product, display_prefix=display_prefix)
 
@@ -109,9 +110,10 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                                       f"last tofu-solve init locked at {recorded[path].version}: a tool that "
                                       "rewrites the lock file (tofu providers lock, tofu init -upgrade) drops module "
                                       "blocks; tofu-solve init writes it back.", call.where))
-                continue
+                lock = recorded[path]  # what init will write back: the installed copy is checked against it
             if lock is None:
                 out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", call.where))
+                skipped.append(path)
                 continue
             want_constraint = call.version.text if call.version else ""
             if lock.constraints != want_constraint:
@@ -122,13 +124,16 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
             if lock.source != lock_source(call.source, versioned, lock.version):
                 out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run "
                                       "tofu-solve init.", call.where))
+                skipped.append(path)
                 continue
             installed = modules_dir / path
             if not _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, call.where):
+                skipped.append(path)
                 continue  # another version is installed: its hash and its calls say nothing more
             if not installed.is_dir():
                 out.append(Difference("not-installed", subject, f"{_rel(installed, root)} does not exist; run "
                                       "tofu-solve init.", call.where))
+                skipped.append(path)
                 continue
             h1s = [h for h in lock.hashes if h.startswith("h1:")]
             try:
@@ -140,12 +145,14 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                                       f"the lock records {', '.join(h1s)}: it was changed after installation. "
                                       "tofu-solve init reinstalls it from the package verified against the lock "
                                       "(the lock file is the authority).", call.where))
+                skipped.append(path)
                 continue
             try:
                 tree = read_module_tree(installed, call.source.subdir, product=target.product)
             except ConfigurationError as e:
                 out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
                                       call.where))
+                skipped.append(path)
                 continue
             copies[path] = (tree, installed, call.source.subdir)
             visit(tree, path, _rel(installed, root))
@@ -156,7 +163,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                               "more; run tofu-solve init to drop it."))
     if overrides.bridge_supported(target):  # else init writes none, and says why
         _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
-    _check_providers(out, locks, providers)
+    _check_providers(out, locks, providers, complete=not skipped)
     return out
 
 
@@ -217,7 +224,10 @@ def _check_overrides(out, root, modules_dir, root_tree, copies, locked_sources) 
                                   "is no longer needed; run tofu-solve init to remove it."))
 
 
-def _check_providers(out, locks, providers: dict[str, list]) -> None:
+def _check_providers(out, locks, providers: dict[str, list], complete: bool = True) -> None:
+    """Each required provider against its lock; a provider locked but required nowhere only
+    when every installed copy was read (``complete``): a copy not read (its module block
+    lost, edited, not installed) may require it, and its own difference is reported."""
     for addr, reqs in sorted(providers.items()):
         a = reqs[0].address
         if a.is_builtin or a.is_legacy:
@@ -242,7 +252,7 @@ def _check_providers(out, locks, providers: dict[str, list]) -> None:
                                   f"locked at {lock.version}, which the constraint "
                                   f'"{bad.constraint.text if bad.constraint else ""}" no longer allows; run tofu-solve '
                                   "init -upgrade.", bad.where))
-    for addr in sorted(set(locks.providers) - set(providers)):
+    for addr in sorted(set(locks.providers) - set(providers) if complete else ()):
         out.append(Difference("provider", f'provider "{addr}"', "is locked but no longer required; run tofu-solve "
                               "init to drop it."))
 

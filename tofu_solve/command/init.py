@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..addrs.immutable import package_identity
 from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
@@ -61,7 +62,7 @@ from ..versions.cooldown import (
     given_min_age,
     min_age_setting,
 )
-from ..versions.target import Client, TargetVersion, configured_client, target_version
+from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
 from ..workdir.state import recorded_module_locks, snapshot, write_state
@@ -208,6 +209,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
         a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
     ctx.likely_provider = ahead.likely
+    moves: dict[str, tuple[str, str]] = {}  # locked packages found at another location (issue #34)
     try:
         started = time.monotonic()
         try:
@@ -225,7 +227,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
-            selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade)
+            selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade,
+                                                         opts.lockfile == "readonly", moves)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
@@ -258,18 +261,34 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(WarningText("Damaged cache entry replaced",
                                     f"The cached copy of {name} was damaged; it was discarded and fetched again.")
                         for name in ctx.metadata.cache.discarded)
+    res.warnings.extend(WarningText(
+        "Module package moved",
+        f'The package locked for module "{path}" was found at another location with the same identity (the same '
+        f"commit, digest or checksum), and its contents were verified against the lock's h1: hash.\n"
+        f"Locked: {was}\nFound:  {now}\n" + (
+            "-lockfile=readonly keeps the locked location; the next tofu-solve init records the new one."
+            if opts.lockfile == "readonly" else f"{LOCK_FILE_NAME} now records the new location."))
+        for path, (was, now) in sorted(moves.items()))
     changes = []
     for path in sorted(set(on_disk) | set(new_modules)):
         old, new = on_disk.get(path), new_modules.get(path)
         if old is not None and new is not None and same_selection(old, new):
             continue  # an entry written before package pins is completed, not changed
+        reason = reasons.get(path, "")
+        if not reason and path in moves and opts.lockfile != "readonly":
+            reason = f"package moved to {moves[path][1]} (the same identity)"
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None,
-                                  reasons.get(path, "")))
+                                  reason))
     provider_changes = [replace(c, reason=reasons.get(c.label, c.reason)) for c in plan.changes]
     plan.changes[:] = provider_changes
     res.warnings.extend(WarningText("Newer version needs other locks to move", b.text(opts.upgrade_only))
                         for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(new_modules))
+    written_for = lock_product(root) if lock_path.exists() else None
+    if written_for is not None and written_for[0] is not target.product:
+        # the repository's product changed (a flag or a version file): a lock change like any other
+        changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
+                                     f"solved for {target} ({target.origin})"))
     if opts.lockfile == "readonly" and (changes or plan.changes):
         raise LockFileWouldChange(
             "Lock file would change",
@@ -362,11 +381,16 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...],
                 n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
                 x for _, r in tree.providers for x in (str(r.address), product.short(str(r.address)))}
             if name not in known:  # a call or provider not locked yet is simply chosen afresh anyway
+                import difflib
+
+                near = difflib.get_close_matches(name, sorted(known | set(modules) | {
+                    product.short(a) for a in providers}), n=1, cutoff=0.6)
+                hint = f" Did you mean -upgrade={near[0]}?" if near else ""
                 raise ConfigurationError(
                     "Unknown name in -upgrade",
                     f'-upgrade={name} names no module call, module package or provider of this configuration\'s '
-                    "lock file. Use a call path (vpc, eks.kms), a module package (terraform-aws-modules/kms/aws) "
-                    "or a provider (hashicorp/aws).")
+                    f"lock file.{hint} Use a call path (vpc, eks.kms), a module package "
+                    "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).")
     return LockFile(providers, modules), frozenset(again)
 
 
@@ -447,12 +471,16 @@ def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages,
                                refresh)
 
 
-def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool):
+def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool, readonly: bool = False,
+                     moves: dict[str, tuple[str, str]] | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
     the lock when the lock holds the same version (not with ``-upgrade``, which records the
     new checksums). Returns (call path -> (candidate,
-    package, new lock entry), call path -> tree, call paths verified)."""
+    package, new lock entry), call path -> tree, call paths verified). ``moves`` gets the
+    locked packages found at another location with the same identity (call path -> (locked
+    address, new address)); with ``readonly`` their entries keep the locked address."""
     selected, trees, verified = {}, {}, []
+    moves = {} if moves is None else moves
     pinned = _pinned_selections(locks)
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
@@ -465,7 +493,11 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         if hashes is None:
             hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
-        _check_package(path, cand, new, locks, pinned)
+        moved_from = _check_package(path, cand, new, locks, pinned)
+        if moved_from is not None:
+            moves[path] = (moved_from, new.package)
+            if readonly:
+                new = replace(new, package=moved_from)  # recorded by the next writable init
         old = locks.modules.get(path)
         if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
                 and old.hashes:
@@ -489,22 +521,31 @@ def _pinned_selections(locks: LockFile) -> dict[tuple[str, str], list[ModuleLock
 
 
 def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: LockFile,
-                   pinned: dict[tuple[str, str], list[ModuleLock]]) -> None:
+                   pinned: dict[tuple[str, str], list[ModuleLock]]) -> str | None:
     """Refuse a version that now resolves to another immutable package than the lock file
     records for it (issue #25): the call's own entry first, then any other call locked at
     the same source and version (a new call to a locked package). Entries that
     ``-upgrade=NAME`` left out of ``locks`` accept the new package; ``-upgrade`` does not.
+    A package is its identity, not its address (issue #34): the same commit, digest or
+    checksum found at another location is accepted; the locked address is returned then
+    (None otherwise), so that the caller can note the move.
 
     Raises:
         IntegrityError: :func:`~tofu_solve.workdir.install.package_changed`.
     """
     same = pinned.get((new.version, new.source), [])  # (:func:`_pinned_selections`)
     own = locks.modules.get(path)
+    moved_from = None
     for old in ([own] if own in same else []) + [m for m in same if m.path != path]:
         if old.package != new.package:
+            identity = package_identity(old.package)
+            if identity is not None and new.package and identity == package_identity(new.package):
+                moved_from = moved_from or old.package
+                continue
             shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else new.source
             raise package_changed(old.path, f"{shown} {new.version}" if new.version else shown, old.package,
                                   new.package or None, LOCK_FILE_NAME)
+    return moved_from
 
 
 SHOWN_HELD = 5  # held-back versions named per call or provider (the youngest), the rest counted
@@ -609,7 +650,7 @@ def run(args, settings: Settings) -> int:
         result = run_init(opts, settings, progress=views.progress)
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
     show_result(views, result, opts.lockfile == "readonly", args.chdir)
-    return _hand_over(h, views) if h is not None else 0
+    return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
 
 
 def passed_on_flags(args) -> list[str]:
@@ -634,10 +675,12 @@ def _handover_for(args, opts: InitOptions, result: InitResult, settings: Setting
     if args.handover and client is not None and target is not None and client.product is not target.product:
         result.resolution.warnings.append(WarningText(
             "Not handed over",
-            f"The client found is {client.product.name} {client.version} ({client.origin}), but this lock was solved "
-            f"for {target} ({target.origin}): {client.product.command} would not read it the same way, so tofu-solve "
-            f"did not run it. Run {target.product.command} init yourself, or drop the flag that chose "
-            f"{target.product.name}."))
+            f"This repository uses {target.product.name} ({target.origin}), but the client found is "
+            f"{client.product.name} {client.version} ({client.origin}): {client.product.command} would not read the "
+            f"lock the same way, so tofu-solve did not run it and wrote the lock for {target.product.name}. Install "
+            f"{target.product.command} and run {target.product.command} init -lockfile=readonly; to change the "
+            f"repository's product, change {'the flag' if target.origin.startswith('-') else 'what decided it'} "
+            "and run tofu-solve init (the change is listed like any lock change)."))
         client = None
     if client is None or not args.handover or target is None:
         if target is not None:
@@ -659,13 +702,29 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def _hand_over(h: handover.Handover, views: InitViews) -> int:
-    """Run the client's init after what tofu-solve printed; its exit status is ``init``'s."""
+MODULE_LOCKS_NOTE = (
+    'The client\'s warning "Dependency locks for modules are not yet supported" is expected: {name} reads '
+    "the module blocks tofu-solve writes into {lock} as placeholders and keeps them (its "
+    "internal/depsfile/locks_file.go); tofu-solve verifies them on every init.")
+
+
+def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = False) -> int:
+    """Run the client's init after what tofu-solve printed; its exit status is ``init``'s.
+    ``module_locks``: the lock file holds module blocks, which the client warns about: say
+    once, after it, that the warning is expected."""
     if views.human:
         views.human.line()
         views.human.heading(f"Handing over to {h.command_line} ({h.client.product.name} {h.client.version}, "
                             f"{h.client.origin})...")
-    return handover.run(h)
+    code = handover.run(h)
+    if module_locks:
+        note = MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME)
+        if views.human:
+            views.human.line()
+            views.human.line(note)
+        if views.stream:
+            views.stream.log(note)
+    return code
 
 
 def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings) -> int:
@@ -759,5 +818,5 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
         if human:
             human.line()
             human.line(f"In {relative_name(o.root, base)}:", "bold")
-        codes.append(_hand_over(h, views))
+        codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
     return 1 if failed or any(codes) else 0

@@ -37,6 +37,7 @@ from ..errors import (
     NoMatchingVersionError,
     NoVersionsError,
     TofuSolveError,
+    locked_version_gone,
 )
 from ..events import FetchingPackage, Progress
 from ..lockfile import LockFile
@@ -561,19 +562,19 @@ class Context:
         return value
 
     def _locked_version_check(self, cand: ModuleCandidate) -> Callable[[], None] | None:
-        """For a candidate built from the lock that is not in the metadata cache (the run
-        goes to the network for it anyway): start listing its source beside the fetch, and
-        return the check that the listing offers the locked version (a withdrawn version, or
-        a hand-edited lock whose package pin still installs another version's contents, is
+        """For a registry version built from the lock that is not in the metadata cache (the
+        run goes to the network for it anyway): start listing its source beside the fetch,
+        and return the check that the listing offers the locked version (a withdrawn version,
+        or a hand-edited lock whose package pin still installs another version's contents, is
         an error, issue #34); None when there is nothing to check. A warm run, whose cached
-        package the lock's ``h1:`` verifies, lists nothing."""
-        from .provider import locked_version_gone
-
+        package the lock's ``h1:`` verifies, lists nothing; a git tag or OCI tag is not
+        listed either: its lock names the commit or digest it installs (issue #25), so a
+        deleted tag changes nothing, and a moved one is caught by its identity."""
         lock = self.locks.modules.get(cand.call_path)
         req = self.calls.get(cand.call_path)
         if lock is None or req is None or self.options.offline or lock.version != cand.version_text \
-                or not self.versioned(req):
-            return None
+                or not isinstance(cand.source, RegistrySource):
+            return None  # a git or OCI lock is its commit or digest, installed as pinned (issue #25)
         self.prefetch_available(req)
 
         def check() -> None:

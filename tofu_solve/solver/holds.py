@@ -28,7 +28,13 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..versions import goversions as gvs
-from .model import ROOT, ModuleCandidate, ModuleRequirement, ProviderCandidate, ProviderRequirement
+from .model import (
+    ROOT,
+    ModuleCandidate,
+    ModuleRequirement,
+    ProviderCandidate,
+    ProviderRequirement,
+)
 
 T = TypeVar("T")
 

@@ -15,8 +15,14 @@ from dataclasses import dataclass
 from resolvelib.providers import AbstractProvider
 
 from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
+from ..addrs.redact import redact
 from ..config.tree import ModuleTree
-from ..errors import ConfigurationError, LockedVersionGone, ModuleNotFound, TofuSolveError
+from ..errors import (
+    ConfigurationError,
+    ModuleNotFound,
+    TofuSolveError,
+    locked_version_gone,
+)
 from ..versions import goversions as gvs
 from ..versions.cooldown import format_age, format_duration
 from ..versions.selection import list_module_versions
@@ -51,7 +57,9 @@ _RANK = {"unusable": 0, "opentofu": 1, "module": 2, "package": 3, "provider": 4}
 
 
 def display_package(source) -> str:
-    return source.package.for_display if isinstance(source, RegistrySource) else str(source)
+    """A module package as people name it in output: the registry address, else the source
+    address redacted (credentials never reach a line of output or a file)."""
+    return source.package.for_display if isinstance(source, RegistrySource) else redact(str(source))
 
 
 def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, package: str | None,
@@ -91,17 +99,6 @@ CONFLICT_READ_AHEAD = 4  # older versions of each module call party to a conflic
 BUDGET_RESERVE = 8  # of a what-if attempt's fetch budget, kept for the calls of the versions read ahead
 FIRST_READ_AHEAD = 16  # the window once a call goes back: most walks end within it (a shallow fetch
 # of a module tag costs round trips far more than bytes)
-
-
-def locked_version_gone(subject: str, version: str, upgrade: str, where=None) -> LockedVersionGone:
-    """OpenTofu's words for a locked version its source no longer offers
-    (``internal/providercache/installer.go``: "the previously-selected version %s is no
-    longer available"), naming the subject and the ``-upgrade=NAME`` that chooses afresh."""
-    return LockedVersionGone(
-        "Locked version no longer available",
-        f"The lock file holds {subject} at {version}, but the previously-selected version {version} is no longer "
-        f"available: it was withdrawn, or the lock file was edited by hand. tofu-solve does not pick another "
-        f"version silently; run tofu-solve init {upgrade} to choose afresh.", where)
 
 
 def module_identity(source) -> str:

@@ -17,22 +17,23 @@ from ..errors import (
     ResolutionError,
     TofuSolveError,
     WarningText,
+    locked_version_gone,
 )
 from ..events import LookingForDeadEnds, StillResolving
+from .conservative import minimal_release
 from .context import Context
+from .holds import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
     CoreRequirement,
     ModuleCandidate,
-    NewerThan,
     ModuleRequirement,
+    NewerThan,
     ProviderCandidate,
     ProviderRequirement,
     TofuCandidate,
 )
-from .conservative import minimal_release
-from .holds import Holds, locked_subjects, module_requirements_of, moved
-from .provider import TofuSolveProvider, locked_version_gone, requirements_of_tree
+from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
 
@@ -100,7 +101,7 @@ def root_requirements(tree: ModuleTree, ctx: Context) -> list:
 def precheck(reqs: list, ctx: Context) -> None:
     """Fail fast, with OpenTofu's own messages, on root module calls that can never be
     satisfied (no versions, no matching version), and on a provider lock whose version the
-    provider's listing no longer offers (:func:`~.provider.locked_version_gone`). A lock an
+    provider's listing no longer offers (:func:`~tofu_solve.errors.locked_version_gone`). A lock an
     edited constraint no longer admits is not an error: that call is solved afresh
     (issue #34, the conservative update).
 

