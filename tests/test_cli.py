@@ -30,8 +30,8 @@ def test_inspect_bundled_example_both_flag_styles():
     b = run("inspect", "--chdir", "tofu_solve/data/demo/2-needs-solver")
     assert a.returncode == b.returncode == 0
     assert a.stdout == b.stdout
-    assert "vpc: terraform-aws-modules/vpc/aws ~> 6.0  [main.tf:14]" in a.stdout
-    assert "eks: terraform-aws-modules/eks/aws ~> 20.0  [main.tf:19]" in a.stdout
+    assert "vpc: terraform-aws-modules/vpc/aws ~> 6.0  [main.tf:16]" in a.stdout  # the version line (issue #34)
+    assert "eks: terraform-aws-modules/eks/aws ~> 20.0  [main.tf:21]" in a.stdout
 
 
 def test_inspect_json():

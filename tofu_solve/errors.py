@@ -15,6 +15,8 @@ tell them apart without parsing text.
 
 from __future__ import annotations
 
+import copy
+
 from dataclasses import dataclass, field
 
 
@@ -47,12 +49,26 @@ class TofuSolveError(Exception):
     """
 
     exit_code = 1
+    # warnings that explain the failure (the CLI configuration that could not be opened, then
+    # a registry that cannot be reached), shown before it (issue #34)
+    warnings: tuple[str, ...] = ()
 
     def __init__(self, summary: str, detail: str = "", where: SourceRange | None = None):
         self.summary = summary
         self.detail = detail
         self.where = where
         super().__init__(self.render())
+
+    def at(self, where: SourceRange | None) -> TofuSolveError:
+        """This error cited at ``where`` when it names no place yet (a copy: the same error
+        may be remembered for several calls that share a source), else itself. A failure to
+        reach a call's source is cited at its ``source`` argument (issue #34)."""
+        if self.where is not None or where is None:
+            return self
+        cited = copy.copy(self)
+        cited.where = where
+        cited.args = (cited.render(),)
+        return cited
 
     def render(self) -> str:
         """The message as a user sees it (no trailing newline)."""

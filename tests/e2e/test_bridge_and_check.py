@@ -199,3 +199,35 @@ def test_bridge_is_never_written_outside_the_root(isolated, tofu_solve, repos):
     assert not (shared / OVERRIDE).exists()
     assert "lies outside the root module, and tofu-solve writes nothing outside it" in r.out
     assert tofu_solve(root, "check").code == 0  # init said why; check does not ask for the impossible
+
+
+def test_check_reports_only_real_differences_when_module_blocks_are_lost_or_a_copy_is_edited(isolated, tofu_solve):
+    """Issue #34: ``tofu providers lock`` (or ``tofu init -upgrade``) rewrites the lock file
+    without tofu-solve's module blocks, and the providers the modules require are still
+    locked: ``check`` names the lost blocks, never "provider … is locked but no longer
+    required" (it reads the installed copies against the last init's record). An installed
+    copy edited by hand is its own difference, nothing more."""
+    import re
+
+    from tests.e2e.conftest import VPC6_EKS20
+
+    root = write_root(isolated / "root", VPC6_EKS20)
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    assert tofu_solve(root, "check").code == 0
+    lock = root / ".terraform.lock.hcl"
+    full = lock.read_text()
+    stripped = re.sub(r'module "[^"]+" \{\n(?:.*\n)*?\}\n\n?', "", full)
+    assert 'module "' not in stripped and 'provider "' in stripped
+    lock.write_text(stripped)
+    r = tofu_solve(root, "check", "-json")
+    assert r.code == 1
+    items = r.json()["differences"]
+    assert {d["kind"] for d in items} == {"no-lock"}, items
+    assert sorted(d["subject"] for d in items) == ['module "eks"', 'module "eks.kms"', 'module "vpc"']
+    assert "no longer required" not in r.out
+    lock.write_text(full)
+    (root / ".terraform/modules/eks/main.tf").write_text("# edited by hand\n")
+    r = tofu_solve(root, "check", "-json")
+    assert r.code == 1
+    items = r.json()["differences"]
+    assert [(d["kind"], d["subject"]) for d in items] == [("hash", 'module "eks"')], items

@@ -12,7 +12,7 @@ import pytest
 from tofu_solve.addrs.product import OPENTOFU, TERRAFORM
 from tofu_solve.errors import ConfigurationError
 from tofu_solve.settings import Settings
-from tofu_solve.versions.target import configured_client, find_client, target_version
+from tofu_solve.versions.target import configured_client, find_client, lock_product, target_version
 
 
 def _client(d: Path, name: str, first_line: str) -> Path:
@@ -48,10 +48,13 @@ def test_target_order(tmp_path):
     tf = find_client({"PATH": str(_client(tmp_path / "bin", "terraform", "Terraform v1.9.8").parent)})
     root = tmp_path / "repo" / "live"
     root.mkdir(parents=True)
+    t = target_version(None, root, client=tf)
+    assert (t.product, str(t.version), t.origin) == (TERRAFORM, "1.9.8", "terraform on PATH")
+    # issue #34: the repository's choice (a version file) comes before the client on PATH
     (tmp_path / "repo" / ".terraform-version").write_text("1.5.7\n")
     assert (target_version(None, root).product, str(target_version(None, root).version)) == (TERRAFORM, "1.5.7")
     t = target_version(None, root, client=tf)
-    assert (t.product, str(t.version), t.origin) == (TERRAFORM, "1.9.8", "terraform on PATH")
+    assert (t.product, str(t.version)) == (TERRAFORM, "1.5.7") and t.origin.startswith(".terraform-version in ")
     t = target_version(None, root, terraform="1.15.5", client=tf)
     assert (str(t), t.origin) == ("Terraform 1.15.5", "-terraform-version")
     assert target_version("1.10.0", root, client=tf).product is OPENTOFU
@@ -61,3 +64,25 @@ def test_target_order(tmp_path):
         target_version("1.10.0", root, terraform="1.15.5")
     with pytest.raises(ConfigurationError, match="Invalid Terraform version"):
         target_version(None, root, terraform="one")
+
+
+def test_the_lock_file_decides_the_product_before_the_client(tmp_path):
+    """Issue #34: with no flag and no version file, the product the lock was written for
+    (its header, else its provider addresses) is the target, whatever client a teammate
+    has; a client of that product gives the version; a lock that agrees with the client
+    changes nothing, not even the origin printed."""
+    tofu = find_client({"PATH": str(_client(tmp_path / "bin-tofu", "tofu", "OpenTofu v1.11.2").parent)})
+    tf = find_client({"PATH": str(_client(tmp_path / "bin-tf", "terraform", "Terraform v1.9.8").parent)})
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / ".terraform.lock.hcl").write_text(TERRAFORM.lock_header + "\n")
+    t = target_version(None, root, client=tofu)
+    assert t.product is TERRAFORM and str(t.version) == "1.15.5"
+    assert "written by terraform init (its header)" in t.origin
+    t = target_version(None, root, client=tf)
+    assert (t.product, str(t.version), t.origin) == (TERRAFORM, "1.9.8", "terraform on PATH")
+    (root / ".terraform.lock.hcl").write_text('provider "registry.opentofu.org/hashicorp/aws" {\n}\n')
+    t = target_version(None, root, client=tf)
+    assert t.product is OPENTOFU and "locks providers of registry.opentofu.org" in t.origin
+    assert target_version("1.10.0", root, client=tf).origin == "-tofu-version"  # a flag still comes first
+    assert lock_product(tmp_path) is None

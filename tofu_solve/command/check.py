@@ -22,7 +22,6 @@ each difference:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from dataclasses import dataclass
@@ -102,37 +101,38 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
             path = ".".join(([prefix] if prefix else []) + list(rc.rel_path))
             seen.add(path)
             call, subject = rc.call, f'module "{path}"'
-            if base and call.where is not None:  # name the installed copy's file, not the package's
-                call = dataclasses.replace(call, where=SourceRange(f"{base}/{call.where.file}", call.where.line))
+            at = call.constraint_where  # one citation form (issue #34): the version, else the source attribute
+            if base and at is not None:  # name the installed copy's file, not the package's
+                at = SourceRange(f"{base}/{at.file}", at.line)
             lock = locks.modules.get(path)
             if lock is None and path in recorded:
                 out.append(Difference("no-lock", subject, f"its module block is missing from the lock file, which the "
                                       f"last tofu-solve init locked at {recorded[path].version}: a tool that "
                                       "rewrites the lock file (tofu providers lock, tofu init -upgrade) drops module "
-                                      "blocks; tofu-solve init writes it back.", call.where))
+                                      "blocks; tofu-solve init writes it back.", at))
                 lock = recorded[path]  # what init will write back: the installed copy is checked against it
             if lock is None:
-                out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", call.where))
+                out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", at))
                 skipped.append(path)
                 continue
             want_constraint = call.version.text if call.version else ""
             if lock.constraints != want_constraint:
                 out.append(Difference("constraints", subject,
                                       f'its version constraint is "{want_constraint}" but the lock has '
-                                      f'"{lock.constraints}"; run tofu-solve init.', call.where))
+                                      f'"{lock.constraints}"; run tofu-solve init.', at))
             versioned = call.version is not None
             if lock.source != lock_source(call.source, versioned, lock.version):
                 out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run "
-                                      "tofu-solve init.", call.where))
+                                      "tofu-solve init.", at))
                 skipped.append(path)
                 continue
             installed = modules_dir / path
-            if not _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, call.where):
+            if not _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, at):
                 skipped.append(path)
                 continue  # another version is installed: its hash and its calls say nothing more
             if not installed.is_dir():
                 out.append(Difference("not-installed", subject, f"{_rel(installed, root)} does not exist; run "
-                                      "tofu-solve init.", call.where))
+                                      "tofu-solve init.", at))
                 skipped.append(path)
                 continue
             h1s = [h for h in lock.hashes if h.startswith("h1:")]
@@ -144,21 +144,22 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                 out.append(Difference("hash", subject, f"the installed copy in {_rel(installed, root)} has {actual}, "
                                       f"the lock records {', '.join(h1s)}: it was changed after installation. "
                                       "tofu-solve init reinstalls it from the package verified against the lock "
-                                      "(the lock file is the authority).", call.where))
+                                      "(the lock file is the authority).", at))
                 skipped.append(path)
                 continue
             try:
                 tree = read_module_tree(installed, call.source.subdir, product=target.product)
             except ConfigurationError as e:
                 out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
-                                      call.where))
+                                      at))
                 skipped.append(path)
                 continue
             copies[path] = (tree, installed, call.source.subdir)
             visit(tree, path, _rel(installed, root))
 
     visit(root_tree, "", "")
-    for path in sorted(set(locks.modules) - seen):
+    unread = tuple(p + "." for p in skipped)  # calls inside a copy not read are unknown, not stale
+    for path in sorted(p for p in set(locks.modules) - seen if not p.startswith(unread)):
         out.append(Difference("stale-lock", f'module "{path}"', "is locked but no module call has that path any "
                               "more; run tofu-solve init to drop it."))
     if overrides.bridge_supported(target):  # else init writes none, and says why

@@ -149,16 +149,18 @@ def run_init(opts: InitOptions, settings: Settings,
         A syntax error in the root module comes before any other error.
     """
     checks: list[RootSyntaxCheck] = []
+    notes: list[WarningText] = []  # warnings known before a failure, which may explain it
     try:
-        return _init(opts, settings, progress, checks)
-    except TofuSolveError:
+        return _init(opts, settings, progress, checks, notes)
+    except TofuSolveError as e:
         for c in checks:
             c.raise_error()  # the root's own syntax error first, as tofu reports it
+        e.warnings = (*notes, *e.warnings)
         raise
 
 
 def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
-          checks: list[RootSyntaxCheck]) -> InitResult:
+          checks: list[RootSyntaxCheck], notes: list[WarningText]) -> InitResult:
     root = Path(opts.root)
     target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
     inputs = collect_input_values(root, settings.environ, opts.vars)
@@ -194,6 +196,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
     ctx, counter = build_context(options, solve_locks, settings, progress)
+    notes.extend(WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings)
     try:
         options.min_age = opts.min_age if opts.min_age is not None else \
             min_age_setting(None, None, ctx.client.cli_config.min_age)

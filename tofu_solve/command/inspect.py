@@ -19,7 +19,7 @@ def config_as_data(cfg: ModuleConfig) -> dict:
         "module_calls": [
             {"name": c.name, "source": redact(str(c.source)), "source_kind": c.source.kind.value,
              "version": c.version.text if c.version else None,
-             "file": c.where.file, "line": c.where.line,
+             "file": c.constraint_where.file, "line": c.constraint_where.line,
              "count": c.has_count, "for_each": c.has_for_each}
             for c in cfg.module_calls
         ],
@@ -46,7 +46,7 @@ def print_config(cfg: ModuleConfig, out) -> None:
         ver = f" {c.version.text}" if c.version else ""
         extra = " (count)" if c.has_count else " (for_each)" if c.has_for_each else ""
         shown = getattr(c.source, "for_display", redact(str(c.source)))
-        print(f"  - {c.name}: {shown}{ver}{extra}  [{c.where}]", file=out)
+        print(f"  - {c.name}: {shown}{ver}{extra}  [{c.constraint_where}]", file=out)
     print("\nRequired providers:", file=out)
     if not cfg.provider_requirements:
         print("  (none)", file=out)

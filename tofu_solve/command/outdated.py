@@ -173,7 +173,9 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
     newest_allowed = allowed[0].version_text if allowed else None
     newest = max(published, key=_key).string if published else None
     constraint = req.constraint.text if req.constraint else "any version"
-    where = req.call.version_where or req.call.where
+    where = req.call.constraint_where  # one citation form (issue #34); inside a package, the package first
+    if req.origin.call_path and req.origin.package:
+        where = f"{req.origin.package} {req.origin.version}: {where}"
     if locked is not None and locked != to:
         return Outdated("module", path, locked, to, newest_allowed, newest, "lock",
                         f"the lock holds {locked}; tofu-solve init -upgrade={path} selects {to}")

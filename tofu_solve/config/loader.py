@@ -574,7 +574,7 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
                     f'Module "{raw.name}" sets both a ?tag/?digest and a version constraint; use one.', ver_v.where)
     return ModuleCall(raw.name, source_text, source, version, raw.where,
                       ver_v.where if ver_v is not None and version is not None else None,
-                      "count" in raw.args, "for_each" in raw.args)
+                      "count" in raw.args, "for_each" in raw.args, src_v.where)
 
 
 def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[ProviderRequirement]:

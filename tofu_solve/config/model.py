@@ -23,6 +23,7 @@ class ModuleCall:
         where: file and line of the ``module`` block.
         version_where: file and line of the ``version`` argument (None when absent).
         has_count / has_for_each: the block sets ``count`` / ``for_each``.
+        source_where: file and line of the ``source`` argument (None when unknown).
     """
 
     name: str
@@ -33,6 +34,18 @@ class ModuleCall:
     version_where: SourceRange | None = None
     has_count: bool = False
     has_for_each: bool = False
+    source_where: SourceRange | None = None
+
+    @property
+    def constraint_where(self) -> SourceRange:
+        """Where the call's constraint is imposed, as every citation of a call reads (issue
+        #34): its ``version`` argument, else its ``source`` argument, else the block."""
+        return self.version_where or self.source_where or self.where
+
+    @property
+    def source_at(self) -> SourceRange:
+        """Its ``source`` argument (else the block): where a failure to reach the source is cited."""
+        return self.source_where or self.where
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from . import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_modu
 from .files import ModuleDir, module_dir
 from .variables import InputValue
 
-SCHEMA = 2  # 2: a provider requirement is cited at its version attribute
+SCHEMA = 3  # 2: a provider requirement is cited at its version attribute; 3: a call at its source too
 
 
 @dataclass(frozen=True)
@@ -149,6 +149,8 @@ def _call_to_dict(c: ModuleCall) -> dict:
             "file": c.where.file, "line": c.where.line,
             "vfile": c.version_where.file if c.version_where else None,
             "vline": c.version_where.line if c.version_where else None,
+            "sfile": c.source_where.file if c.source_where else None,
+            "sline": c.source_where.line if c.source_where else None,
             "count": c.has_count, "for_each": c.has_for_each}
 
 
@@ -157,7 +159,8 @@ def _call_from_dict(d: dict, host: str) -> ModuleCall:
                       module_constraint(d["version"]) if d["version"] is not None else None,
                       SourceRange(d["file"], d["line"]),
                       SourceRange(d["vfile"], d["vline"]) if d.get("vfile") else None,
-                      d["count"], d["for_each"])
+                      d["count"], d["for_each"],
+                      SourceRange(d["sfile"], d["sline"]) if d.get("sfile") else None)
 
 
 def tree_to_dict(t: ModuleTree) -> dict:

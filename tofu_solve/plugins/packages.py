@@ -43,7 +43,7 @@ from ..lockfile.replacefile import process_umask
 from ..remote.archives import extract_archive
 from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
-from ..remote.limits import read_document
+from ..remote.limits import describe_failure, read_document
 from ..remote.ops import OpCounter, lazy_import
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.registry import ProviderDownload, RegistryClient
@@ -290,7 +290,7 @@ class ProviderPackages:
         try:
             r = self.fetcher.session.get(url, stream=True, timeout=self.fetcher.timeout)
         except requests.RequestException as e:
-            raise NetworkError("Failed to download provider checksums", f"{type(e).__name__} contacting "
+            raise NetworkError("Failed to download provider checksums", f"{describe_failure(e)} contacting "
                                f"{redact(url)}.", url=redact(url)) from None
         body = read_document(r, self.fetcher.limits, url)
         if r.status_code != 200:

@@ -34,7 +34,7 @@ from ..store.cache import Cache
 from .archives import extract_archive, sniff_archive
 from .flight import SingleFlight
 from .git import FetchAborted, GitRemotes, RemoteRef
-from .limits import read_bounded, read_document
+from .limits import describe_failure, read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
@@ -316,7 +316,7 @@ class Fetcher:
             r = self.session.get(url, stream=stream, timeout=self.timeout, headers=headers or {})
         except requests.RequestException as e:
             raise NetworkError("Failed to download module package",
-                               f"{type(e).__name__} contacting {redact(url)}.", url=redact(url)) from None
+                               f"{describe_failure(e)} contacting {redact(url)}.", url=redact(url)) from None
         if r.status_code >= 400:
             raise NetworkError("Failed to download module package",
                                f"{redact(url)} answered {r.status_code}.", url=redact(url))

@@ -8,6 +8,33 @@ from collections.abc import Callable
 from ..addrs.redact import redact
 from ..settings import Limits
 
+_FAILURES = (  # (exception class name, what people are told), most specific first; names, so that
+    # this module imports no network library (a warm run never pays for one)
+    ("ConnectTimeout", "the connection timed out"),
+    ("ReadTimeout", "the server stopped answering"),
+    ("Timeout", "the request timed out"),
+    ("SSLError", "the TLS handshake failed (check the certificate)"),
+    ("ProxyError", "the proxy refused the connection"),
+    ("TooManyRedirects", "it redirected too many times"),
+    ("ChunkedEncodingError", "the answer broke off"),
+    ("ContentDecodingError", "the answer could not be decoded"),
+    ("ProtocolError", "the connection broke"),
+    ("ConnectionError", "the connection failed (refused, reset or no route to the host)"),
+    ("InvalidURL", "the address is not a valid URL"),
+    ("InvalidSchema", "the address has an unsupported scheme"),
+)
+
+
+def describe_failure(e: BaseException) -> str:
+    """What went wrong with a request, in words (issue #34: no exception class name reaches
+    the output): ``the connection timed out``, ``the connection failed (…)``...; the most
+    specific class in ``e``'s ancestry that is known, else ``the request failed``."""
+    names = [c.__name__ for c in type(e).__mro__]
+    for name, words in _FAILURES:
+        if name in names:
+            return words
+    return "the request failed"
+
 
 def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: float, url: str,
                  what: str = "download") -> int:
@@ -31,7 +58,7 @@ def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: 
 
     def broken(e: BaseException) -> NetworkError:
         return NetworkError(f"Truncated {what}",
-                            f"{redact(url)}: the connection broke after {total} bytes ({type(e).__name__}).",
+                            f"{redact(url)}: the connection broke after {total} bytes ({describe_failure(e)}).",
                             url=redact(url))
 
     try:

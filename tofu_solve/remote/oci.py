@@ -36,7 +36,7 @@ from urllib.parse import urljoin
 from ..addrs.redact import is_loopback_host
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
 from ..settings import Limits
-from .limits import read_bounded, read_document
+from .limits import describe_failure, read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
@@ -176,7 +176,7 @@ class OciClient:
             read_document(probe, self.limits, f"{scheme}://{host}/v2/")
         except requests.RequestException as e:
             raise NetworkError("Failed to reach OCI registry",
-                               f"Could not contact the OCI registry {host} ({type(e).__name__}).",
+                               f"Could not contact the OCI registry {host} ({describe_failure(e)}).",
                                url=f"{scheme}://{host}/v2/") from None
         challenge = probe.headers.get("WWW-Authenticate", "")
         backend = "token" if challenge.lower().startswith("bearer") else "basic"
@@ -199,7 +199,7 @@ class OciClient:
         except ValueError as e:  # oras: "Cannot respond to request for authentication." and friends
             raise NetworkError("OCI registry refused the request", f"Could not {what}: {e}") from None
         except requests.RequestException as e:
-            raise NetworkError("Failed to reach OCI registry", f"Could not {what} ({type(e).__name__}).") from None
+            raise NetworkError("Failed to reach OCI registry", f"Could not {what} ({describe_failure(e)}).") from None
         if r.status_code in (401, 403):
             raise NetworkError("OCI registry authentication failed",
                                f"Could not {what}: the registry refused the credentials found "

@@ -35,7 +35,7 @@ from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..config.cliconfig import DIRECT, InstallationMethod
 from ..errors import RegistryError
-from .limits import read_document
+from .limits import describe_failure, read_document
 
 _PACKED_RE = re.compile(r"terraform-provider-(?P<type>[^_]+)_(?P<version>[^_]+)_(?P<platform>[a-z0-9]+_[a-z0-9]+)\.zip")
 
@@ -69,7 +69,7 @@ class MirrorClient:
             read_document(r, self.limits, url)
         except requests.RequestException as e:
             raise RegistryError("Failed to query provider mirror",
-                                f"Could not {what}: {type(e).__name__} contacting {redact(url)}.") from None
+                                f"Could not {what}: {describe_failure(e)} contacting {redact(url)}.") from None
         if r.status_code == 404:
             return None
         if r.status_code != 200:

@@ -31,7 +31,7 @@ from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
 from ..settings import Limits
 from ..store.cache import key_of
 from .flight import SingleFlight
-from .limits import read_document
+from .limits import describe_failure, read_document
 from .ops import OpCounter, import_in_background, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
@@ -147,7 +147,7 @@ class RegistryClient:
         except requests.RequestException as e:
             raise NetworkError(
                 f"Failed to reach registry {host}",
-                f"Could not {what}: {redact(str(e.__class__.__name__))} contacting {redact(url)}. Check the network "
+                f"Could not {what}: {describe_failure(e)} contacting {redact(url)}. Check the network "
                 "connection, the host name and any CLI-config host block.", url=redact(url)) from None
 
     def services(self, host: str) -> dict[str, str]:

@@ -73,7 +73,8 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
     for rc in tree.remote_calls if modules else ():
         child = prefix + ".".join(rc.rel_path)
         origin = Origin(".".join((call_path,) + rc.local_path) if rc.local_path and call_path else
-                        (".".join(rc.local_path) if rc.local_path else call_path), version, rc.call.where, package)
+                        (".".join(rc.local_path) if rc.local_path else call_path), version, rc.call.constraint_where,
+                        package)
         req = ModuleRequirement(child, rc.call, origin, str(rc.call.source))
         ctx.calls[child] = req
         out.append(req)

@@ -20,6 +20,7 @@ from ..errors import (
     locked_version_gone,
 )
 from ..events import LookingForDeadEnds, StillResolving
+from ..versions.goversion import GoVersion
 from .conservative import minimal_release
 from .context import Context
 from .holds import Holds, locked_subjects, module_requirements_of, moved
@@ -116,8 +117,11 @@ def precheck(reqs: list, ctx: Context) -> None:
     for r in unlocked:
         ctx.prefetch_available(r)
     for r in unlocked:
-        if not ctx.module_candidates(r):
-            raise ctx.no_match_error(r)
+        try:
+            if not ctx.module_candidates(r):
+                raise ctx.no_match_error(r)
+        except TofuSolveError as e:  # a source that cannot be listed (404, unreachable): at its source line
+            raise e.at(r.call.source_at) from None
 
 
 def refuse_gone_provider_locks(subjects: frozenset[str], reqs: list, ctx: Context) -> None:
@@ -245,19 +249,35 @@ def _feasible(reqs: list, ctx: Context, pruned: dict, holds: Holds, extra: tuple
 
 @dataclass(frozen=True)
 class BlockedUpgrade:
-    """``-upgrade=NAME`` moved NAME only as far as every other lock allows: a newer version
-    needs ``others`` (subjects, shown as people name them) to move too."""
+    """``-upgrade=NAME`` moved NAME only as far as every other lock allows: ``newer`` needs
+    the locks in ``others`` to move too, each (name as people name it, locked version,
+    version it would take, where its constraint is written when it is a root module call)."""
 
     name: str
     selected: str
     newer: str
-    others: tuple[str, ...]
+    others: tuple[tuple[str, str, str, object], ...]
 
     def text(self, upgrade_names: tuple[str, ...]) -> str:
-        names = ",".join(dict.fromkeys((*upgrade_names, self.name, *self.others)))
-        return (f"{self.name} is at {self.selected}, the newest its constraints allow while every other lock is kept. "
-                f"{self.name} {self.newer} needs {', '.join(self.others)} to move too; tofu-solve moved nothing else. "
-                f"To allow it: tofu-solve init -upgrade={names}")
+        moves = ", ".join(f"{n} {old} -> {new}" for n, old, new, _ in self.others)
+        head = (f"{self.name} is at {self.selected}, the newest its constraints allow while every other lock is kept. "
+                f"{self.name} {self.newer} needs {moves}; tofu-solve moved nothing else.")
+        if all(_newer(new, old) for _, old, new, _ in self.others):
+            names = ",".join(dict.fromkeys((*upgrade_names, self.name, *(n for n, *_ in self.others))))
+            return f"{head} To allow it: tofu-solve init -upgrade={names}"
+        # a lock that would have to go down: -upgrade takes the newest, so only a constraint does it
+        pins = [f'{n} to version = "{new}" ({where})' for n, old, new, where in self.others
+                if not _newer(new, old) and where is not None]
+        if pins:
+            return f"{head} -upgrade takes the newest of each; to allow it, pin {'; '.join(pins)}."
+        return f"{head} -upgrade takes the newest of each, so it cannot; a constraint that excludes the newer ones can."
+
+
+def _newer(new: str, old: str) -> bool:
+    try:
+        return GoVersion.parse(new).compare(GoVersion.parse(old)) > 0
+    except TofuSolveError:
+        return False
 
 
 def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozenset[str],
@@ -306,9 +326,20 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
         result = found.get(subjects - release, soft)
         picked = result.mapping.get(("module", subject)) or result.mapping.get(("provider", subject))
         newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
-        others = tuple(sorted(short(s) if s in recorded.providers else s for s in release))
+        others = []
+        for s in sorted(release):
+            if s in recorded.providers:
+                picked_other = result.mapping.get(("provider", s))
+                to = str(picked_other.version) if picked_other is not None else "?"
+                others.append((short(s), recorded.providers[s].version, to, None))
+            else:
+                picked_other = result.mapping.get(("module", s))
+                to = picked_other.version_text if isinstance(picked_other, ModuleCandidate) else "?"
+                req = res.module_requirements.get(s)
+                where = req.call.constraint_where if req is not None and req.origin.call_path == ROOT else None
+                others.append((s, recorded.modules[s].version, to, where))
         if others:
-            out.append(BlockedUpgrade(name, selected, newer, others))
+            out.append(BlockedUpgrade(name, selected, newer, tuple(others)))
     return out
 
 

@@ -50,6 +50,12 @@ class InitViews:
             self.stream.progress(event)
 
     def error(self, e) -> None:
+        """A failure, after the warnings that may explain it (``e.warnings``)."""
+        for w in getattr(e, "warnings", ()):
+            if self.stream:
+                self.stream.warning(w)
+            if self.human:
+                self.human.warning(w)
         if self.stream:
             self.stream.error(e)
         if self.human:
