@@ -413,3 +413,50 @@ def test_recursive_hands_over_in_each_root(tmp_path, tofu_solve, client_env, ter
     off = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-handover=false")
     assert off.code == 0 and "Terraform has been successfully initialized!" not in off.out
     assert "(cd prod && terraform init -lockfile=readonly)" in off.out
+
+
+def test_the_lock_does_not_flip_for_a_teammate_with_the_other_client(tmp_path, tofu_solve, client_env,
+                                                                     terraform_1155, acme):
+    """Issue #34: the lock was written for OpenTofu; a teammate has only Terraform. The
+    target stays OpenTofu (the lock's product), the lock is left byte for byte, Terraform is
+    not run, and the warning says which product the repository uses, why, and what to run."""
+    root = write_root(tmp_path / "root", ROOT)
+    first = tofu_solve(root, "init", "-tofu-version=1.12.6", "-handover=false")
+    assert first.code == 0, first.err
+    assert first.lock.startswith('# This file is maintained automatically by "tofu init".')
+    r = tofu_solve(root, "init", f"-tf-path={terraform_1155}")
+    assert r.code == 0, r.err
+    assert r.lock == first.lock and "The lock file is up to date." in r.out
+    assert "Handing over" not in r.out
+    assert "This repository uses OpenTofu (newest OpenTofu release known to tofu-solve; .terraform.lock.hcl was " \
+           "written by tofu init (its header))" in r.out
+    assert "Install tofu and run tofu init -lockfile=readonly" in r.out
+
+
+def test_a_root_without_providers_hands_over_on_a_fresh_machine(tmp_path, tofu_solve, client_env, terraform_1155,
+                                                                running, monkeypatch):
+    """Issue #34: the plugin cache tofu-solve offers the client is created even when no
+    provider was placed in it (the client refuses a directory that does not exist: "The
+    specified plugin cache dir ... cannot be opened"), and the client's warning about module
+    locks is explained once, after it."""
+    bare = make_repo(tmp_path / "repos" / "bare", [("v1.0.0", {"main.tf": "# no providers\n"})])
+    running.registry.extra["acme/bare/null"] = {"versions": {"1.0.0": f"git::{bare}?ref=v1.0.0"}}
+    try:
+        monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "fresh-cache"))
+        root = write_root(tmp_path / "root", '''
+            module "bare" {
+              source  = "acme/bare/null"
+              version = "~> 1.0"
+            }
+        ''')
+        r = tofu_solve(root, "init", f"-tf-path={terraform_1155}", "-input=false")
+        assert r.code == 0, r.out + r.err
+        assert "cannot be opened" not in r.out + r.err
+        assert "Terraform has been successfully initialized!" in r.out
+        assert (tmp_path / "fresh-cache" / "plugins").is_dir()
+        text = r.out + r.err
+        assert 'The client\'s warning "Dependency locks for modules are not yet supported" is expected' in text
+        assert "Warning: Dependency locks for modules are not yet supported" in r.out  # the client's own
+        assert r.out.index("Warning: Dependency locks") < r.out.index("is expected")  # explained after it
+    finally:
+        running.registry.extra.pop("acme/bare/null", None)

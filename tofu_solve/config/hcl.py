@@ -32,6 +32,7 @@ from lark.exceptions import (
     UnexpectedInput,
 )
 
+from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceRange, TofuSolveError
 from .scan import BodyArgument, TopBlock, body_items, top_level_blocks
 
@@ -327,7 +328,7 @@ def _last_line(text: str) -> int:
 
 def _line_text(text: str, line: int) -> str:
     lines = text.splitlines()
-    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+    return redact(lines[line - 1].strip()) if 0 < line <= len(lines) else ""  # output: no credential
 
 
 def _body(tree: Tree, text: str) -> Body:

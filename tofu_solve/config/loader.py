@@ -32,6 +32,7 @@ from ..addrs.module_source import (
 from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.provider import ProviderAddressError, parse_provider_source
+from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
 from . import hcl
@@ -196,7 +197,8 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
     lines = text.splitlines()
 
     def here(line: int, context: str = "") -> SourceRange:
-        return SourceRange(display, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
+        # the line as written, redacted: a source URL may carry a credential (a snippet is output)
+        return SourceRange(display, line, context, redact(lines[line - 1]) if 0 < line <= len(lines) else "")
 
     for attr in body.attributes:
         raise ConfigurationError("Unsupported argument",
@@ -314,7 +316,8 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
     lines = text.splitlines()
 
     def here(line: int, context: str = "") -> SourceRange:
-        return SourceRange(display, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
+        # the line as written, redacted: a source URL may carry a credential (a snippet is output)
+        return SourceRange(display, line, context, redact(lines[line - 1]) if 0 < line <= len(lines) else "")
 
     _, mpos = at("module")
     if "module" in doc and not _json_blocks(doc["module"]) and doc["module"] not in ({}, []):

@@ -694,16 +694,14 @@ class WhatIf:
             edits = [Edit(lv.file or "?", lv.line or 0, lv.text, t, lv) for lv, _, t in combo]
             selected = {}
             move = 0
-            upgrade = []
+            # no -upgrade= to add: an edited constraint lands in one tofu-solve init, which moves
+            # whatever locks the edit requires (issue #34)
+            upgrade: list[str] = []
             for lv, _, _ in combo:
                 v = self._picked(lv, check.mapping)
                 if v is not None and lv.kind != "opentofu":
                     selected[lv.name] = str(v)
                     move += self._move(lv, v)
-                if lv.kind == "module" and lv.name in self.ctx.locks.modules and not self.ctx.options.upgrade:
-                    upgrade.append(lv.name)
-                if lv.kind == "provider" and lv.name in self.ctx.locks.providers and not self.ctx.options.upgrade:
-                    upgrade.append(self.ctx.options.target.product.short(lv.name))
             caveats = [note for lv, _, _ in combo if lv.kind == "module"
                        for note in [self._fenced_off(lv, check.mapping)] if note]
             return Suggestion(edits, selected, move, upgrade, caveats)
