@@ -88,3 +88,24 @@ def no_client_on_path(tmp_path_factory):
 
 CLIENT_PATHS: dict[str, str | None] = {n: shutil.which(n) for n in CLIENT_NAMES}
 """``tofu`` and ``terraform`` as found on the PATH the tests started with (None: absent)."""
+
+
+def pytest_addoption(parser):
+    parser.addoption("--resolvelib-loop", choices=("tofu-solve", "resolvelib"), default="tofu-solve",
+                     help="the search loop the solver runs: tofu-solve's incremental one (default) or "
+                          "resolvelib's own Resolver, its fallback (issue #35: CI runs the solver tests on both)")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def resolvelib_loop(request):
+    """Which loop :class:`tofu_solve.solver.search.Search` runs in this test session: with
+    ``--resolvelib-loop=resolvelib``, resolvelib's own ``Resolver``, as when a resolvelib
+    release lacks a private member the incremental loop uses."""
+    from tofu_solve.solver import search
+
+    loop = request.config.getoption("--resolvelib-loop")
+    saved = search._HAS_MEMBERS
+    if loop == "resolvelib":
+        search._HAS_MEMBERS = False
+    yield loop
+    search._HAS_MEMBERS = saved

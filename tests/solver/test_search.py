@@ -112,17 +112,47 @@ def tangled_index(seed: int) -> dict:
     return {"providers": providers, "modules": modules, "root": root}
 
 
-def test_this_resolvelib_lets_the_search_keep_its_scans():
+def test_this_resolvelib_lets_the_search_keep_its_scans(resolvelib_loop):
     """If a resolvelib release inside the admitted range moves a member the search uses,
-    it falls back to resolvelib's loop; this says so before the speed goes."""
-    assert incremental()
+    it falls back to resolvelib's loop; this says so before the speed goes. Every private
+    member is checked, attributes too; ``--resolvelib-loop=resolvelib`` forces the fallback."""
+    from tofu_solve.solver.search import _has_members
+
+    assert _has_members()
+    assert incremental() is (resolvelib_loop == "tofu-solve")
+
+
+def test_a_resolvelib_without_a_member_falls_back_to_its_own_loop(monkeypatch):
+    """A renamed attribute (not only a method) makes the search resolvelib's ``Resolver``
+    instead of an error (issue #35)."""
+    import resolvelib.resolvers.resolution as resolution
+
+    from tofu_solve.solver.search import _has_members
+
+    real_init = resolution.Resolution.__init__
+
+    def init_without_ratio(self, provider, reporter):
+        real_init(self, provider, reporter)
+        del self._optimistic_backjumping_ratio
+    monkeypatch.setattr(resolution.Resolution, "__init__", init_without_ratio)
+    assert not _has_members()
+
+
+@pytest.fixture
+def incremental_loop(monkeypatch):
+    """These tests are of the incremental loop itself (against resolvelib's): it runs
+    whichever loop the session forces (``--resolvelib-loop``)."""
+    from tofu_solve.solver import search
+
+    monkeypatch.setattr(search, "_HAS_MEMBERS", search._has_members())
+    assert search.incremental()
 
 
 UNIVERSES = [(60, 30, 2, 15), (30, 12, 2, 8, 3), (45, 20, 3, 10, 7), (24, 10, 3, 9, 11), (36, 16, 2, 12, 5, 4)]
 
 
 @pytest.mark.parametrize("args", UNIVERSES)
-def test_same_search_as_resolvelibs_own_loop_with_far_fewer_checks(args):
+def test_same_search_as_resolvelibs_own_loop_with_far_fewer_checks(args, incremental_loop):
     ours = _run(Search, args)
     theirs = _run(Resolver, args, UnnarrowedProvider)
     assert ours[0] == theirs[0]  # same selections and graph (or the same failure)
@@ -172,7 +202,7 @@ class CheckedProvider(CountingProvider):
         return got
 
 
-def test_a_providers_matches_are_those_of_all_its_requirements():
+def test_a_providers_matches_are_those_of_all_its_requirements(incremental_loop):
     """The search tells the provider which criterion each new requirement extends, and the
     provider's matches come from what it kept of that criterion: the same matches as from
     all its requirements, on searches that go back, fail and patch criteria."""

@@ -42,9 +42,11 @@ patching criteria, removing information, the reporter's calls, ``ResolutionImpos
 ``ResolutionTooDeep``. The rounds, the candidates tried, the backtracks and the results are
 those of resolvelib's loop (``tests/solver/test_search.py`` compares event by event). The
 loop names resolvelib's private members, whose shape is the same in every release that
-``pyproject.toml`` admits (``resolvelib>=1.2,<2``; the loop is the same code in 1.2.0 and
-1.2.1); when one is missing, or the provider has no ``search_order``, :class:`Search` is
-resolvelib's own ``Resolver``, unchanged.
+``pyproject.toml`` admits (``resolvelib>=1.2,<1.3``: the loop is the same code in 1.2.0 and
+1.2.1); every one of them, methods and attributes alike, is checked when this module is
+imported, and when one is missing, or the provider has no ``search_order``, :class:`Search`
+is resolvelib's own ``Resolver``, unchanged. The solver tests run on both paths
+(``pytest --resolvelib-loop=resolvelib`` forces resolvelib's own).
 """
 
 from __future__ import annotations
@@ -61,10 +63,46 @@ from resolvelib.resolvers.exceptions import (
 )
 from resolvelib.structs import State
 
+# Every private member of resolvelib's that the loop reads or calls: methods of
+# ``Resolution``, the attributes its ``__init__`` sets, the fields of its ``State`` and
+# ``Criterion`` values, and the module's ``_build_result``. ``pyproject.toml`` admits only
+# the releases the loop is tested against (``resolvelib>=1.2,<1.3``: 1.2.0 and 1.2.1, the
+# same code); should one of these be missing all the same, :class:`Search` is resolvelib's
+# own ``Resolver`` (``tests/solver/test_search.py`` runs both).
 _USED = ("_push_new_state", "_add_to_criteria", "_get_updated_criteria", "_attempt_to_pin_criterion",
          "_backjump", "_extract_causes", "_remove_information_from_criteria", "_rollback_states",
          "_is_current_pin_satisfying")
-_HAS_MEMBERS = all(hasattr(_resolution.Resolution, m) for m in _USED) and hasattr(_resolution, "_build_result")
+_USED_ATTRIBUTES = ("_p", "_r", "_states", "_save_states", "_optimistic_backjumping_ratio")
+_STATE_FIELDS = ("mapping", "criteria", "backtrack_causes")
+_CRITERION_MEMBERS = ("information", "iter_requirement", "incompatibilities")
+
+
+def _has_members() -> bool:
+    """Whether this resolvelib has every private member the loop uses, attributes too (a
+    probe ``Resolution`` is built to see them: its ``__init__`` only stores)."""
+    from resolvelib.structs import IteratorMapping  # noqa: F401  (the loop's _Changes goes through it)
+
+    if not all(hasattr(_resolution.Resolution, m) for m in _USED) or not hasattr(_resolution, "_build_result"):
+        return False
+    if not isinstance(getattr(_resolution.Resolution, "state", None), property):
+        return False
+    criterion = getattr(_resolution, "Criterion", None)
+    try:
+        probe_criterion = criterion([], [], [])  # public fields, set by __init__
+    except Exception:
+        return False
+    if not all(hasattr(probe_criterion, m) for m in _CRITERION_MEMBERS):
+        return False
+    if not all(f in getattr(State, "_fields", ()) for f in _STATE_FIELDS):
+        return False
+    try:
+        probe = _resolution.Resolution(None, None)
+    except Exception:
+        return False
+    return all(hasattr(probe, a) for a in _USED_ATTRIBUTES)
+
+
+_HAS_MEMBERS = _has_members()
 
 
 class _Unsatisfied:
