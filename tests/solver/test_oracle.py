@@ -276,3 +276,56 @@ def test_lock_cases(path):
     assert got in set(expected)
     assert min(lock_cost(case["after"], s, module_locks, provider_locks) for s in expected) == case["expected_moves"]
     assert lock_cost(case["after"], got, module_locks, provider_locks) == case["expected_moves"]
+
+
+def _relaxed(index: dict, keep: set[tuple[str, str]]) -> dict:
+    """``index`` with every root constraint not in ``keep`` ((kind, name) of a lever: a
+    module call's ``version``, a provider's ``required_providers`` entry) removed."""
+    out = copy.deepcopy(index)
+    for c in out["root"].get("calls", []):
+        if ("module", c["name"]) not in keep:
+            c.pop("version", None)
+    for p in out["root"].get("providers", []):
+        if ("provider", PROVIDER_HOST + p["source"]) not in keep:
+            p.pop("version", None)
+    return out
+
+
+@COMMON
+@given(universes())
+def test_every_clash_is_minimal_and_every_suggested_fix_solves(index):
+    """Issue #35 §6 (and #34: "name as the clash only constraints that really clash"): for an
+    impossible universe, each clash the explanation names cannot hold with every other root
+    constraint relaxed, and holds as soon as any one of its constraints is relaxed too (the
+    oracle says so, not the solver); each suggested edit, applied, makes the universe
+    solvable."""
+    from tests.solver.test_cases import apply_edits
+    from tofu_solve.explain import solve as explained_solve
+
+    if solutions(index):
+        return
+    u = universe_from_index(index)
+    ctx = MemoryContext(u)
+    try:
+        explained_solve(u.root, ctx)
+    except ResolutionError as e:
+        explanation = getattr(e, "explanation", None) or {}
+    except (NoMatchingVersionError, NoVersionsError):
+        return  # a root call no version of which matches: OpenTofu's own error, no clash to explain
+    else:
+        raise AssertionError("the solver solved a universe the oracle finds impossible")
+    finally:
+        ctx.close()
+    if explanation.get("kind") != "conflict":
+        return
+    for clash in explanation.get("clashes", []):
+        levers = {(lv["kind"], lv["name"]) for lv in clash}
+        if not levers <= {("module", c["name"]) for c in index["root"]["calls"]} | {
+                ("provider", PROVIDER_HOST + p["source"]) for p in index["root"].get("providers", [])}:
+            continue  # a clash that names an OpenTofu constraint or a nested one: no root lever to relax
+        assert not solutions(_relaxed(index, levers)), f"{clash} is no clash: it holds with the rest relaxed"
+        for lever in levers:
+            assert solutions(_relaxed(index, levers - {lever})), f"{clash} is not minimal: {lever} is not needed"
+    for s in explanation.get("suggestions", []):
+        if s.get("edits"):
+            assert solutions(apply_edits(index, s["edits"])), f"suggestion {s['summary']!r} does not solve"
