@@ -44,10 +44,10 @@ PROVIDERS = ["hashicorp/aws", "hashicorp/tls"]
 
 def _provider_reqs(draw, allow_empty=True) -> list[dict]:
     out = []
-    for name in PROVIDERS:
+    for i, name in enumerate(PROVIDERS):
         if draw(st.booleans()) or (not allow_empty and not out and name == PROVIDERS[-1]):
             text = draw(st.sampled_from(PROVIDER_CONSTRAINTS))
-            p = {"name": name.split("/")[1], "source": name, "file": "versions.tf", "line": 3}
+            p = {"name": name.split("/")[1], "source": name, "file": "versions.tf", "line": 3 + 4 * i}
             if text is not None:
                 p["version"] = text
             out.append(p)
