@@ -8,12 +8,13 @@ finds it the way implicit-hitting-set MaxSAT solvers do:
 1. take a minimum hitting set ``R`` of the cores found so far (none at first: ``R`` is empty);
 2. if holding every lock but ``R`` admits a solution, ``R`` is optimal (every feasible
    release hits every core, and ``R`` is the smallest that does);
-3. else shrink the held set to a core by deletion (drop a lock from it whenever the rest
-   still admits no solution) and go back to 1.
+3. else shrink the held set to a core (QuickXplain: the smallest part of it that still admits
+   no solution, found by halving) and go back to 1.
 
 Each question is a search of its own (``feasible``), so the number of questions is bounded
-(:data:`MAX_CHECKS`); past the bound the release known to work (``upper``, what a search
-that holds nothing moved) is the answer. A search cut off by its round cap counts as "no
+(:func:`check_budget`: fewer on larger trees, a count so that every machine gives the same
+lock); past the bound the release known to work (``upper``, what a search that holds
+nothing moved) is the answer. A search cut off by its round cap counts as "no
 solution": a core found that way may be too large, which can only make the answer larger,
 never wrong, since an answer is always one a search found feasible.
 """
@@ -58,7 +59,8 @@ def min_hitting_set(cores: Sequence[frozenset[str]], prefer: frozenset[str] = fr
 
 
 def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]], bool],
-                    upper: frozenset[str], max_checks: int = MAX_CHECKS) -> frozenset[str]:
+                    upper: frozenset[str], max_checks: int = MAX_CHECKS,
+                    known: Iterable[frozenset[str]] = ()) -> frozenset[str]:
     """The fewest of ``subjects`` to release so that holding the others admits a solution.
 
     Args:
@@ -66,11 +68,13 @@ def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]
         feasible: whether holding exactly the given subjects admits a solution (a search).
         upper: a release known to work (the subjects a solution holding nothing moved).
         max_checks: feasibility searches allowed before ``upper`` is the answer.
+        known: cores known without a search (a lock whose version the dead-end pass proved
+            dead cannot be held, whatever else is: a core of one).
 
     Returns:
         A release of the smallest size (at most ``len(upper)``).
     """
-    cores: list[frozenset[str]] = []
+    cores: list[frozenset[str]] = [c for c in known if c and c <= subjects]
     checks = 0
 
     def ask(held: frozenset[str]) -> bool:
@@ -97,20 +101,41 @@ def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]
 
 def _shrink(held: frozenset[str], ask: Callable[[frozenset[str]], bool], upper: frozenset[str],
             budget_left: Callable[[], bool]) -> frozenset[str]:
-    """A core inside ``held`` (which admits no solution): deletion filter, trying first the
-    subjects a solution holding nothing kept (the least likely to be in the core)."""
-    core = set(held)
-    for s in _deletion_order(held, upper):
-        if not budget_left():
-            break
-        trial = frozenset(core - {s})
-        if not ask(trial):
-            core.discard(s)
-    return frozenset(core)
+    """A core inside ``held`` (which admits no solution), by QuickXplain (Junker, 2004): split
+    the candidates in two, look for the core's part in the second half with the first held,
+    then for its part in the first half with that held: O(k log(n/k)) questions for a core of
+    k locks among n, where deletion asks n. The subjects a solution holding nothing kept
+    (the least likely to be in the core) are split off first. Out of budget, what is left
+    unsplit counts whole: still a core (holding more never helps), just not minimal."""
+    order = _deletion_order(held, upper)
+
+    def qx(background: frozenset[str], changed: bool, candidates: list[str]) -> list[str]:
+        if changed and not ask(background):
+            return []  # the background alone admits no solution: nothing of these is needed
+        if len(candidates) <= 1 or not budget_left():
+            return candidates
+        half = len(candidates) // 2
+        first, second = candidates[:half], candidates[half:]
+        in_second = qx(background | frozenset(first), bool(first), second)
+        in_first = qx(background | frozenset(in_second), bool(in_second), first)
+        return in_first + in_second
+
+    return frozenset(qx(frozenset(), False, order))
 
 
 def _deletion_order(held: Iterable[str], upper: frozenset[str]) -> list[str]:
     return sorted(held, key=lambda s: (s in upper, s))
 
 
-__all__ = ["MAX_CHECKS", "min_hitting_set", "minimal_release"]
+def check_budget(calls: int) -> int:
+    """The feasibility searches one minimisation may ask on a tree of ``calls`` module calls:
+    :data:`MAX_CHECKS`, fewer on trees so large that a search takes a good part of a second
+    (at most about :data:`CALL_SEARCHES` calls searched in all), never fewer than 8. A count,
+    not a time: the same lock on every machine."""
+    return max(8, min(MAX_CHECKS, CALL_SEARCHES // max(1, calls)))
+
+
+CALL_SEARCHES = 20000
+
+
+__all__ = ["MAX_CHECKS", "check_budget", "min_hitting_set", "minimal_release"]

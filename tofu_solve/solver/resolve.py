@@ -21,7 +21,7 @@ from ..errors import (
 )
 from ..events import LookingForDeadEnds, StillResolving
 from ..versions.goversion import GoVersion
-from .conservative import minimal_release
+from .conservative import check_budget, minimal_release
 from .context import Context
 from .holds import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
@@ -192,8 +192,10 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
         soft = _search(reqs, ctx, tree, root, Holds(frozenset(), subjects))
         upper = frozenset(moved(soft.result.mapping, module_requirements_of(soft.result.criteria), ctx, subjects))
         pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
+        dead_locks = [frozenset({s}) for s, lock in ctx.locks.modules.items()
+                      if s in subjects and lock.version in pruned.get(s, ())]
         released = minimal_release(subjects, lambda held: _feasible(reqs, ctx, pruned, Holds(held, subjects)),
-                                   upper)
+                                   upper, check_budget(len(soft.result.mapping)), known=dead_locks)
         log.debug("locks released in %.2f s: %s (a search holding none moved %d)", time.monotonic() - started,
                   ", ".join(sorted(released)), len(upper))
         holds = holds.without(released)
@@ -322,7 +324,7 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
             continue  # no newer version fits at all: NAME is as new as it can be
         soft = found[frozenset()]
         upper = frozenset(moved(soft.mapping, module_requirements_of(soft.criteria), ctx, subjects))
-        release = minimal_release(subjects, feasible, upper)
+        release = minimal_release(subjects, feasible, upper, check_budget(len(soft.mapping)))
         result = found.get(subjects - release, soft)
         picked = result.mapping.get(("module", subject)) or result.mapping.get(("provider", subject))
         newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
