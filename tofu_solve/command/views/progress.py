@@ -14,25 +14,30 @@ from ...events import (
 )
 
 
+def _n(n: int, noun: str) -> str:
+    """``1 module call``, ``2 module calls``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def progress_text(event: Event) -> str:
     """The line people see for ``event`` (``- Fetching terraform-aws-modules/vpc/aws 6.6.0``)."""
     match event:
         case FetchingPackage(source=source, version=version):
             return f"- Fetching {source} {version}".rstrip()
         case StillResolving(round=index, backtracks=backtracks):
-            return f"- Still resolving: round {index}, {backtracks} backtracks"
+            return f"- Still resolving: round {index}, {_n(backtracks, 'backtrack')}"
         case LookingForDeadEnds():
             return "- Looking for dead ends: reading every candidate version of the root module calls"
         case PhaseDone(phase="modules", done=done, fetched=fetched):
-            return f"- Modules: {done} module calls solved, {fetched} packages fetched"
+            return f"- Modules: {_n(done, 'module call')} solved, {_n(fetched, 'package')} fetched"
         case PhaseDone(phase="providers", done=done):
-            return f"- Providers: {done} provider locks"
+            return f"- Providers: {_n(done, 'provider lock')}"
         case PhaseDone(phase=phase, done=done):
-            return f"- {phase.capitalize()}: {done} module calls installed"
+            return f"- {phase.capitalize()}: {_n(done, 'module call')} installed"
         case InRoot(root=root, event=inner):
             return f"[{root}] {progress_text(inner)}"
         case RootDone(root=root, module_calls=n):
-            return f"[{root}] done: {n} module calls"
+            return f"[{root}] done: {_n(n, 'module call')}"
     raise TypeError(f"not a progress event: {event!r}")
 
 
