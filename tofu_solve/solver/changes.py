@@ -92,7 +92,7 @@ def _released_module_reason(path: str, locked: str, req, res, ctx) -> str:
         except Exception:
             tree = None
     if isinstance(tree, ModuleTree):
-        for where_path, p in tree.providers:
+        for _, p in tree.providers:
             addr = str(p.address)
             chosen = res.providers.get(addr)
             if chosen is not None and p.constraint is not None and not gvs.meets(p.constraint.spec, chosen.version):

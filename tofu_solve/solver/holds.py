@@ -29,7 +29,6 @@ from typing import TypeVar
 
 from ..versions import goversions as gvs
 from .model import (
-    ROOT,
     ModuleCandidate,
     ModuleRequirement,
     ProviderCandidate,
@@ -64,7 +63,6 @@ class Holds:
         return Holds(self.held - frozenset(released), self.applicable)
 
 
-NO_HOLDS = Holds()
 
 
 def nearest_first(ordered: Sequence[T], rank: Callable[[T], int], locked_rank: int) -> list[T]:
@@ -136,5 +134,5 @@ def module_requirements_of(criteria: Mapping) -> dict[str, ModuleRequirement]:
     return out
 
 
-__all__ = ["Holds", "NO_HOLDS", "ROOT", "locked_subjects", "module_requirements_of", "moved", "nearest_first",
+__all__ = ["Holds", "locked_subjects", "module_requirements_of", "moved", "nearest_first",
            "provider_lock_applies"]
