@@ -335,3 +335,21 @@ def test_every_clash_is_minimal_and_every_suggested_fix_solves(index):
     for s in explanation.get("suggestions", []):
         if s.get("edits"):
             assert solutions(apply_edits(index, s["edits"])), f"suggestion {s['summary']!r} does not solve"
+
+
+def test_an_impossible_root_resolvelib_1_2_0_could_not_explain():
+    """Found by the oracle on CI's lowest dependencies: resolvelib 1.2.0's own backjump
+    emptied its state stack on this impossible root (IndexError, in its Resolver as in the
+    search); 1.2.1 proves the clash, so ``pyproject.toml`` admits resolvelib 1.2.1 and later."""
+    index = {"target": "1.12.6", "providers": {"hashicorp/aws": ["1.0.0"], "hashicorp/tls": ["1.0.0"]},
+             "modules": {"acme/leaf/aws": {"1.0.0": {"calls": [], "providers": []}},
+                         "acme/top-a/aws": {"1.0.0": {"calls": [], "providers": [], "opentofu": [
+                             {"constraint": "< 1.12.0", "file": "versions.tofu", "line": 2}]}},
+                         "acme/top-b/aws": {"1.0.0": {"calls": [], "providers": []},
+                                            "3.0.0": {"calls": [], "providers": [], "opentofu": [
+                                                {"constraint": ">= 1.10", "file": "versions.tofu", "line": 2}]}}},
+             "root": {"calls": [{"name": "m0", "source": "acme/top-b/aws", "file": "main.tf", "line": 1},
+                                {"name": "m1", "source": "acme/top-a/aws", "file": "main.tf", "line": 6}],
+                      "providers": []}}
+    assert not solutions(index)
+    assert _solve(index) is None

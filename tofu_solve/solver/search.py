@@ -42,8 +42,8 @@ patching criteria, removing information, the reporter's calls, ``ResolutionImpos
 ``ResolutionTooDeep``. The rounds, the candidates tried, the backtracks and the results are
 those of resolvelib's loop (``tests/solver/test_search.py`` compares event by event). The
 loop names resolvelib's private members, whose shape is the same in every release that
-``pyproject.toml`` admits (``resolvelib>=1.2,<1.3``: the loop is the same code in 1.2.0 and
-1.2.1); every one of them, methods and attributes alike, is checked when this module is
+``pyproject.toml`` admits (``resolvelib>=1.2.1,<1.3``; 1.2.0's own backjump fails with an
+``IndexError`` on some impossible roots); every one of them, methods and attributes alike, is checked when this module is
 imported, and when one is missing, or the provider has no ``search_order``, :class:`Search`
 is resolvelib's own ``Resolver``, unchanged. The solver tests run on both paths
 (``pytest --resolvelib-loop=resolvelib`` forces resolvelib's own).
@@ -66,8 +66,7 @@ from resolvelib.structs import State
 # Every private member of resolvelib's that the loop reads or calls: methods of
 # ``Resolution``, the attributes its ``__init__`` sets, the fields of its ``State`` and
 # ``Criterion`` values, and the module's ``_build_result``. ``pyproject.toml`` admits only
-# the releases the loop is tested against (``resolvelib>=1.2,<1.3``: 1.2.0 and 1.2.1, the
-# same code); should one of these be missing all the same, :class:`Search` is resolvelib's
+# the releases the loop is tested against (``resolvelib>=1.2.1,<1.3``); should one of these be missing all the same, :class:`Search` is resolvelib's
 # own ``Resolver`` (``tests/solver/test_search.py`` runs both).
 _USED = ("_push_new_state", "_add_to_criteria", "_get_updated_criteria", "_attempt_to_pin_criterion",
          "_backjump", "_extract_causes", "_remove_information_from_criteria", "_rollback_states",
