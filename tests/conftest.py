@@ -109,3 +109,12 @@ def resolvelib_loop(request):
         search._HAS_MEMBERS = False
     yield loop
     search._HAS_MEMBERS = saved
+
+
+# Property tests (Hypothesis): under CI the same examples every run, so that a landing does not
+# depend on a draw; elsewhere each run explores new ones (a failure found is kept as a test).
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    _hypothesis_settings.load_profile("ci")
