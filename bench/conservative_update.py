@@ -61,14 +61,14 @@ def provider_edited(u, res, below: int):
     """The universe with a root constraint on the synthetic provider that excludes its
     locked version: ``< (locked major - below).0``: every module version that requires more
     must move, the fewest of them."""
-    from tofu_solve.config import ProviderRequirement
+    from tofu_solve.config import RequiredProvider
     from tofu_solve.errors import SourceRange
     from tofu_solve.versions.constraints import provider_constraint
     from tofu_solve.world.memory import SYNTHETIC_PROVIDER
 
     locked = next(iter(res.providers.values())).version
     cap = provider_constraint(f"< {max(1, locked.major - below)}.0")
-    req = ProviderRequirement("synthetic", SYNTHETIC_PROVIDER, cap, SourceRange("versions.tf", 3))
+    req = RequiredProvider("synthetic", SYNTHETIC_PROVIDER, cap, SourceRange("versions.tf", 3))
     root = ModuleTree(u.root.remote_calls, u.root.local_calls, u.root.providers + (((), req),), u.root.core)
     return dataclasses.replace(u, root=root), cap.text
 

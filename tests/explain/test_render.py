@@ -12,6 +12,7 @@ from tofu_solve.explain.facts import (
 )
 from tofu_solve.explain.render import compress, error, grouped_constraints
 from tofu_solve.explain.whatif import Lever
+from tofu_solve.solver.model import Identity, Kind
 
 
 def _fact(constraint, where, imposed_by="", version=""):
@@ -26,10 +27,10 @@ def test_a_provider_clash_renders_from_facts():
                      per_version={"6.2.0": [_fact(">= 6.0", "versions.tf:5", "vpc", "6.2.0")],
                                   "6.1.0": [_fact(">= 6.0", "versions.tf:5", "vpc", "6.1.0")]},
                      not_examined={"6.0.0": "Invalid HCL"})
-    clash = ConstraintClash(("provider", "registry.opentofu.org/hashicorp/aws"), "provider hashicorp/aws", None,
+    clash = ConstraintClash(Identity.provider("registry.opentofu.org/hashicorp/aws"), "provider hashicorp/aws", None,
                             [("~> 5.0", _fact("~> 5.0", "main.tf:5"))], [side], [])
-    levers = [Lever("module", "vpc", "~> 6.1", "main.tf", 12, 0),
-              Lever("provider", "registry.opentofu.org/hashicorp/aws", "~> 5.0", "main.tf", 5, 1)]
+    levers = [Lever(Kind.MODULE, "vpc", "~> 6.1", "main.tf", 12, 0),
+              Lever(Kind.PROVIDER, "registry.opentofu.org/hashicorp/aws", "~> 5.0", "main.tf", 5, 1)]
     e = error(Explanation([clash], [levers], [], None, False, 7))
     assert e.summary == "No consistent set of versions"
     assert e.detail.split("\n") == [
@@ -53,7 +54,7 @@ def test_a_provider_clash_renders_from_facts():
 
 
 def test_a_call_that_matches_nothing_uses_opentofus_summary():
-    facts = NoSuchVersion(("module", "vpc"), 'module call "vpc"', "vpc", "There is no available version ...",
+    facts = NoSuchVersion(Identity.module("vpc"), 'module call "vpc"', "vpc", "There is no available version ...",
                           "main.tf:3", "", "root -> vpc", "main.tf", 3)
     e = error(Explanation([facts], [], [], None, False, 0))
     assert e.summary == "Unresolvable module version constraint"

@@ -110,7 +110,7 @@ def _module_newer(path: str, cand, res, ctx) -> list[tuple[str, float | None]]:
     """(version, release time) of each version the call's constraint allows that is newer
     than the selection, newest first."""
     req = res.module_requirements.get(path)
-    if req is None or not ctx.versioned(req) or cand.version is None:
+    if req is None or not req.versioned or cand.version is None:
         return []
     try:
         allowed = ctx.module_candidates(req)
@@ -161,7 +161,7 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
     lock = locks.modules.get(path)
     locked = lock.version if lock is not None else None
     to = cand.version_text
-    if req is None or not ctx.versioned(req):
+    if req is None or not req.versioned:
         return Outdated("module", path, locked, to, to, to, None, "pinned by its source address (no version)")
     try:
         allowed = ctx.module_candidates(req)

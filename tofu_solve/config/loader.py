@@ -37,7 +37,7 @@ from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSo
 from ..versions.constraints import module_constraint, provider_constraint
 from . import hcl
 from .files import ModuleDir, module_dir
-from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderRequirement
+from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, RequiredProvider
 from .scan import TopBlock
 from .variables import InputValue
 
@@ -580,8 +580,8 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
                       "count" in raw.args, "for_each" in raw.args, src_v.where)
 
 
-def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[ProviderRequirement]:
-    out: list[ProviderRequirement] = []
+def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[RequiredProvider]:
+    out: list[RequiredProvider] = []
     sources: dict[str, object] = {}
     for req in merged.provider_reqs:
         v = req.value
@@ -624,7 +624,7 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                 raise ConfigurationError(e.summary, f'Provider "{req.name}": {e.detail}', at) from None
         # cited at the attribute that imposes the constraint (issue #24: one way to cite a place)
         at = obj["version"].where if obj is not None and "version" in obj and constraint is not None else v.where
-        out.append(ProviderRequirement(req.name, addr, constraint, at, legacy))
+        out.append(RequiredProvider(req.name, addr, constraint, at, legacy))
     for name, v in merged.legacy_provider_versions:
         text = scope.static(v, f'The version of provider "{name}"')
         try:
@@ -632,7 +632,7 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
             constraint = provider_constraint(str(text))
         except TofuSolveError as e:
             raise ConfigurationError(e.summary, f'Provider "{name}": {e.detail}', v.where) from None
-        out.append(ProviderRequirement(name, addr, constraint, v.where, True))
+        out.append(RequiredProvider(name, addr, constraint, v.where, True))
     # Providers used by resources, data sources and provider blocks without a
     # required_providers entry: hashicorp/<local name>, no constraint (OpenTofu
     # internal/configs/config.go ProviderRequirements: implied providers). "terraform" is
@@ -646,7 +646,7 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
             addr = parse_provider_source(name, product.registry_host)
         except ProviderAddressError:
             continue  # OpenTofu reports the block itself; nothing to lock
-        out.append(ProviderRequirement(name, addr, None, where, False))
+        out.append(RequiredProvider(name, addr, None, where, False))
     return out
 
 

@@ -49,8 +49,9 @@ class ModuleCall:
 
 
 @dataclass(frozen=True)
-class ProviderRequirement:
-    """One provider version requirement of a module.
+class RequiredProvider:
+    """One `required_providers` entry of a module (OpenTofu's `configs.RequiredProvider`); the solver
+    turns each into a :class:`tofu_solve.solver.model.ProviderRequirement` with its origin.
 
     Attributes:
         local_name: the name used in the module (``aws``).
@@ -114,7 +115,7 @@ class ModuleConfig:
     dir: Path
     files: tuple[str, ...] = ()
     module_calls: tuple[ModuleCall, ...] = ()
-    provider_requirements: tuple[ProviderRequirement, ...] = ()
+    provider_requirements: tuple[RequiredProvider, ...] = ()
     core_requirements: tuple[CoreVersionRequirement, ...] = field(default=())
 
     def call(self, name: str) -> ModuleCall | None:

@@ -26,7 +26,7 @@ from ..addrs.product import OPENTOFU, Product
 from ..addrs.provider import parse_provider_source
 from ..errors import ConfigurationError, SourceRange
 from ..versions.constraints import module_constraint, provider_constraint
-from . import CoreVersionRequirement, ModuleCall, ProviderRequirement, load_module_dir
+from . import CoreVersionRequirement, ModuleCall, RequiredProvider, load_module_dir
 from .files import ModuleDir, module_dir
 from .variables import InputValue
 
@@ -72,7 +72,7 @@ class ModuleTree:
 
     remote_calls: tuple[RemoteCall, ...] = ()
     local_calls: tuple[LocalCall, ...] = ()
-    providers: tuple[tuple[tuple[str, ...], ProviderRequirement], ...] = ()
+    providers: tuple[tuple[tuple[str, ...], RequiredProvider], ...] = ()
     core: tuple[tuple[tuple[str, ...], CoreVersionRequirement], ...] = ()
 
 
@@ -183,7 +183,7 @@ def tree_from_dict(d: dict, product: Product = OPENTOFU) -> ModuleTree:
     return ModuleTree(
         tuple(RemoteCall(tuple(r["path"]), _call_from_dict(r["call"], host)) for r in d["remote"]),
         tuple(LocalCall(tuple(lc["path"]), _call_from_dict(lc["call"], host), lc["dir"]) for lc in d["local"]),
-        tuple((tuple(p["path"]), ProviderRequirement(
+        tuple((tuple(p["path"]), RequiredProvider(
             p["name"], parse_provider_source(p["address"], host),
             provider_constraint(p["version"]) if p["version"] is not None else None,
             SourceRange(p["file"], p["line"]), p["legacy"])) for p in d["providers"]),

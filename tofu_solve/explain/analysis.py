@@ -34,7 +34,10 @@ from ..config.tree import ModuleTree
 from ..errors import ResolutionError, TofuSolveError
 from ..solver.context import Context
 from ..solver.model import (
+    CLASH,
     ROOT,
+    Identity,
+    Kind,
     ModuleCandidate,
     ModuleRequirement,
     short_provider,
@@ -117,11 +120,11 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
         for info in causes:
             groups.setdefault(info.requirement.identifier, []).append(info)
         for ident, infos in groups.items():
-            if ident[0] == "package":
+            if ident.kind is Kind.PACKAGE:
                 subjects.append(_shared_package_causes(ident, infos, ctx))
-            elif ident[0] in ("provider", "opentofu"):
+            elif ident.kind in (Kind.PROVIDER, Kind.OPENTOFU):
                 subjects.append(_causes_clash(ident, infos, ctx))
-            elif ident[0] == "unusable":
+            elif ident.kind is Kind.UNUSABLE:
                 r = infos[0].requirement
                 subjects.append(UnusableVersion(ident, subject_name(ident), r.call_path, r.version, r.reason))
             else:
@@ -158,9 +161,9 @@ def _chain_text(call_path: str, ctx: Context) -> str:
 
 
 def _subject_reqs_of_tree(tree: ModuleTree, ident, ctx: Context) -> list:
-    if ident[0] == "provider":
-        return [r for _, r in tree.providers if str(r.address) == ident[1]]
-    if ident[0] == "opentofu":
+    if ident.kind is Kind.PROVIDER:
+        return [r for _, r in tree.providers if str(r.address) == ident.name]
+    if ident.kind is Kind.OPENTOFU:
         return [c for _, c in tree.core if c.counts_for(ctx.options.target.triple, ctx.options.target.terraform)]
     return []
 
@@ -231,10 +234,10 @@ def _side(call_path: str, ident, name: str, ctx: Context) -> tuple[SideFacts | N
 
 def _unmatched_notes(ident, constraints: list, ctx: Context) -> list[str]:
     """For a provider: the constraints that admit no published version, with what is published."""
-    if ident[0] != "provider":
+    if ident.kind is not Kind.PROVIDER:
         return []
     try:
-        versions = ctx.provider_versions(parse_provider_source(ident[1]))
+        versions = ctx.provider_versions(parse_provider_source(ident.name))
     except TofuSolveError:
         return []
     released = [v for v in versions if not v.prerelease]
@@ -243,7 +246,7 @@ def _unmatched_notes(ident, constraints: list, ctx: Context) -> list[str]:
         if not any(gvs.meets(c.spec, v) for v in versions):
             span = f"{released[0]} to {released[-1]}" if len(released) > 1 else \
                 (str(released[0]) if released else "none")
-            out.append(f'no published version of {short_provider(ident[1])} matches "{c.text}" '
+            out.append(f'no published version of {short_provider(ident.name)} matches "{c.text}" '
                        f"(published: {span}, {len(released)} releases)")
     return out
 
@@ -257,7 +260,7 @@ def _clash_subjects(clash, wi) -> list:
         for path in out.pruning.empty:
             for v, kill in out.pruning.dead.get(path, {}).items():
                 s = kill.subject
-                if s[0] == "unusable":
+                if s.kind is Kind.UNUSABLE:
                     err = kill.req
                     call = wi.ctx.calls.get(path)
                     at = f" ({err.where})" if getattr(err, "where", None) else \
@@ -267,13 +270,13 @@ def _clash_subjects(clash, wi) -> list:
                     idents.append(s)
     for info in out.causes:
         ident = info.requirement.identifier
-        if ident[0] == "unusable":
+        if ident.kind is Kind.UNUSABLE:
             r = info.requirement
             wi.unusable.setdefault(ident, {})[r.version] = r.reason
         if ident not in idents:
             idents.append(ident)
     if not idents:
-        idents.append(("clash",))
+        idents.append(CLASH)
     return idents
 
 
@@ -315,33 +318,33 @@ def _one_per_unusable_call(subjects: list) -> list:
 def _subject_of_clash(ident, levers: list, ctx: Context, wi):
     """One subject of a clash, with exactly the parties (levers) of the clashes about it."""
     name = subject_name(ident)
-    if ident[0] == "module":
-        req = ctx.calls.get(ident[1])
+    if ident.kind is Kind.MODULE:
+        req = ctx.calls.get(ident.name)
         if req is not None:
             return _no_such_version(ident, req, ctx)
-    if ident[0] == "package":
+    if ident.kind is Kind.PACKAGE:
         return _shared_package_clash(ident, levers, ctx, wi)
-    if ident[0] == "unusable":
+    if ident.kind is Kind.UNUSABLE:
         by_reason: dict = {}
         for v, reason in wi.unusable.get(ident, {}).items():
             by_reason.setdefault(reason, []).append(v)
-        return UnusableCall(ident, name, ident[1], by_reason)
-    if ident[0] == "clash":
+        return UnusableCall(ident, name, ident.name, by_reason)
+    if ident.kind is Kind.CLASH:
         return PlainClash(list(levers))
     target = None
-    if ident[0] == "opentofu":
+    if ident.kind is Kind.OPENTOFU:
         t = ctx.options.target
         target = f"{t} ({t.origin})"
     direct, constraints, sides = [], [], []
     for lv in levers:
         r = wi.reqs[lv.index]
-        if (lv.kind == "provider" and ident == ("provider", lv.name)) or \
-                (lv.kind == "opentofu" and ident[0] == "opentofu"):
+        if (lv.kind is Kind.PROVIDER and ident == Identity.provider(lv.name)) or \
+                (lv.kind is Kind.OPENTOFU and ident.kind is Kind.OPENTOFU):
             who = "the root module" if r.origin.call_path == ROOT else f'the local module "{r.origin.call_path}"'
             direct.append((lv.text, _origin_fact(r, name, who)))
             constraints.append(r.constraint)
     for lv in levers:
-        if lv.kind != "module":
+        if lv.kind is not Kind.MODULE:
             continue
         side, on_subject = _side(lv.name, ident, name, ctx)
         if side is None or not any(side.per_version.values()):
@@ -354,10 +357,10 @@ def _subject_of_clash(ident, levers: list, ctx: Context, wi):
 def _shared_package_clash(ident, levers: list, ctx: Context, wi) -> SharedPackageClash:
     """A module package that must take one version (``-module-versions=shared``): each
     party, and for those that call it from inside what their versions (already read) ask."""
-    pkg = ident[1]
+    pkg = ident.name
     facts = SharedPackageClash(ident, subject_name(ident), pkg)
     for lv in levers:
-        if lv.kind != "module":
+        if lv.kind is not Kind.MODULE:
             continue
         r = wi.reqs[lv.index]
         try:
@@ -431,12 +434,12 @@ def _shared_package_causes(ident, infos, ctx: Context) -> SharedPackageCauses:
             ok = {v.string for v in list_module_versions(c.constraint, avail).matching}
             common = ok if common is None else common & ok
         no_overlap = not common
-    return SharedPackageCauses(ident, subject_name(ident), ident[1], entries, places, no_overlap)
+    return SharedPackageCauses(ident, subject_name(ident), ident.name, entries, places, no_overlap)
 
 
 def _no_such_version(ident, req: ModuleRequirement | None, ctx: Context) -> NoSuchVersion:
     """A module call with no candidate at all (its constraint matches nothing)."""
-    call_path = ident[1]
+    call_path = ident.name
     if req is None:
         return NoSuchVersion(ident, call_path, call_path, None, "", "", "", None, None)
     try:

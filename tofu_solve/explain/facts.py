@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..solver.model import Identity
 from .whatif import Lever, Suggestion
 
 
@@ -56,7 +57,7 @@ class SideFacts:
 class ConstraintClash:
     """A provider or OpenTofu that no version can satisfy for the parties of a clash."""
 
-    ident: tuple
+    ident: Identity
     name: str
     target: str | None  # "OpenTofu 1.12.6 (tofu on PATH)" for the OpenTofu (or Terraform) subject
     direct: list[tuple[str, ConstraintFact]]  # the user's own constraints on it: (as written, fact)
@@ -70,7 +71,7 @@ class CausesClash:
     constraints was found (the conflict is inside fixed module versions, or the what-if
     bounds were reached)."""
 
-    ident: tuple
+    ident: Identity
     name: str
     requirements: list[ConstraintFact]
     unmatched: list[str]
@@ -84,7 +85,7 @@ class SharedPackageClash:
     package itself, ``(lever, display, {what its versions ask: versions})`` for a party that
     calls the package from inside."""
 
-    ident: tuple
+    ident: Identity
     name: str
     package: str
     parties: list[tuple] = field(default_factory=list)
@@ -95,7 +96,7 @@ class SharedPackageCauses:
     """``-module-versions=shared`` as resolvelib saw it: each call, what it asked for and
     the version it was tried at; ``no_overlap`` when no version meets them all."""
 
-    ident: tuple
+    ident: Identity
     name: str
     package: str
     entries: list[dict]  # call, constraint, tried, file, line (as data)
@@ -107,7 +108,7 @@ class SharedPackageCauses:
 class UnusableCall:
     """Every version of a call that its constraint allows is unusable: reason -> versions."""
 
-    ident: tuple
+    ident: Identity
     name: str
     call: str
     by_reason: dict[str, list[str]]
@@ -117,7 +118,7 @@ class UnusableCall:
 class UnusableVersion:
     """One version of a call cannot be used (resolvelib's cause)."""
 
-    ident: tuple
+    ident: Identity
     name: str
     call_path: str
     version: str
@@ -129,7 +130,7 @@ class NoSuchVersion:
     """A module call whose constraint matches no version at all (OpenTofu's
     "Unresolvable module version constraint")."""
 
-    ident: tuple
+    ident: Identity
     name: str
     call_path: str
     detail: str | None  # None: not even the call is known

@@ -6,7 +6,7 @@ gathered before (:mod:`.analysis`), so it can be tested from facts alone.
 from __future__ import annotations
 
 from ..errors import ResolutionError
-from ..solver.model import subject_name
+from ..solver.model import OPENTOFU, subject_name
 from .facts import (
     CausesClash,
     ConstraintClash,
@@ -62,7 +62,7 @@ def error(expl: Explanation) -> ResolutionError:
         advice.insert(0, summary_lock)
         data["suggestions"].insert(0, {"summary": summary_lock, "edits": [],
                                        "upgrade": list(dict.fromkeys((*expl.upgrade_targets, *moved)))})
-    if any(d.get("subject") == subject_name(("opentofu",)) for d in data["subjects"]):
+    if any(d.get("subject") == subject_name(OPENTOFU) for d in data["subjects"]):
         advice.append("or solve for another OpenTofu release with -tofu-version=X.Y.Z.")
     if advice:
         text += ["", "What would work:"] + [f"  - {a}" for a in advice]

@@ -44,6 +44,8 @@ from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.model import (
     ROOT,
     CoreRequirement,
+    Identity,
+    Kind,
     ModuleCandidate,
     ModuleRequirement,
     ProviderRequirement,
@@ -53,7 +55,12 @@ from ..solver.provider import TofuSolveProvider
 from ..solver.reporter import Interrupted, SearchReporter
 from ..solver.search import Search
 from ..versions import goversions as gvs
-from ..versions.constraints import module_constraint, provider_constraint
+from ..versions.constraints import (
+    module_constraint,
+    module_constraint_allows,
+    provider_constraint,
+    provider_constraint_allows,
+)
 from ..versions.goversion import GoVersion
 
 ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
@@ -67,7 +74,7 @@ VERIFY_BUDGET = 48
 VERIFY_READ_AHEAD = 16  # of those, read at once before the verifying solve starts
 MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
-KEEPS = {"the providers": frozenset({"module"}), "the modules": frozenset({"provider", "opentofu"})}
+KEEPS = {"the providers": frozenset({Kind.MODULE}), "the modules": frozenset({Kind.PROVIDER, Kind.OPENTOFU})}
 """Alternatives by what they leave untouched: name -> the lever kinds such a fix may edit."""
 
 _ANY = ">= 0.0.0"
@@ -82,8 +89,9 @@ class Lever:
     """A version constraint the user owns and can edit.
 
     Attributes:
-        kind: ``"module"`` (a call's ``version``), ``"provider"`` (a ``required_providers``
-            entry) or ``"opentofu"`` (``required_version`` / ``compatible_with``).
+        kind: ``Kind.MODULE`` (a call's ``version``), ``Kind.PROVIDER`` (a
+            ``required_providers`` entry) or ``Kind.OPENTOFU`` (``required_version`` /
+            ``compatible_with``).
         name: the call path, the provider address, or ``"opentofu"``.
         text: the constraint exactly as written.
         file, line: where ``text`` is written (the line that holds the string), relative to
@@ -94,7 +102,7 @@ class Lever:
             the block's ``constraints``, which no longer hold this one); else None.
     """
 
-    kind: str
+    kind: Kind
     name: str
     text: str
     file: str | None
@@ -108,8 +116,8 @@ class Lever:
 
     def short(self) -> str:
         """``eks ">= 21.0" (main.tf:17)``, ``hashicorp/aws "~> 5.0" (main.tf:5)``."""
-        who = self.name.removeprefix("registry.opentofu.org/") if self.kind == "provider" else \
-            "required_version" if self.kind == "opentofu" else self.name
+        who = self.name.removeprefix("registry.opentofu.org/") if self.kind is Kind.PROVIDER else \
+            "required_version" if self.kind is Kind.OPENTOFU else self.name
         return f'{who} "{self.text}" ({self.at})'
 
 
@@ -229,12 +237,12 @@ def _locked_as(lv: Lever, locks: LockFile) -> str | None:
     :class:`Lever`), else None. A module block records its call's constraint as written; a
     provider block the canonical AND of every constraint on the provider, which holds each
     of the root's own terms unless the user changed them."""
-    if lv.kind == "module":
+    if lv.kind is Kind.MODULE:
         lock = locks.modules.get(lv.name)
         if lock is None or not lock.constraints or lock.constraints == lv.text:
             return None
         return lock.constraints
-    if lv.kind == "provider":
+    if lv.kind is Kind.PROVIDER:
         lock = locks.providers.get(lv.name)
         if lock is None or not lock.constraints:
             return None
@@ -255,13 +263,13 @@ def levers_of(root_reqs: list, root: Path | None) -> list[Lever]:
         if isinstance(r, ModuleRequirement) and r.constraint is not None:
             where = r.call.version_where or r.call.where
             f, ln = _constraint_line(root, where, r.constraint.text)
-            out.append(Lever("module", r.call_path, r.constraint.text, f, ln, i))
+            out.append(Lever(Kind.MODULE, r.call_path, r.constraint.text, f, ln, i))
         elif isinstance(r, ProviderRequirement) and r.constraint is not None:
             f, ln = _constraint_line(root, r.origin.where, r.constraint.text)
-            out.append(Lever("provider", str(r.address), r.constraint.text, f, ln, i))
+            out.append(Lever(Kind.PROVIDER, str(r.address), r.constraint.text, f, ln, i))
         elif isinstance(r, CoreRequirement):
             f, ln = _constraint_line(root, r.origin.where, r.constraint.text)
-            out.append(Lever("opentofu", "opentofu", r.constraint.text, f, ln, i))
+            out.append(Lever(Kind.OPENTOFU, "opentofu", r.constraint.text, f, ln, i))
     return out
 
 
@@ -331,16 +339,6 @@ def _safe_allows(allows, text: str, version) -> bool:
         return False
 
 
-@functools.lru_cache(maxsize=4096)
-def _module_allows(text: str, version: str) -> bool:
-    return module_constraint(text).allows(version)
-
-
-@functools.lru_cache(maxsize=4096)
-def _provider_allows(text: str, version: str) -> bool:
-    return provider_constraint(text).allows(version)
-
-
 # --------------------------------------------------------------------------- the what-if resolver
 
 
@@ -394,7 +392,7 @@ def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidat
     before a farther line (issue #24: eks 18.0.0, which calls no kms, before eks 15.x); then
     every other release by distance in releases from the nearest admitted one (older first
     on a tie)."""
-    inside = [i for i, c in enumerate(cands) if c.version is not None and _module_allows(old, c.version_text)]
+    inside = [i for i, c in enumerate(cands) if c.version is not None and module_constraint_allows(old, c.version_text)]
     if not inside:
         return cands
     lines_inside = {_line(cands[i]) for i in inside}
@@ -435,7 +433,7 @@ class WhatIf:
         self.budget = FETCH_BUDGET
         self.exhausted = False  # a bound was reached at least once
         self._seen: dict[tuple, Outcome] = {}
-        self.unusable: dict[tuple, dict[str, str]] = {}  # ("unusable", call) -> version -> reason
+        self.unusable: dict[Identity, dict[str, str]] = {}  # an UNUSABLE identity -> version -> reason
 
     # ------------------------------------------------------------------ one attempt
 
@@ -465,14 +463,14 @@ class WhatIf:
                 reqs.append(r)
                 continue
             new = changed.get(i)
-            if lv.kind == "module":
+            if lv.kind is Kind.MODULE:
                 text = new if new is not None else _ANY
                 if new is None:
                     nearest[lv.name] = lv.text
                 call = dataclasses.replace(r.call, version=module_constraint(text))
                 reqs.append(dataclasses.replace(r, call=call))
                 locks.modules.pop(lv.name, None)
-            elif lv.kind == "provider":
+            elif lv.kind is Kind.PROVIDER:
                 pc = provider_constraint(new) if new is not None else None
                 reqs.append(dataclasses.replace(r, constraint=pc, text=new or ""))
                 locks.providers.pop(lv.name, None)
@@ -543,11 +541,11 @@ class WhatIf:
             req = self.ctx.calls.get(path)
             if req is None or self.ctx.locked_candidate(req) is None:
                 continue  # the lock does not hold this call now (its constraint was edited)
-            c = out.mapping.get(("module", path))
+            c = out.mapping.get(Identity.module(path))
             if c is not None and c.version_text != lock.version:
                 moved.append(path)
         for addr, lock in self.ctx.locks.providers.items():
-            c = out.mapping.get(("provider", addr))
+            c = out.mapping.get(Identity.provider(addr))
             if c is not None and str(c.version) != lock.version:
                 moved.append(self.ctx.options.target.product.short(addr))
         return moved or None
@@ -618,8 +616,8 @@ class WhatIf:
         return verified[:MAX_SUGGESTIONS], clashes
 
     def keeping(self, kinds: frozenset, clashes: list[list[Lever]], found: list[Suggestion]) -> Suggestion | None:
-        """The best verified suggestion that edits only levers of ``kinds`` (``{"module"}``:
-        it keeps the providers and OpenTofu; ``{"provider", "opentofu"}``: it keeps the
+        """The best verified suggestion that edits only levers of ``kinds`` (``{Kind.MODULE}``:
+        it keeps the providers and OpenTofu; ``{Kind.PROVIDER, Kind.OPENTOFU}``: it keeps the
         modules), or None (issue #24: alternatives by what they keep). One of ``found``
         when it qualifies; else a search like :meth:`suggestions` over those levers only,
         fewest edits then smallest move, each relaxed call walking from the nearest line of
@@ -671,7 +669,7 @@ class WhatIf:
             picked = self._picked(lv, out.mapping)
             if picked is None:
                 return None
-            allows = _module_allows if lv.kind in ("module", "opentofu") else _provider_allows
+            allows = module_constraint_allows if lv.kind in (Kind.MODULE, Kind.OPENTOFU) else provider_constraint_allows
             texts = [t for t in rewrite_constraint(lv.text, picked, lambda t, v: allows(t, str(v)))
                      if t != lv.text]
             options.append((lv, picked, texts[:3]))
@@ -699,10 +697,10 @@ class WhatIf:
             upgrade: list[str] = []
             for lv, _, _ in combo:
                 v = self._picked(lv, check.mapping)
-                if v is not None and lv.kind != "opentofu":
+                if v is not None and lv.kind is not Kind.OPENTOFU:
                     selected[lv.name] = str(v)
                     move += self._move(lv, v)
-            caveats = [note for lv, _, _ in combo if lv.kind == "module"
+            caveats = [note for lv, _, _ in combo if lv.kind is Kind.MODULE
                        for note in [self._fenced_off(lv, check.mapping)] if note]
             return Suggestion(edits, selected, move, upgrade, caveats)
         return None
@@ -714,7 +712,7 @@ class WhatIf:
         works); read the newest :data:`VERIFY_READ_AHEAD` of them in one parallel wave, where
         the walk starts, rather than one read-ahead window after another."""
         for lv, picked, text in combo:
-            if lv.kind != "module":
+            if lv.kind is not Kind.MODULE:
                 continue
             r = self.reqs[lv.index]
             if self.ctx.listed(r) is None:
@@ -733,7 +731,7 @@ class WhatIf:
         (a newer release of the same major.minor excludes a provider version the fix
         selects), what the next init would warn: such a fix ranks lower (issue #24). Only
         metadata already read; never fetches."""
-        c = mapping.get(("module", lv.name))
+        c = mapping.get(Identity.module(lv.name))
         if c is None or c.version is None:
             return None
         try:
@@ -747,35 +745,35 @@ class WhatIf:
             if not isinstance(tree, ModuleTree):
                 continue
             for _, r in tree.providers:
-                chosen = mapping.get(("provider", str(r.address)))
+                chosen = mapping.get(Identity.provider(r.address))
                 if chosen is not None and r.constraint is not None and not r.constraint.allows(chosen.version):
                     return (f"{lv.name} {c.version_text} is fenced off by its own line ({a.label} requires "
                             f'{r.address.for_display} "{r.constraint.text}", which excludes {chosen.version})')
         return None
 
     def _picked(self, lv: Lever, mapping: dict):
-        if lv.kind == "module":
-            c = mapping.get(("module", lv.name))
+        if lv.kind is Kind.MODULE:
+            c = mapping.get(Identity.module(lv.name))
             return c.version if c is not None and c.version is not None else None
-        if lv.kind == "provider":
-            c = mapping.get(("provider", lv.name))
+        if lv.kind is Kind.PROVIDER:
+            c = mapping.get(Identity.provider(lv.name))
             return c.version if c is not None else None
         return self.ctx.options.target.version
 
     def _move(self, lv: Lever, version) -> int:
         """Releases between ``version`` and the nearest release the old constraint admits."""
         try:
-            if lv.kind == "module":
+            if lv.kind is Kind.MODULE:
                 req = self.reqs[lv.index]
                 labels = sorted((a.version for a in self.ctx.available(req) if a.version is not None),
                                 key=functools.cmp_to_key(lambda a, b: a.compare(b)))
                 texts = [v.string for v in labels]
-                inside = [i for i, t in enumerate(texts) if _module_allows(lv.text, t)]
+                inside = [i for i, t in enumerate(texts) if module_constraint_allows(lv.text, t)]
                 at = texts.index(str(version)) if str(version) in texts else None
             else:
                 versions = self.ctx.provider_versions(self.reqs[lv.index].address)
                 texts = [str(v) for v in versions]
-                inside = [i for i, t in enumerate(texts) if _provider_allows(lv.text, t)]
+                inside = [i for i, t in enumerate(texts) if provider_constraint_allows(lv.text, t)]
                 at = texts.index(str(version)) if str(version) in texts else None
         except TofuSolveError:
             return 0

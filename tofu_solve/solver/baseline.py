@@ -56,7 +56,7 @@ def newest_per_call(tree: ModuleTree, ctx: Context) -> BaselineResult:
             cands = [c for c in ctx.module_candidates(r)]
         except TofuSolveError as e:
             return BaselineResult(False, res.modules, {}, f'module "{r.call_path}": {e.summary}')
-        if ctx.versioned(r):
+        if r.versioned:
             # newest first, ignoring locks: what tofu init -upgrade would pick
             cands = sorted(cands, key=lambda c: c.version, reverse=True) if cands and cands[0].version else cands
         if not cands:

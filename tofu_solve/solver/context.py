@@ -215,17 +215,13 @@ class Context:
         """(candidate provider, listing function, memo key) for a call."""
         source = req.call.source
         if isinstance(source, OciSource):
-            if self.versioned(req):
+            if req.versioned:
                 return self.oci, lambda: self.oci.versions(source), ("list", source.package_address)
             return self.oci, lambda: self.oci.pin(source), ("pinned", str(source))
-        if self.versioned(req):
+        if req.versioned:
             cp = self.provider_for(source)
             return cp, lambda: cp.versions(source), ("list", cp.package_address(source))
         return self.pinned, lambda: self.pinned.versions(source), ("pinned", source.package)
-
-    def versioned(self, req: ModuleRequirement) -> bool:
-        src = req.call.source
-        return isinstance(src, RegistrySource) or req.constraint is not None
 
     def package_address(self, source) -> str:
         return self.provider_for(source).package_address(source)
@@ -259,7 +255,7 @@ class Context:
         source = req.call.source
         cp, _, _ = self._lister(req)
         pkg = cp.package_address(source)
-        if not self.versioned(req):
+        if not req.versioned:
             return [ModuleCandidate(req.call_path, source, a, pkg) for a in avail]
         if not avail:
             kind = "semver tags" if cp in (self.git, self.oci) else "versions"
@@ -287,7 +283,7 @@ class Context:
         if lock.source != self.locked_source_base(req, lock.version):
             return None
         source = req.call.source
-        versioned = self.versioned(req)
+        versioned = req.versioned
         version = None
         if versioned:
             try:
@@ -743,7 +739,7 @@ class Context:
 
     def versioned_call(self, call_path: str) -> bool:
         req = self.calls.get(call_path)
-        return req is None or self.versioned(req)
+        return req is None or req.versioned
 
     # ------------------------------------------------------------------ providers
 

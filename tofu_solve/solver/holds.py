@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from ..versions import goversions as gvs
 from .model import (
+    Identity,
     ModuleCandidate,
     ModuleRequirement,
     ProviderCandidate,
@@ -109,7 +110,7 @@ def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx, 
     for s in subjects:
         lock = ctx.locks.modules.get(s)
         if lock is not None:
-            cand = mapping.get(("module", s))
+            cand = mapping.get(Identity.module(s))
             req = requirements.get(s)
             if isinstance(cand, ModuleCandidate) and req is not None:
                 locked = ctx.locked_candidate(req)
@@ -117,7 +118,7 @@ def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx, 
                     out.add(s)
             continue
         plock = ctx.locks.providers.get(s)
-        cand = mapping.get(("provider", s))
+        cand = mapping.get(Identity.provider(s))
         if plock is not None and isinstance(cand, ProviderCandidate) and str(cand.version) != plock.version:
             out.add(s)
     return out

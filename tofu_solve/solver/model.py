@@ -1,12 +1,15 @@
 """Requirements and candidates the resolver works with.
 
-Identities (what gets exactly one version):
+Identities (what gets exactly one version) are :class:`Identity` values over a :class:`Kind`:
 
-* ``("module", "vpc.nested")``: a module call path (OpenTofu installs per call);
-* ``("package", "<package address>")``: a module package, only with
+* ``Identity(Kind.MODULE, "vpc.nested")``: a module call path (OpenTofu installs per call);
+* ``Identity(Kind.PACKAGE, "<package address>")``: a module package, only with
   ``-module-versions=shared`` (every call of the package then pins this identity);
-* ``("provider", "registry.opentofu.org/hashicorp/aws")``: one version for the whole tree;
-* ``("opentofu",)``: the OpenTofu release the configuration is solved for.
+* ``Identity(Kind.PROVIDER, "registry.opentofu.org/hashicorp/aws")``: one version for the
+  whole tree;
+* ``OPENTOFU``: the OpenTofu release the configuration is solved for;
+* ``Identity(Kind.UNUSABLE, "eks", "20.1.0")``: a module version whose content cannot be used
+  (never satisfied; ``version`` empty where a whole call's versions are meant).
 
 Every requirement carries its provenance: the call path that imposed it, the version of
 the module that imposed it, the file and line. Conflict explanations are built from these.
@@ -15,18 +18,66 @@ the module that imposed it, the file and line. Conflict explanations are built f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cached_property
+from typing import NamedTuple
 
-from ..addrs.module_source import ModuleSource
+from ..addrs.module_source import ModuleSource, RegistrySource
 from ..addrs.provider import ProviderAddress
 from ..config import ModuleCall
 from ..errors import SourceRange
 from ..providers.base import AvailableVersion
 from ..versions import goversions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
+from ..versions.selection import registry_pick_considers
 from ..versions.goversion import GoVersion
 
 ROOT = ""
+
+
+class Kind(StrEnum):
+    """What an identity names. A ``StrEnum``: its members hash and compare as their text, so
+    identities stay as cheap to hash as tuples of strings (resolvelib hashes them on every
+    round)."""
+
+    MODULE = "module"
+    PACKAGE = "package"
+    PROVIDER = "provider"
+    OPENTOFU = "opentofu"
+    UNUSABLE = "unusable"
+    CLASH = "clash"  # not a resolvelib identity: an explanation's subject when no identity is named
+
+
+class Identity(NamedTuple):
+    """What the resolver gives exactly one version (resolvelib's ``KT``).
+
+    Attributes:
+        kind: what is named.
+        name: the call path (``MODULE``, ``UNUSABLE``), package address (``PACKAGE``) or
+            provider address (``PROVIDER``); empty for ``OPENTOFU`` and ``CLASH``.
+        version: ``UNUSABLE`` only: the version that cannot be used ("" for a whole call).
+    """
+
+    kind: Kind
+    name: str = ""
+    version: str = ""
+
+    @staticmethod
+    def module(call_path: str) -> Identity:
+        return Identity(Kind.MODULE, call_path)
+
+    @staticmethod
+    def provider(address: object) -> Identity:
+        """``address``: a :class:`ProviderAddress` or its text."""
+        return Identity(Kind.PROVIDER, str(address))
+
+    @staticmethod
+    def package(address: str) -> Identity:
+        return Identity(Kind.PACKAGE, address)
+
+
+OPENTOFU = Identity(Kind.OPENTOFU)
+CLASH = Identity(Kind.CLASH)
 
 
 @dataclass(frozen=True)
@@ -67,12 +118,31 @@ class ModuleRequirement:
     source_key: str = ""  # normalized source, part of equality
 
     @property
-    def identifier(self):
-        return ("module", self.call_path)
+    def identifier(self) -> Identity:
+        return Identity(Kind.MODULE, self.call_path)
 
     @property
     def constraint(self) -> ModuleConstraint | None:
         return self.call.version
+
+    @property
+    def versioned(self) -> bool:
+        """Whether the call chooses among versions: a registry source always; a git or OCI
+        source only with a ``version`` (its tags); any other source is what its address
+        pins."""
+        return isinstance(self.call.source, RegistrySource) or self.call.version is not None
+
+    def is_satisfied_by(self, candidate: Candidate) -> bool:
+        """A version of this call's own source that OpenTofu's pick would consider (go-version
+        ``Check`` plus the prerelease gate); any candidate of the source when not versioned."""
+        if not isinstance(candidate, ModuleCandidate) or candidate.source_key != self.source_key:
+            return False
+        if not self.versioned:
+            return True
+        if candidate.version is None:
+            return False
+        return registry_pick_considers(self.call.version.text if self.call.version else None,
+                                       candidate.available.label)
 
 
 @dataclass(frozen=True)
@@ -84,8 +154,11 @@ class PackagePin:
     origin: Origin = field(compare=False)
 
     @property
-    def identifier(self):
-        return ("package", self.package)
+    def identifier(self) -> Identity:
+        return Identity(Kind.PACKAGE, self.package)
+
+    def is_satisfied_by(self, candidate: Candidate) -> bool:
+        return isinstance(candidate, PackageCandidate) and candidate.version == self.version
 
 
 @dataclass(frozen=True)
@@ -99,8 +172,14 @@ class ProviderRequirement:
     where_key: str = ""
 
     @property
-    def identifier(self):
-        return ("provider", str(self.address))
+    def identifier(self) -> Identity:
+        return Identity(Kind.PROVIDER, str(self.address))
+
+    def is_satisfied_by(self, candidate: Candidate) -> bool:
+        """go-versions ``MeetingConstraints(spec).Has``: prereleases only when named exactly."""
+        if not isinstance(candidate, ProviderCandidate):
+            return False
+        return gvs.meets(self.constraint.spec if self.constraint else (), candidate.version)
 
 
 @dataclass(frozen=True)
@@ -114,8 +193,11 @@ class CoreRequirement:
     where_key: str = ""
 
     @property
-    def identifier(self):
-        return ("opentofu",)
+    def identifier(self) -> Identity:
+        return OPENTOFU
+
+    def is_satisfied_by(self, candidate: Candidate) -> bool:
+        return isinstance(candidate, TofuCandidate) and self.constraint.allows(candidate.version)
 
 
 @dataclass(frozen=True)
@@ -129,8 +211,11 @@ class Unusable:
     where: SourceRange | None = field(compare=False, default=None)
 
     @property
-    def identifier(self):
-        return ("unusable", self.call_path, self.version)
+    def identifier(self) -> Identity:
+        return Identity(Kind.UNUSABLE, self.call_path, self.version)
+
+    def is_satisfied_by(self, candidate: Candidate) -> bool:
+        return False
 
 
 @dataclass(frozen=True)
@@ -143,8 +228,12 @@ class NewerThan:
     label: str = ""
 
     @property
-    def identifier(self):
-        return ("module", self.call_path)
+    def identifier(self) -> Identity:
+        return Identity(Kind.MODULE, self.call_path)
+
+    def is_satisfied_by(self, candidate: Candidate) -> bool:
+        return isinstance(candidate, ModuleCandidate) and candidate.version is not None and \
+            candidate.version.compare(self.version) > 0
 
 
 Requirement = ModuleRequirement | PackagePin | ProviderRequirement | CoreRequirement | Unusable | NewerThan
@@ -167,8 +256,8 @@ class ModuleCandidate:
     package: str
 
     @property
-    def identifier(self):
-        return ("module", self.call_path)
+    def identifier(self) -> Identity:
+        return Identity(Kind.MODULE, self.call_path)
 
     @cached_property
     def source_key(self) -> str:
@@ -198,8 +287,8 @@ class PackageCandidate:
     version: str
 
     @property
-    def identifier(self):
-        return ("package", self.package)
+    def identifier(self) -> Identity:
+        return Identity(Kind.PACKAGE, self.package)
 
 
 @dataclass(frozen=True)
@@ -208,8 +297,8 @@ class ProviderCandidate:
     version: gvs.Version
 
     @property
-    def identifier(self):
-        return ("provider", str(self.address))
+    def identifier(self) -> Identity:
+        return Identity(Kind.PROVIDER, str(self.address))
 
 
 @dataclass(frozen=True)
@@ -217,8 +306,8 @@ class TofuCandidate:
     version: GoVersion
 
     @property
-    def identifier(self):
-        return ("opentofu",)
+    def identifier(self) -> Identity:
+        return OPENTOFU
 
 
 Candidate = ModuleCandidate | PackageCandidate | ProviderCandidate | TofuCandidate
@@ -229,19 +318,17 @@ def short_provider(addr: str) -> str:
     return addr.removeprefix("registry.opentofu.org/")
 
 
-def subject_name(ident) -> str:
-    """A resolvelib identifier as people name it (``module call "eks"``, ``provider hashicorp/aws``)."""
-    kind = ident[0]
-    if kind == "provider":
-        return f"provider {short_provider(ident[1])}"
-    if kind == "opentofu":
+def subject_name(ident: Identity) -> str:
+    """An identity as people name it (``module call "eks"``, ``provider hashicorp/aws``)."""
+    kind = ident.kind
+    if kind is Kind.PROVIDER:
+        return f"provider {short_provider(ident.name)}"
+    if kind is Kind.OPENTOFU:
         return "the OpenTofu version"
-    if kind == "package":
-        return f"module package {ident[1]}"
-    if kind == "module":
-        return f'module call "{ident[1]}"'
-    if kind == "clash":
+    if kind is Kind.PACKAGE:
+        return f"module package {ident.name}"
+    if kind is Kind.MODULE or not ident.version and kind is Kind.UNUSABLE:
+        return f'module call "{ident.name}"'
+    if kind is Kind.CLASH:
         return "the constraints of this configuration"
-    if len(ident) < 3:
-        return f'module call "{ident[1]}"'
-    return f'module "{ident[1]}" {ident[2]}'
+    return f'module "{ident.name}" {ident.version}'

@@ -30,7 +30,10 @@ from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
 from .context import Context
 from .model import (
+    OPENTOFU,
     ROOT,
+    Identity,
+    Kind,
     ModuleCandidate,
     ModuleRequirement,
     ProviderRequirement,
@@ -178,14 +181,14 @@ def _tree_effects(tree: ModuleTree, ctx: Context) -> tuple:
         if p.address.is_builtin:
             continue
         if p.constraint is not None and "-" not in p.constraint.text:
-            out.append((("provider", str(p.address)), ctx.provider_allowed(p.address, p.constraint),
+            out.append((Identity.provider(p.address), ctx.provider_allowed(p.address, p.constraint),
                         _Effect(index, p.address)))
         index += 1
     t = ctx.options.target
     for _path, c in tree.core:
         if not c.counts_for(t.triple, t.terraform):
             continue
-        out.append((("opentofu",), frozenset([t.version]) if c.constraint.allows(t.version) else frozenset(),
+        out.append((OPENTOFU, frozenset([t.version]) if c.constraint.allows(t.version) else frozenset(),
                     _Effect(index, None)))
         index += 1
     effects = tuple(out)
@@ -203,7 +206,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     from .provider import requirements_of_tree
 
     out = Pruning()
-    calls = [r for r in root_reqs if isinstance(r, ModuleRequirement) and ctx.versioned(r)]
+    calls = [r for r in root_reqs if isinstance(r, ModuleRequirement) and r.versioned]
     shared = ctx.options.shared
     saved_calls = dict(ctx.calls)
     cands: dict[str, list[ModuleCandidate]] = {}
@@ -225,10 +228,10 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         _fetch_all(ctx, [c for c in cands[r.call_path] if wanted is None or c.version_text in wanted])
 
     # domains of the subjects, from the root's own constraints
-    domains: dict[tuple, set] = {}
+    domains: dict[Identity, set] = {}
 
     def provider_domain(addr):
-        key = ("provider", str(addr))
+        key = Identity.provider(addr)
         if key not in domains:
             try:
                 versions = [v for v in ctx.provider_versions(addr) if not v.prerelease]
@@ -249,7 +252,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     if shared:
         for r in calls:
             if r.call_path in cands:
-                key = ("package", ctx.package_address(r.call.source))
+                key = Identity.package(ctx.package_address(r.call.source))
                 labels = {c.available.label for c in cands[r.call_path]}
                 domains[key] = labels if key not in domains else domains[key] & labels
 
@@ -269,11 +272,11 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 if not fetch_this and not ctx.tree_known(c):
                     out.partial = True  # counted as live for want of its metadata
                 tree = _known_tree(ctx, c, fetch_this)
-                own = (("package", c.package), frozenset([c.available.label]), None) if shared else None
+                own = (Identity.package(c.package), frozenset([c.available.label]), None) if shared else None
                 if tree is None and shared:
                     unknown_pins[r.call_path][c.version_text] = [own]
                 if isinstance(tree, ConfigurationError):
-                    per_version[c.version_text] = [(("unusable", r.call_path), frozenset(), tree)]
+                    per_version[c.version_text] = [(Identity(Kind.UNUSABLE, r.call_path), frozenset(), tree)]
                     continue
                 if not isinstance(tree, ModuleTree):
                     continue
@@ -286,12 +289,12 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 if shared:  # in requirements_of_tree's order: the nested calls first
                     items = []
                     for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
-                        if isinstance(d, ModuleRequirement) and ctx.versioned(d):
+                        if isinstance(d, ModuleRequirement) and d.versioned:
                             try:
                                 labels = frozenset(x.available.label for x in ctx.module_candidates(d))
                             except TofuSolveError:
                                 continue
-                            items.append((("package", ctx.package_address(d.call.source)), labels, d))
+                            items.append((Identity.package(ctx.package_address(d.call.source)), labels, d))
                     items.extend(usable)
                     items.append(own)
                 else:
@@ -303,7 +306,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
         ctx.calls.clear()
         ctx.calls.update(saved_calls)
 
-    domains.setdefault(("opentofu",), {ctx.options.target.version})
+    domains.setdefault(OPENTOFU, {ctx.options.target.version})
     for _ in range(MAX_PASSES):
         changed = False
         for r in calls:
@@ -314,7 +317,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 if v in dead:
                     continue
                 for subject, allowed, req in items:
-                    if subject[0] == "unusable":
+                    if subject.kind is Kind.UNUSABLE:
                         dead[v] = Kill(subject, req)
                         break
                     dom = domains.get(subject)

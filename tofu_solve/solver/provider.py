@@ -6,7 +6,6 @@ requirements and builds requirement objects that carry their provenance.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -25,35 +24,29 @@ from ..errors import (
 )
 from ..versions import goversions as gvs
 from ..versions.cooldown import format_age, format_duration
-from ..versions.selection import list_module_versions
 from .context import Context
 from .holds import Holds, nearest_first
 from .model import (
     ROOT,
+    Candidate,
     CoreRequirement,
+    Identity,
+    Kind,
     ModuleCandidate,
     ModuleRequirement,
-    NewerThan,
     Origin,
     PackageCandidate,
     PackagePin,
     ProviderCandidate,
     ProviderRequirement,
+    Requirement,
     TofuCandidate,
     Unusable,
 )
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def module_allows(constraint_text: str | None, label: str) -> bool:
-    """Whether OpenTofu's registry pick would consider ``label`` for the constraint
-    (go-version ``Check`` plus the prerelease gate). :class:`TofuSolveProvider` memoizes
-    it per search."""
-    return bool(list_module_versions(constraint_text, [label]).matching)
-
-
 _TEXT = operator.attrgetter("text")
-_RANK = {"unusable": 0, "opentofu": 1, "module": 2, "package": 3, "provider": 4}
+_RANK = {Kind.UNUSABLE: 0, Kind.OPENTOFU: 1, Kind.MODULE: 2, Kind.PACKAGE: 3, Kind.PROVIDER: 4}
 
 
 def display_package(source) -> str:
@@ -151,13 +144,13 @@ def _cause_identities(backtrack_causes: Sequence) -> set:
     return causes
 
 
-def _order(identifier) -> tuple:
-    kind = identifier[0]
-    depth = identifier[1].count(".") if kind == "module" else 0
+def _order(identifier: Identity) -> tuple:
+    kind = identifier.kind
+    depth = identifier.name.count(".") if kind is Kind.MODULE else 0
     return (_RANK[kind], depth, identifier)
 
 
-def _preference(identifier, causes: set) -> tuple:
+def _preference(identifier: Identity, causes: set) -> tuple:
     return (identifier not in causes, *_order(identifier))
 
 
@@ -207,7 +200,6 @@ class TofuSolveProvider(AbstractProvider):
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
         self._parties_done: dict[int, ModuleCandidate] = {}  # id -> party already read ahead of
         self.spend_budget_at_once = False
-        self._allows: dict[tuple[str | None, str], bool] = {}  # (constraint, label) -> module_allows
         self._meeting: dict[tuple, tuple] = {}  # (provider, constraint texts) -> (candidates meeting them all, constraints)
         # A provider's criterion gains a requirement per module version that requires it:
         # what its constraints are is kept per criterion and extended by the one added
@@ -283,7 +275,7 @@ class TofuSolveProvider(AbstractProvider):
         then come from the criterion's kept summary plus the one requirement: adding to a
         criterion of n requirements costs what adding to one of a few costs (a 1,050-call
         tree adds a thousand requirements to the same provider's criterion, issue #23)."""
-        self._adding = (identifier, criterion, requirement) if identifier[0] == "provider" else None
+        self._adding = (identifier, criterion, requirement) if identifier.kind is Kind.PROVIDER else None
         self._added = None
 
     def added_requirement(self, identifier, criterion) -> None:
@@ -301,7 +293,7 @@ class TofuSolveProvider(AbstractProvider):
         self._summaries[id(criterion)] = (criterion, summary)
         return summary
 
-    def find_matches(self, identifier, requirements: Mapping[object, Iterator],
+    def find_matches(self, identifier: Identity, requirements: Mapping[object, Iterator],
                      incompatibilities: Mapping[object, Iterator]) -> Iterable:
         adding = self._adding
         if adding is not None and adding[0] == identifier:
@@ -313,21 +305,21 @@ class TofuSolveProvider(AbstractProvider):
             return self._provider_matches_of(requirement.address, summary, set(incompatibilities[identifier]))
         reqs = list(requirements[identifier])
         bad = set(incompatibilities[identifier])
-        kind = identifier[0]
-        if kind == "module":
+        kind = identifier.kind
+        if kind is Kind.MODULE:
             calls = [r for r in reqs if isinstance(r, ModuleRequirement)]
             if not calls:
                 return []
             return self._module_matches(calls[0], reqs, bad)
-        if kind == "package":
+        if kind is Kind.PACKAGE:
             versions = {r.version for r in reqs}
             if len(versions) != 1:
                 return []
-            cand = PackageCandidate(identifier[1], versions.pop())
+            cand = PackageCandidate(identifier.name, versions.pop())
             return [] if cand in bad else [cand]
-        if kind == "provider":
+        if kind is Kind.PROVIDER:
             return self._provider_matches(reqs, bad)
-        if kind == "opentofu":
+        if kind is Kind.OPENTOFU:
             cand = TofuCandidate(self.ctx.options.target.version)
             return [cand] if cand not in bad and all(self.is_satisfied_by(r, cand) for r in reqs) else []
         return []  # unusable
@@ -349,7 +341,7 @@ class TofuSolveProvider(AbstractProvider):
                 if call.call_path in self.holds:
                     return
             cands = self.ctx.module_candidates(call)
-            if locked is not None and self.ctx.versioned(call) and self.holds.applies(call.call_path):
+            if locked is not None and call.versioned and self.holds.applies(call.call_path):
                 cands = self._nearest_module_versions(call, locked, cands)
             # filtered as they are taken: resolvelib iterates a call's candidates afresh
             # whenever it asks whether any are left, and usually takes only the first
@@ -458,30 +450,9 @@ class TofuSolveProvider(AbstractProvider):
             out.append(ProviderCandidate(address, v))
         return out
 
-    def is_satisfied_by(self, requirement, candidate) -> bool:
-        if isinstance(requirement, ModuleRequirement):
-            if not isinstance(candidate, ModuleCandidate) or candidate.source_key != requirement.source_key:
-                return False
-            if not self.ctx.versioned(requirement):
-                return True
-            if candidate.version is None:
-                return False
-            key = (requirement.constraint.text if requirement.constraint else None, candidate.available.label)
-            hit = self._allows.get(key)
-            if hit is None:
-                hit = self._allows[key] = module_allows(*key)
-            return hit
-        if isinstance(requirement, NewerThan):
-            return isinstance(candidate, ModuleCandidate) and candidate.version is not None and \
-                candidate.version.compare(requirement.version) > 0
-        if isinstance(requirement, PackagePin):
-            return isinstance(candidate, PackageCandidate) and candidate.version == requirement.version
-        if isinstance(requirement, ProviderRequirement):
-            spec = requirement.constraint.spec if requirement.constraint else ()
-            return gvs.meets(spec, candidate.version)
-        if isinstance(requirement, CoreRequirement):
-            return requirement.constraint.allows(candidate.version)
-        return False
+    def is_satisfied_by(self, requirement: Requirement, candidate: Candidate) -> bool:
+        """Each requirement answers for itself (:mod:`.model`)."""
+        return requirement.is_satisfied_by(candidate)
 
     def get_dependencies(self, candidate) -> Iterable:
         if not isinstance(candidate, ModuleCandidate):

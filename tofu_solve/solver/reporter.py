@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from resolvelib import BaseReporter
 
-from .model import subject_name
+from .model import Kind, subject_name
 
 
 class Interrupted(Exception):
@@ -79,17 +79,17 @@ class SearchReporter(BaseReporter):
         those of the module versions whose requirements it could not meet (each version
         looked at once, by identity: a provider's criterion lists every version that
         requires it, at every rejection)."""
-        if ident[0] in ("module", "unusable"):
-            self.involved.add(ident[1])
+        if ident.kind is Kind.MODULE or ident.kind is Kind.UNUSABLE:
+            self.involved.add(ident.name)
         seen = self._parties_seen
         for info in criterion.information:
             parent = info.parent
             if parent is None or seen.get(id(parent)) is parent:
                 continue
             seen[id(parent)] = parent  # holds it: its id is not reused meanwhile
-            kind, *rest = parent.identifier
-            if kind == "module":
-                self.involved.add(rest[0])
+            ident = parent.identifier
+            if ident.kind is Kind.MODULE:
+                self.involved.add(ident.name)
 
     def back_and_forth(self, n: int = 6) -> list[str]:
         """The identifiers rejected most often, as names (``module call "eks" (12 versions

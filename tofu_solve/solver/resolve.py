@@ -27,6 +27,7 @@ from .holds import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
     CoreRequirement,
+    Identity,
     ModuleCandidate,
     ModuleRequirement,
     NewerThan,
@@ -211,9 +212,9 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     tofu = None
     for ident, cand in result.mapping.items():
         if isinstance(cand, ModuleCandidate):
-            modules[ident[1]] = cand
+            modules[ident.name] = cand
         elif isinstance(cand, ProviderCandidate):
-            providers[ident[1]] = cand
+            providers[ident.name] = cand
         elif isinstance(cand, TofuCandidate):
             tofu = cand
     for ident, crit in result.criteria.items():
@@ -326,16 +327,16 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
         upper = frozenset(moved(soft.mapping, module_requirements_of(soft.criteria), ctx, subjects))
         release = minimal_release(subjects, feasible, upper, check_budget(len(soft.mapping)))
         result = found.get(subjects - release, soft)
-        picked = result.mapping.get(("module", subject)) or result.mapping.get(("provider", subject))
+        picked = result.mapping.get(Identity.module(subject)) or result.mapping.get(Identity.provider(subject))
         newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
         others = []
         for s in sorted(release):
             if s in recorded.providers:
-                picked_other = result.mapping.get(("provider", s))
+                picked_other = result.mapping.get(Identity.provider(s))
                 to = str(picked_other.version) if picked_other is not None else "?"
                 others.append((short(s), recorded.providers[s].version, to, None))
             else:
-                picked_other = result.mapping.get(("module", s))
+                picked_other = result.mapping.get(Identity.module(s))
                 to = picked_other.version_text if isinstance(picked_other, ModuleCandidate) else "?"
                 req = res.module_requirements.get(s)
                 where = req.call.constraint_where if req is not None and req.origin.call_path == ROOT else None
@@ -439,13 +440,13 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
             continue
         locked = ctx.locked_candidate(reqs[ident])
         if locked is not None and locked.version_text == cand.version_text:
-            per_call[ident[1]] = 0
+            per_call[ident.name] = 0
             continue
         try:
             cands = ctx.module_candidates(reqs[ident])
         except TofuSolveError:
             continue
-        per_call[ident[1]] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
+        per_call[ident.name] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
                                    len(cands))
     return sum(per_call.values()), per_call
 
@@ -505,12 +506,12 @@ def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attem
         for call_path, lag in sorted(per_call.items(), key=lambda kv: (-kv[1], kv[0])):
             if lag == 0 or attempts >= max_attempts:
                 continue
-            cand = result.mapping[("module", call_path)]
+            cand = result.mapping[Identity.module(call_path)]
             key = (call_path, cand.version.string)
             if key in tried:
                 continue
             tried.add(key)
-            crit = result.criteria.get(("module", call_path))
+            crit = result.criteria.get(Identity.module(call_path))
             call_req = next((i.requirement for i in crit.information if isinstance(i.requirement, ModuleRequirement)),
                             None) if crit is not None else None
             listed = ctx.listed(call_req) if call_req is not None else None

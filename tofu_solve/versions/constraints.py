@@ -8,6 +8,7 @@ go-versions ``ParseRubyStyleMulti`` gives the meaning; ``getproviders.ParseVersi
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from ..errors import InvalidConstraint, InvalidVersion
@@ -144,3 +145,30 @@ __all__ = [
     "provider_constraint",
     "provider_constraints_all",
 ]
+
+
+# The one memo of "does this constraint text admit this version" (issue #35): the search, the
+# dead-end pass and the what-if explanations ask the same few thousand pairs again and again.
+# Pure functions of their arguments, so a bounded cache is no state.
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def module_constraint_allows(text: str, version: str) -> bool:
+    """``module_constraint(text).allows(version)``, memoized.
+
+    Raises:
+        InvalidConstraint: as :func:`module_constraint`.
+        InvalidVersion: ``version`` is not a go-version.
+    """
+    return module_constraint(text).allows(version)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def provider_constraint_allows(text: str, version: str) -> bool:
+    """``provider_constraint(text).allows(version)``, memoized.
+
+    Raises:
+        InvalidConstraint: as :func:`provider_constraint`.
+        InvalidVersion: ``version`` is not a go-versions version.
+    """
+    return provider_constraint(text).allows(version)

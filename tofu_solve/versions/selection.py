@@ -117,6 +117,19 @@ def list_module_versions(constraint: ModuleConstraint | str | None,
     return ModuleVersionListing(tuple(survivors), tuple(invalid), tuple(ok))
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def registry_pick_considers(constraint_text: str | None, label: str) -> bool:
+    """Whether OpenTofu's pick for a call with ``constraint_text`` (None: no ``version``)
+    would consider the version ``label``: go-version ``Check`` plus the npm-style prerelease
+    gate (``internal/initwd/module_install.go``). Memoized: the search asks it for every
+    requirement of a criterion on every round.
+
+    Raises:
+        InvalidConstraint: the constraint text is not valid go-version syntax.
+    """
+    return bool(list_module_versions(constraint_text, [label]).matching)
+
+
 def pick_module_version(constraint: ModuleConstraint | str | None, available: list[str],
                         module: str = "") -> GoVersion:
     """OpenTofu's registry pick for one call: the newest matching version.

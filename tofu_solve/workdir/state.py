@@ -18,7 +18,7 @@ from ..addrs.immutable import package_problem
 from ..addrs.names import valid_call_path
 from ..addrs.product import OPENTOFU, Product, product_named
 from ..addrs.redact import redact
-from ..config import ModuleCall, ProviderRequirement
+from ..config import ModuleCall, RequiredProvider
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, TofuSolveError
@@ -169,7 +169,7 @@ class CallNode:
 class ProviderConstraintUse:
     """One constraint on a provider, and who imposed it."""
 
-    requirement: ProviderRequirement
+    requirement: RequiredProvider
     imposed_by: str  # call path ("" for root; may go through local modules)
     module_version: str | None
     owner: str  # the remote call owning it ("" for root)

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from ..addrs.module_source import parse_source
 from ..addrs.provider import parse_provider_source
-from ..config import CoreVersionRequirement, ModuleCall, ProviderRequirement
+from ..config import CoreVersionRequirement, ModuleCall, RequiredProvider
 from ..config.tree import ModuleTree, RemoteCall
 from ..errors import SourceRange
 from ..lockfile import LockFile
@@ -73,10 +73,10 @@ def _call(d: dict) -> RemoteCall:
                                      SourceRange(file, vline) if vline else None))
 
 
-def _provider(d: dict) -> tuple[tuple[str, ...], ProviderRequirement]:
+def _provider(d: dict) -> tuple[tuple[str, ...], RequiredProvider]:
     addr = parse_provider_source(d["source"])
     version = d.get("version")
-    return (), ProviderRequirement(d.get("name", addr.type), addr,
+    return (), RequiredProvider(d.get("name", addr.type), addr,
                                    provider_constraint(version) if version is not None else None,
                                    SourceRange(d.get("file", "versions.tf"), d.get("line", 1)))
 
@@ -203,7 +203,7 @@ def make_universe(packages: int, versions: int, fanout: int, root_calls: int, se
                                                        module_constraint(f"~> {major}.0"), SourceRange("main.tf", 1 + j))))
             lo = k // 4
             text = f">= {lo}.0, < {lo + 3}.0" if rnd.random() < 0.125 else f">= {lo}.0"
-            prov = ProviderRequirement("synthetic", SYNTHETIC_PROVIDER, provider_constraint(text),
+            prov = RequiredProvider("synthetic", SYNTHETIC_PROVIDER, provider_constraint(text),
                                        SourceRange("versions.tf", 5))
             trees[(n, v)] = ModuleTree(tuple(calls), (), (((), prov),), ())
     root_calls_list = []
@@ -226,7 +226,7 @@ def index_of(u: Universe) -> dict:
             d["version_line"] = c.version_where.line
         return d
 
-    def prov(p: ProviderRequirement) -> dict:
+    def prov(p: RequiredProvider) -> dict:
         d = {"name": p.local_name, "source": p.address.for_display, "file": p.where.file, "line": p.where.line}
         if p.constraint is not None:
             d["version"] = p.constraint.text
