@@ -15,19 +15,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import dataclasses  # noqa: E402
-import json  # noqa: E402
-import time  # noqa: E402
+import dataclasses
+import json
+import time
 
-from synthetic import MemoryContext, make_universe  # noqa: E402
+from synthetic import MemoryContext, make_universe
 
-import tofu_solve.solver.resolve as resolve  # noqa: E402
-from tofu_solve.addrs.module_source import lock_source  # noqa: E402
-from tofu_solve.cli import tune_collector  # noqa: E402
-from tofu_solve.config.tree import ModuleTree  # noqa: E402
-from tofu_solve.lockfile import LockFile, ModuleLock  # noqa: E402
-from tofu_solve.lockfile.model import ProviderLock  # noqa: E402
-from tofu_solve.versions.constraints import module_constraint  # noqa: E402
+import tofu_solve.solver.resolve as resolve
+from tofu_solve.addrs.module_source import lock_source
+from tofu_solve.cli import tune_collector
+from tofu_solve.config.tree import ModuleTree
+from tofu_solve.lockfile import LockFile, ModuleLock
+from tofu_solve.lockfile.model import ProviderLock
+from tofu_solve.versions.constraints import module_constraint
 
 EDITS = 5  # root calls edited, one at a time
 

@@ -90,7 +90,7 @@ def main() -> int:
             shown += 1
             sgs = x.get("suggestions", [])
 
-            def keeps(what: str) -> str:
+            def keeps(what: str, sgs=sgs) -> str:
                 found = [s for s in sgs if what in s.get("keeps", ())]
                 return f"{len(found[0]['edits'])} edits" if found else "-"
             print(f"| {name} | {label} | {rtt_ms:g} | {seconds:.1f} | {x.get('what_if_solves', 0)} | "

@@ -96,7 +96,7 @@ def main() -> int:
                 rc = write_cli_config(tmp / "rc", f"http://127.0.0.1:{rproxy.port}")
                 env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "HOME": str(tmp), "NO_COLOR": "1"}
                 root.write(tmp / "root")
-                _, code, out = _run_cli(["init", "-json", "-handover=false", f"-chdir={tmp / 'root'}"],
+                _, code, _out = _run_cli(["init", "-json", "-handover=false", f"-chdir={tmp / 'root'}"],
                                         {**env, "TOFU_SOLVE_CACHE_DIR": str(tmp / "cache0")})
                 if code != 0:
                     print(f"| {root.name} | failed |", flush=True)

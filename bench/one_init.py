@@ -10,7 +10,7 @@ import time
 
 from tofu_solve.command.init import InitOptions, run_init
 from tofu_solve.errors import TofuSolveError
-from tofu_solve.settings import Settings  # noqa: E402
+from tofu_solve.settings import Settings
 
 root = sys.argv[1]
 extra = sys.argv[2:]

@@ -103,7 +103,7 @@ def compare(text: str, name: str, totals: dict) -> None:
         totals["differ"] += 1
         totals["examples"].append(f"{name}: {len(whole.items)} items against {len(part.items)}")
         return
-    for w, p in zip(whole.items, part.items):
+    for w, p in zip(whole.items, part.items, strict=False):
         if isinstance(p, hcl.Block) and not isinstance(p.body, hcl.LazyBody) and not p.body.items \
                 and isinstance(w, hcl.Block) and w.body.items:
             same = (w.type, w.labels, w.line, w.start, w.end) == (p.type, p.labels, p.line, p.start, p.end)
@@ -164,7 +164,7 @@ def generate_big(path: Path, resources: int = 110_000) -> None:
 
 
 def big(path: Path) -> None:
-    code = ("import sys, time, resource; sys.path.insert(0, %r)\n"
+    code = ("import sys, time, resource; sys.path.insert(0, %r)\n"  # noqa: UP031 (a program's text)
             "from tofu_solve.config import hcl\nfrom tofu_solve.config.loader import _wanted\n"
             "t = open(%r).read(); s = time.perf_counter(); b = hcl.parse_blocks(t, 'big.tf', _wanted); hcl.force(b)\n"
             "print(f'{len(t) / 2**20:.1f} MiB: {time.perf_counter() - s:.2f} s, {len(b.items)} blocks, peak '"

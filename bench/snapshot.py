@@ -109,13 +109,13 @@ def compare(a: Path, b: Path, ignore_pins: bool = False) -> int:
     if len(x) != len(y):
         print(f"different root counts: {len(x)} and {len(y)}")
         return 1
-    for ea, eb in zip(x, y):
+    for ea, eb in zip(x, y, strict=False):
         if ea != eb:
             diffs += 1
             print(f"== {ea['root']}")
             if ea["lock"] != eb["lock"]:
                 print("  lock files differ")
-            for ra, rb in zip(ea["runs"], eb["runs"]):
+            for ra, rb in zip(ea["runs"], eb["runs"], strict=False):
                 for k in ("code", "out", "err"):
                     if ra[k] != rb[k]:
                         print(f"  {' '.join(ra['args'][:1])} {k} differs:\n    A: {str(ra[k])[:600]!r}\n"

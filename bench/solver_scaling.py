@@ -10,14 +10,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-import json  # noqa: E402
-import subprocess  # noqa: E402
-import time  # noqa: E402
+import json
+import subprocess
+import time
 
-from synthetic import MemoryContext, make_universe  # noqa: E402
+from synthetic import MemoryContext, make_universe
 
-from tofu_solve.cli import tune_collector  # noqa: E402
-from tofu_solve.solver.resolve import solve  # noqa: E402
+from tofu_solve.cli import tune_collector
+from tofu_solve.solver.resolve import solve
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ import."""
 
 from __future__ import annotations
 
-from tofu_solve.world.memory import SYNTHETIC_PROVIDER as PROVIDER  # noqa: F401
+from tofu_solve.world.memory import SYNTHETIC_PROVIDER as PROVIDER
 from tofu_solve.world.memory import MemoryContext, Universe, make_universe
 
 __all__ = ["PROVIDER", "MemoryContext", "Universe", "make_universe"]

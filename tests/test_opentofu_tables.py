@@ -95,25 +95,9 @@ _NOT_READ = ("the error is in arguments tofu-solve does not read (it reads modul
 _SOLVER = ("an OpenTofu version the module excludes is refused by the solver, as a constraint on the version solved "
            "for, not while loading")
 CONFIG_NOT_APPLICABLE = {
-    **{name: _NOT_READ for name in (
-        "data-count-and-for_each-and-enabled.tf", "data-count-and-for_each.tf", "data-invalid-provider-reference.tf",
-        "data-reserved-locals.tf", "data-resource-lifecycle.tf", "empty-deprecated-output-attr.tf",
-        "ephemeral-count-and-for_each-and-enabled.tf", "precondition-postcondition-badref.tf",
-        "precondition-postcondition-missing-condition.tf", "resource-count-and-for_each-and-enabled.tf",
-        "resource-count-and-for_each.tf", "resource-invalid-provider-reference.tf", "resource-lifecycle-badbool.tf",
-        "resource-name-invalid.tf", "resource-reserved-locals.tf", "resources-ignorechanges-all-legacymix.tf",
-        "triggered-invalid-each.tf", "triggered-invalid-expression.tf", "variable-bad-default.tf",
-        "variable-bad-sensitive.tf", "variable-complex-bad-default-inner-obj.tf", "variable-type-unknown.tf",
-        "variable-validation-condition-noref.tf", "destroy-provisioners.tf", "duplicate-block-in-provisioner.tf",
-        "ignore_changes.tf", "invalid-keyword-in-provisioner.tf", "precondition-postcondition-constant.tf",
-        "precondition-postcondition-selfref.tf", "variable_type_quoted.tf", "vendor_provisioners.tf",
-        "provider-localname-normalization.tf", "provider-reserved.tf", "invalid_language_edition.tf",
-        "unsupported_language_edition.tf", "unsupported_experiment.tf", "nullable-with-default-null",
-        "override-cloud-duplicates", "override-nonexist-variable", "override-variable-causes-bad-default",
-        "provider-meta-invalid-interpolation", "provider-meta-invalid-name")},
+    **dict.fromkeys(("data-count-and-for_each-and-enabled.tf", "data-count-and-for_each.tf", "data-invalid-provider-reference.tf", "data-reserved-locals.tf", "data-resource-lifecycle.tf", "empty-deprecated-output-attr.tf", "ephemeral-count-and-for_each-and-enabled.tf", "precondition-postcondition-badref.tf", "precondition-postcondition-missing-condition.tf", "resource-count-and-for_each-and-enabled.tf", "resource-count-and-for_each.tf", "resource-invalid-provider-reference.tf", "resource-lifecycle-badbool.tf", "resource-name-invalid.tf", "resource-reserved-locals.tf", "resources-ignorechanges-all-legacymix.tf", "triggered-invalid-each.tf", "triggered-invalid-expression.tf", "variable-bad-default.tf", "variable-bad-sensitive.tf", "variable-complex-bad-default-inner-obj.tf", "variable-type-unknown.tf", "variable-validation-condition-noref.tf", "destroy-provisioners.tf", "duplicate-block-in-provisioner.tf", "ignore_changes.tf", "invalid-keyword-in-provisioner.tf", "precondition-postcondition-constant.tf", "precondition-postcondition-selfref.tf", "variable_type_quoted.tf", "vendor_provisioners.tf", "provider-localname-normalization.tf", "provider-reserved.tf", "invalid_language_edition.tf", "unsupported_language_edition.tf", "unsupported_experiment.tf", "nullable-with-default-null", "override-cloud-duplicates", "override-nonexist-variable", "override-variable-causes-bad-default", "provider-meta-invalid-interpolation", "provider-meta-invalid-name"), _NOT_READ),
     "unexpected-block.tf": "tofu-solve does not refuse unknown top-level block types (tofu validate does)",
-    **{name: _SOLVER for name in ("unsupported_version.tf", "unsupported_version_legacy.tofu",
-                                  "unsupported-version-and-other-error")},
+    **dict.fromkeys(("unsupported_version.tf", "unsupported_version_legacy.tofu", "unsupported-version-and-other-error"), _SOLVER),
 }
 CONFIGS = DATA / "configs"
 

@@ -72,7 +72,7 @@ def test_sniff_and_extract(tmp_path):
     assert (tmp_path / "t/main.tf").read_bytes() == b"y"
     with pytest.raises(IntegrityError, match="not a zip"):
         sniff_archive(b"plain text")
-    with pytest.raises(IntegrityError, match="Corrupt module package|could not be read"):
+    with pytest.raises(IntegrityError, match=r"Corrupt module package|could not be read"):
         extract_archive(b"PK\x03\x04garbage", "zip", tmp_path / "bad")
     evil = io.BytesIO()
     with tarfile.open(fileobj=evil, mode="w:gz") as tf:

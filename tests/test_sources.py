@@ -99,7 +99,7 @@ def test_git_parts():
     g = parse_source("git::https://example.com/x.git?ref=v1.2.0&depth=1").git
     assert (g.url, g.ref, g.depth) == ("https://example.com/x.git", "v1.2.0", 1)
     with pytest.raises(SourceAddressError, match="depth"):
-        parse_source("git::https://example.com/x.git?depth=abc").git
+        _ = parse_source("git::https://example.com/x.git?depth=abc").git
     pinned = parse_source("git::https://example.com/x.git//sub?ref=main").with_ref("v2.0.0")
     assert str(pinned) == "git::https://example.com/x.git//sub?ref=v2.0.0"
 

@@ -103,7 +103,7 @@ def _tofu_init_flags(sp: argparse.ArgumentParser) -> None:
         else:
             g.add_argument(f"--{name}", dest=dest, nargs="?", const="true", action="append", metavar=value,
                            help=argparse.SUPPRESS)
-    g.description += " They are: " + ", ".join(
+    g.description = (g.description or "") + " They are: " + ", ".join(
         f"-{n}" + (f"={v}" if v else "") for n, v in _IGNORED_INIT_FLAGS.items()) + "."
 
 
@@ -301,7 +301,8 @@ def build_parser() -> argparse.ArgumentParser:
                                     "and provider registry and a git daemon on 127.0.0.1, run init on three bundled "
                                     "roots (resolvable, needs a joint solver, impossible), then why and graph; stop "
                                     "the servers and leave every result in a folder.")
-    sp.add_argument("--output", metavar="DIR", default="tofu-solve-demo", help="results folder (default ./tofu-solve-demo)")
+    sp.add_argument("--output", metavar="DIR", default="tofu-solve-demo",
+                    help="results folder (default ./tofu-solve-demo)")
     sp.add_argument("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus)")
     sp.set_defaults(command_module="demo", json=False, chdir=None)
     # Go's flag package takes no abbreviations: -lockfil=readonly is a mistake, not -lockfile

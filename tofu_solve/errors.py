@@ -16,7 +16,6 @@ tell them apart without parsing text.
 from __future__ import annotations
 
 import copy
-
 from dataclasses import dataclass, field
 
 
@@ -167,7 +166,7 @@ class LockedVersionGone(VersionError):
     version %s is no longer available"); ``-upgrade=NAME`` chooses afresh."""
 
 
-def locked_version_gone(subject: str, version: str, upgrade: str, where=None) -> "LockedVersionGone":
+def locked_version_gone(subject: str, version: str, upgrade: str, where=None) -> LockedVersionGone:
     """OpenTofu's words for a locked version its source no longer offers
     (``internal/providercache/installer.go``: "the previously-selected version %s is no
     longer available"), naming the subject and the ``-upgrade=NAME`` that chooses afresh."""

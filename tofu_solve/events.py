@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class InRoot:
     """``event`` happened in the root module ``root`` (``-recursive``; relative name)."""
 
     root: str
-    event: "Event"
+    event: Event
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ class RootDone:
     module_calls: int
 
 
-Event = Union[FetchingPackage, StillResolving, LookingForDeadEnds, PhaseDone, InRoot, RootDone]
+Event = FetchingPackage | StillResolving | LookingForDeadEnds | PhaseDone | InRoot | RootDone
 Progress = Callable[[Event], None]
 """What every stage that reports progress takes."""
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any, ClassVar
 
 # --------------------------------------------------------------------------- bounds
 
@@ -45,12 +46,13 @@ class Limits:
     entries: int = 100_000
     deadline: float = 300.0
 
-    ENV = {"download_bytes": "TOFU_SOLVE_MAX_DOWNLOAD_BYTES", "document_bytes": "TOFU_SOLVE_MAX_DOCUMENT_BYTES",
+    ENV: ClassVar[dict[str, str]] = {
+        "download_bytes": "TOFU_SOLVE_MAX_DOWNLOAD_BYTES", "document_bytes": "TOFU_SOLVE_MAX_DOCUMENT_BYTES",
            "extracted_bytes": "TOFU_SOLVE_MAX_EXTRACTED_BYTES", "file_bytes": "TOFU_SOLVE_MAX_FILE_BYTES",
            "entries": "TOFU_SOLVE_MAX_ARCHIVE_ENTRIES", "deadline": "TOFU_SOLVE_DOWNLOAD_DEADLINE"}
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "Limits":
+    def from_env(cls, env: Mapping[str, str]) -> Limits:
         """The limits, each overridden by its environment variable when set.
 
         Raises:
@@ -58,7 +60,7 @@ class Limits:
         """
         from .errors import ConfigurationError
 
-        values = {}
+        values: dict[str, Any] = {}
         for name, var in cls.ENV.items():
             raw = env.get(var)
             if not raw:
@@ -115,7 +117,7 @@ class Settings:
     min_age: str | None = None
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> "Settings":
+    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
         """The settings ``environ`` gives (a copy of it is kept, so later changes to the
         process environment do not leak into a run).
 

@@ -118,7 +118,7 @@ def test_null_version_is_no_version(tmp_path):
 def test_duplicate_module_call(tmp_path):
     (tmp_path / "a.tf").write_text('module "m" {\n  source = "a/b/c"\n}\n')
     (tmp_path / "b.tf").write_text('module "m" {\n  source = "a/b/d"\n}\n')
-    with pytest.raises(ConfigurationError, match="already declared at a.tf:1"):
+    with pytest.raises(ConfigurationError, match=r"already declared at a\.tf:1"):
         load_module_dir(tmp_path)
 
 

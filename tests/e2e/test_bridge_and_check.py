@@ -143,7 +143,7 @@ module "extra" {{
     (root / "main.tf").write_text(main)
 
     # a lock entry for a call that is gone; a provider lock the configuration no longer meets
-    locks, _ = parse_lock_text(good_lock)
+    _locks, _ = parse_lock_text(good_lock)
     lock_path.write_text(good_lock.replace('module "outer.inner"', 'module "outer.gone"'))
     assert ("stale-lock", 'module "outer.gone"') in _kinds(tofu_solve, root)
     lock_path.write_text(good_lock)

@@ -3,7 +3,9 @@ output conventions, monorepos."""
 
 from __future__ import annotations
 
+import functools
 import json
+import operator
 
 from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, lock_versions, write_root
 
@@ -305,7 +307,7 @@ def test_init_recursive_solves_every_root_and_reports_across_them(tmp_path, tofu
     assert [x["root"] for x in doc["roots"]] == ["live/dev/app", "live/prod/app"]
     assert all(x["ok"] for x in doc["roots"])
     kms = doc["report"]["modules"]["terraform-aws-modules/kms/aws"]
-    assert len(kms) == 2 and sorted(sum(kms.values(), [])) == ["live/dev/app:kms", "live/prod/app:kms"]
+    assert len(kms) == 2 and sorted(functools.reduce(operator.iadd, kms.values(), [])) == ["live/dev/app:kms", "live/prod/app:kms"]
     assert doc["report"]["modules"]["terraform-aws-modules/vpc/aws"] == {"6.6.0": ["live/prod/app:net.vpc"]}
     for root in ("live/dev/app", "live/prod/app"):
         assert (base / root / ".terraform.lock.hcl").is_file()

@@ -37,7 +37,7 @@ def test_tags_of_one_remote_are_fetched_in_batches(tmp_path):
             dest = tmp_path / "out" / ref.name.rsplit("/", 1)[-1]
             remotes.export(url, ref, dest)
             assert (dest / "main.tf").read_text() == f"# {ref.name.rsplit('/', 1)[-1]}\n"
-        except Exception as e:  # noqa: BLE001 - reported below
+        except Exception as e:
             errors.append(e)
     threads = [threading.Thread(target=export, args=(r,)) for r in wanted]
     for t in threads:
@@ -151,7 +151,7 @@ def _export_in_thread(remotes, url, tag, dest, outcome):
         try:
             remotes.export(url, RemoteRef(f"refs/tags/{tag}", "1" * 40), dest)
             outcome.append("returned")
-        except Exception as e:  # noqa: BLE001 - the kind is asserted by the caller
+        except Exception as e:
             outcome.append(e)
     t = threading.Thread(target=run)
     t.start()
@@ -271,7 +271,7 @@ def test_abort_stops_a_download_in_flight_and_leaves_nothing_behind(tmp_path):
     def download():
         try:
             outcome.append(fetcher.download(url))
-        except Exception as e:  # noqa: BLE001 - the kind is asserted below
+        except Exception as e:
             outcome.append(e)
     t = threading.Thread(target=download)
     try:

@@ -22,6 +22,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -41,7 +42,7 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
     ``secret/`` answer 403 unless ``?token=`` is right."""
 
     protocol_version = "HTTP/1.1"
-    files: dict[str, bytes] = {}
+    files: ClassVar[dict[str, bytes]] = {}
     token = "s3cr3t-token-value"
 
     def log_message(self, *a):

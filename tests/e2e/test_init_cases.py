@@ -370,7 +370,7 @@ def test_json_output_and_provider_block_completed_as_tofu_init_would(tmp_path, t
     assert r.code == 0, r.err
     data = r.json()
     assert data["modules"][0]["path"] == "kms" and data["modules"][0]["constraint"] == "~> 3.0"
-    aws = [p for p in data["providers"] if p["address"].endswith("hashicorp/aws")][0]
+    aws = next(p for p in data["providers"] if p["address"].endswith("hashicorp/aws"))
     assert aws["version"] == "5.100.0"  # the locked provider version is what tofu init will use
     assert data["lock_file"]["written"] is True
     for c in data["lock_file"]["provider_changes"]:

@@ -16,6 +16,7 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -258,8 +259,8 @@ def test_two_concurrent_inits_share_one_cache(tmp_path, running):
 
 
 class _ArchiveHandler(http.server.BaseHTTPRequestHandler):
-    files: dict = {}
-    hits: dict = {}
+    files: ClassVar[dict] = {}
+    hits: ClassVar[dict] = {}
 
     def log_message(self, *a):
         pass
@@ -440,7 +441,7 @@ def test_modules_json_matches_opentofu(tmp_path, tofu_solve, own_cache):
     root = _kms_root(tmp_path / "reg")
     assert tofu_solve(root, "init").code == 0
     records = json.loads((root / ".terraform/modules/modules.json").read_text())["Modules"]
-    kms = [m for m in records if m["Key"] == "kms"][0]
+    kms = next(m for m in records if m["Key"] == "kms")
     assert list(kms) == ["Key", "Source", "Version", "Dir"]
     assert kms["Source"] == "registry.opentofu.org/terraform-aws-modules/kms/aws"  # with host
     assert kms["Version"] == lock_versions((root / ".terraform.lock.hcl").read_text())["kms"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from datetime import UTC
 
 import pytest
 
@@ -257,10 +258,10 @@ def test_a_young_oci_tag_waits_out_the_cooldown(tmp_path, tofu_solve, oci, own_c
     """Issue #25: an OCI tag's release time is its manifest's org.opencontainers.image.created
     (as oras push writes it), known once fetched; a tag without it counts as old enough."""
     import time
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     def stamp(days: float) -> str:
-        return datetime.fromtimestamp(time.time() - days * 86400, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.fromtimestamp(time.time() - days * 86400, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     oci.push_module("modules/cool", "1.0.0", _module("# old\n"), created=stamp(30))
     oci.push_module("modules/cool", "1.1.0", _module("# young\n"), created=stamp(2))
     root = write_root(tmp_path / "root", f'''

@@ -117,7 +117,7 @@ def test_graph_dot_parses_and_renders(solved_root, tofu_solve, tmp_path):
     g = graphs[0]
     names = {n.get_name().strip('"') for n in g.get_nodes()}
     assert {"root", "module.vpc", "module.eks", "module.eks.kms", "opentofu"} <= names
-    edge = [e for e in g.get_edges() if e.get_destination().strip('"') == "module.eks.kms"][0]
+    edge = next(e for e in g.get_edges() if e.get_destination().strip('"') == "module.eks.kms")
     assert edge.get_source().strip('"') == "module.eks"
     assert edge.get("label").strip('"') == "2.1.0"  # the call's constraint (where: in the JSON)
     dot = shutil.which("dot")

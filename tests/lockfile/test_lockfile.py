@@ -66,7 +66,7 @@ def test_save_vector_byte_exact():
 
 @pytest.mark.parametrize("case", LF["save"][1:], ids=lambda c: c["id"])
 def test_saved_texts_round_trip(case):
-    text = case.get("expected_text") or case["expected_text_trimmed"] + ("\n" if "provider" in case["expected_text_trimmed"] else "\n")
+    text = case.get("expected_text") or case["expected_text_trimmed"] + "\n"
     locks, diags = parse_lock_text(text)
     assert not [d for d in diags if d.severity == "error"]
     # formatted fresh (not from the raw text) it must come out identical

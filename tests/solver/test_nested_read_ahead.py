@@ -34,7 +34,7 @@ def test_nested_calls_read_ahead_are_bounded_and_deduplicated():
     ctx = MemoryContext(u)
     pool = ctx.pool
     try:
-        for req, expected in zip(requirements_of_tree(u.root, "", None, None, ctx), (NESTED_READ_AHEAD, 1)):
+        for req, expected in zip(requirements_of_tree(u.root, "", None, None, ctx), (NESTED_READ_AHEAD, 1), strict=False):
             package = req.call.source.package.for_display
             cand = ModuleCandidate(req.call_path, req.call.source, ctx.available(req)[0], package)
             ctx.pool = _Submitted()

@@ -90,10 +90,7 @@ def universes(draw) -> dict:
 def _solve(index: dict, locks: LockFile | None = None, targets: tuple[str, ...] = (), recorded=None):
     """The solver's selection, or None when it proves there is none."""
     u = universe_from_index(index)
-    ctx = MemoryContext(u, locks=locks)
-    if recorded is not None:
-        ctx.recorded_locks = recorded
-    ctx.options.upgrade_targets = targets
+    ctx = MemoryContext(u, locks=locks, recorded_locks=recorded, upgrade_targets=targets)
     try:
         res = solve(u.root, ctx)
     except (Unsatisfiable, NoMatchingVersionError, NoVersionsError):
@@ -205,7 +202,7 @@ def _edit(draw, index: dict, forcing: bool = False) -> dict:
 
 
 @st.composite
-def locked_edits(draw, base=universes(), forcing: bool = False):
+def locked_edits(draw, base=universes(), forcing: bool = False):  # noqa: B008 (a Hypothesis strategy, built once)
     """(index before, the lock it solved to, index after an edit), the lock taken from any
     consistent selection of the first (not necessarily the solver's own)."""
     before = draw(base)

@@ -77,7 +77,7 @@ def parse_version_loose(text: str) -> gvs.Version:
 
 class _Parser:
     def __init__(self, text, meeting):
-        self.toks = [m for m in _TOKEN.finditer(text)]
+        self.toks = list(_TOKEN.finditer(text))
         self.i = 0
         self.text = text
         self.meeting = meeting

@@ -81,7 +81,7 @@ def test_canonical_provider_constraints(text, canonical, _name):
 
 @pytest.mark.parametrize("case", PC["selection"], ids=lambda c: c["id"])
 def test_provider_selection_matches_opentofu(case):
-    kwargs = dict(locked=case["locked"], upgrade=case["upgrade"], provider=case["provider"])
+    kwargs = {"locked": case["locked"], "upgrade": case["upgrade"], "provider": case["provider"]}
     if case["expected_error"]:
         with pytest.raises(TofuSolveError) as e:
             select_provider_version(case["constraints"], case["available"], **kwargs)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NoReturn
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
 from ..errors import SourceAddressError
@@ -47,7 +48,7 @@ _OCI_DIGEST_RE = re.compile(r"([a-z0-9]+(?:[.+_-][a-z0-9]+)*):([a-zA-Z0-9=_-]+)"
 _DIGEST_HEX_LEN = {"sha256": 64, "sha384": 96, "sha512": 128}
 
 
-class SourceKind(str, Enum):
+class SourceKind(str, Enum):  # noqa: UP042 (not StrEnum: str() of a member names its class, as messages show it)
     """What installs a source: decides which candidate provider enumerates versions."""
 
     LOCAL = "local"
@@ -124,7 +125,7 @@ def _url_scheme(s: str) -> str:
     for i, c in enumerate(s):
         if c.isascii() and c.isalpha():
             continue
-        if i > 0 and (c.isascii() and c.isdigit() or c in "+-."):
+        if i > 0 and ((c.isascii() and c.isdigit()) or c in "+-."):
             continue
         if c == ":" and i > 0:
             return s[:i].lower()
@@ -280,7 +281,7 @@ class RemoteSource:
         return _url_scheme(self.package)
 
     @property
-    def kind(self) -> SourceKind:  # type: ignore[override]
+    def kind(self) -> SourceKind:
         g = self.getter
         return {"git": SourceKind.GIT, "http": SourceKind.HTTP, "https": SourceKind.HTTP,
                 "s3": SourceKind.S3, "gcs": SourceKind.GCS, "hg": SourceKind.HG,
@@ -314,7 +315,7 @@ class RemoteSource:
             base += "?" + urlencode(kept, quote_via=quote_plus)
         return GitRemote(base, ref, depth)
 
-    def with_ref(self, ref: str) -> "RemoteSource":
+    def with_ref(self, ref: str) -> RemoteSource:
         """The same source pinned to ``ref`` (existing ``ref`` replaced)."""
         m = _FORCED_RE.fullmatch(self.package)
         force, url = (m.group(1) + "::", m.group(2)) if m else ("", self.package)
@@ -388,7 +389,7 @@ def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> Regis
         SourceAddressError: with the registry-address message (wrong part count, bad
             host, reserved host, invalid namespace/name/system, query string...).
     """
-    def fail(msg: str):
+    def fail(msg: str) -> NoReturn:
         raise SourceAddressError("Invalid registry module source address", msg)
 
     if is_local(raw):

@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..addrs.module_source import RegistrySource, lock_source, tofu_source
+from ..addrs.module_source import LocalSource, RegistrySource, lock_source, tofu_source
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
@@ -147,14 +147,15 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                                       "(the lock file is the authority).", at))
                 skipped.append(path)
                 continue
+            subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
             try:
-                tree = read_module_tree(installed, call.source.subdir, product=target.product)
+                tree = read_module_tree(installed, subdir, product=target.product)
             except ConfigurationError as e:
                 out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
                                       at))
                 skipped.append(path)
                 continue
-            copies[path] = (tree, installed, call.source.subdir)
+            copies[path] = (tree, installed, subdir)
             visit(tree, path, _rel(installed, root))
 
     visit(root_tree, "", "")

@@ -80,7 +80,7 @@ def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> n
     if opentofu:
         g.add_node("opentofu", kind="opentofu", version=s.opentofu, label=f"OpenTofu\n{s.opentofu}")
         per_source = defaultdict(dict)
-        for c, imposed, version, owner in s.core_uses:
+        for c, _imposed, _version, owner in s.core_uses:
             src = f"module.{owner}" if owner in s.calls else "root"
             per_source[src].setdefault(c.constraint.text, []).append(str(c.where))
         for src, constraints in per_source.items():
@@ -194,7 +194,8 @@ def render(dot_text: str, out: Path) -> None:
 
 def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them."""
-    g = build_graph(load_solved(args.chdir, settings, tuple(args.vars or ())), providers=args.providers, opentofu=args.opentofu)
+    g = build_graph(load_solved(args.chdir, settings, tuple(args.vars or ())), providers=args.providers,
+                    opentofu=args.opentofu)
     out = Path(args.output) if args.output else None
     as_json = args.json or (out is not None and out.suffix.lower() == ".json")
     text = to_json(g) if as_json else to_dot(g)

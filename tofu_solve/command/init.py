@@ -50,6 +50,7 @@ from ..plugins import (
 )
 from ..plugins.readahead import ProviderReadAhead
 from ..remote.ops import OpCounter
+from ..remote.provider_sources import ProviderSources
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.changes import lock_change_reasons
@@ -60,7 +61,6 @@ from ..versions.cooldown import (
     format_age,
     format_duration,
     given_min_age,
-    min_age_setting,
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides
@@ -191,20 +191,13 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
-                           () if opts.upgrade else opts.upgrade_only)
-    solve_locks, providers_again = locks, frozenset()
+                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0)
+    solve_locks, providers_again = locks, frozenset[str]()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
-    ctx, counter = build_context(options, solve_locks, settings, progress)
+    ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=locks,
+                                 refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None)
     notes.extend(WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings)
-    try:
-        options.min_age = opts.min_age if opts.min_age is not None else \
-            min_age_setting(None, None, ctx.client.cli_config.min_age)
-    except TofuSolveError:
-        ctx.close()
-        raise
-    ctx.recorded_locks = locks
-    ctx.client.refresh_only = providers_again
     packages = _provider_packages(ctx, counter, opts)
     plugin_cache = packages.plugin_cache_dir
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
@@ -374,7 +367,7 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...],
                 hit = True
                 for inner in [p for p in modules if p.startswith(path + ".")]:
                     del modules[inner]  # the calls inside a module move with it (cargo update -p)
-        for addr, p in list(providers.items()):
+        for addr, _p in list(providers.items()):
             if name in (addr, product.short(addr)):
                 del providers[addr]
                 again.add(addr)
@@ -433,7 +426,8 @@ def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> P
     fetcher = ctx.registry.fetcher
     return ProviderPackages(ctx.client, fetcher, fetcher.cache, counter,
                             ctx.client.cli_config.plugin_cache_dir or opts.plugin_cache,
-                            offline=opts.offline, sources=ctx.provider_source)
+                            offline=opts.offline,
+                            sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None)
 
 
 def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
@@ -561,13 +555,13 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
     if not ctx.options.min_age:
         return []
     limit = format_duration(ctx.options.min_age)
-    out = []
+    out: list[WarningText] = []
     selected = {**{p: c.version_text for p, c in res.modules.items()},
                 **{a: str(c.version) for a, c in res.providers.items()}}
-    by_subject: dict[str, list] = {}
-    for held in ctx.held_back.values():
-        if held.subject in selected:
-            by_subject.setdefault(held.subject, []).append(held)
+    by_subject: dict[str, list] = {}  # subject -> its HeldBack entries
+    for one in ctx.held_back.values():
+        if one.subject in selected:
+            by_subject.setdefault(one.subject, []).append(one)
     for subject, held in sorted(by_subject.items()):
         kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
         n = len(held)
@@ -579,22 +573,22 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
             "Versions held back by the cooldown",
             f"{kind} is at {selected[subject]}: {n} newer version{'s are' if n > 1 else ' is'} younger than "
             f"-min-age={limit}: {listed}."))
-    for (subject, version), held in sorted(ctx.young_pins.items()):
+    for (subject, version), pin in sorted(ctx.young_pins.items()):
         if selected.get(subject) == version:
             kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
             out.append(WarningText(
                 "Young version pinned",
-                f"{kind} is pinned exactly to {version}, released {format_age(held.age)} ago, younger than "
+                f"{kind} is pinned exactly to {version}, released {format_age(pin.age)} ago, younger than "
                 f"-min-age={limit}. The pin is honoured; the cooldown keeps out only versions a constraint "
                 "merely allows."))
     return out
 
 
-def _tag_warnings(ctx: Context) -> list[str]:
+def _tag_warnings(ctx: Context) -> list[WarningText]:
     """Tags that moved or disappeared since this machine last listed their remote."""
     remotes = ctx.git.remotes
     remotes.join_background()
-    out = []
+    out: list[WarningText] = []
     for url, moved in sorted(remotes.moved.items()):
         for tag, (was, now) in sorted(moved.items()):
             out.append(WarningText("Moved git tag", f"The git tag {tag} of {redact(url)} moved: it pointed at "
@@ -626,7 +620,8 @@ def run(args, settings: Settings) -> int:
                        lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
                        terraform_version=args.terraform_version, client=client,
                        plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
-                       max_rounds=args.max_rounds, offline=args.offline, min_age=given_min_age(args.min_age, settings.min_age),
+                       max_rounds=args.max_rounds, offline=args.offline,
+                       min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     views = args.views = InitViews(args, settings.no_color)
     human, stream = views.human, views.stream
@@ -760,23 +755,23 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
     rows = []
     for o in outcomes:
         name = relative_name(o.root, base)
-        if o.ok:
+        if o.value is not None:
             r = o.value
             lock = "up to date" if not (r.changes or r.provider_changes) else \
                 f"updated ({len(r.changes) + len(r.provider_changes)} changes)"
             rows.append((name, "ok", str(len(r.resolution.modules)), str(len(r.locks.providers)), lock))
         else:
-            rows.append((name, "error", "-", "-", o.error.summary))
-    failed = [o for o in outcomes if not o.ok]
+            rows.append((name, "error", "-", "-", o.error.summary if o.error else ""))
+    failed = [(o.root, o.error) for o in outcomes if o.error is not None]
     if stream:
-        for o in failed:
-            stream.error(o.error)
+        for _, error in failed:
+            stream.error(error)
         for o in outcomes:  # each root's warnings, as a plain init shows them, naming the root
-            for w in (o.value.resolution.warnings if o.ok else ()):
+            for w in (o.value.resolution.warnings if o.value is not None else ()):
                 d = warning_data(w)
                 stream.diagnostic("warning", d["summary"], d["detail"], root=relative_name(o.root, base))
         doc = {"roots": [{"root": relative_name(o.root, base), "ok": o.ok,
-                          "result": init_result_as_data(o.value) if o.ok else None,
+                          "result": init_result_as_data(o.value) if o.value is not None else None,
                           "error": o.error.to_dict() if o.error else None} for o in outcomes],
                "report": report.as_data()}
         stream.result("init", f"{len(outcomes) - len(failed)} of {len(outcomes)} root modules initialized", doc)
@@ -786,16 +781,16 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
         for r in [head] + rows:
             human.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
         for o in outcomes:
-            warnings = o.value.resolution.warnings if o.ok else ()
+            warnings = o.value.resolution.warnings if o.value is not None else ()
             if warnings:
                 human.line()
                 human.line(f"In {relative_name(o.root, base)}:", "bold")
                 for w in warnings:
                     human.warning(w)
-        for o in failed:
+        for failed_root, error in failed:
             human.line()
-            human.line(f"In {relative_name(o.root, base)}:", "bold")
-            human.error_text(o.error.render())
+            human.line(f"In {relative_name(failed_root, base)}:", "bold")
+            human.error_text(error.render())
         lines = report.lines()
         if lines:
             human.line()
@@ -806,7 +801,8 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
             human.line(f"{len(failed)} of {len(outcomes)} root modules failed.", "bold red")
         else:
             human.success(f"tofu-solve has been successfully initialized: {len(outcomes)} root modules.")
-        nexts = [(relative_name(o.root, base), o.value.next_command) for o in outcomes if o.ok and o.value.next_command]
+        nexts = [(relative_name(o.root, base), o.value.next_command) for o in outcomes
+                 if o.value is not None and o.value.next_command]
         if nexts:
             human.line()
             human.line("Next, in each root, to install providers and configure the backend, run:")
@@ -816,7 +812,7 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
     codes = []
     for o in outcomes:
         h = handovers.get(o.root)
-        if h is None or not o.ok:
+        if h is None or o.value is None:
             continue
         if human:
             human.line()

@@ -47,7 +47,7 @@ def configure(level: str, path: str | None) -> logging.Handler | None:
     name = level
     if name in ("", "OFF"):
         return None
-    level = _LEVELS.get(name, TRACE)
+    number = _LEVELS.get(name, TRACE)
     handler: logging.Handler
     try:
         handler = logging.FileHandler(path, mode="a", encoding="utf-8") if path else logging.StreamHandler(sys.stderr)
@@ -56,7 +56,7 @@ def configure(level: str, path: str | None) -> logging.Handler | None:
         handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_JsonFormatter() if name == "JSON" else _TofuFormatter())
     logger = logging.getLogger("tofu_solve")
-    logger.setLevel(level)
+    logger.setLevel(number)
     logger.addHandler(handler)
     if name not in _LEVELS:
         logger.warning("Invalid log level: %r. Defaulting to level: TRACE. Valid levels are: %s", name,

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from ..addrs.module_source import LocalSource, RegistrySource
 from ..addrs.redact import redact
@@ -55,12 +56,15 @@ def find_roots(base: Path) -> list[Path]:
     return sorted(d for d in module_dirs if Path(os.path.normpath(d)) not in called)
 
 
+T = TypeVar("T")
+
+
 @dataclass
-class RootOutcome:
+class RootOutcome(Generic[T]):
     """One root's result: ``value`` (the command's result) or ``error``."""
 
     root: Path
-    value: object = None
+    value: T | None = None
     error: TofuSolveError | None = None
 
     @property
@@ -68,10 +72,10 @@ class RootOutcome:
         return self.error is None
 
 
-def run_each(roots: list[Path], fn: Callable[[Path], object], workers: int = MAX_PARALLEL) -> list[RootOutcome]:
+def run_each(roots: list[Path], fn: Callable[[Path], T], workers: int = MAX_PARALLEL) -> list[RootOutcome[T]]:
     """``fn(root)`` for every root, at most ``workers`` at a time; a TofuSolveError is that
     root's outcome, never the end of the others. Results in ``roots`` order."""
-    def one(root: Path) -> RootOutcome:
+    def one(root: Path) -> RootOutcome[T]:
         try:
             return RootOutcome(root, fn(root))
         except TofuSolveError as e:
@@ -113,7 +117,7 @@ def cross_root_report(outcomes: list[RootOutcome], base: Path) -> CrossRootRepor
     modules: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     providers: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for o in outcomes:
-        if not o.ok:
+        if o.value is None:
             continue
         name = relative_name(o.root, base)
         res = o.value.resolution

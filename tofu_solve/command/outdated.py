@@ -44,8 +44,8 @@ from ..versions.cooldown import (
     format_age,
     format_duration,
     given_min_age,
-    min_age_setting,
 )
+from ..versions.goversion import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
 from .views.human import line_progress
@@ -75,7 +75,8 @@ class Outdated:
 
 
 def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
-             shared: bool = False, progress=None, display_prefix: str = "", min_age: float | None = None) -> list[Outdated]:
+             shared: bool = False, progress=None, display_prefix: str = "",
+             min_age: float | None = None) -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
     by call path; then providers, by address); ``display_prefix`` before the root's file
     names, as ``-recursive`` names them.
@@ -90,11 +91,9 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     locks = read_lock_file(root / LOCK_FILE_NAME)
     if not target.terraform:
         locks.upgrade_from_predecessor()
-    options = SolveOptions(target, upgrade=True, shared=shared)
-    ctx, _ = build_context(options, locks, settings, progress)
+    options = SolveOptions(target, upgrade=True, shared=shared, min_age=min_age or 0.0)
+    ctx, _ = build_context(options, locks, settings, progress, cooldown_from_cli_config=min_age is None)
     try:
-        options.min_age = min_age if min_age is not None else \
-            min_age_setting(None, None, ctx.client.cli_config.min_age)
         res = solve(tree, ctx, root)
         rows = [_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx))
                 for path, cand in res.modules.items()]
@@ -139,9 +138,9 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
         held = (row.name, version) in ctx.held_back
         row.newer.append({"version": version, "age_seconds": None if released is None else round(now - released),
                           "cooldown": held})
-    held = [n for n in row.newer if n["cooldown"]]
-    if held and row.held_by not in ("lock",) and row.newest_allowed == held[0]["version"]:
-        ages = ", ".join(f"{n['version']} (released {format_age(n['age_seconds'])} ago)" for n in held)
+    cooled = [n for n in row.newer if n["cooldown"]]
+    if cooled and row.held_by not in ("lock",) and row.newest_allowed == cooled[0]["version"]:
+        ages = ", ".join(f"{n['version']} (released {format_age(n['age_seconds'])} ago)" for n in cooled)
         row.held_by = "cooldown"
         row.reason = f"younger than -min-age={format_duration(ctx.options.min_age)}: {ages}"
     return row
@@ -206,9 +205,9 @@ def _check_listed_package(path: str, lock, listing, req) -> None:
                                   LOCK_FILE_NAME)
 
 
-def _key(v):
+def _key(v: GoVersion):
     import functools
-    return functools.cmp_to_key(lambda a, b: a.compare(b))(v)
+    return functools.cmp_to_key(GoVersion.compare)(v)
 
 
 def _inside(cand, where) -> str:
@@ -240,11 +239,13 @@ def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
             except TofuSolveError:
                 ok = True
             if not ok:
-                who = "the root module" if not o.origin.call_path else f'module "{o.origin.call_path}" {o.origin.version}'
+                who = "the root module" if not o.origin.call_path else \
+                    f'module "{o.origin.call_path}" {o.origin.version}'
                 return "provider", (f'needs {r.address.for_display} "{r.constraint.text}" ({_inside(cand, r.where)}), '
                                     f'and {who} needs "{o.constraint.text}" ({o.origin.cite()})')
     for _, c in tree.core:
-        if c.counts_for(ctx.options.target.triple, ctx.options.target.terraform) and not c.constraint.allows(ctx.options.target.version):
+        t = ctx.options.target
+        if c.counts_for(t.triple, t.terraform) and not c.constraint.allows(t.version):
             return "opentofu", (f'needs {ctx.options.target.product.name} "{c.constraint.text}" '
                                 f"({_inside(cand, c.where)}); this is solved for {ctx.options.target.version}")
     return "module", "does not fit the rest of the solution (a nested call or a joint provider range)"

@@ -16,12 +16,14 @@ import functools
 import json
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 from ..addrs.provider import parse_provider_source
 from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
 from ..settings import Settings
 from ..versions import goversions as gvs
+from ..versions.constraints import ProviderConstraint
 from ..workdir.state import CallNode, Solved, load_solved
 
 
@@ -151,24 +153,25 @@ def _held_back(s: Solved, node: CallNode, version: str, tree: ModuleTree | None)
         return f"the release cooldown: {node.cooldown[version]}"
     if tree is None:
         return "not examined by the solver (no metadata in the cache)"
-    for lp, r in tree.providers:
+    for _lp, r in tree.providers:
         addr = str(r.address)
         chosen = s.providers.get(addr, {}).get("version")
         if r.constraint is None or chosen is None:
             continue
-        others = [u for u in s.provider_uses.get(addr, []) if u.owner != node.path and u.requirement.constraint]
-        spec = r.constraint.spec + tuple(x for u in others for x in u.requirement.constraint.spec)
+        others = [(u, u.requirement.constraint) for u in s.provider_uses.get(addr, [])
+                  if u.owner != node.path and u.requirement.constraint is not None]
+        spec = r.constraint.spec + tuple(x for _, pc in others for x in pc.spec)
         # the clash: this version's constraint together with another constraint admits no version
-        for u in others:
-            pair = r.constraint.spec + u.requirement.constraint.spec
-            if not _any_release(pair, chosen, r.constraint.text, u.requirement.constraint.text):
+        for u, pc in others:
+            pair = r.constraint.spec + pc.spec
+            if not _any_release(pair, chosen, r.constraint.text, pc.text):
                 who = (f"module \"{u.owner}\" {u.module_version}" if u.owner else "the root module")
                 return (f'{version} needs {r.address.for_display} "{r.constraint.text}" ({r.where}) and {who} '
-                        f'needs "{u.requirement.constraint.text}" ({u.requirement.where})')
+                        f'needs "{pc.text}" ({u.requirement.where})')
         if not gvs.meets(spec, gvs.Version.parse(chosen)):
             return (f'{version} needs {r.address.for_display} "{r.constraint.text}" ({r.where}), which excludes '
                     f"the selected {chosen}")
-    for lp, c in tree.core:
+    for _lp, c in tree.core:
         from ..versions.goversion import GoVersion
         if not c.constraint.allows(GoVersion.parse(s.opentofu)):
             return f'{version} needs OpenTofu "{c.constraint.text}" ({c.where}), but this is solved for {s.opentofu}'
@@ -214,11 +217,11 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
         entries.append({"constraint": text, "imposed_by": u.imposed_by or "root", "module_version": u.module_version,
                         "file": r.where.file, "line": r.where.line})
     nxt = info.get("next")
-    bound = []
+    bound: list[tuple[Any, ProviderConstraint]] = []  # (use, its constraint that excludes the next version)
     cooled = info.get("cooldown") or {}
     if cooled:  # the release cooldown kept these out at the last init (issue #25): newest first
-        newest_first = sorted(cooled, key=functools.cmp_to_key(
-            lambda a, b: gvs.Version.parse(b).compare(gvs.Version.parse(a))))
+        by_version = functools.cmp_to_key(gvs.Version.compare)
+        newest_first = sorted(cooled, key=lambda text: by_version(gvs.Version.parse(text)), reverse=True)
         lines.append(f"  {len(cooled)} newer version{'s' if len(cooled) > 1 else ''} held back by the release "
                      "cooldown:")
         for version in newest_first[:5]:
@@ -232,19 +235,19 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
         for u in uses:
             r = u.requirement
             if r.constraint and not r.constraint.allows(nv):
-                bound.append(u)
+                bound.append((u, r.constraint))
         if bound:
             lines.append(f"  {nxt} and later are excluded by:")
-            for u in bound:
+            for u, c in bound:
                 who = f'module "{u.imposed_by}" {u.module_version}' if u.owner else "the root module"
-                lines.append(f'    - "{u.requirement.constraint.text}" ({who}, {u.requirement.where})')
+                lines.append(f'    - "{c.text}" ({who}, {u.requirement.where})')
         else:
             lines.append(f"  {nxt} is available, but the provider lock keeps {chosen} (tofu init -upgrade moves it).")
     else:
         lines.append(f"  {chosen} is the newest version available.")
     data = {"kind": "provider", "provider": addr, "version": chosen, "constraints": entries, "cooldown": cooled,
-            "bounded_by": [{"constraint": u.requirement.constraint.text, "file": u.requirement.where.file,
-                            "line": u.requirement.where.line, "imposed_by": u.imposed_by or "root"} for u in bound]}
+            "bounded_by": [{"constraint": c.text, "file": u.requirement.where.file,
+                            "line": u.requirement.where.line, "imposed_by": u.imposed_by or "root"} for u, c in bound]}
     return WhyAnswer("provider", addr, "\n".join(lines), data)
 
 

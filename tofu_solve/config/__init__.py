@@ -5,5 +5,13 @@ from .loader import config_file_names, load_module_dir
 from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, RequiredProvider
 from .variables import InputValue, collect_input_values
 
-__all__ = ["CoreVersionRequirement", "InputValue", "collect_input_values", "ModuleCall", "ModuleConfig", "RequiredProvider",
-           "config_file_names", "load_module_dir"]
+__all__ = [
+           "CoreVersionRequirement",
+           "InputValue",
+           "ModuleCall",
+           "ModuleConfig",
+           "RequiredProvider",
+           "collect_input_values",
+           "config_file_names",
+           "load_module_dir",
+]

@@ -114,6 +114,7 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                                  f"{path} line {installs[1].line}: only one provider_installation block is allowed.")
     if installs:
         methods = parse_installation_block(installs[0], str(path))
+    a: hcl.Attribute | None  # bound afresh by each loop and branch below
     for a in body.attributes:
         if a.name == "plugin_cache_dir":
             try:
@@ -212,7 +213,7 @@ class ProviderPattern:
     type: str
 
     @classmethod
-    def parse(cls, text: str, where: str) -> "ProviderPattern":
+    def parse(cls, text: str, where: str) -> ProviderPattern:
         """Raises ConfigurationError naming ``where`` for a malformed pattern."""
         parts = text.lower().split("/")
         if len(parts) == 2:

@@ -52,7 +52,7 @@ class DiskDir:
         """Raises OSError, UnicodeDecodeError."""
         return (self.path / name).read_text(encoding="utf-8")
 
-    def child(self, rel: str) -> "DiskDir":
+    def child(self, rel: str) -> DiskDir:
         return DiskDir(self.path / rel) if rel else self
 
     def exists(self) -> bool:
@@ -91,7 +91,7 @@ class MemoryDir:
             raise FileNotFoundError(2, "No such file or directory", self._join(name))
         return data.decode("utf-8")
 
-    def child(self, rel: str) -> "MemoryDir":
+    def child(self, rel: str) -> MemoryDir:
         if not rel:
             return self
         return MemoryDir(self.package, str(PurePosixPath(self._join(rel))))
@@ -106,7 +106,7 @@ class MemoryDir:
 ModuleDir = DiskDir | MemoryDir
 
 
-def module_dir(directory: "str | os.PathLike | ModuleDir") -> ModuleDir:
+def module_dir(directory: str | os.PathLike | ModuleDir) -> ModuleDir:
     """``directory`` as the loader reads it."""
     return directory if isinstance(directory, (DiskDir, MemoryDir)) else DiskDir(Path(directory))
 

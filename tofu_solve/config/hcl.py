@@ -11,6 +11,7 @@ items, each with a 1-based ``line`` and character offsets into the source text.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import re
 import sys
@@ -40,7 +41,7 @@ from .scan import BodyArgument, TopBlock, body_items, top_level_blocks
 class NotLiteral(Exception):
     """The expression is not a constant: it refers to something or calls a function."""
 
-    def __init__(self, expr: "Expr"):
+    def __init__(self, expr: Expr):
         self.expr = expr
         super().__init__(expr.text)
 
@@ -88,7 +89,7 @@ class Expr:
                 out.append(ref)
         return out
 
-    def object_items(self) -> dict[str, "Expr"] | None:
+    def object_items(self) -> dict[str, Expr] | None:
         """For an object constructor ``{ a = x, "b" = y }``: each key's expression;
         otherwise None."""
         t = _unwrap(self.tree)
@@ -154,7 +155,7 @@ class Attribute:
 class Block:
     type: str
     labels: list[str]
-    body: "Body"
+    body: Body
     line: int
     start: int
     end: int
@@ -216,7 +217,8 @@ def _cache_file() -> str | None:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # an unwritable cache: build in memory, as without one
-    versions = f"lark{lark.__version__}-hcl2{importlib.metadata.version('python-hcl2')}-py{sys.version_info[0]}{sys.version_info[1]}"
+    versions = (f"lark{lark.__version__}-hcl2{importlib.metadata.version('python-hcl2')}"
+                f"-py{sys.version_info[0]}{sys.version_info[1]}")
     return str(directory / f"hcl2-tofu-solve-{versions}.lark")
 
 
@@ -236,8 +238,8 @@ def _parser() -> Lark:
 
 def _build(cache_file: str | None) -> Lark:
     """python-hcl2's parser (its grammar, LALR, positions, post-lexer) with Unicode
-    identifiers and newlines inside ``${ }``; its analysis kept in ``cache_file`` when given (Lark checks the file against
-    the grammar and options before using it)."""
+    identifiers and newlines inside ``${ }``; its analysis kept in ``cache_file`` when given
+    (Lark checks the file against the grammar and options before using it)."""
     grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")
     if _ASCII_NAME not in grammar or _PLAIN_INTERPOLATION not in grammar:
         return hcl2_parser()  # a python-hcl2 whose grammar changed: use it as it is
@@ -255,8 +257,8 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
     try:
         tree = _parser().parse(text + "\n")  # the newline: python-hcl2's workaround for lark#237
     except UnexpectedInput as e:
-        line = getattr(e, "line", None)
-        at_end = isinstance(e, UnexpectedEOF) or line is None or line < 1 or line > _last_line(text)
+        line: int = getattr(e, "line", None) or 0
+        at_end = isinstance(e, UnexpectedEOF) or line < 1 or line > _last_line(text)
         if at_end or not _line_text(text, line):
             open_at = _unclosed_brace_line(text)
             line = open_at or min(line or _last_line(text), _last_line(text))
@@ -273,7 +275,7 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
         raise error("Invalid syntax", f"{filename} is not valid HCL: {e}",
                     SourceRange(filename, 1)) from None
     try:
-        return _body(tree.children[0], text)
+        return _body(_tree(tree.children[0]), text)
     except _TemplateInLabel as e:  # hclsyntax parseQuotedStringLiteral
         raise error("Invalid string literal",
                     'Template sequences are not allowed in this string. To include a literal "$", double it (as '
@@ -572,7 +574,7 @@ _OBJECT_CLOSE = re.compile(r"[ \t]*\}")
 
 
 def _plain_value(string: str | None, constant: str | None, number: str | None):
-    return string if string is not None else _CONSTANTS[constant] if constant else int(number)
+    return string if string is not None else _CONSTANTS[constant] if constant else int(number or "0")
 
 
 def _plain_object(text: str, start: int, stop: int, line: int) -> ObjectValueExpr | None:
@@ -627,7 +629,7 @@ class _Reader:
         None when that slice does not parse."""
         try:
             tree = _parser().parse(self.text[start:stop] + "\n")
-            body = tree.children[0]
+            body = _tree(tree.children[0])
             _shift(body, line - 1, start)
             return _body(body, self.text).items
         except (LarkError, _TemplateInLabel):
@@ -649,10 +651,10 @@ class _Reader:
         items: list[Block | Attribute] = []
         for item in found:
             if isinstance(item, BodyArgument):
-                items.append(LazyAttribute(item.name, item.line, lambda a=item: self.expression(a)))
+                items.append(LazyAttribute(item.name, item.line, functools.partial(self.expression, item)))
             else:
-                items.append(Block(item.type, list(item.labels), LazyBody(lambda b=item: self.body(b)), item.line,
-                                   item.start, item.end))
+                items.append(Block(item.type, list(item.labels), LazyBody(functools.partial(self.body, item)),
+                                   item.line, item.start, item.end))
         return Body(items)
 
     def expression(self, arg: BodyArgument) -> Expr:
@@ -756,9 +758,16 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
         if not wanted(top, text):
             items.append(Block(top.type, list(top.labels), Body([]), top.line, top.start, top.end))
             continue
-        items.append(Block(top.type, list(top.labels), LazyBody(lambda top=top: reader.body(top)), top.line,
+        items.append(Block(top.type, list(top.labels), LazyBody(functools.partial(reader.body, top)), top.line,
                            top.start, top.end))
     return Body(items)
+
+
+def _tree(node: Tree | Token) -> Tree:
+    """A parse tree's child that the grammar makes a tree (a body), never a token."""
+    if not isinstance(node, Tree):
+        raise LarkError(f"expected a body, found {node!r}")
+    return node
 
 
 def _shift(tree: Tree, lines: int, chars: int) -> None:
@@ -778,6 +787,6 @@ def _shift(tree: Tree, lines: int, chars: int) -> None:
                 stack.append(c)
             elif isinstance(c, Token) and c.line is not None:
                 c.line += lines
-                c.end_line += lines
-                c.start_pos += chars
-                c.end_pos += chars
+                c.end_line = (c.end_line or 0) + lines
+                c.start_pos = (c.start_pos or 0) + chars
+                c.end_pos = (c.end_pos or 0) + chars

@@ -31,7 +31,7 @@ from ..addrs.module_source import (
 )
 from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
 from ..addrs.product import OPENTOFU, Product
-from ..addrs.provider import ProviderAddressError, parse_provider_source
+from ..addrs.provider import ProviderAddress, ProviderAddressError, parse_provider_source
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
@@ -95,7 +95,8 @@ def config_file_names(directory: str | os.PathLike | ModuleDir,
         raise ConfigurationError("Failed to read module directory",
                                  f"Module directory {os.fspath(directory)} does not exist or cannot be read "
                                  f"({e.strerror}).") from None
-    primary, override = [], []
+    primary: list[str] = []
+    override: list[str] = []
     for name, is_dir in entries:
         if _ignored(name) or _ext(name) is None or is_dir:
             continue
@@ -178,7 +179,7 @@ class _ArgValue(_Value):
         self._attr, self.where, self.is_json = attr, where, False
 
     @property
-    def raw(self):  # type: ignore[override]
+    def raw(self):
         return self._attr.expr
 
 
@@ -200,6 +201,7 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
         # the line as written, redacted: a source URL may carry a credential (a snippet is output)
         return SourceRange(display, line, context, redact(lines[line - 1]) if 0 < line <= len(lines) else "")
 
+    a: hcl.Attribute | None  # each branch below binds it afresh
     for attr in body.attributes:
         raise ConfigurationError("Unsupported argument",
                                  f'An argument named "{attr.name}" is not expected here.', here(attr.line))
@@ -366,12 +368,12 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
         _, rpos = at(kind)
         for rb in _json_blocks(doc.get(kind)):
             for type_, named in rb.items():
-                line = here(at(type_, rpos)[0])
+                cited = here(at(type_, rpos)[0])
                 bodies = [b for v in (named.values() if isinstance(named, dict) else []) for b in _json_blocks(v)]
                 for body in bodies or [{}]:
                     ref = body.get("provider")
                     local = ref.split(".")[0] if isinstance(ref, str) and ref else _implied_local_name(type_)
-                    items.implied_providers.append((local, line))
+                    items.implied_providers.append((local, cited))
     _, ppos = at("provider")
     for pb in _json_blocks(doc.get("provider")):
         for name in pb:
@@ -582,7 +584,7 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
 
 def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[RequiredProvider]:
     out: list[RequiredProvider] = []
-    sources: dict[str, object] = {}
+    sources: dict[str, ProviderAddress] = {}
     for req in merged.provider_reqs:
         v = req.value
         source_text, ver_text, legacy = None, None, False
@@ -717,5 +719,6 @@ def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
                                      f"{prev.where.file}:{prev.where.line}.", call.where)
         seen[call.name] = call
         calls.append(call)
-    return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls), tuple(_provider_reqs(merged, scope, product)),
+    return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls),
+                        tuple(_provider_reqs(merged, scope, product)),
                         tuple(_core_reqs(merged, scope, product)))

@@ -68,9 +68,9 @@ def _blocks(text: str):
     pos = 0
     line = 1
     while True:
-        gap = _GAP.match(text, pos)
-        line += text.count("\n", pos, gap.end())
-        pos = gap.end()
+        gap_end = _end(_GAP.match(text, pos), pos)
+        line += text.count("\n", pos, gap_end)
+        pos = gap_end
         if pos >= n:
             return
         header = _HEADER.match(text, pos)
@@ -169,6 +169,13 @@ def _heredoc(text: str, pos: int, marker: str) -> int:
 _EXPR = re.compile(r'[\n(){}\[\]"]|#|//|/\*|<<')
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 _SPACES = re.compile(r"[ \t]*")
+
+
+def _end(match: re.Match[str] | None, pos: int) -> int:
+    """Where a pattern that may match nothing (``_GAP``, ``_SPACES``) stops: it always
+    matches, so ``None`` cannot happen; ``pos`` stands for it all the same."""
+    return match.end() if match is not None else pos
+
 # What may follow an argument's expression or a nested block's "}" on its line.
 _LINE_END = re.compile(r"[ \t]*(?:\r?\n|#|//|\}|$)")
 
@@ -206,17 +213,17 @@ def body_items(text: str, block: TopBlock) -> list[BodyArgument | TopBlock] | No
 def _body_items(text: str, block: TopBlock):
     pos, line, last = block.open, block.line, block.end - 1  # `last`: the block's closing "}"
     while True:
-        gap = _GAP.match(text, pos, last)
-        line += text.count("\n", pos, gap.end())
-        pos = gap.end()
+        gap_end = _end(_GAP.match(text, pos, last), pos)
+        line += text.count("\n", pos, gap_end)
+        pos = gap_end
         if pos == last:
             return
         name = _NAME.match(text, pos, last)
         if name is None:
             raise _Unfollowable()
-        after = _SPACES.match(text, name.end(), last).end()
+        after = _end(_SPACES.match(text, name.end(), last), name.end())
         if text.startswith("=", after) and not text.startswith("==", after):
-            expr_start = _SPACES.match(text, after + 1, last).end()
+            expr_start = _end(_SPACES.match(text, after + 1, last), after + 1)
             stop = _expression_end(text, expr_start, last)
             while stop > expr_start and text[stop - 1] in " \t\r":
                 stop -= 1

@@ -421,17 +421,19 @@ def _shared_package_causes(ident, infos, ctx: Context) -> SharedPackageCauses:
         call = ctx.calls.get(r.origin.call_path)
         c = call.constraint.text if call and call.constraint else "any version"
         where = f"{call.call.where}" if call else "?"
-        inside = "" if not call or call.origin.call_path == ROOT else f" in {call.origin.call_path} {call.origin.version}"
+        inside = "" if not call or call.origin.call_path == ROOT else \
+            f" in {call.origin.call_path} {call.origin.version}"
         places.append(where + inside)
         entries.append({"call": r.origin.call_path, "constraint": c, "tried": r.version,
                         "file": call.call.where.file if call else None, "line": call.call.where.line if call else None})
         calls.append(call)
     no_overlap = False
-    if all(calls):
+    known_calls = [c for c in calls if c is not None]
+    if len(known_calls) == len(calls):
         common = None
-        for c in calls:
-            avail = [a.label for a in ctx.available(c)]
-            ok = {v.string for v in list_module_versions(c.constraint, avail).matching}
+        for known in known_calls:
+            avail = [a.label for a in ctx.available(known)]
+            ok = {v.string for v in list_module_versions(known.constraint, avail).matching}
             common = ok if common is None else common & ok
         no_overlap = not common
     return SharedPackageCauses(ident, subject_name(ident), ident.name, entries, places, no_overlap)

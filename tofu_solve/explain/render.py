@@ -151,8 +151,8 @@ def _constraint_clash(c: ConstraintClash) -> tuple[list[str], dict]:
             findings.append(f"every version of {side.call_path} within {side.within} ({vr}) requires {c.name} "
                             f"{next(iter(uniq))}")
     lines += [f"  - {n}" for n in c.unmatched]
-    data = {"subject": c.name, "kind": "conflict", "requirements": reqs_data, "findings": findings,
-            "unmatched": c.unmatched}
+    data: dict[str, object] = {"subject": c.name, "kind": "conflict", "requirements": reqs_data,
+                               "findings": findings, "unmatched": c.unmatched}
     not_examined = {s.call_path: s.not_examined for s in c.sides if s.not_examined}
     if not_examined:
         data["not_examined"] = not_examined
@@ -185,7 +185,7 @@ def _shared_package_clash(c: SharedPackageClash) -> tuple[list[str], dict]:
 
 def _shared_package_causes(c: SharedPackageCauses) -> tuple[list[str], dict]:
     lines = [f"With -module-versions=shared, every call of {c.package} must use one version, but:"]
-    for e, place in zip(c.entries, c.places):
+    for e, place in zip(c.entries, c.places, strict=False):
         lines.append(f'  "{e["call"]}" asks for "{e["constraint"]}" ({place}) and was tried at {e["tried"]}')
     if c.no_overlap:
         lines.append("")

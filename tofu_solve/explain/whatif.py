@@ -243,15 +243,15 @@ def _locked_as(lv: Lever, locks: LockFile) -> str | None:
             return None
         return lock.constraints
     if lv.kind is Kind.PROVIDER:
-        lock = locks.providers.get(lv.name)
-        if lock is None or not lock.constraints:
+        plock = locks.providers.get(lv.name)
+        if plock is None or not plock.constraints:
             return None
         try:
             mine = set(provider_constraint(lv.text).canonical.split(", "))
-            recorded = set(provider_constraint(lock.constraints).canonical.split(", "))
+            recorded = set(provider_constraint(plock.constraints).canonical.split(", "))
         except TofuSolveError:
             return None
-        return None if mine <= recorded else lock.constraints
+        return None if mine <= recorded else plock.constraints
     return None
 
 
@@ -321,7 +321,7 @@ def rewrite_constraint(old: str, version, allows) -> list[str]:
             alts = []  # dropping it is the move
         else:  # exact
             alts = [f"{op} {exact}".strip() if op else exact]
-        options.append([a for a in dict.fromkeys(alts)])
+        options.append(list(dict.fromkeys(alts)))
     out = []
     for combo in itertools.product(*[o or [""] for o in options]):
         text = ", ".join(x for x in combo if x)
@@ -487,13 +487,13 @@ class WhatIf:
                 out = Outcome("impossible", pruning=pruning)
             else:
                 pruned = {k: set(v) for k, v in pruning.dead.items()}
-                again: list = []
+                looked: list[Pruning] = []
 
                 def look_again() -> bool:
                     # what the search has read since may prove a dead end now; when it
                     # proves nothing new, the search goes on where it stood
                     found = propagate(reqs, view, fetch=False)
-                    again.append(found)
+                    looked.append(found)
                     return bool(found.empty) or {k: set(v) for k, v in found.dead.items()} != pruned
 
                 try:
@@ -501,7 +501,7 @@ class WhatIf:
                                     SearchReporter(ATTEMPT_BACKTRACKS, on_interrupt=look_again)).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
                 except Interrupted:
-                    pruning = again[0]
+                    pruning = looked[0]
                     if pruning.empty:
                         raise ResolutionImpossible([]) from None
                     pruned = {k: set(v) for k, v in pruning.dead.items()}
@@ -544,9 +544,9 @@ class WhatIf:
             c = out.mapping.get(Identity.module(path))
             if c is not None and c.version_text != lock.version:
                 moved.append(path)
-        for addr, lock in self.ctx.locks.providers.items():
+        for addr, plock in self.ctx.locks.providers.items():
             c = out.mapping.get(Identity.provider(addr))
-            if c is not None and str(c.version) != lock.version:
+            if c is not None and str(c.version) != plock.version:
                 moved.append(self.ctx.options.target.product.short(addr))
         return moved or None
 
@@ -644,10 +644,11 @@ class WhatIf:
                     # fetch on a cold cache: try once more with what the first try learned
                     out = self.attempt(hs, again=True)
                 if out.status == "solved":
-                    s = self._verify(hs, out)
-                    if s is not None and (best is None or (bool(s.undoes), bool(s.caveats), s.move) <
-                                          (bool(best.undoes), bool(best.caveats), best.move)):
-                        best = s
+                    verified = self._verify(hs, out)
+                    if verified is not None and (best is None or (bool(verified.undoes), bool(verified.caveats),
+                                                                  verified.move) <
+                                                 (bool(best.undoes), bool(best.caveats), best.move)):
+                        best = verified
                 elif out.status == "impossible":
                     more = self.minimal_clash([lv for lv in self.levers if lv.index not in hs], hs)
                     if more and all({lv.index for lv in more} != {lv.index for lv in c} for c in clashes):
@@ -670,7 +671,7 @@ class WhatIf:
             if picked is None:
                 return None
             allows = module_constraint_allows if lv.kind in (Kind.MODULE, Kind.OPENTOFU) else provider_constraint_allows
-            texts = [t for t in rewrite_constraint(lv.text, picked, lambda t, v: allows(t, str(v)))
+            texts = [t for t in rewrite_constraint(lv.text, picked, lambda t, v, allows=allows: allows(t, str(v)))
                      if t != lv.text]
             options.append((lv, picked, texts[:3]))
         for n, combo in enumerate(itertools.product(*[[(lv, p, t) for t in texts] for lv, p, texts in options])):
@@ -738,8 +739,9 @@ class WhatIf:
             avail = self.ctx.available(self.reqs[lv.index])
         except TofuSolveError:
             return None
-        newer = sorted((a for a in avail if a.version is not None and a.version.compare(c.version) > 0
-                        and a.version.segments[:2] == c.version.segments[:2]), key=lambda a: a.version)
+        newer = [a for _, a in sorted(((a.version, a) for a in avail if a.version is not None
+                                       and a.version.compare(c.version) > 0
+                                       and a.version.segments[:2] == c.version.segments[:2]), key=lambda va: va[0])]
         for a in newer:
             tree = self.ctx.metadata.get(*self.ctx._tree_key(ModuleCandidate(c.call_path, c.source, a, c.package)))
             if not isinstance(tree, ModuleTree):
@@ -766,7 +768,7 @@ class WhatIf:
             if lv.kind is Kind.MODULE:
                 req = self.reqs[lv.index]
                 labels = sorted((a.version for a in self.ctx.available(req) if a.version is not None),
-                                key=functools.cmp_to_key(lambda a, b: a.compare(b)))
+                                key=functools.cmp_to_key(GoVersion.compare))
                 texts = [v.string for v in labels]
                 inside = [i for i, t in enumerate(texts) if module_constraint_allows(lv.text, t)]
                 at = texts.index(str(version)) if str(version) in texts else None
@@ -782,5 +784,15 @@ class WhatIf:
         return min(abs(at - i) for i in inside)
 
 
-__all__ = ["Lever", "Outcome", "Edit", "Suggestion", "WhatIf", "levers_of", "rewrite_constraint",
-           "nearest_order", "ROOT", "gvs"]
+__all__ = [
+    "ROOT",
+    "Edit",
+    "Lever",
+    "Outcome",
+    "Suggestion",
+    "WhatIf",
+    "gvs",
+    "levers_of",
+    "nearest_order",
+    "rewrite_constraint",
+]

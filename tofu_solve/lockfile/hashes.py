@@ -21,7 +21,7 @@ import stat
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from ..errors import HashError
 
@@ -30,14 +30,14 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 _CHUNK = 1 << 16
 
 
-def _sha256_stream(fh: BinaryIO) -> str:
+def _sha256_stream(fh: IO[bytes]) -> str:
     h = hashlib.sha256()
     for chunk in iter(lambda: fh.read(_CHUNK), b""):
         h.update(chunk)
     return h.hexdigest()
 
 
-def hash1(files: Iterable[str], open_file: Callable[[str], "bytes | BinaryIO"]) -> str:
+def hash1(files: Iterable[str], open_file: Callable[[str], bytes | IO[bytes]]) -> str:
     """``dirhash.Hash1`` over ``files`` (slash-separated names), reading each with
     ``open_file(name)``, which returns the bytes or a binary file object; file objects are
     read in 64 KiB chunks and closed, so hashing a large package needs little memory.

@@ -32,7 +32,7 @@ class ProviderLock:
     def __post_init__(self):
         object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))
 
-    def contains_all(self, target: "ProviderLock | None") -> bool:
+    def contains_all(self, target: ProviderLock | None) -> bool:
         """OpenTofu's ``ProviderLock.ContainsAll``: every hash of ``target`` is here
         (a missing or hash-less target is contained)."""
         if target is None:
@@ -127,7 +127,7 @@ class LockFile:
             changes[key] = str(new)
         return changes
 
-    def with_modules(self, modules: dict[str, ModuleLock]) -> "LockFile":
+    def with_modules(self, modules: dict[str, ModuleLock]) -> LockFile:
         """A copy whose module locks are exactly ``modules`` (providers untouched)."""
         return LockFile(dict(self.providers), dict(modules))
 

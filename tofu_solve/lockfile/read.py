@@ -16,7 +16,7 @@ from ..addrs.immutable import package_problem
 from ..addrs.names import valid_call_path
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
-from ..errors import InvalidConstraint, InvalidVersion, LockFileError, SourceRange
+from ..errors import HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
 from ..versions import goversions as gvs
 from .hashes import parse_hash
 from .model import LockFile, ModuleLock, ProviderLock
@@ -117,7 +117,7 @@ def _hashes_attr(block: hcl.Block, what: str, err) -> tuple[str, ...] | None:
     for h in v:
         try:
             parse_hash(h)
-        except Exception as e:  # HashError
+        except HashError as e:
             err(f"Invalid {what} hash string", f"Cannot interpret {h!r} as a hash: {e.detail}.", a.line)
             return None
     return tuple(sorted(set(v)))
@@ -239,12 +239,13 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
     fa = block.body.attribute("floating")
     if fa is not None:
         try:
-            floating = fa.expr.literal()
+            written = fa.expr.literal()
         except hcl.NotLiteral:
-            floating = None
-        if not isinstance(floating, bool):
+            written = None
+        if not isinstance(written, bool):
             err("Invalid floating", "The floating argument must be true or false.", fa.line)
             return
+        floating = written
         if floating and package:
             err("Invalid module lock", f'The module lock for "{path}" records a package and floating = true; a '
                 "package is either pinned or floating.", fa.line)

@@ -15,6 +15,7 @@ Writes are atomic: a temporary file in the same directory, fsync, then ``os.repl
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from .model import LockFile, ModuleLock, ProviderLock
@@ -49,7 +50,7 @@ def hcl_string(s: str) -> str:
 
 
 def _block(kind: str, label: str, attrs: list[tuple[str, str]], hashes: tuple[str, ...],
-           after: list[tuple[str, str]] = ()) -> str:
+           after: Sequence[tuple[str, str]] = ()) -> str:
     """A block: ``attrs`` (quoted strings, ``=`` aligned), ``hashes``, then ``after``
     (values written as given, aligned among themselves: hclwrite aligns each run of
     single-line attributes, and the multi-line ``hashes`` ends one)."""

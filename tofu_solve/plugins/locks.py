@@ -114,7 +114,7 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
 
     for a, (addr, version, constraints) in wanted.items():
         old = locks.providers.get(a)
-        if a not in todo:
+        if a not in todo and old is not None:
             plan.providers[a] = old
             plan.kept.append(a)
             continue

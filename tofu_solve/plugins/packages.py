@@ -208,6 +208,8 @@ class ProviderPackages:
         mirror reports (``NewPackageHashAuthentication``: at least one must match), never
         signed, so only its own ``h1:`` reaches the lock (``installer.go``)."""
         what = f"provider {address.for_display} {version}"
+        if self.sources is None:  # _method gives only "direct" without the CLI configuration's methods
+            raise RuntimeError(f"{what}: a mirror without installation methods")
         pkg = self.sources.mirrors.package(method, address, version, platform)
         sha = ""
         if pkg.directory is not None:

@@ -84,7 +84,7 @@ class ProviderReadAhead:
     def _read(self, address: ProviderAddress, version: str, platform: str, whole: bool) -> None:
         try:
             self.packages.info(address, version, platform, max_zip_bytes=None if whole else self.zip_bytes)
-        except Exception as e:  # noqa: BLE001 - the plan asks again and reports it, if it matters
+        except Exception as e:
             log.debug("reading provider %s %s %s ahead failed: %s", address, version, platform, e)
 
     def close(self) -> None:

@@ -1,6 +1,7 @@
 """Per-source *candidate providers*: list the versions a module source offers and fetch one.
 
-(Not OpenTofu provider plugins: those are :mod:`tofu_solve.addrs.provider` (addresses) and :mod:`tofu_solve.plugins` (packages).)
+(Not OpenTofu provider plugins: those are :mod:`tofu_solve.addrs.provider` (addresses) and
+:mod:`tofu_solve.plugins` (packages).)
 
 Each kind of source sits behind the same small protocol, :class:`base.CandidateProvider`:
 ``versions(source) -> list[AvailableVersion]`` and ``fetch(source, available) -> Package``.

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..addrs.module_source import ModuleSource
+from ..addrs.provider import ProviderAddress
 from ..config.files import PackageFiles
 from ..versions.goversion import GoVersion
 
@@ -40,7 +41,6 @@ class Package:
         root: the extracted package directory.
         subdir: the module's directory inside it ("" for the root).
         package: the package address (no version or ref).
-        locked_source: the source address to record in the lock (pinned to the version).
         commit: the git commit, when there is one.
         zh: ``zh:`` of the archive the package came as, if it came as one.
         pin: the immutable address it was fetched from, redacted
@@ -51,7 +51,6 @@ class Package:
     root: Path
     subdir: str
     package: str
-    locked_source: str
     commit: str | None = None
     zh: str | None = None
     pin: str | None = None
@@ -85,3 +84,21 @@ class CandidateProvider(Protocol):
 
     def package_address(self, source: ModuleSource) -> str:
         """The address that identifies the package across calls (no version)."""
+
+
+class ProviderVersionSource(Protocol):
+    """Where the versions of OpenTofu provider plugins are listed: the registry client, or
+    the CLI configuration's installation methods in order (``remote.provider_sources``)."""
+
+    def provider_versions(self, address: ProviderAddress) -> list[str]:
+        """Every version listed, as text, in the source's order.
+
+        Raises:
+            RegistryError, NetworkError, OfflineError: the listing cannot be had.
+        """
+        ...
+
+    def relist(self, address: ProviderAddress) -> list[str]:
+        """:meth:`provider_versions` asked of the network again, not of the cache (a lock
+        names a version a kept listing predates)."""
+        ...

@@ -26,9 +26,8 @@ class GitCandidates:
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
         """The tag's package; a version from the lock comes straight from the commit its
         ``package`` names, from the call's own repository (no ``ls-remote``)."""
-        pinned = source.with_ref(available.label)
         fetched = self.fetcher.fetch(*self._address(source, available))
-        return Package(fetched.path, source.subdir, self.package_address(source), str(pinned), fetched.commit,
+        return Package(fetched.path, source.subdir, self.package_address(source), fetched.commit,
                        pin=immutable_address(str(source), fetched.commit))
 
     def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:

@@ -52,7 +52,7 @@ class OciCandidates:
         return source.package_address
 
     def versions(self, source: OciSource) -> list[AvailableVersion]:
-        tags = {t: "" for t in self.client.tags(source.registry, source.repository)}
+        tags = dict.fromkeys(self.client.tags(source.registry, source.repository), "")
         return [AvailableVersion(tag, v) for v, tag in strict_semver_tags(tags)]
 
     def pin(self, source: OciSource) -> list[AvailableVersion]:
@@ -88,12 +88,6 @@ class OciCandidates:
         self._artifacts[(source.package_address, label)] = art
         if art.created is not None:  # remembered for runs that do not fetch it (see release_time)
             self.cache.write_json("oci-created", key_of(f"{source.package_address}@{label}"), art.created)
-        if label.startswith("sha256:"):
-            locked = OciSource(source.registry, source.repository, "", label, source.subdir)
-        elif source.tag or source.digest:
-            locked = source
-        else:
-            locked = OciSource(source.registry, source.repository, label, "", source.subdir)
 
         def fill(dest):
             data = self.client.download(source.registry, source.repository, art, dest)
@@ -103,5 +97,5 @@ class OciCandidates:
 
         root = self.cache.ensure_package(source.package_address, art.manifest_digest, fill)
         zh = self.cache.archive_hash((source.package_address, art.manifest_digest))
-        return Package(root, source.subdir, source.package_address, str(locked), art.manifest_digest, zh,
+        return Package(root, source.subdir, source.package_address, art.manifest_digest, zh,
                        pin=immutable_address(str(source), art.manifest_digest))

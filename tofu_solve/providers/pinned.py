@@ -40,5 +40,5 @@ class PinnedCandidates:
             fetched = self.fetcher.fetch(source.with_ref(commit).package, commit=commit)
         else:
             fetched = self.fetcher.fetch(source.package, commit=available.commit)
-        return Package(fetched.path, source.subdir, source.package, str(source), fetched.commit, fetched.zh,
+        return Package(fetched.path, source.subdir, source.package, fetched.commit, fetched.zh,
                        pin=immutable_address(str(source), fetched.commit))

@@ -6,6 +6,7 @@ import logging
 
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.module_source import (
+    OciSource,
     RegistrySource,
     go_path_clean,
     parse_source,
@@ -61,7 +62,7 @@ class RegistryCandidates:
             headers = self.client.auth_headers(location.host) if location.use_registry_credentials else {}
             fetched = self.fetcher.fetch_direct(str(location), headers)
             sub = go_path_clean(source.subdir) if source.subdir else ""
-            return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), None, fetched.zh)
+            return Package(fetched.path, "" if sub == "." else sub, str(source.package), None, fetched.zh)
         return self._from_location(source, location)
 
     def _from_location(self, source: RegistrySource, location: str) -> Package:
@@ -70,16 +71,18 @@ class RegistryCandidates:
         loc_pkg, loc_sub = source_dir_subdir(location)
         if loc_pkg.startswith("oci://") and self.oci is not None:
             oci_src = parse_source(location)
+            if not isinstance(oci_src, OciSource):
+                raise TypeError(f"not an OCI source: {location}")
             ref = oci_src.digest or oci_src.tag or "latest"
             got = self.oci.fetch(oci_src, AvailableVersion(ref, None, oci_src.digest or None))
             sub = "/".join(p for p in (oci_src.subdir, source.subdir) if p)
             sub = go_path_clean(sub) if sub else ""
-            return Package(got.root, "" if sub == "." else sub, str(source.package), str(source), got.commit,
+            return Package(got.root, "" if sub == "." else sub, str(source.package), got.commit,
                            got.zh, pin=immutable_address(location, got.commit))
         fetched = self.fetcher.fetch(loc_pkg, commit=pinned_reference(location))
         sub = "/".join(p for p in (loc_sub, source.subdir) if p)
         sub = go_path_clean(sub) if sub else ""
-        return Package(fetched.path, "" if sub == "." else sub, str(source.package), str(source), fetched.commit,
+        return Package(fetched.path, "" if sub == "." else sub, str(source.package), fetched.commit,
                        fetched.zh, pin=immutable_address(location, fetched.commit))
 
     def config_files(self, source: RegistrySource, available: AvailableVersion) -> ConfigFiles | None:

@@ -18,6 +18,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
+from typing import Any, cast
 
 from ..addrs.redact import redact
 from ..config.files import PackageFiles, is_config_file
@@ -138,7 +139,7 @@ def extract_archive(archive: bytes | Path, ext: str, dest: Path, limits: Limits 
             corrupt archive, or one over the limits ("Module package too large").
     """
     budget = _Budget(limits or Limits(), dest)
-    source = io.BytesIO(archive) if isinstance(archive, (bytes, bytearray)) else open(archive, "rb")
+    source = io.BytesIO(archive) if isinstance(archive, (bytes, bytearray)) else open(archive, "rb")  # noqa: SIM115
     try:
         with source:
             _extract(source, ext, dest, budget)
@@ -164,7 +165,8 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
                 mode = info.external_attr >> 16
                 if stat.S_ISLNK(mode):
                     if info.file_size > 4096:
-                        raise IntegrityError("Unsafe module package", f"The archive link {info.filename!r} is too long.")
+                        raise IntegrityError("Unsafe module package",
+                                             f"The archive link {info.filename!r} is too long.")
                     link = zf.read(info).decode()
                     _check_link(info.filename, link, dest)
                     budget.links = True
@@ -184,11 +186,11 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
                         # bits, nothing writable by others, always readable by its owner
                         os.chmod(target, (mode & 0o755) | 0o600)
         return
-    mode = {"tar.gz": "r:gz", "tgz": "r:gz", "gz": "r:gz", "tar.xz": "r:xz", "txz": "r:xz", "xz": "r:xz",
+    tar_mode = {"tar.gz": "r:gz", "tgz": "r:gz", "gz": "r:gz", "tar.xz": "r:xz", "txz": "r:xz", "xz": "r:xz",
             "tar.bz2": "r:bz2", "tbz2": "r:bz2", "bz2": "r:bz2", "tar": "r:"}.get(ext, "r:*")
     # Stream mode ("r|"): one pass, member by member, so a bomb is refused at its first big
     # member without the whole stream being decompressed first.
-    with tarfile.open(fileobj=source, mode=mode.replace(":", "|")) as tf:
+    with tarfile.open(fileobj=source, mode=cast(Any, tar_mode.replace(":", "|"))) as tf:
         for m in tf:
             _extract_tar_member(tf, m, dest, budget)
 
@@ -219,8 +221,8 @@ def _extract_tar_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, bud
         if not link or not _inside(dest, source) or not source.is_file():
             raise IntegrityError("Unsafe module package",
                                  f"The archive hard link {name!r} does not name a file extracted before it.")
-        with open(source, "rb") as fsrc, open(target, "wb") as fdst:
-            _copy_bounded(fsrc, fdst, name, budget)
+        with open(source, "rb") as plain, open(target, "wb") as fdst:
+            _copy_bounded(plain, fdst, name, budget)
         os.chmod(target, stat.S_IMODE(os.stat(source).st_mode))
         return
     if m.isdir():
@@ -232,6 +234,8 @@ def _extract_tar_member(tf: tarfile.TarFile, m: tarfile.TarInfo, dest: Path, bud
     budget.check(name, m.size)  # a header that already claims too much is refused before reading
     budget.parent_of(target)
     fsrc = tf.extractfile(m)
+    if fsrc is None:  # a regular file always has its content
+        raise IntegrityError("Unsafe module package", f"The archive entry {name!r} has no content.")
     if os.path.lexists(target):
         os.unlink(target)
     with fsrc, open(target, "wb") as fdst:
@@ -273,7 +277,8 @@ def read_config_files(archive: Path, limits: Limits | None = None) -> PackageFil
                 dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
                 path = "/".join(parts)
                 if is_config_file(path):
-                    data = tf.extractfile(m).read(m.size + 1)
+                    member = tf.extractfile(m)
+                    data = member.read(m.size + 1) if member is not None else b""
                     budget.add(name, len(data), len(data))
                     files[path] = data
                 else:

@@ -22,6 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from ..addrs.immutable import GIT_COMMIT_RE
@@ -37,7 +38,10 @@ from .git import FetchAborted, GitRemotes, RemoteRef
 from .limits import describe_failure, read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
-requests = lazy_import("requests")  # loaded on first use: no network, no import
+if TYPE_CHECKING:
+    import requests
+else:
+    requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
 MAX_REDIRECTS = 10
@@ -339,7 +343,7 @@ class _TerraformGetMeta(HTMLParser):
             raise _MetaFound(None)
         if tag != "meta":
             return
-        values = {}
+        values: dict[str, str | None] = {}
         for k, v in attrs:
             values.setdefault(k, v)
         if values.get("name") == "terraform-get" and values.get("content"):
@@ -377,7 +381,8 @@ def _verify_checksum(spec: str, archive: Path, url: str) -> None:
     try:
         want = binascii.unhexlify(value)
     except (binascii.Error, ValueError):
-        raise IntegrityError("Invalid checksum", f"The checksum {value!r} of {redact(url)} is not hexadecimal.") from None
+        raise IntegrityError("Invalid checksum",
+                             f"The checksum {value!r} of {redact(url)} is not hexadecimal.") from None
     if not algo:
         algo = next((a for a, n in _CHECKSUM_BYTES.items() if n == len(want)), "")
         if not algo:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Hashable
 
 
 class _Entry:
-    __slots__ = ("lock", "done", "value", "error")
+    __slots__ = ("done", "error", "lock", "value")
 
     def __init__(self):
         self.lock = threading.Lock()

@@ -25,6 +25,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..addrs.redact import redact, url_key
 from ..config.files import PackageFiles
@@ -35,7 +36,10 @@ from ..versions.goversion import GoVersion
 from .archives import config_files_from_tree, extract_archive, read_config_files
 from .ops import OpCounter, lazy_import
 
-git = lazy_import("git")  # loaded on first use: no network, no import
+if TYPE_CHECKING:
+    import git
+else:
+    git = lazy_import("git")  # loaded on first use: no network, no import
 
 _STRICT_SEMVER = re.compile(
     r"v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -148,7 +152,7 @@ class GitRemotes:
             self.counter.add("git_ls_remote")
             log.debug("git ls-remote --tags --heads %s", redact(url))
             try:
-                out = self._git().ls_remote("--tags", "--heads", url, kill_after_timeout=self.limits.deadline)
+                out = str(self._git().ls_remote("--tags", "--heads", url, kill_after_timeout=self.limits.deadline))
             except git.GitCommandError as e:
                 raise NetworkError("Failed to list git tags",
                                    f"git ls-remote {redact(url)} failed: {redact(_stderr(e))}",
@@ -233,7 +237,7 @@ class GitRemotes:
         def run():
             try:
                 self.refs(url)
-            except Exception:  # noqa: BLE001 - asked again, and reported, by whoever needs it
+            except Exception:
                 pass
         t = threading.Thread(target=run, name="tofu-solve-ls-remote", daemon=True)
         with self._lock:
@@ -340,6 +344,8 @@ class GitRemotes:
                 flight = _Flight()
                 for r in batch:
                     self._inflight[(url, r.name)] = flight
+        if flight is None:  # for mypy: set above when it was not in flight
+            raise RuntimeError("no fetch in flight")
         if not mine:
             flight.done.wait()
             if flight.error is not None:

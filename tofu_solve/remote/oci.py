@@ -258,7 +258,8 @@ class OciClient:
                                f"{host}/{repository}:{reference}: the registry answered {r.status_code}.")
         body = r.content
         if len(body) > MAX_MANIFEST_BYTES:
-            raise OciError("Invalid OCI module package", f"{host}/{repository}:{reference}: manifest larger than 4 MiB.")
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: manifest larger than 4 MiB.")
         digest = "sha256:" + hashlib.sha256(body).hexdigest()
         if reference.startswith("sha256:") and reference != digest:
             raise OciError("Invalid OCI module package",
@@ -267,7 +268,8 @@ class OciClient:
         try:
             manifest = json.loads(body)
         except ValueError:
-            raise OciError("Invalid OCI module package", f"{host}/{repository}:{reference}: manifest is not JSON.") from None
+            raise OciError("Invalid OCI module package",
+                           f"{host}/{repository}:{reference}: manifest is not JSON.") from None
         media = manifest.get("mediaType") or header_type
         if media in (IMAGE_INDEX, DOCKER_MANIFEST_LIST):
             raise OciError("Invalid OCI module package",

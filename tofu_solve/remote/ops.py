@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import Counter
+from types import ModuleType
 
 
 def lazy_import(name: str):
@@ -26,7 +27,7 @@ def import_in_background(*names: str) -> None:
         for name in names:
             try:
                 importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - the real first use reports it
+            except Exception:
                 pass
     threading.Thread(target=run, name="tofu-solve-import", daemon=True).start()
 
@@ -34,7 +35,7 @@ def import_in_background(*names: str) -> None:
 class _LazyModule:
     def __init__(self, name: str):
         self._name = name
-        self._module = None
+        self._module: ModuleType | None = None
         self._lock = threading.Lock()
 
     def __getattr__(self, attr: str):

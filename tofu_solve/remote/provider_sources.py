@@ -203,7 +203,7 @@ class ProviderSources:
             for key in [k for k in self._listed if k[1] == str(a)]:
                 del self._listed[key]
         if any(m.kind == "direct" for m in self.handling(a)):
-            self.client.relist_provider(a)
+            self.client.relist(a)
         return self.provider_versions(a)
 
     def provider_versions(self, a: ProviderAddress) -> list[str]:

@@ -20,6 +20,7 @@ import logging
 import threading
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, cast
 from urllib.parse import urljoin
 
 from .._version import __version__
@@ -34,7 +35,10 @@ from .flight import SingleFlight
 from .limits import describe_failure, read_document
 from .ops import OpCounter, import_in_background, lazy_import
 
-requests = lazy_import("requests")  # loaded on first use: no network, no import
+if TYPE_CHECKING:
+    import requests
+else:
+    requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 MAX_DISCOVERY_BYTES = 1 << 20
 
@@ -47,6 +51,9 @@ class DirectLocation(str):
     downloads itself (zip, tar.gz, tar.xz or tar.bz2, sniffed), with the registry's
     credentials only when ``use_registry_credentials`` was true."""
 
+    use_registry_credentials: bool
+    host: str
+
     def __new__(cls, url: str, use_registry_credentials: bool, host: str):
         obj = super().__new__(cls, url)
         obj.use_registry_credentials = use_registry_credentials
@@ -54,7 +61,7 @@ class DirectLocation(str):
         return obj
 
 
-def make_session(retries: int = 2) -> "requests.Session":
+def make_session(retries: int = 2) -> requests.Session:
     """A requests session with retries on connection errors and 502/503/504, created on
     first use (so that a run without network work never imports requests)."""
     def real():
@@ -72,7 +79,7 @@ def make_session(retries: int = 2) -> "requests.Session":
         s.mount("https://", adapter)
         s.headers["User-Agent"] = f"tofu-solve/{__version__}"
         return s
-    return _LazySession(real)
+    return cast("requests.Session", _LazySession(real))  # the session's whole interface, created on first use
 
 
 class _LazySession:
@@ -104,9 +111,10 @@ class RegistryClient:
 
     def __init__(self, cli_config: CliConfig, session: requests.Session | None = None,
                  timeout: float | None = None, counter: OpCounter | None = None, cache=None,
-                 offline: bool = False, refresh: bool = False, limits: Limits | None = None):
+                 offline: bool = False, refresh: bool = False, limits: Limits | None = None,
+                 refresh_only: frozenset[str] = frozenset()):
         self.limits = limits or Limits()
-        self.refresh_only: frozenset[str] = frozenset()  # provider addresses to re-list (-upgrade=NAME)
+        self.refresh_only = refresh_only  # provider addresses to re-list (-upgrade=NAME)
         self.cache = cache
         self.offline = offline
         self.refresh = refresh
@@ -232,7 +240,7 @@ class RegistryClient:
             data = r.json()
             modules = data["modules"]
             entries = modules[0]["versions"] if modules else None
-            versions = [str(v["version"]) for v in entries] if modules else None
+            versions = [str(v["version"]) for v in entries] if entries is not None else None
         except (ValueError, KeyError, TypeError, IndexError):
             versions = None
         if versions is None:
@@ -417,7 +425,7 @@ class RegistryClient:
             self.cache.write_json("provider-versions", key_of(key), versions)
         return versions
 
-    def relist_provider(self, provider: ProviderAddress) -> list[str]:
+    def relist(self, provider: ProviderAddress) -> list[str]:
         """:meth:`provider_versions` asked of the registry again, not of the cache (a lock
         names a version the cached listing predates). Raises as :meth:`provider_versions`."""
         key = str(provider)
@@ -426,7 +434,7 @@ class RegistryClient:
             self.refresh_only = self.refresh_only | {key}
         return self.provider_versions(provider)
 
-    def provider_download(self, provider: ProviderAddress, version: str, platform: str) -> "ProviderDownload":
+    def provider_download(self, provider: ProviderAddress, version: str, platform: str) -> ProviderDownload:
         """What the provider registry says about one package: ``GET <providers.v1>
         <ns>/<type>/<version>/download/<os>/<arch>`` (OpenTofu's ``registry_client.go``
         ``PackageMeta``). Relative URLs are resolved against the answer's URL and must be

@@ -53,12 +53,13 @@ def newest_per_call(tree: ModuleTree, ctx: Context) -> BaselineResult:
             core.append(r)
             continue
         try:
-            cands = [c for c in ctx.module_candidates(r)]
+            cands = list(ctx.module_candidates(r))
         except TofuSolveError as e:
             return BaselineResult(False, res.modules, {}, f'module "{r.call_path}": {e.summary}')
-        if r.versioned:
+        if r.versioned and cands and cands[0].version:
             # newest first, ignoring locks: what tofu init -upgrade would pick
-            cands = sorted(cands, key=lambda c: c.version, reverse=True) if cands and cands[0].version else cands
+            cands = [c for _, c in sorted(((c.version, c) for c in cands if c.version is not None),
+                                          key=lambda vc: vc[0], reverse=True)]
         if not cands:
             return BaselineResult(False, res.modules, {}, f'module "{r.call_path}": no version matches')
         pick: ModuleCandidate = cands[0]

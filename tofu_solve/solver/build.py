@@ -5,6 +5,8 @@ kind, and where provider versions come from."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..config.cliconfig import load_cli_config
 from ..events import Progress
 from ..lockfile import LockFile
@@ -19,30 +21,47 @@ from ..remote.registry import RegistryClient, make_session
 from ..settings import Settings
 from ..store.cache import Cache
 from ..store.metadata import MetadataStore
+from ..versions.cooldown import min_age_setting
 from .context import Context, SolveOptions
 
 
-def build_context(options: SolveOptions, locks: LockFile, settings: Settings,
-                  progress: Progress | None) -> tuple[Context, OpCounter]:
-    """A context for one solve, and the counter of its network operations.
+def build_context(options: SolveOptions, locks: LockFile, settings: Settings, progress: Progress | None, *,
+                  recorded_locks: LockFile | None = None, refresh_only: frozenset[str] = frozenset(),
+                  cooldown_from_cli_config: bool = False) -> tuple[Context, OpCounter]:
+    """A context for one solve, and the counter of its network operations. Everything the
+    context holds is given here; nothing is set on it afterwards.
+
+    Args:
+        options: the solve's options.
+        locks: the locks the solve honours.
+        recorded_locks: the lock file as read, when ``-upgrade=NAME`` left entries out of
+            ``locks`` (explanations compare against it); default ``locks``.
+        refresh_only: provider addresses whose kept listings are asked again (``-upgrade=NAME``).
+        cooldown_from_cli_config: the release cooldown is the CLI configuration's
+            ``tofu_solve_min_age`` (no flag and no environment variable set one).
 
     Raises:
-        ConfigurationError: the CLI configuration is broken (with file and line).
+        ConfigurationError: the CLI configuration is broken (with file and line), or its
+            cooldown is not a duration.
     """
     counter = OpCounter(announce=progress)
     limits = settings.limits
     cache = Cache(settings.cache_dir, fresh=options.upgrade)
     session = make_session()
-    client = RegistryClient(load_cli_config(settings.environ), session, counter=counter, cache=cache,
-                            offline=options.offline, refresh=options.upgrade, limits=limits)
+    cli_config = load_cli_config(settings.environ)
+    if cooldown_from_cli_config:
+        options = dataclasses.replace(options, min_age=min_age_setting(None, None, cli_config.min_age))
+    client = RegistryClient(cli_config, session, counter=counter, cache=cache, offline=options.offline,
+                            refresh=options.upgrade, limits=limits, refresh_only=refresh_only)
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits, environ=settings.environ)
     fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
                       limits=limits)
     oci = OciCandidates(OciClient(settings.environ, counter, offline=options.offline, limits=limits), cache)
+    provider_source = ProviderSources(client.cli_config.provider_installation, client,
+                                      MirrorClient(session, limits, counter), cache, offline=options.offline,
+                                      refresh=options.upgrade)
+    # "Fetching" is announced by the first network operation of a fetch (counter)
     ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
-                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache, options.target.product), progress, oci=oci)
-    ctx.counter = counter  # "Fetching" is announced by the first network operation of a fetch
-    ctx.provider_source = ProviderSources(client.cli_config.provider_installation, client,
-                                          MirrorClient(session, limits, counter), cache, offline=options.offline,
-                                          refresh=options.upgrade)
+                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache, options.target.product), progress,
+                  oci=oci, counter=counter, provider_source=provider_source, recorded_locks=recorded_locks)
     return ctx, counter

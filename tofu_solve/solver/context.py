@@ -19,9 +19,11 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..addrs.immutable import pinned_reference
 from ..addrs.module_source import (
+    LocalSource,
     OciSource,
     RegistrySource,
     RemoteSource,
@@ -29,6 +31,7 @@ from ..addrs.module_source import (
     lock_source,
     parse_source,
 )
+from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..config.files import MemoryDir
 from ..config.tree import ModuleTree, read_module_tree
@@ -49,7 +52,9 @@ from ..providers import (
     PinnedCandidates,
     RegistryCandidates,
 )
+from ..providers.base import ProviderVersionSource
 from ..remote.flight import SingleFlight
+from ..remote.ops import OpCounter
 from ..remote.registry import RegistryClient
 from ..store.cache import key_of
 from ..store.metadata import MetadataStore
@@ -63,7 +68,7 @@ from .model import ModuleCandidate, ModuleRequirement, Origin
 log = logging.getLogger(__name__)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SolveOptions:
     """How to solve.
 
@@ -109,18 +114,21 @@ class Context:
 
     def __init__(self, options: SolveOptions, locks: LockFile, registry: RegistryCandidates,
                  git: GitCandidates, pinned: PinnedCandidates, client: RegistryClient, metadata: MetadataStore,
-                 progress: Progress | None = None, oci=None):
+                 progress: Progress | None = None, oci=None, *, counter: OpCounter | None = None,
+                 provider_source: ProviderVersionSource | None = None, recorded_locks: LockFile | None = None):
         self.oci = oci
         self.options = options
         self.locks = locks
         # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
         # the user's configuration was locked with (explanations compare against it)
-        self.recorded_locks = locks
+        self.recorded_locks = recorded_locks if recorded_locks is not None else locks
         self.registry = registry
         self.git = git
         self.pinned = pinned
         self.client = client
-        self.provider_source = client  # where provider versions are listed (the CLI config's methods)
+        # where provider versions are listed (the CLI config's methods); the registry client alone
+        # when no other source is given
+        self.provider_source: ProviderVersionSource = provider_source if provider_source is not None else client
         self.metadata = metadata
         self.progress = progress or (lambda msg: None)
         self.stats = Stats()
@@ -134,13 +142,13 @@ class Context:
         # When set, how many module versions not yet known may still be fetched (the
         # after-solve improvement pass); None: no limit.
         self.fetch_budget: int | None = None
-        # The run's network counter (set by the caller): announces a fetch when it first
-        # goes to the network; None: every fetch is announced.
-        self.counter = None
+        # The run's network counter: announces a fetch when it first goes to the network;
+        # None: every fetch is announced.
+        self.counter = counter
         # Called with (provider address, version) whenever the solver's first choice for a
         # provider is known or changes, so that its package can be read ahead
         # (tofu_solve.plugins.readahead); None: nobody listens.
-        self.likely_provider: Callable[[object, str], None] | None = None
+        self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
         # The release cooldown (issue #25): what it held back, and the young versions an
         # exact pin kept (honoured, with a warning); (subject, version) -> HeldBack.
         self.held_back: dict[tuple[str, str], HeldBack] = {}
@@ -161,7 +169,7 @@ class Context:
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
         with self._lock:
-            return sum(1 for k in self._memo.keys() if k[0] == "list" and self._memo.succeeded(k))
+            return sum(1 for k in self._memo.keys() if k[0] == "list" and self._memo.succeeded(k))  # noqa: SIM118 (SingleFlight is no mapping)
 
     def close(self) -> None:
         """End the run's background work: queued prefetches are dropped, git fetches and
@@ -221,6 +229,8 @@ class Context:
         if req.versioned:
             cp = self.provider_for(source)
             return cp, lambda: cp.versions(source), ("list", cp.package_address(source))
+        if not isinstance(source, RemoteSource):  # a local source is followed, never listed
+            raise TypeError(f"no listing for a local source: {source}")
         return self.pinned, lambda: self.pinned.versions(source), ("pinned", source.package)
 
     def package_address(self, source) -> str:
@@ -375,6 +385,8 @@ class Context:
         else:
             ref = a.commit or (a.version.string if a.version is not None and isinstance(cand.source, RegistrySource)
                                else a.label)
+        if isinstance(cand.source, LocalSource):  # a local source is followed, never a candidate
+            raise TypeError(f"no candidate of a local source: {cand.source}")
         return (cand.package, ref, cand.source.subdir)
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
@@ -386,13 +398,13 @@ class Context:
                 spent; the tree is neither fetched nor remembered as failed.
         """
         key = self._tree_key(cand)
-        if self.fetch_budget is not None:
-            if not self._known_this_run(("tree",) + key) and self.metadata.get(*key) is None:
-                with self._lock:
-                    if self.fetch_budget <= 0:
-                        raise FetchBudgetExceeded()
-                    self.fetch_budget -= 1
-                    self.stats.improve_fetches += 1
+        if self.fetch_budget is not None and \
+                not self._known_this_run(("tree",) + key) and self.metadata.get(*key) is None:
+            with self._lock:
+                if self.fetch_budget <= 0:
+                    raise FetchBudgetExceeded()
+                self.fetch_budget -= 1
+                self.stats.improve_fetches += 1
         self._claim(("tree",) + key)
         return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
 
@@ -415,7 +427,8 @@ class Context:
             if memo_key not in self._unsaved:
                 return  # still being read: _load_tree writes it
             value = self._unsaved.pop(memo_key)
-        self.metadata.put(*memo_key[1:], value)
+        _, package, ref, subdir = memo_key
+        self.metadata.put(package, ref, subdir, value)
 
     def tree_known(self, cand: ModuleCandidate) -> bool:
         """Whether :meth:`tree` would answer without fetching (read this run, or in the
@@ -520,6 +533,7 @@ class Context:
             return cached
         check = self._locked_version_check(cand)
         light = self._config_files(cand)
+        root: Path | MemoryDir
         if light is not None:
             self._remember_read_from(cand, key, light.pin)
             # read from the package's configuration files in memory: a version the solver
@@ -536,8 +550,9 @@ class Context:
         if sub and not exists:
             # named by package, version and subdirectory, never by its place in the cache
             shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else redact(cand.package)
-            value = ConfigurationError("Module subdirectory not found",
-                                       f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
+            value: ModuleTree | ConfigurationError = ConfigurationError(
+                "Module subdirectory not found",
+                f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
         else:
             started = time.perf_counter()
             try:
@@ -552,7 +567,7 @@ class Context:
             if unsaved:
                 self._unsaved[("tree",) + key] = value
         if not unsaved:
-            self.metadata.put(*key, value)
+            self.metadata.put(key[0], key[1], key[2], value)
         if nested and isinstance(value, ModuleTree):
             self.read_nested_ahead(cand, value)
         return value
@@ -749,12 +764,11 @@ class Context:
         first, unless offline."""
         if any(str(v) == version for v in self.provider_versions(address)):
             return True
-        relist = getattr(self.provider_source, "relist", None) or getattr(self.provider_source, "relist_provider", None)
-        if self.options.offline or relist is None:
+        if self.options.offline:
             return False
         with self._lock:
             self._relisted.add(str(address))
-        return any(str(v) == version for v in self.provider_versions(address, relist))
+        return any(str(v) == version for v in self.provider_versions(address, self.provider_source.relist))
 
     def provider_versions(self, address, lister=None) -> list[gvs.Version]:
         """Provider versions ascending (a stable sort of the registry list); after

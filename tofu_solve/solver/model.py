@@ -29,8 +29,8 @@ from ..errors import SourceRange
 from ..providers.base import AvailableVersion
 from ..versions import goversions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
-from ..versions.selection import registry_pick_considers
 from ..versions.goversion import GoVersion
+from ..versions.selection import registry_pick_considers
 
 ROOT = ""
 
@@ -327,7 +327,7 @@ def subject_name(ident: Identity) -> str:
         return "the OpenTofu version"
     if kind is Kind.PACKAGE:
         return f"module package {ident.name}"
-    if kind is Kind.MODULE or not ident.version and kind is Kind.UNUSABLE:
+    if kind is Kind.MODULE or (not ident.version and kind is Kind.UNUSABLE):
         return f'module call "{ident.name}"'
     if kind is Kind.CLASH:
         return "the constraints of this configuration"

@@ -23,7 +23,7 @@ reach it.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..config.tree import ModuleTree
@@ -49,7 +49,7 @@ class Kill:
     """Why a version of a root call is dead: its requirement ``req`` on ``subject`` admits
     nothing in the subject's domain at that point."""
 
-    subject: tuple
+    subject: Identity
     req: object
 
 
@@ -257,14 +257,14 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 domains[key] = labels if key not in domains else domains[key] & labels
 
     # per call and version: subject -> (allowed set, requirement)
-    effects: dict[str, dict[str, list]] = {}
+    effects: dict[str, dict[str, Sequence]] = {}
     # versions whose metadata is unknown: only their own package pin (shared mode) is certain
     unknown_pins: dict[str, dict[str, list]] = {r.call_path: {} for r in calls}
     tree_of: dict[str, dict[str, ModuleTree]] = {}  # call path -> version -> its tree
     checked: dict[int, tuple] = {}  # id of a tree's effects -> those whose provider can be listed
     try:
         for r in calls:
-            per_version = {}
+            per_version: dict[str, Sequence] = {}
             trees = tree_of[r.call_path] = {}
             wanted = fetched.get(r.call_path, set())
             for c in cands.get(r.call_path, []):
@@ -286,17 +286,20 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                     usable = checked[id(own_effects)] = tuple(
                         e for e in own_effects if e[2].address is None or provider_domain(e[2].address) is not None)
                 trees[c.version_text] = tree
+                items: Sequence[tuple]
                 if shared:  # in requirements_of_tree's order: the nested calls first
-                    items = []
+                    pins: list[tuple] = []
                     for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
                         if isinstance(d, ModuleRequirement) and d.versioned:
                             try:
-                                labels = frozenset(x.available.label for x in ctx.module_candidates(d))
+                                pinned = frozenset(x.available.label for x in ctx.module_candidates(d))
                             except TofuSolveError:
                                 continue
-                            items.append((Identity.package(ctx.package_address(d.call.source)), labels, d))
-                    items.extend(usable)
-                    items.append(own)
+                            pins.append((Identity.package(ctx.package_address(d.call.source)), pinned, d))
+                    pins.extend(usable)
+                    if own is not None:
+                        pins.append(own)
+                    items = pins
                 else:
                     items = usable
                 per_version[c.version_text] = items
@@ -338,8 +341,8 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
                 continue  # some versions unknown or not looked at: they could admit anything
             subjects = None
             for v in live:
-                s = {subject for subject, _, _ in per_version[v]}
-                subjects = s if subjects is None else subjects & s
+                named = {subject for subject, _, _ in per_version[v]}
+                subjects = named if subjects is None else subjects & named
             for subject in subjects or ():
                 if subject not in domains:
                     continue
@@ -361,4 +364,4 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     return out, starved
 
 
-__all__ = ["Pruning", "Kill", "propagate", "ROOT"]
+__all__ = ["ROOT", "Kill", "Pruning", "propagate"]

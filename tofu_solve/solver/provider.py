@@ -44,7 +44,6 @@ from .model import (
     Unusable,
 )
 
-
 _TEXT = operator.attrgetter("text")
 _RANK = {Kind.UNUSABLE: 0, Kind.OPENTOFU: 1, Kind.MODULE: 2, Kind.PACKAGE: 3, Kind.PROVIDER: 4}
 
@@ -200,7 +199,8 @@ class TofuSolveProvider(AbstractProvider):
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
         self._parties_done: dict[int, ModuleCandidate] = {}  # id -> party already read ahead of
         self.spend_budget_at_once = False
-        self._meeting: dict[tuple, tuple] = {}  # (provider, constraint texts) -> (candidates meeting them all, constraints)
+        # (provider, constraint texts) -> (candidates meeting them all, constraints)
+        self._meeting: dict[tuple, tuple] = {}
         # A provider's criterion gains a requirement per module version that requires it:
         # what its constraints are is kept per criterion and extended by the one added
         # (see adding_requirement), not read again from all of them on every pin.
@@ -260,7 +260,7 @@ class TofuSolveProvider(AbstractProvider):
         self._ahead_done.add(key)
         req = self.ctx.calls.get(cand.call_path)
         listed = self.ctx.listed(req) if req is not None else None
-        if not listed:
+        if not listed or req is None:
             return
         dead = self.pruned.get(cand.call_path, ())
         older = [c for c in listed if c.version is not None and c.version.compare(cand.version) < 0
@@ -315,8 +315,8 @@ class TofuSolveProvider(AbstractProvider):
             versions = {r.version for r in reqs}
             if len(versions) != 1:
                 return []
-            cand = PackageCandidate(identifier.name, versions.pop())
-            return [] if cand in bad else [cand]
+            pin = PackageCandidate(identifier.name, versions.pop())
+            return [] if pin in bad else [pin]
         if kind is Kind.PROVIDER:
             return self._provider_matches(reqs, bad)
         if kind is Kind.OPENTOFU:
@@ -356,7 +356,8 @@ class TofuSolveProvider(AbstractProvider):
         Raises:
             LockedVersionGone: the listing no longer offers the locked version.
         """
-        ordered = sorted((c for c in cands if c.version is not None), key=lambda c: c.version)
+        ordered = [c for _, c in sorted(((c.version, c) for c in cands if c.version is not None),
+                                        key=lambda vc: vc[0])]
         rank = {c.version_text: i for i, c in enumerate(ordered)}
         if locked.version_text not in rank:
             raise locked_version_gone(f'module "{call.call_path}"', locked.version_text,
@@ -401,31 +402,33 @@ class TofuSolveProvider(AbstractProvider):
         """Newest first, every constraint met (``MeetingConstraints`` of all of them ANDed).
         Released versions are checked against each distinct constraint's cached member set;
         prereleases (which one constraint may request for all) against the whole AND."""
-        key = (str(address), summary.texts)
-        hit = self._meeting.get(key)
+        memo_key = (str(address), summary.texts)
+        hit = self._meeting.get(memo_key)
         if hit is None:  # the same set of constraints comes back on most rounds of a large tree
             constraints = list(summary.constraints.values())
-            hit = self._meeting[key] = (self._meeting_all(address, constraints), constraints)
+            hit = self._meeting[memo_key] = (self._meeting_all(address, constraints), constraints)
         meeting, constraints = hit
         key = str(address)
         lock = self.ctx.locks.providers.get(key)
-        applies = lock is not None and not self.ctx.options.upgrade and self.holds.applies(key)
-        if applies and key in self.holds:  # held: the locked version or nothing
-            out = [c for c in meeting if c not in bad and str(c.version) == lock.version]
+        locked = lock.version if lock is not None and not self.ctx.options.upgrade and self.holds.applies(key) \
+            else None
+        if locked is not None and key in self.holds:  # held: the locked version or nothing
+            out = [c for c in meeting if c not in bad and str(c.version) == locked]
         else:
             out = [c for c in meeting if c not in bad]
             floor = self.floors.get(key)
             if floor is not None:
                 out = [c for c in out if c.version.compare(floor) > 0]
-            if applies:  # may move: as little as it can
-                out = self._nearest_provider_versions(address, lock.version, out)
+            if locked is not None:  # may move: as little as it can
+                out = self._nearest_provider_versions(address, locked, out)
             if self.ctx.options.min_age:  # the release cooldown (issue #25); the locked version is exempt
                 out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
         if out and self.ctx.likely_provider is not None:
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out
 
-    def _nearest_provider_versions(self, address, locked: str, cands: list[ProviderCandidate]) -> list[ProviderCandidate]:
+    def _nearest_provider_versions(self, address, locked: str,
+                                   cands: list[ProviderCandidate]) -> list[ProviderCandidate]:
         """``cands`` nearest the ``locked`` version first (:func:`~.holds.nearest_first`)."""
         rank = {str(v): i for i, v in enumerate(self.ctx.provider_versions(address))}
         at = rank.get(locked)

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from resolvelib import BaseReporter
-from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
+from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 
 from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree
 from ..errors import (
     NoMatchingVersionError,
     ResolutionError,
+    SourceRange,
     TofuSolveError,
     WarningText,
     locked_version_gone,
@@ -38,6 +41,9 @@ from .model import (
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
+
+if TYPE_CHECKING:
+    from .propagate import Pruning
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: the phases of a solve
 
@@ -150,10 +156,10 @@ class _Searched:
     """One search's outcome: the result, the candidate provider it ran with (its dead
     ends), the reporter's counts, and the dead-end pass if one ran."""
 
-    result: object
+    result: Result
     provider: TofuSolveProvider
     reporter: SearchReporter
-    pruning: object | None
+    pruning: Pruning | None
 
 
 def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
@@ -208,7 +214,11 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
                       pruning=pruning if pruning is not None and not pruning.partial else None)
 
     log.debug("after-solve pass in %.2f s", time.monotonic() - started)
-    modules, module_reqs, providers, provider_reqs, core = {}, {}, {}, {}, []
+    modules: dict[str, ModuleCandidate] = {}
+    module_reqs: dict[str, ModuleRequirement] = {}
+    providers: dict[str, ProviderCandidate] = {}
+    provider_reqs: dict[str, list[ProviderRequirement]] = {}
+    core: list[CoreRequirement] = []
     tofu = None
     for ident, cand in result.mapping.items():
         if isinstance(cand, ModuleCandidate):
@@ -217,7 +227,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
             providers[ident.name] = cand
         elif isinstance(cand, TofuCandidate):
             tofu = cand
-    for ident, crit in result.criteria.items():
+    for crit in result.criteria.values():
         for info in crit.information:
             r = info.requirement
             if isinstance(r, ModuleRequirement):
@@ -237,7 +247,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     return res
 
 
-def _feasible(reqs: list, ctx: Context, pruned: dict, holds: Holds, extra: tuple = (),
+def _feasible(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], holds: Holds, extra: tuple = (),
               floors: dict | None = None):
     """The result of a search holding ``holds`` (with ``extra`` requirements and provider
     ``floors``, see :class:`~.provider.TofuSolveProvider`), or None when it finds no
@@ -259,7 +269,7 @@ class BlockedUpgrade:
     name: str
     selected: str
     newer: str
-    others: tuple[tuple[str, str, str, object], ...]
+    others: tuple[tuple[str, str, str, SourceRange | None], ...]
 
     def text(self, upgrade_names: tuple[str, ...]) -> str:
         moves = ", ".join(f"{n} {old} -> {new}" for n, old, new, _ in self.others)
@@ -284,7 +294,7 @@ def _newer(new: str, old: str) -> bool:
 
 
 def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozenset[str],
-                     pruned: dict) -> list[BlockedUpgrade]:
+                     pruned: Mapping[str, set[str]]) -> list[BlockedUpgrade]:
     """For each ``-upgrade=NAME`` target (a subject the lock file holds that the targets
     freed; for a module, the outermost call), whether a newer version than the one
     selected exists if other locks moved, and the fewest that must (as ``cargo update -p``
@@ -296,7 +306,7 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
     freed = [p for p in freed_modules if not any(p.startswith(q + ".") for q in freed_modules)]
     freed += sorted(a for a in recorded.providers if a not in ctx.locks.providers)
     short = ctx.options.target.product.short
-    out = []
+    out: list[BlockedUpgrade] = []
     for subject in freed:
         extra: tuple = ()
         floors: dict = {}
@@ -312,7 +322,7 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
             selected, name = str(selected_version), short(subject)
         else:
             continue
-        found: dict[frozenset, object] = {}
+        found: dict[frozenset, Result] = {}
 
         def feasible(held: frozenset, extra=extra, floors=floors, found=found) -> bool:
             result = _feasible(reqs, ctx, pruned, Holds(held, subjects), extra, floors)
@@ -328,8 +338,10 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
         release = minimal_release(subjects, feasible, upper, check_budget(len(soft.mapping)))
         result = found.get(subjects - release, soft)
         picked = result.mapping.get(Identity.module(subject)) or result.mapping.get(Identity.provider(subject))
+        if picked is None:
+            continue
         newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
-        others = []
+        others: list[tuple[str, str, str, SourceRange | None]] = []
         for s in sorted(release):
             if s in recorded.providers:
                 picked_other = result.mapping.get(Identity.provider(s))
@@ -463,10 +475,10 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
     asked, in turn, to take a newer version than it got; a solution found that way with a
     smaller total lag (versions skipped, summed over calls) replaces the current one.
     Bounded in attempts, rounds and downloads: metadata is memoized, and at most
-    :data:`IMPROVE_FETCH_BUDGET` module versions not fetched by the solve are fetched. Each attempt may take at most twice the rounds of the
-    first resolution. When nothing went back (newest-per-call is consistent, the ``tofu
-    init`` case) it does nothing. ``pruning``: the solve's own dead-end pass, when it made
-    one (what it proved is not computed again).
+    :data:`IMPROVE_FETCH_BUDGET` module versions not fetched by the solve are fetched. Each
+    attempt may take at most twice the rounds of the first resolution. When nothing went back
+    (newest-per-call is consistent, the ``tofu init`` case) it does nothing. ``pruning``: the
+    solve's own dead-end pass, when it made one (what it proved is not computed again).
     """
     # The pass may look at module versions the solve never fetched, but only a few: an
     # attempt that needs more is abandoned (a lower total lag is a preference, not worth
@@ -539,7 +551,7 @@ def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
     chosen: a newer release of the same major.minor (within the call's constraint) narrows
     that provider's range to exclude it (e.g. eks 20.37.0 chosen with aws 6.x while 20.37.1
     requires aws < 6.0.0). Uses only metadata already known; never fetches."""
-    out = []
+    out: list[str] = []
     for path, cand in res.modules.items():
         if cand.version is None:
             continue
@@ -550,24 +562,26 @@ def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
         if cands is None:
             continue
         v = cand.version
-        newer = [c for c in cands if c.version is not None and c.version.compare(v) > 0
-                 and c.version.segments[:2] == v.segments[:2]]
+        if v is None:
+            continue
+        newer = sorted(((c.version, c) for c in cands if c.version is not None and c.version.compare(v) > 0
+                        and c.version.segments[:2] == v.segments[:2]), key=lambda vc: vc[0])
         for prov_addr, pcand in res.providers.items():
-            for n in sorted(newer, key=lambda c: c.version):
+            for _, n in newer:
                 tree = ctx.metadata.get(*ctx._tree_key(n))
                 if not isinstance(tree, ModuleTree):
                     continue
-                excl = [(p, r) for p, r in tree.providers if str(r.address) == prov_addr and r.constraint
-                        and not r.constraint.allows(pcand.version)]
+                excl = [(r, r.constraint) for _, r in tree.providers if str(r.address) == prov_addr
+                        and r.constraint is not None and not r.constraint.allows(pcand.version)]
                 if excl:
-                    _, r = excl[0]
+                    r, constraint = excl[0]
                     out.append(WarningText(
                         "Module version fenced off by its own line",
                         f'Module "{path}" is at {cand.version_text}, but {n.version_text} of the same line requires '
-                        f'{r.address.for_display} "{r.constraint.text}" ({r.where}), which excludes the selected '
+                        f'{r.address.for_display} "{constraint.text}" ({r.where}), which excludes the selected '
                         f"{pcand.version}: its authors may have found {cand.version_text} incompatible with it."))
                     break
     return out
 
 
-__all__ = ["Resolution", "solve", "NoMatchingVersionError"]
+__all__ = ["NoMatchingVersionError", "Resolution", "solve"]

@@ -43,9 +43,9 @@ patching criteria, removing information, the reporter's calls, ``ResolutionImpos
 those of resolvelib's loop (``tests/solver/test_search.py`` compares event by event). The
 loop names resolvelib's private members, whose shape is the same in every release that
 ``pyproject.toml`` admits (``resolvelib>=1.2.1,<1.3``; 1.2.0's own backjump fails with an
-``IndexError`` on some impossible roots); every one of them, methods and attributes alike, is checked when this module is
-imported, and when one is missing, or the provider has no ``search_order``, :class:`Search`
-is resolvelib's own ``Resolver``, unchanged. The solver tests run on both paths
+``IndexError`` on some impossible roots); every one of them, methods and attributes alike,
+is checked when this module is imported, and when one is missing, or the provider has no
+``search_order``, :class:`Search` is resolvelib's own ``Resolver``, unchanged. The solver tests run on both paths
 (``pytest --resolvelib-loop=resolvelib`` forces resolvelib's own).
 """
 
@@ -53,8 +53,11 @@ from __future__ import annotations
 
 import heapq
 import operator
+from collections.abc import Iterable
+from typing import Any, cast
 
 from resolvelib import Resolver
+from resolvelib.resolvers import Result
 from resolvelib.resolvers import resolution as _resolution
 from resolvelib.resolvers.exceptions import (
     RequirementsConflicted,
@@ -66,8 +69,8 @@ from resolvelib.structs import State
 # Every private member of resolvelib's that the loop reads or calls: methods of
 # ``Resolution``, the attributes its ``__init__`` sets, the fields of its ``State`` and
 # ``Criterion`` values, and the module's ``_build_result``. ``pyproject.toml`` admits only
-# the releases the loop is tested against (``resolvelib>=1.2.1,<1.3``); should one of these be missing all the same, :class:`Search` is resolvelib's
-# own ``Resolver`` (``tests/solver/test_search.py`` runs both).
+# the releases the loop is tested against (``resolvelib>=1.2.1,<1.3``); should one of these
+# be missing all the same, :class:`Search` is resolvelib's own ``Resolver`` (``tests/solver/test_search.py`` runs both).
 _USED = ("_push_new_state", "_add_to_criteria", "_get_updated_criteria", "_attempt_to_pin_criterion",
          "_backjump", "_extract_causes", "_remove_information_from_criteria", "_rollback_states",
          "_is_current_pin_satisfying")
@@ -85,7 +88,7 @@ def _has_members() -> bool:
         return False
     if not isinstance(getattr(_resolution.Resolution, "state", None), property):
         return False
-    criterion = getattr(_resolution, "Criterion", None)
+    criterion: Any = getattr(_resolution, "Criterion", None)
     try:
         probe_criterion = criterion([], [], [])  # public fields, set by __init__
     except Exception:
@@ -95,7 +98,7 @@ def _has_members() -> bool:
     if not all(f in getattr(State, "_fields", ()) for f in _STATE_FIELDS):
         return False
     try:
-        probe = _resolution.Resolution(None, None)
+        probe: Any = _resolution.Resolution(cast(Any, None), cast(Any, None))
     except Exception:
         return False
     return all(hasattr(probe, a) for a in _USED_ATTRIBUTES)
@@ -108,7 +111,7 @@ class _Unsatisfied:
     """The unsatisfied identifiers of one state, with a heap by the provider's order key
     (lazy deletion: an entry whose identifier is no longer in ``names`` is dropped when met)."""
 
-    __slots__ = ("names", "heap", "order")
+    __slots__ = ("heap", "names", "order")
 
     def __init__(self, names: set, order):
         self.names = names
@@ -162,6 +165,9 @@ class _IncrementalResolution(_resolution.Resolution):
 
     def __init__(self, provider, reporter):
         super().__init__(provider, reporter)
+        # the provider's own extension of resolvelib's protocol (search_order, and
+        # adding_requirement / added_requirement when it has them): see the module
+        self._ext: Any = provider
         self._pin_checks: dict = {}  # identifier -> (criterion, pin, satisfied)
         self._touched: dict | None = None  # identifier -> whether its criterion existed before
         self._known: tuple | None = None  # (state, _Unsatisfied) valid for exactly that state
@@ -173,7 +179,7 @@ class _IncrementalResolution(_resolution.Resolution):
     def _order(self, name):
         key = self._orders.get(name)
         if key is None:
-            key = self._orders[name] = self._p.search_order(name)
+            key = self._orders[name] = self._ext.search_order(name)
         return key
 
     # --- what changed in a round ---------------------------------------------------------
@@ -190,13 +196,13 @@ class _IncrementalResolution(_resolution.Resolution):
     def _add_to_criteria(self, criteria, requirement, parent) -> None:
         name = self._p.identify(requirement_or_candidate=requirement)
         if self._announce:
-            self._p.adding_requirement(name, criteria.get(name), requirement)
+            self._ext.adding_requirement(name, criteria.get(name), requirement)
             try:
                 super()._add_to_criteria(criteria, requirement, parent)
             except BaseException:
-                self._p.added_requirement(name, None)  # not made (RequirementsConflicted)
+                self._ext.added_requirement(name, None)  # not made (RequirementsConflicted)
                 raise
-            self._p.added_requirement(name, criteria[name])
+            self._ext.added_requirement(name, criteria[name])
         else:
             super()._add_to_criteria(criteria, requirement, parent)
         if self._touched is not None:
@@ -271,10 +277,10 @@ class _IncrementalResolution(_resolution.Resolution):
                     if optimistic_rounds_cutoff <= 0:
                         self._rollback_states()
                         continue
-                elif optimistic_rounds_cutoff is not None:
-                    if round_index - optimistic_backjumping_start_round >= optimistic_rounds_cutoff:
-                        self._rollback_states()
-                        continue
+                elif optimistic_rounds_cutoff is not None and \
+                        round_index - optimistic_backjumping_start_round >= optimistic_rounds_cutoff:
+                    self._rollback_states()
+                    continue
 
             unsatisfied = self._unsatisfied()
             if not unsatisfied.names:
@@ -336,7 +342,7 @@ class Search(Resolver):
     The provider must offer ``search_order(identifier)`` (see the module) for the
     incremental loop; without it this is resolvelib's ``Resolver``."""
 
-    def resolve(self, requirements, max_rounds: int = 100):
+    def resolve(self, requirements: Iterable[Any], max_rounds: int = 100, **kwargs: Any) -> Result:
         if not (_HAS_MEMBERS and hasattr(self.provider, "search_order")):
             return super().resolve(requirements, max_rounds=max_rounds)
         state = _IncrementalResolution(self.provider, self.reporter).resolve(requirements, max_rounds=max_rounds)

@@ -104,7 +104,7 @@ class Cache:
         threads of one process exclude each other as processes do."""
         lock_path = self._dir("locks") / (_safe_name(name) + ".lock")
         try:
-            fh = open(lock_path, "a+")
+            fh = open(lock_path, "a+")  # noqa: SIM115 (the with below; its failure is a cache error)
         except OSError as e:
             raise self.cache_error(e, lock_path) from None
         with fh:

@@ -93,7 +93,7 @@ class ProviderConstraint:
         """The form OpenTofu writes in the lock file (``~> 1`` is ``~> 1.0``)."""
         return gvs.canonical_string(self.spec)
 
-    def __and__(self, other: "ProviderConstraint") -> "ProviderConstraint":
+    def __and__(self, other: ProviderConstraint) -> ProviderConstraint:
         """Both constraints at once (OpenTofu appends them: AND)."""
         texts = [t for t in (self.text, other.text) if t.strip()]
         return ProviderConstraint(", ".join(texts), self.spec + other.spec)

@@ -56,7 +56,7 @@ class GoVersion:
     original: str
 
     @classmethod
-    def parse(cls, text: str) -> "GoVersion":
+    def parse(cls, text: str) -> GoVersion:
         """Parse like ``version.NewVersion``.
 
         Raises:
@@ -86,7 +86,7 @@ class GoVersion:
         return self.pre
 
     @property
-    def core(self) -> "GoVersion":
+    def core(self) -> GoVersion:
         """``Core()``: the first three segments, no prerelease or metadata."""
         s = self.segments[:3]
         return GoVersion(s, 3, "", "", ".".join(map(str, s)))
@@ -107,7 +107,7 @@ class GoVersion:
     def __repr__(self) -> str:
         return f"GoVersion({self.original!r})"
 
-    def compare(self, other: "GoVersion") -> int:
+    def compare(self, other: GoVersion) -> int:
         """``Compare``: -1, 0 or 1; gv's ordering, quirks included."""
         if self.string == other.string:
             return 0
@@ -130,7 +130,7 @@ class GoVersion:
                 return -1 if a[i] < b[i] else 1
         return 0
 
-    def equal(self, other: "GoVersion") -> bool:
+    def equal(self, other: GoVersion) -> bool:
         return self.compare(other) == 0
 
     def __eq__(self, other: object) -> bool:
@@ -138,7 +138,7 @@ class GoVersion:
             return NotImplemented
         return self.compare(other) == 0
 
-    def __lt__(self, other: "GoVersion") -> bool:
+    def __lt__(self, other: GoVersion) -> bool:
         return self.compare(other) < 0
 
     def __hash__(self) -> int:
@@ -195,7 +195,7 @@ def _compare_prereleases(a: str, b: str) -> int:
 def _prerelease_check(v: GoVersion, c: GoVersion) -> bool:
     if c.pre and v.pre:
         return v.segments == c.segments
-    if not c.pre and v.pre:
+    if not c.pre and v.pre:  # noqa: SIM103 (as go-version's prereleaseCheck is written)
         return False
     return True
 
@@ -235,7 +235,7 @@ def _op_pessimistic(v: GoVersion, c: GoVersion) -> bool:
     for i in range(c.si - 1):
         if v.segments[i] != c.segments[i]:
             return False
-    if c.segments[cs - 1] > v.segments[cs - 1]:
+    if c.segments[cs - 1] > v.segments[cs - 1]:  # noqa: SIM103 (as go-version's constraintPessimistic)
         return False
     return True
 
@@ -269,7 +269,7 @@ class GoConstraint:
     def prerelease(self) -> bool:
         return self.version.pre != ""
 
-    def equals(self, other: "GoConstraint") -> bool:
+    def equals(self, other: GoConstraint) -> bool:
         return self.op == other.op and self.version.equal(other.version)
 
     def __str__(self) -> str:
@@ -284,7 +284,7 @@ class GoConstraints:
     text: str = field(compare=False)
 
     @classmethod
-    def parse(cls, text: str) -> "GoConstraints":
+    def parse(cls, text: str) -> GoConstraints:
         """Parse like ``version.NewConstraint``.
 
         Raises:
@@ -315,7 +315,7 @@ class GoConstraints:
     def check(self, v: GoVersion) -> bool:
         return all(c.check(v) for c in self.items)
 
-    def sorted(self) -> "GoConstraints":
+    def sorted(self) -> GoConstraints:
         """``sort.Sort``: by operator rune, then by version."""
         import functools
 
@@ -327,11 +327,11 @@ class GoConstraints:
         items = sorted(self.items, key=functools.cmp_to_key(cmp))
         return GoConstraints(tuple(items), ",".join(c.original for c in items))
 
-    def equals(self, other: "GoConstraints") -> bool:
+    def equals(self, other: GoConstraints) -> bool:
         """``Equals``: order-insensitive, operator and version equality."""
         if len(self.items) != len(other.items):
             return False
-        return all(a.equals(b) for a, b in zip(self.sorted().items, other.sorted().items))
+        return all(a.equals(b) for a, b in zip(self.sorted().items, other.sorted().items, strict=False))
 
     def __str__(self) -> str:
         # gv Constraints.String(): original element texts joined with ",".

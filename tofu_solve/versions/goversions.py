@@ -108,7 +108,7 @@ class Version:
     metadata: str = ""
 
     @classmethod
-    def parse(cls, text: str) -> "Version":
+    def parse(cls, text: str) -> Version:
         """``versions.ParseVersion``.
 
         Raises:
@@ -126,12 +126,12 @@ class Version:
             s += "+" + self.metadata
         return s
 
-    def same(self, other: "Version") -> bool:
+    def same(self, other: Version) -> bool:
         """Same precedence: numbers and prerelease equal, metadata ignored."""
         return (self.major, self.minor, self.patch, self.prerelease) == (
             other.major, other.minor, other.patch, other.prerelease)
 
-    def less_than(self, other: "Version") -> bool:
+    def less_than(self, other: Version) -> bool:
         if self.major != other.major:
             return self.major < other.major
         if self.minor != other.minor:
@@ -146,7 +146,7 @@ class Version:
             return _extra_less(self.prerelease, other.prerelease)
         return False
 
-    def greater_than(self, other: "Version") -> bool:
+    def greater_than(self, other: Version) -> bool:
         if self.major != other.major:
             return self.major > other.major
         if self.minor != other.minor:
@@ -161,7 +161,7 @@ class Version:
             return not _extra_less(self.prerelease, other.prerelease)
         return False
 
-    def compare(self, other: "Version") -> int:
+    def compare(self, other: Version) -> int:
         if self.less_than(other):
             return -1
         if self.greater_than(other):
@@ -212,7 +212,7 @@ class VersionSpec:
     def is_exact(self) -> bool:
         return self.depth() == 3
 
-    def constrain_to_zero(self) -> "VersionSpec":
+    def constrain_to_zero(self) -> VersionSpec:
         d = self.depth()
         if d == 0:
             return VersionSpec(Num(0), Num(0), Num(0))
@@ -222,7 +222,7 @@ class VersionSpec:
             return VersionSpec(self.major, self.minor, Num(0))
         return self
 
-    def constrain_to_upper_bound(self) -> "VersionSpec":
+    def constrain_to_upper_bound(self) -> VersionSpec:
         d = self.depth()
         if d == 0:
             return VersionSpec()
@@ -392,7 +392,7 @@ def parse_exact_version(vs: str) -> VersionSpec:
             fail("extraneous spaces at end of specification")
         elif vs.startswith("v"):
             fail('a "v" prefix should not be used')
-        elif remain.startswith(",") or remain.startswith("|"):
+        elif remain.startswith((",", "|")):
             fail("can't specify multiple versions; a single exact version is required")
         elif remain.startswith("-"):
             fail("can't specify version range; a single exact version is required")
@@ -490,7 +490,7 @@ def parse_ruby_style(s: str) -> Selection:
             msg = "extraneous spaces at end of specification"
         elif remain.startswith("v"):
             msg = 'a "v" prefix should not be used'
-        elif remain.startswith("||") or remain.startswith(","):
+        elif remain.startswith(("||", ",")):
             msg = "only one constraint may be specified"
         elif remain.startswith("-"):
             msg = "range constraints are not supported"
@@ -572,7 +572,8 @@ def _parse_canon_selection(s: str) -> tuple[Selection, str]:
         if raw.pre:
             raise _ParseError('can\'t use prerelease segment (introduced by "-") in a version with wildcards', remain)
         if raw.meta:
-            raise _ParseError('can\'t use build metadata segment (introduced by "+") in a version with wildcards', remain)
+            raise _ParseError('can\'t use build metadata segment (introduced by "+") in a version with wildcards',
+                              remain)
     try:
         boundary = raw.version_spec()
     except InvalidVersion as e:
@@ -604,7 +605,8 @@ def parse_canon(s: str) -> Union:
         if remain and remain[0] == "-":
             remain = remain[1:].strip(_SPACE)
             if remain == "":
-                fail('operator "-" must be followed by another version selection to specify the upper limit of the range')
+                fail('operator "-" must be followed by another version selection to specify the upper limit of '
+                     'the range')
             lower = sel
             try:
                 upper, remain = _parse_canon_selection(remain)

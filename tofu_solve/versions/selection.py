@@ -14,6 +14,7 @@ last listed (a stable ascending sort walked from the end).
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -113,7 +114,7 @@ def list_module_versions(constraint: ModuleConstraint | str | None,
     ok = [v for v in survivors if constraint is None or constraint.parsed.check(v)]
     # Python's sort is stable: equal versions keep listing order, so the first listed of
     # equal versions comes first, as OpenTofu's running strict-GreaterThan maximum picks it.
-    ok.sort(key=functools.cmp_to_key(lambda a, b: b.compare(a)))
+    ok.sort(key=functools.cmp_to_key(GoVersion.compare), reverse=True)  # stable: reverse keeps equal ones in order
     return ModuleVersionListing(tuple(survivors), tuple(invalid), tuple(ok))
 
 
@@ -146,6 +147,7 @@ def pick_module_version(constraint: ModuleConstraint | str | None, available: li
         raise NoVersionsError("Module has no versions", f"Module{label} has no versions available.")
     if not listing.matching:
         newest = listing.newest
+        assert newest is not None  # there are survivors
         raise NoMatchingVersionError(
             "Unresolvable module version constraint",
             f"There is no available version of module{label} which matches the given version "
@@ -192,7 +194,7 @@ def select_provider_version(constraints: list[str], available: list[str], *,
                 "Incompatible locked provider version",
                 f"locked provider {provider} {lv} does not match configured version constraint "
                 f"{canonical}; must use tofu init -upgrade to allow selection of new versions")
-        acceptable = lambda v, lv=lv: v == lv  # noqa: E731
+        acceptable = functools.partial(operator.eq, lv)
         is_locked = True
     elif gvs.is_exactly_unspecified(spec):
         raise VersionError(

@@ -1,1 +1,3 @@
-"""The working directory (OpenTofu internal/initwd, modsdir): installation into .terraform/modules with modules.json, the override bridge files, and the state why and graph read."""
+"""The working directory (OpenTofu internal/initwd, modsdir): installation into
+.terraform/modules with modules.json, the override bridge files, and the state why and graph
+read."""

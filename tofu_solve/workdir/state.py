@@ -104,7 +104,7 @@ def recorded_module_locks(root: Path, settings: Settings) -> dict[str, ModuleLoc
         for path, m in (doc.get("module_locks") or {}).items():
             if valid_call_path(path) and isinstance(m, dict) and isinstance(m.get("version"), str) and \
                     isinstance(m.get("source"), str):
-                package = m.get("package") if isinstance(m.get("package"), str) else ""
+                package = m["package"] if isinstance(m.get("package"), str) else ""
                 if package and package_problem(package):
                     package = ""  # a damaged record pins nothing: the version is resolved again
                 out[path] = ModuleLock(path, m["version"], m["source"], str(m.get("constraints") or ""),

@@ -8,4 +8,5 @@ Used by the tests, ``tofu-solve demo`` and the benchmarks. Never reaches beyond 
 from .build import World, build_world, default_world_dir
 from .servers import GitDaemon, RegistryServer, running_world, write_cli_config
 
-__all__ = ["GitDaemon", "RegistryServer", "World", "build_world", "default_world_dir", "running_world", "write_cli_config"]
+__all__ = ["GitDaemon", "RegistryServer", "World", "build_world", "default_world_dir", "running_world",
+           "write_cli_config"]

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import TofuSolveError
@@ -78,7 +78,7 @@ def _epoch(date: str | None) -> int:
 
 def _rfc3339(date: str) -> str:
     """A corpus date (``2025-08-06`` or an ISO time with offset) as RFC 3339 in UTC."""
-    return datetime.fromtimestamp(_epoch(date), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.fromtimestamp(_epoch(date), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class _FastImport:
@@ -91,6 +91,7 @@ class _FastImport:
         self.mark = 0
 
     def _w(self, data: bytes) -> None:
+        assert self.proc.stdin is not None  # opened with stdin=PIPE
         self.proc.stdin.write(data)
 
     def commit(self, files: dict[str, str], message: str, when: int) -> int:
@@ -115,6 +116,7 @@ class _FastImport:
 
     def close(self) -> None:
         self._w(b"done\n")
+        assert self.proc.stdin is not None and self.proc.stderr is not None  # both PIPE
         self.proc.stdin.close()
         err = self.proc.stderr.read()
         if self.proc.wait() != 0:
@@ -214,7 +216,7 @@ def _build(corpus: Path, tmp: Path, final: Path) -> None:
             fi.commit({"main.tf": "# Stub.\n"}, "stub", 1577836800)
         fi.close()
     prov = {k: v["versions"] for k, v in providers.items() if not k.startswith("_") and v.get("kind") != "core"}
-    tofu = [v for v in providers.get("opentofu/opentofu", {}).get("versions", [])]
+    tofu = list(providers.get("opentofu/opentofu", {}).get("versions", []))
     provider_dates = {k: {ver: _rfc3339(d) for ver, d in (providers[k].get("dates") or {}).items()} for k in prov}
     (tmp / "world.json").write_text(json.dumps({"modules": index, "providers": prov, "opentofu_versions": tofu,
                                                 "module_dates": module_dates, "provider_dates": provider_dates}))

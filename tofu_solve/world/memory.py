@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 import random
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from ..addrs.module_source import parse_source
 from ..addrs.provider import parse_provider_source
@@ -127,18 +128,39 @@ class _Names:
         return str(source.package)
 
 
+def _compare(a: gvs.Version, b: gvs.Version) -> int:
+    return a.compare(b)
+
+
+class _MemoryProviders:
+    """The universe's provider listings (:class:`~tofu_solve.providers.base.ProviderVersionSource`)."""
+
+    def __init__(self, u: Universe):
+        self.u = u
+
+    def provider_versions(self, address) -> list[str]:
+        return list(self.u.providers.get(str(address), [str(v) for v in SYNTHETIC_PROVIDER_VERSIONS]))
+
+    relist = provider_versions  # nothing is kept between runs: asking again is asking
+
+
 class MemoryContext(Context):
     """A :class:`~tofu_solve.solver.context.Context` answering from a :class:`Universe`:
     listings, trees and provider versions from memory, nothing fetched, nothing cached."""
 
-    def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | None = None):
-        names = _Names()
-        super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1),
-                         locks or LockFile(), names, names, names, None, None)
+    def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | None = None, *,
+                 recorded_locks: LockFile | None = None, upgrade_targets: tuple[str, ...] = ()):
+        # no candidate providers, client or metadata store: every method that would use them
+        # is answered from the universe below (names only: package addresses)
+        names: Any = _Names()
+        super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1,
+                                      upgrade_targets=upgrade_targets),
+                         locks or LockFile(), names, names, names, cast(Any, None), cast(Any, None),
+                         provider_source=_MemoryProviders(u), recorded_locks=recorded_locks)
         self.u = u
         self._listed: dict[str, list[AvailableVersion]] = {}
-        self._provider_versions = {
-            a: sorted((gvs.Version.parse(v) for v in vs), key=functools.cmp_to_key(lambda x, y: x.compare(y)))
+        self._provider_versions: dict[str, list[gvs.Version]] = {
+            a: sorted((gvs.Version.parse(v) for v in vs), key=functools.cmp_to_key(_compare))
             for a, vs in u.providers.items()}
 
     def provider_for(self, source):
@@ -168,7 +190,7 @@ class MemoryContext(Context):
         self.stats.trees_read += 1
         return self.u.trees[(cand.package.removeprefix("registry.opentofu.org/"), cand.available.label)]
 
-    def provider_versions(self, address):
+    def provider_versions(self, address, lister=None) -> list[gvs.Version]:
         return self._provider_versions.get(str(address), SYNTHETIC_PROVIDER_VERSIONS)
 
 
@@ -176,7 +198,7 @@ class MemoryContext(Context):
 
 
 SYNTHETIC_PROVIDER = parse_provider_source("example/synthetic")
-SYNTHETIC_PROVIDER_VERSIONS = [gvs.Version(m, n, 0) for m in range(0, 60) for n in range(0, 3)]
+SYNTHETIC_PROVIDER_VERSIONS = [gvs.Version(m, n, 0) for m in range(60) for n in range(3)]
 
 
 def make_universe(packages: int, versions: int, fanout: int, root_calls: int, seed: int = 1,
@@ -200,7 +222,8 @@ def make_universe(packages: int, versions: int, fanout: int, root_calls: int, se
             for j, child in enumerate(rnd.sample(below, min(fanout, len(below)))):
                 major = rnd.choice(sorted({x.split(".")[0] for x in vers[child]}))
                 calls.append(RemoteCall((), ModuleCall(f"c{j}", child, parse_source(child),
-                                                       module_constraint(f"~> {major}.0"), SourceRange("main.tf", 1 + j))))
+                                                       module_constraint(f"~> {major}.0"),
+                                                       SourceRange("main.tf", 1 + j))))
             lo = k // 4
             text = f">= {lo}.0, < {lo + 3}.0" if rnd.random() < 0.125 else f">= {lo}.0"
             prov = RequiredProvider("synthetic", SYNTHETIC_PROVIDER, provider_constraint(text),

@@ -98,11 +98,11 @@ class ProviderFiles:
     def key_id(self) -> str:
         return self._key().extract_certificate().fingerprint[-16:].upper()
 
-    @functools.lru_cache(maxsize=4096)
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 (one per fixture world, kept while the world is served)
     def package(self, address: str, version: str, platform: str) -> bytes:
         return package_zip(address, version, platform)
 
-    @functools.lru_cache(maxsize=1024)
+    @functools.lru_cache(maxsize=1024)  # noqa: B019 (one per fixture world, kept while the world is served)
     def sums(self, address: str, version: str) -> SignedSums:
         import pysequoia
 

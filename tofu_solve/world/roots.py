@@ -117,9 +117,11 @@ def assembled_roots(corpus: str | Path, majors: int = 2) -> list[Root]:
         for b, mb in options[i + 1:]:
             if a == b:
                 continue
-            calls = [(a.split("/")[1].replace("-", "_"), a, f"~> {ma}.0"),
+            calls: list[tuple[str, str, str | None]] = [(a.split("/")[1].replace("-", "_"), a, f"~> {ma}.0"),
                      (b.split("/")[1].replace("-", "_") + "_b", b, f"~> {mb}.0")]
-            for label, prov in (("free", []), ("aws5", [("aws", "hashicorp/aws", "~> 5.0")])):
+            no_providers: list[tuple[str, str, str | None]] = []
+            aws5: list[tuple[str, str, str | None]] = [("aws", "hashicorp/aws", "~> 5.0")]
+            for label, prov in (("free", no_providers), ("aws5", aws5)):
                 name = f"pair:{a.split('/')[1]}@{ma}+{b.split('/')[1]}@{mb}:{label}"
                 out.append(Root(name, render_root(calls, prov), 2))
     return out

@@ -104,14 +104,29 @@ class RegistryServer:
 
     @property
     def port(self) -> int:
-        return self._httpd.server_address[1]
+        if self._httpd is None:
+            raise RuntimeError("the registry server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def built(self) -> World:
+        """The world served (a server started with none serves only ``extra_modules``)."""
+        if self.world is None:
+            raise RuntimeError("this registry server serves no built world")
+        return self.world
+
+    @property
+    def files(self) -> ProviderFiles:
+        if self.provider_files is None:
+            raise RuntimeError("this registry server serves no built world")
+        return self.provider_files
 
     def location(self, repo: str, tag: str) -> str:
         if self.git_base:
             return f"git::{self.git_base.rstrip('/')}/{repo}.git?ref={tag}"
-        return f"git::file://{self.world.repo_path(repo)}?ref={tag}"
+        return f"git::file://{self.built.repo_path(repo)}?ref={tag}"
 
-    def start(self) -> "RegistryServer":
+    def start(self) -> RegistryServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -179,10 +194,10 @@ class RegistryServer:
                     tag = None
                     if entry:
                         tag = entry["versions"].get(version) or entry["versions"].get(f"v{version}")
-                    loc = server.location(entry["repo"], tag) if tag else None
+                    loc = server.location(entry["repo"], tag) if entry and tag else None
                 if loc is None:
                     self._send(404, {"errors": ["not found"]})
-                elif server.download_style == "direct" and addr not in server.extra:
+                elif server.download_style == "direct" and addr not in server.extra and entry is not None:
                     self._send(200, {"location": f"/archives/{entry['repo']}/{tag}",
                                      "use_registry_credentials": True})
                 elif server.download_style == "json":
@@ -192,7 +207,7 @@ class RegistryServer:
 
             def _archive(self, repo: str, tag: str):
                 import subprocess
-                r = subprocess.run(["git", "--git-dir", str(server.world.repo_path(repo)), "archive", "--format=zip",
+                r = subprocess.run(["git", "--git-dir", str(server.built.repo_path(repo)), "archive", "--format=zip",
                                     tag], capture_output=True)
                 if r.returncode != 0:
                     self._send(404, {"errors": ["no such archive"]})
@@ -209,8 +224,8 @@ class RegistryServer:
                 if versions is None:
                     self._send(404, {"errors": ["not found"]})
                     return
-                platforms = [dict(zip(("os", "arch"), p.split("_"))) for p in PLATFORMS]
-                dates = server.world.provider_dates.get(addr, {})
+                platforms = [dict(zip(("os", "arch"), p.split("_"), strict=False)) for p in PLATFORMS]
+                dates = server.built.provider_dates.get(addr, {})
                 body = {"versions": [{"version": v, "protocols": ["5.0"], "platforms": platforms,
                                       **({"published_at": dates[v]} if v in dates else {})} for v in versions]}
                 self._send(200, body)
@@ -220,7 +235,7 @@ class RegistryServer:
                 if not versions or version not in versions or platform not in PLATFORMS:
                     self._send(404, {"errors": ["not found"]})
                     return
-                files = server.provider_files
+                files = server.files
                 type_ = addr.split("/")[1]
                 base = f"/provider-files/{addr}/{version}/"
                 pkg = files.package(addr, version, platform)
@@ -242,7 +257,7 @@ class RegistryServer:
                 type_ = addr.split("/")[1]
                 body = None
                 if versions and version in versions:
-                    files = server.provider_files
+                    files = server.files
                     if name == shasums_name(type_, version):
                         body = files.sums(addr, version).document
                     elif name == shasums_name(type_, version) + ".sig":
@@ -291,7 +306,7 @@ class GitDaemon:
     def url(self) -> str:
         return f"git://{LOOPBACK}:{self.port}/"
 
-    def start(self) -> "GitDaemon":
+    def start(self) -> GitDaemon:
         if shutil.which("git") is None:
             raise TofuSolveError("git not found", "git daemon needs git on PATH.")
         for _ in range(5):

@@ -5,4 +5,4 @@ more views, as OpenTofu's ``internal/command/views`` do."""
 from .human import HumanView, use_color
 from .json_stream import JSON_UI_VERSION, JsonStream, warning_data
 
-__all__ = ["JSON_UI_VERSION", "JsonStream", "HumanView", "use_color", "warning_data"]
+__all__ = ["JSON_UI_VERSION", "HumanView", "JsonStream", "use_color", "warning_data"]

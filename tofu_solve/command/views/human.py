@@ -13,6 +13,7 @@ import sys
 import threading
 
 from rich.console import Console
+from rich.status import Status
 from rich.text import Text
 
 from .progress import is_fetch, progress_text
@@ -43,7 +44,7 @@ class HumanView:
                            emoji=False, soft_wrap=True, stderr=self.err_stream is sys.stderr)
         self.color = color
         self.live = self.err.is_terminal
-        self._status = None
+        self._status: Status | None = None
         self._lock = threading.Lock()
         self.fetched = 0
 
@@ -51,8 +52,8 @@ class HumanView:
 
     def __enter__(self):
         if self.live:
-            self._status = self.err.status("Working...", spinner="dots")
-            self._status.__enter__()
+            status = self._status = self.err.status("Working...", spinner="dots")
+            status.__enter__()
         return self
 
     def __exit__(self, *exc):
@@ -97,7 +98,7 @@ class HumanView:
 
     def warning(self, w) -> None:
         summary = getattr(w, "summary", None)
-        head = Text("Warning: ", style="bold yellow" if self.color else None)
+        head = Text("Warning: ", style="bold yellow" if self.color else "")
         head.append(str(w))
         self.out.print()
         self.out.print(head)
@@ -107,7 +108,7 @@ class HumanView:
         """An error as :meth:`TofuSolveError.render` wrote it, "Error:" in red."""
         self.stop_progress()
         first, _, rest = rendered.partition("\n")
-        head = Text(first, style="bold red" if self.color else None)
+        head = Text(first, style="bold red" if self.color else "")
         self.err.print()
         self.err.print(head)
         if rest:

@@ -36,7 +36,7 @@ class InitViews:
             outs.append(sys.stdout)
         self._into = None
         if getattr(args, "json_into", None):
-            self._into = open(args.json_into, "w", encoding="utf-8")
+            self._into = open(args.json_into, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
             outs.append(self._into)
         self.stream = JsonStream(*outs, root=Path(args.chdir)) if outs else None
         if self.stream:
@@ -135,7 +135,7 @@ def show_result(views: InitViews, result, readonly: bool, chdir: str) -> None:
     if res.providers:
         lines.append(("", None))
         lines.append(("Initializing provider locks...", "bold"))
-        for addr, cand in res.providers.items():
+        for _addr, cand in res.providers.items():
             lines.append((f"- {cand.address.for_display} {cand.version}", None))
     lines.append(("", None))
     lines.append((f"Solved for {res.product.name} {res.tofu.version} ({res.target_origin}).", None))

@@ -14,7 +14,7 @@ its ``explanation`` included), and the last message of a command that succeeded 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO
 
@@ -27,7 +27,7 @@ MODULE = "tofu-solve.ui"
 
 
 def _timestamp() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def warning_data(w) -> dict:
@@ -65,7 +65,7 @@ def _range(where: SourceRange | None, root: Path | None) -> tuple[dict | None, d
     end_byte = line_start + len(code[:end_col - 1].encode())
     rng = {"filename": where.file, "start": {"line": where.line, "column": start_col, "byte": start_byte},
            "end": {"line": where.line, "column": end_col, "byte": end_byte}}
-    snippet = None
+    snippet: dict | None = None
     if code.strip():
         snippet = {"context": where.context or None, "code": code, "start_line": where.line,
                    "highlight_start_offset": start_col - 1, "highlight_end_offset": end_col - 1, "values": []}
@@ -109,7 +109,7 @@ class JsonStream:
 
     def diagnostic(self, severity: str, summary: str, detail: str = "", where: SourceRange | None = None,
                    **extra) -> None:
-        diag = {"severity": severity, "summary": summary, "detail": detail}
+        diag: dict[str, object] = {"severity": severity, "summary": summary, "detail": detail}
         rng, snippet = _range(where, self.root)
         if rng is not None:
             diag["range"] = rng
