@@ -131,13 +131,12 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
         kms = next(r for r in root_requirements(read_module_tree(root, confine=False), ctx)
                    if isinstance(r, ModuleRequirement))
         a, b = ctx.module_candidates(kms)[:2]
-        ctx.fetch_budget = 1
-        ctx.tree(a)
+        budgeted = ctx.view(fetch_budget=1)
+        budgeted.tree(a)
         with pytest.raises(FetchBudgetExceeded):
-            ctx.tree(b)
-        ctx.tree(a)  # already known: free
-        ctx.fetch_budget = None
-        assert not isinstance(ctx.tree(b), Exception)
+            budgeted.tree(b)
+        budgeted.tree(a)  # already known: free
+        assert not isinstance(ctx.tree(b), Exception)  # the context itself has no budget
         assert ctx.stats.improve_fetches == 1
     finally:
         ctx.close()

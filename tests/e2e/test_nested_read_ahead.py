@@ -45,13 +45,12 @@ def test_a_nested_calls_tree_is_read_ahead_and_counts_only_once_asked_for(runnin
         assert not ctx.tree_known(kms_first)  # ... yet it counts as not read
         assert ctx.metadata.get(*key) is None  # ... and is not in the metadata cache
 
-        ctx.fetch_budget = 1
-        assert not isinstance(ctx.tree(kms_first), Exception)
-        assert ctx.fetch_budget == 0 and ctx.stats.improve_fetches == 1  # paid as a tree never read
+        budgeted = ctx.view(fetch_budget=1)
+        assert not isinstance(budgeted.tree(kms_first), Exception)
+        assert budgeted.fetch_budget == 0 and ctx.stats.improve_fetches == 1  # paid as a tree never read
         assert ctx.stats.trees_read == read  # but not read again
         assert ctx.tree_known(kms_first) and ctx.metadata.get(*key) is not None
-        ctx.tree(kms_first)  # known now: free
-        assert ctx.fetch_budget == 0
+        budgeted.tree(kms_first)  # known now: free
+        assert budgeted.fetch_budget == 0
     finally:
-        ctx.fetch_budget = None
         ctx.close()

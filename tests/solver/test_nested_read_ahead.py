@@ -3,9 +3,10 @@ the behaviour against real servers is in tests/e2e/test_nested_read_ahead.py."""
 
 from __future__ import annotations
 
-from tofu_solve.solver.context import NESTED_READ_AHEAD
 from tofu_solve.solver.model import ModuleCandidate
 from tofu_solve.solver.provider import requirements_of_tree
+from tofu_solve.solver.readahead import NESTED as NESTED_READ_AHEAD
+from tofu_solve.solver.resolve import root_requirements
 from tofu_solve.world.memory import MemoryContext, universe_from_index
 
 
@@ -34,7 +35,7 @@ def test_nested_calls_read_ahead_are_bounded_and_deduplicated():
     ctx = MemoryContext(u)
     pool = ctx.pool
     try:
-        for req, expected in zip(requirements_of_tree(u.root, "", None, None, ctx), (NESTED_READ_AHEAD, 1), strict=False):
+        for req, expected in zip(root_requirements(u.root, ctx), (NESTED_READ_AHEAD, 1), strict=False):
             package = req.call.source.package.for_display
             cand = ModuleCandidate(req.call_path, req.call.source, ctx.available(req)[0], package)
             ctx.pool = _Submitted()
@@ -77,11 +78,12 @@ def test_a_read_ahead_that_fails_is_forgotten():
     pool = ctx.pool
     try:
         ctx.pool = _Inline()
-        (root_call,) = requirements_of_tree(u.root, "", None, None, ctx)
+        (root_call,) = root_requirements(u.root, ctx)
         a = ModuleCandidate("a", root_call.call.source, ctx.available(root_call)[0], "t/a/null")
         ctx.read_nested_ahead(a, u.trees[("t/a/null", "1.0.0")])  # b 1.0.0 read ahead: fails
         assert ctx.loads == 1
         (b_call,) = requirements_of_tree(u.trees[("t/a/null", "1.0.0")], "a", "1.0.0", None, ctx)
+        ctx.note_calls([b_call])
         b = ctx.module_candidates(b_call)[0]
         assert Context.tree(ctx, b) is u.trees[("t/b/null", "1.0.0")]  # read again, not the old error
         assert ctx.loads == 2

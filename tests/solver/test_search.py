@@ -13,7 +13,8 @@ import pytest
 from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
-from tofu_solve.solver.provider import TofuSolveProvider, requirements_of_tree
+from tofu_solve.solver.provider import TofuSolveProvider
+from tofu_solve.solver.resolve import root_requirements
 from tofu_solve.solver.search import Search, incremental
 from tofu_solve.world.memory import MemoryContext, make_universe, universe_from_index
 
@@ -69,7 +70,7 @@ def _run(resolver_class, universe, provider_class=CountingProvider, max_rounds=2
     u = make_universe(*universe) if isinstance(universe, tuple) else universe_from_index(universe)
     ctx = MemoryContext(u)
     provider, reporter = provider_class(ctx), Rounds()
-    reqs = requirements_of_tree(u.root, "", None, None, ctx)
+    reqs = root_requirements(u.root, ctx)
     try:
         result = resolver_class(provider, reporter).resolve(reqs, max_rounds=max_rounds)
         outcome = sorted((str(k), _name(c)) for k, c in result.mapping.items())
@@ -215,7 +216,7 @@ def test_a_providers_matches_are_those_of_all_its_requirements(incremental_loop)
         u = make_universe(*args)
         ctx = MemoryContext(u)
         provider = CheckedProvider(ctx)
-        Search(provider, BaseReporter()).resolve(requirements_of_tree(u.root, "", None, None, ctx), max_rounds=20000)
+        Search(provider, BaseReporter()).resolve(root_requirements(u.root, ctx), max_rounds=20000)
         kept += provider.kept
         ctx.close()
     assert kept > 100

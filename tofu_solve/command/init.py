@@ -204,14 +204,10 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     # The solver's likely provider picks are read ahead while it runs (issue #13).
     ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
         a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
-    ctx.likely_provider = ahead.likely
     moves: dict[str, tuple[str, str]] = {}  # locked packages found at another location (issue #34)
     try:
         started = time.monotonic()
-        try:
-            res = solve(tree, ctx, root)
-        finally:
-            ctx.likely_provider = None
+        res = solve(tree, ctx.view(likely_provider=ahead.likely), root)
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         _refuse_unloadable(res, target)

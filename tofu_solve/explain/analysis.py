@@ -44,7 +44,7 @@ from ..solver.model import (
     subject_name,
 )
 from ..solver.propagate import propagate
-from ..solver.provider import requirements_of_tree
+from ..solver.resolve import root_requirements
 from ..versions import goversions as gvs
 from ..versions.selection import list_module_versions
 from . import render
@@ -86,8 +86,8 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
     """The facts of the explanation (:class:`~.facts.Explanation`): the what-if solves, then
     each subject's parties with what their versions require. All of the explanation's
     reading happens here."""
-    ctx.likely_provider = None  # nothing will be locked: what-if picks are not read ahead
-    reqs = root_reqs if root_reqs is not None else requirements_of_tree(tree, ROOT, None, None, ctx)
+    ctx = ctx.view(locks=ctx.locks, fetch_budget=ctx.fetch_budget)  # nothing will be locked: picks are not read ahead
+    reqs = root_reqs if root_reqs is not None else root_requirements(tree, ctx)
     # What the what-if solves will ask about, read at once and in parallel: every candidate
     # version of the root calls (a dead-end pass that reads them; its result is not needed).
     propagate(reqs, ctx, fetch=True)

@@ -24,7 +24,6 @@ that runs out of either counts as "unknown", never as an answer.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import functools
 import itertools
@@ -40,6 +39,7 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
 from ..lockfile import LockFile
+from ..solver import readahead
 from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.model import (
     ROOT,
@@ -71,7 +71,6 @@ MAX_ATTEMPTS = 60  # what-if solves per explanation
 # the old constraint, ``~> 18.0``) may fetch when the shared budget is spent: a line walked
 # back release by release costs more reads than an exact pin, and a fix is what the user reads
 VERIFY_BUDGET = 48
-VERIFY_READ_AHEAD = 16  # of those, read at once before the verifying solve starts
 MAX_EDITS = 3  # levers one suggestion may change
 MAX_SUGGESTIONS = 4
 KEEPS = {"the providers": frozenset({Kind.MODULE}), "the modules": frozenset({Kind.PROVIDER, Kind.OPENTOFU})}
@@ -476,11 +475,8 @@ class WhatIf:
                 locks.providers.pop(lv.name, None)
             elif new is not None:
                 reqs.append(dataclasses.replace(r, constraint=module_constraint(new), text=new))
-        view = copy.copy(ctx)
-        view.locks = locks
-        view.fetch_budget = max(self.budget, allowance) if again else min(self.budget, FETCH_PER_ATTEMPT)
-        spent_before = view.fetch_budget
-        saved_calls = dict(ctx.calls)
+        budget = max(self.budget, allowance) if again else min(self.budget, FETCH_PER_ATTEMPT)
+        view = ctx.view(locks=locks, fetch_budget=budget, likely_provider=ctx.likely_provider, own_calls=True)
         try:
             pruning = propagate(reqs, view, fetch=False)
             if pruning.empty:
@@ -517,9 +513,7 @@ class WhatIf:
             log.debug("what-if attempt unknown: %s: %s: %s", type(e).__name__, e.summary, e.detail[:200])
             out = Outcome("unknown")
         finally:
-            self.budget = max(0, self.budget - (spent_before - view.fetch_budget))
-            ctx.calls.clear()
-            ctx.calls.update(saved_calls)
+            self.budget = max(0, self.budget - (budget - (view.fetch_budget or 0)))
         self._seen[key] = out
         log.debug("what-if #%d: relaxed=%s changed=%s -> %s (%.2f s, budget %d)", self.attempts, sorted(relaxed),
                   changed, out.status, time.monotonic() - t0, self.budget)
@@ -710,7 +704,7 @@ class WhatIf:
         """Before the first wording of a fix is verified: the releases of each relaxed call
         that the new constraint admits above the version the fix picked are what the
         verifying solve walks back over (``~> 18.0`` from 18.31.2 down to the release that
-        works); read the newest :data:`VERIFY_READ_AHEAD` of them in one parallel wave, where
+        works); read the newest :data:`~tofu_solve.solver.readahead.VERIFY` of them in one parallel wave, where
         the walk starts, rather than one read-ahead window after another."""
         for lv, picked, text in combo:
             if lv.kind is not Kind.MODULE:
@@ -724,7 +718,7 @@ class WhatIf:
             except TofuSolveError:
                 continue
             newer = [c for c in admitted if c.version is not None and c.version.compare(picked) > 0]
-            for c in newer[:VERIFY_READ_AHEAD]:  # newest first, as the verifying solve walks
+            for c in newer[:readahead.VERIFY]:  # newest first, as the verifying solve walks
                 self.ctx.prefetch_tree(c)
 
     def _fenced_off(self, lv: Lever, mapping: dict) -> str | None:

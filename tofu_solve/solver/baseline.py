@@ -67,7 +67,9 @@ def newest_per_call(tree: ModuleTree, ctx: Context) -> BaselineResult:
         t = ctx.tree(pick)
         if not isinstance(t, ModuleTree):
             return BaselineResult(False, res.modules, {}, f'module "{r.call_path}" {pick.version_text}: {t.summary}')
-        queue.extend(requirements_of_tree(t, r.call_path, pick.version_text, None, ctx))
+        nested = requirements_of_tree(t, r.call_path, pick.version_text, None, ctx)
+        ctx.note_calls(nested)
+        queue.extend(nested)
     for addr, reqs in sorted(provider_reqs.items()):
         spec = tuple(s for q in reqs if q.constraint for s in q.constraint.spec)
         versions = [v for v in reversed(ctx.provider_versions(reqs[0].address)) if gvs.meets(spec, v)]

@@ -13,10 +13,11 @@ requested in the background, so network round trips overlap while the resolver w
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,7 @@ from ..versions.cooldown import HeldBack, exact_version
 from ..versions.goversion import GoVersion
 from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
+from . import readahead
 from .model import ModuleCandidate, ModuleRequirement, Origin
 
 log = logging.getLogger(__name__)
@@ -102,7 +104,6 @@ class Stats:
     release_time_unknown: int = 0  # candidates checked against -min-age whose release time is unknown
 
 
-NESTED_READ_AHEAD = 16  # distinct (source, constraint) of a version's nested calls read ahead of the search
 
 
 class FetchBudgetExceeded(Exception):
@@ -207,6 +208,30 @@ class Context:
             except Exception:
                 pass
         self.pool.submit(run)
+
+    def note_calls(self, reqs: Iterable[object]) -> None:
+        """Record the module calls among ``reqs`` as the latest requirement of each call path
+        (what explanations, holds and the cooldown look calls up in)."""
+        for r in reqs:
+            if isinstance(r, ModuleRequirement):
+                self.calls[r.call_path] = r
+
+    def view(self, *, locks: LockFile | None = None, fetch_budget: int | None = None,
+             likely_provider: Callable[[ProviderAddress, str], None] | None = None,
+             own_calls: bool = False) -> Context:
+        """This context for one part of a run (a what-if attempt, the improvement pass, a
+        solve whose provider picks are read ahead): the same clients, caches, memo, pool,
+        statistics and cooldown record, with its own ``locks`` (default: these), fetch budget
+        (None: no limit), provider-pick listener (None: nobody listens) and, with
+        ``own_calls``, its own record of the calls seen, so that this context's is left as
+        it was."""
+        v = copy.copy(self)
+        v.locks = locks if locks is not None else self.locks
+        v.fetch_budget = fetch_budget
+        v.likely_provider = likely_provider
+        if own_calls:
+            v.calls = dict(self.calls)
+        return v
 
     # ------------------------------------------------------------------ candidate providers
 
@@ -475,7 +500,7 @@ class Context:
             what = (str(rc.call.source), rc.call.version.text if rc.call.version is not None else None)
             if what in seen:
                 continue  # another call to the same source and constraint takes the same version
-            if len(seen) >= NESTED_READ_AHEAD:
+            if len(seen) >= readahead.NESTED:
                 return  # bounded: a version with hundreds of calls is read as the search reaches them
             seen.add(what)
             child = prefix + ".".join(rc.rel_path)

@@ -208,7 +208,6 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     out = Pruning()
     calls = [r for r in root_reqs if isinstance(r, ModuleRequirement) and r.versioned]
     shared = ctx.options.shared
-    saved_calls = dict(ctx.calls)
     cands: dict[str, list[ModuleCandidate]] = {}
     complete: set[str] = set()  # calls whose every candidate is looked at
     fetched: dict[str, set[str] | None] = {}  # call path -> versions fetched (None: all)
@@ -262,52 +261,48 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     unknown_pins: dict[str, dict[str, list]] = {r.call_path: {} for r in calls}
     tree_of: dict[str, dict[str, ModuleTree]] = {}  # call path -> version -> its tree
     checked: dict[int, tuple] = {}  # id of a tree's effects -> those whose provider can be listed
-    try:
-        for r in calls:
-            per_version: dict[str, Sequence] = {}
-            trees = tree_of[r.call_path] = {}
-            wanted = fetched.get(r.call_path, set())
-            for c in cands.get(r.call_path, []):
-                fetch_this = wanted is None or c.version_text in wanted
-                if not fetch_this and not ctx.tree_known(c):
-                    out.partial = True  # counted as live for want of its metadata
-                tree = _known_tree(ctx, c, fetch_this)
-                own = (Identity.package(c.package), frozenset([c.available.label]), None) if shared else None
-                if tree is None and shared:
-                    unknown_pins[r.call_path][c.version_text] = [own]
-                if isinstance(tree, ConfigurationError):
-                    per_version[c.version_text] = [(Identity(Kind.UNUSABLE, r.call_path), frozenset(), tree)]
-                    continue
-                if not isinstance(tree, ModuleTree):
-                    continue
-                own_effects = _tree_effects(tree, ctx)
-                usable = checked.get(id(own_effects))
-                if usable is None:  # without the providers whose versions cannot be listed
-                    usable = checked[id(own_effects)] = tuple(
-                        e for e in own_effects if e[2].address is None or provider_domain(e[2].address) is not None)
-                trees[c.version_text] = tree
-                items: Sequence[tuple]
-                if shared:  # in requirements_of_tree's order: the nested calls first
-                    pins: list[tuple] = []
-                    for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
-                        if isinstance(d, ModuleRequirement) and d.versioned:
-                            try:
-                                pinned = frozenset(x.available.label for x in ctx.module_candidates(d))
-                            except TofuSolveError:
-                                continue
-                            pins.append((Identity.package(ctx.package_address(d.call.source)), pinned, d))
-                    pins.extend(usable)
-                    if own is not None:
-                        pins.append(own)
-                    items = pins
-                else:
-                    items = usable
-                per_version[c.version_text] = items
-            effects[r.call_path] = per_version
-            out.examined[r.call_path] = set(per_version)
-    finally:
-        ctx.calls.clear()
-        ctx.calls.update(saved_calls)
+    for r in calls:
+        per_version: dict[str, Sequence] = {}
+        trees = tree_of[r.call_path] = {}
+        wanted = fetched.get(r.call_path, set())
+        for c in cands.get(r.call_path, []):
+            fetch_this = wanted is None or c.version_text in wanted
+            if not fetch_this and not ctx.tree_known(c):
+                out.partial = True  # counted as live for want of its metadata
+            tree = _known_tree(ctx, c, fetch_this)
+            own = (Identity.package(c.package), frozenset([c.available.label]), None) if shared else None
+            if tree is None and shared:
+                unknown_pins[r.call_path][c.version_text] = [own]
+            if isinstance(tree, ConfigurationError):
+                per_version[c.version_text] = [(Identity(Kind.UNUSABLE, r.call_path), frozenset(), tree)]
+                continue
+            if not isinstance(tree, ModuleTree):
+                continue
+            own_effects = _tree_effects(tree, ctx)
+            usable = checked.get(id(own_effects))
+            if usable is None:  # without the providers whose versions cannot be listed
+                usable = checked[id(own_effects)] = tuple(
+                    e for e in own_effects if e[2].address is None or provider_domain(e[2].address) is not None)
+            trees[c.version_text] = tree
+            items: Sequence[tuple]
+            if shared:  # in requirements_of_tree's order: the nested calls first
+                pins: list[tuple] = []
+                for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
+                    if isinstance(d, ModuleRequirement) and d.versioned:
+                        try:
+                            pinned = frozenset(x.available.label for x in ctx.module_candidates(d))
+                        except TofuSolveError:
+                            continue
+                        pins.append((Identity.package(ctx.package_address(d.call.source)), pinned, d))
+                pins.extend(usable)
+                if own is not None:
+                    pins.append(own)
+                items = pins
+            else:
+                items = usable
+            per_version[c.version_text] = items
+        effects[r.call_path] = per_version
+        out.examined[r.call_path] = set(per_version)
 
     domains.setdefault(OPENTOFU, {ctx.options.target.version})
     for _ in range(MAX_PASSES):

@@ -24,6 +24,7 @@ from ..errors import (
 )
 from ..versions import goversions as gvs
 from ..versions.cooldown import format_age, format_duration
+from . import readahead
 from .context import Context
 from .holds import Holds, nearest_first
 from .model import (
@@ -58,8 +59,9 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
                          ctx: Context, *, modules: bool = True) -> list:
     """The requirements a module tree imposes when installed at ``call_path`` (``ROOT``
     for the root module). ``modules=False``: only its provider and OpenTofu requirements
-    (the dead-end pass, which looks at nested calls only with ``-module-versions=shared``);
-    then ``ctx.calls`` is left as it is."""
+    (the dead-end pass, which looks at nested calls only with ``-module-versions=shared``).
+    Reads ``ctx`` only for the target version; a caller that adopts the calls records them
+    (:meth:`Context.note_calls`)."""
     out: list = []
     prefix = f"{call_path}." if call_path else ""
     for rc in tree.remote_calls if modules else ():
@@ -67,9 +69,7 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
         origin = Origin(".".join((call_path,) + rc.local_path) if rc.local_path and call_path else
                         (".".join(rc.local_path) if rc.local_path else call_path), version, rc.call.constraint_where,
                         package)
-        req = ModuleRequirement(child, rc.call, origin, str(rc.call.source))
-        ctx.calls[child] = req
-        out.append(req)
+        out.append(ModuleRequirement(child, rc.call, origin, str(rc.call.source)))
     for path, p in tree.providers:
         if p.address.is_builtin:
             continue  # built into OpenTofu: nothing to select, install or lock
@@ -87,11 +87,6 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
 
 
 MAX_CALL_DEPTH = 64
-MAX_READ_AHEAD = 32  # candidate versions of one call read ahead of need when the search goes back
-CONFLICT_READ_AHEAD = 4  # older versions of each module call party to a conflict read ahead
-BUDGET_RESERVE = 8  # of a what-if attempt's fetch budget, kept for the calls of the versions read ahead
-FIRST_READ_AHEAD = 16  # the window once a call goes back: most walks end within it (a shallow fetch
-# of a module tag costs round trips far more than bytes)
 
 
 def module_identity(source) -> str:
@@ -250,7 +245,7 @@ class TofuSolveProvider(AbstractProvider):
 
     def read_ahead_below(self, cand: ModuleCandidate) -> None:
         """``cand`` is party to a conflict: the search may go back over its call next, or
-        over the other party's. Read the next :data:`CONFLICT_READ_AHEAD` older versions of
+        over the other party's. Read the next :data:`.readahead.CONFLICT` older versions of
         its call ahead of need, once per version, so that whichever call the search (or
         the after-solve pass) goes back over finds its metadata already there, fetched in
         parallel with the other's (issue #13). Uses only listings already known."""
@@ -265,7 +260,7 @@ class TofuSolveProvider(AbstractProvider):
         dead = self.pruned.get(cand.call_path, ())
         older = [c for c in listed if c.version is not None and c.version.compare(cand.version) < 0
                  and c.version_text not in dead and self.is_satisfied_by(req, c)]
-        for c in older[:CONFLICT_READ_AHEAD]:
+        for c in older[:readahead.CONFLICT]:
             self.ctx.prefetch_tree(c)
 
     def adding_requirement(self, identifier, criterion, requirement) -> None:
@@ -365,28 +360,15 @@ class TofuSolveProvider(AbstractProvider):
         return nearest_first(ordered[::-1], lambda c: rank[c.version_text], rank[locked.version_text])
 
     def reading_ahead(self, usable: Iterable[ModuleCandidate], rejected: int) -> Iterator[ModuleCandidate]:
-        """``usable`` in order, each candidate's metadata read ahead of need, in parallel:
-        at first only the candidate offered (the newest usually works: nothing is fetched
-        in vain); once the search goes back over this call (``rejected``: versions already
-        given up), a window of :data:`FIRST_READ_AHEAD` that grows with every step back,
-        up to :data:`MAX_READ_AHEAD` (the fetches of one remote share a queue, so a window
-        costs a few git fetches). Under a fetch budget, read-ahead spends that budget; with
-        :attr:`spend_budget_at_once` (what-if solves, where a call that goes back usually
-        walks until the budget is spent) the remaining budget but :data:`BUDGET_RESERVE` at
-        the first step back. ``usable`` is drawn only as far as the window reaches."""
+        """``usable`` in order, each candidate's metadata read ahead of need, in parallel,
+        as far as :func:`.readahead.window` says (``rejected``: versions of this call already
+        given up; under a fetch budget, read-ahead spends that budget, at once with
+        :attr:`spend_budget_at_once`). ``usable`` is drawn only as far as the window reaches."""
         source = iter(usable)
         taken: list[ModuleCandidate] = []
         n = 0
         while True:
-            back = n + rejected  # versions of this call already tried and given up
-            budget = self.ctx.fetch_budget
-            # gentler when each fetch is budgeted (the after-solve pass)
-            growth, first = (2, FIRST_READ_AHEAD // 2) if budget is not None else (4, FIRST_READ_AHEAD)
-            ahead = 1 if back == 0 else min(MAX_READ_AHEAD, max(first, growth * back))
-            if back and budget is not None and self.spend_budget_at_once:
-                # in one parallel wave, not in several; what the versions it reaches call
-                # keeps a share of the budget
-                ahead = max(ahead, min(MAX_READ_AHEAD, budget - BUDGET_RESERVE))
+            ahead = readahead.window(n + rejected, self.ctx.fetch_budget, self.spend_budget_at_once)
             taken.extend(itertools.islice(source, max(0, n + ahead - len(taken))))
             if n >= len(taken):
                 return
@@ -479,6 +461,7 @@ class TofuSolveProvider(AbstractProvider):
                              f"{tree.summary}: {tree.detail}" + (f" (called at {at})" if at else ""), at)]
         pkg_display = display_package(candidate.source)
         deps = requirements_of_tree(tree, candidate.call_path, candidate.version_text, pkg_display, self.ctx)
+        self.ctx.note_calls(deps)
         for d in deps:
             if isinstance(d, ModuleRequirement):
                 check_remote_cycle(d, self.ctx.calls)

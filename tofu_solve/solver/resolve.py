@@ -103,7 +103,9 @@ class Unsatisfiable(ResolutionError):
 
 
 def root_requirements(tree: ModuleTree, ctx: Context) -> list:
-    return requirements_of_tree(tree, ROOT, None, None, ctx)
+    reqs = requirements_of_tree(tree, ROOT, None, None, ctx)
+    ctx.note_calls(reqs)
+    return reqs
 
 
 def precheck(reqs: list, ctx: Context) -> None:
@@ -483,11 +485,8 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
     # The pass may look at module versions the solve never fetched, but only a few: an
     # attempt that needs more is abandoned (a lower total lag is a preference, not worth
     # hundreds of downloads), and nothing is prefetched meanwhile.
-    ctx.fetch_budget = IMPROVE_FETCH_BUDGET
-    try:
-        return _improve_within_budget(result, reqs, provider, ctx, max_attempts, rounds, pruning)
-    finally:
-        ctx.fetch_budget = None
+    budgeted = ctx.view(fetch_budget=IMPROVE_FETCH_BUDGET, likely_provider=ctx.likely_provider)
+    return _improve_within_budget(result, reqs, provider, budgeted, max_attempts, rounds, pruning)
 
 
 def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attempts: int, rounds: int,
