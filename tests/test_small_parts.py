@@ -157,7 +157,7 @@ def test_relaxed_call_tries_its_own_lines_then_each_other_lines_newest_nearest_f
     from tofu_solve.explain.whatif import nearest_order
     from tofu_solve.providers.base import AvailableVersion
     from tofu_solve.solver.model import ModuleCandidate
-    from tofu_solve.versions.goversion import GoVersion
+    from tofu_solve.versions.hashicorp_go_version import GoVersion
 
     source = parse_source("terraform-aws-modules/eks/aws")
     texts = ["21.1.0", "21.0.0", "20.2.0", "20.1.0", "20.0.0", "19.2.0", "19.1.0", "18.0.0", "0.26.0", "0.25.2",

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from tests.e2e.conftest import VPC6_EKS20, lock_versions, make_repo, write_root
 from tofu_solve.versions.cooldown import format_duration
-from tofu_solve.versions.goversion import GoVersion
+from tofu_solve.versions.hashicorp_go_version import GoVersion
 
 DAY = 86400
 

@@ -204,7 +204,7 @@ def test_no_client_ends_with_the_next_command(tmp_path, tofu_solve, acme):
 def test_the_command_handed_over_is_printed_without_backend_secrets(tmp_path):
     """What the client runs keeps every value; what is printed does not (the redaction rule)."""
     from tofu_solve.addrs.product import TERRAFORM
-    from tofu_solve.versions.goversion import GoVersion
+    from tofu_solve.versions.hashicorp_go_version import GoVersion
     from tofu_solve.versions.target import Client
     from tofu_solve.workdir import handover
 

@@ -30,7 +30,7 @@ from tofu_solve.errors import NoMatchingVersionError, NoVersionsError, Resolutio
 from tofu_solve.lockfile import LockFile, ModuleLock
 from tofu_solve.lockfile.model import ProviderLock
 from tofu_solve.solver.resolve import Unsatisfiable, solve
-from tofu_solve.versions.goversion import GoVersion
+from tofu_solve.versions.hashicorp_go_version import GoVersion
 from tofu_solve.world.memory import MemoryContext, universe_from_index
 
 MODULE_VERSIONS = ["1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0"]

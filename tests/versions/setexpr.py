@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tofu_solve.versions import goversions as gvs
+from tofu_solve.versions import apparentlymart_go_versions as gvs
 
 _TOKEN = re.compile(r'\s*(?:(\w+)|(\()|(\))|(,)|(\.)|("(?:[^"\\]|\\.)*"))')
 

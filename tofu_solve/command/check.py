@@ -34,11 +34,11 @@ from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import Settings
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
-from ..workdir.state import recorded_module_locks
+from ..workdir.solved import recorded_module_locks
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ import networkx as nx
 from ..errors import TofuSolveError
 from ..lockfile.write import write_atomic
 from ..settings import Settings
-from ..versions import goversions as gvs
-from ..workdir.state import Solved, load_solved
+from ..versions import apparentlymart_go_versions as gvs
+from ..workdir.solved import Solved, load_solved
 
 
 def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> nx.DiGraph:

@@ -65,7 +65,7 @@ from ..versions.cooldown import (
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
-from ..workdir.state import recorded_module_locks, snapshot, write_state
+from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from .monorepo import (
     cross_root_report,
     display_prefix,

@@ -45,7 +45,7 @@ from ..versions.cooldown import (
     format_duration,
     given_min_age,
 )
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
 from .views.human import line_progress

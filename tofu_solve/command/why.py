@@ -6,7 +6,7 @@ call: the chain of calls from the root, each with its constraint, file and line 
 version selected; and, when a newer version within the constraint was not taken, what held
 it back (the constraint of that version and the one it clashed with, with file and line).
 For a provider: every constraint on it, who imposed it, and which one bounds the choice.
-Reads only the state ``init`` left (:mod:`tofu_solve.workdir.state`).
+Reads only the state ``init`` left (:mod:`tofu_solve.workdir.solved`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from ..addrs.provider import parse_provider_source
 from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
 from ..settings import Settings
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
-from ..workdir.state import CallNode, Solved, load_solved
+from ..workdir.solved import CallNode, Solved, load_solved
 
 
 class UnknownNameError(TofuSolveError):
@@ -172,7 +172,7 @@ def _held_back(s: Solved, node: CallNode, version: str, tree: ModuleTree | None)
             return (f'{version} needs {r.address.for_display} "{r.constraint.text}" ({r.where}), which excludes '
                     f"the selected {chosen}")
     for _lp, c in tree.core:
-        from ..versions.goversion import GoVersion
+        from ..versions.hashicorp_go_version import GoVersion
         if not c.constraint.allows(GoVersion.parse(s.opentofu)):
             return f'{version} needs OpenTofu "{c.constraint.text}" ({c.where}), but this is solved for {s.opentofu}'
     for rc in tree.remote_calls:

@@ -45,7 +45,7 @@ from ..solver.model import (
 )
 from ..solver.propagate import propagate
 from ..solver.resolve import root_requirements
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.selection import list_module_versions
 from . import render
 from .facts import (
@@ -284,7 +284,7 @@ def _clash_subjects(clash, wi) -> list:
 
 
 def _newest_first(versions: list[str]) -> list[str]:
-    from ..versions.goversion import GoVersion
+    from ..versions.hashicorp_go_version import GoVersion
 
     def key(label: str):
         try:

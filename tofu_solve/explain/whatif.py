@@ -54,14 +54,14 @@ from ..solver.propagate import Pruning, propagate
 from ..solver.provider import TofuSolveProvider
 from ..solver.reporter import Interrupted, SearchReporter
 from ..solver.search import Search
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import (
     module_constraint,
     module_constraint_allows,
     provider_constraint,
     provider_constraint_allows,
 )
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 
 ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
 FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known

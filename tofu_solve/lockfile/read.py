@@ -17,7 +17,7 @@ from ..addrs.names import valid_call_path
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
 from ..errors import HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from .hashes import parse_hash
 from .model import LockFile, ModuleLock, ProviderLock
 

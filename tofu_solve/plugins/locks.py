@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from ..addrs.provider import ProviderAddress
 from ..errors import TofuSolveError
 from ..lockfile import LockChange, LockFile, ProviderLock
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from .packages import PackageInfo, ProviderPackages
 
 _PREFERRED = ("h1:", "zh:")  # getproviders.PreferredHashes: the schemes OpenTofu carries over

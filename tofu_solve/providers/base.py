@@ -9,7 +9,7 @@ from typing import Protocol
 from ..addrs.module_source import ModuleSource
 from ..addrs.provider import ProviderAddress
 from ..config.files import PackageFiles
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from ..addrs.module_source import (
 from ..errors import InvalidVersion, NetworkError
 from ..remote.fetch import Fetcher
 from ..remote.registry import DirectLocation, RegistryClient
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from .base import AvailableVersion, ConfigFiles, Package
 
 log = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ from ..config.files import PackageFiles
 from ..errors import NetworkError, OfflineError
 from ..settings import Limits
 from ..store.cache import Cache
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from .archives import config_files_from_tree, extract_archive, read_config_files
 from .ops import OpCounter, lazy_import
 

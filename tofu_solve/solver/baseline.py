@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from .context import Context
 from .model import ModuleCandidate, ModuleRequirement, ProviderRequirement
 from .provider import requirements_of_tree

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..config.tree import ModuleTree
 from ..lockfile import LockFile
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from .holds import provider_lock_applies
 from .model import ROOT, ModuleCandidate, Origin, ProviderRequirement
 

@@ -59,9 +59,9 @@ from ..remote.ops import OpCounter
 from ..remote.registry import RegistryClient
 from ..store.cache import key_of
 from ..store.metadata import MetadataStore
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import HeldBack, exact_version
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from . import readahead

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from .model import (
     Identity,
     ModuleCandidate,

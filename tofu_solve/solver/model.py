@@ -27,9 +27,9 @@ from ..addrs.provider import ProviderAddress
 from ..config import ModuleCall
 from ..errors import SourceRange
 from ..providers.base import AvailableVersion
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import registry_pick_considers
 
 ROOT = ""

@@ -22,7 +22,7 @@ from ..errors import (
     TofuSolveError,
     locked_version_gone,
 )
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import format_age, format_duration
 from . import readahead
 from .context import Context

@@ -23,7 +23,7 @@ from ..errors import (
     locked_version_gone,
 )
 from ..events import LookingForDeadEnds, StillResolving
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from .conservative import check_budget, minimal_release
 from .context import Context
 from .holds import Holds, locked_subjects, module_requirements_of, moved

@@ -1,9 +1,9 @@
 """OpenTofu's two version languages, exactly.
 
-* Module ``version`` arguments use hashicorp/go-version (:mod:`.goversion`), with
+* Module ``version`` arguments use hashicorp/go-version (:mod:`.hashicorp_go_version`), with
   OpenTofu's npm-style prerelease gate on registry versions (:mod:`.selection`).
 * Provider ``version`` arguments use apparentlymart/go-versions Ruby-style constraints
-  (:mod:`.goversions`), and must also parse with go-version.
+  (:mod:`.apparentlymart_go_versions`), and must also parse with go-version.
 
 Public API::
 
@@ -12,14 +12,14 @@ Public API::
     select_module_version("~> 1.2", ["1.2.0", "1.3.0-beta"])  # "1.2.0"
 """
 
+from .apparentlymart_go_versions import Version as ProviderVersion
 from .constraints import (
     ModuleConstraint,
     ProviderConstraint,
     module_constraint,
     provider_constraint,
 )
-from .goversion import GoConstraints, GoVersion
-from .goversions import Version as ProviderVersion
+from .hashicorp_go_version import GoConstraints, GoVersion
 from .selection import (
     ModuleVersionListing,
     list_module_versions,

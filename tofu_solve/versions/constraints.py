@@ -12,8 +12,8 @@ import functools
 from dataclasses import dataclass, field
 
 from ..errors import InvalidConstraint, InvalidVersion
-from . import goversions as gvs
-from .goversion import GoConstraints, GoVersion
+from . import apparentlymart_go_versions as gvs
+from .hashicorp_go_version import GoConstraints, GoVersion
 
 
 @dataclass(frozen=True)

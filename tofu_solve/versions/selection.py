@@ -25,14 +25,14 @@ from ..errors import (
     NoVersionsError,
     VersionError,
 )
-from . import goversions as gvs
+from . import apparentlymart_go_versions as gvs
 from .constraints import (
     ModuleConstraint,
     ProviderConstraint,
     module_constraint,
     provider_constraint,
 )
-from .goversion import VERSION_REGEXP_RAW, GoVersion
+from .hashicorp_go_version import VERSION_REGEXP_RAW, GoVersion
 
 _V_VERSION_RE = re.compile(VERSION_REGEXP_RAW)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..addrs.product import OPENTOFU, TERRAFORM, Product
 from ..errors import ConfigurationError, InvalidVersion
 from ..settings import Settings
-from .goversion import GoVersion
+from .hashicorp_go_version import GoVersion
 
 
 @dataclass(frozen=True)

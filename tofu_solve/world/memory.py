@@ -42,9 +42,9 @@ from ..errors import SourceRange
 from ..lockfile import LockFile
 from ..providers.base import AvailableVersion
 from ..solver.context import Context, SolveOptions
-from ..versions import goversions as gvs
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import module_constraint, provider_constraint
-from ..versions.goversion import GoVersion
+from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import target_version
 
 

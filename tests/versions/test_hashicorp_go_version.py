@@ -4,7 +4,7 @@ import pytest
 
 from tests.conftest import VECTORS
 from tofu_solve.errors import InvalidConstraint, InvalidVersion
-from tofu_solve.versions.goversion import GoConstraints, GoVersion
+from tofu_solve.versions.hashicorp_go_version import GoConstraints, GoVersion
 
 GV = VECTORS["go_version"]
 

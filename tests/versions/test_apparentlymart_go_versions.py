@@ -7,7 +7,7 @@ import pytest
 from tests.conftest import VECTORS
 from tests.versions import setexpr
 from tofu_solve.errors import InvalidConstraint, InvalidVersion
-from tofu_solve.versions import goversions as gvs
+from tofu_solve.versions import apparentlymart_go_versions as gvs
 
 GVS = VECTORS["go_versions"]
 
