@@ -181,7 +181,7 @@ def main() -> int:
     args = ap.parse_args()
     if args.generate_big:
         generate_big(args.generate_big)
-    hcl._parser()  # the grammar is built once, before any timing
+    hcl.lalr_parser()  # the grammar is built once, before any timing
     for git_dir in args.git_dirs:
         tags = subprocess.run(["git", "--git-dir", str(git_dir), "tag", "--sort=version:refname"], capture_output=True,
                               text=True, check=True).stdout.split()

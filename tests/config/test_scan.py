@@ -23,13 +23,13 @@ REPO = TESTS.parent
 def parsed(monkeypatch) -> list[str]:
     """Every chunk of text handed to the HCL parser during the test, in order."""
     chunks: list[str] = []
-    real = hcl._parser()
+    real = hcl.lalr_parser()
 
     class Counting:
         def parse(self, chunk):
             chunks.append(chunk)
             return real.parse(chunk)
-    monkeypatch.setattr(hcl, "_parser", lambda: Counting())
+    monkeypatch.setattr(hcl.grammar, "lalr_parser", lambda: Counting())
     return chunks
 
 

@@ -6,7 +6,8 @@ edit: the ``version`` of a module call, a ``required_providers`` entry, a
 :class:`Lever`. Everything else (constraints inside published module versions) changes only
 by choosing another version of the call that carries it.
 
-This module re-runs the resolver with some levers relaxed or rewritten:
+This module re-runs the resolver with some levers (:mod:`.levers`) relaxed or rewritten
+(:mod:`tofu_solve.versions.rewrite`):
 
 * :meth:`WhatIf.minimal_clash` shrinks a set of levers that cannot hold together to a
   minimal one (a deletion filter: a lever stays only if relaxing it makes the rest
@@ -28,8 +29,8 @@ import dataclasses
 import functools
 import itertools
 import logging
-import re
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,12 +44,10 @@ from ..solver import readahead
 from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.model import (
     ROOT,
-    CoreRequirement,
     Identity,
     Kind,
     ModuleCandidate,
     ModuleRequirement,
-    ProviderRequirement,
 )
 from ..solver.propagate import Pruning, propagate
 from ..solver.provider import TofuSolveProvider
@@ -62,6 +61,8 @@ from ..versions.constraints import (
     provider_constraint_allows,
 )
 from ..versions.hashicorp_go_version import GoVersion
+from ..versions.rewrite import rewrite_constraint
+from .levers import Lever, levers_of, locked_as
 
 ATTEMPT_ROUNDS = 1500  # resolution rounds one what-if attempt may take
 FETCH_BUDGET = 64  # module versions all attempts together may fetch beyond those already known
@@ -81,43 +82,6 @@ _ANY = ">= 0.0.0"
 log = logging.getLogger(__name__)
 ATTEMPT_BACKTRACKS = 100  # an attempt that goes back this often stops to look for dead ends
 
-
-
-@dataclass(frozen=True)
-class Lever:
-    """A version constraint the user owns and can edit.
-
-    Attributes:
-        kind: ``Kind.MODULE`` (a call's ``version``), ``Kind.PROVIDER`` (a
-            ``required_providers`` entry) or ``Kind.OPENTOFU`` (``required_version`` /
-            ``compatible_with``).
-        name: the call path, the provider address, or ``"opentofu"``.
-        text: the constraint exactly as written.
-        file, line: where ``text`` is written (the line that holds the string), relative to
-            the root module directory.
-        index: position of the requirement in the root requirements.
-        locked_as: when the user changed this constraint since the lock file was written,
-            what the lock recorded for it (the module block's ``constraints``; of a provider,
-            the block's ``constraints``, which no longer hold this one); else None.
-    """
-
-    kind: Kind
-    name: str
-    text: str
-    file: str | None
-    line: int | None
-    index: int
-    locked_as: str | None = None
-
-    @property
-    def at(self) -> str:
-        return f"{self.file}:{self.line}" if self.file else "?"
-
-    def short(self) -> str:
-        """``eks ">= 21.0" (main.tf:17)``, ``hashicorp/aws "~> 5.0" (main.tf:5)``."""
-        who = self.name.removeprefix("registry.opentofu.org/") if self.kind is Kind.PROVIDER else \
-            "required_version" if self.kind is Kind.OPENTOFU else self.name
-        return f'{who} "{self.text}" ({self.at})'
 
 
 @dataclass
@@ -193,149 +157,6 @@ class Suggestion:
 
 def _short(name: str) -> str:
     return name.removeprefix("registry.opentofu.org/")
-
-
-# --------------------------------------------------------------------------- levers
-
-
-def _constraint_line(root: Path | None, where, text: str) -> tuple[str | None, int | None]:
-    """The file and line that hold ``"text"``: ``where`` names the argument or the block
-    that holds it; the string itself may be a few lines further (``aws = {`` then
-    ``version = "~> 5.0"``)."""
-    if where is None:
-        return None, None
-    file, line = where.file, where.line
-    if root is None:
-        return file, line
-    try:
-        lines = _file_in(root, file).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return file, line
-    needle = f'"{text}"'
-    for i in range(max(line - 1, 0), min(line + 40, len(lines))):
-        if needle in lines[i]:
-            return file, i + 1
-    return file, line
-
-
-def _file_in(root: Path, file: str) -> Path:
-    """The file a citation names: relative to the root module, or (``init -recursive``) to
-    the directory the user ran in, which the citation's leading directories name."""
-    path = root / file
-    if path.is_file():
-        return path
-    parts = Path(file).parts
-    for k in range(len(parts) - 1, 0, -1):
-        if tuple(root.parts[-k:]) == parts[:k]:
-            return root.joinpath(*parts[k:])
-    return path
-
-
-def _locked_as(lv: Lever, locks: LockFile) -> str | None:
-    """What the lock file recorded for ``lv`` when the user has changed it since (see
-    :class:`Lever`), else None. A module block records its call's constraint as written; a
-    provider block the canonical AND of every constraint on the provider, which holds each
-    of the root's own terms unless the user changed them."""
-    if lv.kind is Kind.MODULE:
-        lock = locks.modules.get(lv.name)
-        if lock is None or not lock.constraints or lock.constraints == lv.text:
-            return None
-        return lock.constraints
-    if lv.kind is Kind.PROVIDER:
-        plock = locks.providers.get(lv.name)
-        if plock is None or not plock.constraints:
-            return None
-        try:
-            mine = set(provider_constraint(lv.text).canonical.split(", "))
-            recorded = set(provider_constraint(plock.constraints).canonical.split(", "))
-        except TofuSolveError:
-            return None
-        return None if mine <= recorded else plock.constraints
-    return None
-
-
-def levers_of(root_reqs: list, root: Path | None) -> list[Lever]:
-    """The editable constraints among the root requirements (root module and its local
-    modules), in requirement order."""
-    out = []
-    for i, r in enumerate(root_reqs):
-        if isinstance(r, ModuleRequirement) and r.constraint is not None:
-            where = r.call.version_where or r.call.where
-            f, ln = _constraint_line(root, where, r.constraint.text)
-            out.append(Lever(Kind.MODULE, r.call_path, r.constraint.text, f, ln, i))
-        elif isinstance(r, ProviderRequirement) and r.constraint is not None:
-            f, ln = _constraint_line(root, r.origin.where, r.constraint.text)
-            out.append(Lever(Kind.PROVIDER, str(r.address), r.constraint.text, f, ln, i))
-        elif isinstance(r, CoreRequirement):
-            f, ln = _constraint_line(root, r.origin.where, r.constraint.text)
-            out.append(Lever(Kind.OPENTOFU, "opentofu", r.constraint.text, f, ln, i))
-    return out
-
-
-# --------------------------------------------------------------------------- rewriting constraints
-
-_CLAUSE = re.compile(r"^\s*(~>|>=|<=|!=|>|<|=)?\s*v?(\d+(?:\.\d+)*)\s*$")
-
-
-def _segments(v) -> list[int]:
-    if isinstance(v, GoVersion):
-        return list(v.segments[:3])
-    return [int(x) for x in re.findall(r"\d+", str(v).split("-")[0])[:3]] + [0] * 0
-
-
-def rewrite_constraint(old: str, version, allows) -> list[str]:
-    """Constraint strings in the style of ``old`` that admit ``version``, most alike first.
-
-    Each clause of ``old`` that admits ``version`` is kept; each that excludes it is moved
-    just enough, at the precision it was written with (``~> 5.0`` -> ``~> 6.0``, ``>= 21.0``
-    -> ``>= 20.0``, ``0.25.0`` -> ``0.24.1``). ``allows(text, version)`` decides; the exact
-    version is the last resort.
-    """
-    vs = _segments(version) + [0, 0, 0]
-    exact = str(version)
-    clauses = [c.strip() for c in old.split(",")]
-    options: list[list[str]] = []
-    for c in clauses:
-        m = _CLAUSE.match(c)
-        if m is None:
-            options.append([])
-            continue
-        op, num = m.group(1) or "", m.group(2)
-        if _safe_allows(allows, c, version):
-            options.append([c])
-            continue
-        p = len(num.split("."))
-        was_zero = num.split(".")[-1] == "0" and p >= 2
-        trunc = vs[:max(p, 1)]
-        zeroed = trunc[:-1] + [0] if was_zero else trunc
-        j = lambda seg: ".".join(str(x) for x in seg)  # noqa: E731
-        if op == "~>":
-            alts = [f"~> {j(zeroed)}", f"~> {j(trunc)}", f"~> {j(vs[:2])}"]
-        elif op in (">=", ">"):
-            alts = [f">= {j(zeroed)}", f">= {j(trunc)}", f">= {exact}"]
-        elif op in ("<", "<="):
-            bumped = trunc[:-1] + [trunc[-1] + 1]
-            alts = [f"< {j(bumped)}", f"<= {exact}"]
-        elif op == "!=":
-            alts = []  # dropping it is the move
-        else:  # exact
-            alts = [f"{op} {exact}".strip() if op else exact]
-        options.append(list(dict.fromkeys(alts)))
-    out = []
-    for combo in itertools.product(*[o or [""] for o in options]):
-        text = ", ".join(x for x in combo if x)
-        if text and _safe_allows(allows, text, version):
-            out.append(text)
-    out.append(f"~> {'.'.join(str(x) for x in vs[:2])}")
-    out.append(exact)
-    return [t for t in dict.fromkeys(out) if _safe_allows(allows, t, version)]
-
-
-def _safe_allows(allows, text: str, version) -> bool:
-    try:
-        return bool(allows(text, version))
-    except TofuSolveError:
-        return False
 
 
 # --------------------------------------------------------------------------- the what-if resolver
@@ -414,6 +235,17 @@ def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidat
     return [c for _, c in sorted(enumerate(cands), key=key)]
 
 
+def _hitting_sets(parts: list[list[Lever]], size: int) -> Iterator[frozenset[int]]:
+    """The sets of ``size`` lever indexes that meet every one of ``parts`` (each clash, or its
+    levers of the kinds a search may edit), in index order: the one hitting-set enumeration
+    both searches of :class:`WhatIf` walk, fewest edits first."""
+    universe = sorted({lv.index for p in parts for lv in p})
+    for combo in itertools.combinations(universe, size):
+        hs = frozenset(combo)
+        if all(hs & {lv.index for lv in p} for p in parts):
+            yield hs
+
+
 class WhatIf:
     """Re-solve the root with some of its levers relaxed or rewritten.
 
@@ -426,7 +258,7 @@ class WhatIf:
     def __init__(self, ctx: Context, root_reqs: list, root: Path | None):
         self.ctx = ctx
         self.reqs = root_reqs
-        self.levers = [dataclasses.replace(lv, locked_as=_locked_as(lv, ctx.recorded_locks))
+        self.levers = [dataclasses.replace(lv, locked_as=locked_as(lv, ctx.recorded_locks))
                        for lv in levers_of(root_reqs, root)]
         self.attempts = 0
         self.budget = FETCH_BUDGET
@@ -579,10 +411,8 @@ class WhatIf:
             progress = True
             while progress:
                 progress = False
-                universe = sorted({lv.index for c in clashes for lv in c})
-                for combo in itertools.combinations(universe, size):
-                    hs = frozenset(combo)
-                    if hs in tried or not all(hs & {lv.index for lv in c} for c in clashes):
+                for hs in _hitting_sets(clashes, size):
+                    if hs in tried:
                         continue
                     tried.add(hs)
                     if any(prev <= hs for prev, _ in found):
@@ -592,9 +422,8 @@ class WhatIf:
                         found.append((hs, out))
                         first_size = first_size or size
                     elif out.status == "impossible":
-                        rest = [lv for lv in self.levers if lv.index not in hs]
-                        more = self.minimal_clash(rest, hs)
-                        if more and all({lv.index for lv in more} != {lv.index for lv in c} for c in clashes):
+                        more = self._another_clash(hs, clashes)
+                        if more is not None:
                             clashes.append(more)
                             progress = True
                             break
@@ -608,6 +437,14 @@ class WhatIf:
                 verified.append(s)
         verified.sort(key=Suggestion.rank)
         return verified[:MAX_SUGGESTIONS], clashes
+
+    def _another_clash(self, relaxed: frozenset, clashes: list[list[Lever]]) -> list[Lever] | None:
+        """A minimal clash among the levers outside ``relaxed`` (which did not solve) that is
+        not one of ``clashes`` yet, or None."""
+        more = self.minimal_clash([lv for lv in self.levers if lv.index not in relaxed], relaxed)
+        if more and all({lv.index for lv in more} != {lv.index for lv in c} for c in clashes):
+            return more
+        return None
 
     def keeping(self, kinds: frozenset, clashes: list[list[Lever]], found: list[Suggestion]) -> Suggestion | None:
         """The best verified suggestion that edits only levers of ``kinds`` (``{Kind.MODULE}``:
@@ -627,11 +464,7 @@ class WhatIf:
             if not parts or any(not p for p in parts):
                 return None  # a clash among the other kind alone: nothing of this kind resolves it
             restart = False
-            universe = sorted({lv.index for p in parts for lv in p})
-            for combo in itertools.combinations(universe, size):
-                hs = frozenset(combo)
-                if not all(hs & {lv.index for lv in p} for p in parts):
-                    continue
+            for hs in _hitting_sets(parts, size):
                 out = self.attempt(hs)
                 if out.status == "unknown" and self.budget > 0 and self.attempts < MAX_ATTEMPTS:
                     # moving several calls to older lines walks further than one attempt may
@@ -644,8 +477,8 @@ class WhatIf:
                                                  (bool(best.undoes), bool(best.caveats), best.move)):
                         best = verified
                 elif out.status == "impossible":
-                    more = self.minimal_clash([lv for lv in self.levers if lv.index not in hs], hs)
-                    if more and all({lv.index for lv in more} != {lv.index for lv in c} for c in clashes):
+                    more = self._another_clash(hs, clashes)
+                    if more is not None:
                         clashes.append(more)
                         parts.append([lv for lv in more if lv.kind in kinds])
                         restart = True
@@ -665,8 +498,10 @@ class WhatIf:
             if picked is None:
                 return None
             allows = module_constraint_allows if lv.kind in (Kind.MODULE, Kind.OPENTOFU) else provider_constraint_allows
-            texts = [t for t in rewrite_constraint(lv.text, picked, lambda t, v, allows=allows: allows(t, str(v)))
-                     if t != lv.text]
+
+            def admits(text: str, version: object, allows: Callable[[str, str], bool] = allows) -> bool:
+                return allows(text, str(version))
+            texts = [t for t in rewrite_constraint(lv.text, picked, admits) if t != lv.text]
             options.append((lv, picked, texts[:3]))
         for n, combo in enumerate(itertools.product(*[[(lv, p, t) for t in texts] for lv, p, texts in options])):
             changed = {lv.index: t for lv, _, t in combo}
