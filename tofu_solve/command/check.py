@@ -22,8 +22,6 @@ each difference:
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +37,7 @@ from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from ..workdir.solved import recorded_module_locks
+from .views.reports import CheckView
 
 
 @dataclass(frozen=True)
@@ -269,16 +268,7 @@ def run(args, settings: Settings) -> int:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     diffs = check(args.chdir, settings, tuple(args.vars or ()), _target(args, args.chdir, client))
-    if args.json:
-        json.dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]}, sys.stdout, indent=2)
-        print()
-    elif diffs:
-        print("\nError: The working directory does not match the lock file\n", file=sys.stderr)
-        print("\n".join(str(d) for d in diffs), file=sys.stderr)
-        print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the working "
-              "directory match the lock again (it reinstalls from the verified cache).\n", file=sys.stderr)
-    else:
-        print("The lock file, .terraform/modules, modules.json and the override files all agree.")
+    CheckView(args.json).result(diffs)
     return 1 if diffs else 0
 
 
@@ -292,20 +282,5 @@ def _run_recursive(args, settings: Settings) -> int:
     base = Path(args.chdir)
     results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()),
                                                        _target(args, root, client), display_prefix(root, base)))
-    bad = [(n, o) for n, o in results if not o.ok or o.value]
-    if args.json:
-        json.dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
-                                             "differences": [d.as_data() for d in o.value] if o.ok else None,
-                                             "error": o.error.to_dict() if o.error else None}
-                                            for n, o in results]}, sys.stdout, indent=2)
-        print()
-        return 1 if bad else 0
-    for name, o in results:
-        state = "error: " + o.error.summary if not o.ok else \
-            (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else "agrees with its lock")
-        print(f"{name}: {state}")
-        for d in (o.value or []) if o.ok else []:
-            print(f"  {d}")
-    print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
-          f"\nAll {len(results)} root modules agree with their lock files.")
-    return 1 if bad else 0
+    CheckView(args.json).roots(results)
+    return 1 if any(not o.ok or o.value for _, o in results) else 0

@@ -73,8 +73,7 @@ from .monorepo import (
     relative_name,
     run_each,
 )
-from .views.init import InitViews, describe_change, init_result_as_data, show_result
-from .views.json_stream import warning_data
+from .views.init import InitViews, RootsSummary, describe_change, summarize
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
 
@@ -620,30 +619,16 @@ def run(args, settings: Settings) -> int:
                        min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
     views = args.views = InitViews(args, settings.no_color)
-    human, stream = views.human, views.stream
     if getattr(args, "recursive", False):
         return _run_recursive(args, opts, views, settings)
     if not any(config_file_names(args.chdir)):
-        # As tofu init does in a directory without configuration: say so, write nothing.
-        message = ("tofu-solve initialized in an empty directory!\n\nThe directory has no OpenTofu configuration "
-                   "files. You may begin working with OpenTofu immediately by creating OpenTofu configuration files.")
-        if stream:
-            stream.result("init", message.split("\n")[0], {"empty_directory": True, "modules": [], "providers": []})
-        if human:
-            human.success(message.split("\n")[0])
-            human.line(message.split("\n", 1)[1])
+        views.empty_directory()  # as tofu init does in a directory without configuration: write nothing
         return 0
-    if human:
-        human.heading("Initializing modules...")
-    if stream:
-        stream.init_output("Initializing modules...", "initializing_modules_message")
-    if human:
-        with human:
-            result = run_init(opts, settings, progress=views.progress)
-    else:
+    views.initializing_modules()
+    with views.working():
         result = run_init(opts, settings, progress=views.progress)
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
-    show_result(views, result, opts.lockfile == "readonly", args.chdir)
+    views.summary(summarize(result, opts.lockfile == "readonly", args.chdir))
     return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
 
 
@@ -706,18 +691,10 @@ def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = Fals
     """Run the client's init after what tofu-solve printed; its exit status is ``init``'s.
     ``module_locks``: the lock file holds module blocks, which the client warns about: say
     once, after it, that the warning is expected."""
-    if views.human:
-        views.human.line()
-        views.human.heading(f"Handing over to {h.command_line} ({h.client.product.name} {h.client.version}, "
-                            f"{h.client.origin})...")
+    views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin)
     code = handover.run(h)
     if module_locks:
-        note = MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME)
-        if views.human:
-            views.human.line()
-            views.human.line(note)
-        if views.stream:
-            views.stream.log(note)
+        views.module_locks_note(MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME))
     return code
 
 
@@ -725,11 +702,7 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
     """``init -recursive``: every root module under -chdir, in parallel over one cache."""
     base = Path(args.chdir)
     roots = find_roots(base)
-    human, stream = views.human, views.stream
-    if human:
-        human.heading(f"Initializing {len(roots)} root module{'s' if len(roots) != 1 else ''} (under {base})...")
-    if stream:
-        stream.init_output(f"Initializing {len(roots)} root modules", "initializing_root_modules_message")
+    views.initializing_roots(len(roots), base)
 
     handovers: dict[Path, handover.Handover] = {}
 
@@ -742,76 +715,16 @@ def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings
         if h is not None:
             handovers[root] = h
         return result
-    if human:
-        with human:
-            outcomes = run_each(roots, one)
-    else:
+    with views.working():
         outcomes = run_each(roots, one)
-    report = cross_root_report(outcomes, base)
-    rows = []
-    for o in outcomes:
-        name = relative_name(o.root, base)
-        if o.value is not None:
-            r = o.value
-            lock = "up to date" if not (r.changes or r.provider_changes) else \
-                f"updated ({len(r.changes) + len(r.provider_changes)} changes)"
-            rows.append((name, "ok", str(len(r.resolution.modules)), str(len(r.locks.providers)), lock))
-        else:
-            rows.append((name, "error", "-", "-", o.error.summary if o.error else ""))
-    failed = [(o.root, o.error) for o in outcomes if o.error is not None]
-    if stream:
-        for _, error in failed:
-            stream.error(error)
-        for o in outcomes:  # each root's warnings, as a plain init shows them, naming the root
-            for w in (o.value.resolution.warnings if o.value is not None else ()):
-                d = warning_data(w)
-                stream.diagnostic("warning", d["summary"], d["detail"], root=relative_name(o.root, base))
-        doc = {"roots": [{"root": relative_name(o.root, base), "ok": o.ok,
-                          "result": init_result_as_data(o.value) if o.value is not None else None,
-                          "error": o.error.to_dict() if o.error else None} for o in outcomes],
-               "report": report.as_data()}
-        stream.result("init", f"{len(outcomes) - len(failed)} of {len(outcomes)} root modules initialized", doc)
-    if human:
-        head = ("ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE")
-        widths = [max(len(r[i]) for r in [head] + rows) for i in range(4)]
-        for r in [head] + rows:
-            human.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
-        for o in outcomes:
-            warnings = o.value.resolution.warnings if o.value is not None else ()
-            if warnings:
-                human.line()
-                human.line(f"In {relative_name(o.root, base)}:", "bold")
-                for w in warnings:
-                    human.warning(w)
-        for failed_root, error in failed:
-            human.line()
-            human.line(f"In {relative_name(failed_root, base)}:", "bold")
-            human.error_text(error.render())
-        lines = report.lines()
-        if lines:
-            human.line()
-            for line in lines:
-                human.line(line)
-        human.line()
-        if failed:
-            human.line(f"{len(failed)} of {len(outcomes)} root modules failed.", "bold red")
-        else:
-            human.success(f"tofu-solve has been successfully initialized: {len(outcomes)} root modules.")
-        nexts = [(relative_name(o.root, base), o.value.next_command) for o in outcomes
-                 if o.value is not None and o.value.next_command]
-        if nexts:
-            human.line()
-            human.line("Next, in each root, to install providers and configure the backend, run:")
-            for name, cmd in nexts:
-                human.line(f"  (cd {name} && {cmd})")
+    summary = RootsSummary(outcomes, base, cross_root_report(outcomes, base))
+    views.roots_summary(summary)
     # one client at a time: each streams its own output, named by its root
     codes = []
     for o in outcomes:
         h = handovers.get(o.root)
         if h is None or o.value is None:
             continue
-        if human:
-            human.line()
-            human.line(f"In {relative_name(o.root, base)}:", "bold")
+        views.in_root(relative_name(o.root, base))
         codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
-    return 1 if failed or any(codes) else 0
+    return 1 if summary.failed or any(codes) else 0

@@ -23,8 +23,6 @@ considered) but writes nothing: no lock, no install, no state.
 
 from __future__ import annotations
 
-import json
-import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -49,6 +47,7 @@ from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
 from .views.human import line_progress
+from .views.reports import OutdatedView
 
 
 @dataclass
@@ -316,16 +315,8 @@ def run(args, settings: Settings) -> int:
                     args.module_versions == "shared", progress=line_progress(args.json),
                     min_age=given_min_age(args.min_age, settings.min_age))
     movable = [r for r in rows if r.can_move]
-    if args.json:
-        json.dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]}, sys.stdout, indent=2)
-        print()
-    else:
-        print(render_table(rows, target.product))
-        if movable:
-            names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable)
-            print(f"\n{len(movable)} can move within the constraints: tofu-solve init -upgrade={names}")
-        else:
-            print("\nNothing can move without changing a constraint.")
+    names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable)
+    OutdatedView(args.json).result(rows, render_table(rows, target.product), names)
     return 2 if movable else 0
 
 
@@ -343,14 +334,5 @@ def _run_recursive(args, settings: Settings) -> int:
                                                      min_age=given_min_age(args.min_age, settings.min_age)))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
-    if args.json:
-        json.dump({"can_move": movable, "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
-                                                   "error": o.error.to_dict() if o.error else None}
-                                                  for n, o in results]}, sys.stdout, indent=2)
-        print()
-    else:
-        for name, o in results:
-            print(f"== {name}")
-            print(render_table(o.value) if o.ok else "\n" + o.error.render())
-            print()
+    OutdatedView(args.json).roots(results, render_table)
     return 1 if failed else 2 if movable else 0

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import json
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +23,7 @@ from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..workdir.solved import CallNode, Solved, load_solved
+from .views.reports import WhyView
 
 
 class UnknownNameError(TofuSolveError):
@@ -254,9 +253,5 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
 def run(args, settings: Settings) -> int:
     """The command: ``args`` as the parser left them."""
     answers = why(load_solved(args.chdir, settings, tuple(args.vars or ())), args.name)
-    if args.json:
-        json.dump([a.data for a in answers], sys.stdout, indent=2)
-        print()
-    else:
-        print("\n\n".join(a.text for a in answers))
+    WhyView(args.json).answers(answers)
     return 0

@@ -1,0 +1,145 @@
+"""What the reporting commands show (``check``, ``outdated``, ``why``, ``inspect``,
+``version``): one view per command with a method per message, text for people or the JSON
+document with ``-json``. The commands compute and hand their results here; only these print
+(OpenTofu's ``internal/command/views``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+
+class _View:
+    """Standard output for results, standard error for failures; JSON or text."""
+
+    def __init__(self, as_json: bool, out: IO[str] | None = None, err: IO[str] | None = None):
+        self.json = as_json
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+
+    def _dump(self, doc: object, indent: int | None = 2) -> None:
+        json.dump(doc, self.out, indent=indent)
+        print(file=self.out)
+
+    def _print(self, text: str = "", *, err: bool = False) -> None:
+        print(text, file=self.err if err else self.out)
+
+
+class CheckView(_View):
+    """``check``: whether the working directory matches the lock file."""
+
+    def result(self, diffs: Sequence[Any]) -> None:
+        """``diffs``: the differences (``check.Difference``), none when all agree."""
+        if self.json:
+            self._dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]})
+        elif diffs:
+            self._print("\nError: The working directory does not match the lock file\n", err=True)
+            self._print("\n".join(str(d) for d in diffs), err=True)
+            self._print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the "
+                        "working directory match the lock again (it reinstalls from the verified cache).\n", err=True)
+        else:
+            self._print("The lock file, .terraform/modules, modules.json and the override files all agree.")
+
+    def roots(self, results: Sequence[tuple[str, Any]]) -> None:
+        """``check -recursive``: (root name, ``RootOutcome`` of its differences) per root."""
+        bad = [(n, o) for n, o in results if not o.ok or o.value]
+        if self.json:
+            self._dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
+                                                  "differences": [d.as_data() for d in o.value] if o.ok else None,
+                                                  "error": o.error.to_dict() if o.error else None}
+                                                 for n, o in results]})
+            return
+        for name, o in results:
+            state = "error: " + o.error.summary if not o.ok else \
+                (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else "agrees with its lock")
+            self._print(f"{name}: {state}")
+            for d in (o.value or []) if o.ok else []:
+                self._print(f"  {d}")
+        self._print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
+                    f"\nAll {len(results)} root modules agree with their lock files.")
+
+
+class OutdatedView(_View):
+    """``outdated``: what could move, and what holds the rest."""
+
+    def result(self, rows: Sequence[Any], table: str, upgrade_names: str) -> None:
+        """``rows``: the ``Outdated`` rows; ``table``: them as text; ``upgrade_names``: the
+        ``-upgrade=`` list of those that can move ("" when none can)."""
+        movable = [r for r in rows if r.can_move]
+        if self.json:
+            self._dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]})
+            return
+        self._print(table)
+        if movable:
+            self._print(f"\n{len(movable)} can move within the constraints: tofu-solve init -upgrade={upgrade_names}")
+        else:
+            self._print("\nNothing can move without changing a constraint.")
+
+    def roots(self, results: Sequence[tuple[str, Any]], render_table) -> None:
+        """``outdated -recursive``: (root name, ``RootOutcome`` of its rows) per root."""
+        if self.json:
+            movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
+            self._dump({"can_move": movable,
+                        "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
+                                   "error": o.error.to_dict() if o.error else None} for n, o in results]})
+            return
+        for name, o in results:
+            self._print(f"== {name}")
+            self._print(render_table(o.value) if o.ok else "\n" + o.error.render())
+            self._print()
+
+
+class WhyView(_View):
+    """``why NAME``: each answer's text, or the answers as data."""
+
+    def answers(self, answers: Sequence[Any]) -> None:
+        if self.json:
+            self._dump([a.data for a in answers])
+        else:
+            self._print("\n\n".join(a.text for a in answers))
+
+
+class InspectView(_View):
+    """``inspect``: the configuration as tofu-solve reads it."""
+
+    def config(self, cfg: Any, data: dict) -> None:
+        """``cfg``: the ``ModuleConfig``; ``data``: it as the JSON document."""
+        if self.json:
+            self._dump(data)
+            return
+        from ...addrs.redact import redact
+        p = self._print
+        p(f"Configuration in {cfg.dir} ({len(cfg.files)} files: {', '.join(cfg.files) or 'none'})")
+        p("\nModule calls:")
+        if not cfg.module_calls:
+            p("  (none)")
+        for c in cfg.module_calls:
+            ver = f" {c.version.text}" if c.version else ""
+            extra = " (count)" if c.has_count else " (for_each)" if c.has_for_each else ""
+            shown = getattr(c.source, "for_display", redact(str(c.source)))
+            p(f"  - {c.name}: {shown}{ver}{extra}  [{c.constraint_where}]")
+        p("\nRequired providers:")
+        if not cfg.provider_requirements:
+            p("  (none)")
+        for r in cfg.provider_requirements:
+            ver = r.constraint.text if r.constraint else "(any version)"
+            p(f"  - {r.local_name} = {r.address.for_display} {ver}  [{r.where}]")
+        p("\nOpenTofu version constraints:")
+        if not cfg.core_requirements:
+            p("  (none)")
+        for r in cfg.core_requirements:
+            note = "" if r.kind == "compatible_with" or r.tofu_file else \
+                " (ignored by OpenTofu >= 1.12: not a .tofu file)"
+            p(f"  - {r.kind} {r.constraint.text}  [{r.where}]{note}")
+
+
+class VersionView(_View):
+    """``version``: as ``tofu version`` prints it."""
+
+    def version(self, version: str) -> None:
+        if self.json:
+            self._dump({"tofu_solve_version": version}, indent=None)
+        else:
+            self._print(f"tofu-solve v{version}")
