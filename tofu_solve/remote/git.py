@@ -1,4 +1,5 @@
-"""git remotes through GitPython: tag listings and shallow fetches into bare mirrors.
+"""git remotes: tag listings and shallow fetches into bare mirrors, every git command
+through :mod:`.gitcmd` (the ``git`` executable, one environment, one deadline, one error).
 
 * ``list_tags(url)``: one ``git ls-remote --tags`` per remote per run; annotated tags are
   peeled to the commit they point at.
@@ -25,7 +26,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..addrs.redact import redact, url_key
 from ..config.files import PackageFiles
@@ -33,13 +33,10 @@ from ..errors import NetworkError, OfflineError
 from ..settings import Limits
 from ..store.cache import Cache
 from ..versions.hashicorp_go_version import GoVersion
+from . import gitcmd
 from .archives import config_files_from_tree, extract_archive, read_config_files
-from .ops import OpCounter, lazy_import
-
-if TYPE_CHECKING:
-    import git
-else:
-    git = lazy_import("git")  # loaded on first use: no network, no import
+from .gitcmd import GitError
+from .ops import OpCounter
 
 _STRICT_SEMVER = re.compile(
     r"v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -50,7 +47,6 @@ _SHA_RE = re.compile(r"[0-9a-f]{40}")
 # uploadpack.allow*SHA1InWant, or a server that restricts wants)
 _REFUSED_WANT = re.compile(r"unadvertised object|not our ref|not a valid object|want .* not valid", re.I)
 log = logging.getLogger(__name__)
-GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "GIT_SSH_COMMAND": "ssh -oBatchMode=yes"}
 
 
 @dataclass(frozen=True)
@@ -107,11 +103,6 @@ class GitRemotes:
         self.moved: dict[str, dict[str, tuple[str, str]]] = {}  # url -> tag -> (was, now)
         self.deleted: dict[str, set[str]] = {}  # url -> tags gone since the last listing
 
-    def _git(self) -> git.cmd.Git:
-        g = git.cmd.Git()
-        g.update_environment(**GIT_ENV)
-        return g
-
     def _url_lock(self, url: str) -> threading.Lock:
         with self._lock:
             return self._url_locks.setdefault(url, threading.Lock())
@@ -152,8 +143,9 @@ class GitRemotes:
             self.counter.add("git_ls_remote")
             log.debug("git ls-remote --tags --heads %s", redact(url))
             try:
-                out = str(self._git().ls_remote("--tags", "--heads", url, kill_after_timeout=self.limits.deadline))
-            except git.GitCommandError as e:
+                out = gitcmd.run(["ls-remote", "--tags", "--heads", url], self.environ,
+                                 timeout=self.limits.deadline).decode(errors="replace")
+            except GitError as e:
                 raise NetworkError("Failed to list git tags",
                                    f"git ls-remote {redact(url)} failed: {redact(_stderr(e))}",
                                    url=redact(url)) from None
@@ -265,9 +257,10 @@ class GitRemotes:
             # same tag join rather than repeat, taking any other tag queued meanwhile
             self._bring(url, RemoteRef(name, ""))
             with self._url_lock(url), self.cache.locked(f"git:{self.cache.git_mirror(url)}"):
-                repo = _open_mirror(self.cache.git_mirror(url))
-                commit = repo.git.rev_parse(f"{name}^{{commit}}").strip()
-        except git.GitCommandError:
+                mirror = _open_mirror(self.cache.git_mirror(url), self.environ)
+                commit = gitcmd.run(["rev-parse", f"{name}^{{commit}}"], self.environ, git_dir=mirror,
+                                    timeout=self.limits.deadline).decode().strip()
+        except GitError:
             return None
         return RemoteRef(name, commit)
 
@@ -278,33 +271,28 @@ class GitRemotes:
 
         Raises:
             FetchAborted: :meth:`abort` was called before or during the fetch.
-            git.GitCommandError: git failed or ran past the deadline (as GitPython raises it).
+            GitError: git failed or ran past the deadline.
         """
-        cmd = ["git", "--git-dir", str(mirror), "fetch", *args]
+        cmd = ["fetch", *args]
         with self._lock:
             if self._aborted and not local:
                 raise FetchAborted()
             if not local:
                 self.counter.add("git_fetch")
-            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    env={**self.environ, **GIT_ENV})
+            proc = gitcmd.start(cmd, self.environ, git_dir=mirror)
             if not local:  # a local fetch into the mirror is short and always finished
                 self._running.add(proc)
         try:
-            try:
-                _, err = proc.communicate(timeout=self.limits.deadline)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                _, err = proc.communicate()
-                raise git.GitCommandError(cmd, "timed out", b"timed out after %d s" % self.limits.deadline) from None
+            gitcmd.finish(proc, cmd, self.limits.deadline)
+        except GitError:
+            with self._lock:
+                aborted = self._aborted
+            if aborted and proc.returncode != 0 and not local:
+                raise FetchAborted() from None
+            raise
         finally:
             with self._lock:
                 self._running.discard(proc)
-                aborted = self._aborted
-        if aborted and proc.returncode != 0 and not local:
-            raise FetchAborted()
-        if proc.returncode != 0:
-            raise git.GitCommandError(cmd, proc.returncode, err)
 
     def abort(self) -> None:
         """Stop every git fetch now running and refuse new ones: the run no longer needs
@@ -328,7 +316,7 @@ class GitRemotes:
         only itself.
 
         Raises:
-            git.GitCommandError: fetching ``ref`` alone failed.
+            GitError: fetching ``ref`` alone failed.
             FetchAborted: :meth:`abort` was called.
         """
         with self._lock:
@@ -355,7 +343,7 @@ class GitRemotes:
             self._fetch_into_mirror(url, batch)
         except BaseException as e:
             flight.error = e
-            if len(batch) == 1 or not isinstance(e, git.GitCommandError):
+            if len(batch) == 1 or not isinstance(e, GitError):
                 raise
         finally:
             with self._lock:
@@ -373,7 +361,7 @@ class GitRemotes:
         commit (``RemoteRef(sha, sha)``) is fetched the same way, by its id.
 
         Raises:
-            git.GitCommandError, FetchAborted: see :meth:`_run_fetch`.
+            GitError, FetchAborted: see :meth:`_run_fetch`.
         """
         if self._aborted:
             raise FetchAborted()
@@ -390,18 +378,17 @@ class GitRemotes:
         scratch = Path(tempfile.mkdtemp(prefix="git-fetch-", dir=self.cache.tmp_dir()))
         started = time.monotonic()
         try:
-            subprocess.run(["git", "init", "--quiet", "--bare", str(scratch)], check=True, capture_output=True,
-                           env={**self.environ, **GIT_ENV})
+            gitcmd.run(["init", "--quiet", "--bare", str(scratch)], self.environ, timeout=self.limits.deadline)
             try:
                 self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
-            except git.GitCommandError as e:
+            except GitError as e:
                 if specs == by_name or not _REFUSED_WANT.search(_stderr(e)):
                     raise  # a timeout or a lost connection is not asked again: the deadline holds
                 specs = by_name
                 self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
             fetched = time.monotonic()
             with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-                _open_mirror(mirror)
+                _open_mirror(mirror, self.environ)
                 self._run_fetch(mirror, ["--no-tags", "--depth", "1", "--update-shallow", str(scratch), *specs],
                                 local=True)
             log.debug("git fetch %s: %d refs in %.2f s, into the mirror in %.2f s", redact(url), len(refs),
@@ -437,11 +424,12 @@ class GitRemotes:
         mirror = self.cache.git_mirror(url)
         if not mirror.is_dir():
             return None
-        proc = subprocess.run(["git", "--git-dir", str(mirror), "show", "-s", "--format=%ct", commit],
-                              capture_output=True, text=True, env={**self.environ, **GIT_ENV},
-                              timeout=self.limits.deadline)
-        out = proc.stdout.strip()
-        return float(out) if proc.returncode == 0 and out.isdigit() else None
+        try:
+            out = gitcmd.run(["show", "-s", "--format=%ct", commit], self.environ, git_dir=mirror,
+                             timeout=self.limits.deadline).decode(errors="replace").strip()
+        except GitError:
+            return None
+        return float(out) if out.isdigit() else None
 
     def config_files(self, url: str, ref: RemoteRef) -> PackageFiles | None:
         """The configuration files of ``ref``'s commit, read into memory without writing the
@@ -466,17 +454,17 @@ class GitRemotes:
         ``git archive`` would give: except where a ``.gitattributes`` may change it
         (``export-ignore``, ``export-subst``, line endings), which returns _ARCHIVE for the
         archive path. Called under the mirror's lock."""
-        env = {**self.environ, **GIT_ENV}
-        proc = subprocess.run(["git", "--git-dir", str(mirror), "ls-tree", "-r", "-t", "-l", "-z", "--full-tree",
-                               ref.commit], capture_output=True, env=env, timeout=self.limits.deadline)
-        if proc.returncode != 0:
+        try:
+            listing = gitcmd.run(["ls-tree", "-r", "-t", "-l", "-z", "--full-tree", ref.commit], self.environ,
+                                 git_dir=mirror, timeout=self.limits.deadline)
+        except GitError as e:
             if not rebuilt:
-                raise _BrokenMirror()
+                raise _BrokenMirror() from None
             raise NetworkError("Failed to read git commit",
-                               f"git ls-tree {ref.commit} from {redact(url)} failed: "
-                               f"{redact(proc.stderr.decode(errors='replace'))}", url=redact(url))
+                               f"git ls-tree {ref.commit} from {redact(url)} failed: {redact(e.stderr)}",
+                               url=redact(url)) from None
         entries, blobs = [], {}
-        for record in proc.stdout.split(b"\0"):
+        for record in listing.split(b"\0"):
             if not record:
                 continue
             meta, _, raw = record.partition(b"\t")
@@ -494,14 +482,16 @@ class GitRemotes:
 
     def _blobs(self, url: str, mirror: Path, paths: list[str], oids: dict[str, str]) -> dict[str, bytes]:
         """The contents of ``paths`` (their blob ids in ``oids``), in one ``git cat-file --batch``."""
-        proc = subprocess.run(["git", "--git-dir", str(mirror), "cat-file", "--batch"],
-                              input="".join(oids[p] + "\n" for p in paths).encode(), capture_output=True,
-                              env={**self.environ, **GIT_ENV}, timeout=self.limits.deadline)
-        out, at, files = proc.stdout, 0, {}
+        try:
+            out = gitcmd.run(["cat-file", "--batch"], self.environ, git_dir=mirror, timeout=self.limits.deadline,
+                             input="".join(oids[p] + "\n" for p in paths).encode())
+        except GitError:
+            out = b""
+        at, files = 0, {}
         for p in paths:
             end = out.find(b"\n", at)
             header = out[at:end].split() if end >= 0 else []
-            if proc.returncode != 0 or len(header) != 3 or header[1] != b"blob":
+            if len(header) != 3 or header[1] != b"blob":
                 raise NetworkError("Failed to read git commit",
                                    f"git cat-file {oids[p]} ({p}) from {redact(url)} failed.", url=redact(url))
             size = int(header[2])
@@ -547,7 +537,7 @@ class GitRemotes:
         if not rebuilt:
             with self.cache.locked(f"git:{mirror}", shared=True):
                 whole = _whole_repository(mirror)
-                if whole and _mirror_has_commit(mirror, ref.commit, self.environ):
+                if whole and _has_commit(mirror, ref.commit, self.environ):
                     with self._lock:
                         self._queued.get(url, {}).pop(ref.name, None)
                     return read(url, ref, mirror, rebuilt)
@@ -556,7 +546,7 @@ class GitRemotes:
             # writes into it (the refs queued meanwhile wait for no one's check: the 14 tags
             # of one read-ahead window once queued 0.3 s behind each other's, issue #23)
             with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-                have = _has_commit(_open_mirror(mirror), ref.commit)
+                have = _has_commit(_open_mirror(mirror, self.environ), ref.commit, self.environ)
                 if have:
                     with self._lock:
                         self._queued.get(url, {}).pop(ref.name, None)
@@ -569,31 +559,31 @@ class GitRemotes:
                 self._fetch_into_mirror(url, [ref])
             else:
                 self._bring(url, ref)
-        except git.GitCommandError as e:
-            if not rebuilt and "shallow" in _stderr(e):
+        except GitError as e:
+            if not rebuilt and "shallow" in e.stderr:
                 raise _BrokenMirror() from None
             raise NetworkError("Failed to fetch git repository",
-                               f"git fetch {redact(url)} {ref.name} failed: {redact(_stderr(e))}",
+                               f"git fetch {redact(url)} {ref.name} failed: {redact(e.stderr)}",
                                url=redact(url)) from None
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
-            _open_mirror(mirror)
+            _open_mirror(mirror, self.environ)
             return read(url, ref, mirror, rebuilt)
 
     def _git_archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool) -> Path:
         """``git archive`` of ``ref.commit`` from the mirror (called under its locks)."""
         fd, name = tempfile.mkstemp(prefix="git-archive-", suffix=".tar", dir=self.cache.tmp_dir())
         tar = Path(name)
-        with os.fdopen(fd, "wb") as out:
-            proc = subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", ref.commit],
-                                  stdout=out, stderr=subprocess.PIPE, env={**self.environ, **GIT_ENV},
-                                  timeout=self.limits.deadline)
-        if proc.returncode != 0:
+        try:
+            with os.fdopen(fd, "wb") as out:
+                gitcmd.run(["archive", "--format=tar", ref.commit], self.environ, git_dir=mirror,
+                           timeout=self.limits.deadline, stdout=out)
+        except GitError as e:
             tar.unlink(missing_ok=True)
             if not rebuilt:
-                raise _BrokenMirror()
+                raise _BrokenMirror() from None
             raise NetworkError("Failed to read git commit",
-                               f"git archive {ref.commit} from {redact(url)} failed: "
-                               f"{redact(proc.stderr.decode(errors='replace'))}", url=redact(url))
+                               f"git archive {ref.commit} from {redact(url)} failed: {redact(e.stderr)}",
+                               url=redact(url)) from None
         return tar
 
 
@@ -620,22 +610,16 @@ class _BrokenMirror(Exception):
     """The mirror holds a commit it cannot archive (objects missing after a killed fetch)."""
 
 
-def _open_mirror(mirror: Path):
+def _open_mirror(mirror: Path, environ: Mapping[str, str]) -> Path:
     """The bare mirror at ``mirror`` (created when missing), without stale git lock files.
     A directory that is not a whole repository (what a ``git init`` killed half-way leaves:
     no ``objects``, an empty ``HEAD``, no ``config``) is rebuilt, never reported as an
     internal error; its content is only a cache. Called only under the cache's lock for that
     mirror."""
     if not _whole_repository(mirror):
-        _init_mirror(mirror)
+        _init_mirror(mirror, environ)
     _remove_stale_locks(mirror)
-    try:
-        repo = git.Repo(mirror)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        _init_mirror(mirror)
-        repo = git.Repo(mirror)
-    repo.git.update_environment(**GIT_ENV)
-    return repo
+    return mirror
 
 
 def _whole_repository(mirror: Path) -> bool:
@@ -649,14 +633,14 @@ def _whole_repository(mirror: Path) -> bool:
         (mirror / "config").is_file() and (mirror / "objects").is_dir() and (mirror / "refs").is_dir()
 
 
-def _init_mirror(mirror: Path) -> None:
+def _init_mirror(mirror: Path, environ: Mapping[str, str]) -> None:
     """A new, empty bare mirror at ``mirror``, made beside it and renamed into place, so that
     a kill leaves either nothing or a whole repository."""
     shutil.rmtree(mirror, ignore_errors=True)
     mirror.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{mirror.name}.init-", dir=mirror.parent))
     try:
-        git.Repo.init(tmp, bare=True)
+        gitcmd.run(["init", "--quiet", "--bare", str(tmp)], environ)
         os.replace(tmp, mirror)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -670,21 +654,10 @@ def _remove_stale_locks(mirror: Path) -> None:
         lock.unlink(missing_ok=True)
 
 
-def _mirror_has_commit(mirror: Path, sha: str, environ) -> bool:
+def _has_commit(mirror: Path, sha: str, environ: Mapping[str, str]) -> bool:
     """Whether the mirror holds commit ``sha`` (a reader: ``git cat-file -e``, no lock files)."""
-    proc = subprocess.run(["git", "--git-dir", str(mirror), "cat-file", "-e", f"{sha}^{{commit}}"],
-                          capture_output=True, env={**environ, **GIT_ENV})
-    return proc.returncode == 0
+    return gitcmd.succeeds(["cat-file", "-e", f"{sha}^{{commit}}"], environ, git_dir=mirror)
 
 
-def _has_commit(repo: git.Repo, sha: str) -> bool:
-    try:
-        repo.git.cat_file("-e", f"{sha}^{{commit}}")
-        return True
-    except git.GitCommandError:
-        return False
-
-
-def _stderr(e: git.GitCommandError) -> str:
-    text = (e.stderr or str(e)).strip()
-    return text.replace("stderr:", "").strip().strip("'").strip()
+def _stderr(e: GitError) -> str:
+    return e.stderr

@@ -17,21 +17,6 @@ def lazy_import(name: str):
     return _LazyModule(name)
 
 
-def import_in_background(*names: str) -> None:
-    """Import the modules ``names`` on a daemon thread (the import system's own locks make
-    a concurrent first use wait for it), so that the run does not pay for them later, on
-    its critical path. For modules a run that has started using the network will need."""
-    import importlib
-
-    def run():
-        for name in names:
-            try:
-                importlib.import_module(name)
-            except Exception:
-                pass
-    threading.Thread(target=run, name="tofu-solve-import", daemon=True).start()
-
-
 class _LazyModule:
     def __init__(self, name: str):
         self._name = name

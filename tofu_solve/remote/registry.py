@@ -33,7 +33,7 @@ from ..settings import Limits
 from ..store.cache import key_of
 from .flight import SingleFlight
 from .limits import describe_failure, read_document
-from .ops import OpCounter, import_in_background, lazy_import
+from .ops import OpCounter, lazy_import
 
 if TYPE_CHECKING:
     import requests
@@ -65,9 +65,6 @@ def make_session(retries: int = 2) -> requests.Session:
     """A requests session with retries on connection errors and 502/503/504, created on
     first use (so that a run without network work never imports requests)."""
     def real():
-        # The network is in use: GitPython will most likely be needed next, a round trip
-        # later; import it now, while this run waits for its first answers.
-        import_in_background("git")
         from requests.adapters import HTTPAdapter
         from urllib3.util.retry import Retry
         s = requests.Session()
