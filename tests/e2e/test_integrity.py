@@ -49,7 +49,9 @@ def test_hashes_recorded_and_verified(tmp_path, tofu_solve, own_cache):
 
 
 def _package_files(cache: Path):
-    return [p for p in (cache / "packages").rglob("*.tf") if "/.tmp-" not in str(p)]
+    # not the entries being written (replace_dir's hidden ".<name>." directories beside them)
+    return [p for p in (cache / "packages").rglob("*.tf")
+            if not any(part.startswith(".") for part in p.relative_to(cache / "packages").parts)]
 
 
 def test_tampered_cached_package_is_discarded_and_fetched_again(tmp_path, tofu_solve, own_cache):
@@ -255,7 +257,7 @@ def test_two_concurrent_inits_share_one_cache(tmp_path, running):
     assert [p.returncode for p in procs] == [0, 0], outs
     locks = [(r / ".terraform.lock.hcl").read_text() for r in roots]
     assert locks[0] == locks[1]
-    assert not list((cache / "packages").glob("*/.tmp-*")), "no half-written entry left visible"
+    assert not list((cache / "packages").glob("*/.*")), "no half-written entry left visible"
 
 
 class _ArchiveHandler(http.server.BaseHTTPRequestHandler):

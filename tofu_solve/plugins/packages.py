@@ -24,12 +24,10 @@ the following ``tofu init`` downloads nothing.
 from __future__ import annotations
 
 import logging
-import os
 import platform as _platform
 import re
 import shutil
 import sys
-import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -39,7 +37,7 @@ from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
 from ..lockfile.hashes import hash_dir, zh_hashes_from_sha256sums, zip_sha256
-from ..lockfile.replacefile import process_umask
+from ..lockfile.replacefile import replace_dir
 from ..remote.archives import extract_archive
 from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
@@ -331,16 +329,10 @@ class ProviderPackages:
         if target is None or target.is_dir():
             return
         try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{platform}.", dir=target.parent))
-            shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True)
-            os.chmod(tmp, 0o755 & ~process_umask())  # mkdtemp's 0700 would hide it from other users of the cache
-            try:
-                os.replace(tmp, target)
-            except OSError:
-                shutil.rmtree(tmp, ignore_errors=True)
-                if not target.is_dir():
-                    raise
+            # 0755: mkdtemp's 0700 would hide it from other users of the cache; another
+            # process that placed it meanwhile wins
+            replace_dir(target, lambda tmp: shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True),
+                        0o755, keep_existing=True)
         except OSError as e:
             raise ConfigurationError("Cannot write the plugin cache",
                                      f"{target}: {e.strerror or e}. Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") \

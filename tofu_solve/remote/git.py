@@ -30,6 +30,7 @@ from pathlib import Path
 from ..addrs.redact import redact, url_key
 from ..config.files import PackageFiles
 from ..errors import NetworkError, OfflineError
+from ..lockfile.replacefile import replace_dir
 from ..settings import Limits
 from ..store.cache import Cache
 from ..versions.hashicorp_go_version import GoVersion
@@ -636,14 +637,7 @@ def _whole_repository(mirror: Path) -> bool:
 def _init_mirror(mirror: Path, environ: Mapping[str, str]) -> None:
     """A new, empty bare mirror at ``mirror``, made beside it and renamed into place, so that
     a kill leaves either nothing or a whole repository."""
-    shutil.rmtree(mirror, ignore_errors=True)
-    mirror.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{mirror.name}.init-", dir=mirror.parent))
-    try:
-        gitcmd.run(["init", "--quiet", "--bare", str(tmp)], environ)
-        os.replace(tmp, mirror)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    replace_dir(mirror, lambda tmp: gitcmd.run(["init", "--quiet", "--bare", str(tmp)], environ))
 
 
 def _remove_stale_locks(mirror: Path) -> None:

@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +23,7 @@ from pathlib import Path
 from ..addrs.redact import redact, url_key
 from ..errors import CacheError, HashError
 from ..lockfile.hashes import VCS_DIRS, hash_dir
-from ..lockfile.replacefile import write_atomic
+from ..lockfile.replacefile import replace_dir, write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -149,25 +148,16 @@ class Cache:
         with self.locked(f"pkg:{name}"):
             if self._usable(final, name):
                 return final
-            try:
-                tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
-            except OSError as e:
-                raise self.cache_error(e, final.parent) from None
-            try:
+            hashed: list[str] = []
+
+            def fill_and_hash(tmp: Path) -> None:
                 fill(tmp)
-                h1 = hash_dir(tmp, exclude=VCS_DIRS)
-                if final.exists():
-                    old = Path(tempfile.mkdtemp(prefix=".old-", dir=final.parent))
-                    os.replace(final, old / "x")
-                    shutil.rmtree(old, ignore_errors=True)
-                os.replace(tmp, final)
-                self.write_json("package-h1", key_of(name), h1)
+                hashed.append(hash_dir(tmp, exclude=VCS_DIRS))
+            try:
+                replace_dir(final, fill_and_hash)  # private to the cache: mkdtemp's 0700
+                self.write_json("package-h1", key_of(name), hashed[0])
             except OSError as e:
-                shutil.rmtree(tmp, ignore_errors=True)
                 raise self.cache_error(e, final) from None
-            except BaseException:
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise
             with self._mutex:
                 self._refreshed.add(name)
         return final

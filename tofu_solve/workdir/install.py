@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,7 +29,7 @@ from ..config.tree import ModuleTree
 from ..errors import IntegrityError, TofuSolveError
 from ..lockfile import ModuleLock
 from ..lockfile.hashes import VCS_DIRS, hash_dir
-from ..lockfile.replacefile import process_umask, write_atomic
+from ..lockfile.replacefile import replace_dir, write_atomic
 from ..settings import Settings
 
 if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
@@ -133,20 +132,9 @@ def data_dir(root: Path, tf_data_dir: str | None) -> Path:
 
 
 def _copy_into(src: Path, dest: Path) -> None:
-    """Replace ``dest`` with a copy of ``src`` (written beside it, then renamed)."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
-    try:
-        shutil.copytree(src, tmp, dirs_exist_ok=True, symlinks=True)
-        os.chmod(tmp, 0o755 & ~process_umask())  # as tofu's own directories (copytree kept the cache's 0700)
-        if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=dest.parent))
-            os.replace(dest, old / "x")
-            shutil.rmtree(old, ignore_errors=True)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    """Replace ``dest`` with a copy of ``src`` (written beside it, then renamed), readable as
+    tofu's own directories are (copytree kept the cache's 0700)."""
+    replace_dir(dest, lambda tmp: shutil.copytree(src, tmp, dirs_exist_ok=True, symlinks=True), 0o755)
 
 
 def inside(base: Path, key: str) -> Path:

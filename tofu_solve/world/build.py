@@ -13,12 +13,12 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import TofuSolveError
+from ..lockfile.replacefile import replace_dir
 from . import render
 from .provider_files import signing_key
 
@@ -139,16 +139,7 @@ def build_world(corpus: str | os.PathLike, out: str | os.PathLike | None = None,
         return _load(final)
     if shutil.which("git") is None:
         raise TofuSolveError("git not found", "Building the fixture world needs git on PATH.")
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=out))
-    try:
-        _build(corpus, tmp, final)
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    replace_dir(final, lambda tmp: _build(corpus, tmp, final))
     signing_key(final)  # the provider registry's OpenPGP key, made with the world
     return _load(final)
 
