@@ -36,7 +36,7 @@ def test_a_nested_calls_tree_is_read_ahead_and_counts_only_once_asked_for(runnin
                    if isinstance(r, ModuleRequirement) and r.call_path == "eks.kms")
         kms_first = ctx.module_candidates(kms)[0]
         assert kms_first.version_text == "2.1.0"
-        key = ctx._tree_key(kms_first)
+        key = ctx.tree_key(kms_first)
         deadline = time.monotonic() + 60
         while not ctx._memo.done(("tree",) + key) and time.monotonic() < deadline:
             time.sleep(0.05)

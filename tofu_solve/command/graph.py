@@ -33,6 +33,7 @@ import networkx as nx
 from ..errors import TofuSolveError
 from ..lockfile.write import write_atomic
 from ..settings import Settings
+from ..solver.fenced import fences
 from ..versions import apparentlymart_go_versions as gvs
 from ..workdir.solved import Solved, load_solved
 
@@ -110,21 +111,17 @@ def _binding(info: dict, uses: list) -> dict[str, set[str]]:
 def _fenced_off(s: Solved, node) -> str | None:
     """A newer release of the node's own major.minor whose provider constraint excludes the
     provider version selected (its authors found the selected version incompatible)."""
-    try:
-        mine = [int(x) for x in node.version.lstrip("v").split(".")[:2]]
-    except ValueError:
-        return None
-    for version, tree in node.newer:
+    def line(version: str) -> list[int] | None:
         try:
-            theirs = [int(x) for x in version.lstrip("v").split(".")[:2]]
+            return [int(x) for x in version.lstrip("v").split(".")[:2]]
         except ValueError:
-            continue
-        if theirs != mine or tree is None:
-            continue
-        for _, r in tree.providers:
-            chosen = s.providers.get(str(r.address), {}).get("version")
-            if r.constraint is not None and chosen and not r.constraint.allows(chosen):
-                return version
+            return None
+    mine = line(node.version)
+    if mine is None:
+        return None
+    same_line = [(version, tree) for version, tree in node.newer if line(version) == mine]
+    for version, _, _ in fences(same_line, lambda address: s.providers.get(address, {}).get("version") or None):
+        return version
     return None
 
 

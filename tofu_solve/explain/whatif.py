@@ -42,6 +42,7 @@ from ..errors import TofuSolveError
 from ..lockfile import LockFile
 from ..solver import readahead
 from ..solver.context import Context, FetchBudgetExceeded
+from ..solver.fenced import fences, same_line_newer
 from ..solver.model import (
     ROOT,
     Identity,
@@ -568,18 +569,18 @@ class WhatIf:
             avail = self.ctx.available(self.reqs[lv.index])
         except TofuSolveError:
             return None
-        newer = [a for _, a in sorted(((a.version, a) for a in avail if a.version is not None
-                                       and a.version.compare(c.version) > 0
-                                       and a.version.segments[:2] == c.version.segments[:2]), key=lambda va: va[0])]
-        for a in newer:
-            tree = self.ctx.metadata.get(*self.ctx._tree_key(ModuleCandidate(c.call_path, c.source, a, c.package)))
-            if not isinstance(tree, ModuleTree):
-                continue
-            for _, r in tree.providers:
-                chosen = mapping.get(Identity.provider(r.address))
-                if chosen is not None and r.constraint is not None and not r.constraint.allows(chosen.version):
-                    return (f"{lv.name} {c.version_text} is fenced off by its own line ({a.label} requires "
-                            f'{r.address.for_display} "{r.constraint.text}", which excludes {chosen.version})')
+        newer = same_line_newer(c.version, ((a.version, a) for a in avail if a.version is not None))
+
+        def known_tree(a) -> ModuleTree | None:
+            tree = self.ctx.known_tree(ModuleCandidate(c.call_path, c.source, a, c.package))
+            return tree if isinstance(tree, ModuleTree) else None
+
+        def chosen(address: str):
+            picked = mapping.get(Identity.provider(address))
+            return picked.version if picked is not None else None
+        for a, r, version in fences(((a, known_tree(a)) for a in newer), chosen):
+            return (f"{lv.name} {c.version_text} is fenced off by its own line ({a.label} requires "
+                    f'{r.address.for_display} "{r.constraint.text if r.constraint else ""}", which excludes {version})')
         return None
 
     def _picked(self, lv: Lever, mapping: dict):

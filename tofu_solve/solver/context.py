@@ -403,7 +403,12 @@ class Context:
 
     # ------------------------------------------------------------------ trees
 
-    def _tree_key(self, cand: ModuleCandidate) -> tuple[str, str, str]:
+    def known_tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError | None:
+        """The candidate's tree as the metadata cache holds it (read this run or an earlier
+        one), or None; never fetches."""
+        return self.metadata.get(*self.tree_key(cand))
+
+    def tree_key(self, cand: ModuleCandidate) -> tuple[str, str, str]:
         a = cand.available
         if isinstance(cand.source, OciSource):
             ref = a.label  # the manifest digest is checked at fetch time
@@ -422,7 +427,7 @@ class Context:
             FetchBudgetExceeded: a fetch budget is set (:attr:`fetch_budget`) and it is
                 spent; the tree is neither fetched nor remembered as failed.
         """
-        key = self._tree_key(cand)
+        key = self.tree_key(cand)
         if self.fetch_budget is not None and \
                 not self._known_this_run(("tree",) + key) and self.metadata.get(*key) is None:
             with self._lock:
@@ -458,7 +463,7 @@ class Context:
     def tree_known(self, cand: ModuleCandidate) -> bool:
         """Whether :meth:`tree` would answer without fetching (read this run, or in the
         metadata cache)."""
-        key = self._tree_key(cand)
+        key = self.tree_key(cand)
         if self._memo.done(("tree",) + key) and self._known_this_run(("tree",) + key):
             return True
         return self.metadata.get(*key) is not None
@@ -466,7 +471,7 @@ class Context:
     def prefetch_tree(self, cand: ModuleCandidate) -> None:
         """Start reading the candidate's tree in the background. Under a fetch budget, a
         tree not yet known is read ahead only while the budget lasts, and counts against it."""
-        key = self._tree_key(cand)
+        key = self.tree_key(cand)
         if self.fetch_budget is None:
             self._future(("tree",) + key, lambda: self._load_tree(cand, key))
             self._claim(("tree",) + key)
@@ -523,7 +528,7 @@ class Context:
             if not cands:
                 return
             first = cands[0]
-        key = self._tree_key(first)
+        key = self.tree_key(first)
         memo_key = ("tree",) + key
         with self._lock:
             if not self._memo.reserve(memo_key):
@@ -628,7 +633,7 @@ class Context:
         """The candidate's configuration files in memory, when its source gives them
         without unpacking the package and the package was not fetched this run; else None.
         Announced and counted as a fetch."""
-        if ("fetch",) + self._tree_key(cand) in self._memo:
+        if ("fetch",) + self.tree_key(cand) in self._memo:
             return None  # unpacked already this run
         reader = self.provider_for(cand.source).config_files
         shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else redact(str(cand.source))
@@ -646,7 +651,7 @@ class Context:
 
     def fetch(self, cand: ModuleCandidate) -> Package:
         """The candidate's package (fetched once per package and version)."""
-        key = ("fetch",) + self._tree_key(cand)
+        key = ("fetch",) + self.tree_key(cand)
 
         def do():
             if isinstance(cand.source, OciSource):
@@ -685,7 +690,7 @@ class Context:
             if listed is not None:
                 return listed
             # no published_at: the date of the commit its download location resolved to, once read
-            pin = self._read_from_of(self._tree_key(cand)) or cand.available.package
+            pin = self._read_from_of(self.tree_key(cand)) or cand.available.package
             at = parse_source(pin) if pin and pinned_reference(pin) else None
             if isinstance(at, RemoteSource) and at.kind is SourceKind.GIT:
                 return self.git.remotes.commit_time(at.git.url, at.git.ref)

@@ -23,9 +23,11 @@ from ..errors import (
     locked_version_gone,
 )
 from ..events import LookingForDeadEnds, StillResolving
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
 from .conservative import check_budget, minimal_release
 from .context import Context
+from .fenced import fences, same_line_newer
 from .holds import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
@@ -560,26 +562,19 @@ def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
         cands = ctx.known_candidates(req)  # this run's listing, or the cached one (a re-init lists nothing)
         if cands is None:
             continue
-        v = cand.version
-        if v is None:
-            continue
-        newer = sorted(((c.version, c) for c in cands if c.version is not None and c.version.compare(v) > 0
-                        and c.version.segments[:2] == v.segments[:2]), key=lambda vc: vc[0])
+        newer = same_line_newer(cand.version, ((c.version, c) for c in cands if c.version is not None))
+        trees = [(n, tree if isinstance(tree := ctx.known_tree(n), ModuleTree) else None) for n in newer]
         for prov_addr, pcand in res.providers.items():
-            for _, n in newer:
-                tree = ctx.metadata.get(*ctx._tree_key(n))
-                if not isinstance(tree, ModuleTree):
-                    continue
-                excl = [(r, r.constraint) for _, r in tree.providers if str(r.address) == prov_addr
-                        and r.constraint is not None and not r.constraint.allows(pcand.version)]
-                if excl:
-                    r, constraint = excl[0]
-                    out.append(WarningText(
-                        "Module version fenced off by its own line",
-                        f'Module "{path}" is at {cand.version_text}, but {n.version_text} of the same line requires '
-                        f'{r.address.for_display} "{constraint.text}" ({r.where}), which excludes the selected '
-                        f"{pcand.version}: its authors may have found {cand.version_text} incompatible with it."))
-                    break
+            def only(address: str, p: str = prov_addr, v: gvs.Version = pcand.version) -> gvs.Version | None:
+                return v if address == p else None
+            for n, r, version in fences(trees, only):
+                out.append(WarningText(
+                    "Module version fenced off by its own line",
+                    f'Module "{path}" is at {cand.version_text}, but {n.version_text} of the same line requires '
+                    f'{r.address.for_display} "{r.constraint.text if r.constraint else ""}" ({r.where}), which '
+                    f"excludes the selected {version}: its authors may have found {cand.version_text} incompatible "
+                    "with it."))
+                break
     return out
 
 

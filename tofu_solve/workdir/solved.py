@@ -65,10 +65,10 @@ def snapshot(res, ctx, result_locks) -> dict:
         if listed and cand.version is not None:
             later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
                            key=lambda c: c.version, reverse=True)
-            newer = [{"version": c.version_text, "key": _state_key(ctx._tree_key(c)),
+            newer = [{"version": c.version_text, "key": _state_key(ctx.tree_key(c)),
                       **({"cooldown": _cooldown_note(ctx, path, c.version_text)}
                          if (path, c.version_text) in ctx.held_back else {})} for c in later]
-        modules[path] = {"version": cand.version_text, "key": _state_key(ctx._tree_key(cand)),
+        modules[path] = {"version": cand.version_text, "key": _state_key(ctx.tree_key(cand)),
                          "package": redact(cand.package), "newer": newer[:25], "locked": locked,
                          "listed": listed is not None, "listed_at": listed_at}
     providers = {}
