@@ -292,7 +292,7 @@ class ProviderPackages:
         except requests.RequestException as e:
             raise NetworkError("Failed to download provider checksums", f"{describe_failure(e)} contacting "
                                f"{redact(url)}.", url=redact(url)) from None
-        body = read_document(r, self.fetcher.limits, url)
+        body = read_document(r, self.fetcher.limits, url).content
         if r.status_code != 200:
             raise NetworkError("Failed to download provider checksums", f"{redact(url)} answered {r.status_code}.",
                                url=redact(url))

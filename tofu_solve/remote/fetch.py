@@ -220,8 +220,8 @@ class Fetcher:
             if target:
                 r.close()
             else:  # the page is read bounded, as every answer is (size and overall deadline)
-                body = read_document(r, self.limits, probe)
-                target = terraform_get_meta(body.decode(r.encoding or "utf-8", errors="replace"))
+                page = read_document(r, self.limits, probe)
+                target = terraform_get_meta(page.content.decode(page.encoding or "utf-8", errors="replace"))
             if not target:
                 raise NetworkError("No module package found",
                                    f"{redact(url)} is not an archive and gave no X-Terraform-Get location.")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
 
 from ..addrs.redact import redact
 from ..settings import Limits
@@ -89,12 +92,36 @@ def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: 
         response.close()
 
 
-def read_document(response, limits: Limits, url: str) -> bytes:
-    """The whole body of a small answer (registry JSON, checksums), bounded by
-    ``limits.document_bytes`` and ``limits.deadline``; also stored as the response's
-    ``content``. Raises NetworkError."""
+@dataclass(frozen=True)
+class Document:
+    """A small answer read whole (:func:`read_document`): what the callers of a registry,
+    mirror or OCI request look at, the body included; the connection is closed.
+
+    Attributes:
+        status_code: the HTTP status.
+        url: the final URL (after redirects).
+        headers: the response headers (case-insensitive, as requests keeps them).
+        links: the parsed ``Link`` header (``rel`` -> ``{"url": ...}``).
+        encoding: the charset the headers declare, if any.
+        content: the body.
+    """
+
+    status_code: int
+    url: str
+    headers: Mapping[str, str]
+    links: Mapping[str, Mapping[str, str]]
+    encoding: str | None
+    content: bytes
+
+    def json(self) -> Any:
+        """The body as JSON. Raises ValueError (``json.JSONDecodeError``) when it is not."""
+        return json.loads(self.content)
+
+
+def read_document(response, limits: Limits, url: str) -> Document:
+    """The whole of a small answer (registry JSON, checksums, a probe page), its body
+    bounded by ``limits.document_bytes`` and ``limits.deadline``. Raises NetworkError."""
     buf = bytearray()
     read_bounded(response, buf.extend, limits.document_bytes, limits.deadline, url, "registry answer")
-    response._content = bytes(buf)  # requests' documented-by-use cache of the body
-    response._content_consumed = True
-    return response._content
+    return Document(response.status_code, response.url, response.headers, response.links, response.encoding,
+                    bytes(buf))

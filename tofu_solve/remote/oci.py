@@ -219,8 +219,8 @@ class OciClient:
             if url is None:
                 return out
             self.counter.add("oci_tags")
-            r = self._request(reg, url, what, stream=True)
-            body = read_document(r, self.limits, url)
+            r = read_document(self._request(reg, url, what, stream=True), self.limits, url)
+            body = r.content
             if r.status_code == 404:
                 raise NetworkError("OCI repository not found", f"{host}/{repository} does not exist.")
             if r.status_code != 200:
@@ -247,9 +247,9 @@ class OciClient:
         self.counter.add("oci_manifest")
         prefix = "http" if self._insecure(host) else "https"
         url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
-        r = self._request(reg, url, f"read the manifest {host}/{repository}:{reference}", {"Accept": ACCEPT},
-                          stream=True)
-        read_document(r, self.limits, url)  # bounded in size and time, like every answer
+        # bounded in size and time, like every answer
+        r = read_document(self._request(reg, url, f"read the manifest {host}/{repository}:{reference}",
+                                        {"Accept": ACCEPT}, stream=True), self.limits, url)
         if r.status_code == 404:
             raise NetworkError("OCI artifact not found",
                                f"{host}/{repository} has no manifest for {reference!r}.")

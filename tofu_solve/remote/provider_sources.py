@@ -65,8 +65,8 @@ class MirrorClient:
 
         self.counter.add("mirror_request")
         try:
-            r = self.session.get(url, timeout=self.timeout, stream=True, headers={"Accept": "application/json"})
-            read_document(r, self.limits, url)
+            r = read_document(self.session.get(url, timeout=self.timeout, stream=True,
+                                               headers={"Accept": "application/json"}), self.limits, url)
         except requests.RequestException as e:
             raise RegistryError("Failed to query provider mirror",
                                 f"Could not {what}: {describe_failure(e)} contacting {redact(url)}.") from None

@@ -32,7 +32,7 @@ from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
 from ..settings import Limits
 from ..store.cache import key_of
 from .flight import SingleFlight
-from .limits import describe_failure, read_document
+from .limits import Document, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class RegistryClient:
             h["Authorization"] = f"Bearer {token}"
         return h
 
-    def _get(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> requests.Response:
+    def _get(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> Document:
         if self.offline:
             raise OfflineError("Not available offline",
                                f"Could not {what}: -offline forbids contacting {host}, and the answer is not in "
@@ -146,9 +146,9 @@ class RegistryClient:
         try:
             r = self.session.get(url, headers=self._headers(host), timeout=self.timeout,
                                  allow_redirects=allow_redirects, stream=True)
-            read_document(r, self.limits, url)  # bounded in size and in time
-            log.debug("GET %s -> %d, %d bytes", redact(url), r.status_code, len(r.content))
-            return r
+            doc = read_document(r, self.limits, url)  # bounded in size and in time
+            log.debug("GET %s -> %d, %d bytes", redact(url), doc.status_code, len(doc.content))
+            return doc
         except requests.RequestException as e:
             raise NetworkError(
                 f"Failed to reach registry {host}",
