@@ -60,11 +60,12 @@ from ..remote.registry import RegistryClient
 from ..store.cache import key_of
 from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
-from ..versions.cooldown import HeldBack, exact_version
+from ..versions.cooldown import HeldBack
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from . import readahead
+from .cooldown import Cooldown
 from .model import ModuleCandidate, ModuleRequirement, Origin
 
 log = logging.getLogger(__name__)
@@ -150,11 +151,8 @@ class Context:
         # provider is known or changes, so that its package can be read ahead
         # (tofu_solve.plugins.readahead); None: nobody listens.
         self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
-        # The release cooldown (issue #25): what it held back, and the young versions an
-        # exact pin kept (honoured, with a warning); (subject, version) -> HeldBack.
-        self.held_back: dict[tuple[str, str], HeldBack] = {}
-        self.young_pins: dict[tuple[str, str], HeldBack] = {}
-        self._age_checked: set[tuple] = set()
+        # The release cooldown (issue #25): its policy, and what it held back and let through.
+        self.cooldown = Cooldown(options.min_age, self.recorded_locks)
         self._read_from: dict[tuple, str | None] = {}  # tree key -> the immutable address it was read from
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
@@ -719,72 +717,31 @@ class Context:
         got = self.metadata.cache.read_json("read-from", key_of(repr(key)))
         return got if isinstance(got, str) else None
 
+    @property
+    def held_back(self) -> dict[tuple[str, str], HeldBack]:
+        """What the release cooldown kept out (:attr:`.cooldown.Cooldown.held_back`)."""
+        return self.cooldown.held_back
+
+    @property
+    def young_pins(self) -> dict[tuple[str, str], HeldBack]:
+        """Young versions an exact constraint pinned (:attr:`.cooldown.Cooldown.young_pins`)."""
+        return self.cooldown.young_pins
+
     def too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
-        """``cand`` as held back when the cooldown (``-min-age``) keeps it out: released
-        less than ``min_age`` ago and neither the version the lock file holds for the call
-        (so the cooldown never moves a call down, even under ``-upgrade``) nor what an exact
-        constraint pins (an exact pin is honoured, recorded in :attr:`young_pins` for a
-        warning). None otherwise, and when its age is unknown: such a version counts as
-        old enough (noted under ``TF_LOG``, counted in :attr:`Stats.release_time_unknown`),
-        unless not ``final``: asked before the package was read, which may still tell."""
-        if not self.options.min_age or not self.versioned_call(cand.call_path):
-            return None
-        # the version the lock file holds was accepted when it was locked: the cooldown never
-        # takes a call below it, -upgrade and -upgrade=NAME included
-        lock = self.recorded_locks.modules.get(cand.call_path)
-        if lock is not None and lock.version == cand.version_text:
-            return None
-        released = self.release_time(cand)
-        key = (cand.call_path, cand.version_text)
-        if released is None:
-            if not final:
-                return None
-            with self._lock:
-                if key not in self._age_checked:
-                    self._age_checked.add(key)
-                    self.stats.release_time_unknown += 1
-                    log.info("release time of %s %s unknown: counted as older than -min-age",
-                             redact(str(cand.source)), cand.version_text)
-            return None
-        age = time.time() - released
-        if age >= self.options.min_age:
-            return None
-        held = HeldBack(cand.call_path, cand.version_text, age)
-        req = self.calls.get(cand.call_path)
-        exact = exact_version(req.constraint.text if req is not None and req.constraint is not None else None)
-        with self._lock:
-            if exact is not None and exact.lstrip("v") == cand.version_text.lstrip("v"):
-                self.young_pins[key] = held
-                return None
-            self.held_back[key] = held
+        """``cand`` as held back when the release cooldown keeps it out
+        (:meth:`.cooldown.Cooldown.module`), its release time asked of its source
+        (:meth:`release_time`) only when needed."""
+        held = self.cooldown.module(cand, self.calls.get(cand.call_path), lambda: self.release_time(cand), final)
+        self.stats.release_time_unknown = self.cooldown.unknown
         return held
 
     def provider_too_young(self, address, version: str, constraints) -> HeldBack | None:
-        """As :meth:`too_young`, for a provider version (the registry's ``published_at``);
-        ``constraints``: the provider constraints in force, an exact one of which pins; the
-        version the lock file holds is exempt."""
-        if not self.options.min_age or self.client is None:
+        """As :meth:`too_young`, for a provider version (the registry's ``published_at``)."""
+        if self.client is None:
             return None
-        lock = self.recorded_locks.providers.get(str(address))
-        if lock is not None and lock.version == version:
-            return None  # as for modules: the locked version stays
-        released = self.client.release_times("provider", str(address)).get(version)
-        if released is None:
-            return None
-        age = time.time() - released
-        if age >= self.options.min_age:
-            return None
-        held = HeldBack(str(address), version, age)
-        with self._lock:
-            if any(exact_version(c.text) == version for c in constraints):
-                self.young_pins[(str(address), version)] = held
-                return None
-            self.held_back[(str(address), version)] = held
-        return held
-
-    def versioned_call(self, call_path: str) -> bool:
-        req = self.calls.get(call_path)
-        return req is None or req.versioned
+        client = self.client
+        return self.cooldown.provider(str(address), version, constraints,
+                                      lambda: client.release_times("provider", str(address)).get(version))
 
     # ------------------------------------------------------------------ providers
 
