@@ -394,17 +394,18 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
 def _run(args, settings: Settings) -> int:
     """Run the command; every failure becomes its exit status here, at one boundary."""
+    opened: list = []  # the views a command opened (init's): its failure is reported to them
     try:
-        return _run_checked(args, settings)
+        return _run_checked(args, settings, opened)
     finally:
-        views = getattr(args, "views", None)
-        if views is not None:
+        for views in opened:
             views.close()
 
 
-def _dispatch(args, settings: Settings) -> int:
+def _dispatch(args, settings: Settings, opened: list) -> int:
     """The command's ``run``, its module imported only now (a warm ``check`` never imports
-    the network code)."""
+    the network code). A command that speaks through views of its own (``open_views``) gets
+    them here, and they are kept in ``opened`` for the error boundary."""
     if args.command_module not in ("version",):
         from .config import (
             hcl,  # the compiled HCL grammar is kept in tofu-solve's cache, nowhere else
@@ -414,13 +415,17 @@ def _dispatch(args, settings: Settings) -> int:
     module = importlib.import_module(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)
+    if hasattr(module, "open_views"):
+        views = module.open_views(args, settings)
+        opened.append(views)
+        return module.run(args, settings, views)
     return module.run(args, settings)
 
 
-def _run_checked(args, settings: Settings) -> int:
+def _run_checked(args, settings: Settings, opened: list) -> int:
     try:
         try:
-            return _dispatch(args, settings)
+            return _dispatch(args, settings, opened)
         except BrokenPipeError:
             raise
         except OSError as e:  # the file system said no: name the file, not a traceback
@@ -429,8 +434,8 @@ def _run_checked(args, settings: Settings) -> int:
             raise TofuSolveError("Input nested too deeply",
                                  "A configuration, lock or answer nests values too deeply to be processed.") from None
     except TofuSolveError as e:
-        views = getattr(args, "views", None)
-        if views is not None:  # init: the stream gets a diagnostic, people the text
+        if opened:  # init: the stream gets a diagnostic, people the text
+            views = opened[0]
             views.error(e)
             if views.human is None:
                 print("\n" + e.render() + "\n", file=sys.stderr)

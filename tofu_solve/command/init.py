@@ -66,6 +66,7 @@ from ..versions.target import Client, TargetVersion, configured_client, lock_pro
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
+from .arguments import InitArguments
 from .monorepo import (
     cross_root_report,
     display_prefix,
@@ -604,22 +605,24 @@ def _quiet(fn, *args):
 # --------------------------------------------------------------------------- the command
 
 
-def run(args, settings: Settings) -> int:
-    """The command: ``args`` as the parser left them. Sets ``args.views`` (the views the
-    error boundary reports a failure to)."""
-    targets = tuple(n.strip() for n in args.upgrade.split(",") if n.strip()) if isinstance(args.upgrade, str) else ()
+def open_views(ns, settings: Settings) -> InitViews:
+    """The views this run speaks to (the error boundary reports a failure to them too)."""
+    return InitViews(ns.chdir, bool(ns.json), getattr(ns, "json_into", None), bool(ns.no_color), settings.no_color)
+
+
+def run(ns, settings: Settings, views: InitViews) -> int:
+    """The command: ``ns`` as the parser left it, read once into :class:`InitArguments`."""
+    args = InitArguments.from_namespace(ns)
     client = configured_client(settings, args.tf_path,
                                named=not args.handover and bool(args.tofu_version or args.terraform_version))
-    opts = InitOptions(root=args.chdir, upgrade=args.upgrade is True, upgrade_only=targets,
-                       shared=args.module_versions == "shared",
-                       lockfile=args.lockfile or "update", tofu_version=args.tofu_version,
+    opts = InitOptions(root=Path(args.chdir), upgrade=args.upgrade, upgrade_only=args.upgrade_only, shared=args.shared,
+                       lockfile=args.lockfile, tofu_version=args.tofu_version,
                        terraform_version=args.terraform_version, client=client,
                        plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
                        max_rounds=args.max_rounds, offline=args.offline,
                        min_age=given_min_age(args.min_age, settings.min_age),
-                       platforms=tuple(parse_platform(p) for p in args.platform or ()), vars=tuple(args.vars or ()))
-    views = args.views = InitViews(args, settings.no_color)
-    if getattr(args, "recursive", False):
+                       platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars)
+    if args.recursive:
         return _run_recursive(args, opts, views, settings)
     if not any(config_file_names(args.chdir)):
         views.empty_directory()  # as tofu init does in a directory without configuration: write nothing
@@ -632,24 +635,11 @@ def run(args, settings: Settings) -> int:
     return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
 
 
-def passed_on_flags(args) -> list[str]:
-    """The tofu init flags given to tofu-solve that the client's init acts on
-    (:data:`tofu_solve.workdir.handover.PASSED_ON`), in OpenTofu's ``-name=value`` form."""
-    out = []
-    for name in handover.PASSED_ON:
-        value = getattr(args, "ignored_" + name.replace("-", "_"), None)
-        if value is True:
-            out.append(f"-{name}")
-        elif isinstance(value, list):
-            out.extend(f"-{name}={v}" for v in value)
-    return out
-
-
-def _handover_for(args, opts: InitOptions, result: InitResult, settings: Settings,
+def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, settings: Settings,
                   root: Path) -> handover.Handover | None:
     """The client's init to run after ``result``, or None (and ``result.next_command``, the
     command to run next, with a warning when the client found is not the target)."""
-    flags = passed_on_flags(args)
+    flags = list(args.passed_on)
     target, client = result.target, opts.client
     if args.handover and client is not None and target is not None and client.product is not target.product:
         result.resolution.warnings.append(WarningText(
@@ -698,7 +688,7 @@ def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = Fals
     return code
 
 
-def _run_recursive(args, opts: InitOptions, views: InitViews, settings: Settings) -> int:
+def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, settings: Settings) -> int:
     """``init -recursive``: every root module under -chdir, in parallel over one cache."""
     base = Path(args.chdir)
     roots = find_roots(base)

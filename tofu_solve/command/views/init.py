@@ -370,16 +370,17 @@ class InitViews:
     (unless ``-json``), the JSON-lines stream on standard output (``-json``) and/or into a
     file (``-json-into=FILE``), as OpenTofu pairs its human and JSON views."""
 
-    def __init__(self, args, no_color_env: bool = False):
-        self.human = None if args.json else HumanView(use_color(args.no_color, no_color_env))
+    def __init__(self, chdir: str, as_json: bool = False, json_into: str | None = None, no_color: bool = False,
+                 no_color_env: bool = False):
+        self.human = None if as_json else HumanView(use_color(no_color, no_color_env))
         outs = []
-        if args.json:
+        if as_json:
             outs.append(sys.stdout)
         self._into = None
-        if getattr(args, "json_into", None):
-            self._into = open(args.json_into, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
+        if json_into:
+            self._into = open(json_into, "w", encoding="utf-8")  # noqa: SIM115 (closed by close())
             outs.append(self._into)
-        self.stream = JsonStream(*outs, root=Path(args.chdir)) if outs else None
+        self.stream = JsonStream(*outs, root=Path(chdir)) if outs else None
         if self.stream:
             self.stream.version()
         self._views: list[InitView] = []

@@ -1,0 +1,8 @@
+"""Typed command-line arguments, one object per command, as OpenTofu's
+``internal/command/arguments`` parses each command's flags into its own struct: the parser
+(:mod:`tofu_solve.cli`) leaves an ``argparse.Namespace``; a command reads its fields once,
+here, and works with the typed object."""
+
+from .init import InitArguments
+
+__all__ = ["InitArguments"]

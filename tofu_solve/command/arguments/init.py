@@ -1,0 +1,74 @@
+"""``tofu-solve init``'s arguments (OpenTofu ``internal/command/arguments/init.go``)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from ...workdir import handover
+
+
+@dataclass(frozen=True)
+class InitArguments:
+    """Every flag ``init`` reads, typed.
+
+    Attributes:
+        chdir: the root module directory (``-chdir``).
+        upgrade: ``-upgrade`` (everything may move).
+        upgrade_only: ``-upgrade=NAME,...``: what may move, each as written.
+        shared: ``-module-versions=shared``.
+        lockfile: ``-lockfile`` (``update`` or ``readonly``).
+        tofu_version, terraform_version: ``-tofu-version`` / ``-terraform-version``.
+        tf_path: ``-tf-path``.
+        handover: run the client's init afterwards (``-handover``).
+        max_rounds: resolvelib's round cap.
+        offline: ``-offline``.
+        min_age: ``-min-age`` as written (None: not given).
+        platforms: ``-platform`` values as written.
+        vars: ``-var``/``-var-file`` in order, as the parser kept them.
+        json: ``-json``; json_into: ``-json-into=FILE``; no_color: ``-no-color``.
+        recursive: ``-recursive``.
+        passed_on: the tofu init flags the client's init acts on, in OpenTofu's
+            ``-name=value`` form (:data:`tofu_solve.workdir.handover.PASSED_ON`).
+    """
+
+    chdir: str
+    upgrade: bool = False
+    upgrade_only: tuple[str, ...] = ()
+    shared: bool = False
+    lockfile: str = "update"
+    tofu_version: str | None = None
+    terraform_version: str | None = None
+    tf_path: str | None = None
+    handover: bool = True
+    max_rounds: int = 20000
+    offline: bool = False
+    min_age: str | None = None
+    platforms: tuple[str, ...] = ()
+    vars: tuple = ()
+    json: bool = False
+    json_into: str | None = None
+    no_color: bool = False
+    recursive: bool = False
+    passed_on: tuple[str, ...] = ()
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> InitArguments:
+        """Read the parser's namespace (:func:`tofu_solve.cli.build_parser`), once."""
+        upgrade = ns.upgrade
+        passed: list[str] = []
+        for name in handover.PASSED_ON:
+            value = getattr(ns, "ignored_" + name.replace("-", "_"), None)
+            if value is True:
+                passed.append(f"-{name}")
+            elif isinstance(value, list):
+                passed.extend(f"-{name}={v}" for v in value)
+        return cls(
+            chdir=ns.chdir, upgrade=upgrade is True,
+            upgrade_only=tuple(n.strip() for n in upgrade.split(",") if n.strip()) if isinstance(upgrade, str) else (),
+            shared=ns.module_versions == "shared", lockfile=ns.lockfile or "update",
+            tofu_version=ns.tofu_version, terraform_version=ns.terraform_version, tf_path=ns.tf_path,
+            handover=bool(ns.handover), max_rounds=ns.max_rounds, offline=bool(ns.offline), min_age=ns.min_age,
+            platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()), json=bool(ns.json),
+            json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
+            recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed))
