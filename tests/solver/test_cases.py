@@ -10,6 +10,11 @@ Beside the expected answer each case is checked independently of the solver:
 * every suggestion of an explanation, applied to the index as a tool would apply it (the
   quoted constraint replaced at its file and line), must make the universe solvable.
 
+Some cases are written by hand; others are the server-backed explanation scenarios of
+``tests/e2e/test_explanations.py`` recorded on the fixture world's real data
+(``python -m tests.solver.record_case``, ``"recorded": true``): the whole universe the solve
+could walk, replayed here without servers (issue #35).
+
 Regenerate the expected answers after a deliberate change with
 ``python -m tests.solver.update_cases`` and review the diff.
 """

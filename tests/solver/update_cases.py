@@ -15,7 +15,9 @@ def main() -> None:
         got, _, _ = run_case(case["index"])
         if case.get("expect") != got:
             case["expect"] = got
-            path.write_text(json.dumps(case, indent=1) + "\n")
+            # recorded universes (record_case.py) stay compact; the hand-written ones readable
+            text = json.dumps(case, separators=(",", ":")) if case.get("recorded") else json.dumps(case, indent=1)
+            path.write_text(text + "\n")
             print(f"updated {path.name}")
 
 

@@ -190,6 +190,10 @@ class MemoryContext(Context):
         self.stats.trees_read += 1
         return self.u.trees[(cand.package.removeprefix("registry.opentofu.org/"), cand.available.label)]
 
+    def known_tree(self, cand):
+        """Every tree is known without reading: the whole universe is in memory."""
+        return self.u.trees.get((cand.package.removeprefix("registry.opentofu.org/"), cand.available.label))
+
     def provider_versions(self, address, lister=None) -> list[gvs.Version]:
         return self._provider_versions.get(str(address), SYNTHETIC_PROVIDER_VERSIONS)
 
