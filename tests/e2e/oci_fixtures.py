@@ -17,6 +17,8 @@ from pathlib import Path
 
 import requests
 
+from tests.conftest import require_tool
+
 REGISTRY_BIN = "/usr/bin/docker-registry"
 ARTIFACT = "application/vnd.opentofu.modulepkg"
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -94,7 +96,7 @@ class OciRegistry:
 @contextlib.contextmanager
 def run_registry(tmp: Path, htpasswd_user: tuple[str, str] | None = None):
     """Start ``docker-registry`` on loopback with a config of our own; stop it after."""
-    assert Path(REGISTRY_BIN).exists(), "Debian's docker-registry must be installed (CI installs it)"
+    require_tool(Path(REGISTRY_BIN).exists(), "Debian's docker-registry", "docker-registry")
     port = free_port()
     data = tmp / "data"
     data.mkdir(parents=True, exist_ok=True)

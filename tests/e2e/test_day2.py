@@ -7,6 +7,7 @@ import functools
 import json
 import operator
 
+from tests.conftest import require_tool
 from tests.e2e.conftest import AWS5_VPC61, VPC6_EKS20, lock_versions, write_root
 
 ROOT_3 = '''
@@ -81,7 +82,7 @@ def test_graph_is_readable_at_16_calls(tmp_path, tofu_solve):
 
     from tests.e2e.test_explanations import SHARED_8
 
-    assert shutil.which("dot"), "Graphviz dot must be installed (CI installs it)"
+    require_tool(shutil.which("dot"), "Graphviz dot", "graphviz")
     root = write_root(tmp_path / "root", SHARED_8)
     assert tofu_solve(root, "init").code == 0
     data = tofu_solve(root, "graph", "-json").json()

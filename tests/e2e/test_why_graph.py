@@ -10,6 +10,7 @@ import subprocess
 import pydot
 import pytest
 
+from tests.conftest import require_tool
 from tests.e2e.conftest import write_root
 
 VPC_EKS = '''
@@ -121,7 +122,7 @@ def test_graph_dot_parses_and_renders(solved_root, tofu_solve, tmp_path):
     assert edge.get_source().strip('"') == "module.eks"
     assert edge.get("label").strip('"') == "2.1.0"  # the call's constraint (where: in the JSON)
     dot = shutil.which("dot")
-    assert dot, "Graphviz dot must be installed (CI installs it)"
+    require_tool(dot, "Graphviz dot", "graphviz")
     out = tmp_path / "g.svg"
     subprocess.run([dot, "-Tsvg", "-o", str(out)], input=r.out, text=True, check=True)
     assert out.read_text().lstrip().startswith(("<?xml", "<svg"))
