@@ -37,6 +37,7 @@ from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from ..workdir.solved import recorded_module_locks
+from .arguments import CheckArguments
 from .views.reports import CheckView
 
 
@@ -258,21 +259,22 @@ def _check_providers(out, locks, providers: dict[str, list], complete: bool = Tr
                               "init to drop it."))
 
 
-def _target(args, root, client) -> TargetVersion:
+def _target(args: CheckArguments, root, client) -> TargetVersion:
     return target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
 
 
-def run(args, settings: Settings) -> int:
-    """The command: ``args`` as the parser left them."""
-    if getattr(args, "recursive", False):
+def run(ns, settings: Settings) -> int:
+    """The command: ``ns`` as the parser left it, read once into :class:`CheckArguments`."""
+    args = CheckArguments.from_namespace(ns)
+    if args.recursive:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
-    diffs = check(args.chdir, settings, tuple(args.vars or ()), _target(args, args.chdir, client))
+    diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), _target(args, args.chdir, client))
     CheckView(args.json).result(diffs)
     return 1 if diffs else 0
 
 
-def _run_recursive(args, settings: Settings) -> int:
+def _run_recursive(args: CheckArguments, settings: Settings) -> int:
     from .monorepo import (  # only -recursive pays for the fan-out
         display_prefix,
         each_root,

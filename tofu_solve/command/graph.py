@@ -36,6 +36,7 @@ from ..settings import Settings
 from ..solver.fenced import fences
 from ..versions import apparentlymart_go_versions as gvs
 from ..workdir.solved import Solved, load_solved
+from .arguments import GraphArguments
 
 
 def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> nx.DiGraph:
@@ -189,9 +190,10 @@ def render(dot_text: str, out: Path) -> None:
         raise TofuSolveError("Graphviz failed", done.stderr.decode(errors="replace").strip()[:500])
 
 
-def run(args, settings: Settings) -> int:
-    """The command: ``args`` as the parser left them."""
-    g = build_graph(load_solved(args.chdir, settings, tuple(args.vars or ())), providers=args.providers,
+def run(ns, settings: Settings) -> int:
+    """The command: ``ns`` as the parser left it, read once into :class:`GraphArguments`."""
+    args = GraphArguments.from_namespace(ns)
+    g = build_graph(load_solved(Path(args.chdir), settings, tuple(args.vars or ())), providers=args.providers,
                     opentofu=args.opentofu)
     out = Path(args.output) if args.output else None
     as_json = args.json or (out is not None and out.suffix.lower() == ".json")

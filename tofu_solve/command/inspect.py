@@ -7,6 +7,7 @@ from ..addrs.redact import redact
 from ..config import ModuleConfig, load_module_dir
 from ..config.variables import collect_input_values
 from ..settings import Settings
+from .arguments import InspectArguments
 from .views.reports import InspectView
 
 
@@ -35,8 +36,9 @@ def config_as_data(cfg: ModuleConfig) -> dict:
     }
 
 
-def run(args, settings: Settings) -> int:
-    """The command: ``args`` as the parser left them."""
+def run(ns, settings: Settings) -> int:
+    """The command: ``ns`` as the parser left it, read once into :class:`InspectArguments`."""
+    args = InspectArguments.from_namespace(ns)
     cfg = load_module_dir(args.chdir, inputs=collect_input_values(args.chdir, settings.environ, tuple(args.vars or ())))
     InspectView(args.json).config(cfg, config_as_data(cfg))
     return 0

@@ -46,6 +46,7 @@ from ..versions.cooldown import (
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
+from .arguments import CheckArguments, OutdatedArguments
 from .views.human import line_progress
 from .views.reports import OutdatedView
 
@@ -301,18 +302,19 @@ def _with_age(version: str | None, row: Outdated) -> str | None:
 __all__ = ["Outdated", "outdated", "render_table"]
 
 
-def _target(args, root, client) -> TargetVersion:
+def _target(args: CheckArguments, root, client) -> TargetVersion:
     return target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
 
 
-def run(args, settings: Settings) -> int:
-    """The command: ``args`` as the parser left them."""
-    if getattr(args, "recursive", False):
+def run(ns, settings: Settings) -> int:
+    """The command: ``ns`` as the parser left it, read once into :class:`OutdatedArguments`."""
+    args = OutdatedArguments.from_namespace(ns)
+    if args.recursive:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client)
-    rows = outdated(args.chdir, settings, tuple(args.vars or ()), target,
-                    args.module_versions == "shared", progress=line_progress(args.json),
+    rows = outdated(Path(args.chdir), settings, tuple(args.vars or ()), target,
+                    args.shared, progress=line_progress(args.json),
                     min_age=given_min_age(args.min_age, settings.min_age))
     movable = [r for r in rows if r.can_move]
     names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable)
@@ -320,7 +322,7 @@ def run(args, settings: Settings) -> int:
     return 2 if movable else 0
 
 
-def _run_recursive(args, settings: Settings) -> int:
+def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
     from .monorepo import (  # only -recursive pays for the fan-out
         display_prefix,
         each_root,
@@ -329,7 +331,7 @@ def _run_recursive(args, settings: Settings) -> int:
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     base = Path(args.chdir)
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
-                                                     _target(args, root, client), args.module_versions == "shared",
+                                                     _target(args, root, client), args.shared,
                                                      display_prefix=display_prefix(root, base),
                                                      min_age=given_min_age(args.min_age, settings.min_age)))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..addrs.provider import parse_provider_source
@@ -23,6 +24,7 @@ from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..workdir.solved import CallNode, Solved, load_solved
+from .arguments import WhyArguments
 from .views.reports import WhyView
 
 
@@ -250,8 +252,9 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
     return WhyAnswer("provider", addr, "\n".join(lines), data)
 
 
-def run(args, settings: Settings) -> int:
-    """The command: ``args`` as the parser left them."""
-    answers = why(load_solved(args.chdir, settings, tuple(args.vars or ())), args.name)
+def run(ns, settings: Settings) -> int:
+    """The command: ``ns`` as the parser left it, read once into :class:`WhyArguments`."""
+    args = WhyArguments.from_namespace(ns)
+    answers = why(load_solved(Path(args.chdir), settings, tuple(args.vars or ())), args.name)
     WhyView(args.json).answers(answers)
     return 0

@@ -4,5 +4,7 @@
 here, and works with the typed object."""
 
 from .init import InitArguments
+from .reports import CheckArguments, GraphArguments, InspectArguments, OutdatedArguments, WhyArguments
 
-__all__ = ["InitArguments"]
+__all__ = ["CheckArguments", "GraphArguments", "InitArguments", "InspectArguments", "OutdatedArguments",
+           "WhyArguments"]

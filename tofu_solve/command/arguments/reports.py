@@ -1,0 +1,89 @@
+"""The arguments of the reporting commands (``check``, ``outdated``, ``why``, ``graph``,
+``inspect``), read once from the parser's namespace."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RootArguments:
+    """What every reporting command reads: the root, its variables, ``-json``.
+
+    Attributes:
+        chdir: the root module directory (``-chdir``).
+        vars: ``-var``/``-var-file`` in order, as the parser kept them.
+        json: ``-json``.
+    """
+
+    chdir: str
+    vars: tuple = ()
+    json: bool = False
+
+    @staticmethod
+    def _common(ns: argparse.Namespace) -> dict:
+        return {"chdir": ns.chdir, "vars": tuple(getattr(ns, "vars", None) or ()), "json": bool(ns.json)}
+
+
+@dataclass(frozen=True)
+class CheckArguments(RootArguments):
+    """``check``: besides the root, the target (``-tofu-version``, ``-terraform-version``,
+    ``-tf-path``) and ``-recursive``."""
+
+    tofu_version: str | None = None
+    terraform_version: str | None = None
+    tf_path: str | None = None
+    recursive: bool = False
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> CheckArguments:
+        return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
+                   tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)))
+
+
+@dataclass(frozen=True)
+class OutdatedArguments(CheckArguments):
+    """``outdated``: as ``check``, with ``-module-versions`` and ``-min-age`` (as written)."""
+
+    shared: bool = False
+    min_age: str | None = None
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> OutdatedArguments:
+        return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
+                   tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
+                   shared=ns.module_versions == "shared", min_age=ns.min_age)
+
+
+@dataclass(frozen=True)
+class WhyArguments(RootArguments):
+    """``why NAME``."""
+
+    name: str = ""
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> WhyArguments:
+        return cls(**cls._common(ns), name=ns.name)
+
+
+@dataclass(frozen=True)
+class GraphArguments(RootArguments):
+    """``graph``: ``-providers``, ``-opentofu`` and ``-o FILE``."""
+
+    providers: bool = False
+    opentofu: bool = False
+    output: str | None = None
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> GraphArguments:
+        return cls(**cls._common(ns), providers=bool(ns.providers), opentofu=bool(ns.opentofu), output=ns.output)
+
+
+@dataclass(frozen=True)
+class InspectArguments(RootArguments):
+    """``inspect``."""
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> InspectArguments:
+        return cls(**cls._common(ns))
