@@ -177,7 +177,14 @@ def test_searches_that_go_back_and_fail_are_the_same_too():
     assert {"resolved", "impossible", "too deep", "went back"} <= seen, seen
 
 
-@pytest.mark.parametrize("case", sorted((Path(__file__).parent / "cases").glob("*.json")), ids=lambda p: p.stem)
+def _compared_cases() -> list[Path]:
+    """The solver cases whose loops are compared event by event: all but those that say why
+    not (``loops_not_compared``: resolvelib's own loop, unnarrowed, is too slow on them)."""
+    paths = sorted((Path(__file__).parent / "cases").glob("*.json"))
+    return [p for p in paths if not json.loads(p.read_text()).get("loops_not_compared")]
+
+
+@pytest.mark.parametrize("case", _compared_cases(), ids=lambda p: p.stem)
 def test_the_solver_cases_search_the_same(case):
     index = json.loads(case.read_text())["index"]
     ours, theirs = _run(Search, index), _run(Resolver, index, UnnarrowedProvider)
