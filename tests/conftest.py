@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -120,14 +121,18 @@ if os.environ.get("CI"):
     _hypothesis_settings.load_profile("ci")
 
 
-def require_tool(found: object, what: str, package: str) -> None:
+T = TypeVar("T")
+
+
+def require_tool(found: T, what: str, package: str) -> T:
     """A system tool the README's two commands do not install (Graphviz ``dot``, Debian's
     ``docker-registry``): without it the test skips, saying what to install, except under CI
     (``CI`` set, as ``.ci/run`` sets it), where ``.ci/run`` installs it and its absence fails
     the test (issue #37)."""
     if found:
-        return
+        return found
     message = f"{what} is not installed here (.ci/run installs it; on Debian: apt-get install {package})"
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
+    return found  # not reached: skip raises

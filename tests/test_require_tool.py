@@ -22,4 +22,4 @@ def test_under_ci_a_missing_tool_fails(monkeypatch):
 
 def test_a_present_tool_lets_the_test_run(monkeypatch):
     monkeypatch.setenv("CI", "true")
-    require_tool("/usr/bin/dot", "Graphviz dot", "graphviz")  # no exception
+    assert require_tool("/usr/bin/dot", "Graphviz dot", "graphviz") == "/usr/bin/dot"  # no skip, no failure
