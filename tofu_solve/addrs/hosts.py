@@ -10,8 +10,29 @@ lists ``straße.example/ns/name/aws`` at ``xn--strae-oqa.example``.
 from __future__ import annotations
 
 import functools
+import re
 
 import idna
+
+_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
+_HOST_RE = re.compile(rf"{_LABEL}(?:\.{_LABEL})*(?::[0-9]+)?")
+
+
+def normalize(host: str) -> str | None:
+    """The comparison form of a host written in an address (a module registry source, a
+    provider source address, a CLI configuration's ``host``/``credentials`` label):
+    lower case, IDNA 2008 to punycode, the default port 443 dropped; None when ``host`` is
+    not a valid host name (an empty label, a character outside ``[a-z0-9-]`` in an ASCII
+    name, a port that is not a number). registry-address's ``ParseModuleSource`` and
+    ``ParseProviderSource`` both compare through svchost ``ForComparison``; an ASCII name
+    skips the IDNA mapping (it would only lower-case it)."""
+    h = host if host.isascii() else for_comparison(host)
+    if h is None:
+        return None
+    h = h.lower()
+    if h.endswith(":443"):
+        h = h[:-4]
+    return h if _HOST_RE.fullmatch(h) else None
 
 
 @functools.lru_cache(maxsize=4096)

@@ -29,7 +29,8 @@ from typing import NoReturn
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
 from ..errors import SourceAddressError
-from .hosts import for_comparison, for_display
+from .hosts import for_display
+from .hosts import normalize as normalize_host
 
 DEFAULT_REGISTRY_HOST = "registry.opentofu.org"
 TRANSITIONAL_REGISTRY_HOST = "registry.terraform.io"
@@ -39,8 +40,6 @@ _REG_NAME_RE = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z\-_]{0,62}[0-9A-Za-z])?")
 _REG_SYSTEM_RE = re.compile(r"[0-9a-z]{1,64}")
 _FORCED_RE = re.compile(r"([A-Za-z0-9]+)::(.+)", re.S)
 _SSH_RE = re.compile(r"(?:([^@]+)@)?([^:]+):/?(.+)", re.S)
-_HOST_LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
-_HOST_RE = re.compile(rf"{_HOST_LABEL}(?:\.{_HOST_LABEL})*(?::[0-9]+)?")
 _OCI_REPO_RE = re.compile(
     r"[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*)*")
 _OCI_TAG_RE = re.compile(r"[\w][\w.-]{0,127}")
@@ -152,28 +151,6 @@ def _with_subdir(base: str, subdir: str) -> str:
     return f"{base}//{subdir}"
 
 
-def _normalize_host(host: str) -> str | None:
-    """svchost ``ForComparison`` for the hosts tofu-solve meets: lower case, IDNA to
-    punycode, default port 443 dropped. None when not a valid hostname."""
-    if not host.isascii():  # IDNA 2008, as svchost maps it (not Python's IDNA 2003 codec)
-        h = for_comparison(host)
-        if h is None:
-            return None
-    else:
-        h = host
-    h = h.lower()
-    if h.endswith(":443"):
-        h = h[:-4]
-    if not _HOST_RE.fullmatch(h):
-        return None
-    return h
-
-
-def _display_host(host: str) -> str:
-    """svchost ``ForDisplay``: punycode labels shown as Unicode (the port kept)."""
-    return for_display(host)
-
-
 # --------------------------------------------------------------------------- types
 
 
@@ -207,13 +184,13 @@ class RegistryPackage:
 
     def __str__(self) -> str:
         """OpenTofu's ``String()``: the host in its display form (Unicode, not punycode)."""
-        return f"{_display_host(self.host)}/{self.namespace}/{self.name}/{self.system}"
+        return f"{for_display(self.host)}/{self.namespace}/{self.name}/{self.system}"
 
     @property
     def for_display(self) -> str:
         """Without the host when it is the default registry (``ForDisplay``)."""
         short = f"{self.namespace}/{self.name}/{self.system}"
-        return short if self.host == self.default_host else f"{_display_host(self.host)}/{short}"
+        return short if self.host == self.default_host else f"{for_display(self.host)}/{short}"
 
 
 @dataclass(frozen=True)
@@ -404,7 +381,7 @@ def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> Regis
         fail("a module registry source address must have either three or four slash-separated components")
     host = default_host
     if len(parts) == 4:
-        h = _normalize_host(parts[0])
+        h = normalize_host(parts[0])
         if h is None:
             if "--" in parts[0]:
                 fail(f'invalid module registry hostname "{parts[0]}"; internationalized domain names '

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from ..errors import TofuSolveError
-from .hosts import for_comparison
+from .hosts import normalize as normalize_host
 
 DEFAULT_PROVIDER_HOST = "registry.opentofu.org"
 BUILTIN_HOST = "terraform.io"
 _PART_RE = re.compile(r"[0-9a-z](?:[0-9a-z-]{0,62}[0-9a-z])?", re.I)
-_HOST_RE = re.compile(r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*(?::[0-9]+)?", re.I)
 
 
 class ProviderAddressError(TofuSolveError):
@@ -61,7 +61,7 @@ def parse_provider_source(text: str, default_host: str = DEFAULT_PROVIDER_HOST) 
     Raises:
         ProviderAddressError: "Invalid provider source address" with the reason.
     """
-    def fail(msg: str):
+    def fail(msg: str) -> NoReturn:
         raise ProviderAddressError("Invalid provider source address", msg)
 
     if not isinstance(text, str) or text.strip() == "":
@@ -72,12 +72,10 @@ def parse_provider_source(text: str, default_host: str = DEFAULT_PROVIDER_HOST) 
              "(hostname/namespace/type).")
     host, ns = default_host, "hashicorp"
     if len(parts) == 3:
-        given = parts[0] if parts[0].isascii() else (for_comparison(parts[0]) or "")  # IDNA 2008, as svchost
-        if not _HOST_RE.fullmatch(given):
+        normalized = normalize_host(parts[0])  # IDNA 2008, as svchost
+        if normalized is None:
             fail(f'"{text}": invalid provider registry hostname "{parts[0]}".')
-        host = given.lower()
-        if host.endswith(":443"):
-            host = host[:-4]
+        host = normalized
         parts = parts[1:]
     if len(parts) == 2:
         ns = parts[0]

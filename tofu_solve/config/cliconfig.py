@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ..addrs.hosts import for_comparison
+from ..addrs.hosts import normalize as normalize_host
 from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 from ..addrs.redact import is_loopback_host, redact
 from ..errors import ConfigurationError
@@ -26,9 +26,9 @@ from . import hcl
 
 
 def _normalize_host(host: str) -> str:
-    """svchost ``ForComparison`` (IDNA 2008, lower case, no :443); a name that is not a valid
-    host is kept lower-cased, so that it simply matches nothing."""
-    h = for_comparison(host)
+    """A label's host as addresses compare it (:func:`tofu_solve.addrs.hosts.normalize`); a
+    label that is not a valid host is kept lower-cased, so that it simply matches nothing."""
+    h = normalize_host(host)
     if h is not None:
         return h
     h = host.lower()
