@@ -9,7 +9,6 @@ file lock, so two runs sharing the cache never see half-written entries.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -24,6 +23,11 @@ from ..addrs.redact import redact, url_key
 from ..errors import CacheError, HashError
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..lockfile.replacefile import replace_dir, write_atomic
+
+try:
+    import fcntl as _fcntl
+except ImportError:  # Windows: filelock's exclusive locks instead (see Cache.locked)
+    _fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -98,20 +102,32 @@ class Cache:
 
     @contextlib.contextmanager
     def locked(self, name: str, shared: bool = False) -> Iterator[None]:
-        """An inter-process lock named ``name`` (flock on a lock file): exclusive, or
-        ``shared`` with other shared holders (readers). Every call opens the file afresh, so
-        threads of one process exclude each other as processes do."""
+        """An inter-process lock named ``name`` on a lock file in the cache: exclusive, or
+        ``shared`` with other shared holders (readers of a git mirror). Every call opens the
+        file afresh, so threads of one process exclude each other as processes do.
+
+        Where ``flock`` exists (POSIX) it is used directly: filelock, the well-kept library
+        for this, has no shared ``flock`` lock (its read-write locks keep their state in
+        SQLite or in heartbeat files). Elsewhere (Windows) a ``filelock.FileLock`` is
+        taken, exclusive for readers too: correct, only less parallel.
+
+        Raises:
+            CacheError: the lock file cannot be opened.
+        """
         lock_path = self._dir("locks") / (_safe_name(name) + ".lock")
+        if _fcntl is None:
+            yield from _file_lock(lock_path, self.cache_error)
+            return
         try:
             fh = open(lock_path, "a+")  # noqa: SIM115 (the with below; its failure is a cache error)
         except OSError as e:
             raise self.cache_error(e, lock_path) from None
         with fh:
-            fcntl.flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+            _fcntl.flock(fh, _fcntl.LOCK_SH if shared else _fcntl.LOCK_EX)
             try:
                 yield
             finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+                _fcntl.flock(fh, _fcntl.LOCK_UN)
 
     def tmp_dir(self) -> Path:
         """Scratch space for downloads and git fetches in flight (same file system as the
@@ -219,3 +235,19 @@ class Cache:
             write_atomic(p, json.dumps(data))
         except OSError as e:
             raise self.cache_error(e, p) from None
+
+
+def _file_lock(lock_path: Path, cache_error: Callable[[OSError, Path], CacheError]) -> Iterator[None]:
+    """Hold ``filelock.FileLock(lock_path)`` (a new one per call: no reentrancy between
+    threads) around one ``yield``."""
+    import filelock
+
+    lock = filelock.FileLock(str(lock_path), thread_local=False, is_singleton=False)
+    try:
+        lock.acquire()
+    except OSError as e:
+        raise cache_error(e, lock_path) from None
+    try:
+        yield
+    finally:
+        lock.release()
