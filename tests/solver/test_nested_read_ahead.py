@@ -68,7 +68,7 @@ def test_a_read_ahead_that_fails_is_forgotten():
             self.loads += 1
             if self.loads == 1:
                 raise NetworkError("Connection reset", "the server went away")
-            return MemoryContext.tree(self, cand)
+            return self.index.tree(cand)
 
     u = universe_from_index({"modules": {"t/a/null": {"1.0.0": {"calls": [
         {"name": "b", "source": "t/b/null", "version": ">= 1.0", "file": "main.tf", "line": 1}]}},

@@ -197,7 +197,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
     ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=locks,
                                  refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None)
-    notes.extend(WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings)
+    notes.extend(WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings)
     packages = _provider_packages(ctx, counter, opts)
     plugin_cache = packages.plugin_cache_dir
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
@@ -233,7 +233,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     finally:
         ahead.close()
         ctx.close()
-    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.client.cli_config.warnings]
+    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings]
     if lost:
         kept = sorted(p for p in lost if p in new_modules and new_modules[p].version == lost[p].version)
         if kept:
@@ -252,7 +252,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         ) for p in plan.unsigned)
     res.warnings.extend(WarningText("Damaged cache entry replaced",
                                     f"The cached copy of {name} was damaged; it was discarded and fetched again.")
-                        for name in ctx.metadata.cache.discarded)
+                        for name in ctx.network.metadata.cache.discarded)
     res.warnings.extend(WarningText(
         "Module package moved",
         f'The package locked for module "{path}" was found at another location with the same identity (the same '
@@ -419,9 +419,10 @@ def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dic
 def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> ProviderPackages:
     """Where this run's provider packages come from (one object, so that what was read
     ahead during the solve is found by the plan after it)."""
-    fetcher = ctx.registry.fetcher
-    return ProviderPackages(ctx.client, fetcher, fetcher.cache, counter,
-                            ctx.client.cli_config.plugin_cache_dir or opts.plugin_cache,
+    fetcher = ctx.network.registry.fetcher
+    client = ctx.network.client
+    return ProviderPackages(client, fetcher, fetcher.cache, counter,
+                            client.cli_config.plugin_cache_dir or opts.plugin_cache,
                             offline=opts.offline,
                             sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None)
 
@@ -477,11 +478,11 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
     pinned = _pinned_selections(locks)
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
-        ctx.pool.submit(_quiet, ctx.fetch, res.modules[path])
+        ctx.pool.submit(_quiet, ctx.network.fetch, res.modules[path])
     hashed: dict[tuple, tuple[str, ...]] = {}  # a package many calls share is hashed once
     for path in paths:
         cand = res.modules[path]
-        pkg = ctx.fetch(cand)
+        pkg = ctx.network.fetch(cand)
         hashes = hashed.get((pkg.root, pkg.zh))
         if hashes is None:
             hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg)
@@ -582,7 +583,7 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
 
 def _tag_warnings(ctx: Context) -> list[WarningText]:
     """Tags that moved or disappeared since this machine last listed their remote."""
-    remotes = ctx.git.remotes
+    remotes = ctx.network.git.remotes
     remotes.join_background()
     out: list[WarningText] = []
     for url, moved in sorted(remotes.moved.items()):

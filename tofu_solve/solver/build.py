@@ -1,7 +1,7 @@
 """Wiring: the :class:`~tofu_solve.solver.context.Context` a solve runs in, built from the
 run's :class:`~tofu_solve.settings.Settings`: the cache, the CLI configuration, one HTTP
-session, the registry, git, OCI and download clients, the candidate providers per source
-kind, and where provider versions come from."""
+session, the registry, git, OCI and download clients, the module index over the candidate
+providers per source kind, and where provider versions come from."""
 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ from ..store.cache import Cache
 from ..store.metadata import MetadataStore
 from ..versions.cooldown import min_age_setting
 from .context import Context, SolveOptions
+from .index import Stats
+from .network import NetworkIndex
 
 
 def build_context(options: SolveOptions, locks: LockFile, settings: Settings, progress: Progress | None, *,
@@ -60,8 +62,13 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
     provider_source = ProviderSources(client.cli_config.provider_installation, client,
                                       MirrorClient(session, limits, counter), cache, offline=options.offline,
                                       refresh=options.upgrade)
+    metadata = MetadataStore(cache, options.target.product)
+    stats = Stats()
     # "Fetching" is announced by the first network operation of a fetch (counter)
-    ctx = Context(options, locks, RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
-                  PinnedCandidates(remotes, fetcher), client, MetadataStore(cache, options.target.product), progress,
-                  oci=oci, counter=counter, provider_source=provider_source, recorded_locks=recorded_locks)
+    index = NetworkIndex(RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
+                         PinnedCandidates(remotes, fetcher), oci, client, metadata, stats, options.target.product,
+                         progress=progress, counter=counter)
+    ctx = Context(options, locks, index, metadata, client=client, stats=stats, progress=progress,
+                  provider_source=provider_source,
+                  recorded_locks=recorded_locks)
     return ctx, counter

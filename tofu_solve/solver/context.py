@@ -3,8 +3,13 @@
 * ``module_candidates(req)``: the versions a module call may take, OpenTofu's filter and
   order (locked version first unless ``upgrade``, then newest first);
 * ``tree(candidate)``: the candidate's requirements, from the on-disk metadata cache or by
-  fetching the package (one fetch per package and version, never one per call);
+  asking the module index (one read per package and version, never one per call);
 * ``provider_versions(address)``: from the provider registry.
+
+What module sources offer and what a version requires come from a
+:class:`~tofu_solve.solver.index.ModuleIndex`: the network's
+(:class:`~tofu_solve.solver.network.NetworkIndex`) or a universe in memory; the context
+memoizes, budgets, reads ahead and caches around it the same way for both.
 
 Listings and fetches run on a bounded thread pool: when a module version's requirements
 are read, the listings of its child calls and the content of their newest candidates are
@@ -16,26 +21,14 @@ from __future__ import annotations
 import copy
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..addrs.immutable import pinned_reference
-from ..addrs.module_source import (
-    LocalSource,
-    OciSource,
-    RegistrySource,
-    RemoteSource,
-    SourceKind,
-    lock_source,
-    parse_source,
-)
+from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource, lock_source
 from ..addrs.provider import ProviderAddress
-from ..addrs.redact import redact
-from ..config.files import MemoryDir
-from ..config.tree import ModuleTree, read_module_tree
+from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
     NoMatchingVersionError,
@@ -43,21 +36,12 @@ from ..errors import (
     TofuSolveError,
     locked_version_gone,
 )
-from ..events import FetchingPackage, Progress
+from ..events import Progress
 from ..lockfile import LockFile
-from ..providers import (
-    AvailableVersion,
-    ConfigFiles,
-    GitCandidates,
-    Package,
-    PinnedCandidates,
-    RegistryCandidates,
-)
+from ..providers import AvailableVersion
 from ..providers.base import ProviderVersionSource
 from ..remote.flight import SingleFlight
-from ..remote.ops import OpCounter
 from ..remote.registry import RegistryClient
-from ..store.cache import key_of
 from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import HeldBack
@@ -66,7 +50,11 @@ from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from . import readahead
 from .cooldown import Cooldown
+from .index import ModuleIndex, Stats, tree_key
 from .model import ModuleCandidate, ModuleRequirement, Origin
+
+if TYPE_CHECKING:
+    from .network import NetworkIndex
 
 log = logging.getLogger(__name__)
 
@@ -95,65 +83,64 @@ class SolveOptions:
     min_age: float = 0.0  # the release cooldown, seconds (issue #25); 0: none
 
 
-@dataclass
-class Stats:
-    trees_read: int = 0
-    read_seconds: float = 0.0  # wall time spent reading fetched packages' module trees (HCL), summed over threads
-    trees_from_cache: int = 0
-    packages_fetched: int = 0
-    improve_fetches: int = 0  # module versions the after-solve pass fetched (bounded)
-    release_time_unknown: int = 0  # candidates checked against -min-age whose release time is unknown
-
-
-
-
 class FetchBudgetExceeded(Exception):
     """The after-solve improvement pass asked for more module versions than its budget."""
 
 
 class Context:
-    """See the module docstring. Thread-safe."""
+    """See the module docstring. Thread-safe.
 
-    def __init__(self, options: SolveOptions, locks: LockFile, registry: RegistryCandidates,
-                 git: GitCandidates, pinned: PinnedCandidates, client: RegistryClient, metadata: MetadataStore,
-                 progress: Progress | None = None, oci=None, *, counter: OpCounter | None = None,
-                 provider_source: ProviderVersionSource | None = None, recorded_locks: LockFile | None = None):
-        self.oci = oci
+    Args:
+        options: the solve's options.
+        locks: the locks the solve honours.
+        index: what module sources offer and what their versions require.
+        metadata: the on-disk cache of module trees; None: none (an in-memory index).
+        client: the registry client, for what an earlier run kept (listings, release
+            times) and the CLI configuration; None: none (an in-memory index).
+        stats: the run's statistics, shared with the index; default new ones.
+        progress: where the search's phases are told (looking for dead ends, still resolving).
+        provider_source: where provider versions are listed; default ``client``.
+        recorded_locks: the lock file as read (see below); default ``locks``.
+
+    Raises:
+        TypeError: neither a provider source nor a client is given.
+    """
+
+    def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
+                 *, client: RegistryClient | None = None, stats: Stats | None = None,
+                 progress: Progress | None = None, provider_source: ProviderVersionSource | None = None,
+                 recorded_locks: LockFile | None = None):
         self.options = options
         self.locks = locks
         # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
         # the user's configuration was locked with (explanations compare against it)
         self.recorded_locks = recorded_locks if recorded_locks is not None else locks
-        self.registry = registry
-        self.git = git
-        self.pinned = pinned
+        self.index = index
         self.client = client
         # where provider versions are listed (the CLI config's methods); the registry client alone
         # when no other source is given
-        self.provider_source: ProviderVersionSource = provider_source if provider_source is not None else client
+        source = provider_source if provider_source is not None else client
+        if source is None:
+            raise TypeError("a context needs a provider source or a registry client")
+        self.provider_source: ProviderVersionSource = source
         self.metadata = metadata
-        self.progress = progress or (lambda msg: None)
-        self.stats = Stats()
+        self.stats = stats if stats is not None else Stats()
+        self.progress: Progress = progress or (lambda msg: None)
         self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
         self._lock = threading.Lock()
         self._memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
         self._candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
         self._matching: dict[tuple, tuple] = {}  # (labels listed, constraint) -> versions selected
-        self.packages: dict[tuple, Package] = {}
         self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
         # When set, how many module versions not yet known may still be fetched (the
         # after-solve improvement pass); None: no limit.
         self.fetch_budget: int | None = None
-        # The run's network counter: announces a fetch when it first goes to the network;
-        # None: every fetch is announced.
-        self.counter = counter
         # Called with (provider address, version) whenever the solver's first choice for a
         # provider is known or changes, so that its package can be read ahead
         # (tofu_solve.plugins.readahead); None: nobody listens.
         self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
         # The release cooldown (issue #25): its policy, and what it held back and let through.
         self.cooldown = Cooldown(options.min_age, self.recorded_locks)
-        self._read_from: dict[tuple, str | None] = {}  # tree key -> the immutable address it was read from
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}
@@ -176,7 +163,7 @@ class Context:
         pool's threads are joined, so nothing writes into the cache after this returns
         (issue #13: the run no longer waits for fetches nobody will read)."""
         self.pool.shutdown(wait=False, cancel_futures=True)
-        self.git.fetcher.abort()
+        self.index.abort()
         self.pool.shutdown(wait=True)
 
     # ------------------------------------------------------------------ memoized work
@@ -233,40 +220,42 @@ class Context:
 
     # ------------------------------------------------------------------ candidate providers
 
-    def provider_for(self, source):
-        if isinstance(source, RegistrySource):
-            return self.registry
-        if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT and not source.git.ref:
-            return self.git
-        if isinstance(source, OciSource):
-            return self.oci
-        return self.pinned
+    @property
+    def network(self) -> NetworkIndex:
+        """The index as the network's (what installing and the git warnings use).
 
-    def _lister(self, req: ModuleRequirement):
-        """(candidate provider, listing function, memo key) for a call."""
+        Raises:
+            TypeError: the index is not the network's (an in-memory universe).
+        """
+        from .network import NetworkIndex
+
+        if not isinstance(self.index, NetworkIndex):
+            raise TypeError("this context's module index does not go to the network")
+        return self.index
+
+    def _listing_key(self, req: ModuleRequirement) -> tuple:
+        """The memo key of the call's listing: one per package for a versioned call, one
+        per address named for a call that names its version itself."""
         source = req.call.source
-        if isinstance(source, OciSource):
-            if req.versioned:
-                return self.oci, lambda: self.oci.versions(source), ("list", source.package_address)
-            return self.oci, lambda: self.oci.pin(source), ("pinned", str(source))
         if req.versioned:
-            cp = self.provider_for(source)
-            return cp, lambda: cp.versions(source), ("list", cp.package_address(source))
+            return ("list", self.index.package_address(source))
+        if isinstance(source, OciSource):
+            return ("pinned", str(source))
         if not isinstance(source, RemoteSource):  # a local source is followed, never listed
             raise TypeError(f"no listing for a local source: {source}")
-        return self.pinned, lambda: self.pinned.versions(source), ("pinned", source.package)
+        return ("pinned", source.package)
 
-    def package_address(self, source) -> str:
-        return self.provider_for(source).package_address(source)
+    def package_address(self, source: ModuleSource) -> str:
+        """The package address of a source (:meth:`.index.ModuleIndex.package_address`)."""
+        return self.index.package_address(source)
 
     def available(self, req: ModuleRequirement) -> list[AvailableVersion]:
         """What the call's source offers (listing cached per package for the run)."""
-        _, fn, key = self._lister(req)
-        return self._wait(key, fn)
+        return self._wait(self._listing_key(req), lambda: self.index.versions(req))
 
     def prefetch_available(self, req: ModuleRequirement) -> None:
-        _, fn, key = self._lister(req)
-        self._future(key, fn)
+        if not self.index.local:
+            self._future(self._listing_key(req), lambda: self.index.versions(req))
 
     def module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
         """Candidates for the call, best first. Raises NoVersionsError (nothing usable
@@ -286,12 +275,11 @@ class Context:
     def _module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
         avail = self.available(req)
         source = req.call.source
-        cp, _, _ = self._lister(req)
-        pkg = cp.package_address(source)
+        pkg = self.package_address(source)
         if not req.versioned:
             return [ModuleCandidate(req.call_path, source, a, pkg) for a in avail]
         if not avail:
-            kind = "semver tags" if cp in (self.git, self.oci) else "versions"
+            kind = "versions" if isinstance(source, RegistrySource) else "semver tags"
             raise NoVersionsError("Module has no versions",
                                   f'Module "{req.call_path}" ({source}) has no {kind} to choose from.',
                                   req.call.version_where or req.call.where)
@@ -325,17 +313,15 @@ class Context:
                 return None
             if not list_module_versions(req.constraint, [lock.version]).matching:
                 return None
-        cp, _, _ = self._lister(req)
         # a registry version is named by its version, not by the commit behind its location
         commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
         avail = AvailableVersion(lock.version, version, commit, package=lock.package)
-        return ModuleCandidate(req.call_path, source, avail, cp.package_address(source))
+        return ModuleCandidate(req.call_path, source, avail, self.package_address(source))
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
         (never touches the network)."""
-        _, _, key = self._lister(req)
-        if not self._memo.succeeded(key):
+        if not self._memo.succeeded(self._listing_key(req)):
             return None
         try:
             return self.module_candidates(req)
@@ -403,19 +389,21 @@ class Context:
 
     def known_tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError | None:
         """The candidate's tree as the metadata cache holds it (read this run or an earlier
-        one), or None; never fetches."""
-        return self.metadata.get(*self.tree_key(cand))
+        one), or, from an in-memory index, as the index holds it; None when unknown. Never
+        fetches."""
+        if self.index.local:
+            try:
+                return self.index.tree(cand)
+            except KeyError:
+                return None
+        return self._cached(self.tree_key(cand))
+
+    def _cached(self, key: tuple[str, str, str]) -> ModuleTree | ConfigurationError | None:
+        return self.metadata.get(*key) if self.metadata is not None else None
 
     def tree_key(self, cand: ModuleCandidate) -> tuple[str, str, str]:
-        a = cand.available
-        if isinstance(cand.source, OciSource):
-            ref = a.label  # the manifest digest is checked at fetch time
-        else:
-            ref = a.commit or (a.version.string if a.version is not None and isinstance(cand.source, RegistrySource)
-                               else a.label)
-        if isinstance(cand.source, LocalSource):  # a local source is followed, never a candidate
-            raise TypeError(f"no candidate of a local source: {cand.source}")
-        return (cand.package, ref, cand.source.subdir)
+        """The key the candidate's tree is known by (:func:`.index.tree_key`)."""
+        return tree_key(cand)
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
         """The candidate's requirements, or the configuration error that makes it unusable.
@@ -426,8 +414,8 @@ class Context:
                 spent; the tree is neither fetched nor remembered as failed.
         """
         key = self.tree_key(cand)
-        if self.fetch_budget is not None and \
-                not self._known_this_run(("tree",) + key) and self.metadata.get(*key) is None:
+        if self.fetch_budget is not None and not self.index.local and \
+                not self._known_this_run(("tree",) + key) and self._cached(key) is None:
             with self._lock:
                 if self.fetch_budget <= 0:
                     raise FetchBudgetExceeded()
@@ -456,19 +444,24 @@ class Context:
                 return  # still being read: _load_tree writes it
             value = self._unsaved.pop(memo_key)
         _, package, ref, subdir = memo_key
-        self.metadata.put(package, ref, subdir, value)
+        if self.metadata is not None:
+            self.metadata.put(package, ref, subdir, value)
 
     def tree_known(self, cand: ModuleCandidate) -> bool:
         """Whether :meth:`tree` would answer without fetching (read this run, or in the
-        metadata cache)."""
+        metadata cache, or held by an in-memory index)."""
+        if self.index.local:
+            return True
         key = self.tree_key(cand)
         if self._memo.done(("tree",) + key) and self._known_this_run(("tree",) + key):
             return True
-        return self.metadata.get(*key) is not None
+        return self._cached(key) is not None
 
     def prefetch_tree(self, cand: ModuleCandidate) -> None:
         """Start reading the candidate's tree in the background. Under a fetch budget, a
         tree not yet known is read ahead only while the budget lasts, and counts against it."""
+        if self.index.local:
+            return
         key = self.tree_key(cand)
         if self.fetch_budget is None:
             self._future(("tree",) + key, lambda: self._load_tree(cand, key))
@@ -476,7 +469,7 @@ class Context:
             return
         if self._known_this_run(("tree",) + key):
             return
-        if self.metadata.get(*key) is None:
+        if self._cached(key) is None:
             with self._lock:
                 if self.fetch_budget <= 0:
                     return
@@ -550,9 +543,12 @@ class Context:
                 self._speculative.discard(memo_key)
 
     def _load_tree(self, cand: ModuleCandidate, key, nested: bool = True):
-        """``nested``: read the trees of the nested calls ahead (read_nested_ahead); not for
-        a tree itself read ahead for a nested call (one level, no cascade)."""
-        cached = self.metadata.get(*key)
+        """The tree from the metadata cache, else from the index (then kept in the cache,
+        unless it was read ahead and nobody asked for it yet). ``nested``: read the trees
+        of the nested calls ahead (read_nested_ahead); not for a tree itself read ahead for
+        a nested call (one level, no cascade), nor from an in-memory index."""
+        nested = nested and not self.index.local
+        cached = self._cached(key)
         if cached is not None:
             with self._lock:
                 self.stats.trees_from_cache += 1
@@ -560,41 +556,20 @@ class Context:
                 self.read_nested_ahead(cand, cached)
             return cached
         check = self._locked_version_check(cand)
-        light = self._config_files(cand)
-        root: Path | MemoryDir
-        if light is not None:
-            self._remember_read_from(cand, key, light.pin)
-            # read from the package's configuration files in memory: a version the solver
-            # reads is not unpacked unless it is selected (issue #23)
-            root, sub = MemoryDir(light.files), light.subdir.strip("/")
-            exists = sub in light.files.dirs
-        else:
-            package = self.fetch(cand)
-            self._remember_read_from(cand, key, package.pin)
-            root, sub = package.root, package.subdir.strip("/")
-            exists = (package.root / sub).is_dir()
+        try:
+            value = self.index.tree(cand)
+        except Exception:
+            if check is not None:
+                check()  # a version no longer listed explains why it cannot be had
+            raise
         if check is not None:
             check()
-        if sub and not exists:
-            # named by package, version and subdirectory, never by its place in the cache
-            shown = cand.source.package.for_display if isinstance(cand.source, RegistrySource) else redact(cand.package)
-            value: ModuleTree | ConfigurationError = ConfigurationError(
-                "Module subdirectory not found",
-                f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
-        else:
-            started = time.perf_counter()
-            try:
-                value = read_module_tree(root, sub, product=self.options.target.product)
-            except ConfigurationError as e:
-                value = e
-            with self._lock:
-                self.stats.read_seconds += time.perf_counter() - started
         with self._lock:
             self.stats.trees_read += 1
             unsaved = ("tree",) + key in self._speculative
             if unsaved:
                 self._unsaved[("tree",) + key] = value
-        if not unsaved:
+        if not unsaved and self.metadata is not None:
             self.metadata.put(key[0], key[1], key[2], value)
         if nested and isinstance(value, ModuleTree):
             self.read_nested_ahead(cand, value)
@@ -627,95 +602,12 @@ class Context:
                                           f"-upgrade={cand.call_path}", req.call.version_where or req.call.where)
         return check
 
-    def _config_files(self, cand: ModuleCandidate) -> ConfigFiles | None:
-        """The candidate's configuration files in memory, when its source gives them
-        without unpacking the package and the package was not fetched this run; else None.
-        Announced and counted as a fetch."""
-        if ("fetch",) + self.tree_key(cand) in self._memo:
-            return None  # unpacked already this run
-        reader = self.provider_for(cand.source).config_files
-        shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else redact(str(cand.source))
-        event = FetchingPackage(shown, cand.version_text or "")
-        if self.counter is None:
-            self.progress(event)
-            files = reader(cand.source, cand.available)
-        else:
-            with self.counter.announcing(event):
-                files = reader(cand.source, cand.available)
-        if files is not None:
-            with self._lock:
-                self.stats.packages_fetched += 1
-        return files
-
-    def fetch(self, cand: ModuleCandidate) -> Package:
-        """The candidate's package (fetched once per package and version)."""
-        key = ("fetch",) + self.tree_key(cand)
-
-        def do():
-            if isinstance(cand.source, OciSource):
-                cp = self.oci
-            else:
-                cp = self.provider_for(cand.source) if cand.version is not None or isinstance(
-                    cand.source, RegistrySource) else self.pinned
-            shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else \
-                redact(str(cand.source))
-            event = FetchingPackage(shown, cand.version_text or "")
-            if self.counter is None:
-                self.progress(event)
-                pkg = cp.fetch(cand.source, cand.available)
-            else:  # said only if the fetch goes to the network (not for a cached package)
-                with self.counter.announcing(event):
-                    pkg = cp.fetch(cand.source, cand.available)
-            with self._lock:
-                self.stats.packages_fetched += 1
-                self.packages[key[1:]] = pkg
-            return pkg
-        return self._wait(key, do)
-
     # ------------------------------------------------------------------ cooldown (issue #25)
 
     def release_time(self, cand: ModuleCandidate) -> float | None:
-        """When ``cand`` was released (seconds since the epoch), as its source can tell:
-        the registry's ``published_at`` for registry versions; the commit's date for git
-        tags, known once the package was fetched (its commit is in the mirror), and for
-        registry versions without ``published_at`` whose download location is git; for OCI
-        tags, the manifest's ``org.opencontainers.image.created``, known once fetched; None
-        when unknown."""
-        src = cand.source
-        if isinstance(src, RegistrySource):
-            listed = self.client.release_times("module", str(src.package)).get(cand.available.label) \
-                if self.client is not None else None
-            if listed is not None:
-                return listed
-            # no published_at: the date of the commit its download location resolved to, once read
-            pin = self._read_from_of(self.tree_key(cand)) or cand.available.package
-            at = parse_source(pin) if pin and pinned_reference(pin) else None
-            if isinstance(at, RemoteSource) and at.kind is SourceKind.GIT:
-                return self.git.remotes.commit_time(at.git.url, at.git.ref)
-            return None
-        if isinstance(src, RemoteSource) and src.kind is SourceKind.GIT and cand.available.commit:
-            return self.git.remotes.commit_time(src.git.url, cand.available.commit)
-        if isinstance(src, OciSource) and self.oci is not None:
-            return self.oci.release_time(src, cand.available.label)
-        return None
-
-    def _remember_read_from(self, cand: ModuleCandidate, key: tuple, pin: str | None) -> None:
-        """Where a registry version's package was read from (its immutable address, whose
-        commit dates it when the registry gives no ``published_at``), for this run and, in
-        the cache, for runs that find its requirements in the metadata cache."""
-        if not isinstance(cand.source, RegistrySource):
-            return  # a git or OCI candidate knows its commit or tag itself
-        with self._lock:
-            self._read_from[key] = pin
-        if pin:
-            self.metadata.cache.write_json("read-from", key_of(repr(key)), pin)
-
-    def _read_from_of(self, key: tuple) -> str | None:
-        with self._lock:
-            if key in self._read_from:
-                return self._read_from[key]
-        got = self.metadata.cache.read_json("read-from", key_of(repr(key)))
-        return got if isinstance(got, str) else None
+        """When ``cand`` was released (seconds since the epoch), or None when its source
+        cannot tell (:meth:`.index.ModuleIndex.release_time`)."""
+        return self.index.release_time(cand)
 
     @property
     def held_back(self) -> dict[tuple[str, str], HeldBack]:
@@ -783,4 +675,6 @@ class Context:
         return self._wait(("allowed", str(address), constraint.text, str(address) in self._relisted), do)
 
     def prefetch_provider(self, address) -> None:
+        if self.index.local:
+            return
         self._future(("provider_prefetch", str(address)), lambda: self.provider_versions(address))

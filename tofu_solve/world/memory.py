@@ -29,12 +29,10 @@ from ``.tofu`` files only).
 
 from __future__ import annotations
 
-import functools
 import random
 from dataclasses import dataclass, field
-from typing import Any, cast
 
-from ..addrs.module_source import parse_source
+from ..addrs.module_source import ModuleSource, RegistrySource, parse_source
 from ..addrs.provider import parse_provider_source
 from ..config import CoreVersionRequirement, ModuleCall, RequiredProvider
 from ..config.tree import ModuleTree, RemoteCall
@@ -42,6 +40,7 @@ from ..errors import SourceRange
 from ..lockfile import LockFile
 from ..providers.base import AvailableVersion
 from ..solver.context import Context, SolveOptions
+from ..solver.model import ModuleCandidate, ModuleRequirement
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import module_constraint, provider_constraint
 from ..versions.hashicorp_go_version import GoVersion
@@ -114,24 +113,6 @@ def universe_from_index(index: dict) -> Universe:
 # --------------------------------------------------------------------------- the context
 
 
-class _NothingInFlight:
-    """No fetcher: nothing in flight to stop when the context closes."""
-
-    def abort(self) -> None:
-        pass
-
-
-class _Names:
-    fetcher = _NothingInFlight()
-
-    def package_address(self, source):
-        return str(source.package)
-
-
-def _compare(a: gvs.Version, b: gvs.Version) -> int:
-    return a.compare(b)
-
-
 class _MemoryProviders:
     """The universe's provider listings (:class:`~tofu_solve.providers.base.ProviderVersionSource`)."""
 
@@ -139,63 +120,61 @@ class _MemoryProviders:
         self.u = u
 
     def provider_versions(self, address) -> list[str]:
-        return list(self.u.providers.get(str(address), [str(v) for v in SYNTHETIC_PROVIDER_VERSIONS]))
+        return list(self.u.providers.get(str(address), SYNTHETIC_PROVIDER_LABELS))
 
     relist = provider_versions  # nothing is kept between runs: asking again is asking
 
 
-class MemoryContext(Context):
-    """A :class:`~tofu_solve.solver.context.Context` answering from a :class:`Universe`:
-    listings, trees and provider versions from memory, nothing fetched, nothing cached."""
+class UniverseIndex:
+    """The universe as a :class:`~tofu_solve.solver.index.ModuleIndex`: every listing and
+    tree in memory, nothing fetched; a module package is named by its display address
+    (``acme/net/aws``)."""
 
-    def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | None = None, *,
-                 recorded_locks: LockFile | None = None, upgrade_targets: tuple[str, ...] = ()):
-        # no candidate providers, client or metadata store: every method that would use them
-        # is answered from the universe below (names only: package addresses)
-        names: Any = _Names()
-        super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1,
-                                      upgrade_targets=upgrade_targets),
-                         locks or LockFile(), names, names, names, cast(Any, None), cast(Any, None),
-                         provider_source=_MemoryProviders(u), recorded_locks=recorded_locks)
+    local = True
+
+    def __init__(self, u: Universe):
         self.u = u
         self._listed: dict[str, list[AvailableVersion]] = {}
-        self._provider_versions: dict[str, list[gvs.Version]] = {
-            a: sorted((gvs.Version.parse(v) for v in vs), key=functools.cmp_to_key(_compare))
-            for a, vs in u.providers.items()}
 
-    def provider_for(self, source):
-        return self.registry
+    def package_address(self, source: ModuleSource) -> str:
+        if not isinstance(source, RegistrySource):
+            raise KeyError(f"a universe holds registry packages only: {source}")
+        return str(source.package)
 
-    def available(self, req):
-        # parsed once per package, as a real Context lists a source once per run
-        pkg = req.call.source.package.for_display
+    def versions(self, req: ModuleRequirement) -> list[AvailableVersion]:
+        """The package's versions (none for a package the universe does not hold)."""
+        source = req.call.source
+        if not isinstance(source, RegistrySource):
+            raise KeyError(f"a universe holds registry packages only: {source}")
+        pkg = source.package.for_display
         listed = self._listed.get(pkg)
         if listed is None:
             listed = self._listed[pkg] = [AvailableVersion(v, GoVersion.parse(v)) for v in self.u.versions.get(pkg, [])]
         return list(listed)
 
-    def prefetch_available(self, req):
-        pass
-
-    def prefetch_tree(self, cand):
-        pass
-
-    def prefetch_provider(self, address):
-        pass
-
-    def tree_known(self, cand):
-        return True  # the whole universe is in memory
-
-    def tree(self, cand):
-        self.stats.trees_read += 1
+    def tree(self, cand: ModuleCandidate) -> ModuleTree:
+        """Raises KeyError for a version the universe does not hold."""
         return self.u.trees[(cand.package.removeprefix("registry.opentofu.org/"), cand.available.label)]
 
-    def known_tree(self, cand):
-        """Every tree is known without reading: the whole universe is in memory."""
-        return self.u.trees.get((cand.package.removeprefix("registry.opentofu.org/"), cand.available.label))
+    def release_time(self, cand: ModuleCandidate) -> float | None:
+        return None  # a universe has no release dates
 
-    def provider_versions(self, address, lister=None) -> list[gvs.Version]:
-        return self._provider_versions.get(str(address), SYNTHETIC_PROVIDER_VERSIONS)
+    def abort(self) -> None:
+        pass  # nothing in flight
+
+
+class MemoryContext(Context):
+    """A :class:`~tofu_solve.solver.context.Context` over a :class:`UniverseIndex`: listings,
+    trees and provider versions from memory, nothing fetched, nothing cached. ``u`` is the
+    universe."""
+
+    def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | None = None, *,
+                 recorded_locks: LockFile | None = None, upgrade_targets: tuple[str, ...] = ()):
+        super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1,
+                                      upgrade_targets=upgrade_targets),
+                         locks or LockFile(), UniverseIndex(u), None, provider_source=_MemoryProviders(u),
+                         recorded_locks=recorded_locks)
+        self.u = u
 
 
 # --------------------------------------------------------------------------- generated universes
@@ -203,6 +182,7 @@ class MemoryContext(Context):
 
 SYNTHETIC_PROVIDER = parse_provider_source("example/synthetic")
 SYNTHETIC_PROVIDER_VERSIONS = [gvs.Version(m, n, 0) for m in range(60) for n in range(3)]
+SYNTHETIC_PROVIDER_LABELS = [str(v) for v in SYNTHETIC_PROVIDER_VERSIONS]
 
 
 def make_universe(packages: int, versions: int, fanout: int, root_calls: int, seed: int = 1,
@@ -270,7 +250,7 @@ def index_of(u: Universe) -> dict:
             d["opentofu"] = [core(c) for _, c in t.core]
         return d
 
-    providers = dict(u.providers) or {SYNTHETIC_PROVIDER.for_display: [str(v) for v in SYNTHETIC_PROVIDER_VERSIONS]}
+    providers = dict(u.providers) or {SYNTHETIC_PROVIDER.for_display: list(SYNTHETIC_PROVIDER_LABELS)}
     return {"target": u.target, "providers": providers,
             "modules": {p: {v: tree(u.trees[(p, v)]) for v in vs} for p, vs in u.versions.items()},
             "root": tree(u.root), "module_versions": "shared" if u.shared else "per-call"}
