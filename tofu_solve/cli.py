@@ -296,6 +296,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print machine-readable JSON")
     sp.set_defaults(command_module="version", chdir=None)
 
+    sp = sub.add_parser("completion", help="print the shell completion script for bash, zsh, fish or tcsh",
+                        description="Print the completion script for SHELL, generated from tofu-solve's own flags at "
+                                    "the moment it is asked for, so it never drifts from them. Install it where the "
+                                    "shell looks: bash: tofu-solve completion bash > "
+                                    "~/.local/share/bash-completion/completions/tofu-solve; zsh: tofu-solve "
+                                    "completion zsh > ~/.zfunc/_tofu-solve (with ~/.zfunc in fpath); fish: "
+                                    "tofu-solve completion fish > ~/.config/fish/completions/tofu-solve.fish.")
+    sp.add_argument("shell", choices=["bash", "zsh", "fish", "tcsh"], metavar="SHELL",
+                    help="bash, zsh, fish or tcsh")
+    sp.set_defaults(command_module="completion", json=False, chdir=None)
+
     sp = sub.add_parser("demo", help="build the real-data fixture world and show init, why and graph on it",
                         description="Build (or reuse) a fixture world from the real dependency corpus, start a module "
                                     "and provider registry and a git daemon on 127.0.0.1, run init on three bundled "
@@ -406,7 +417,7 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
     """The command's ``run``, its module imported only now (a warm ``check`` never imports
     the network code). A command that speaks through views of its own (``open_views``) gets
     them here, and they are kept in ``opened`` for the error boundary."""
-    if args.command_module not in ("version",):
+    if args.command_module not in ("version", "completion"):
         from .config import (
             hcl,  # the compiled HCL grammar is kept in tofu-solve's cache, nowhere else
         )
@@ -415,6 +426,8 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
     module = importlib.import_module(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)
+    if args.command_module == "completion":
+        return module.run(args, settings, build_parser())
     if hasattr(module, "open_views"):
         views = module.open_views(args, settings)
         opened.append(views)
