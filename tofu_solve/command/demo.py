@@ -30,16 +30,19 @@ from ..solver.build import build_context
 from ..solver.context import SolveOptions
 from ..versions.target import target_version
 from ..world import build_world, default_world_dir, running_world
+from ..world.corpus import bundled_corpus
 
 
-def find_corpus(explicit: str | None, from_env: str | None = None) -> Path:
+def find_corpus(explicit: str | None, from_env: str | None = None, cache_dir: Path | None = None) -> Path:
     """The corpus directory: ``--corpus`` (``explicit``), else ``$TOFU_SOLVE_CORPUS``
     (``from_env``), else ``../shared/corpus`` from the current directory or beside this
-    source tree. A directory named explicitly (flag or variable) must hold the corpus: it is
-    never silently replaced by another.
+    source tree, else the corpus the package carries, unpacked into ``cache_dir`` (an
+    installed package run anywhere). A directory named explicitly (flag or variable) must
+    hold the corpus: it is never silently replaced by another.
 
     Raises:
         ConfigurationError: the named directory holds no corpus, or none was found.
+        CacheError: the package's corpus cannot be unpacked into ``cache_dir``.
     """
     for named, how in ((explicit, "--corpus"), (from_env, "TOFU_SOLVE_CORPUS")):
         if named:
@@ -51,9 +54,15 @@ def find_corpus(explicit: str | None, from_env: str | None = None) -> Path:
               Path(__file__).resolve().parents[3] / "shared" / "corpus"):
         if (c / "modules.json").is_file():
             return c.resolve()
+    if cache_dir is not None:
+        try:
+            return bundled_corpus(cache_dir)
+        except FileNotFoundError:
+            pass  # a build without package data: said below
     raise ConfigurationError("Corpus not found",
-                             "tofu-solve demo needs the real-data corpus (modules.json, providers.json): pass "
-                             "--corpus DIR or run it from the repository with ../shared beside it.")
+                             "tofu-solve demo needs the real-data corpus (modules.json, providers.json), which this "
+                             "installation does not carry: pass --corpus DIR or run it from the repository with "
+                             "../shared beside it.")
 
 
 RunCli = Callable[[list[str], Mapping[str, str]], int]
@@ -85,7 +94,7 @@ def run_demo(output: Path | None, corpus: str | None, out, settings: Settings, r
     """Run the demo, printing to ``out``; returns 0 when every step behaved as expected.
     Each step runs the command line (``run_cli``) in ``settings``' environment, pointed at
     the fixture world."""
-    corpus_dir = find_corpus(corpus, settings.corpus)
+    corpus_dir = find_corpus(corpus, settings.corpus, settings.cache_dir)
     output = Path(output or "tofu-solve-demo").resolve()
     output.mkdir(parents=True, exist_ok=True)
     print(f"tofu-solve demo: results go to {output}", file=out)
