@@ -242,7 +242,7 @@ def _file_lock(lock_path: Path, cache_error: Callable[[OSError, Path], CacheErro
     threads) around one ``yield``."""
     import filelock
 
-    lock = filelock.FileLock(str(lock_path), thread_local=False, is_singleton=False)
+    lock = filelock.FileLock(str(lock_path), thread_local=False)
     try:
         lock.acquire()
     except OSError as e:
