@@ -260,8 +260,15 @@ def test_a_young_oci_tag_waits_out_the_cooldown(tmp_path, tofu_solve, oci, own_c
     import time
     from datetime import datetime
 
+    from tofu_solve.versions.cooldown import format_day
+
+    now = int(time.time())
+
     def stamp(days: float) -> str:
-        return datetime.fromtimestamp(time.time() - days * 86400, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return datetime.fromtimestamp(now - days * 86400, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def note(days: float) -> str:  # as OpenTofu's module-cooldown RFC words it, under -min-age=7d
+        return f"discovered {format_day(now - days * 86400)}, clears cooldown {format_day(now + (7 - days) * 86400)}"
     oci.push_module("modules/cool", "1.0.0", _module("# old\n"), created=stamp(30))
     oci.push_module("modules/cool", "1.1.0", _module("# young\n"), created=stamp(2))
     root = write_root(tmp_path / "root", f'''
@@ -274,14 +281,14 @@ def test_a_young_oci_tag_waits_out_the_cooldown(tmp_path, tofu_solve, oci, own_c
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "1.0.0"}
     result = r.json()
-    assert any("1.1.0 (released 2 days ago)" in w["detail"] for w in result["warnings"]), result["warnings"]
+    assert any(f"1.1.0 ({note(2)})" in w["detail"] for w in result["warnings"]), result["warnings"]
     assert result["stats"]["release_time_unknown"] == 0
     # without the annotation, the image configuration's created time (one more small request)
     oci.push_module("modules/cool", "1.2.0", _module("# configured\n"), config_created=stamp(1))
     r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "1.0.0"}
-    assert any("1.2.0 (released 1 day ago)" in w["detail"] for w in r.json()["warnings"])
+    assert any(f"1.2.0 ({note(1)})" in w["detail"] for w in r.json()["warnings"])
     oci.push_module("modules/cool", "1.3.0", _module("# undated\n"))
     r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
     assert r.code == 0, r.err

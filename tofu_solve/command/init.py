@@ -59,7 +59,6 @@ from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
 from ..versions.cooldown import (
     format_age,
-    format_duration,
     given_min_age,
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
@@ -551,7 +550,7 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
     because a constraint pins them exactly (issue #25)."""
     if not ctx.options.min_age:
         return []
-    limit = format_duration(ctx.options.min_age)
+    limit = ctx.cooldown.label
     out: list[WarningText] = []
     selected = {**{p: c.version_text for p, c in res.modules.items()},
                 **{a: str(c.version) for a, c in res.providers.items()}}
@@ -563,20 +562,20 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
         kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
         n = len(held)
         youngest = sorted(held, key=lambda h: h.age)
-        listed = ", ".join(f"{h.version} (released {format_age(h.age)} ago)" for h in youngest[:SHOWN_HELD])
+        listed = ", ".join(f"{h.version} ({h.note})" for h in youngest[:SHOWN_HELD])
         if n > SHOWN_HELD:
             listed += f" and {n - SHOWN_HELD} more"
         out.append(WarningText(
             "Versions held back by the cooldown",
             f"{kind} is at {selected[subject]}: {n} newer version{'s are' if n > 1 else ' is'} younger than "
-            f"-min-age={limit}: {listed}."))
+            f"{limit}: {listed}."))
     for (subject, version), pin in sorted(ctx.young_pins.items()):
         if selected.get(subject) == version:
             kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
             out.append(WarningText(
                 "Young version pinned",
-                f"{kind} is pinned exactly to {version}, released {format_age(pin.age)} ago, younger than "
-                f"-min-age={limit}. The pin is honoured; the cooldown keeps out only versions a constraint "
+                f"{kind} is pinned exactly to {version}, released {format_age(pin.age)} ago ({pin.note}), younger "
+                f"than {limit}. The pin is honoured; the cooldown keeps out only versions a constraint "
                 "merely allows."))
     return out
 

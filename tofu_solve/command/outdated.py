@@ -38,11 +38,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.context import SolveOptions
-from ..versions.cooldown import (
-    format_age,
-    format_duration,
-    given_min_age,
-)
+from ..versions.cooldown import format_age, format_day, given_min_age
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
@@ -135,14 +131,17 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
     cooldown is what holds the row back."""
     now = time.time()
     for version, released in newer:
-        held = (row.name, version) in ctx.held_back
+        held = ctx.held_back.get((row.name, version))
         row.newer.append({"version": version, "age_seconds": None if released is None else round(now - released),
-                          "cooldown": held})
+                          "cooldown": held is not None,
+                          **({"discovered": format_day(held.released), "clears_cooldown": format_day(held.clears)}
+                             if held is not None else {})})
     cooled = [n for n in row.newer if n["cooldown"]]
     if cooled and row.held_by not in ("lock",) and row.newest_allowed == cooled[0]["version"]:
-        ages = ", ".join(f"{n['version']} (released {format_age(n['age_seconds'])} ago)" for n in cooled)
+        ages = ", ".join(f"{n['version']} (discovered {n['discovered']}, clears cooldown {n['clears_cooldown']})"
+                         for n in cooled)
         row.held_by = "cooldown"
-        row.reason = f"younger than -min-age={format_duration(ctx.options.min_age)}: {ages}"
+        row.reason = f"younger than {ctx.cooldown.label}: {ages}"
     return row
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..addrs.hosts import normalize as normalize_host
+from ..addrs.module_source import DEFAULT_REGISTRY_HOST, ModuleSource, RegistryPackage, RegistrySource
 from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 from ..addrs.redact import is_loopback_host, redact
 from ..errors import ConfigurationError
@@ -53,6 +54,8 @@ class CliConfig:
         min_age: tofu-solve's own ``tofu_solve_min_age = "7d"`` (the release cooldown,
             issue #25; OpenTofu and Terraform ignore attributes they do not know) as
             (value, "FILE line N"), or None.
+        module_installation: the ``module_installation`` block of OpenTofu's module-cooldown
+            RFC (its ``direct`` method's cooldown), or None without one.
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -63,6 +66,7 @@ class CliConfig:
     warnings: tuple[str, ...] = ()
     provider_installation: tuple | None = None  # InstallationMethod, in order; None: direct only
     min_age: tuple[str, str] | None = None
+    module_installation: ModuleInstallation | None = None
 
     def services(self, host: str) -> dict[str, str] | None:
         return self.hosts.get(_normalize_host(host))
@@ -91,12 +95,13 @@ def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
 
 def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]):
     """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
-    and ``tokens``; return its ``plugin_cache_dir``, its ``provider_installation`` methods
-    and its ``tofu_solve_min_age`` as (value, "FILE line N") (each None when the file sets
-    none).
+    and ``tokens``; return its ``plugin_cache_dir``, its ``provider_installation`` methods,
+    its ``tofu_solve_min_age`` as (value, "FILE line N") and its ``module_installation``
+    (each None when the file sets none).
 
     Raises:
-        ConfigurationError: unreadable or not valid HCL (with line).
+        ConfigurationError: unreadable or not valid HCL (with line); a malformed
+            ``provider_installation`` or ``module_installation`` block.
     """
     try:
         text = path.read_text(encoding="utf-8")
@@ -114,6 +119,11 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                                  f"{path} line {installs[1].line}: only one provider_installation block is allowed.")
     if installs:
         methods = parse_installation_block(installs[0], str(path))
+    modules = body.blocks_of("module_installation")
+    if len(modules) > 1:
+        raise ConfigurationError("Invalid module_installation block",
+                                 f"{path} line {modules[1].line}: only one module_installation block is allowed.")
+    module_installation = parse_module_installation(modules[0], str(path)) if modules else None
     a: hcl.Attribute | None  # bound afresh by each loop and branch below
     for a in body.attributes:
         if a.name == "plugin_cache_dir":
@@ -149,7 +159,7 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
                     tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
                 except hcl.NotLiteral:
                     pass
-    return plugin_cache, methods, min_age
+    return plugin_cache, methods, min_age, module_installation
 
 
 def load_cli_config(env: Mapping[str, str]) -> CliConfig:
@@ -182,11 +192,19 @@ def load_cli_config(env: Mapping[str, str]) -> CliConfig:
             pass
     installation = None
     min_age = None
+    module_installation = None
     for f in files:
-        cache_dir, methods, age = _read_file(f, hosts, tokens)
+        cache_dir, methods, age, modules = _read_file(f, hosts, tokens)
         plugin_cache = cache_dir or plugin_cache
         installation = methods if methods is not None else installation
         min_age = age or min_age
+        module_installation = modules or module_installation
+    if min_age is not None and module_installation is not None and module_installation.cooldown_period:
+        raise ConfigurationError(
+            "Two release cooldowns configured",
+            f"The CLI configuration sets tofu_solve_min_age ({min_age[1]}) and a module_installation "
+            f"cooldown_period ({module_installation.where}). Keep one: module_installation is OpenTofu's own "
+            "syntax (modules only, with include and exclude); tofu_solve_min_age also covers providers.")
     creds = home / ".terraform.d" / "credentials.tfrc.json"
     if creds.is_file():
         try:
@@ -198,7 +216,132 @@ def load_cli_config(env: Mapping[str, str]) -> CliConfig:
             pass
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
-    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation, min_age)
+    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation, min_age,
+                     module_installation)
+
+
+# ------------------------------------------------------------------ module_installation
+# OpenTofu's module-cooldown RFC (opentofu/opentofu PR #4444, rfc/20260807-module-dependency-
+# cooldown.md): a CLI configuration block beside provider_installation,
+#
+#     module_installation {
+#       direct {
+#         cooldown_period = "7d"
+#         include         = ["registry.opentofu.org/*/*/*"]
+#         exclude         = ["registry.opentofu.org/acme/*/*"]
+#       }
+#     }
+
+
+@dataclass(frozen=True)
+class ModulePattern:
+    """``HOST/NAMESPACE/NAME/SYSTEM`` with ``*`` for any part (``NAMESPACE/NAME/SYSTEM``: the
+    default registry host), matched against registry module packages: the RFC's four-segment
+    patterns, in the style of ``provider_installation``'s three-segment ones."""
+
+    host: str
+    namespace: str
+    name: str
+    system: str
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> ModulePattern:
+        """Raises ConfigurationError naming ``where`` for a malformed pattern."""
+        parts = text.lower().split("/")
+        if len(parts) == 3:
+            parts = [DEFAULT_REGISTRY_HOST] + parts
+        host = parts[0] if len(parts) == 4 and parts[0] == "*" else (normalize_host(parts[0]) if len(parts) == 4
+                                                                      else None)
+        if len(parts) != 4 or host is None or any(not p for p in parts):
+            raise ConfigurationError("Invalid module_installation pattern",
+                                     f'{where}: "{text}" is not a module pattern: write HOST/NAMESPACE/NAME/SYSTEM '
+                                     "or NAMESPACE/NAME/SYSTEM, with * for any part.")
+        return cls(host, parts[1], parts[2], parts[3])
+
+    def matches(self, p: RegistryPackage) -> bool:
+        return all(want in ("*", got.lower()) for want, got in (
+            (self.host, p.host), (self.namespace, p.namespace), (self.name, p.name), (self.system, p.system)))
+
+
+@dataclass(frozen=True)
+class ModuleInstallation:
+    """The ``direct`` method of a ``module_installation`` block.
+
+    Attributes:
+        cooldown_period: the minimum age as written (``"7d"``; the RFC's units d, h, m, s,
+            and tofu-solve's w); "" when the block sets none.
+        include, exclude: the patterns (an empty ``include`` covers every module).
+        where: "FILE line N" of the ``direct`` block, for messages.
+    """
+
+    cooldown_period: str
+    include: tuple[ModulePattern, ...] = ()
+    exclude: tuple[ModulePattern, ...] = ()
+    where: str = ""
+
+    def covers(self, source: ModuleSource) -> bool:
+        """Whether the cooldown applies to a module call's source. A registry package is
+        covered when an ``include`` pattern matches it (or there is none) and no ``exclude``
+        pattern does. The RFC covers registry modules only; tofu-solve also knows the age of
+        git tags and OCI tags, which have no registry address to match: they are covered
+        unless ``include`` is given (then only what it names is)."""
+        if isinstance(source, RegistrySource):
+            p = source.package
+            return (not self.include or any(m.matches(p) for m in self.include)) and \
+                not any(m.matches(p) for m in self.exclude)
+        return not self.include
+
+
+def parse_module_installation(block, where: str) -> ModuleInstallation | None:
+    """The ``module_installation`` block (an ``hcl.Block``): its ``direct`` method, or None
+    when it has none.
+
+    Raises:
+        ConfigurationError: a method other than ``direct`` (the only one the RFC defines),
+            two of them, an unknown argument, a ``cooldown_period`` that is not a string, or
+            a malformed pattern (file and line).
+    """
+    direct = None
+    for b in block.body.blocks:
+        here = f"{where} line {b.line}"
+        if b.type != "direct":
+            raise ConfigurationError("Invalid module_installation block",
+                                     f'{here}: unknown installation method "{b.type}" (module_installation has '
+                                     "only direct).")
+        if direct is not None:
+            raise ConfigurationError("Invalid module_installation block",
+                                     f"{here}: only one direct block is allowed.")
+        for a in b.body.attributes:
+            if a.name not in ("cooldown_period", "include", "exclude"):
+                raise ConfigurationError("Invalid module_installation block",
+                                         f'{where} line {a.line}: unknown argument "{a.name}" in direct '
+                                         "(cooldown_period, include, exclude).")
+        period = ""
+        a = b.body.attribute("cooldown_period")
+        if a is not None:
+            try:
+                value = a.expr.literal()
+            except hcl.NotLiteral:
+                value = None
+            if not isinstance(value, str):
+                raise ConfigurationError("Invalid module_installation block",
+                                         f'{where} line {a.line}: cooldown_period must be a string, such as "7d".')
+            period = value
+
+        def patterns(name: str, b=b) -> tuple[ModulePattern, ...]:
+            a = b.body.attribute(name)
+            if a is None:
+                return ()
+            try:
+                v = a.expr.literal()
+            except hcl.NotLiteral:
+                v = None
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise ConfigurationError("Invalid module_installation block",
+                                         f"{where} line {a.line}: {name} must be a list of strings.")
+            return tuple(ModulePattern.parse(x, f"{where} line {a.line}") for x in v)
+        direct = ModuleInstallation(period, patterns("include"), patterns("exclude"), here)
+    return direct
 
 
 # ------------------------------------------------------------------ provider_installation

@@ -253,10 +253,13 @@ class RegistryClient:
 
     def release_times(self, kind: str, address: str) -> dict[str, float]:
         """Each listed version's release time (seconds since the epoch), as the registry's
-        version list gave it in ``published_at`` (RFC 3339), for ``kind`` ``"module"`` (a
-        package address) or ``"provider"``; from this run's listing, else the one an earlier
-        run kept in the cache. The module and provider registry protocols define no release
-        time: a registry that gives none gives an empty mapping (issue #25)."""
+        version list gave it (RFC 3339): ``discovered``, the OpenTofu registry's record of when
+        it first saw the version (registry PR #4113; what OpenTofu's module-cooldown RFC
+        dates a version by, since a tag's or commit's date can be backdated), else
+        ``published_at``; for ``kind`` ``"module"`` (a package address) or ``"provider"``;
+        from this run's listing, else the one an earlier run kept in the cache. The module
+        and provider registry protocols define no release time: a registry that gives none
+        gives an empty mapping (issue #25)."""
         with self._lock:
             known = self._release_times.get((kind, address))
         if known is not None:
@@ -267,17 +270,23 @@ class RegistryClient:
         return {str(k): float(v) for k, v in cached.items() if isinstance(v, (int, float))}
 
     def _keep_release_times(self, kind: str, address: str, entries) -> None:
-        """Read ``published_at`` of a version list's entries; unreadable times are left out."""
+        """Read ``discovered``, else ``published_at``, of a version list's entries (see
+        :meth:`release_times`); unreadable times are left out."""
         times = {}
         for e in entries or ():
-            stamp = e.get("published_at") if isinstance(e, dict) else None
-            if isinstance(stamp, str):
+            if not isinstance(e, dict):
+                continue
+            for field in ("discovered", "published_at"):
+                stamp = e.get(field)
+                if not isinstance(stamp, str):
+                    continue
                 try:
                     t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
                 except ValueError:
                     continue
                 if t.tzinfo is not None:
                     times[str(e.get("version"))] = t.timestamp()
+                    break
         with self._lock:
             self._release_times[(kind, address)] = times
         if self.cache is not None:

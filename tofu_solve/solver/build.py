@@ -21,7 +21,7 @@ from ..remote.registry import RegistryClient, make_session
 from ..settings import Settings
 from ..store.cache import Cache
 from ..store.metadata import MetadataStore
-from ..versions.cooldown import min_age_setting
+from ..versions.cooldown import min_age_setting, parse_duration
 from .context import Context, SolveOptions
 from .index import Stats
 from .network import NetworkIndex
@@ -39,8 +39,9 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
         recorded_locks: the lock file as read, when ``-upgrade=NAME`` left entries out of
             ``locks`` (explanations compare against it); default ``locks``.
         refresh_only: provider addresses whose kept listings are asked again (``-upgrade=NAME``).
-        cooldown_from_cli_config: the release cooldown is the CLI configuration's
-            ``tofu_solve_min_age`` (no flag and no environment variable set one).
+        cooldown_from_cli_config: the release cooldown is the CLI configuration's: its
+            ``module_installation`` block's ``cooldown_period`` (for the modules it covers),
+            else its ``tofu_solve_min_age`` (no flag and no environment variable set one).
 
     Raises:
         ConfigurationError: the CLI configuration is broken (with file and line), or its
@@ -52,7 +53,14 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
     session = make_session()
     cli_config = load_cli_config(settings.environ)
     if cooldown_from_cli_config:
-        options = dataclasses.replace(options, min_age=min_age_setting(None, None, cli_config.min_age))
+        modules = cli_config.module_installation
+        if modules is not None and modules.cooldown_period:
+            # OpenTofu's module_installation block: its modules only, by include/exclude
+            options = dataclasses.replace(
+                options, min_age=parse_duration(modules.cooldown_period, f"cooldown_period ({modules.where})"),
+                cooldown_scope=modules)
+        else:
+            options = dataclasses.replace(options, min_age=min_age_setting(None, None, cli_config.min_age))
     client = RegistryClient(cli_config, session, counter=counter, cache=cache, offline=options.offline,
                             refresh=options.upgrade, limits=limits, refresh_only=refresh_only)
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits, environ=settings.environ)

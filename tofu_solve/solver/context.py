@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource, lock_source
 from ..addrs.provider import ProviderAddress
+from ..config.cliconfig import ModuleInstallation
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -81,6 +82,9 @@ class SolveOptions:
     offline: bool = False
     upgrade_targets: tuple[str, ...] = ()  # -upgrade=NAME,...: what the user let move (for advice)
     min_age: float = 0.0  # the release cooldown, seconds (issue #25); 0: none
+    # what the cooldown covers when the CLI configuration's module_installation set it (its
+    # modules, by include/exclude); None: every module and provider (-min-age and the like)
+    cooldown_scope: ModuleInstallation | None = None
 
 
 class FetchBudgetExceeded(Exception):
@@ -140,7 +144,7 @@ class Context:
         # (tofu_solve.plugins.readahead); None: nobody listens.
         self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
         # The release cooldown (issue #25): its policy, and what it held back and let through.
-        self.cooldown = Cooldown(options.min_age, self.recorded_locks)
+        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope)
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}

@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable, Iterable
 
 from ..addrs.redact import redact
+from ..config.cliconfig import ModuleInstallation
 from ..lockfile import LockFile
 from ..versions.constraints import ProviderConstraint
-from ..versions.cooldown import HeldBack, exact_version
+from ..versions.cooldown import HeldBack, exact_version, format_duration
 from .model import ModuleCandidate, ModuleRequirement
 
 log = logging.getLogger(__name__)
@@ -28,14 +29,18 @@ class Cooldown:
 
     Attributes:
         min_age: the minimum age, seconds (0: no cooldown).
+        scope: what it covers when the CLI configuration's ``module_installation`` set it
+            (modules only, by its include/exclude patterns); None: every module and provider.
         held_back: (subject, version) -> the version it kept out (subject: a call path or a
             provider address).
         young_pins: (subject, version) -> a young version an exact constraint pinned.
         unknown: how many module versions were let through for want of a release time.
     """
 
-    def __init__(self, min_age: float, recorded_locks: LockFile, clock: Callable[[], float] = time.time):
+    def __init__(self, min_age: float, recorded_locks: LockFile, clock: Callable[[], float] = time.time, *,
+                 scope: ModuleInstallation | None = None):
         self.min_age = min_age
+        self.scope = scope
         self._locks = recorded_locks
         self._clock = clock
         self._lock = threading.Lock()
@@ -43,6 +48,14 @@ class Cooldown:
         self.young_pins: dict[tuple[str, str], HeldBack] = {}
         self._age_checked: set[tuple[str, str]] = set()
         self.unknown = 0
+
+    @property
+    def label(self) -> str:
+        """The setting that imposes the cooldown, for messages: ``-min-age=7d``, or
+        ``cooldown_period=7d (~/.tofurc line 3)`` for a ``module_installation`` block."""
+        if self.scope is not None:
+            return f"cooldown_period={format_duration(self.min_age)} ({self.scope.where})"
+        return f"-min-age={format_duration(self.min_age)}"
 
     def module(self, cand: ModuleCandidate, req: ModuleRequirement | None, released: Callable[[], float | None],
                final: bool = True) -> HeldBack | None:
@@ -57,6 +70,8 @@ class Cooldown:
                 is then neither noted nor counted.
         """
         if not self.min_age or (req is not None and not req.versioned):
+            return None
+        if self.scope is not None and not self.scope.covers(cand.source):
             return None
         lock = self._locks.modules.get(cand.call_path)
         if lock is not None and lock.version == cand.version_text:
@@ -76,7 +91,7 @@ class Cooldown:
         age = self._clock() - at
         if age >= self.min_age:
             return None
-        held = HeldBack(cand.call_path, cand.version_text, age)
+        held = HeldBack(cand.call_path, cand.version_text, age, at, at + self.min_age)
         exact = exact_version(req.constraint.text if req is not None and req.constraint is not None else None)
         with self._lock:
             if exact is not None and exact.lstrip("v") == cand.version_text.lstrip("v"):
@@ -90,7 +105,7 @@ class Cooldown:
         """As :meth:`module`, for a provider version (the registry's ``published_at``);
         ``constraints``: those in force, an exact one of which pins; an unknown release time
         counts as old enough, silently."""
-        if not self.min_age:
+        if not self.min_age or self.scope is not None:  # module_installation covers modules only
             return None
         lock = self._locks.providers.get(address)
         if lock is not None and lock.version == version:
@@ -101,7 +116,7 @@ class Cooldown:
         age = self._clock() - at
         if age >= self.min_age:
             return None
-        held = HeldBack(address, version, age)
+        held = HeldBack(address, version, age, at, at + self.min_age)
         with self._lock:
             if any(exact_version(c.text) == version for c in constraints):
                 self.young_pins[(address, version)] = held

@@ -23,7 +23,7 @@ from ..errors import (
     locked_version_gone,
 )
 from ..versions import apparentlymart_go_versions as gvs
-from ..versions.cooldown import format_age, format_duration
+from ..versions.cooldown import format_age
 from . import readahead
 from .context import Context
 from .holds import Holds, nearest_first
@@ -495,8 +495,8 @@ class TofuSolveProvider(AbstractProvider):
         call = self.ctx.calls.get(candidate.call_path)
         at = (call.call.version_where or call.call.where) if call is not None else None
         return [Unusable(candidate.call_path, candidate.version_text,
-                         f"it is younger than -min-age={format_duration(self.ctx.options.min_age)}: released "
-                         f"{format_age(held.age)} ago", at)]
+                         f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
+                         f"({held.note})", at)]
 
     def _missing_call(self, calls: list[ModuleRequirement]):
         """The first of ``calls`` (whose listings are being read in parallel) whose source

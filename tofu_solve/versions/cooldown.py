@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from ..errors import TofuSolveError
 
@@ -105,6 +106,11 @@ def exact_version(constraint_text: str | None) -> str | None:
     return m.group(1) if m else None
 
 
+def format_day(at: float) -> str:
+    """A time (seconds since the epoch) as its UTC date, ``2026-08-04``."""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d")
+
+
 @dataclass(frozen=True)
 class HeldBack:
     """A version the cooldown kept out of the solve.
@@ -113,8 +119,18 @@ class HeldBack:
         subject: a module call path (``eks.kms``) or a provider address.
         version: the version as the source names it.
         age: seconds since its release.
+        released: when it was released (first seen by its registry), seconds since the epoch.
+        clears: when it clears the cooldown (``released`` plus the minimum age).
     """
 
     subject: str
     version: str
     age: float
+    released: float = 0.0
+    clears: float = 0.0
+
+    @property
+    def note(self) -> str:
+        """When it was discovered and when it clears, in the words of OpenTofu's
+        module-cooldown RFC: ``discovered 2026-08-04, clears cooldown 2026-08-11``."""
+        return f"discovered {format_day(self.released)}, clears cooldown {format_day(self.clears)}"

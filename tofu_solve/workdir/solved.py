@@ -42,10 +42,9 @@ class StateError(TofuSolveError):
 
 def _cooldown_note(ctx, path: str, version: str) -> str:
     """Why the release cooldown kept ``version`` of ``path`` out, for ``why`` (issue #25)."""
-    from ..versions.cooldown import format_age, format_duration
+    from ..versions.cooldown import format_age
     held = ctx.held_back[(path, version)]
-    return (f"younger than -min-age={format_duration(ctx.options.min_age)}: released {format_age(held.age)} before "
-            "that init")
+    return f"younger than {ctx.cooldown.label}: released {format_age(held.age)} before that init ({held.note})"
 
 
 def snapshot(res, ctx, result_locks) -> dict:

@@ -75,7 +75,8 @@ class RegistryServer:
             made from the tag, at a relative URL without extension).
         token: when set, every request must carry ``Authorization: Bearer <token>``.
         extra_modules: additional registry entries (address -> {"versions": {v: location},
-            optionally "dates": {v: RFC 3339 release time}}).
+            optionally "dates": {v: RFC 3339 release time} and "discovered": {v: RFC 3339
+            time}, the OpenTofu registry's own record, served as ``discovered``}).
 
     Version listings carry each version's release time as ``published_at`` (RFC 3339) where
     the world knows it: the module and provider registry protocols define no such field,
@@ -180,7 +181,9 @@ class RegistryServer:
                     self._send(404, {"errors": ["not found"]})
                     return
                 dates = entry.get("dates") or (server.world.module_dates.get(addr, {}) if server.world else {})
-                versions = [{"version": v, **({"published_at": dates[v]} if v in dates else {})}
+                discovered = entry.get("discovered") or {}
+                versions = [{"version": v, **({"published_at": dates[v]} if v in dates else {}),
+                             **({"discovered": discovered[v]} if v in discovered else {})}
                             for v in entry["versions"]]
                 self._send(200, {"modules": [{"source": addr, "versions": versions}]})
 
