@@ -74,3 +74,62 @@ def test_the_layout_tofu_solve_no_longer_writes_is_what_renovate_corrupts(tmp_pa
     assert all('version     = "9.9.9"' in m and "hashes = [\n  ]" in m for m in after)  # each one rewritten
     _, diags = parse_lock_text(lock.read_text())
     assert diags  # and the file no longer reads
+
+
+def _renovate_module(*args: str) -> object:
+    import json
+
+    done = subprocess.run(["node", str(SCRIPT.with_name("renovate_module.mjs")), str(RENOVATE), *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+VPC5_AWS = '''
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 5.0"
+}
+terraform {
+  required_providers {
+    aws = {
+      source = "hashicorp/aws"
+    }
+  }
+}
+'''
+
+
+def test_the_renovate_recipe_a_bumped_version_lands_in_one_init(tmp_path, tofu_solve, world):
+    """The user guide's Renovate recipe, with Renovate's own code for Renovate's part: its
+    terraform manager finds the module's ``version``, its hashicorp versioning computes the
+    new constraint and its auto-replace writes it (as a Renovate branch does); then one
+    ``tofu-solve init`` (the recipe's ``postUpgradeTasks``) lands it: the call moves, the
+    provider follows as far as it must, and Renovate reads the lock back."""
+    root = write_root(tmp_path / "root", VPC5_AWS)
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    before = parse_lock_text((root / ".terraform.lock.hcl").read_text())[0]
+    was = before.modules["vpc"].version
+    assert was.startswith("5.")
+    newest6 = max((v for v in world.modules["terraform-aws-modules/vpc/aws"]["versions"]
+                   if v.startswith("6.") and "-" not in v), key=lambda v: tuple(int(x) for x in v.split(".")))
+    bumped = _renovate_module("bump", str(root / "main.tf"), "terraform-aws-modules/vpc/aws", was, newest6)
+    assert bumped == {"currentValue": "~> 5.0", "newValue": "~> 6.0"}
+    assert 'version = "~> 6.0"' in (root / "main.tf").read_text()
+
+    r = tofu_solve(root, "init", "-handover=false")  # postUpgradeTasks: one command
+    assert r.code == 0, r.err
+    text = (root / ".terraform.lock.hcl").read_text()
+    after, diags = parse_lock_text(text)
+    assert not diags
+    assert after.modules["vpc"].version == newest6
+    aws = after.providers["registry.opentofu.org/hashicorp/aws"].version
+    assert aws.startswith("6.")  # vpc 6 needs aws 6: the provider moved because it must
+
+    deps = _renovate_module("extract", str(root / "main.tf"))
+    assert isinstance(deps, list)
+    module = next(d for d in deps if d["depName"] == "terraform-aws-modules/vpc/aws")
+    provider = next(d for d in deps if d.get("depType") == "required_provider")
+    assert module["currentValue"] == "~> 6.0"
+    assert provider["lockedVersion"] == aws  # Renovate's lock-file code read our lock
