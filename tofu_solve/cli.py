@@ -314,7 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
                                     "the servers and leave every result in a folder.")
     sp.add_argument("--output", metavar="DIR", default="tofu-solve-demo",
                     help="results folder (default ./tofu-solve-demo)")
-    sp.add_argument("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus)")
+    sp.add_argument("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus, else the copy the "
+                                                    "installed package carries)")
+    sp.add_argument("--serve", action="store_true",
+                    help="keep the fixture world running for your own roots: print the CLI configuration that "
+                         "points tofu-solve and tofu or terraform at it, and wait until interrupted")
     sp.set_defaults(command_module="demo", json=False, chdir=None)
     # Go's flag package takes no abbreviations: -lockfil=readonly is a mistake, not -lockfile
     p.allow_abbrev = False

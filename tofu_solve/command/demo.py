@@ -4,7 +4,9 @@ Builds (or reuses) the fixture world from ``../shared/corpus``, starts its regis
 daemon on 127.0.0.1, and runs ``init`` on three bundled roots: one newest-per-call
 resolves, one only a joint solver resolves, one that is impossible (with its explanation);
 then ``why`` and ``graph`` on the second. Every step's output is kept in the results folder;
-the servers are stopped at the end.
+the servers are stopped at the end. With ``-serve`` (:func:`serve_demo`) the world stays up
+for your own roots until interrupted, and the line that points tofu-solve and the real
+client at it is printed.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import shlex
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
@@ -197,6 +202,60 @@ def _indent(text: str) -> str:
     return "\n".join(("   " + line) if line else "" for line in text.rstrip().splitlines()) + "\n"
 
 
+def serve_demo(output: Path | None, corpus: str | None, out, settings: Settings,
+               stop: threading.Event | None = None) -> int:
+    """Keep the fixture world running for your own roots (``demo -serve``, issue #37): build
+    (or reuse) it, start its registry and git daemon on 127.0.0.1, write the CLI
+    configuration that points tofu-solve and the real client at them
+    (``OUTPUT/tofu-solve-world.tfrc``) and an environment file (``OUTPUT/world.env``), copy
+    the bundled roots into ``OUTPUT/roots``, print how to use them, and wait until
+    interrupted (Ctrl-C, SIGTERM) or ``stop`` is set; then stop the servers. Returns 0.
+
+    Raises:
+        ConfigurationError, CacheError: no corpus (see :func:`find_corpus`).
+        TofuSolveError: the world cannot be built (git missing).
+    """
+    corpus_dir = find_corpus(corpus, settings.corpus, settings.cache_dir)
+    output = Path(output or "tofu-solve-demo").resolve()
+    output.mkdir(parents=True, exist_ok=True)
+    world = build_world(corpus_dir, default_world_dir())
+    roots_src = resources.files("tofu_solve").joinpath("data/demo")
+    for name in ("1-resolvable", "2-needs-solver", "3-impossible"):
+        (output / "roots" / name).mkdir(parents=True, exist_ok=True)
+        (output / "roots" / name / "main.tf").write_text(roots_src.joinpath(name, "main.tf").read_text())
+    stop = stop or threading.Event()
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C and SIGTERM end the wait (SIGINT too where a shell started it ignoring SIGINT)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, lambda *_: stop.set())
+    try:
+        with running_world(world, output) as rw:
+            env_file = output / "world.env"
+            env_file.write_text(f"export TF_CLI_CONFIG_FILE={shlex.quote(str(rw.cli_config))}\n")
+            n_versions = sum(len(m["versions"]) for m in world.modules.values())
+            packages = ", ".join(sorted(world.modules)[:4])
+            print(f"tofu-solve demo -serve: the fixture world is running ({len(world.modules)} module packages, "
+                  f"{n_versions} versions, {len(world.providers)} providers; from {corpus_dir}).\n"
+                  f"Registry at {rw.registry.url}, git daemon at {rw.git.url if rw.git else '(none)'}.\n\n"
+                  "In another shell, point tofu-solve and tofu or terraform at it (the CLI configuration sends "
+                  "registry.opentofu.org and registry.terraform.io to this registry):\n\n"
+                  f"  export TF_CLI_CONFIG_FILE={shlex.quote(str(rw.cli_config))}\n\n"
+                  f"(also in {env_file}: . {shlex.quote(str(env_file))})\n\n"
+                  f"then run tofu-solve on your own roots that call its modules ({packages}, ...), or on the "
+                  f"bundled ones:\n\n  tofu-solve init -chdir={shlex.quote(str(output / 'roots' / '2-needs-solver'))}"
+                  "\n\nCtrl-C stops the servers.", file=out, flush=True)
+            while not stop.wait(1.0):
+                pass
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print("Servers stopped.", file=out, flush=True)
+    return 0
+
+
 def run(args, settings: Settings, run_cli: RunCli) -> int:
     """The command: ``args`` as the parser left them; ``run_cli`` runs each step."""
+    if args.serve:
+        return serve_demo(args.output, args.corpus, sys.stdout, settings)
     return run_demo(args.output, args.corpus, sys.stdout, settings, run_cli)
