@@ -41,7 +41,8 @@ from ..world.corpus import bundled_corpus
 def find_corpus(explicit: str | None, from_env: str | None = None, cache_dir: Path | None = None) -> Path:
     """The corpus directory: ``--corpus`` (``explicit``), else ``$TOFU_SOLVE_CORPUS``
     (``from_env``), else ``../shared/corpus`` from the current directory or beside this
-    source tree, else the corpus the package carries, unpacked into ``cache_dir`` (an
+    source tree (not from a frozen executable: it has no source tree), else the corpus the
+    package carries, unpacked into ``cache_dir`` (an
     installed package run anywhere). A directory named explicitly (flag or variable) must
     hold the corpus: it is never silently replaced by another.
 
@@ -55,8 +56,8 @@ def find_corpus(explicit: str | None, from_env: str | None = None, cache_dir: Pa
                 return Path(named).resolve()
             raise ConfigurationError("Corpus not found",
                                      f"{how} names {named}, which holds no corpus (modules.json, providers.json).")
-    for c in (Path.cwd() / ".." / "shared" / "corpus", Path.cwd() / "shared" / "corpus",
-              Path(__file__).resolve().parents[3] / "shared" / "corpus"):
+    beside = [] if getattr(sys, "frozen", False) else [Path(__file__).resolve().parents[3] / "shared" / "corpus"]
+    for c in (Path.cwd() / ".." / "shared" / "corpus", Path.cwd() / "shared" / "corpus", *beside):
         if (c / "modules.json").is_file():
             return c.resolve()
     if cache_dir is not None:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -61,12 +63,22 @@ def default_world_dir() -> Path:
     return Path(base) / "tofu-solve" / "world"
 
 
+def _code_of(module) -> bytes:
+    """What a module's code is, to key a world on the code that generated it: its source
+    file, else (a frozen executable, which carries no sources) its compiled code."""
+    try:
+        return Path(module.__file__).read_bytes()
+    except (OSError, TypeError):
+        code = module.__spec__.loader.get_code(module.__name__)
+        return marshal.dumps(code)
+
+
 def _corpus_key(corpus: Path) -> str:
     h = hashlib.sha256(GENERATOR_VERSION.encode())
     for name in ("modules.json", "providers.json"):
         h.update(hashlib.sha256((corpus / name).read_bytes()).digest())
-    h.update(hashlib.sha256(Path(render.__file__).read_bytes()).digest())
-    h.update(hashlib.sha256(Path(__file__).read_bytes()).digest())
+    h.update(hashlib.sha256(_code_of(render)).digest())
+    h.update(hashlib.sha256(_code_of(sys.modules[__name__])).digest())
     return h.hexdigest()[:16]
 
 
