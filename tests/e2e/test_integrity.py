@@ -569,3 +569,30 @@ def test_a_locked_package_found_at_another_location_is_the_same_package(tmp_path
     assert parse_lock_text(lock_path.read_text())[0].modules["kms"].package == genuine
     r = tofu_solve(root, "init", "-lockfile=readonly")
     assert r.code == 0 and "found at another location" not in r.out
+
+
+def test_a_mirror_a_kill_left_without_an_object_is_rebuilt(tmp_path, tofu_solve, own_cache):
+    """Issue #38: a cold init killed inside a git fetch left a mirror whose trees name a blob
+    it does not hold; the next run died on every later init with "internal error ...
+    invalid literal for int() with base 10: b'BAD'" (git ls-tree -l sizes a missing blob
+    BAD). The mirror is now rebuilt from the remote and the run goes on."""
+    import shutil
+    import subprocess
+
+    from tests.e2e.conftest import lock_versions, make_repo
+
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}),
+                                       ("v1.1.0", {"main.tf": "# two\n", "extra.tf": "locals {}\n"})])
+    tf = f'module "m" {{\n  source  = "git::{url}"\n  version = "~> 1.0"\n}}\n'
+    r = tofu_solve(write_root(tmp_path / "first", tf), "init", "-handover=false")
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}, r.err
+    (mirror,) = (own_cache / "git").glob("*.git")
+    oid = subprocess.run(["git", "--git-dir", str(mirror), "rev-parse", "v1.1.0:extra.tf"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    (mirror / "objects" / oid[:2] / oid[2:]).unlink()  # a fetch killed before it wrote this object
+    for kept in ("metadata", "packages"):  # nothing read from the mirror is remembered elsewhere
+        shutil.rmtree(own_cache / kept, ignore_errors=True)
+    r = tofu_solve(write_root(tmp_path / "second", tf), "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "v1.1.0"}
+    assert subprocess.run(["git", "--git-dir", str(mirror), "cat-file", "-e", oid]).returncode == 0  # healed

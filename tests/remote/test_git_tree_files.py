@@ -115,3 +115,32 @@ def test_a_tree_entry_that_climbs_out_is_refused(tmp_path):
     remotes = GitRemotes(Cache(tmp_path / "cache"), environ=ENV)
     with pytest.raises(IntegrityError, match="outside the package"):
         remotes._tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False)
+
+
+def _drop_blob(mirror: Path, commit: str, path: str) -> None:
+    """Remove one blob's loose object, as a fetch killed before it wrote every object leaves
+    a mirror: ``git ls-tree -l`` then prints its size as ``BAD`` (builtin/ls-tree.c)."""
+    oid = git(mirror.parent, "rev-parse", f"{commit}:{path}")
+    (mirror / "objects" / oid[:2] / oid[2:]).unlink()
+    listing = subprocess.run(["git", "--git-dir", str(mirror), "ls-tree", "-r", "-l", commit], capture_output=True,
+                             env=ENV).stdout
+    assert b" BAD\t" + path.encode() in listing
+
+
+def test_a_blob_missing_from_the_mirror_is_a_broken_mirror_not_a_crash(tmp_path):
+    """Issue #38: a kill left a mirror whose trees name a blob it does not hold; ``ls-tree
+    -l`` sizes it ``BAD``, which was read as a number (ValueError, "internal error in
+    tofu-solve" on every later run). It is a damaged mirror: rebuilt from the remote on the
+    first read, an error naming the remote when the rebuilt one is damaged too."""
+    from tofu_solve.errors import NetworkError
+    from tofu_solve.remote.git import _BrokenMirror
+
+    mirror, commit = commit_of(tmp_path, FILES)
+    _drop_blob(mirror, commit, "modules/x/main.tf")
+    remotes = GitRemotes(Cache(tmp_path / "cache"), environ=ENV)
+    ref = RemoteRef(commit, commit)
+    with pytest.raises(_BrokenMirror):
+        remotes._tree_files("git://example.invalid/r.git", ref, mirror, False)
+    with pytest.raises(NetworkError) as e:
+        remotes._tree_files("git://example.invalid/r.git", ref, mirror, True)
+    assert "modules/x/main.tf" in e.value.detail and "git://example.invalid/r.git" in e.value.detail

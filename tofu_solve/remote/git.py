@@ -474,6 +474,14 @@ class GitRemotes:
             if name == ".gitattributes" or name.endswith("/.gitattributes"):
                 return _ARCHIVE
             if kind == b"blob":
+                if not size.isdigit():
+                    # "BAD" (builtin/ls-tree.c): the tree names a blob the mirror does not
+                    # hold, as a fetch killed before it wrote every object leaves it
+                    if not rebuilt:
+                        raise _BrokenMirror()
+                    raise NetworkError("Failed to read git commit",
+                                       f"{redact(url)} at {ref.commit} names {name}, whose object the fetched copy "
+                                       "does not hold.", url=redact(url))
                 link = mode == b"120000"
                 entries.append((name, "link" if link else "file", int(size)))
                 blobs[name] = oid.decode()
