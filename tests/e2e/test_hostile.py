@@ -301,6 +301,23 @@ def test_drip_fed_download_hits_the_deadline(isolated, tofu_solve, hostile, monk
     assert "did not finish within 1.5 s" in r.err
 
 
+def test_a_drip_fed_registry_module_archive_hits_the_deadline(isolated, tofu_solve, hostile, running, monkeypatch):
+    """Issue #38 (GHSA-pxh5-6rrc-8rjv's class): the archive a registry module's download
+    location names, dripped a byte at a time while declaring its full length, is cut off at
+    the download deadline, as a direct archive is, and named; the run does not hang."""
+    base, files = hostile
+    files["drip/reg.zip"] = _zip(MODULE)
+    running.registry.extra["acme/drip/aws"] = {"versions": {"1.0.0": f"{base}/drip/reg.zip"}}
+    monkeypatch.setenv("TOFU_SOLVE_DOWNLOAD_DEADLINE", "1.5")
+    try:
+        r = tofu_solve(write_root(isolated / "root", 'module "d" {\n  source  = "acme/drip/aws"\n'
+                                                     '  version = "1.0.0"\n}\n'), "init", "-handover=false")
+    finally:
+        running.registry.extra.pop("acme/drip/aws", None)
+    assert r.code == 1 and "did not finish within 1.5 s" in r.err, r.err  # the server alone takes over a minute
+    assert "drip/reg.zip" in r.err
+
+
 # --------------------------------------------------------------------------- 4. cycles
 
 
