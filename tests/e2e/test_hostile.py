@@ -318,6 +318,29 @@ def test_a_drip_fed_registry_module_archive_hits_the_deadline(isolated, tofu_sol
     assert "drip/reg.zip" in r.err
 
 
+@pytest.mark.parametrize("source", [
+    "git::file://{repo}?ref=--upload-pack=touch {marker}",   # a ref that is an option of git fetch
+    "git::ssh://-oProxyCommand=touch {marker}/r.git",         # a host that is an option of ssh
+    "git::ext::sh -c touch% {marker}",                        # git's ext:: transport runs a command
+    "git::file://{repo}//../../../{marker}?ref=v1.0.0",       # a subdirectory outside the package
+])
+def test_crafted_git_sources_run_nothing_and_read_nothing(isolated, tofu_solve, source):
+    """Issue #38, the class of go-getter's CVE-2026-4660 (GHSA-q7j3-v8qv-22vq: a crafted git
+    URL reads a local file) and CVE-2024-3817 (argument injection): each crafted source is
+    refused with an error at its ``source`` line; nothing runs (no marker file), no internal
+    error. git is run with ``GIT_ALLOW_PROTOCOL`` (no ``ext::``), every remote and refspec
+    after ``--``, and ssh refuses a host that starts with ``-``."""
+    repo = make_repo(isolated / "repo", [("v1.0.0", {"main.tf": "# one\n"})]).removeprefix("file://")
+    marker = isolated / "PWNED"
+    src = source.format(repo=repo, marker=marker)
+    r = tofu_solve(write_root(isolated / "root", f'module "m" {{\n  source = "{src}"\n}}\n'), "init",
+                   "-handover=false")
+    assert r.code == 1, r.out
+    assert "internal error" not in r.err
+    assert "on main.tf line 2" in r.err, r.err
+    assert not marker.exists()
+
+
 # --------------------------------------------------------------------------- 4. cycles
 
 

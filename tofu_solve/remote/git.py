@@ -144,7 +144,7 @@ class GitRemotes:
             self.counter.add("git_ls_remote")
             log.debug("git ls-remote --tags --heads %s", redact(url))
             try:
-                out = gitcmd.run(["ls-remote", "--tags", "--heads", url], self.environ,
+                out = gitcmd.run(["ls-remote", "--tags", "--heads", "--", url], self.environ,
                                  timeout=self.limits.deadline).decode(errors="replace")
             except GitError as e:
                 raise NetworkError("Failed to list git tags",
@@ -268,7 +268,9 @@ class GitRemotes:
     def _run_fetch(self, mirror: Path, args: list[str], local: bool = False) -> None:
         """``git fetch ARGS`` in ``mirror`` (one ``git_fetch`` network operation, unless
         ``local``: from a scratch repository on this disk), bounded by the deadline,
-        stoppable by :meth:`abort`.
+        stoppable by :meth:`abort`. ``ARGS`` end their options with ``--``: a remote or
+        refspec that looks like an option (``--upload-pack=...``) is never read as one
+        (go-getter's CVE-2024-3817 and CVE-2026-4660 class, issue #38).
 
         Raises:
             FetchAborted: :meth:`abort` was called before or during the fetch.
@@ -381,16 +383,16 @@ class GitRemotes:
         try:
             gitcmd.run(["init", "--quiet", "--bare", str(scratch)], self.environ, timeout=self.limits.deadline)
             try:
-                self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
+                self._run_fetch(scratch, ["--no-tags", "--depth", "1", "--", url, *specs])
             except GitError as e:
                 if specs == by_name or not _REFUSED_WANT.search(_stderr(e)):
                     raise  # a timeout or a lost connection is not asked again: the deadline holds
                 specs = by_name
-                self._run_fetch(scratch, ["--no-tags", "--depth", "1", url, *specs])
+                self._run_fetch(scratch, ["--no-tags", "--depth", "1", "--", url, *specs])
             fetched = time.monotonic()
             with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
                 _open_mirror(mirror, self.environ)
-                self._run_fetch(mirror, ["--no-tags", "--depth", "1", "--update-shallow", str(scratch), *specs],
+                self._run_fetch(mirror, ["--no-tags", "--depth", "1", "--update-shallow", "--", str(scratch), *specs],
                                 local=True)
             log.debug("git fetch %s: %d refs in %.2f s, into the mirror in %.2f s", redact(url), len(refs),
                       fetched - started, time.monotonic() - fetched)
