@@ -341,6 +341,79 @@ def test_crafted_git_sources_run_nothing_and_read_nothing(isolated, tofu_solve, 
     assert not marker.exists()
 
 
+class _Recorder(http.server.BaseHTTPRequestHandler):
+    """Another origin: records every request's headers; serves a version list and a zip."""
+
+    protocol_version = "HTTP/1.1"
+    seen: ClassVar[list[dict[str, str]]] = []
+    body: ClassVar[bytes] = b""
+
+    def log_message(self, *a):
+        pass
+
+    def do_GET(self):
+        self.seen.append({k.lower(): v for k, v in self.headers.items()} | {"path": self.path})
+        data = (json.dumps({"modules": [{"versions": [{"version": "1.0.0"}]}]}).encode()
+                if self.path.startswith("/versions") else self.body)
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _serve(handler) -> tuple[http.server.ThreadingHTTPServer, str]:
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}"
+
+
+def test_registry_credentials_never_follow_a_redirect_to_another_origin(isolated, tofu_solve, monkeypatch):
+    """Issue #38 (opentofu#4422): a registry that answers with a redirect to another origin,
+    and a download location on another origin, never receive the registry's token; the
+    registry itself does (the control)."""
+    token = "s3cret-registry-token"
+    _Recorder.seen, _Recorder.body = [], _zip(MODULE)
+    other, other_url = _serve(_Recorder)
+    registry_seen: list[dict[str, str]] = []
+
+    class Registry(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def do_GET(self):
+            registry_seen.append({k.lower(): v for k, v in self.headers.items()})
+            if self.path.endswith("/versions"):
+                self.send_response(302)
+                self.send_header("Location", f"{other_url}/versions")
+            elif self.path.endswith("/download"):
+                self.send_response(204)
+                self.send_header("X-Terraform-Get", f"{other_url}/m.zip")
+            else:
+                self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    registry, registry_url = _serve(Registry)
+    try:
+        rc = isolated / "rc.tfrc"
+        rc.write_text(f'host "registry.opentofu.org" {{\n  services = {{\n'
+                      f'    "modules.v1" = "{registry_url}/v1/modules/"\n  }}\n}}\n'
+                      f'credentials "registry.opentofu.org" {{\n  token = "{token}"\n}}\n')
+        monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(rc))
+        r = tofu_solve(write_root(isolated / "root", 'module "m" {\n  source  = "acme/leak/aws"\n'
+                                                     '  version = "1.0.0"\n}\n'), "init", "-handover=false")
+        assert r.code == 0, r.err
+    finally:
+        registry.shutdown()
+        other.shutdown()
+    assert registry_seen and all(h.get("authorization") == f"Bearer {token}" for h in registry_seen)
+    assert {h["path"] for h in _Recorder.seen} == {"/versions", "/m.zip"}
+    assert not any(token in v for h in _Recorder.seen for v in h.values()), _Recorder.seen
+
+
 # --------------------------------------------------------------------------- 4. cycles
 
 
