@@ -176,7 +176,7 @@ class _Summary:
 _NO_REQUIREMENTS = _Summary(frozenset(), {})
 
 
-class TofuSolveProvider(AbstractProvider):
+class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
     """resolvelib callbacks for module calls, module packages, providers and OpenTofu."""
 
     def __init__(self, ctx: Context, pruned: Mapping[str, set[str]] | None = None, holds: Holds | None = None,
@@ -288,8 +288,8 @@ class TofuSolveProvider(AbstractProvider):
         self._summaries[id(criterion)] = (criterion, summary)
         return summary
 
-    def find_matches(self, identifier: Identity, requirements: Mapping[object, Iterator],
-                     incompatibilities: Mapping[object, Iterator]) -> Iterable:
+    def find_matches(self, identifier: Identity, requirements: Mapping[Identity, Iterator[Requirement]],
+                     incompatibilities: Mapping[Identity, Iterator[Candidate]]) -> Iterable[Candidate]:
         adding = self._adding
         if adding is not None and adding[0] == identifier:
             self._adding = None
@@ -306,14 +306,14 @@ class TofuSolveProvider(AbstractProvider):
             if not calls:
                 return []
             return self._module_matches(calls[0], reqs, bad)
-        if kind is Kind.PACKAGE:
-            versions = {r.version for r in reqs}
+        if kind is Kind.PACKAGE:  # a package's requirements are its pins
+            versions = {r.version for r in reqs if isinstance(r, PackagePin)}
             if len(versions) != 1:
                 return []
             pin = PackageCandidate(identifier.name, versions.pop())
             return [] if pin in bad else [pin]
-        if kind is Kind.PROVIDER:
-            return self._provider_matches(reqs, bad)
+        if kind is Kind.PROVIDER:  # a provider's requirements are its constraints
+            return self._provider_matches([r for r in reqs if isinstance(r, ProviderRequirement)], bad)
         if kind is Kind.OPENTOFU:
             cand = TofuCandidate(self.ctx.options.target.version)
             return [cand] if cand not in bad and all(self.is_satisfied_by(r, cand) for r in reqs) else []
