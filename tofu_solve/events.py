@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class PhaseDone:
     ``"install"`` (``done`` module calls installed). Off a terminal these are the lines
     people see, in this order, instead of one per download (issue #24)."""
 
-    phase: str
+    phase: Literal["modules", "providers", "install"]
     done: int
     fetched: int = 0
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from ..addrs.module_source import LocalSource, RegistrySource, lock_source, tofu_source
 from ..config.tree import ModuleTree, read_module_tree
@@ -40,6 +41,10 @@ from ..workdir.solved import recorded_module_locks
 from .arguments import CheckArguments
 from .views.reports import CheckView
 
+DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
+                         "override", "provider"]
+"""What a :class:`Difference` is about (its ``kind`` in ``check -json``)."""
+
 
 @dataclass(frozen=True)
 class Difference:
@@ -53,7 +58,7 @@ class Difference:
         where: the configuration line concerned, when there is one.
     """
 
-    kind: str
+    kind: DifferenceKind
     subject: str
     detail: str
     where: SourceRange | None = None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.product import OPENTOFU, Product
@@ -52,7 +53,7 @@ class Outdated:
     """One row: a module call (``kind="module"``, ``name`` its call path) or a provider
     (``kind="provider"``, ``name`` its address). See the module docstring for the fields."""
 
-    kind: str
+    kind: Literal["module", "provider"]
     name: str
     locked: str | None
     can_move_to: str | None
