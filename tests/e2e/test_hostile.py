@@ -483,13 +483,24 @@ def test_stale_git_lock_files_are_cleared(isolated, tofu_solve):
     assert not list(mirror.rglob("*.lock"))
 
 
-@pytest.mark.parametrize("delay", [0.3, 0.8, 1.5, 3.0])
-def test_init_killed_at_any_point_leaves_a_cache_the_next_init_can_use(delay, tmp_path, running):
-    """kill -9 at several points of a cold git-and-registry init, with one persistent
-    cache: the next init always succeeds and installs what the lock says."""
+def _whole(root: Path) -> None:
+    """What a killed run left in ``root`` is never partial: the lock file and modules.json
+    are absent or complete."""
+    lock = root / ".terraform.lock.hcl"
+    assert not lock.exists() or parse_lock_text(lock.read_text())[1] == [], lock.read_text()
+    manifest = root / ".terraform" / "modules" / "modules.json"
+    if manifest.exists():
+        json.loads(manifest.read_text())
+
+
+def test_init_killed_anywhere_is_fine_next_time(tmp_path, running):
+    """Issue #38 §2: kill -9 of a cold init at points spread over the whole run (listings,
+    git fetches, downloads, archive extraction, cache writes, the lock and modules.json
+    writes), each with a cache of its own, and of a warm re-init: nothing is ever left
+    partial, and the next init exits 0 with the lock an uninterrupted run writes."""
     a = make_repo(tmp_path / "repos" / "a", [(f"v1.{i}.0", {"main.tf": f"# a {i}\n" + "# " + "x" * 20000 + "\n"})
                                             for i in range(3)])
-    root = write_root(tmp_path / "root", f'''
+    tf = f'''
         module "a" {{
           source  = "git::{a}"
           version = "~> 1.0"
@@ -498,21 +509,47 @@ def test_init_killed_at_any_point_leaves_a_cache_the_next_init_can_use(delay, tm
           source  = "terraform-aws-modules/kms/aws"
           version = "~> 3.0"
         }}
-    ''')
-    cache = tmp_path / "cache"
-    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
-    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(delay)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    lock = root / ".terraform.lock.hcl"
-    assert not lock.exists() or parse_lock_text(lock.read_text())[1] == []
-    r = subprocess.run([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], env=env,
-                       capture_output=True, text=True, timeout=300)
+    '''
+
+    def env(cache: Path) -> dict[str, str]:
+        return {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+
+    def init(root: Path, cache: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}", "-handover=false"],
+                              env=env(cache), capture_output=True, text=True, timeout=300)
+
+    def killed(root: Path, cache: Path, after: float) -> None:
+        proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}", "-handover=false"],
+                                env=env(cache), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(after)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+
+    reference = write_root(tmp_path / "reference", tf)
+    started = time.monotonic()
+    r = init(reference, tmp_path / "reference-cache")
+    cold = time.monotonic() - started
     assert r.returncode == 0, r.stderr
-    assert lock_versions(lock.read_text())["a"] == "v1.2.0"
-    assert (root / ".terraform/modules/a/main.tf").read_text().startswith("# a 2\n")
+    lock = (reference / ".terraform.lock.hcl").read_text()
+    assert lock_versions(lock)["a"] == "v1.2.0"
+    for i, share in enumerate((0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1.0)):
+        root, cache = write_root(tmp_path / f"cold{i}", tf), tmp_path / f"cache{i}"
+        killed(root, cache, cold * share)
+        _whole(root)
+        r = init(root, cache)
+        assert r.returncode == 0, (share, r.stderr)
+        assert (root / ".terraform.lock.hcl").read_text() == lock, share
+        assert (root / ".terraform/modules/a/main.tf").read_text().startswith("# a 2\n")
+    root, cache = tmp_path / "cold0", tmp_path / "cache0"  # complete: a warm re-init from here
+    started = time.monotonic()
+    assert init(root, cache).returncode == 0
+    warm = time.monotonic() - started
+    for share in (0.2, 0.5, 0.8):
+        killed(root, cache, warm * share)
+        _whole(root)
+        r = init(root, cache)
+        assert r.returncode == 0, (share, r.stderr)
+        assert (root / ".terraform.lock.hcl").read_text() == lock, share
 
 
 # --------------------------------------------------------------------------- 8. errors, not crashes
