@@ -3,16 +3,14 @@ newlines inside ``${ }``), built into one LALR parser per process and kept in th
 
 from __future__ import annotations
 
-import importlib.metadata
 import sys
 import threading
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import lark
-from hcl2.parser import parser as hcl2_parser
-from hcl2.postlexer import PostLexer
-from lark import Lark
+if TYPE_CHECKING:
+    from lark import Lark
 
 _ASCII_NAME = "NAME : /[a-zA-Z_][a-zA-Z0-9_-]*/"
 # HCL's identifiers are Unicode: ID_Start (or "_") then ID_Continue or "-" (hclsyntax
@@ -48,6 +46,10 @@ def _cache_file() -> str | None:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None  # an unwritable cache: build in memory, as without one
+    import importlib.metadata
+
+    import lark
+
     versions = (f"lark{lark.__version__}-hcl2{importlib.metadata.version('python-hcl2')}"
                 f"-py{sys.version_info[0]}{sys.version_info[1]}")
     return str(directory / f"hcl2-tofu-solve-{versions}.lark")
@@ -70,7 +72,12 @@ def lalr_parser() -> Lark:
 def _build(cache_file: str | None) -> Lark:
     """python-hcl2's parser (its grammar, LALR, positions, post-lexer) with Unicode
     identifiers and newlines inside ``${ }``; its analysis kept in ``cache_file`` when given
-    (Lark checks the file against the grammar and options before using it)."""
+    (Lark checks the file against the grammar and options before using it). The parser
+    libraries are imported here, when the first parse needs them."""
+    from hcl2.parser import parser as hcl2_parser
+    from hcl2.postlexer import PostLexer
+    from lark import Lark
+
     grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")
     if _ASCII_NAME not in grammar or _PLAIN_INTERPOLATION not in grammar:
         return hcl2_parser()  # a python-hcl2 whose grammar changed: use it as it is

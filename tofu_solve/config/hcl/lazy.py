@@ -8,26 +8,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from lark.exceptions import (
-    LarkError,
-)
-
 from ...errors import ConfigurationError, SourceRange, TofuSolveError
 from ..scan import BodyArgument, TopBlock, body_items, top_level_blocks
-from . import grammar
-from .tree import (
-    Attribute,
-    Block,
-    Body,
-    Expr,
-    ObjectValueExpr,
-    ValueExpr,
-    _body,
-    _shift,
-    _TemplateInLabel,
-    _tree,
-    parse,
-)
+from .model import Attribute, Block, Body, Expr, ObjectValueExpr, ValueExpr
+
+
+def _parse(text: str, filename: str, error: type[TofuSolveError]) -> Body:
+    """The whole text parsed (:func:`.tree.parse`: the parser library is imported now)."""
+    from .tree import parse
+
+    return parse(text, filename, error)
 
 
 class LazyBody(Body):
@@ -161,18 +151,22 @@ class _Reader:
     def whole(self) -> Body:
         """The whole file parsed (raises its error, as :func:`parse` does)."""
         if self._whole is None:
-            self._whole = parse(self.whole_text, self.filename, self.error)
+            self._whole = _parse(self.whole_text, self.filename, self.error)
         return self._whole
 
     def chunk(self, start: int, stop: int, line: int) -> list[Block | Attribute] | None:
         """The items of ``text[start:stop]`` parsed on their own, with the file's positions;
         None when that slice does not parse."""
+        from lark.exceptions import LarkError
+
+        from . import grammar, tree
+
         try:
-            tree = grammar.lalr_parser().parse(self.text[start:stop] + "\n")
-            body = _tree(tree.children[0])
-            _shift(body, line - 1, start)
-            return _body(body, self.text).items
-        except (LarkError, _TemplateInLabel):
+            parsed = grammar.lalr_parser().parse(self.text[start:stop] + "\n")
+            body = tree._tree(parsed.children[0])
+            tree._shift(body, line - 1, start)
+            return tree._body(body, self.text).items
+        except (LarkError, tree._TemplateInLabel):
             return None
 
     def body(self, top: TopBlock) -> Body:
@@ -265,7 +259,7 @@ def parse_lazily(text: str, filename: str, error: type[TofuSolveError] = Configu
     framed = text + "\n}"  # the file as the body of a block that ends after it
     found = body_items(framed, TopBlock("", (), 0, len(framed), 1, 0))
     if found is None:
-        return parse(text, filename, error)
+        return _parse(text, filename, error)
     return _Reader(framed, filename, error, whole_text=text).items(found)
 
 
@@ -291,7 +285,7 @@ def parse_blocks(text: str, filename: str, wanted: Callable[[TopBlock, str], boo
     """
     tops = top_level_blocks(text)
     if tops is None:
-        return parse(text, filename, error)
+        return _parse(text, filename, error)
     reader = _Reader(text, filename, error)
     items: list[Block | Attribute] = []
     for top in tops:

@@ -1,12 +1,12 @@
 """The tree walker: python-hcl2's Lark tree (which carries positions) read into
-:class:`Body`, :class:`Block` and :class:`Attribute` values with 1-based lines and character
-offsets, and literal expressions evaluated (python-hcl2 8.x gives no line numbers through its
-dict API, python-hcl2 issue #291)."""
+:class:`~.model.Body`, :class:`~.model.Block` and :class:`~.model.Attribute` values with
+1-based lines and character offsets, and literal expressions evaluated (python-hcl2 8.x gives
+no line numbers through its dict API, python-hcl2 issue #291). The only module of the
+reader that imports the parser library: it is imported when something must be parsed."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from lark import Token, Tree
@@ -20,151 +20,58 @@ from lark.exceptions import (
 from ...addrs.redact import redact
 from ...errors import ConfigurationError, SourceRange, TofuSolveError
 from . import grammar
+from .model import Attribute, Block, Body, Expr, NotLiteral
 
 
-class NotLiteral(Exception):
-    """The expression is not a constant: it refers to something or calls a function."""
-
-    def __init__(self, expr: Expr):
-        self.expr = expr
-        super().__init__(expr.text)
-
-
-@dataclass(frozen=True)
-class Expr:
-    """An expression as written: its tree, text and line."""
-
-    tree: Any = field(repr=False)
-    text: str
-    line: int
-
-    def literal(self) -> Any:
-        """The constant value (str, int, float, bool, None, list, dict).
-
-        Raises:
-            NotLiteral: the expression needs evaluation (references, templates with
-                interpolation, function calls...).
-        """
-        return _literal(self.tree, self)
-
-    def traversal(self) -> tuple[str, ...] | None:
-        """For a plain reference like ``var.region`` or ``local.x.y``: its names;
-        otherwise None."""
-        return _traversal(self.tree)
-
-    def template_parts(self) -> list[str | tuple[str, ...]] | None:
-        """For a quoted string template whose interpolations are plain references
-        (``"${var.a}-x"``): literal text and reference parts in order; otherwise None."""
-        t = _unwrap(self.tree)
-        if not (isinstance(t, Tree) and t.data == "string"):
-            return None
-        out: list[str | tuple[str, ...]] = []
-        for part in t.children:
-            if not (isinstance(part, Tree) and part.data == "string_part"):
+def template_parts(expr: Expr) -> list[str | tuple[str, ...]] | None:
+    """:meth:`.model.Expr.template_parts` of an expression with a parse tree."""
+    t = _unwrap(expr.tree)
+    if not (isinstance(t, Tree) and t.data == "string"):
+        return None
+    out: list[str | tuple[str, ...]] = []
+    for part in t.children:
+        if not (isinstance(part, Tree) and part.data == "string_part"):
+            continue
+        for c in part.children:
+            if isinstance(c, Token):
+                out.append(_unescape(str(c)))
                 continue
-            for c in part.children:
-                if isinstance(c, Token):
-                    out.append(_unescape(str(c)))
-                    continue
-                inner = [k for k in c.children if isinstance(k, Tree) and k.data != "new_line_or_comment"]
-                ref = _traversal(inner[0]) if c.data == "interpolation" and len(inner) == 1 else None
-                if ref is None:
-                    return None
-                out.append(ref)
-        return out
-
-    def object_items(self) -> dict[str, Expr] | None:
-        """For an object constructor ``{ a = x, "b" = y }``: each key's expression;
-        otherwise None."""
-        t = _unwrap(self.tree)
-        if not (isinstance(t, Tree) and t.data == "object"):
-            return None
-        out: dict[str, Expr] = {}
-        for elem in t.children:
-            if not (isinstance(elem, Tree) and elem.data == "object_elem"):
-                continue
-            ek = [c for c in elem.children if isinstance(c, Tree)]
-            key_t, val_t = ek[0], ek[-1]
-            try:
-                key = _object_key(key_t, self)
-            except NotLiteral:
+            inner = [k for k in c.children if isinstance(k, Tree) and k.data != "new_line_or_comment"]
+            ref = _traversal(inner[0]) if c.data == "interpolation" and len(inner) == 1 else None
+            if ref is None:
                 return None
-            text = self.text  # element text is not needed by callers; keep the whole
-            out[str(key)] = Expr(val_t, text, val_t.meta.line if not val_t.meta.empty else self.line)
-        return out
+            out.append(ref)
+    return out
 
 
-@dataclass(frozen=True)
-class ValueExpr(Expr):
-    """An expression read without a parse tree (:func:`parse_blocks`): a quoted string with
-    no escape or template sequence, a list of such strings, a whole number, ``true``,
-    ``false`` or ``null``; ``value`` is what it means."""
-
-    value: Any = None
-
-    def literal(self) -> Any:
-        return self.value
-
-    def traversal(self) -> tuple[str, ...] | None:
+def object_items(expr: Expr) -> dict[str, Expr] | None:
+    """:meth:`.model.Expr.object_items` of an expression with a parse tree."""
+    t = _unwrap(expr.tree)
+    if not (isinstance(t, Tree) and t.data == "object"):
         return None
-
-    def template_parts(self) -> list[str | tuple[str, ...]] | None:
-        return [self.value] if isinstance(self.value, str) else None
-
-    def object_items(self) -> dict[str, Expr] | None:
-        return None
-
-
-@dataclass(frozen=True)
-class ObjectValueExpr(ValueExpr):
-    """An object constructor read without a parse tree (:func:`parse_blocks`): one
-    ``key = value`` per line, each key a plain name or string and each value as
-    :class:`ValueExpr` reads it (``required_providers`` entries as they are written);
-    ``items`` holds each key's expression, with its own line."""
-
-    items: dict = field(default_factory=dict)
-
-    def object_items(self) -> dict[str, Expr] | None:
-        return dict(self.items)
+    out: dict[str, Expr] = {}
+    for elem in t.children:
+        if not (isinstance(elem, Tree) and elem.data == "object_elem"):
+            continue
+        ek = [c for c in elem.children if isinstance(c, Tree)]
+        key_t, val_t = ek[0], ek[-1]
+        try:
+            key = _object_key(key_t, expr)
+        except NotLiteral:
+            return None
+        text = expr.text  # element text is not needed by callers; keep the whole
+        out[str(key)] = Expr(val_t, text, val_t.meta.line if not val_t.meta.empty else expr.line)
+    return out
 
 
-@dataclass
-class Attribute:
-    name: str
-    expr: Expr
-    line: int
+def literal(expr: Expr):
+    """:meth:`.model.Expr.literal` of an expression with a parse tree."""
+    return _literal(expr.tree, expr)
 
 
-@dataclass
-class Block:
-    type: str
-    labels: list[str]
-    body: Body
-    line: int
-    start: int
-    end: int
-
-
-@dataclass
-class Body:
-    items: list[Block | Attribute]
-
-    @property
-    def blocks(self) -> list[Block]:
-        return [i for i in self.items if isinstance(i, Block)]
-
-    @property
-    def attributes(self) -> list[Attribute]:
-        return [i for i in self.items if isinstance(i, Attribute)]
-
-    def blocks_of(self, type_: str) -> list[Block]:
-        return [b for b in self.blocks if b.type == type_]
-
-    def attribute(self, name: str) -> Attribute | None:
-        for a in self.attributes:
-            if a.name == name:
-                return a
-        return None
+def traversal(expr: Expr) -> tuple[str, ...] | None:
+    """:meth:`.model.Expr.traversal` of an expression with a parse tree."""
+    return _traversal(expr.tree)
 
 
 def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
