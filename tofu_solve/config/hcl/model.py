@@ -19,7 +19,9 @@ class NotLiteral(Exception):
 
 @dataclass(frozen=True)
 class Expr:
-    """An expression as written: its tree, text and line."""
+    """An expression as written: its tree, text and line. Two kinds answer the questions
+    below: :class:`ValueExpr` (read without a parser) and ``tree.TreeExpr`` (with a parse
+    tree, evaluated by the tree walker, which imports the parser library)."""
 
     tree: Any = field(repr=False)
     text: str
@@ -32,30 +34,22 @@ class Expr:
             NotLiteral: the expression needs evaluation (references, templates with
                 interpolation, function calls...).
         """
-        from . import tree
-
-        return tree.literal(self)
+        raise NotImplementedError  # an expression with a parse tree is a tree.TreeExpr
 
     def traversal(self) -> tuple[str, ...] | None:
         """For a plain reference like ``var.region`` or ``local.x.y``: its names;
         otherwise None."""
-        from . import tree
-
-        return tree.traversal(self)
+        raise NotImplementedError  # an expression with a parse tree is a tree.TreeExpr
 
     def template_parts(self) -> list[str | tuple[str, ...]] | None:
         """For a quoted string template whose interpolations are plain references
         (``"${var.a}-x"``): literal text and reference parts in order; otherwise None."""
-        from . import tree
-
-        return tree.template_parts(self)
+        raise NotImplementedError  # an expression with a parse tree is a tree.TreeExpr
 
     def object_items(self) -> dict[str, Expr] | None:
         """For an object constructor ``{ a = x, "b" = y }``: each key's expression;
         otherwise None."""
-        from . import tree
-
-        return tree.object_items(self)
+        raise NotImplementedError  # an expression with a parse tree is a tree.TreeExpr
 
 
 @dataclass(frozen=True)

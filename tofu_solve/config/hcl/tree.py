@@ -7,6 +7,7 @@ reader that imports the parser library: it is imported when something must be pa
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from lark import Token, Tree
@@ -21,6 +22,23 @@ from ...addrs.redact import redact
 from ...errors import ConfigurationError, SourceRange, TofuSolveError
 from . import grammar
 from .model import Attribute, Block, Body, Expr, NotLiteral
+
+
+@dataclass(frozen=True)
+class TreeExpr(Expr):
+    """An expression with a parse tree, evaluated by the walker below."""
+
+    def literal(self) -> Any:
+        return _literal(self.tree, self)
+
+    def traversal(self) -> tuple[str, ...] | None:
+        return _traversal(self.tree)
+
+    def template_parts(self) -> list[str | tuple[str, ...]] | None:
+        return template_parts(self)
+
+    def object_items(self) -> dict[str, Expr] | None:
+        return object_items(self)
 
 
 def template_parts(expr: Expr) -> list[str | tuple[str, ...]] | None:
@@ -60,18 +78,8 @@ def object_items(expr: Expr) -> dict[str, Expr] | None:
         except NotLiteral:
             return None
         text = expr.text  # element text is not needed by callers; keep the whole
-        out[str(key)] = Expr(val_t, text, val_t.meta.line if not val_t.meta.empty else expr.line)
+        out[str(key)] = TreeExpr(val_t, text, val_t.meta.line if not val_t.meta.empty else expr.line)
     return out
-
-
-def literal(expr: Expr):
-    """:meth:`.model.Expr.literal` of an expression with a parse tree."""
-    return _literal(expr.tree, expr)
-
-
-def traversal(expr: Expr) -> tuple[str, ...] | None:
-    """:meth:`.model.Expr.traversal` of an expression with a parse tree."""
-    return _traversal(expr.tree)
 
 
 def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
@@ -184,7 +192,7 @@ def _body(tree: Tree, text: str) -> Body:
             name = _ident(parts[0])
             expr_tree = parts[-1]
             etext = text[expr_tree.meta.start_pos:_end_pos(expr_tree)].rstrip() if not expr_tree.meta.empty else ""
-            items.append(Attribute(name, Expr(expr_tree, etext, expr_tree.meta.line if not expr_tree.meta.empty
+            items.append(Attribute(name, TreeExpr(expr_tree, etext, expr_tree.meta.line if not expr_tree.meta.empty
                                                else child.meta.line), child.meta.line))
     return Body(items)
 
