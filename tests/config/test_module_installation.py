@@ -56,7 +56,7 @@ def test_no_block_no_cooldown(tmp_path):
     ('module_installation {\n  direct {\n    cooldown = "7d"\n  }\n}\n', 'line 3: unknown argument "cooldown"'),
     ('module_installation {\n  direct {\n    cooldown_period = 7\n  }\n}\n',
      'line 3: cooldown_period must be a string, such as "7d"'),
-    ('module_installation {\n  direct {\n    include = "acme/*/*"\n  }\n}\n', "line 3: include must be a list"),
+    ('module_installation {\n  direct {\n    include = "acme/*/*"\n  }\n}\n', "line 3: direct include must be a list of strings"),
     ('module_installation {\n  direct {\n    include = ["acme/*"]\n  }\n}\n',
      '"acme/*" is not a module pattern: write HOST/NAMESPACE/NAME/SYSTEM'),
     ('module_installation {\n  direct {\n    exclude = ["bad host!/a/b/c"]\n  }\n}\n', "is not a module pattern"),

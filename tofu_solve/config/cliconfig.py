@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..addrs.hosts import normalize as normalize_host
@@ -127,31 +128,20 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
     a: hcl.Attribute | None  # bound afresh by each loop and branch below
     for a in body.attributes:
         if a.name == "plugin_cache_dir":
-            try:
-                value = a.expr.literal()
-            except hcl.NotLiteral:
-                value = None
+            value = _literal(a)
             if isinstance(value, str) and value:
                 plugin_cache = Path(os.path.expanduser(value))
         elif a.name == "tofu_solve_min_age":
-            try:
-                value = a.expr.literal()
-            except hcl.NotLiteral:
-                value = None
+            value = _literal(a)
             if not isinstance(value, str):
                 raise ConfigurationError("Invalid tofu_solve_min_age",
                                          f'{path} line {a.line}: tofu_solve_min_age must be a string, such as "7d".')
             min_age = (value, f"{path} line {a.line}")
     for block in body.blocks:
         if block.type == "host" and len(block.labels) == 1:
-            a = block.body.attribute("services")
-            if a is not None:
-                try:
-                    services = a.expr.literal()
-                except hcl.NotLiteral:
-                    services = None
-                if isinstance(services, dict):
-                    hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
+            services = _literal(block.body.attribute("services"))
+            if isinstance(services, dict):
+                hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
         elif block.type == "credentials" and len(block.labels) == 1:
             a = block.body.attribute("token")
             if a is not None:
@@ -218,6 +208,33 @@ def load_cli_config(env: Mapping[str, str]) -> CliConfig:
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
     return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation, min_age,
                      module_installation)
+
+
+def _literal(a: hcl.Attribute | None) -> Any:
+    """The constant value of an argument, or None when it is absent or not a constant."""
+    if a is None:
+        return None
+    try:
+        return a.expr.literal()
+    except hcl.NotLiteral:
+        return None
+
+
+def _strings(b: hcl.Block, name: str, summary: str, path: str) -> tuple[str, ...]:
+    """The list of strings argument ``name`` of block ``b`` (``include``, ``exclude``) in the
+    file ``path``; () when absent.
+
+    Raises:
+        ConfigurationError: ``summary``, naming the file and the argument's line, when the
+            value is not a list of strings.
+    """
+    a = b.body.attribute(name)
+    if a is None:
+        return ()
+    v = _literal(a)
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ConfigurationError(summary, f"{path} line {a.line}: {b.type} {name} must be a list of strings.")
+    return tuple(v)
 
 
 # ------------------------------------------------------------------ module_installation
@@ -319,28 +336,15 @@ def parse_module_installation(block, where: str) -> ModuleInstallation | None:
         period = ""
         a = b.body.attribute("cooldown_period")
         if a is not None:
-            try:
-                value = a.expr.literal()
-            except hcl.NotLiteral:
-                value = None
+            value = _literal(a)
             if not isinstance(value, str):
                 raise ConfigurationError("Invalid module_installation block",
                                          f'{where} line {a.line}: cooldown_period must be a string, such as "7d".')
             period = value
-
-        def patterns(name: str, b=b) -> tuple[ModulePattern, ...]:
-            a = b.body.attribute(name)
-            if a is None:
-                return ()
-            try:
-                v = a.expr.literal()
-            except hcl.NotLiteral:
-                v = None
-            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-                raise ConfigurationError("Invalid module_installation block",
-                                         f"{where} line {a.line}: {name} must be a list of strings.")
-            return tuple(ModulePattern.parse(x, f"{where} line {a.line}") for x in v)
-        direct = ModuleInstallation(period, patterns("include"), patterns("exclude"), here)
+        include, exclude = (tuple(ModulePattern.parse(x, here) for x in
+                                  _strings(b, name, "Invalid module_installation block", where))
+                            for name in ("include", "exclude"))
+        direct = ModuleInstallation(period, include, exclude, here)
     return direct
 
 
@@ -407,26 +411,12 @@ def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...
         ConfigurationError: an unknown method, a missing ``url``/``path``, a mirror URL that is
             not https (plain http only on loopback), or a malformed pattern.
     """
-    from ..config import hcl
-
-    def strings(b, name) -> tuple[str, ...]:
-        a = b.body.attribute(name)
-        if a is None:
-            return ()
-        try:
-            v = a.expr.literal()
-        except hcl.NotLiteral:
-            v = None
-        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise ConfigurationError("Invalid provider_installation block",
-                                     f"{where}: {b.type} {name} must be a list of strings (line {a.line}).")
-        return tuple(v)
-
     out = []
     for b in block.body.blocks:
         here = f"{where} line {b.line}"
-        include = tuple(ProviderPattern.parse(p, here) for p in strings(b, "include"))
-        exclude = tuple(ProviderPattern.parse(p, here) for p in strings(b, "exclude"))
+        include, exclude = (tuple(ProviderPattern.parse(p, here) for p in
+                                  _strings(b, name, "Invalid provider_installation block", where))
+                            for name in ("include", "exclude"))
         if b.type == "direct":
             out.append(InstallationMethod("direct", "", include, exclude))
             continue
@@ -435,11 +425,7 @@ def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...
                                      f'{here}: unknown installation method "{b.type}" (direct, network_mirror or '
                                      "filesystem_mirror).")
         attr = "url" if b.type == "network_mirror" else "path"
-        a = b.body.attribute(attr)
-        try:
-            value = a.expr.literal() if a is not None else None
-        except hcl.NotLiteral:
-            value = None
+        value = _literal(b.body.attribute(attr))
         if not isinstance(value, str) or not value:
             raise ConfigurationError("Invalid provider_installation block",
                                      f'{here}: {b.type} needs a "{attr}" string.')
