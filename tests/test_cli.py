@@ -46,10 +46,10 @@ def test_errors_exit_nonzero_with_file_and_line():
     r = run("inspect", "-chdir=fixtures/configs/version-on-local")
     assert r.returncode == 1
     assert "Error: Invalid registry module source address" in r.stderr
-    assert "on main.tf line 3, in module " in r.stderr
+    assert "on main.tf line 2, in module " in r.stderr
     assert "Traceback" not in r.stderr
     r = run("inspect", "-chdir=fixtures/configs/version-on-local", "-json")
-    assert r.returncode == 1 and json.loads(r.stdout)["error"]["line"] == 3
+    assert r.returncode == 1 and json.loads(r.stdout)["error"]["line"] == 2
 
 
 def test_package_data_ships_demo_roots_and_release_list():

@@ -91,7 +91,7 @@ _NOT_READ = ("the error is in arguments tofu-solve does not read (it reads modul
 _SOLVER = ("an OpenTofu version the module excludes is refused by the solver, as a constraint on the version solved "
            "for, not while loading")
 CONFIG_NOT_APPLICABLE = {
-    **dict.fromkeys(("data-count-and-for_each-and-enabled.tf", "data-count-and-for_each.tf", "data-invalid-provider-reference.tf", "data-reserved-locals.tf", "data-resource-lifecycle.tf", "empty-deprecated-output-attr.tf", "ephemeral-count-and-for_each-and-enabled.tf", "precondition-postcondition-badref.tf", "precondition-postcondition-missing-condition.tf", "resource-count-and-for_each-and-enabled.tf", "resource-count-and-for_each.tf", "resource-invalid-provider-reference.tf", "resource-lifecycle-badbool.tf", "resource-name-invalid.tf", "resource-reserved-locals.tf", "resources-ignorechanges-all-legacymix.tf", "triggered-invalid-each.tf", "triggered-invalid-expression.tf", "variable-bad-default.tf", "variable-bad-sensitive.tf", "variable-complex-bad-default-inner-obj.tf", "variable-type-unknown.tf", "variable-validation-condition-noref.tf", "destroy-provisioners.tf", "duplicate-block-in-provisioner.tf", "ignore_changes.tf", "invalid-keyword-in-provisioner.tf", "precondition-postcondition-constant.tf", "precondition-postcondition-selfref.tf", "variable_type_quoted.tf", "vendor_provisioners.tf", "provider-localname-normalization.tf", "provider-reserved.tf", "invalid_language_edition.tf", "unsupported_language_edition.tf", "unsupported_experiment.tf", "nullable-with-default-null", "override-cloud-duplicates", "override-nonexist-variable", "override-variable-causes-bad-default", "provider-meta-invalid-interpolation", "provider-meta-invalid-name"), _NOT_READ),
+    **dict.fromkeys(("data-count-and-for_each-and-enabled.tf", "data-count-and-for_each.tf", "data-invalid-provider-reference.tf", "data-reserved-locals.tf", "data-resource-lifecycle.tf", "empty-deprecated-output-attr.tf", "ephemeral-count-and-for_each-and-enabled.tf", "precondition-postcondition-badref.tf", "precondition-postcondition-missing-condition.tf", "resource-count-and-for_each-and-enabled.tf", "resource-count-and-for_each.tf", "resource-invalid-provider-reference.tf", "resource-lifecycle-badbool.tf", "resource-name-invalid.tf", "resource-reserved-locals.tf", "resources-ignorechanges-all-legacymix.tf", "triggered-invalid-each.tf", "triggered-invalid-expression.tf", "variable-bad-default.tf", "variable-bad-sensitive.tf", "variable-complex-bad-default-inner-obj.tf", "variable-type-unknown.tf", "variable-validation-condition-noref.tf", "destroy-provisioners.tf", "duplicate-block-in-provisioner.tf", "ignore_changes.tf", "invalid-keyword-in-provisioner.tf", "precondition-postcondition-constant.tf", "precondition-postcondition-selfref.tf", "variable_type_quoted.tf", "vendor_provisioners.tf", "invalid_language_edition.tf", "unsupported_language_edition.tf", "nullable-with-default-null", "override-cloud-duplicates", "override-nonexist-variable", "override-variable-causes-bad-default", "provider-meta-invalid-interpolation", "provider-meta-invalid-name"), _NOT_READ),
     "unexpected-block.tf": "tofu-solve does not refuse unknown top-level block types (tofu validate does)",
     **dict.fromkeys(("unsupported_version.tf", "unsupported_version_legacy.tofu", "unsupported-version-and-other-error"), _SOLVER),
 }
@@ -138,3 +138,107 @@ def test_configuration_testdata_tofu_solve_reads_differently(group, entry, tmp_p
     config = load_module_dir(_directory(entry, tmp_path))
     if CONFIG_NOT_APPLICABLE[entry.name] == _SOLVER:
         assert any(not c.constraint.allows(newest_release(OPENTOFU)) for c in config.core_requirements)
+
+
+# ---------------------------------------------------------------------------- messages
+# Where OpenTofu's tests name the diagnostic, tofu-solve's first error is that one: summary,
+# detail and line (it stops at the first error; OpenTofu lists them all).
+
+def _first_error(directory: Path) -> tuple[str, str, int]:
+    from tofu_solve.config import load_module_dir
+    with pytest.raises(TofuSolveError) as e:
+        load_module_dir(directory)
+    return e.value.summary, e.value.detail, e.value.where.line if e.value.where else 0
+
+
+def test_error_files_report_the_summary_opentofu_expects(tmp_path):
+    """internal/configs/parser_config_test.go TestParserLoadConfigFileError: the
+    ``# ERROR: <summary>`` comment of each error file names the diagnostic and its line."""
+    checked = 0
+    for entry in sorted((CONFIGS / "error-files").iterdir()):
+        if entry.name in CONFIG_NOT_APPLICABLE:
+            continue
+        want = {line: summary for (sev, line), summary in _expected(entry.read_text(encoding="utf-8")).items()
+                if sev == "error"}
+        d = tmp_path / entry.name
+        d.mkdir()
+        (d / entry.name).write_bytes(entry.read_bytes())
+        summary, _, line = _first_error(d)
+        assert want.get(line) == summary, (entry.name, line, summary, want)
+        checked += 1
+    assert checked >= 6
+
+
+def test_module_calls_repetition_messages(tmp_path):
+    """internal/configs/module_call_test.go TestLoadModuleCall: module-calls.tf:19 (count and
+    for_each), then :34 (count and lifecycle { enabled })."""
+    detail = ("The {} meta-arguments are mutually-exclusive. Only one should be used to be explicit about the "
+              "number of module instances to be created.")
+    text = (CONFIGS / "invalid-files" / "module-calls.tf").read_text(encoding="utf-8")
+    (tmp_path / "module-calls.tf").write_text(text)
+    assert _first_error(tmp_path) == ('Invalid combination of "count" and "for_each"',
+                                      detail.format('"count" and "for_each"'), 19)
+    lines = text.splitlines()
+    start = lines.index('module "baz" {')
+    end = lines.index("}", start)
+    lines[start:end + 1] = [""] * (end + 1 - start)  # the first error gone, the lines kept
+    (tmp_path / "module-calls.tf").write_text("\n".join(lines) + "\n")
+    assert _first_error(tmp_path) == ('Invalid combination of "count" and "enabled"',
+                                      detail.format('"count" and "enabled"'), 34)
+
+
+def test_provider_block_messages(tmp_path):
+    """internal/configs/provider_test.go TestProviderReservedNames (config.tf:10, the first
+    error) and provider-localname-normalization.tf (provider.go checkProviderNameNormalized,
+    at the block: line 9)."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "config.tf").write_bytes((CONFIGS / "invalid-files" / "provider-reserved.tf").read_bytes())
+    assert _first_error(tmp_path / "a") == (
+        "Reserved argument name in provider block",
+        'The provider argument name "count" is reserved for use by OpenTofu in a future version.', 10)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "main.tf").write_bytes(
+        (CONFIGS / "invalid-files" / "provider-localname-normalization.tf").read_bytes())
+    assert _first_error(tmp_path / "b") == (
+        "Invalid provider local name", 'Provider names must be normalized. Replace "TEST" with "test" to fix this '
+        "error.", 9)
+
+
+OCI = json.loads((DATA / "oci_sources.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("source", OCI["accepted"])
+def test_oci_getter_accepts(source):
+    assert str(parse_source(source)) == source
+
+
+@pytest.mark.parametrize("case", OCI["rejected"], ids=[c["source"] for c in OCI["rejected"]])
+def test_oci_getter_rejects_with_its_words(case, tmp_path):
+    """internal/getmodules/oci_getter_test.go TestOCIGetter: the getter's error, word for
+    word, inside the installer's "Failed to download module" (internal/initwd/module_install.go)."""
+    from tofu_solve.addrs.module_source import OciGetterError, split_package_subdir
+    with pytest.raises(OciGetterError) as e:
+        parse_source(case["source"])
+    assert e.value.getter_error == case["error"]
+    (tmp_path / "main.tf").write_text(f'module "m" {{\n  source = "{case["source"]}"\n}}\n')
+    package = split_package_subdir(case["source"])[0]
+    assert _first_error(tmp_path) == (
+        "Failed to download module",
+        f'Could not download module "m" (main.tf:1) source code from "{package}": {case["error"]}', 1)
+
+
+def test_the_report_counts_every_case():
+    """The conformance README's report: how many cases each table holds and how many apply
+    (every one not applicable is listed with its reason in CONFIG_NOT_APPLICABLE)."""
+    configs = sum(1 for g in ("valid-files", "valid-modules", "invalid-files", "invalid-modules", "error-files")
+                  for _ in (CONFIGS / g).iterdir())
+    counts = {
+        "module sources": sum(len(TABLES[t]) for t in TABLES if t.startswith("Test")),
+        "OCI sources": len(OCI["accepted"]) + len(OCI["rejected"]),
+        "lock files": len(list((DATA / "depsfile").glob("*.hcl"))),
+        "configuration files and modules": configs,
+    }
+    applicable = dict(counts, **{"configuration files and modules": configs - len(CONFIG_NOT_APPLICABLE)})
+    readme = (DATA / "README.md").read_text(encoding="utf-8")
+    for name, n in counts.items():
+        assert f"| {name} | {n} | {applicable[name]} |" in readme, name

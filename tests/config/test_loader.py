@@ -73,8 +73,10 @@ def test_broken_hcl_names_file_and_line():
 def test_version_on_local_source_is_an_error_as_in_opentofu():
     with pytest.raises(ConfigurationError) as e:
         load_module_dir(CONFIGS / "version-on-local")
-    assert (e.value.where.file, e.value.where.line) == ("main.tf", 3)
-    assert "because it has a relative local path" in e.value.detail
+    # internal/configs/module_call.go decodeStaticSource: read as a registry address, cited at source
+    assert (e.value.where.file, e.value.where.line) == ("main.tf", 2)
+    assert e.value.detail.startswith('Failed to parse module registry address: can\'t use local directory "./child" '
+                                     "as a module registry address.")
 
 
 def test_variable_without_default_is_a_clear_error():
@@ -179,7 +181,7 @@ def test_unicode_identifiers_are_hcl(tmp_path):
     ({"a.tf": 'terraform {\n  required_providers {\n  }\n}\n', "b.tf": 'terraform {\n  required_providers {\n  }\n}\n'},
      "Duplicate required providers configuration", "b.tf:2"),  # internal/configs/module.go
     ({"main.tf": 'module "x" {\n  source   = "./x"\n  count    = 1\n  for_each = {}\n}\n'},
-     'Invalid combination of "count" and "for_each"', "main.tf:4"),  # internal/configs/module_call.go
+     'Invalid combination of "count" and "for_each"', "main.tf:3"),  # internal/configs/module_call.go, validation.go complainRngAndMsg: from the first
 ])
 def test_configuration_opentofu_rejects(tmp_path, files, summary, where):
     for name, text in files.items():

@@ -525,9 +525,53 @@ def parse_remote(raw: str) -> RemoteSource:
     return RemoteSource(norm, sub)
 
 
+class OciGetterError(SourceAddressError):
+    """An ``oci://`` address OpenTofu's OCI getter refuses when it downloads
+    (``internal/getmodules/oci_getter.go``). ``getter_error`` is the getter's error as
+    ``tofu init`` shows it (``error downloading 'URL': invalid reference: ...``); ``package``
+    is the address without its subdirectory, which OpenTofu's installer names ("Failed to
+    download module", ``internal/initwd/module_install.go``)."""
+
+    def __init__(self, package: str, getter_error: str):
+        super().__init__("Invalid module source address", f"{package}: {getter_error}")
+        self.package = package
+        self.getter_error = getter_error
+
+
+def _go_query_encode(pairs: list[tuple[str, str]]) -> str:
+    """Go's ``url.Values.Encode``: keys sorted, each value in order, ``QueryEscape``d."""
+    order = sorted({k for k, _ in pairs})
+    return "&".join(f"{quote_plus(k, safe='')}={quote_plus(v, safe='')}" for k in order
+                    for kk, v in pairs if kk == k)
+
+
+def _go_digest_error(value: str) -> str | None:
+    """go-digest ``Parse``'s error for ``value`` (``invalid checksum digest format``,
+    ``unsupported digest algorithm``, ``invalid checksum digest length``), or None."""
+    i = value.find(":")
+    if i <= 0 or i + 1 == len(value):
+        return "invalid checksum digest format"
+    algorithm, encoded = value[:i], value[i + 1:]
+    if algorithm not in _DIGEST_HEX_LEN:
+        return "unsupported digest algorithm" if _OCI_DIGEST_RE.fullmatch(value) else "invalid checksum digest format"
+    if len(encoded) != _DIGEST_HEX_LEN[algorithm]:
+        return "invalid checksum digest length"
+    return None if re.fullmatch(r"[a-f0-9]+", encoded) else "invalid checksum digest format"
+
+
 def parse_oci(raw: str) -> OciSource:
-    """An ``oci://`` source with OpenTofu's OCI getter rules. Raises SourceAddressError."""
-    def fail(msg: str):
+    """An ``oci://`` source with OpenTofu's OCI getter rules, checked in the getter's order
+    and refused with its words (``internal/getmodules/oci_getter.go``: the ``archive``
+    argument, then ORAS-Go's ``Reference.Validate`` of the registry and repository, then
+    ``resolveManifestDescriptor``'s arguments).
+
+    Raises:
+        OciGetterError: what the getter refuses (its table: ``oci_getter_test.go``
+            ``TestOCIGetter``, in ``tests/conformance/opentofu/oci_sources.json``).
+        SourceAddressError: an address that never reaches the getter (``oci::``, no host,
+            a subdirectory leaving the package).
+    """
+    def fail(msg: str) -> NoReturn:
         raise SourceAddressError("Invalid module source address", f"{raw}: {msg}")
 
     if raw.lower().startswith("oci::"):
@@ -542,30 +586,47 @@ def parse_oci(raw: str) -> OciSource:
         fail("an OCI source needs a registry host")
     registry = parts.netloc
     repo = parts.path.lstrip("/")
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    shown = f"oci://{registry}{parts.path}" + (f"?{_go_query_encode(pairs)}" if pairs else "")
+
+    def getter(msg: str) -> NoReturn:
+        raise OciGetterError(pkg, f"error downloading '{shown}': {msg}")
+
+    if any(k == "archive" for k, _ in pairs):  # go-getter calls GetFile, which refuses it
+        raise OciGetterError(pkg, 'the "archive" argument is not allowed for OCI sources, because the archive '
+                                  "format is detected automatically from the image manifest")
     if not _OCI_REPO_RE.fullmatch(repo):
-        fail(f"invalid repository {repo!r}")
+        getter(f'invalid reference: invalid repository "{repo}"')
+    grouped: dict[str, list[str]] = {}
+    for k, v in pairs:
+        grouped.setdefault(k, []).append(v)
     tag = digest = ""
-    seen = set()
-    for k, v in parse_qsl(parts.query, keep_blank_values=True):
-        if k in seen:
-            fail(f'the "{k}" argument may be given only once')
-        seen.add(k)
+    unsupported = []
+    for k, values in grouped.items():
+        if len(values) > 1:
+            getter(f'too many "{k}" arguments')
+        v = values[0]
         if k == "tag":
+            if v == "":
+                getter("tag argument must not be empty")
             if not _OCI_TAG_RE.fullmatch(v):
-                fail(f"invalid tag {v!r}")
+                getter(f'invalid reference: invalid tag "{v}"')
             tag = v
         elif k == "digest":
-            dm = _OCI_DIGEST_RE.fullmatch(v)
-            if dm and dm.group(1) not in _DIGEST_HEX_LEN:
-                # go-digest Parse/Validate: only registered algorithms (ErrDigestUnsupported)
-                fail(f"invalid digest {v!r}: unsupported digest algorithm {dm.group(1)!r}")
-            if not dm or not re.fullmatch(rf"[a-f0-9]{{{_DIGEST_HEX_LEN[dm.group(1)]}}}", dm.group(2)):
-                fail(f"invalid digest {v!r}")
+            if v == "":
+                getter("digest argument must not be empty")
+            err = _go_digest_error(v)
+            if err is not None:
+                getter(f"invalid digest: {err}")
             digest = v
         else:
-            fail(f"unsupported argument {k!r}")
+            unsupported.append(k)
+    if len(unsupported) == 1:
+        getter(f'unsupported argument "{unsupported[0]}"')
+    if unsupported:
+        getter(f"unsupported arguments: {', '.join(unsupported)}")
     if tag and digest:
-        fail('cannot set both "tag" and "digest" arguments')
+        getter('cannot set both "tag" and "digest" arguments')
     return OciSource(registry, repo, tag, digest, sub)
 
 

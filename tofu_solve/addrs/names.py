@@ -22,6 +22,23 @@ def valid_identifier(name: str) -> bool:
     return name.replace("-", "_").isidentifier()
 
 
+SYMBOLS_PREFIX = "symbols:"
+
+
+def symbols_segment(name: str) -> str:
+    """The call-path segment of ``symbols "name"`` (``symbols:name``): OpenTofu installs a
+    symbol library as a module whose path ends in it (``internal/configs/config_build.go``
+    ``symbolLoader``, branch ``symbol_libraries_experiment_2``), so ``modules.json`` keys it
+    ``symbols:lib``, ``vpc.symbols:lib`` or ``symbols:lib.symbols:inner``."""
+    return SYMBOLS_PREFIX + name
+
+
+def is_symbols_segment(segment: str) -> bool:
+    """Whether a call-path segment names a symbol library (``symbols:lib``)."""
+    return segment.startswith(SYMBOLS_PREFIX)
+
+
 def valid_call_path(path: str) -> bool:
-    """A module call path (``vpc``, ``vpc.nested``): identifiers joined by dots."""
-    return isinstance(path, str) and all(valid_identifier(p) for p in path.split("."))
+    """A module call path (``vpc``, ``vpc.nested``, ``vpc.symbols:lib``): identifiers joined
+    by dots, each optionally ``symbols:``-prefixed (a symbol library's segment)."""
+    return isinstance(path, str) and all(valid_identifier(p.removeprefix(SYMBOLS_PREFIX)) for p in path.split("."))

@@ -89,14 +89,54 @@ def parse_provider_source(text: str, default_host: str = DEFAULT_PROVIDER_HOST) 
         if "--" in part:  # registry-address ParseProviderPart
             fail(f'"{text}": invalid provider {what} "{part}": cannot use multiple consecutive dashes.')
     low = typ.lower()
-    for prefix in ("terraform-provider-", "opentofu-provider-"):
-        if low.startswith(prefix) and _PART_RE.fullmatch(low[len(prefix):]):
-            fail(f'Invalid provider type "{typ}" in source "{text}": did you mean "{low[len(prefix):]}"? Provider '
-                 f'source addresses never include the prefix "{prefix}".')
-    for prefix in ("terraform-", "opentofu-"):
-        if low.startswith(prefix):
-            # registry-address ParseProviderSource: the prefix is reserved (redundant in a source address)
-            fail(f'Provider source "{text}" has a type with the prefix "{prefix}", which isn\'t valid. Although '
-                 "that prefix is often used in the names of version control repositories for providers, provider "
-                 "source strings should not include it.")
+    ns_low = ns.lower()
+    shown = f"{ns_low}/{low}" if host == default_host else f"{host}/{ns_low}/{low}"  # Provider.ForDisplay
+    # registry-address ParseProviderSource: the "terraform-" / "opentofu-" type prefixes
+    for product, redundant, whose, sometimes in (("Terraform", "terraform-", "Terraform", "often"),
+                                                 ("OpenTofu", "opentofu-", "OpenTofu", "sometimes")):
+        if not low.startswith(redundant):
+            continue
+        user_error = redundant + "provider-"
+        suggested = low[len(user_error):]
+        if low.startswith(user_error) and _PART_RE.fullmatch(suggested) and "--" not in suggested:
+            raise ProviderAddressError(
+                "Invalid provider type",
+                f'Provider source "{shown}" has a type with the prefix "{user_error}", which isn\'t valid. Although '
+                f"that prefix is {sometimes} used in the names of version control repositories for {whose} "
+                f'providers, provider source strings should not include it.\n\nDid you mean '
+                f'"{shown.rsplit("/", 1)[0]}/{suggested}"?')
+        article = "an" if product == "OpenTofu" else "a"
+        raise ProviderAddressError(
+            "Invalid provider type",
+            f'Provider source "{host}/{ns_low}/{low}" has a type with the prefix "{redundant}", which isn\'t allowed '
+            f"because it would be redundant to name {article} {product} provider with that prefix. If you are the "
+            "author of this provider, rename it to not include the prefix.")
     return ProviderAddress(host, ns.lower(), low, default_host)
+
+
+def parse_provider_part(given: str) -> str:
+    """registry-address ``ParseProviderPart``: a provider namespace, type or local name in
+    its normalized form (IDNA ``ToUnicode``: case-folded).
+
+    Raises:
+        ValueError: registry-address's reason ("must have at least one character",
+            "cannot use multiple consecutive dashes", "must contain only letters, digits,
+            and dashes, and may not use leading or trailing dashes").
+    """
+    if not given:
+        raise ValueError("must have at least one character")
+    if "--" in given:
+        raise ValueError("cannot use multiple consecutive dashes")
+    invalid = "must contain only letters, digits, and dashes, and may not use leading or trailing dashes"
+    if given.isascii():
+        if not re.fullmatch(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?", given, re.I):
+            raise ValueError(invalid)
+        return given.lower()
+    import idna
+
+    if "." in given:
+        raise ValueError(invalid)
+    try:
+        return idna.decode(idna.encode(given, uts46=True, transitional=False))
+    except (idna.IDNAError, UnicodeError):
+        raise ValueError(invalid) from None

@@ -154,7 +154,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                 continue
             subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
             try:
-                tree = read_module_tree(installed, subdir, product=target.product)
+                tree = read_module_tree(installed, subdir, product=target.product, symbols=call.symbols)
             except ConfigurationError as e:
                 out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
                                       at))

@@ -6,7 +6,8 @@ back over, every candidate of the dead-end pass). Writing each of those packages
 costs more than everything else the solve does with it on real module contents: a
 terraform-aws-modules/iam release holds 241 files, about 175 ms to write out on this project's
 machines, against 12 ms to read its module tree (issue #23). :class:`PackageFiles` holds just
-the configuration files of such a package (``.tf``, ``.tf.json``, ``.tofu``, ``.tofu.json``),
+the configuration files of such a package (``.tf``, ``.tf.json``, ``.tofu``, ``.tofu.json``,
+and a symbol library's ``.sym.hcl``),
 read from its archive without touching the disk; :class:`MemoryDir` lets the loader
 (:mod:`tofu_solve.config.loader`, :mod:`tofu_solve.config.tree`) read a directory of it as it
 reads one on disk (:class:`DiskDir`).
@@ -18,7 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-CONFIG_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")
+CONFIG_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json", ".sym.hcl")  # .sym.hcl: symbol libraries
 
 
 def is_config_file(path: str) -> bool:

@@ -18,20 +18,24 @@ import json
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..addrs.module_source import (
     LocalSource,
+    OciGetterError,
     OciSource,
+    RegistrySource,
     RemoteSource,
     SourceKind,
+    is_local,
+    parse_registry,
     parse_source,
 )
-from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from ..addrs.names import BAD_IDENTIFIER_DETAIL, symbols_segment, valid_identifier
 from ..addrs.product import OPENTOFU, Product
-from ..addrs.provider import ProviderAddress, ProviderAddressError, parse_provider_source
+from ..addrs.provider import ProviderAddress, ProviderAddressError, parse_provider_part, parse_provider_source
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
@@ -123,6 +127,7 @@ class _RawCall:
     name: str
     where: SourceRange
     args: dict[str, _Value] = field(default_factory=dict)
+    enabled: _Value | None = None  # `lifecycle { enabled = ... }` (OpenTofu 1.11)
 
 
 @dataclass
@@ -135,6 +140,8 @@ class _RawProviderReq:
 @dataclass
 class _FileItems:
     calls: list[_RawCall] = field(default_factory=list)
+    symbol_calls: list[_RawCall] = field(default_factory=list)  # `symbols "name"` blocks, name as labelled
+    experiments: list[tuple[str | None, SourceRange]] = field(default_factory=list)  # None: not a keyword
     provider_reqs: list[_RawProviderReq] = field(default_factory=list)
     legacy_provider_versions: list[tuple[str, _Value]] = field(default_factory=list)
     implied_providers: list[tuple[str, SourceRange]] = field(default_factory=list)  # local names in use
@@ -149,7 +156,7 @@ class _FileItems:
 # The top-level blocks the solve reads (of resource, data and ephemeral blocks, only the
 # type label and a `provider` argument); every other block is found, never parsed
 # (config/scan.py), so that a file's size costs a scan, not a parse tree.
-_READ_BLOCKS = frozenset({"terraform", "module", "provider", "variable", "locals", "language"})
+_READ_BLOCKS = frozenset({"terraform", "module", "provider", "variable", "locals", "language", "symbols"})
 _PROVIDER_WORD = re.compile(r"\bprovider\b")
 
 
@@ -216,6 +223,10 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
             call = _RawCall(block.labels[0], here(block.line, ctx))
             for a in block.body.attributes:
                 call.args[a.name] = _ArgValue(a, here(a.line, ctx))
+            for lb in block.body.blocks_of("lifecycle"):
+                a = lb.body.attribute("enabled")
+                if a is not None:
+                    call.enabled = _ArgValue(a, here(a.line, ctx))
             items.calls.append(call)
         elif t == "terraform":
             for a in block.body.attributes:
@@ -229,9 +240,14 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
                                                                keyed))
         elif t == "required_providers":
             raise ConfigurationError(
-                "Unsupported block type",
+                "Invalid required_providers block",
                 'A "required_providers" block must be nested inside a "terraform" block.', here(block.line))
+        elif t == "symbols":
+            items.symbol_calls.append(_raw_symbols_call(block, here))
         elif t == "language":
+            a = block.body.attribute("experiments")
+            if a is not None:
+                items.experiments += _experiment_keywords(a.expr.text, here(a.line, "language"))
             for cw in block.body.blocks_of("compatible_with"):
                 a = cw.body.attribute("opentofu")
                 if a is not None:
@@ -251,6 +267,7 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
             for a in block.body.attributes:
                 items.locals[a.name] = _ArgValue(a, here(a.line, "locals"))
         elif t == "provider" and len(block.labels) == 1:
+            _check_provider_block(block, here)
             items.implied_providers.append((block.labels[0], here(block.line)))
             a = block.body.attribute("version")
             if a is not None:
@@ -264,6 +281,178 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
 
 
 _RESOURCE_BLOCKS = ("resource", "data", "ephemeral")
+
+# --------------------------------------------------------------------------- symbol libraries
+#
+# OpenTofu 1.13's symbol_libraries experiment (RFC opentofu/opentofu#4052, implemented in
+# PR #4474; branch symbol_libraries_experiment_2 of opentofu/opentofu): `symbols "name" {
+# source, version }` in configuration files and in a library's `*.sym.hcl` files
+# (internal/configs/symlib/symbols.go DecodeSymbolsBlock, symbolBlockSchema).
+
+SYMBOL_LIBRARIES = "symbol_libraries"
+SYMBOL_FILE_SUFFIX = ".sym.hcl"  # internal/configs/parser_config_dir.go symbolFileExt
+_SYMBOLS_ARGS = ("source", "version")
+_KEYWORD = re.compile(r"[^\W\d][\w-]*\Z")
+
+
+def _raw_symbols_call(block: hcl.Block, here) -> _RawCall:
+    """A ``symbols`` block's name and arguments, checked as OpenTofu's schema checks them:
+    one label, an identifier; ``source`` required; ``version`` optional; nothing else."""
+    if len(block.labels) != 1:
+        if not block.labels:
+            raise ConfigurationError("Missing name for symbols", "All symbols blocks must have 1 labels (name).",
+                                     here(block.line))
+        raise ConfigurationError("Extraneous label for symbols",
+                                 "Only 1 labels (name) are expected for symbols blocks.", here(block.line))
+    name = block.labels[0]
+    ctx = f'symbols "{name}"'
+    if not valid_identifier(name):
+        raise ConfigurationError("Invalid symbol name", BAD_IDENTIFIER_DETAIL, here(block.line, ctx))
+    call = _RawCall(name, here(block.line, ctx))
+    for a in block.body.attributes:
+        if a.name not in _SYMBOLS_ARGS:
+            raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected here.',
+                                     here(a.line, ctx))
+        call.args[a.name] = _ArgValue(a, here(a.line, ctx))
+    for b in block.body.blocks:
+        raise ConfigurationError("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.',
+                                 here(b.line, ctx))
+    if "source" not in call.args:
+        raise ConfigurationError("Missing required argument",
+                                 'The argument "source" is required, but no definition was found.', call.where)
+    return call
+
+
+def _experiment_keywords(text: str, where: SourceRange) -> list[tuple[str | None, SourceRange]]:
+    """The keywords of ``experiments = [a, b]`` as written (hcl.ExprList, then
+    hcl.ExprAsKeyword: None for an element that is not a bare keyword).
+
+    Raises:
+        ConfigurationError: the value is not a list (hcl's "Invalid expression")."""
+    text = re.sub(r"(#|//)[^\n]*", "", text).strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise ConfigurationError("Invalid expression", "A static list expression is required.", where)
+    inner = [e.strip() for e in text[1:-1].split(",")]
+    if inner and not inner[-1]:
+        inner.pop()  # a trailing comma
+    return [(e if _KEYWORD.match(e) else None, where) for e in inner]
+
+
+def _check_experiments(merged: _FileItems) -> bool:
+    """Whether the module enables ``symbol_libraries``; an unknown keyword is refused as
+    OpenTofu refuses it (``internal/configs/language.go`` decodeReservedExperimentsAttr).
+
+    Raises:
+        ConfigurationError: "Invalid experiment keyword", "Unknown experiment keyword"."""
+    enabled = False
+    for kw, where in merged.experiments:
+        if kw is None:
+            raise ConfigurationError("Invalid experiment keyword",
+                                     'Elements of "experiments" must all be keywords representing active '
+                                     "experiments.", where)
+        if kw != SYMBOL_LIBRARIES:
+            raise ConfigurationError("Unknown experiment keyword",
+                                     f"There is no current experiment with the keyword {json.dumps(kw)}.", where)
+        enabled = True
+    return enabled
+
+
+def _symbol_calls(raws: list[_RawCall], product: Product, duplicate: tuple[str, str]) -> list[ModuleCall]:
+    """The ``symbols`` calls, each read as OpenTofu reads it: as a module call named by its
+    label, decoded with an empty static scope (``symbolLoader``'s ``fakeEval``: no variable
+    or local can be referred to), then named by its call-path segment ``symbols:name``.
+
+    Raises:
+        ConfigurationError: a duplicate (``duplicate``: summary and the detail's last
+            sentence), or what a module call's ``source`` and ``version`` are refused for."""
+    seen: dict[str, _RawCall] = {}
+    out = []
+    empty = _Scope({}, {}, None, {})
+    for raw in raws:
+        if raw.name in seen:
+            prev = seen[raw.name].where
+            article = "An" if duplicate[0].endswith("definition") else "A"
+            raise ConfigurationError(duplicate[0], f"{article} symbols named {json.dumps(raw.name)} was already "
+                                     f"defined at {prev.file}:{prev.line}. {duplicate[1]}", raw.where)
+        seen[raw.name] = raw
+        call = _module_call(raw, empty, product)
+        if call.version is not None and not isinstance(call.source, RegistrySource):
+            # tofu-solve reads `version` on a git or OCI module call and hands the locked tag
+            # over in an override file; OpenTofu merges no `symbols` block from an override
+            # file (module.go mergeFile), and with `version` set it reads the source as a
+            # registry address (module_call.go decodeStaticSource), which this is not.
+            raise _not_a_registry_address(call.source_text, call.source_at, product,
+                                          " A symbol library from git or an OCI registry names its version in the "
+                                          "source address (?ref= or ?tag=).")
+        out.append(replace(call, name=symbols_segment(raw.name), symbols=True))
+    return out
+
+
+def load_symbol_dir(directory: str | os.PathLike | ModuleDir, display_prefix: str = "",
+                    product: Product = OPENTOFU) -> tuple[ModuleCall, ...]:
+    """The ``symbols`` calls of a symbol library: the ``symbols`` blocks of the directory's
+    ``*.sym.hcl`` files, which is all of a library OpenTofu installs or follows
+    (``internal/configs/config_build.go`` ``symbolLoader``: ``dirFiles`` then
+    ``loadSymbolFiles``; a library's ``.tf`` files are never read). The libraries' other
+    blocks (``values``, ``typedef``, ``function``, ``language``) are OpenTofu's to check.
+
+    Raises:
+        ConfigurationError: an unreadable directory or file, broken HCL, an invalid or
+            duplicate ``symbols`` block, each with file and line.
+    """
+    d = module_dir(directory)
+    try:
+        entries = d.entries()
+    except OSError as e:
+        raise ConfigurationError("Failed to read module directory",
+                                 f"Module directory {display_prefix or '.'} could not be read ({e.strerror}).") \
+            from None
+    raws: list[_RawCall] = []
+    for name, is_dir in entries:
+        if is_dir or _ignored(name) or not name.endswith(SYMBOL_FILE_SUFFIX):
+            continue
+        display = display_prefix + name
+        text = _read_text(d, name, display)
+        lines = text.splitlines()
+
+        def here(line: int, context: str = "", display=display, lines=lines) -> SourceRange:
+            return SourceRange(display, line, context, redact(lines[line - 1]) if 0 < line <= len(lines) else "")
+
+        body = hcl.parse_blocks(text, display, lambda block, _text: block.type == "symbols")
+        raws += [_raw_symbols_call(b, here) for b in body.blocks if b.type == "symbols"]
+    return tuple(_symbol_calls(raws, product, ("Duplicate symbols definition",
+                                               "SymbolCall names must be unique within a module.")))
+
+
+def _check_provider_block(block: hcl.Block, here) -> None:
+    """A ``provider`` block as OpenTofu decodes it (``internal/configs/provider.go``
+    decodeProviderBlock): its local name normalized (checkProviderNameNormalized), no
+    reserved argument (``count``, ``depends_on``, ``source``) or block (``lifecycle``,
+    ``locals``).
+
+    Raises:
+        ConfigurationError: "Invalid provider local name", "Reserved argument name in
+            provider block", "Reserved block type name in provider block"."""
+    name = block.labels[0]
+    try:
+        normalized = parse_provider_part(name)
+    except ValueError as e:
+        raise ConfigurationError("Invalid provider local name", f"{name} is an invalid provider local name: {e}",
+                                 here(block.line)) from None
+    if normalized != name:
+        raise ConfigurationError("Invalid provider local name",
+                                 f'Provider names must be normalized. Replace "{name}" with "{normalized}" to fix '
+                                 "this error.", here(block.line))
+    for a in block.body.attributes:
+        if a.name in ("count", "depends_on", "source"):
+            raise ConfigurationError("Reserved argument name in provider block",
+                                     f'The provider argument name "{a.name}" is reserved for use by OpenTofu in a '
+                                     "future version.", here(a.line, f'provider "{name}"'))
+    for b in block.body.blocks:
+        if b.type in ("lifecycle", "locals"):
+            raise ConfigurationError("Reserved block type name in provider block",
+                                     f'The block type name "{b.type}" is reserved for use by OpenTofu in a future '
+                                     "version.", here(b.line, f'provider "{name}"'))
 
 
 def _implied_local_name(resource_type: str) -> str:
@@ -338,7 +527,33 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
                                          here(line))
             for k, v in body.items():
                 call.args[k] = _Value(v, here(at(k, pos)[0], f'module "{name}"'), True)
+            for lb in _json_blocks(body.get("lifecycle")):
+                if "enabled" in lb:
+                    call.enabled = _Value(lb["enabled"], here(at("enabled", pos)[0], f'module "{name}"'), True)
+            call.args.pop("lifecycle", None)
             items.calls.append(call)
+    _, spos = at("symbols")
+    for blocks in _json_blocks(doc.get("symbols")):
+        for name, body in blocks.items():
+            line, pos = at(name, spos)
+            ctx = f'symbols "{name}"'
+            if not valid_identifier(name):
+                raise ConfigurationError("Invalid symbol name", BAD_IDENTIFIER_DETAIL, here(line, ctx))
+            call = _RawCall(name, here(line, ctx))
+            if isinstance(body, list):
+                body = body[0] if body and isinstance(body[0], dict) else {}
+            if not isinstance(body, dict):
+                raise ConfigurationError("Incorrect JSON value type",
+                                         'A JSON object is required here, to define the "symbols" block.', here(line))
+            for k, v in body.items():
+                if k not in _SYMBOLS_ARGS:
+                    raise ConfigurationError("Unsupported argument", f'An argument named "{k}" is not expected here.',
+                                             here(at(k, pos)[0], ctx))
+                call.args[k] = _Value(v, here(at(k, pos)[0], ctx), True)
+            if "source" not in call.args:
+                raise ConfigurationError("Missing required argument",
+                                         'The argument "source" is required, but no definition was found.', call.where)
+            items.symbol_calls.append(call)
     _, tpos = at("terraform")
     for tb in _json_blocks(doc.get("terraform")):
         if "required_version" in tb:
@@ -350,6 +565,12 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
                 items.provider_reqs.append(_RawProviderReq(name, _Value(v, here(at(name, rpos)[0]), True)))
     _, lpos = at("language")
     for lb in _json_blocks(doc.get("language")):
+        if "experiments" in lb:
+            where = here(at("experiments", lpos)[0], "language")
+            if not isinstance(lb["experiments"], list):
+                raise ConfigurationError("Invalid expression", "A static list expression is required.", where)
+            items.experiments += [(e if isinstance(e, str) and _KEYWORD.match(e) else None, where)
+                                  for e in lb["experiments"]]
         for cw in _json_blocks(lb.get("compatible_with")):
             if "opentofu" in cw:
                 items.compat.append(_Value(cw["opentofu"], here(at("opentofu", lpos)[0]), True))
@@ -377,6 +598,16 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
     _, ppos = at("provider")
     for pb in _json_blocks(doc.get("provider")):
         for name in pb:
+            try:
+                normalized = parse_provider_part(name)
+            except ValueError as e:
+                raise ConfigurationError("Invalid provider local name",
+                                         f"{name} is an invalid provider local name: {e}",
+                                         here(at(name, ppos)[0])) from None
+            if normalized != name:
+                raise ConfigurationError("Invalid provider local name",
+                                         f'Provider names must be normalized. Replace "{name}" with "{normalized}" '
+                                         "to fix this error.", here(at(name, ppos)[0]))
             items.implied_providers.append((name, here(at(name, ppos)[0])))
         for name, body in pb.items():
             for b in _json_blocks(body):
@@ -476,6 +707,13 @@ class _Scope:
     @staticmethod
     def _unsupported(v: _Value, what: str) -> ConfigurationError:
         text = v.raw if v.is_json else v.raw.text
+        if isinstance(text, str) and not v.is_json and re.match(r"\s*sensitive\s*\(", text):
+            # internal/configs/static_evaluator.go: a sensitive value is refused as such
+            m = re.fullmatch(r'The (source|version) of module "([^"]+)"', what)
+            ident = f"module.{m.group(2)}.{m.group(1)}" if m else what
+            return ConfigurationError("Sensitive value not allowed",
+                                      f"Sensitive values, or values derived from sensitive values, cannot be used as "
+                                      f"{ident}.", v.where)
         return ConfigurationError(
             "Unsupported expression",
             f"{what} must be known before init, but it is {text!r}. Only literal values, var.NAME with a "
@@ -495,6 +733,8 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
                                  f"providers were previously configured at {blocks[0]}.", blocks[1])
     for f in primary:
         merged.calls += f.calls
+        merged.symbol_calls += f.symbol_calls  # an override file's are not read (module.go mergeFile)
+        merged.experiments += f.experiments
         merged.provider_reqs += f.provider_reqs
         merged.legacy_provider_versions += f.legacy_provider_versions
         merged.implied_providers += f.implied_providers
@@ -511,6 +751,8 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
                                          f'There is no module block named "{oc.name}" for this override to change.',
                                          oc.where)
             base.args.update(oc.args)
+            if oc.enabled is not None:
+                base.enabled = oc.enabled
         for op in f.provider_reqs:
             merged.provider_reqs = [p for p in merged.provider_reqs if p.name != op.name] + [op]
         if f.required_versions:
@@ -525,12 +767,49 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
     return merged
 
 
+def _not_a_registry_address(source_text: str, where: SourceRange, product: Product,
+                            hint: str = "") -> ConfigurationError:
+    """OpenTofu's error for a call with ``version`` whose source is not a registry address
+    (``internal/configs/module_call.go`` decodeStaticSource, the parser's reason from
+    ``internal/addrs/module_source.go`` ParseModuleSourceRegistry), cited at ``source``."""
+    if is_local(source_text):
+        reason = f"can't use local directory {json.dumps(source_text)} as a module registry address"
+    else:
+        try:
+            parse_registry(source_text, product.registry_host)
+            reason = f"{json.dumps(source_text)} is not a module registry address"
+        except SourceAddressError as e:
+            reason = e.detail.rstrip(".")
+    return ConfigurationError("Invalid registry module source address",
+                              f"Failed to parse module registry address: {reason}.\n\nOpenTofu assumed that you "
+                              'intended a module registry source address because you also set the argument "version", '
+                              f"which applies only to registry modules.{hint}", where)
+
+
+def _check_repetition(raw: _RawCall) -> None:
+    """At most one of ``count``, ``lifecycle { enabled }`` and ``for_each`` (OpenTofu
+    ``internal/configs/module_call.go`` decodeModuleBlock, message from
+    ``internal/configs/validation.go`` complainRngAndMsg: the arguments named in that order,
+    cited at the first one written).
+
+    Raises:
+        ConfigurationError: "Invalid combination of ..."."""
+    present = [(name, v) for name, v in (("count", raw.args.get("count")), ("enabled", raw.enabled),
+                                         ("for_each", raw.args.get("for_each"))) if v is not None]
+    if len(present) < 2:
+        return
+    names = [f'"{name}"' for name, _ in present]
+    if len(names) >= 3:
+        names[-1] = "and " + names[-1]
+    msg = (", " if len(names) >= 3 else " and ").join(names)
+    first = min((v.where for _, v in present), key=lambda w: w.line)
+    raise ConfigurationError(f"Invalid combination of {msg}",
+                             f"The {msg} meta-arguments are mutually-exclusive. Only one should be used to be "
+                             "explicit about the number of module instances to be created.", first)
+
+
 def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> ModuleCall:
-    if "count" in raw.args and "for_each" in raw.args:  # internal/configs/module_call.go
-        raise ConfigurationError('Invalid combination of "count" and "for_each"',
-                                 'The "count" and "for_each" meta-arguments are mutually-exclusive, only one should '
-                                 "be used to be explicit about the number of module instances to be created.",
-                                 raw.args["for_each"].where)
+    _check_repetition(raw)
     src_v = raw.args.get("source")
     if src_v is None:
         raise ConfigurationError("Missing required argument",
@@ -541,7 +820,15 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
                                  src_v.where)
     try:
         source = parse_source(source_text, product.registry_host)
+    except OciGetterError as e:  # refused when tofu downloads it: internal/initwd/module_install.go
+        raise ConfigurationError("Failed to download module",
+                                 f'Could not download module "{raw.name}" ({raw.where.file}:{raw.where.line}) source '
+                                 f'code from "{e.package}": {e.getter_error}', raw.where) from None
     except SourceAddressError as e:
+        if "version" in raw.args and raw.args["version"].raw is not None:
+            # internal/configs/module_call.go decodeStaticSource: with a version argument the
+            # source is read as a registry address, and its error is that parser's
+            raise _not_a_registry_address(source_text, src_v.where, product) from None
         raise ConfigurationError(e.summary, f'Module "{raw.name}": {e.detail}', src_v.where) from None
     version = None
     ver_v = raw.args.get("version")
@@ -558,10 +845,7 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
             except TofuSolveError as e:
                 raise ConfigurationError(e.summary, e.detail, ver_v.where) from None
             if isinstance(source, LocalSource):
-                raise ConfigurationError(
-                    "Invalid registry module source address",
-                    f'Cannot apply a version constraint to module "{raw.name}" (at {raw.where.file}:'
-                    f"{raw.where.line}) because it has a relative local path.", ver_v.where)
+                raise _not_a_registry_address(source_text, src_v.where, product)
             if isinstance(source, RemoteSource) and source.kind is not SourceKind.GIT:
                 raise ConfigurationError(
                     "Invalid registry module source address",
@@ -614,8 +898,9 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                 ver_text = scope.static(obj["version"], f'The version of provider "{req.name}"')
         try:
             addr = parse_provider_source(source_text if source_text else req.name, product.registry_host)
-        except ProviderAddressError as e:
-            raise ConfigurationError(e.summary, e.detail, v.where) from None
+        except ProviderAddressError as e:  # cited at the source argument (provider_requirements.go)
+            at = obj["source"].where if obj is not None and "source" in obj else v.where
+            raise ConfigurationError(e.summary, e.detail, at) from None
         sources[req.name] = addr
         constraint = None
         if ver_text is not None:
@@ -719,6 +1004,15 @@ def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
                                      f"{prev.where.file}:{prev.where.line}.", call.where)
         seen[call.name] = call
         calls.append(call)
+    if product.reads_tofu_files:  # Terraform has no symbol libraries (nor language block)
+        enabled = _check_experiments(merged)
+        if merged.symbol_calls and not enabled:  # internal/configs/module.go NewModule
+            raise ConfigurationError("Language Experiment not enabled",
+                                     "This module depends on features that are not yet stable and are only "
+                                     f'available with the "{SYMBOL_LIBRARIES}" experiment enabled',
+                                     merged.symbol_calls[0].where)
+        calls += _symbol_calls(merged.symbol_calls, product,
+                               ("Duplicate symbols", "Symbol calls must have unique names within a module."))
     return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls),
                         tuple(_provider_reqs(merged, scope, product)),
                         tuple(_core_reqs(merged, scope, product)))

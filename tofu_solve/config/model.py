@@ -13,10 +13,13 @@ from ..versions.constraints import ModuleConstraint, ProviderConstraint
 
 @dataclass(frozen=True)
 class ModuleCall:
-    """A ``module "name" { source = ..., version = ... }`` block.
+    """A ``module "name" { source = ..., version = ... }`` block, or a symbol library's
+    ``symbols "name" { source = ..., version = ... }`` block (OpenTofu 1.13's
+    ``symbol_libraries`` experiment), which OpenTofu installs as a module.
 
     Attributes:
-        name: the call name.
+        name: the call name as its call-path segment: ``vpc``, or ``symbols:lib`` for a
+            symbol library (:func:`tofu_solve.addrs.names.symbols_segment`).
         source_text: ``source`` as written (after static evaluation).
         source: the parsed source address.
         version: the ``version`` constraint (None when absent or null).
@@ -24,6 +27,7 @@ class ModuleCall:
         version_where: file and line of the ``version`` argument (None when absent).
         has_count / has_for_each: the block sets ``count`` / ``for_each``.
         source_where: file and line of the ``source`` argument (None when unknown).
+        symbols: a ``symbols`` block: its package is read for ``*.sym.hcl`` files only.
     """
 
     name: str
@@ -35,6 +39,12 @@ class ModuleCall:
     has_count: bool = False
     has_for_each: bool = False
     source_where: SourceRange | None = None
+    symbols: bool = False
+
+    @property
+    def label(self) -> str:
+        """The block's label as written (``lib`` for ``symbols "lib"``)."""
+        return self.name.removeprefix("symbols:") if self.symbols else self.name
 
     @property
     def constraint_where(self) -> SourceRange:

@@ -28,9 +28,11 @@ from ..errors import ConfigurationError, SourceRange
 from ..versions.constraints import module_constraint, provider_constraint
 from . import CoreVersionRequirement, ModuleCall, RequiredProvider, load_module_dir
 from .files import ModuleDir, module_dir
+from .loader import load_symbol_dir
 from .variables import InputValue
 
-SCHEMA = 3  # 2: a provider requirement is cited at its version attribute; 3: a call at its source too
+SCHEMA = 4  # 2: a provider requirement is cited at its version attribute; 3: a call at its source too;
+# 4: symbol libraries (a call's "symbols" flag)
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,16 @@ class ModuleTree:
 
 def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool = True,
                      inputs: Mapping[str, InputValue] | None = None, product: Product = OPENTOFU,
-                     display_prefix: str = "", strict: bool | None = None) -> ModuleTree:
+                     display_prefix: str = "", strict: bool | None = None, symbols: bool = False) -> ModuleTree:
     """Read the module at ``root/subdir`` and its local modules, as ``product`` reads them
     (:func:`tofu_solve.config.loader.load_module_dir`); ``root`` is a directory on disk or
     a package's files held in memory (:class:`tofu_solve.config.files.MemoryDir`).
+
+    Symbol libraries (``symbols`` blocks) are followed as OpenTofu follows them: a local
+    one's directory, and a remote one's package, is read for its ``*.sym.hcl`` files only
+    (:func:`tofu_solve.config.loader.load_symbol_dir`), whose own ``symbols`` blocks are
+    followed in turn, under the path segment ``symbols:name``. With ``symbols``, the
+    directory at ``root/subdir`` is itself a symbol library (a library package's tree).
 
     ``confine``: local paths must stay inside ``root`` (true for packages; the user's own
     root module may call ``../`` anywhere). ``strict`` (by default ``not confine``): every
@@ -102,16 +110,8 @@ def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool 
     core: list = []
     base = module_dir(root)
 
-    def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
-        prefix = display_prefix + (f"{rel_dir}/" if rel_dir else "")
-        cfg = load_module_dir(base.child(rel_dir), display_prefix=prefix,
-                              inputs=inputs if not path else None, product=product,
-                              strict=(not confine) if strict is None else strict)
-        for p in cfg.provider_requirements:
-            providers.append((path, p))
-        for c in cfg.core_requirements:
-            core.append((path, c))
-        for call in cfg.module_calls:
+    def follow(calls, rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
+        for call in calls:
             if isinstance(call.source, LocalSource):
                 target = go_path_clean(f"{rel_dir}/{call.source.path}" if rel_dir else call.source.path)
                 if target == ".":
@@ -130,14 +130,29 @@ def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool 
                     raise ConfigurationError("Unreadable module directory",
                                              f'Module "{call.name}" calls {call.source.path}, which does not exist.',
                                              call.where)
-                visit(target, path + (call.name,), seen + (target,))
+                (visit_symbols if call.symbols else visit)(target, path + (call.name,), seen + (target,))
             else:
                 remote.append(RemoteCall(path, call))
+
+    def visit(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
+        prefix = display_prefix + (f"{rel_dir}/" if rel_dir else "")
+        cfg = load_module_dir(base.child(rel_dir), display_prefix=prefix,
+                              inputs=inputs if not path else None, product=product,
+                              strict=(not confine) if strict is None else strict)
+        for p in cfg.provider_requirements:
+            providers.append((path, p))
+        for c in cfg.core_requirements:
+            core.append((path, c))
+        follow(cfg.module_calls, rel_dir, path, seen)
+
+    def visit_symbols(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
+        prefix = display_prefix + (f"{rel_dir}/" if rel_dir else "")
+        follow(load_symbol_dir(base.child(rel_dir), display_prefix=prefix, product=product), rel_dir, path, seen)
 
     start = go_path_clean(subdir) if subdir else ""
     if start == ".":
         start = ""
-    visit(start, (), (start,))
+    (visit_symbols if symbols else visit)(start, (), (start,))
     return ModuleTree(tuple(remote), tuple(local), tuple(providers), tuple(core))
 
 
@@ -151,7 +166,7 @@ def _call_to_dict(c: ModuleCall) -> dict:
             "vline": c.version_where.line if c.version_where else None,
             "sfile": c.source_where.file if c.source_where else None,
             "sline": c.source_where.line if c.source_where else None,
-            "count": c.has_count, "for_each": c.has_for_each}
+            "count": c.has_count, "for_each": c.has_for_each, "symbols": c.symbols}
 
 
 def _call_from_dict(d: dict, host: str) -> ModuleCall:
@@ -160,7 +175,7 @@ def _call_from_dict(d: dict, host: str) -> ModuleCall:
                       SourceRange(d["file"], d["line"]),
                       SourceRange(d["vfile"], d["vline"]) if d.get("vfile") else None,
                       d["count"], d["for_each"],
-                      SourceRange(d["sfile"], d["sline"]) if d.get("sfile") else None)
+                      SourceRange(d["sfile"], d["sline"]) if d.get("sfile") else None, d.get("symbols", False))
 
 
 def tree_to_dict(t: ModuleTree) -> dict:

@@ -43,11 +43,16 @@ class Stats:
     release_time_unknown: int = 0  # candidates checked against -min-age whose release time is unknown
 
 
+SYMBOLS_READING = "\x00symbols"
+
+
 def tree_key(cand: ModuleCandidate) -> tuple[str, str, str]:
     """The key a candidate's tree is known by, in the run's memo and the metadata cache:
     (package address, reference, subdirectory). The reference is the commit when the
     candidate knows it (a git tag, a locked version), a registry version's normalized
     version, an OCI tag or digest as written (its manifest digest is checked at fetch).
+    A symbol library's tree is another reading of the same files, so its subdirectory is
+    marked :data:`SYMBOLS_READING` (a NUL, which no path holds).
 
     Raises:
         TypeError: a local source (followed, never a candidate).
@@ -60,7 +65,7 @@ def tree_key(cand: ModuleCandidate) -> tuple[str, str, str]:
     else:
         ref = a.commit or (a.version.string if a.version is not None and isinstance(cand.source, RegistrySource)
                            else a.label)
-    return (cand.package, ref, cand.source.subdir)
+    return (cand.package, ref, cand.source.subdir + (SYMBOLS_READING if cand.symbols else ""))
 
 
 class ModuleIndex(Protocol):

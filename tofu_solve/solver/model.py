@@ -23,6 +23,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from ..addrs.module_source import ModuleSource, RegistrySource
+from ..addrs.names import is_symbols_segment
 from ..addrs.provider import ProviderAddress
 from ..config import ModuleCall
 from ..errors import SourceRange
@@ -269,6 +270,12 @@ class ModuleCandidate:
     @property
     def version(self) -> GoVersion | None:
         return self.available.version
+
+    @property
+    def symbols(self) -> bool:
+        """A version of a symbol library (the call path ends in ``symbols:name``): its
+        package is read for ``*.sym.hcl`` files, not as a module."""
+        return is_symbols_segment(self.call_path.rpartition(".")[2])
 
     @cached_property
     def version_text(self) -> str:

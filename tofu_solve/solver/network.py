@@ -139,7 +139,7 @@ class NetworkIndex:
                 f'The module package {shown} {cand.version_text} has no subdirectory "{sub}".')
         started = time.perf_counter()
         try:
-            return read_module_tree(root, sub, product=self.product)
+            return read_module_tree(root, sub, product=self.product, symbols=cand.symbols)
         except ConfigurationError as e:
             return e
         finally:
