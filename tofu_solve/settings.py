@@ -16,27 +16,42 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 # --------------------------------------------------------------------------- bounds
-
 MiB = 1 << 20
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Bounds on what the outside world can make tofu-solve download, unpack and wait for.
+    """Bounds on what the outside world can make tofu-solve download, unpack and wait for,
+    each settable by the environment variable named in brackets.
 
-    Attributes (each set by the environment variable named in brackets):
+    Attributes:
         download_bytes: one package download, compressed [TOFU_SOLVE_MAX_DOWNLOAD_BYTES],
-            default 512 MiB.
-        document_bytes: one registry answer or checksum document
-            [TOFU_SOLVE_MAX_DOCUMENT_BYTES], default 8 MiB.
+            default 512 MiB. OpenTofu reads a module archive or provider package to its end
+            (go-getter's HTTP getter, ``internal/getproviders``: no size bound); a server that
+            declares or sends more is cut off here (GHSA-pxh5-6rrc-8rjv).
+        document_bytes: one registry answer, checksum document or OCI listing
+            [TOFU_SOLVE_MAX_DOCUMENT_BYTES], default 8 MiB. OpenTofu decodes registry JSON
+            without a bound; an OCI manifest is bounded apart, at OpenTofu's own 4 MiB
+            (:data:`tofu_solve.remote.limits.OCI_MANIFEST_BYTES`).
         extracted_bytes: everything one archive unpacks to [TOFU_SOLVE_MAX_EXTRACTED_BYTES],
-            default 1 GiB.
-        file_bytes: one unpacked file [TOFU_SOLVE_MAX_FILE_BYTES], default 256 MiB.
-        entries: entries in one archive [TOFU_SOLVE_MAX_ARCHIVE_ENTRIES], default 100,000.
-        deadline: seconds one download or registry request may take in all, however
-            slowly the server drips its bytes [TOFU_SOLVE_DOWNLOAD_DEADLINE], default 300.
+            default 1 GiB. OpenTofu's go-getter decompressors are built without
+            ``FileSizeLimit`` or ``FilesLimit`` (``internal/getmodules/getter.go``), so it
+            has none; tofu-solve refuses archive bombs (GHSA-hw5x-4r37-72w7,
+            GHSA-w2jf-268q-mrvh, GHSA-r92c-9c7f-3pj8).
+        file_bytes: one unpacked file [TOFU_SOLVE_MAX_FILE_BYTES], default 256 MiB (as
+            above: unbounded in OpenTofu).
+        entries: entries in one archive [TOFU_SOLVE_MAX_ARCHIVE_ENTRIES], default 100,000
+            (as above).
+        deadline: seconds one download, registry request or git command may take in all,
+            however slowly the server drips its bytes [TOFU_SOLVE_DOWNLOAD_DEADLINE], default
+            300. OpenTofu's registry client has a per-request timeout
+            (``TF_REGISTRY_CLIENT_TIMEOUT``, :data:`tofu_solve.remote.limits.REQUEST_TIMEOUT`) but a download that
+            drips a byte within each read timeout never ends there (GHSA-pxh5-6rrc-8rjv).
 
-    The largest public module packages unpack to a few tens of MiB, far below these.
+    The largest public module packages unpack to a few tens of MiB, far below these. The
+    fixed bounds (request timeout, redirects, OCI tag pages and manifest size) are in
+    :mod:`tofu_solve.remote.limits`, which re-exports this class: remote code takes every
+    bound from there.
     """
 
     download_bytes: int = 512 * MiB
@@ -75,6 +90,8 @@ class Limits:
                                          f", not {raw!r}.")
             values[name] = value
         return cls(**values)
+
+
 
 
 def _home(environ: Mapping[str, str]) -> Path:

@@ -1,5 +1,5 @@
 """Unpacking module packages safely: every entry stays inside the package directory, and
-no archive unpacks to more than :class:`~tofu_solve.settings.Limits` allow.
+no archive unpacks to more than :class:`~tofu_solve.remote.limits.Limits` allow.
 
 Zip, tar, tar.gz, tar.xz and tar.bz2 are read in one streaming pass. Sizes are counted as
 bytes are written, never taken from headers alone, so a 2 MiB archive claiming to hold a
@@ -23,7 +23,7 @@ from typing import Any, cast
 from ..addrs.redact import redact
 from ..config.files import PackageFiles, is_config_file
 from ..errors import IntegrityError, TofuSolveError
-from ..settings import Limits
+from .limits import Limits
 
 
 def _check_member(name: str, dest: Path, links: bool = True) -> Path:
@@ -78,7 +78,7 @@ def sniff_archive(data: bytes, url: str = "") -> str:
 
 
 class _Budget:
-    """What one archive may still unpack to (:class:`~tofu_solve.settings.Limits`)."""
+    """What one archive may still unpack to (:class:`~tofu_solve.remote.limits.Limits`)."""
 
     def __init__(self, limits: Limits, dest: Path):
         self.limits = limits

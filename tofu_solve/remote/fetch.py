@@ -30,12 +30,11 @@ from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_sou
 from ..addrs.redact import redact
 from ..config.files import PackageFiles
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
-from ..settings import Limits
 from ..store.cache import Cache
 from .archives import extract_archive, sniff_archive
 from .flight import SingleFlight
 from .git import FetchAborted, GitRemotes, RemoteRef
-from .limits import describe_failure, read_bounded, read_document
+from .limits import MAX_REDIRECTS, Limits, describe_failure, read_bounded, read_document
 from .ops import OpCounter, lazy_import
 
 if TYPE_CHECKING:
@@ -44,7 +43,6 @@ else:
     requests = lazy_import("requests")  # loaded on first use: no network, no import
 
 ARCHIVE_EXTS = ("tar.gz", "tgz", "tar.xz", "txz", "tar.bz2", "tbz2", "zip", "gz", "bz2", "xz")
-MAX_REDIRECTS = 10
 
 
 log = logging.getLogger(__name__)

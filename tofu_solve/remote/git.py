@@ -31,12 +31,12 @@ from ..addrs.redact import redact, url_key
 from ..config.files import PackageFiles
 from ..errors import NetworkError, OfflineError
 from ..lockfile.replacefile import replace_dir
-from ..settings import Limits
 from ..store.cache import Cache
 from ..versions.hashicorp_go_version import GoVersion
 from . import gitcmd
 from .archives import config_files_from_tree, extract_archive, read_config_files
 from .gitcmd import GitError
+from .limits import Limits
 from .ops import OpCounter
 
 _STRICT_SEMVER = re.compile(

@@ -1,4 +1,11 @@
-"""Bounded reads: no answer from the network may be larger or slower than :class:`Limits` allow."""
+"""Every bound on what the network can make tofu-solve read, unpack or wait for, in one place
+(issue #38), each with the OpenTofu behaviour it matches or tightens; and the bounded reads
+that apply them: no answer may be larger or slower than :class:`Limits` allow.
+
+The bounds a user can raise are :class:`Limits` (read from the environment with the other
+settings, so defined in :mod:`tofu_solve.settings`, whose docstring gives each one's OpenTofu
+behaviour, and re-exported here); the fixed ones are the constants below. Remote code takes
+both from this module."""
 
 from __future__ import annotations
 
@@ -9,7 +16,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..addrs.redact import redact
-from ..settings import Limits
+from ..settings import Limits, MiB
+
+REQUEST_TIMEOUT = 10.0
+"""Seconds one registry or OCI request may wait for an answer: OpenTofu's registry client
+default (``TF_REGISTRY_CLIENT_TIMEOUT``, ``internal/command/cliconfig/registry_protocols.go``),
+which overrides it here too."""
+
+MAX_REDIRECTS = 10
+"""Redirects followed for one download (``X-Terraform-Get`` chains included): Go's
+``net/http`` client stops after 10, which go-getter and OpenTofu's registry client use; a
+server that redirects forever (or in a loop of relative URLs, opentofu#4472) is cut off."""
+
+MAX_TAG_PAGES = 1000
+"""Pages of one OCI tag listing followed through ``Link`` headers. ORAS-Go, which OpenTofu
+uses, follows pages without a bound; a registry that pages forever is cut off here
+(GHSA-pxh5-6rrc-8rjv)."""
+
+OCI_MANIFEST_BYTES = 4 * MiB
+"""An OCI image manifest's size: OpenTofu's ``ociImageManifestSizeLimitMiB``
+(``internal/getmodules/oci_getter.go``)."""
+
+CREDENTIAL_HELPER_TIMEOUT = 30.0
+"""Seconds a docker credential helper may take to answer (OpenTofu runs it without a bound)."""
+
 
 _FAILURES = (  # (exception class name, what people are told), most specific first; names, so that
     # this module imports no network library (a warm run never pays for one)

@@ -35,8 +35,16 @@ from urllib.parse import urljoin
 
 from ..addrs.redact import is_loopback_host
 from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
-from ..settings import Limits
-from .limits import describe_failure, read_bounded, read_document
+from .limits import (
+    CREDENTIAL_HELPER_TIMEOUT,
+    MAX_TAG_PAGES,
+    OCI_MANIFEST_BYTES,
+    REQUEST_TIMEOUT,
+    Limits,
+    describe_failure,
+    read_bounded,
+    read_document,
+)
 from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
@@ -46,8 +54,6 @@ IMAGE_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 IMAGE_INDEX = "application/vnd.oci.image.index.v1+json"
 DOCKER_MANIFEST_LIST = "application/vnd.docker.distribution.manifest.list.v2+json"
 ZIP_LAYER = "archive/zip"
-MAX_TAG_PAGES = 1000
-MAX_MANIFEST_BYTES = 4 << 20
 ACCEPT = ", ".join([IMAGE_MANIFEST, IMAGE_INDEX, DOCKER_MANIFEST_LIST,
                     "application/vnd.docker.distribution.manifest.v2+json"])
 
@@ -90,7 +96,8 @@ def _helper(name: str, host: str) -> Credentials | None:
     if exe is None:
         return None
     try:
-        r = subprocess.run([exe, "get"], input=host.encode(), capture_output=True, timeout=30, check=True)
+        r = subprocess.run([exe, "get"], input=host.encode(), capture_output=True,
+                           timeout=CREDENTIAL_HELPER_TIMEOUT, check=True)
         data = json.loads(r.stdout)
         return Credentials(data["Username"], data["Secret"])
     except (subprocess.SubprocessError, ValueError, KeyError, OSError):
@@ -147,7 +154,7 @@ class OciClient:
     for tofu-solve's use (one oras registry object per host, guarded)."""
 
     def __init__(self, env: Mapping[str, str] | None = None, counter: OpCounter | None = None, offline: bool = False,
-                 timeout: float = 10.0, limits: Limits | None = None):
+                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None):
         self.limits = limits or Limits()
         self.env = dict(env or {})
         self.counter = counter or OpCounter()
@@ -257,7 +264,7 @@ class OciClient:
             raise NetworkError("Error reading OCI manifest",
                                f"{host}/{repository}:{reference}: the registry answered {r.status_code}.")
         body = r.content
-        if len(body) > MAX_MANIFEST_BYTES:
+        if len(body) > OCI_MANIFEST_BYTES:
             raise OciError("Invalid OCI module package",
                            f"{host}/{repository}:{reference}: manifest larger than 4 MiB.")
         digest = "sha256:" + hashlib.sha256(body).hexdigest()

@@ -35,7 +35,7 @@ from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..config.cliconfig import DIRECT, InstallationMethod
 from ..errors import RegistryError
-from .limits import describe_failure, read_document
+from .limits import REQUEST_TIMEOUT, describe_failure, read_document
 
 _PACKED_RE = re.compile(r"terraform-provider-(?P<type>[^_]+)_(?P<version>[^_]+)_(?P<platform>[a-z0-9]+_[a-z0-9]+)\.zip")
 
@@ -54,7 +54,7 @@ class MirrorPackage:
 class MirrorClient:
     """Reads network and filesystem mirrors (bounded answers, like every registry answer)."""
 
-    def __init__(self, session, limits, counter, timeout: float = 10.0):
+    def __init__(self, session, limits, counter, timeout: float = REQUEST_TIMEOUT):
         self.session = session
         self.limits = limits
         self.counter = counter

@@ -29,10 +29,9 @@ from ..addrs.provider import ProviderAddress
 from ..addrs.redact import has_secret, is_loopback_host, redact
 from ..config.cliconfig import CliConfig
 from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
-from ..settings import Limits
 from ..store.cache import key_of
 from .flight import SingleFlight
-from .limits import Document, describe_failure, read_document
+from .limits import REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 
 if TYPE_CHECKING:
@@ -118,7 +117,7 @@ class RegistryClient:
         self.cli_config = cli_config
         self.session = session or make_session()
         env_timeout = cli_config.env.get("TF_REGISTRY_CLIENT_TIMEOUT") if cli_config.env else None
-        self.timeout = timeout or (float(env_timeout) if env_timeout else 10.0)
+        self.timeout = timeout or (float(env_timeout) if env_timeout else REQUEST_TIMEOUT)
         self.counter = counter or OpCounter()
         self._lock = threading.Lock()
         self._services: dict[str, dict[str, str]] = {}
