@@ -14,18 +14,23 @@ conflict explanations), ``Settings`` (:mod:`tofu_solve.settings`) and the error 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from ._version import __version__
-from .errors import (
-    ConfigurationError,
-    IntegrityError,
-    LockFileError,
-    NetworkError,
-    ResolutionError,
-    TofuSolveError,
-)
+
+if TYPE_CHECKING:
+    from .errors import (
+        ConfigurationError,
+        IntegrityError,
+        LockFileError,
+        NetworkError,
+        ResolutionError,
+        TofuSolveError,
+    )
 
 _LAZY = {
+    **dict.fromkeys(("ConfigurationError", "IntegrityError", "LockFileError", "NetworkError", "ResolutionError",
+                     "TofuSolveError"), "tofu_solve.errors"),  # lazy too: a warm init's fast path needs none
     "run_init": "tofu_solve.command.init",
     "InitOptions": "tofu_solve.command.init",
     "InitResult": "tofu_solve.command.init",

@@ -16,16 +16,20 @@ import argparse
 import gc
 import importlib
 import json
-import logging
 import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ._version import __version__
-from .addrs.redact import redact
-from .errors import TofuSolveError
-from .settings import Settings
+
+if TYPE_CHECKING:
+    from .errors import TofuSolveError
+    from .settings import Settings
+
+# The error hierarchy, the settings and logging are imported when first needed: a warm init
+# answered from the stamp (workdir/stamp.py) needs none of them.
 
 
 def _gnu_flags(argv: Sequence[str]) -> list[str]:
@@ -149,6 +153,8 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
         try:
             extra = shlex.split(value)
         except ValueError as e:
+            from .errors import TofuSolveError
+
             raise TofuSolveError("Invalid environment variable",
                                  f"Error parsing extra CLI args from {name}: {e}.") from None
         out[idx + 1:idx + 1] = extra
@@ -353,6 +359,9 @@ def _unknown_flags(extras: Sequence[str], parser: argparse.ArgumentParser, comma
 
 def os_error(e: OSError) -> TofuSolveError:
     """An OSError that escaped the stages, as a user-facing error naming the path."""
+    from .addrs.redact import redact
+    from .errors import TofuSolveError
+
     where = " and ".join(redact(str(f)) for f in (e.filename, e.filename2) if f)
     return TofuSolveError(f"{e.strerror or type(e).__name__}",
                           f"The operation on {where or 'a file'} failed ({type(e).__name__}"
@@ -380,9 +389,23 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     process environment, the only place it is read); returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     environ = os.environ if environ is None else environ
-    parser = build_parser()
     try:
         argv = with_env_args(argv, environ)
+    except Exception as e:  # a TofuSolveError (the hierarchy is imported only when one is raised)
+        if not hasattr(e, "render"):
+            raise
+        print("\n" + e.render() + "\n", file=sys.stderr)
+        return 1
+    from .workdir import stamp
+
+    fast = stamp.fast_path(argv, environ)  # a warm init or check: nothing changed since the last verified run
+    if fast is not None:
+        return fast
+    from .errors import TofuSolveError
+    from .settings import Settings
+
+    parser = build_parser()
+    try:
         settings = Settings.from_environ(environ)
     except TofuSolveError as e:
         print("\n" + e.render() + "\n", file=sys.stderr)
@@ -400,11 +423,17 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
     handler = configure_logging(settings.log_level, settings.log_path)
     try:
-        return _run(args, settings)
+        code = _run(args, settings)
     finally:
         if handler is not None:
+            import logging
+
             logging.getLogger("tofu_solve").removeHandler(handler)
             handler.close()
+    message = getattr(args, "stamp_message", None)
+    if code == 0 and message is not None:  # a verified run that changed nothing: the next may answer at once
+        stamp.record(argv, environ, message)
+    return code
 
 
 def _run(args, settings: Settings) -> int:
@@ -440,6 +469,8 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
 
 
 def _run_checked(args, settings: Settings, opened: list) -> int:
+    from .errors import TofuSolveError
+
     try:
         try:
             return _dispatch(args, settings, opened)

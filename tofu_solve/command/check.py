@@ -38,8 +38,9 @@ from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
 from ..workdir.solved import recorded_module_locks
+from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
 from .arguments import CheckArguments
-from .views.reports import CheckView
+from .views.reports import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
                          "override", "provider"]
@@ -89,6 +90,9 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     target = target or target_version(None, root)
     locks = read_lock_file(root / LOCK_FILE_NAME)
     modules_dir = data_dir(root, settings.data_dir) / "modules"
+    # the hashes init remembered by size and time (read only: check writes nothing)
+    memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
+                    trust=not settings.environ.get(FULL_CHECK_VARIABLE))
     recorded = recorded_module_locks(root, settings)
     manifest = read_manifest(modules_dir / MANIFEST)
     out: list[Difference] = []
@@ -142,7 +146,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                 continue
             h1s = [h for h in lock.hashes if h.startswith("h1:")]
             try:
-                actual = hash_dir(installed, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
+                actual = memo.h1(installed, lambda p: hash_dir(p, exclude=VCS_DIRS, exclude_files=NOT_HASHED))
             except HashError as e:
                 actual = f"(cannot hash: {e.detail})"
             if h1s and actual not in h1s:
@@ -276,6 +280,9 @@ def run(ns, settings: Settings) -> int:
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), _target(args, args.chdir, client))
     CheckView(args.json).result(diffs)
+    if not diffs and not args.json:  # the warm path may answer the next check (workdir/stamp.py)
+        ns.stamp_message = (f"{AGREE[:-1]} (as the last check found them: every file has the size and "
+                            "modification time it had then).")
     return 1 if diffs else 0
 
 

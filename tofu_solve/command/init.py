@@ -65,6 +65,7 @@ from ..versions.target import Client, TargetVersion, configured_client, lock_pro
 from ..workdir import handover, overrides
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
+from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
 from .arguments import InitArguments
 from .monorepo import (
     cross_root_report,
@@ -73,7 +74,7 @@ from .monorepo import (
     relative_name,
     run_each,
 )
-from .views.init import InitViews, RootsSummary, describe_change, summarize
+from .views.init import InitViews, RootsSummary, describe_change, summarize, unchanged_text
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
 
@@ -163,6 +164,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     root = Path(opts.root)
     target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
     inputs = collect_input_values(root, settings.environ, opts.vars)
+    # directory hashes remembered by size and time: an unchanged copy is not hashed again
+    memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
+                    trust=not settings.environ.get(FULL_CHECK_VARIABLE))
 
     def read_root(strict: bool):
         return read_module_tree(root, confine=False, strict=strict, inputs=inputs, product=target.product,
@@ -219,7 +223,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
             selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade,
-                                                         opts.lockfile == "readonly", moves)
+                                                         opts.lockfile == "readonly", moves, memo)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
@@ -292,8 +296,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     replaced: list[str] = []
     started = time.monotonic()
     manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade,
-                       replaced=replaced) if opts.install else None
+                       replaced=replaced, memo=memo) if opts.install else None
     if opts.install:
+        memo.save()
         log.debug("%d modules installed in %.2f s", len(selected), time.monotonic() - started)
     if progress and opts.install:
         progress(PhaseDone("install", len(selected)))
@@ -318,7 +323,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
              "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
              "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values()),
-             "release_time_unknown": ctx.stats.release_time_unknown}
+             "release_time_unknown": ctx.stats.release_time_unknown,
+             "hashes_remembered": memo.hits}  # directories not hashed again: unchanged since hashed
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, verified, stats, target, plugin_cache)
 
@@ -465,7 +471,7 @@ def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages,
 
 
 def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool, readonly: bool = False,
-                     moves: dict[str, tuple[str, str]] | None = None):
+                     moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
     the lock when the lock holds the same version (not with ``-upgrade``, which records the
     new checksums). Returns (call path -> (candidate,
@@ -484,7 +490,7 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         pkg = ctx.network.fetch(cand)
         hashes = hashed.get((pkg.root, pkg.zh))
         if hashes is None:
-            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg)
+            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg, memo)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
         moved_from = _check_package(path, cand, new, locks, pinned)
         if moved_from is not None:
@@ -631,8 +637,23 @@ def run(ns, settings: Settings, views: InitViews) -> int:
     with views.working():
         result = run_init(opts, settings, progress=views.progress)
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
-    views.summary(summarize(result, opts.lockfile == "readonly", args.chdir))
+    summary = summarize(result, opts.lockfile == "readonly", args.chdir)
+    views.summary(summary)
+    if h is None and _warm(args, result):  # the next run may answer from the stamp (workdir/stamp.py)
+        ns.stamp_message = unchanged_text(summary)
     return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
+
+
+def _warm(args: InitArguments, result: InitResult) -> bool:
+    """Whether this run changed nothing and asked the network nothing, in text mode without
+    a hand-over or -upgrade: its summary is what the next run would print."""
+    return not (args.json or args.json_into or args.handover or args.upgrade or args.upgrade_only or args.recursive
+                or result.changes or result.provider_changes or result.lock_written or result.bridge_written
+                or any(result.network.values())
+                or any(getattr(w, "summary", "") in _REPAIRS for w in result.resolution.warnings))
+
+
+_REPAIRS = ("Installed module copy replaced", "Damaged cache entry replaced")  # this run mended something
 
 
 def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, settings: Settings,

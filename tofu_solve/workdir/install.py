@@ -31,6 +31,7 @@ from ..lockfile import ModuleLock
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..lockfile.replacefile import replace_dir, write_atomic
 from ..settings import Settings
+from .stamp import HashMemo
 
 if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
     from ..providers import Package
@@ -40,11 +41,18 @@ MANIFEST = "modules.json"
 NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, written into installed copies
 
 
-def package_hashes(cand: ModuleCandidate, pkg: Package) -> tuple[str, ...]:
+def _h1(path: Path, memo: HashMemo | None) -> str:
+    def compute(p) -> str:
+        return hash_dir(Path(p), exclude=VCS_DIRS, exclude_files=NOT_HASHED)
+    return memo.h1(path, compute) if memo is not None else compute(path)
+
+
+def package_hashes(cand: ModuleCandidate, pkg: Package, memo: HashMemo | None = None) -> tuple[str, ...]:
     """The hashes recorded for a selected package: its ``h1:`` and, when it came as an
     archive, the archive's ``zh:``. The commit or digest it was fetched at is its
-    ``package`` (:attr:`~tofu_solve.providers.Package.pin`), not a hash. Raises HashError."""
-    out = [hash_dir(pkg.root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)]
+    ``package`` (:attr:`~tofu_solve.providers.Package.pin`), not a hash. ``memo``: hashes
+    remembered by directory tree (:class:`~tofu_solve.workdir.stamp.HashMemo`). Raises HashError."""
+    out = [_h1(pkg.root, memo)]
     if pkg.zh:
         out.append(pkg.zh)  # the archive's bytes, for packages that came as an archive
     return tuple(out)
@@ -74,15 +82,18 @@ def verification_error(call_path: str, expected: list[str], got: str, place: str
         "To update the lock file with the new checksum, run:\n  tofu-solve init -upgrade")
 
 
-def verify(call_path: str, lock: ModuleLock, root: Path, place: str, actual: str | None = None) -> str:
+def verify(call_path: str, lock: ModuleLock, root: Path, place: str, actual: str | None = None,
+           memo: HashMemo | None = None) -> str:
     """Check ``root`` against the lock's ``h1:`` hashes; returns the actual ``h1:``.
-    ``actual``: its ``h1:`` when already computed this run (a package shared by calls).
+    ``actual``: its ``h1:`` when already computed this run (a package shared by calls);
+    ``memo``: hashes remembered by directory tree (a copy unchanged since it was hashed is
+    not read again).
 
     Raises:
         IntegrityError: no recorded ``h1:`` matches.
     """
     if actual is None:
-        actual = hash_dir(root, exclude=VCS_DIRS, exclude_files=NOT_HASHED)
+        actual = _h1(root, memo)
     h1s = [h for h in lock.hashes if h.startswith("h1:")]
     if h1s and actual not in h1s:
         raise verification_error(call_path, h1s, actual, place)
@@ -153,7 +164,7 @@ def inside(base: Path, key: str) -> Path:
 
 def install(root: Path, settings: Settings, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]],
             root_tree: ModuleTree, trees: dict[str, ModuleTree], reinstall: bool = False,
-            replaced: list[str] | None = None) -> Path:
+            replaced: list[str] | None = None, memo: HashMemo | None = None) -> Path:
     """Install every selected package and write ``modules.json``. Installed directories
     that already hold the locked version are verified, not copied again (``reinstall``
     copies every one afresh, as ``-upgrade`` does). The lock, not the working copy, is the
@@ -180,12 +191,16 @@ def install(root: Path, settings: Settings, selected: dict[str, tuple[ModuleCand
             if not reinstall and prev and prev.get("Source") == source and prev.get("Version", "") == version \
                     and dest.is_dir():
                 try:
-                    verify(path, lock, dest, "installed")
+                    verify(path, lock, dest, "installed", memo=memo)
                 except IntegrityError:
+                    if memo is not None:
+                        memo.forget(dest)
                     _copy_into(pkg.root, dest)
                     if replaced is not None:
                         replaced.append(path)
             else:
+                if memo is not None:
+                    memo.forget(dest)
                 _copy_into(pkg.root, dest)
             rel = os.path.relpath(dest, root).replace(os.sep, "/")
             records.append(ManifestRecord(path, source, version, f"{rel}/{pkg.subdir}" if pkg.subdir else rel))

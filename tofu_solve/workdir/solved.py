@@ -124,7 +124,13 @@ def write_state(root: Path, settings: Settings, doc: dict) -> Path:
     d = data_dir(root, settings.data_dir)
     d.mkdir(parents=True, exist_ok=True)
     path = d / STATE_FILE
-    write_atomic(path, json.dumps(doc, indent=1))
+    text = json.dumps(doc, indent=1)
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return path  # a warm re-init writes nothing (issue #36: the stamp sees no change)
+    except (OSError, UnicodeDecodeError):
+        pass
+    write_atomic(path, text)
     return path
 
 

@@ -148,6 +148,23 @@ def summarize(result, readonly: bool, chdir: str) -> InitSummary:
         init_result_as_data(result))
 
 
+def unchanged_text(s: InitSummary) -> str:
+    """What a warm ``init`` prints when the working directory is as the verified run left it
+    (:mod:`tofu_solve.workdir.stamp`): that run's modules, providers, target, warnings and
+    next step; the checksums were verified then, by size and time now."""
+    lines = ["Initializing modules..."] + [m for m in s.modules if not m.startswith("  Verified")]
+    if s.providers:
+        lines += ["", "Initializing provider locks...", *s.providers]
+    lines += ["", s.solved_for]
+    for w in s.warnings:
+        lines += ["", f"Warning: {w}"]
+    lines += ["", "The lock file is up to date. The configuration, the lock file and every installed module have the "
+              "sizes and modification times of the last verified init, whose checksums matched the lock file "
+              "(TOFU_SOLVE_FULL_CHECK=1 reads and verifies them again)."]
+    lines += [x for a in s.after if a.startswith("Next,") for x in ("", a)]
+    return "\n".join([*lines, "", s.final])
+
+
 @dataclass(frozen=True)
 class RootsSummary:
     """What ``init -recursive`` did: each root's outcome (``RootOutcome`` of an

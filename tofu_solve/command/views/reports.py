@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+AGREE = "The lock file, .terraform/modules, modules.json and the override files all agree."
 
 class _View:
     """Standard output for results, standard error for failures; JSON or text."""
@@ -40,7 +41,7 @@ class CheckView(_View):
             self._print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the "
                         "working directory match the lock again (it reinstalls from the verified cache).\n", err=True)
         else:
-            self._print("The lock file, .terraform/modules, modules.json and the override files all agree.")
+            self._print(AGREE)
 
     def roots(self, results: Sequence[tuple[str, Any]]) -> None:
         """``check -recursive``: (root name, ``RootOutcome`` of its differences) per root."""

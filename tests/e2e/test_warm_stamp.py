@@ -1,0 +1,182 @@
+"""Issue #36 §2: a warm re-init and check as lean as the client's. A run on a working
+directory unchanged since the last verified run answers from the stamp (sizes and
+modification times, as Git's index answers ``git status``) without importing the solver;
+any change takes the full path; a directory whose tree is unchanged is not hashed again."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.e2e.conftest import write_root
+from tofu_solve.workdir import stamp
+
+MAIN = '''
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.0"
+}
+module "kms" {
+  source  = "terraform-aws-modules/kms/aws"
+  version = "~> 3.0"
+}
+'''
+
+
+WHEN = time.time() - 3600
+
+
+def backdate(*dirs: Path) -> None:
+    """Every file and directory under ``dirs`` (and a file named there) modified an hour ago
+    (the same moment each time): older than the racy window, as a working directory is a
+    while after init."""
+    when = WHEN
+    for d in dirs:
+        if d.is_file():
+            os.utime(d, (when, when))
+            continue
+        for top, subdirs, files in os.walk(d):
+            for name in files + subdirs:
+                os.utime(os.path.join(top, name), (when, when), follow_symlinks=False)
+        os.utime(d, (when, when))
+
+
+def run(root: Path, env: dict, *args: str) -> tuple[int, str, list[str]]:
+    """tofu-solve in a fresh process: exit status, stdout, and which of tofu-solve's stages it
+    imported."""
+    probe = ("import io, json, sys, contextlib\nfrom tofu_solve.cli import main\nout = io.StringIO()\n"
+             f"with contextlib.redirect_stdout(out):\n    code = main({[*args, f'-chdir={root}']!r})\n"
+             "print(json.dumps({'code': code, 'out': out.getvalue(), 'modules': sorted(m for m in sys.modules "
+             "if m.startswith('tofu_solve.'))}))\n")
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+    doc = json.loads(done.stdout.strip().splitlines()[-1])
+    return doc["code"], doc["out"], doc["modules"]
+
+
+def settle(root: Path, cache: Path, env: dict) -> None:
+    """Runs until a warm run changed nothing and left a stamp (the first warm run after a
+    change records the solved state again), each one a while after the files were written
+    (the CLI configuration too: the world writes it as the session starts)."""
+    for _ in range(2):
+        backdate(root, cache, Path(env["TF_CLI_CONFIG_FILE"]))
+        run(root, env, "init", "-handover=false")
+    assert (root / ".terraform" / stamp.STAMP_FILE).exists()
+
+
+def test_a_warm_init_and_check_answer_from_the_stamp(tmp_path, running):
+    root = write_root(tmp_path / "root", MAIN)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+    init = ("init", "-handover=false")
+    assert run(root, env, *init)[0] == 0  # cold: fetches, writes; no stamp (files just written)
+    assert not (root / ".terraform" / stamp.STAMP_FILE).exists()
+    backdate(root, cache, running.cli_config)
+    run(root, env, *init)  # the first warm run records what the cold one learnt (the solved state)
+    assert not (root / ".terraform" / stamp.STAMP_FILE).exists()
+    backdate(root, cache)
+    code, verified, modules = run(root, env, *init)  # warm, full path: verifies, changes nothing: stamps
+    assert code == 0 and "tofu_solve.solver.resolve" in modules
+    assert "Verified checksum matches lock file" in verified
+    code, fast, modules = run(root, env, *init)
+    assert code == 0
+    assert "tofu_solve.command.init" not in modules and "tofu_solve.solver.resolve" not in modules
+    assert not any(m.startswith(("tofu_solve.config", "tofu_solve.lockfile", "tofu_solve.errors")) for m in modules)
+    assert "sizes and modification times of the last verified init" in fast
+    # the same modules, providers, target and next step as the verified run printed
+    same = [x for x in verified.splitlines() if x.startswith(("- vpc", "- kms", "- hashicorp/", "Solved for", "  "))]
+    assert same and all(x in fast.splitlines() for x in same if "Verified" not in x)
+    assert fast.rstrip().endswith(verified.rstrip().splitlines()[-1])
+
+    # check: verified once, then answered from the stamp
+    assert run(root, env, "check")[0] == 0
+    code, out, modules = run(root, env, "check")
+    assert code == 0 and "as the last check found them" in out and "tofu_solve.command.check" not in modules
+
+    # other arguments, another environment, TOFU_SOLVE_FULL_CHECK: the full path
+    assert "tofu_solve.command.init" in run(root, env, "init", "-handover=false", "-no-color")[2]
+    assert "tofu_solve.command.init" in run(root, {**env, "TF_VAR_region": "eu-west-1"}, *init)[2]
+    assert "tofu_solve.command.init" in run(root, {**env, stamp.FULL_CHECK_VARIABLE: "1"}, *init)[2]
+    assert "tofu_solve.command.init" not in run(root, env, *init)[2]  # and the stamp still holds
+
+
+def test_any_change_takes_the_full_path(tmp_path, running):
+    root = write_root(tmp_path / "root", MAIN)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+    init = ("init", "-handover=false")
+    run(root, env, *init)
+    settle(root, cache, env)
+    assert "tofu_solve.command.init" not in run(root, env, *init)[2]
+
+    # an installed copy edited: the full path notices, and mends it from the verified cache
+    installed = root / ".terraform" / "modules" / "vpc" / "versions.tf"
+    installed.write_text(installed.read_text() + "# edited\n")
+    code, _, modules = run(root, env, "init", "-handover=false")
+    assert code == 0 and "tofu_solve.command.init" in modules and "# edited" not in installed.read_text()
+
+    # the configuration edited: the full path, which solves again
+    settle(root, cache, env)
+    assert "tofu_solve.command.init" not in run(root, env, *init)[2]
+    main_tf = root / "main.tf"
+    main_tf.write_text(main_tf.read_text().replace("~> 3.0", "~> 3.1"))
+    assert "tofu_solve.solver.resolve" in run(root, env, *init)[2]
+
+    # the lock file removed: the full path writes it again
+    settle(root, cache, env)
+    assert "tofu_solve.command.init" not in run(root, env, *init)[2]
+    (root / ".terraform.lock.hcl").unlink()
+    code, _, modules = run(root, env, *init)
+    assert code == 0 and "tofu_solve.command.init" in modules and (root / ".terraform.lock.hcl").is_file()
+
+
+def test_unchanged_directories_are_not_hashed_again(tmp_path, running):
+    """After an edited version, the copies the edit does not move are verified by size and
+    time (init -json's stats: hashes_remembered), and a copy changed behind init's back is
+    hashed, found wrong and replaced."""
+    root = write_root(tmp_path / "root", MAIN)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+
+    def stats() -> dict:
+        done = subprocess.run([sys.executable, "-m", "tofu_solve", "init", "-handover=false", "-json",
+                               f"-chdir={root}"], env=env, capture_output=True, text=True, timeout=300)
+        return json.loads(done.stdout.strip().splitlines()[-1])["result"]["stats"]
+    assert stats()["hashes_remembered"] == 0
+    backdate(root, cache)
+    assert stats()["hashes_remembered"] == 0  # hashed now, remembered from now on
+    backdate(root, cache)
+    main_tf = root / "main.tf"
+    main_tf.write_text(main_tf.read_text().replace("~> 3.0", "~> 3.1"))
+    assert stats()["hashes_remembered"] == 4  # vpc and kms: the cached package and the installed copy each
+    installed = root / ".terraform" / "modules" / "kms" / "versions.tf"
+    text = installed.read_text()
+    st = installed.stat()
+    installed.write_text(text.replace("aws", "xyz"))  # same size; a new time
+    assert stats()["hashes_remembered"] == 3
+    assert installed.read_text() == text and installed.stat().st_ino != st.st_ino  # replaced from the cache
+
+
+def test_a_racy_stamp_is_not_written_and_secrets_are_not_kept(tmp_path):
+    root = tmp_path
+    (root / ".terraform" / "modules").mkdir(parents=True)
+    (root / ".terraform" / "modules" / "modules.json").write_text('{"Modules":[{"Key":"","Source":"","Dir":"."}]}')
+    (root / "main.tf").write_text("# a root\n")
+    argv = ["init", "-handover=false", "-var=token=s3cr3t", f"-chdir={root}"]
+    env = {"PATH": os.environ.get("PATH", ""), "TF_TOKEN_example_com": "t0ken"}
+    assert not stamp.record(argv, env, "message")  # main.tf was written just now
+    backdate(root)
+    assert stamp.record(argv, env, "message")
+    text = (root / ".terraform" / stamp.STAMP_FILE).read_text()
+    assert "s3cr3t" not in text and "t0ken" not in text and "message" in text
+    out = []
+
+    class Out:
+        write = out.append
+    assert stamp.fast_path(argv, env, Out) == 0 and out == ["message\n"]
+    assert stamp.fast_path(argv[:-2] + ["-var=token=other", argv[-1]], env, Out) is None
+    (root / "terraform.tfvars").write_text('region = "x"\n')  # a new file in the root: another state
+    assert stamp.fast_path(argv, env, Out) is None

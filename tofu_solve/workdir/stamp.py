@@ -1,0 +1,323 @@
+"""The warm path: what the last verified ``init`` or ``check`` saw, by size and modification
+time, so that a re-run on an unchanged working directory answers at once (issue #36 §2).
+
+Git's index answers ``git status`` the same way: a file whose size and modification time are
+those recorded is taken as unchanged and not read again, and only files that changed are
+hashed. Here the unit is the whole working directory: when the root module's directory, the
+local module directories, the lock file, ``modules.json``, every file of every installed
+module, the CLI configuration files, the clients on ``PATH``, the ``-var-file`` files, the
+environment (``TF_*``, ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...) and tofu-solve's own version
+all match the stamp, the command prints what the verified run printed and exits 0, without
+reading configuration, hashing modules or importing the solver.
+
+The stamp is written only after a run that changed nothing and asked the network nothing (a
+warm run: its output is what the next one would print), and only when no file it records was
+modified within :data:`RACY_NS` before (Git's "racily clean" entries: a file written in the
+same clock tick as the stamp could change again without its size or time changing). A stamp
+trusts sizes and times: ``TOFU_SOLVE_FULL_CHECK=1`` always takes the full path, which reads
+and hashes everything; CI on a fresh clone has no stamp (it lives in ``.terraform``).
+
+This module imports nothing but the standard library: it runs before the CLI builds its
+parser.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+
+from .._version import __version__
+
+STAMP_FILE = "tofu-solve-stamp.json"
+SCHEMA = 1
+RACY_NS = 2_000_000_000
+"""A file modified less than this many nanoseconds before the stamp is written makes the
+stamp untrustworthy; none is written (the next verified run writes it)."""
+
+FULL_CHECK_VARIABLE = "TOFU_SOLVE_FULL_CHECK"
+COMMANDS = ("init", "check")
+_ENV_PREFIXES = ("TF_", "TOFU_SOLVE_")
+_ENV_NAMES = ("PATH", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DOCKER_CONFIG", "REGISTRY_AUTH_FILE", "NO_COLOR",
+              "APPDATA", "NETRC")
+_VCS = frozenset({".git", ".hg", ".svn"})
+
+
+def split_argv(argv: Sequence[str]) -> tuple[str, list[str]]:
+    """(``-chdir``'s value or ".", the other arguments in order): ``-chdir=D``,
+    ``--chdir=D``, ``-chdir D`` and ``--chdir D``, wherever they stand."""
+    chdir, rest = ".", []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("-chdir", "--chdir") and i + 1 < len(argv):
+            chdir, i = argv[i + 1], i + 2
+            continue
+        if a.startswith(("-chdir=", "--chdir=")):
+            chdir = a.split("=", 1)[1]
+        else:
+            rest.append(a)
+        i += 1
+    return chdir, rest
+
+
+def data_dir(root: str, environ: Mapping[str, str]) -> str:
+    """``TF_DATA_DIR`` (relative to ``root`` unless absolute), else ``root/.terraform``, as
+    :func:`tofu_solve.workdir.install.data_dir` places it."""
+    d = environ.get("TF_DATA_DIR")
+    return os.path.join(root, d) if d else os.path.join(root, ".terraform")
+
+
+def _stat(path: str) -> list | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns]
+
+
+class _Walk:
+    """The state being recorded, and the newest modification time seen in it."""
+
+    def __init__(self) -> None:
+        self.newest = 0
+
+    def stat(self, path: str) -> list | None:
+        s = _stat(path)
+        if s is not None:
+            self.newest = max(self.newest, s[1])
+        return s
+
+    def entries(self, path: str) -> list:
+        """One directory's entries, not recursive: files with size and time, directories by
+        name (a directory's own time changes with what is inside, which is not read here)."""
+        out: list[list] = []
+        with os.scandir(path) as it:
+            for e in it:
+                if e.is_dir():
+                    out.append([e.name])
+                else:
+                    st = e.stat()
+                    self.newest = max(self.newest, st.st_mtime_ns)
+                    out.append([e.name, st.st_size, st.st_mtime_ns])
+        return sorted(out)
+
+    def tree(self, path: str) -> list:
+        """Every file and directory under ``path`` (version-control folders left out, as the
+        installed-copy hashes leave them out), with sizes and times."""
+        out: list[list] = []
+        for top, dirs, files in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if d not in _VCS)
+            rel = os.path.relpath(top, path)
+            out.append([rel])
+            for name in sorted(files):
+                st = os.lstat(os.path.join(top, name))
+                self.newest = max(self.newest, st.st_mtime_ns)
+                out.append([os.path.join(rel, name), st.st_size, st.st_mtime_ns])
+        return out
+
+
+def _on_path(name: str, environ: Mapping[str, str]) -> str | None:
+    if os.sep in name:
+        return name
+    for d in environ.get("PATH", "").split(os.pathsep):
+        p = os.path.join(d or ".", name)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            return p
+    return None
+
+
+def _flag_values(rest: Sequence[str], names: tuple[str, ...]) -> list[str]:
+    out = []
+    for i, a in enumerate(rest):
+        for n in names:
+            if a.startswith(n + "="):
+                out.append(a.split("=", 1)[1])
+            elif a == n and i + 1 < len(rest):
+                out.append(rest[i + 1])
+    return out
+
+
+def state(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> tuple[str, int]:
+    """The digest of the files a warm ``init`` or ``check`` in ``root`` depends on (see the
+    module docstring; the run's arguments and environment are its key, :func:`_key`), and
+    the newest modification time (ns) among the files recorded.
+
+    Raises:
+        OSError, ValueError: the working directory cannot be read (no stamp applies).
+    """
+    w = _Walk()
+    ddir = data_dir(root, environ)
+    modules = os.path.join(ddir, "modules")
+    doc: dict = {"version": __version__, "python": sys.executable, "root": w.entries(root),
+                 "data": {n: w.stat(os.path.join(ddir, n)) for n in ("modules/modules.json", "tofu-solve.json")}}
+    with open(os.path.join(modules, "modules.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    local, installed = {}, {}
+    for rec in manifest.get("Modules", []):
+        d = os.path.normpath(os.path.join(root, rec["Dir"]))
+        rel = os.path.relpath(d, modules)
+        if rel == os.curdir or rel.startswith(os.pardir):
+            if d not in local:
+                local[d] = w.entries(d)
+        else:
+            top = os.path.join(modules, rel.split(os.sep, 1)[0])
+            if top not in installed:
+                installed[top] = w.tree(top)
+    doc["local"], doc["installed"] = local, installed
+    home = environ.get("HOME", "")
+    config = [environ.get("TF_CLI_CONFIG_FILE", ""), os.path.join(home, ".tofurc"),
+              os.path.join(home, ".terraformrc"), os.path.join(home, ".terraform.d", "credentials.tfrc.json"),
+              os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "opentofu", "tofurc")]
+    doc["cli_config"] = [[p, w.stat(p)] for p in config if p]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest(), w.newest
+
+
+def _key(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> str:
+    """What a run is besides the files: its arguments, its environment (``TF_*``,
+    ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...), the clients it finds and the ``-var-file``
+    files it reads; hashed, so that ``-var`` values and tokens are never written."""
+    clients = ["tofu", "terraform", environ.get("TOFU_SOLVE_TF_PATH", ""), *_flag_values(rest, ("-tf-path",
+                                                                                                   "--tf-path"))]
+    doc = {"argv": list(rest),
+           "env": sorted((k, v) for k, v in environ.items() if k.startswith(_ENV_PREFIXES) or k in _ENV_NAMES),
+           "clients": [[c, _stat(p) if (p := _on_path(c, environ)) else None] for c in clients if c],
+           "var_files": [[v, _stat(os.path.join(root, v))] for v in _flag_values(rest, ("-var-file", "--var-file"))]}
+    return hashlib.sha256(json.dumps(doc).encode()).hexdigest()
+
+
+def _path(root: str, environ: Mapping[str, str]) -> str:
+    return os.path.join(data_dir(root, environ), STAMP_FILE)
+
+
+def record(argv: Sequence[str], environ: Mapping[str, str], message: str, now_ns: int | None = None) -> bool:
+    """After a verified run of ``argv`` (an ``init`` or ``check`` that changed nothing and
+    read nothing from the network) that printed ``message``: remember the working
+    directory's state and the message. Returns whether a stamp was written (not when a
+    recorded file is racily new, or the directory cannot be read). Written atomically;
+    never raises."""
+    if environ.get(FULL_CHECK_VARIABLE):
+        return False
+    chdir, rest = split_argv(argv)
+    root = os.path.abspath(chdir)
+    path = _path(root, environ)
+    try:
+        digest, newest = state(root, rest, environ)
+        now = time.time_ns() if now_ns is None else now_ns
+        if newest > now - RACY_NS:
+            os.unlink(path) if os.path.exists(path) else None
+            return False
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = json.load(f)
+        except (OSError, ValueError):
+            old = {}
+        runs = old.get("runs", {}) if old.get("schema") == SCHEMA and old.get("state") == digest else {}
+        runs[_key(root, rest, environ)] = message
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump({"schema": SCHEMA, "state": digest, "runs": runs}, f)
+        os.replace(tmp, path)
+        return True
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def fast_path(argv: Sequence[str], environ: Mapping[str, str], out=None) -> int | None:
+    """Answer ``argv`` from the stamp: when it names ``init`` or ``check`` with exactly the
+    arguments of a stamped run and the working directory's state is the stamped one, print
+    that run's message to ``out`` (default stdout) and return 0; else None (the full path
+    runs). Never raises."""
+    if environ.get(FULL_CHECK_VARIABLE):
+        return None
+    try:
+        chdir, rest = split_argv(argv)
+        if not rest or rest[0] not in COMMANDS:
+            return None
+        root = os.path.abspath(chdir)
+        with open(_path(root, environ), encoding="utf-8") as f:
+            stamp = json.load(f)
+        message = stamp["runs"].get(_key(root, rest, environ)) if stamp.get("schema") == SCHEMA else None
+        if message is None or state(root, rest, environ)[0] != stamp["state"]:
+            return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    (out or sys.stdout).write(message if message.endswith("\n") else message + "\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- directory hashes
+
+HASH_MEMO_FILE = "tofu-solve-hashes.json"
+
+
+class HashMemo:
+    """The ``h1:`` hashes of directories (installed module copies, cached packages), each
+    remembered with its tree of sizes and modification times, so that a directory whose tree
+    is unchanged is not read and hashed again: Git's index for ``git status``, per directory
+    (issue #36 §2: "hashes only where they changed"). Entries are written only for trees
+    with no file modified within :data:`RACY_NS`; a damaged or missing memo file is an empty
+    memo. Thread-safe; ``file`` None: remembers for this run only; ``trust`` False
+    (``TOFU_SOLVE_FULL_CHECK``): nothing remembered is used, every directory is hashed.
+    """
+
+    def __init__(self, file: str | os.PathLike | None, trust: bool = True):
+        import threading
+
+        self.file = os.fspath(file) if file is not None else None
+        self._lock = threading.Lock()
+        self._dirty = False
+        self.hits = 0
+        self.entries: dict[str, list] = {}
+        if self.file is not None and trust:
+            try:
+                with open(self.file, encoding="utf-8") as f:
+                    doc = json.load(f)
+                if doc.get("schema") == SCHEMA and isinstance(doc.get("dirs"), dict):
+                    self.entries = doc["dirs"]
+            except (OSError, ValueError):
+                pass
+
+    def h1(self, path: str | os.PathLike, compute) -> str:
+        """``compute(path)`` (the directory's ``h1:``), or the remembered one when the
+        directory's tree is the one it was computed for."""
+        key = os.path.abspath(path)
+        w = _Walk()
+        digest = hashlib.sha256(json.dumps(w.tree(key)).encode()).hexdigest()
+        with self._lock:
+            known = self.entries.get(key)
+        if isinstance(known, list) and len(known) == 2 and known[0] == digest:
+            with self._lock:
+                self.hits += 1
+            return known[1]
+        value = compute(path)
+        if w.newest <= time.time_ns() - RACY_NS:
+            with self._lock:
+                self.entries[key] = [digest, value]
+                self._dirty = True
+        return value
+
+    def forget(self, path: str | os.PathLike) -> None:
+        """Drop what is remembered of ``path`` (a directory being replaced)."""
+        with self._lock:
+            if self.entries.pop(os.path.abspath(path), None) is not None:
+                self._dirty = True
+
+    def save(self) -> None:
+        """Write the memo (atomically) when it changed; a failure to write is ignored (the
+        memo only saves work)."""
+        with self._lock:
+            if self.file is None or not self._dirty:
+                return
+            doc = {"schema": SCHEMA, "dirs": {k: v for k, v in self.entries.items() if os.path.isdir(k)}}
+            self._dirty = False
+        try:
+            tmp = f"{self.file}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+            os.replace(tmp, self.file)
+        except OSError:
+            pass
