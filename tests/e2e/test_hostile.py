@@ -48,9 +48,24 @@ class _Hostile(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
+    def _empty(self, status: int, **headers: str) -> None:
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k.replace("_", "-"), v)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self):
         path, _, query = self.path.partition("?")
         name = path.lstrip("/")
+        # endless answers (GHSA-pxh5-6rrc-8rjv's class): a relative redirect to itself
+        # (opentofu#4472), redirects that never end, a terraform-get chain that never ends
+        if name.startswith("loop/"):
+            return self._empty(302, Location="./" + name.rsplit("/", 1)[-1])
+        if name.startswith("hop/"):
+            return self._empty(302, Location=f"/hop/{int(name.split('/')[1]) + 1}/m.zip")
+        if name.startswith("tfget/"):
+            return self._empty(200, X_Terraform_Get=f"/tfget/{int(name.split('/')[1]) + 1}/m")
         body = self.files.get(name)
         if body is None:
             self.send_response(404)
@@ -299,6 +314,25 @@ def test_drip_fed_download_hits_the_deadline(isolated, tofu_solve, hostile, monk
     r = tofu_solve(write_root(isolated / "root", f'module "d" {{\n  source = "{base}/drip/m.zip"\n}}\n'), "init")
     assert r.code == 1 and "timed out" in r.err and "TOFU_SOLVE_DOWNLOAD_DEADLINE" in r.err
     assert "did not finish within 1.5 s" in r.err
+
+
+@pytest.mark.parametrize("path,words", [
+    ("loop/m.zip", "it redirected too many times"),
+    ("hop/0/m.zip", "it redirected too many times"),
+    ("tfget/0/m", "Too many redirects"),
+])
+def test_a_server_that_answers_forever_is_cut_off(path, words, isolated, tofu_solve, hostile):
+    """Issue #38 (GHSA-pxh5-6rrc-8rjv; opentofu#4472: a relative redirect loop): a download
+    that redirects forever, to itself or onwards, or hands on X-Terraform-Get locations
+    forever, stops after remote/limits.MAX_REDIRECTS hops with an error at the source line."""
+    from tofu_solve.remote.limits import MAX_REDIRECTS
+    url, _ = hostile
+    root = write_root(isolated / "root", f'module "m" {{\n  source = "{url}/{path}"\n}}\n')
+    started = time.monotonic()
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1 and words in r.err and "on main.tf line 2" in r.err, r.err
+    assert time.monotonic() - started < 60
+    assert MAX_REDIRECTS == 10  # Go's net/http client's limit, which go-getter and tofu use
 
 
 def test_a_drip_fed_registry_module_archive_hits_the_deadline(isolated, tofu_solve, hostile, running, monkeypatch):

@@ -31,7 +31,7 @@ from ..config.cliconfig import CliConfig
 from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
 from ..store.cache import key_of
 from .flight import SingleFlight
-from .limits import REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
+from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ def make_session(retries: int = 2) -> requests.Session:
         s.mount("http://", adapter)
         s.mount("https://", adapter)
         s.headers["User-Agent"] = f"tofu-solve/{__version__}"
+        s.max_redirects = MAX_REDIRECTS  # Go's client's 10, not requests' 30 (remote/limits.py)
         return s
     return cast("requests.Session", _LazySession(real))  # the session's whole interface, created on first use
 

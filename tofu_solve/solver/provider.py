@@ -447,7 +447,11 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             young = self._cooldown(candidate, final=False)
             if young is not None:
                 return young
-        tree = self.ctx.tree(candidate)
+        try:
+            tree = self.ctx.tree(candidate)
+        except TofuSolveError as e:  # the package cannot be had (unreachable, endless redirects...):
+            call = self.ctx.calls.get(candidate.call_path)  # cited at the call's source line (issue #34)
+            raise e.at(call.call.source_at if call is not None else None) from None
         young = self._cooldown(candidate)  # a commit's or manifest's date, known once fetched
         if young is not None:
             return young
