@@ -222,3 +222,32 @@ def test_override_bridge_lets_the_client_load_git_versions(tmp_path, tofu_solve,
     assert c.returncode == 0, c.stdout + c.stderr
     assert (root / ".terraform.lock.hcl").read_text() == lock
     assert tofu_solve(root, "check").code == 0
+
+
+def test_the_clients_init_leaves_the_warm_path_warm(tmp_path, tofu_solve, client, acme, running):
+    """Issue #36 §2: the client's own ``init -lockfile=readonly`` after tofu-solve rewrites
+    ``modules.json`` with the same content on every run; the stamp compares it by content,
+    so the next ``tofu-solve init`` is still answered from the stamp."""
+    import os
+    import time
+
+    from tofu_solve.workdir import stamp
+    root = write_root(tmp_path / "root", ROOT)
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    when = time.time() - 3600
+    for d in (root, tmp_path / "cache"):
+        for top, dirs, files in os.walk(d):
+            for name in dirs + files:
+                os.utime(os.path.join(top, name), (when, when), follow_symlinks=False)
+    os.utime(running.cli_config, (when, when))
+    assert tofu_solve(root, "init", "-handover=false").code == 0  # verified, unchanged: stamped
+    argv = ["init", "-handover=false", f"-chdir={root}"]
+
+    import io
+    out = io.StringIO()
+    assert stamp.fast_path(argv, os.environ, out) == 0 and "last verified init" in out.getvalue()
+    manifest = root / ".terraform/modules/modules.json"
+    before = manifest.stat().st_mtime_ns
+    c = client(root, "init", "-lockfile=readonly")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert stamp.fast_path(argv, os.environ, io.StringIO()) == 0, manifest.stat().st_mtime_ns != before

@@ -4,7 +4,8 @@ time, so that a re-run on an unchanged working directory answers at once (issue 
 Git's index answers ``git status`` the same way: a file whose size and modification time are
 those recorded is taken as unchanged and not read again, and only files that changed are
 hashed. Here the unit is the whole working directory: when the root module's directory, the
-local module directories, the lock file, ``modules.json``, every file of every installed
+local module directories, the lock file, ``modules.json`` (by content: ``tofu init`` rewrites
+it on every run), every file of every installed
 module, the CLI configuration files, the clients on ``PATH``, the ``-var-file`` files, the
 environment (``TF_*``, ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...) and tofu-solve's own version
 all match the stamp, the command prints what the verified run printed and exits 0, without
@@ -77,6 +78,15 @@ def _stat(path: str) -> list | None:
     except OSError:
         return None
     return [st.st_size, st.st_mtime_ns]
+
+
+def _digest(path: str) -> str | None:
+    """A small file's content hash (None when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
 
 
 class _Walk:
@@ -152,8 +162,9 @@ def state(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> tuple[s
     w = _Walk()
     ddir = data_dir(root, environ)
     modules = os.path.join(ddir, "modules")
+    # modules.json by content: the client's own init rewrites it on every run, unchanged
     doc: dict = {"version": __version__, "python": sys.executable, "root": w.entries(root),
-                 "data": {n: w.stat(os.path.join(ddir, n)) for n in ("modules/modules.json", "tofu-solve.json")}}
+                 "data": {n: _digest(os.path.join(ddir, n)) for n in ("modules/modules.json", "tofu-solve.json")}}
     with open(os.path.join(modules, "modules.json"), encoding="utf-8") as f:
         manifest = json.load(f)
     local, installed = {}, {}
