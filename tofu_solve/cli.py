@@ -130,6 +130,13 @@ def _cooldown_flag(sp: argparse.ArgumentParser) -> None:
                          "honoured with a warning (default: $TOFU_SOLVE_MIN_AGE, else none)")
 
 
+def _policy_flag(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--policy", metavar="FILE",
+                    help="the module policy: allowed and denied sources, denied versions (default: "
+                         "$TOFU_SOLVE_POLICY, else tofu-solve-policy.hcl in the root module or a directory above; "
+                         "none for no policy)")
+
+
 def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     """OpenTofu's ``TF_CLI_ARGS`` and ``TF_CLI_ARGS_<command>`` (``cmd/tofu/main.go``
     ``mergeEnvArgs``): each is split as a shell would and inserted right after the command
@@ -243,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--max-rounds", type=_positive_int, default=20000, metavar="N",
                     help="give up after N resolution rounds (default 20000)")
     _cooldown_flag(sp)
+    _policy_flag(sp)
     sp.add_argument("--platform", action="append", metavar="OS_ARCH",
                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
                          "default: this machine's)")
@@ -259,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "1 when anything differs.")
     _target_flags(sp, "check for (decides whether override files are expected),")
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
+    _policy_flag(sp)
     sp.set_defaults(command_module="check")
 
     sp = sub.add_parser("outdated", parents=[common],

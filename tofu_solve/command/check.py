@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..addrs.module_source import LocalSource, RegistrySource, lock_source, tofu_source
+from ..addrs.module_source import LocalSource, RegistrySource, lock_source, parse_source, tofu_source
+from ..config.policy import Policy, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
@@ -34,6 +35,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
+from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
@@ -43,7 +45,7 @@ from .arguments import CheckArguments
 from .views.reports import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
-                         "override", "provider"]
+                         "override", "provider", "policy"]
 """What a :class:`Difference` is about (its ``kind`` in ``check -json``)."""
 
 
@@ -74,7 +76,8 @@ class Difference:
 
 
 def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] = (),
-          target: TargetVersion | None = None, display_prefix: str = "") -> list[Difference]:
+          target: TargetVersion | None = None, display_prefix: str = "",
+          policy: Policy | None = None) -> list[Difference]:
     """Every difference between the configuration, the lock file, ``modules.json``, the
     installed modules and the override files of the working directory at ``root``
     (``cli_vars``: ``-var`` / ``-var-file`` options, and ``target`` the client
@@ -175,7 +178,33 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     if overrides.bridge_supported(target):  # else init writes none, and says why
         _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
     _check_providers(out, locks, providers, complete=not skipped)
+    if policy is not None:
+        _check_policy(out, locks, policy, target.product.registry_host)
     return out
+
+
+def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> None:
+    """Locked versions today's policy denies, and locked sources it refuses (issue #39): a
+    lock written before a rule was added, or by a tool that does not read the policy."""
+    for path, m in sorted(locks.modules.items()):
+        try:
+            source = parse_source(m.source, host)
+            version = GoVersion.parse(m.version)
+        except TofuSolveError:
+            continue
+        refusal = policy.source_refusal(source)
+        address = package_address(source)
+        if refusal is not None:
+            out.append(Difference("policy", f'module "{path}"', f"is locked to {refusal[1]}, which the policy refuses "
+                                  f"({policy.refusal_words(refusal[0])}); change the call's source."))
+        elif address is not None and (rule := policy.module_denial(address, version)) is not None:
+            out.append(Difference("policy", f'module "{path}"', f"is locked at {m.version}, which the policy denies "
+                                  f"({rule.cite()}); run tofu-solve init -upgrade={path} to move it.", rule.where))
+    for addr, p in sorted(locks.providers.items()):
+        rule = policy.provider_denial(addr, p.version)
+        if rule is not None:
+            out.append(Difference("policy", f'provider "{addr}"', f"is locked at {p.version}, which the policy "
+                                  f"denies ({rule.cite()}); run tofu-solve init -upgrade to move it.", rule.where))
 
 
 def _rel(p: Path, root: Path) -> str:
@@ -278,7 +307,9 @@ def run(ns, settings: Settings) -> int:
     if args.recursive:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
-    diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), _target(args, args.chdir, client))
+    target = _target(args, args.chdir, client)
+    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host)
+    diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
     CheckView(args.json).result(diffs)
     if not diffs and not args.json:  # the warm path may answer the next check (workdir/stamp.py)
         ns.stamp_message = (f"{AGREE[:-1]} (as the last check found them: every file has the size and "

@@ -22,6 +22,7 @@ from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config import config_file_names
+from ..config.policy import DenyRule, load_policy
 from ..config.tree import RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
@@ -101,6 +102,7 @@ class InitOptions:
     offline: bool = False
     install: bool = True
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
+    policy: str | None = None  # -policy as given (None: TOFU_SOLVE_POLICY, else the file found upward)
     vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
     display_prefix: str = ""  # prepended to the root's file names in citations (-recursive: "envs/prod/")
 
@@ -193,8 +195,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
+    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
-                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0)
+                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
     solve_locks, providers_again = locks, frozenset[str]()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
@@ -248,6 +251,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                 "blocks back; -upgrade=NAME chooses afresh."))
     res.warnings.extend(_tag_warnings(ctx))
     res.warnings.extend(_cooldown_warnings(ctx, res))
+    res.warnings.extend(_policy_warnings(ctx, res))
     res.warnings.extend(WarningText(
         "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
@@ -550,6 +554,24 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
 SHOWN_HELD = 5  # held-back versions named per call or provider (the youngest), the rest counted
 
 
+def _policy_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
+    """The versions the policy kept out of this selection, per call or provider, newer than
+    the one selected, each with its rule (issue #39)."""
+    selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
+                **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
+    by_subject: dict[str, list[tuple[str, DenyRule]]] = {}
+    for (subject, version), rule in sorted(ctx.denied.items()):
+        if subject in selected:
+            by_subject.setdefault(subject, []).append((version, rule))
+    out = []
+    for subject, denied in sorted(by_subject.items()):
+        kind = f'module "{subject}"' if subject in res.modules else f"provider {subject.split('/', 1)[-1]}"
+        listed = "; ".join(f"{v}, denied by {rule.cite()}" for v, rule in denied)
+        out.append(WarningText("Versions denied by the policy",
+                               f"{kind} is at {selected[subject][1]}, not: {listed}."))
+    return out
+
+
 def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
     """What the release cooldown (``-min-age``) changed in this selection: newer versions it
     held back (per call or provider, beside the version selected), and young versions kept
@@ -627,7 +649,8 @@ def run(ns, settings: Settings, views: InitViews) -> int:
                        plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
                        max_rounds=args.max_rounds, offline=args.offline,
                        min_age=given_min_age(args.min_age, settings.min_age),
-                       platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars)
+                       platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars,
+                       policy=args.policy)
     if args.recursive:
         return _run_recursive(args, opts, views, settings)
     if not any(config_file_names(args.chdir)):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource, lock_source
 from ..addrs.provider import ProviderAddress
 from ..config.cliconfig import ModuleInstallation
+from ..config.policy import DenyRule, Policy
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -85,6 +86,7 @@ class SolveOptions:
     # what the cooldown covers when the CLI configuration's module_installation set it (its
     # modules, by include/exclude); None: every module and provider (-min-age and the like)
     cooldown_scope: ModuleInstallation | None = None
+    policy: Policy | None = None  # the team's module policy (issue #39): refused sources, denied versions
 
 
 class FetchBudgetExceeded(Exception):
@@ -145,6 +147,7 @@ class Context:
         self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
         # The release cooldown (issue #25): its policy, and what it held back and let through.
         self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope)
+        self.denied: dict[tuple[str, str], DenyRule] = {}  # (subject, version) the policy kept out (issue #39)
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}
@@ -622,6 +625,20 @@ class Context:
     def young_pins(self) -> dict[tuple[str, str], HeldBack]:
         """Young versions an exact constraint pinned (:attr:`.cooldown.Cooldown.young_pins`)."""
         return self.cooldown.young_pins
+
+    def note_denied(self, subject: str, version: str, rule: DenyRule) -> None:
+        """Record that the policy kept ``version`` of ``subject`` (a call path or provider
+        address) out, for the warnings and ``-json``."""
+        with self._lock:
+            self.denied[(subject, version)] = rule
+
+    def provider_denied(self, address: str, version) -> bool:
+        """Whether the policy denies ``version`` of the provider (recorded when it does)."""
+        policy = self.options.policy
+        rule = policy.provider_denial(address, version) if policy is not None else None
+        if rule is not None:
+            self.note_denied(address, str(version), rule)
+        return rule is not None
 
     def too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
         """``cand`` as held back when the release cooldown keeps it out

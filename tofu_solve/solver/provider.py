@@ -391,6 +391,8 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             hit = self._meeting[memo_key] = (self._meeting_all(address, constraints), constraints)
         meeting, constraints = hit
         key = str(address)
+        if self.ctx.options.policy is not None:  # denied versions are not candidates, locked or not (issue #39)
+            meeting = [c for c in meeting if not self.ctx.provider_denied(key, c.version)]
         lock = self.ctx.locks.providers.get(key)
         locked = lock.version if lock is not None and not self.ctx.options.upgrade and self.holds.applies(key) \
             else None
@@ -442,6 +444,9 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
     def get_dependencies(self, candidate) -> Iterable:
         if not isinstance(candidate, ModuleCandidate):
             return []
+        denied = self._denied(candidate)
+        if denied is not None:
+            return denied
         if isinstance(candidate.source, RegistrySource):
             # a registry's published_at tells the age before anything is fetched
             young = self._cooldown(candidate, final=False)
@@ -482,13 +487,42 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                     self.ctx.prefetch_provider(d.address)
             except TofuSolveError:
                 pass
+        refused = self._refused_call(candidate, deps)
+        if refused is not None:
+            return refused
         missing = self._missing_call(listed)
         if missing is not None:
-            d, e = missing
+            d, gone = missing
             return [Unusable(candidate.call_path, candidate.version_text,
                              f'it calls module "{d.call.name}" ({display_package(d.call.source)}), which cannot be '
-                             f"found: {e.detail}", d.call.where)]
+                             f"found: {gone.detail}", d.call.where)]
         return deps
+
+    def _denied(self, candidate: ModuleCandidate) -> list | None:
+        """An :class:`Unusable` marker when the policy denies ``candidate``'s version of its
+        package (issue #39), citing the rule; else None."""
+        policy = self.ctx.options.policy
+        rule = policy.module_denial(candidate.package, candidate.version) if policy is not None else None
+        if rule is None:
+            return None
+        self.ctx.note_denied(candidate.call_path, candidate.version_text, rule)
+        return [Unusable(candidate.call_path, candidate.version_text, f"the policy denies it: {rule.cite()}",
+                         rule.where)]
+
+    def _refused_call(self, candidate: ModuleCandidate, deps: list) -> list | None:
+        """An :class:`Unusable` marker when ``candidate`` calls a source the policy refuses
+        (another version of it may not), citing the call and the pattern; else None."""
+        policy = self.ctx.options.policy
+        if policy is None:
+            return None
+        for d in deps:
+            if isinstance(d, ModuleRequirement):
+                refusal = policy.source_refusal(d.call.source)
+                if refusal is not None:
+                    return [Unusable(candidate.call_path, candidate.version_text,
+                                     f'it calls module "{d.call.name}" from {refusal[1]}, which the policy refuses '
+                                     f"({policy.refusal_words(refusal[0])})", d.call.where)]
+        return None
 
     def _cooldown(self, candidate: ModuleCandidate, final: bool = True) -> list | None:
         """An :class:`Unusable` marker when the release cooldown keeps ``candidate`` out

@@ -15,6 +15,7 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree
 from ..errors import (
+    ConfigurationError,
     NoMatchingVersionError,
     ResolutionError,
     SourceRange,
@@ -135,6 +136,27 @@ def precheck(reqs: list, ctx: Context) -> None:
             raise e.at(r.call.source_at) from None
 
 
+def refuse_sources(reqs: list, ctx: Context) -> None:
+    """A call of the root module (or of its local modules) from a source the policy
+    refuses is an error at its ``source`` line naming the rule (issue #39); a package's
+    calls make that version unusable instead (:meth:`TofuSolveProvider._refused_call`).
+
+    Raises:
+        ConfigurationError: "Module source refused by policy"."""
+    policy = ctx.options.policy
+    if policy is None:
+        return
+    for r in reqs:
+        if isinstance(r, ModuleRequirement):
+            refusal = policy.source_refusal(r.call.source)
+            if refusal is not None:
+                raise ConfigurationError(
+                    "Module source refused by policy",
+                    f'Module "{r.call_path}" comes from {refusal[1]}, which the policy refuses '
+                    f"({policy.refusal_words(refusal[0])}). Use a source the policy allows, or change the policy.",
+                    r.call.source_at)
+
+
 def refuse_gone_provider_locks(subjects: frozenset[str], reqs: list, ctx: Context) -> None:
     """A provider lock that applies, whose version the provider's listing no longer offers,
     is an error naming it (OpenTofu: "the previously-selected version %s is no longer
@@ -186,6 +208,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
         NetworkError, RegistryError: the outside world failed.
     """
     reqs = root_requirements(tree, ctx)
+    refuse_sources(reqs, ctx)
     precheck(reqs, ctx)
     subjects = locked_subjects(reqs, ctx)
     refuse_gone_provider_locks(subjects, reqs, ctx)

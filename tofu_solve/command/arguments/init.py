@@ -44,6 +44,7 @@ class InitArguments:
     max_rounds: int = 20000
     offline: bool = False
     min_age: str | None = None
+    policy: str | None = None
     platforms: tuple[str, ...] = ()
     vars: tuple = ()
     json: bool = False
@@ -69,6 +70,7 @@ class InitArguments:
             shared=ns.module_versions == "shared", lockfile=ns.lockfile or "update",
             tofu_version=ns.tofu_version, terraform_version=ns.terraform_version, tf_path=ns.tf_path,
             handover=bool(ns.handover), max_rounds=ns.max_rounds, offline=bool(ns.offline), min_age=ns.min_age,
-            platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()), json=bool(ns.json),
+            policy=getattr(ns, "policy", None), platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()),
+            json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
             recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed))

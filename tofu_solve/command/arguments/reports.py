@@ -35,11 +35,13 @@ class CheckArguments(RootArguments):
     terraform_version: str | None = None
     tf_path: str | None = None
     recursive: bool = False
+    policy: str | None = None  # -policy (check only)
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> CheckArguments:
         return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
-                   tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)))
+                   tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
+                   policy=getattr(ns, "policy", None))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,303 @@
+"""A team's module policy (issue #39): which sources may be used and which versions of a
+module package or provider are denied, read from an HCL file in the repository and applied
+as constraints while solving.
+
+The file (``tofu-solve-policy.hcl``) is found from the root module upward, as a repository
+holds it at its top; ``-policy=FILE`` names another, and ``TOFU_SOLVE_POLICY`` too
+(``-policy`` wins; either set to ``none`` uses no policy; a relative path is from the root
+module, as ``tofu -chdir`` reads ``-var-file``)::
+
+    sources {
+      allow = ["terraform-aws-modules/*/aws", "git::https://github.com/acme/*"]
+      deny  = ["registry.opentofu.org/untrusted/*"]
+    }
+
+    deny "module" "terraform-aws-modules/eks/aws" {
+      versions = "20.31.0"
+      reason   = "breaks IRSA on upgrade"
+      link     = "https://example.com/incidents/1234"
+    }
+
+    deny "provider" "hashicorp/aws" {
+      versions = ">= 6.0.0, < 6.2.0"
+      reason   = "state corruption, GHSA-xxxx"
+    }
+
+Source patterns are shell-style (``*`` within and across segments) and match a call's
+package address: a registry package with its host (a pattern without one is on the default
+registry: ``terraform-aws-modules/*/aws``), ``git::URL`` without ``ref``, ``oci://host/repo``.
+With ``allow``, only what it matches may be used; ``deny`` refuses what it matches, ``allow``
+or not. A ``deny`` block's ``versions`` is a version constraint in the subject's own syntax
+(go-version for modules, OpenTofu's provider constraints for providers); a version it admits
+is not a candidate, as one a constraint excludes is not.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
+from ..addrs.provider import ProviderAddressError, parse_provider_source
+from ..errors import ConfigurationError, SourceRange, TofuSolveError
+from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
+
+POLICY_FILE = "tofu-solve-policy.hcl"
+POLICY_VARIABLE = "TOFU_SOLVE_POLICY"
+
+
+@dataclass(frozen=True)
+class SourcePattern:
+    """One ``allow`` or ``deny`` pattern of the ``sources`` block, and where it is written."""
+
+    pattern: str
+    where: SourceRange
+
+    def matches(self, address: str) -> bool:
+        return fnmatch.fnmatchcase(address, self.pattern)
+
+
+@dataclass(frozen=True)
+class DenyRule:
+    """A ``deny "module"|"provider" "SUBJECT" { versions, reason, link }`` block.
+
+    Attributes:
+        kind: ``module`` or ``provider``.
+        subject: a module package address pattern (host included) or a provider address.
+        constraint: the versions denied (a :class:`ModuleConstraint` or
+            :class:`ProviderConstraint`).
+        reason: why, as the policy says it; link: an advisory or incident ("" for none).
+        where: the block.
+    """
+
+    kind: str
+    subject: str
+    constraint: ModuleConstraint | ProviderConstraint
+    reason: str
+    link: str
+    where: SourceRange
+
+    def cite(self) -> str:
+        """The rule as messages name it: ``deny "module" "…" (tofu-solve-policy.hcl:7): reason``."""
+        link = f" ({self.link})" if self.link else ""
+        return f'deny "{self.kind}" "{self.subject}" at {self.where}: {self.reason}{link}'
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A policy file, read.
+
+    Attributes:
+        file: the file as messages name it.
+        allow, deny: the ``sources`` patterns (an empty ``allow``: every source allowed).
+        rules: the ``deny`` blocks.
+    """
+
+    file: str
+    allow: tuple[SourcePattern, ...] = ()
+    deny: tuple[SourcePattern, ...] = ()
+    rules: tuple[DenyRule, ...] = ()
+
+    def source_refusal(self, source: ModuleSource) -> tuple[SourcePattern | None, str] | None:
+        """Why the policy refuses ``source`` (the pattern, None when ``allow`` matches
+        nothing; and the package address), or None when it may be used. Local paths are
+        never refused (they are part of the repository)."""
+        address = package_address(source)
+        if address is None:
+            return None
+        for p in self.deny:
+            if p.matches(address):
+                return p, address
+        if self.allow and not any(p.matches(address) for p in self.allow):
+            return None, address
+        return None
+
+    def refusal_words(self, pattern: SourcePattern | None) -> str:
+        """Why a source is refused (:meth:`source_refusal`): the ``deny`` pattern that
+        matches it, or the ``allow`` list it is not on, with the file and line."""
+        if pattern is not None:
+            return f'sources.deny "{pattern.pattern}" at {pattern.where}'
+        return f"not in sources.allow at {self.allow[0].where}"
+
+    def module_denial(self, package: str, version) -> DenyRule | None:
+        """The rule that denies ``version`` (a GoVersion) of the module package at ``package``."""
+        if version is None:
+            return None
+        for r in self.rules:
+            if r.kind == "module" and fnmatch.fnmatchcase(package, r.subject) and r.constraint.allows(version):
+                return r
+        return None
+
+    def provider_denial(self, address: str, version) -> DenyRule | None:
+        """The rule that denies ``version`` (a go-versions Version or its text) of the provider."""
+        for r in self.rules:
+            if r.kind == "provider" and fnmatch.fnmatchcase(address, r.subject) and r.constraint.allows(version):
+                return r
+        return None
+
+
+def package_address(source: ModuleSource) -> str | None:
+    """The address a source's package is known by, for policy patterns: a registry package
+    with its host, ``git::URL`` without ``ref``, ``oci://host/repository``, any other remote
+    package as written; None for a local path."""
+    if isinstance(source, LocalSource):
+        return None
+    if isinstance(source, RegistrySource):
+        return str(source.package)
+    if isinstance(source, OciSource):
+        return source.package_address
+    if isinstance(source, RemoteSource) and source.kind is SourceKind.GIT:
+        return source.with_ref("").package.replace("?ref=", "").rstrip("?")
+    return str(source)
+
+
+def _qualified(pattern: str, host: str) -> str:
+    """A registry pattern without a host is on ``host`` (``terraform-aws-modules/*/aws``)."""
+    if "::" in pattern or "://" in pattern:
+        return pattern
+    first = pattern.split("/", 1)[0]
+    return pattern if "." in first or ":" in first else f"{host}/{pattern}"
+
+
+def find_policy(root: Path, flag: str | None, environ: Mapping[str, str]) -> Path | None:
+    """The policy file for ``root``: ``-policy`` (``flag``), else ``TOFU_SOLVE_POLICY``, else
+    the first ``tofu-solve-policy.hcl`` from ``root`` upward; None for none (either set to
+    ``none``, or no file found). A named file that does not exist is an error.
+
+    Raises:
+        ConfigurationError: a named policy file that does not exist.
+    """
+    named = flag if flag else environ.get(POLICY_VARIABLE)
+    if named:
+        if named == "none":
+            return None
+        p = Path(named)
+        if not p.is_absolute():
+            p = root / p  # as tofu reads -var-file: relative to the -chdir directory
+        if not p.is_file():
+            origin = "-policy" if flag else POLICY_VARIABLE
+            raise ConfigurationError("Policy file not found", f"{origin} names {named}, which is not a file.")
+        return p
+    d = root.resolve()
+    while True:
+        candidate = d / POLICY_FILE
+        if candidate.is_file():
+            return candidate
+        if d.parent == d:
+            return None
+        d = d.parent
+
+
+def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
+                registry_host: str = "registry.opentofu.org") -> Policy | None:
+    """The policy in force for ``root`` (:func:`find_policy`, then :func:`read_policy`; the
+    file named relative to the root module in messages, as its own files are), or None.
+
+    Raises:
+        ConfigurationError: as :func:`find_policy` and :func:`read_policy`.
+    """
+    path = find_policy(root, flag, environ)
+    if path is None:
+        return None
+    try:
+        shown = os.path.relpath(path, root)
+    except ValueError:  # another drive
+        shown = os.fspath(path)
+    return read_policy(path, shown, registry_host)
+
+
+def read_policy(path: Path, shown: str | None = None, registry_host: str = "registry.opentofu.org") -> Policy:
+    """Read the policy file at ``path`` (``shown``: its name in messages).
+
+    Raises:
+        ConfigurationError: unreadable file, broken HCL, an unknown block or argument, a
+            pattern or address that does not parse, a constraint that does not parse,
+            ``deny`` without ``versions`` or ``reason``; each with file and line.
+    """
+    from . import hcl
+
+    name = shown or os.fspath(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigurationError("Failed to read the policy file", f"{name} could not be read ({e}).") from None
+    body = hcl.parse(text, name)
+
+    def here(line: int, context: str = "") -> SourceRange:
+        lines = text.splitlines()
+        return SourceRange(name, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
+
+    def string(attr, what: str) -> str:
+        try:
+            v = attr.expr.literal()
+        except hcl.NotLiteral:
+            v = None
+        if not isinstance(v, str):
+            raise ConfigurationError("Invalid policy value", f"{what} must be a string.", here(attr.line))
+        return v
+
+    def strings(attr, what: str) -> list[str]:
+        try:
+            v = attr.expr.literal()
+        except hcl.NotLiteral:
+            v = None
+        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+            raise ConfigurationError("Invalid policy value", f"{what} must be a list of strings.", here(attr.line))
+        return v
+
+    allow: list[SourcePattern] = []
+    deny: list[SourcePattern] = []
+    rules: list[DenyRule] = []
+    for a in body.attributes:
+        raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected in a '
+                                 "policy file.", here(a.line))
+    for b in body.blocks:
+        if b.type == "sources" and not b.labels:
+            for a in b.body.attributes:
+                if a.name not in ("allow", "deny"):
+                    raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected '
+                                             'in a "sources" block.', here(a.line, "sources"))
+                into = allow if a.name == "allow" else deny
+                into += [SourcePattern(_qualified(p, registry_host), here(a.line, "sources"))
+                         for p in strings(a, f"sources.{a.name}")]
+        elif b.type == "deny" and len(b.labels) == 2 and b.labels[0] in ("module", "provider"):
+            kind, subject = b.labels
+            ctx = f'deny "{kind}" "{subject}"'
+            args = {a.name: a for a in b.body.attributes}
+            for n in args:
+                if n not in ("versions", "reason", "link"):
+                    raise ConfigurationError("Unsupported argument", f'An argument named "{n}" is not expected '
+                                             f"in a {ctx} block.", here(args[n].line, ctx))
+            for n in ("versions", "reason"):
+                if n not in args:
+                    raise ConfigurationError("Missing required argument", f'The argument "{n}" is required in a '
+                                             f"{ctx} block.", here(b.line, ctx))
+            versions = string(args["versions"], f"{ctx}: versions")
+            if kind == "provider" and "*" not in subject:
+                try:
+                    subject = str(parse_provider_source(subject, registry_host))
+                except ProviderAddressError as e:
+                    raise ConfigurationError(e.summary, e.detail, here(b.line, ctx)) from None
+            elif kind == "module":
+                subject = _qualified(subject, registry_host)
+            try:
+                constraint: ModuleConstraint | ProviderConstraint = \
+                    module_constraint(versions) if kind == "module" else provider_constraint(versions)
+            except TofuSolveError as e:
+                raise ConfigurationError(e.summary, e.detail, here(args["versions"].line, ctx)) from None
+            link = string(args["link"], f"{ctx}: link") if "link" in args else ""
+            rules.append(DenyRule(kind, subject, constraint, string(args["reason"], f"{ctx}: reason"), link,
+                                  here(b.line, ctx)))
+        else:
+            raise ConfigurationError("Unsupported block type",
+                                     f'Blocks of type "{b.type}" with {len(b.labels)} labels are not expected in a '
+                                     'policy file (sources, deny "module" "ADDRESS", deny "provider" "ADDRESS").',
+                                     here(b.line))
+    return Policy(name, tuple(allow), tuple(deny), tuple(rules))
+
+
+__all__ = ["POLICY_FILE", "POLICY_VARIABLE", "DenyRule", "Policy", "SourcePattern", "find_policy", "package_address",
+           "read_policy"]
