@@ -147,7 +147,7 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     Raises:
         TofuSolveError: a value that is not valid shell words.
     """
-    commands = {"init", "check", "outdated", "why", "graph", "inspect", "demo", "version"}
+    commands = {"init", "check", "outdated", "why", "graph", "inspect", "demo", "version", "list"}
     idx = next((i for i, a in enumerate(argv) if a in commands), None)
     if idx is None:
         return argv
@@ -283,6 +283,19 @@ def build_parser() -> argparse.ArgumentParser:
     _cooldown_flag(sp)
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
     sp.set_defaults(command_module="outdated")
+
+    sp = sub.add_parser("list", parents=[common],
+                        help="list every module and provider version in use, from lock files only (an inventory, "
+                             "or a CycloneDX SBOM)",
+                        description="Read .terraform.lock.hcl (with -recursive, of every root module under -chdir) "
+                                    "and list each module package version and provider version once, with the roots "
+                                    "and call paths that use it and the policy's verdict when a policy is in force. "
+                                    "No network. -format=cyclonedx writes a CycloneDX 1.6 SBOM.")
+    sp.add_argument("--recursive", action="store_true", help="every root module under -chdir that has a lock file")
+    sp.add_argument("--format", choices=["text", "json", "cyclonedx"], default="text",
+                    help="text (default), json (as -json), or a CycloneDX 1.6 JSON SBOM")
+    _policy_flag(sp)
+    sp.set_defaults(command_module="inventory")
 
     sp = sub.add_parser("why", parents=[common], help="explain why a module call or provider is at its version",
                         description="Explain, from the last init (no network), why NAME is at its version. NAME is a "

@@ -1,0 +1,177 @@
+"""``tofu-solve list``: every module and provider version in use, from lock files only
+(issue #39 §2; opentofu/opentofu#3270 asks which module versions are in use across roots).
+
+Reads ``.terraform.lock.hcl`` of the root (or, with ``-recursive``, of every root module
+under ``-chdir`` that has one); no network, no configuration, no cache. Each module package
+version and provider version is listed once, with every root and call path that uses it and,
+when a policy is in force (:mod:`tofu_solve.config.policy`), its verdict. Output: text,
+``-json`` (one document), or ``-format=cyclonedx``: a CycloneDX 1.6 SBOM written by
+``cyclonedx-python-lib``, with a package URL and the hashes each lock records.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._version import __version__
+from ..addrs.module_source import parse_source
+from ..config.policy import Policy, load_policy, package_address
+from ..errors import TofuSolveError
+from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..settings import Settings
+from ..versions.hashicorp_go_version import GoVersion
+from .monorepo import find_roots, relative_name
+
+
+@dataclass
+class Item:
+    """One module package version or provider version, and who uses it.
+
+    Attributes:
+        kind: ``module`` or ``provider``.
+        name: the package address (a registry package with its host, ``git::URL``,
+            ``oci://host/repo``) or the provider address.
+        version: as the lock writes it.
+        uses: (root, call path) pairs; a provider's call path is "".
+        hashes: every hash the locks record (``h1:``, ``zh:``).
+        package: a module's immutable address (commit or digest), "" when floating.
+        verdict: the policy's word ("allowed", or why not), None without a policy.
+    """
+
+    kind: str
+    name: str
+    version: str
+    uses: list[tuple[str, str]] = field(default_factory=list)
+    hashes: set[str] = field(default_factory=set)
+    package: str = ""
+    verdict: str | None = None
+
+    def as_data(self) -> dict:
+        return {"kind": self.kind, "name": self.name, "version": self.version,
+                "uses": [{"root": r, "path": p} for r, p in self.uses], "hashes": sorted(self.hashes),
+                "package": self.package or None, "policy": self.verdict}
+
+
+def inventory(base: Path, recursive: bool, policy: Policy | None = None,
+              host: str = "registry.opentofu.org") -> tuple[list[str], list[Item]]:
+    """The roots read (named from ``base``) and the items, sorted (modules first).
+
+    Raises:
+        LockFileError: a lock file that does not parse (file and line).
+        ConfigurationError: ``base`` cannot be read.
+    """
+    roots = [r for r in (find_roots(base) if recursive else [base]) if (r / LOCK_FILE_NAME).is_file()]
+    items: dict[tuple[str, str, str], Item] = {}
+    names = []
+    for root in roots:
+        name = relative_name(root, base)
+        names.append(name)
+        locks = read_lock_file(root / LOCK_FILE_NAME)
+        for path, m in sorted(locks.modules.items()):
+            try:
+                source = parse_source(m.source, host)
+            except TofuSolveError:
+                continue
+            address = package_address(source) or m.source
+            item = items.setdefault(("module", address, m.version), Item("module", address, m.version))
+            item.uses.append((name, path))
+            item.hashes.update(m.hashes)
+            item.package = item.package or m.package
+            if policy is not None and item.verdict is None:
+                item.verdict = _module_verdict(policy, source, address, m.version)
+        for addr, p in sorted(locks.providers.items()):
+            item = items.setdefault(("provider", addr, p.version), Item("provider", addr, p.version))
+            item.uses.append((name, ""))
+            item.hashes.update(p.hashes)
+            if policy is not None and item.verdict is None:
+                rule = policy.provider_denial(addr, p.version)
+                item.verdict = f"denied: {rule.cite()}" if rule is not None else "allowed"
+    return names, sorted(items.values(), key=lambda i: (i.kind != "module", i.name, i.version))
+
+
+def _module_verdict(policy: Policy, source, address: str, version: str) -> str:
+    refusal = policy.source_refusal(source)
+    if refusal is not None:
+        return f"refused source: {policy.refusal_words(refusal[0])}"
+    try:
+        v = GoVersion.parse(version)
+    except TofuSolveError:
+        return "allowed"
+    rule = policy.module_denial(address, v)
+    return f"denied: {rule.cite()}" if rule is not None else "allowed"
+
+
+def text(names: list[str], items: list[Item]) -> str:
+    """The inventory for people: one line per version, its uses under it."""
+    out = [f"{len(names)} root module{'s' if len(names) != 1 else ''} with a lock file: {', '.join(names) or '-'}"]
+    for kind, title in (("module", "Modules"), ("provider", "Providers")):
+        rows = [i for i in items if i.kind == kind]
+        out += ["", f"{title} ({len(rows)} version{'s' if len(rows) != 1 else ''}):"]
+        for i in rows:
+            verdict = f"  [{i.verdict}]" if i.verdict and i.verdict != "allowed" else ""
+            out.append(f"- {i.name} {i.version}{verdict}")
+            for root, path in i.uses:
+                out.append(f"    {root}: {path}" if path else f"    {root}")
+    return "\n".join(out)
+
+
+def cyclonedx(names: list[str], items: list[Item]) -> str:
+    """A CycloneDX 1.6 JSON SBOM of the items (``cyclonedx-python-lib``): one component per
+    module package version and provider version, with a ``pkg:generic`` package URL (purl
+    has no OpenTofu type), its ``zh:`` hashes as SHA-256, and ``h1:`` hashes, call paths and
+    roots as properties (an ``h1:`` is a hash of a directory, which CycloneDX has no
+    algorithm for)."""
+    from cyclonedx.model import HashAlgorithm, HashType, Property
+    from cyclonedx.model.bom import Bom
+    from cyclonedx.model.component import Component, ComponentType
+    from cyclonedx.output.json import JsonV1Dot6
+    from packageurl import PackageURL
+
+    bom = Bom()
+    top = bom.metadata.component = Component(name=",".join(names) or ".", type=ComponentType.APPLICATION,
+                                             bom_ref="roots")
+    components = []
+    for i in items:
+        namespace, _, name = i.name.rpartition("/")
+        qualifiers = {"opentofu_kind": i.kind}
+        if i.package:
+            qualifiers["download_url"] = i.package
+        purl = PackageURL(type="generic", namespace=namespace or None, name=name, version=i.version,
+                          qualifiers=qualifiers)
+        props = [Property(name="tofu-solve:h1", value=h) for h in sorted(i.hashes) if h.startswith("h1:")]
+        props += [Property(name="tofu-solve:use", value=f"{root}:{path}" if path else root) for root, path in i.uses]
+        if i.verdict is not None:
+            props.append(Property(name="tofu-solve:policy", value=i.verdict))
+        hashes = [HashType(alg=HashAlgorithm.SHA_256, content=h[3:]) for h in sorted(i.hashes) if h.startswith("zh:")]
+        components.append(Component(
+            name=i.name, version=i.version, type=ComponentType.LIBRARY, purl=purl,
+            bom_ref=f"{i.kind}:{i.name}@{i.version}", hashes=hashes, properties=props, group=i.kind,
+            description=f"OpenTofu {'module package' if i.kind == 'module' else 'provider'}"))
+    for c in components:
+        bom.components.add(c)
+    bom.register_dependency(top, components)  # what the roots use; the lock records no nesting of versions
+    return JsonV1Dot6(bom).output_as_string(indent=2)
+
+
+def run(ns, settings: Settings) -> int:
+    """The command (``ns`` as the parser left it)."""
+    base = Path(ns.chdir)
+    host = "registry.opentofu.org"
+    policy = load_policy(base, getattr(ns, "policy", None), settings.environ, host)
+    names, items = inventory(base, bool(ns.recursive), policy, host)
+    fmt = "json" if ns.json else ns.format
+    if fmt == "json":
+        json.dump({"tofu_solve_version": __version__, "roots": names, "items": [i.as_data() for i in items]},
+                  sys.stdout, indent=2)
+        print()
+    elif fmt == "cyclonedx":
+        print(cyclonedx(names, items))
+    else:
+        print(text(names, items))
+    return 0
+
+
+__all__ = ["Item", "cyclonedx", "inventory", "run", "text"]
