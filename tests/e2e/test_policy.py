@@ -134,3 +134,71 @@ def test_the_policy_file_is_found_upward_and_named_by_flag_or_variable(tmp_path)
     assert find_policy(tmp_path / "a", "none", {"TOFU_SOLVE_POLICY": str(other)}) is None  # the flag wins
     with pytest.raises(ConfigurationError, match="Policy file not found"):
         find_policy(tmp_path, str(tmp_path / "missing.hcl"), {})
+
+
+def test_the_policys_release_cooldown_is_a_floor(tmp_path, tofu_solve, own_cache):
+    """release_cooldown is the existing cooldown (one mechanism): a shorter -min-age does not
+    lower it, and it is named as the policy's in the warning."""
+    import time
+
+    from tests.e2e.conftest import make_repo
+    day = 86400
+    now = int(time.time())
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})],
+                    dates={"v1.0.0": now - 30 * day, "v1.1.0": now - 2 * day})
+    root = write_root(tmp_path / "root", f'module "m" {{\n  source  = "git::{url}"\n  version = "~> 1.0"\n}}\n')
+    (root / "tofu-solve-policy.hcl").write_text('release_cooldown = "7d"\n')
+    r = tofu_solve(root, "init", "-handover=false", "-min-age=1d")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"m": "v1.0.0"}
+    assert "younger than release_cooldown=7d (tofu-solve-policy.hcl:1)" in " ".join(r.out.split())
+    r = tofu_solve(root, "init", "-handover=false", "-upgrade", "-min-age=30d")  # a longer one still applies
+    assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"} and "-min-age=30d" in " ".join(r.out.split())
+
+
+def test_required_package_pins_refuse_a_floating_module(tmp_path, tofu_solve, own_cache):
+    from tests.e2e.conftest import make_repo
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"})])
+    root = write_root(tmp_path / "root", f'module "m" {{\n  source = "git::{url}?ref=v1.0.0"\n}}\n')
+    (root / "tofu-solve-policy.hcl").write_text("require_package_pins = true\nrequire_signed_providers = true\n")
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err  # a git tag is locked at its commit; no provider: nothing unsigned
+    assert f'package = "git::{url}?ref=' in r.lock
+
+    # an archive without ?checksum= has no immutable address: refused before anything is written
+    import functools
+    import http.server
+    import io
+    import threading
+    import zipfile
+    site = tmp_path / "site"
+    site.mkdir()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("main.tf", "# archived\n")
+    (site / "m.zip").write_bytes(buf.getvalue())
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        other = write_root(tmp_path / "other", f'module "a" {{\n  source = '
+                                               f'"http://127.0.0.1:{httpd.server_address[1]}/m.zip"\n}}\n')
+        (other / "tofu-solve-policy.hcl").write_text("require_package_pins = true\n")
+        r = tofu_solve(other, "init", "-handover=false")
+        assert r.code == 1 and "Error: Floating module refused by policy" in r.err, r.err
+        assert "on tofu-solve-policy.hcl line 1" in r.err and not (other / ".terraform.lock.hcl").exists()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.mark.parametrize("text,summary", [
+    ('release_cooldown = "7 days"\n', "Invalid duration"),
+    ("require_package_pins = 1\n", "Invalid policy value"),
+])
+def test_policy_settings_are_checked(tmp_path, text, summary):
+    p = tmp_path / "tofu-solve-policy.hcl"
+    p.write_text(text)
+    with pytest.raises(ConfigurationError) as e:
+        read_policy(p, "tofu-solve-policy.hcl")
+    assert (e.value.summary, e.value.where.line) == (summary, 1)

@@ -27,6 +27,7 @@ from ..config.tree import RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
     ConfigurationError,
+    IntegrityError,
     LockFileWouldChange,
     TofuSolveError,
     WarningText,
@@ -234,6 +235,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         if progress:
             progress(PhaseDone("providers", len(plan.providers)))
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
+        _refuse_against_policy(policy, new_modules, plan.unsigned)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
         reasons = lock_change_reasons(res, ctx, locks)
     finally:
@@ -552,6 +554,30 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
 
 
 SHOWN_HELD = 5  # held-back versions named per call or provider (the youngest), the rest counted
+
+
+def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> None:
+    """The policy's requirements on what is locked (issue #39), before anything is written:
+    ``require_package_pins`` (every module lock records an immutable package: a git commit,
+    an OCI digest, a registry version's location) and ``require_signed_providers`` (every
+    provider's checksums signature-checked).
+
+    Raises:
+        IntegrityError: naming the modules or providers and the policy line."""
+    if policy is None:
+        return
+    floating = sorted(p for p, m in modules.items() if not m.package)
+    if policy.require_pins and floating:
+        raise IntegrityError(
+            "Floating module refused by policy",
+            f"The policy requires every module lock to record an immutable package, but {', '.join(floating)} "
+            "come from sources that give none (an archive without a checksum, a git branch...). Pin them (?ref= a "
+            "commit or tag, ?checksum=, an OCI digest) or change the policy.", policy.where_of("require_package_pins"))
+    if policy.require_signed and unsigned:
+        raise IntegrityError(
+            "Unsigned provider checksums refused by policy",
+            f"The policy requires signature-checked provider checksums, but the registry lists no signing key for "
+            f"{', '.join(sorted(unsigned))}.", policy.where_of("require_signed_providers"))
 
 
 def _policy_warnings(ctx: Context, res: Resolution) -> list[WarningText]:

@@ -23,6 +23,10 @@ module, as ``tofu -chdir`` reads ``-var-file``)::
       reason   = "state corruption, GHSA-xxxx"
     }
 
+    release_cooldown         = "7d"   # a floor under -min-age and the CLI configuration's
+    require_package_pins     = true   # every module lock records an immutable package
+    require_signed_providers = true   # every provider's checksums signature-checked
+
 Source patterns are shell-style (``*`` within and across segments) and match a call's
 package address: a registry package with its host (a pattern without one is on the default
 registry: ``terraform-aws-modules/*/aws``), ``git::URL`` without ``ref``, ``oci://host/repo``.
@@ -94,12 +98,25 @@ class Policy:
         file: the file as messages name it.
         allow, deny: the ``sources`` patterns (an empty ``allow``: every source allowed).
         rules: the ``deny`` blocks.
+        min_age: ``release_cooldown`` in seconds (0: none): a floor under the cooldown the
+            user sets (the larger applies).
+        require_pins: ``require_package_pins``; require_signed: ``require_signed_providers``.
+        settings_where: where each of those is written.
     """
 
     file: str
     allow: tuple[SourcePattern, ...] = ()
     deny: tuple[SourcePattern, ...] = ()
     rules: tuple[DenyRule, ...] = ()
+    min_age: float = 0.0  # release_cooldown, seconds
+    min_age_text: str = ""
+    require_pins: bool = False
+    require_signed: bool = False
+    settings_where: tuple[tuple[str, SourceRange], ...] = ()  # (argument name, where)
+
+    def where_of(self, name: str) -> SourceRange | None:
+        """Where the top-level argument ``name`` is written (None: not set)."""
+        return next((w for n, w in self.settings_where if n == name), None)
 
     def source_refusal(self, source: ModuleSource) -> tuple[SourcePattern | None, str] | None:
         """Why the policy refuses ``source`` (the pattern, None when ``allow`` matches
@@ -251,9 +268,30 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
     allow: list[SourcePattern] = []
     deny: list[SourcePattern] = []
     rules: list[DenyRule] = []
+    settings: dict = {}
+    where: dict = {}
     for a in body.attributes:
-        raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected in a '
-                                 "policy file.", here(a.line))
+        if a.name == "release_cooldown":
+            from ..versions.cooldown import parse_duration
+
+            text_value = string(a, "release_cooldown")
+            try:
+                settings["min_age"], settings["min_age_text"] = parse_duration(text_value, "release_cooldown"), \
+                    text_value
+            except TofuSolveError as e:
+                raise ConfigurationError(e.summary, e.detail, here(a.line)) from None
+        elif a.name in ("require_package_pins", "require_signed_providers"):
+            try:
+                v = a.expr.literal()
+            except hcl.NotLiteral:
+                v = None
+            if not isinstance(v, bool):
+                raise ConfigurationError("Invalid policy value", f"{a.name} must be true or false.", here(a.line))
+            settings["require_pins" if a.name == "require_package_pins" else "require_signed"] = v
+        else:
+            raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected in a '
+                                     "policy file.", here(a.line))
+        where[a.name] = here(a.line)
     for b in body.blocks:
         if b.type == "sources" and not b.labels:
             for a in b.body.attributes:
@@ -296,7 +334,7 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
                                      f'Blocks of type "{b.type}" with {len(b.labels)} labels are not expected in a '
                                      'policy file (sources, deny "module" "ADDRESS", deny "provider" "ADDRESS").',
                                      here(b.line))
-    return Policy(name, tuple(allow), tuple(deny), tuple(rules))
+    return Policy(name, tuple(allow), tuple(deny), tuple(rules), settings_where=tuple(where.items()), **settings)
 
 
 __all__ = ["POLICY_FILE", "POLICY_VARIABLE", "DenyRule", "Policy", "SourcePattern", "find_policy", "package_address",

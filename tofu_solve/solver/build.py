@@ -61,6 +61,12 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
                 cooldown_scope=modules)
         else:
             options = dataclasses.replace(options, min_age=min_age_setting(None, None, cli_config.min_age))
+    policy = options.policy
+    if policy is not None and policy.min_age > options.min_age:
+        # the policy's release_cooldown is a floor: a longer one set by the user still applies
+        options = dataclasses.replace(
+            options, min_age=policy.min_age, cooldown_scope=None,
+            cooldown_label=f"release_cooldown={policy.min_age_text} ({policy.where_of('release_cooldown')})")
     client = RegistryClient(cli_config, session, counter=counter, cache=cache, offline=options.offline,
                             refresh=options.upgrade, limits=limits, refresh_only=refresh_only)
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits, environ=settings.environ)

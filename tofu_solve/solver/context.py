@@ -87,6 +87,7 @@ class SolveOptions:
     # modules, by include/exclude); None: every module and provider (-min-age and the like)
     cooldown_scope: ModuleInstallation | None = None
     policy: Policy | None = None  # the team's module policy (issue #39): refused sources, denied versions
+    cooldown_label: str | None = None  # who set the cooldown, when not -min-age or the CLI configuration
 
 
 class FetchBudgetExceeded(Exception):
@@ -146,7 +147,8 @@ class Context:
         # (tofu_solve.plugins.readahead); None: nobody listens.
         self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
         # The release cooldown (issue #25): its policy, and what it held back and let through.
-        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope)
+        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
+                                 label=options.cooldown_label)
         self.denied: dict[tuple[str, str], DenyRule] = {}  # (subject, version) the policy kept out (issue #39)
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).

@@ -38,9 +38,10 @@ class Cooldown:
     """
 
     def __init__(self, min_age: float, recorded_locks: LockFile, clock: Callable[[], float] = time.time, *,
-                 scope: ModuleInstallation | None = None):
+                 scope: ModuleInstallation | None = None, label: str | None = None):
         self.min_age = min_age
         self.scope = scope
+        self._label = label
         self._locks = recorded_locks
         self._clock = clock
         self._lock = threading.Lock()
@@ -52,7 +53,10 @@ class Cooldown:
     @property
     def label(self) -> str:
         """The setting that imposes the cooldown, for messages: ``-min-age=7d``, or
-        ``cooldown_period=7d (~/.tofurc line 3)`` for a ``module_installation`` block."""
+        ``cooldown_period=7d (~/.tofurc line 3)`` for a ``module_installation`` block, or the
+        policy's ``release_cooldown=7d (tofu-solve-policy.hcl:4)``."""
+        if self._label is not None:
+            return self._label
         if self.scope is not None:
             return f"cooldown_period={format_duration(self.min_age)} ({self.scope.where})"
         return f"-min-age={format_duration(self.min_age)}"
