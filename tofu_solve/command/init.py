@@ -128,6 +128,7 @@ class InitResult:
     plugin_cache: Path | None = None  # where provider packages were placed for the client's init
     handover: str | None = None  # the client's init about to run (the command line), if any
     next_command: str | None = None  # else the command the user runs next
+    policy: dict | None = None  # the policy applied (-json: its file and every version it denied), or None
 
 
 def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = (),
@@ -254,6 +255,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(_tag_warnings(ctx))
     res.warnings.extend(_cooldown_warnings(ctx, res))
     res.warnings.extend(_policy_warnings(ctx, res))
+    policy_data = None if policy is None else {
+        "file": policy.file,
+        "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())]}
     res.warnings.extend(WarningText(
         "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
@@ -332,7 +336,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "release_time_unknown": ctx.stats.release_time_unknown,
              "hashes_remembered": memo.hits}  # directories not hashed again: unchanged since hashed
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, verified, stats, target, plugin_cache)
+                      manifest, verified, stats, target, plugin_cache, policy=policy_data)
 
 
 def without_targets(locks: LockFile, tree, names: tuple[str, ...],

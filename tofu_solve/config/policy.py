@@ -84,6 +84,11 @@ class DenyRule:
     link: str
     where: SourceRange
 
+    def as_data(self) -> dict:
+        """The rule as ``-json`` carries it."""
+        return {"kind": self.kind, "subject": self.subject, "versions": self.constraint.text, "reason": self.reason,
+                "link": self.link or None, "file": self.where.file, "line": self.where.line}
+
     def cite(self) -> str:
         """The rule as messages name it: ``deny "module" "…" (tofu-solve-policy.hcl:7): reason``."""
         link = f" ({self.link})" if self.link else ""

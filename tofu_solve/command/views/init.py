@@ -88,6 +88,7 @@ def init_result_as_data(result) -> dict:
         "modules_json": str(result.manifest) if result.manifest else None,
         "verified": result.verified,
         "override_files_written": [str(p) for p in result.bridge_written],
+        "policy": result.policy,
     }
 
 
