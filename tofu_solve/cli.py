@@ -282,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="as for init")
     _cooldown_flag(sp)
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir, as init -recursive")
+    _policy_flag(sp)
     sp.set_defaults(command_module="outdated")
 
     sp = sub.add_parser("list", parents=[common],

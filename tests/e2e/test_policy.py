@@ -209,3 +209,17 @@ def test_policy_settings_are_checked(tmp_path, text, summary):
     with pytest.raises(ConfigurationError) as e:
         read_policy(p, "tofu-solve-policy.hcl")
     assert (e.value.summary, e.value.where.line) == (summary, 1)
+
+
+def test_outdated_shows_what_the_policy_holds_back(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    (root / "tofu-solve-policy.hcl").write_text(DENY_VPC_660)
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    r = tofu_solve(root, "outdated", "-json")
+    assert r.code == 0, r.err  # nothing can move: the newer version is denied
+    row = next(x for x in r.json()["items"] if x["name"] == "vpc")
+    assert (row["locked"], row["can_move_to"], row["newest_allowed"], row["held_by"]) == ("6.5.1", "6.5.1", "6.6.0",
+                                                                                          "policy")
+    assert row["newer"][0]["version"] == "6.6.0" and "breaks the NAT gateways" in row["newer"][0]["denied"]
+    text = tofu_solve(root, "outdated").out
+    assert "policy" in text

@@ -325,7 +325,10 @@ def _run_recursive(args: CheckArguments, settings: Settings) -> int:
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     base = Path(args.chdir)
-    results = each_root(args.chdir, lambda root: check(root, settings, tuple(args.vars or ()),
-                                                       _target(args, root, client), display_prefix(root, base)))
+    def one(root: Path) -> list[Difference]:
+        target = _target(args, root, client)
+        return check(root, settings, tuple(args.vars or ()), target, display_prefix(root, base),
+                     policy=load_policy(root, args.policy, settings.environ, target.product.registry_host))
+    results = each_root(args.chdir, one)
     CheckView(args.json).roots(results)
     return 1 if any(not o.ok or o.value for _, o in results) else 0

@@ -31,6 +31,7 @@ from typing import Literal
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
+from ..config.policy import Policy, load_policy
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
@@ -73,7 +74,7 @@ class Outdated:
 
 def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
              shared: bool = False, progress=None, display_prefix: str = "",
-             min_age: float | None = None) -> list[Outdated]:
+             min_age: float | None = None, policy: Policy | None = None) -> list[Outdated]:
     """Rows for every module call and provider of the root at ``root`` (module calls first,
     by call path; then providers, by address); ``display_prefix`` before the root's file
     names, as ``-recursive`` names them.
@@ -88,14 +89,16 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     locks = read_lock_file(root / LOCK_FILE_NAME)
     if not target.terraform:
         locks.upgrade_from_predecessor()
-    options = SolveOptions(target, upgrade=True, shared=shared, min_age=min_age or 0.0)
+    options = SolveOptions(target, upgrade=True, shared=shared, min_age=min_age or 0.0, policy=policy)
     ctx, _ = build_context(options, locks, settings, progress, cooldown_from_cli_config=min_age is None)
     try:
         res = solve(tree, ctx, root)
-        rows = [_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx))
+        rows = [_denied(_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx)),
+                        lambda v, cand=cand: _module_denial(policy, cand, v))
                 for path, cand in res.modules.items()]
         rows += [_module_gone(path, lock) for path, lock in sorted(locks.modules.items()) if path not in res.modules]
-        rows += [_cooled(_provider_row(addr, cand, res, ctx, locks), ctx, _provider_newer(addr, cand, ctx))
+        rows += [_denied(_cooled(_provider_row(addr, cand, res, ctx, locks), ctx, _provider_newer(addr, cand, ctx)),
+                         lambda v, addr=addr: policy.provider_denial(addr, v) if policy is not None else None)
                  for addr, cand in res.providers.items()]
     finally:
         ctx.close()
@@ -143,6 +146,31 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
                          for n in cooled)
         row.held_by = "cooldown"
         row.reason = f"younger than {ctx.cooldown.label}: {ages}"
+    return row
+
+
+def _module_denial(policy: Policy | None, cand, version: str):
+    if policy is None:
+        return None
+    try:
+        return policy.module_denial(cand.package, GoVersion.parse(version))
+    except TofuSolveError:
+        return None
+
+
+def _denied(row: Outdated, denial) -> Outdated:
+    """``row`` with each newer version the policy denies marked (``denied``: the rule), and
+    the policy as what holds the row back when it denies the newest version the constraints
+    allow (issue #39)."""
+    rules = []
+    for n in row.newer:
+        rule = denial(n["version"])
+        n["denied"] = rule.cite() if rule is not None else None
+        if rule is not None:
+            rules.append((n["version"], rule))
+    if rules and row.held_by != "lock" and row.newest_allowed == rules[0][0]:
+        row.held_by = "policy"
+        row.reason = "denied by the policy: " + "; ".join(f"{v} ({r.cite()})" for v, r in rules)
     return row
 
 
@@ -313,9 +341,10 @@ def run(ns, settings: Settings) -> int:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client)
+    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host)
     rows = outdated(Path(args.chdir), settings, tuple(args.vars or ()), target,
                     args.shared, progress=line_progress(args.json),
-                    min_age=given_min_age(args.min_age, settings.min_age))
+                    min_age=given_min_age(args.min_age, settings.min_age), policy=policy)
     movable = [r for r in rows if r.can_move]
     names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable)
     OutdatedView(args.json).result(rows, render_table(rows, target.product), names)
@@ -333,7 +362,10 @@ def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
     results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
                                                      _target(args, root, client), args.shared,
                                                      display_prefix=display_prefix(root, base),
-                                                     min_age=given_min_age(args.min_age, settings.min_age)))
+                                                     min_age=given_min_age(args.min_age, settings.min_age),
+                                                     policy=load_policy(root, args.policy, settings.environ,
+                                                                        _target(args, root, client).product
+                                                                        .registry_host)))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     OutdatedView(args.json).roots(results, render_table)

@@ -55,7 +55,7 @@ class OutdatedArguments(CheckArguments):
     def from_namespace(cls, ns: argparse.Namespace) -> OutdatedArguments:
         return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
-                   shared=ns.module_versions == "shared", min_age=ns.min_age)
+                   shared=ns.module_versions == "shared", min_age=ns.min_age, policy=getattr(ns, "policy", None))
 
 
 @dataclass(frozen=True)
