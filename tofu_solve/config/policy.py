@@ -145,13 +145,29 @@ class Policy:
         return f"not in sources.allow at {self.allow[0].where}"
 
     def module_denial(self, package: str, version) -> DenyRule | None:
-        """The rule that denies ``version`` (a GoVersion) of the module package at ``package``."""
+        """The rule that denies ``version`` (a GoVersion) of the module package at ``package``
+        (remembered: the solver asks again for every candidate list it builds)."""
         if version is None:
             return None
+        key = (package, str(version))
+        memo = self._memo()
+        if key in memo:
+            return memo[key]
+        found = None
         for r in self.rules:
             if r.kind == "module" and fnmatch.fnmatchcase(package, r.subject) and r.constraint.allows(version):
-                return r
-        return None
+                found = r
+                break
+        memo[key] = found
+        return found
+
+    def _memo(self) -> dict:
+        try:
+            return self.__dict__["_denials"]
+        except KeyError:
+            memo: dict = {}
+            object.__setattr__(self, "_denials", memo)  # a cache, not part of the value
+            return memo
 
     def provider_denial(self, address: str, version) -> DenyRule | None:
         """The rule that denies ``version`` (a go-versions Version or its text) of the provider."""

@@ -336,6 +336,13 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                 if call.call_path in self.holds:
                     return
             cands = self.ctx.module_candidates(call)
+            policy = self.ctx.options.policy
+            if policy is not None and policy.rules:
+                # denied versions are passed over here, with no backtracking; when nothing else
+                # is left they stay, so that their dependencies (Unusable) explain the conflict
+                allowed = [c for c in cands if self._denied(c) is None]
+                if allowed:
+                    cands = allowed
             if locked is not None and call.versioned and self.holds.applies(call.call_path):
                 cands = self._nearest_module_versions(call, locked, cands)
             # filtered as they are taken: resolvelib iterates a call's candidates afresh
