@@ -57,6 +57,8 @@ def test_only_denied_versions_left_is_a_conflict_naming_the_rule(tmp_path, tofu_
     assert r.code == 1
     assert "the policy denies it" in r.err and "tofu-solve-policy.hcl:2" in r.err, r.err
     assert "main.tf" in r.err  # beside the constraint that pins it
+    # a compliant alternative, verified by solving again under the policy
+    assert 'change "6.6.0" to "6.5.1" at main.tf:3: vpc 6.5.1 would be selected' in r.err
     assert not (root / ".terraform.lock.hcl").exists()
 
 
