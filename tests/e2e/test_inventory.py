@@ -46,12 +46,15 @@ def test_an_inventory_across_a_monorepo(tmp_path, tofu_solve):
     assert vpc["kind"] == "module" and vpc["version"] == "6.6.0"
     assert vpc["uses"] == [{"root": "envs/dev", "path": "net"}, {"root": "envs/prod", "path": "vpc"}]
     assert any(h.startswith("h1:") for h in vpc["hashes"]) and vpc["policy"] is None
+    # the release day as the registry's listing gave it and the cache kept it (no network now)
+    assert vpc["released"] is not None and vpc["age_seconds"] > 0
     aws = next(i for i in data["items"] if i["name"] == "registry.opentofu.org/hashicorp/aws")
     assert aws["kind"] == "provider" and {u["root"] for u in aws["uses"]} == {"envs/dev", "envs/prod"}
     assert any(h.startswith("zh:") for h in aws["hashes"])
     text = tofu_solve(repo, "list", "-recursive").out
     assert "2 root modules with a lock file: envs/dev, envs/prod" in text
-    assert "- registry.opentofu.org/terraform-aws-modules/vpc/aws 6.6.0\n    envs/dev: net\n    envs/prod: vpc" in text
+    assert f"- registry.opentofu.org/terraform-aws-modules/vpc/aws 6.6.0 (released {vpc['released']}, " in text
+    assert "ago)\n    envs/dev: net\n    envs/prod: vpc" in text
     # one root, no network: the registry is not even configured
     one = tofu_solve(repo / "envs" / "prod", "list", "-json").json()
     assert one["roots"] == ["."] and {i["name"].rsplit("/", 2)[-2] for i in one["items"]} >= {"vpc"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from ..config.policy import Policy, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
+from ..store.cache import Cache, key_of
+from ..versions.cooldown import format_age, format_day
 from ..versions.hashicorp_go_version import GoVersion
 from .monorepo import find_roots, relative_name
 
@@ -39,6 +42,8 @@ class Item:
         hashes: every hash the locks record (``h1:``, ``zh:``).
         package: a module's immutable address (commit or digest), "" when floating.
         verdict: the policy's word ("allowed", or why not), None without a policy.
+        released: when the version was released (seconds since the epoch), as a registry's
+            version list said and the cache kept it; None when the cache does not know.
     """
 
     kind: str
@@ -48,16 +53,21 @@ class Item:
     hashes: set[str] = field(default_factory=set)
     package: str = ""
     verdict: str | None = None
+    released: float | None = None
 
-    def as_data(self) -> dict:
+    def as_data(self, now: float) -> dict:
         return {"kind": self.kind, "name": self.name, "version": self.version,
                 "uses": [{"root": r, "path": p} for r, p in self.uses], "hashes": sorted(self.hashes),
-                "package": self.package or None, "policy": self.verdict}
+                "package": self.package or None, "policy": self.verdict,
+                "released": format_day(self.released) if self.released is not None else None,
+                "age_seconds": round(now - self.released) if self.released is not None else None}
 
 
 def inventory(base: Path, recursive: bool, policy: Policy | None = None,
-              host: str = "registry.opentofu.org") -> tuple[list[str], list[Item]]:
-    """The roots read (named from ``base``) and the items, sorted (modules first).
+              host: str = "registry.opentofu.org", cache: Cache | None = None) -> tuple[list[str], list[Item]]:
+    """The roots read (named from ``base``) and the items, sorted (modules first); with
+    ``cache``, each version's release time where an earlier run's registry listing kept it
+    (read only: nothing is fetched).
 
     Raises:
         LockFileError: a lock file that does not parse (file and line).
@@ -89,6 +99,11 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
             if policy is not None and item.verdict is None:
                 rule = policy.provider_denial(addr, p.version)
                 item.verdict = f"denied: {rule.cite()}" if rule is not None else "allowed"
+    if cache is not None:
+        for i in items.values():
+            times = cache.read_json(f"{i.kind}-release-times", key_of(i.name))
+            at = times.get(i.version) if isinstance(times, dict) else None
+            i.released = float(at) if isinstance(at, (int, float)) else None
     return names, sorted(items.values(), key=lambda i: (i.kind != "module", i.name, i.version))
 
 
@@ -104,15 +119,18 @@ def _module_verdict(policy: Policy, source, address: str, version: str) -> str:
     return f"denied: {rule.cite()}" if rule is not None else "allowed"
 
 
-def text(names: list[str], items: list[Item]) -> str:
-    """The inventory for people: one line per version, its uses under it."""
+def text(names: list[str], items: list[Item], now: float) -> str:
+    """The inventory for people: one line per version (with its release day and age where
+    known), its uses under it."""
     out = [f"{len(names)} root module{'s' if len(names) != 1 else ''} with a lock file: {', '.join(names) or '-'}"]
     for kind, title in (("module", "Modules"), ("provider", "Providers")):
         rows = [i for i in items if i.kind == kind]
         out += ["", f"{title} ({len(rows)} version{'s' if len(rows) != 1 else ''}):"]
         for i in rows:
             verdict = f"  [{i.verdict}]" if i.verdict and i.verdict != "allowed" else ""
-            out.append(f"- {i.name} {i.version}{verdict}")
+            age = f" (released {format_day(i.released)}, {format_age(now - i.released)} ago)" \
+                if i.released is not None else ""
+            out.append(f"- {i.name} {i.version}{age}{verdict}")
             for root, path in i.uses:
                 out.append(f"    {root}: {path}" if path else f"    {root}")
     return "\n".join(out)
@@ -145,6 +163,8 @@ def cyclonedx(names: list[str], items: list[Item]) -> str:
         props += [Property(name="tofu-solve:use", value=f"{root}:{path}" if path else root) for root, path in i.uses]
         if i.verdict is not None:
             props.append(Property(name="tofu-solve:policy", value=i.verdict))
+        if i.released is not None:
+            props.append(Property(name="tofu-solve:released", value=format_day(i.released)))
         hashes = [HashType(alg=HashAlgorithm.SHA_256, content=h[3:]) for h in sorted(i.hashes) if h.startswith("zh:")]
         components.append(Component(
             name=i.name, version=i.version, type=ComponentType.LIBRARY, purl=purl,
@@ -161,16 +181,17 @@ def run(ns, settings: Settings) -> int:
     base = Path(ns.chdir)
     host = "registry.opentofu.org"
     policy = load_policy(base, getattr(ns, "policy", None), settings.environ, host)
-    names, items = inventory(base, bool(ns.recursive), policy, host)
+    names, items = inventory(base, bool(ns.recursive), policy, host, Cache(settings.cache_dir))
     fmt = "json" if ns.json else ns.format
+    now = time.time()
     if fmt == "json":
-        json.dump({"tofu_solve_version": __version__, "roots": names, "items": [i.as_data() for i in items]},
+        json.dump({"tofu_solve_version": __version__, "roots": names, "items": [i.as_data(now) for i in items]},
                   sys.stdout, indent=2)
         print()
     elif fmt == "cyclonedx":
         print(cyclonedx(names, items))
     else:
-        print(text(names, items))
+        print(text(names, items, now))
     return 0
 
 
