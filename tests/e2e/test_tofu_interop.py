@@ -251,3 +251,20 @@ def test_the_clients_init_leaves_the_warm_path_warm(tmp_path, tofu_solve, client
     c = client(root, "init", "-lockfile=readonly")
     assert c.returncode == 0, c.stdout + c.stderr
     assert stamp.fast_path(argv, os.environ, io.StringIO()) == 0, manifest.stat().st_mtime_ns != before
+
+
+def test_a_lock_chosen_under_a_policy_is_kept_by_the_client(tmp_path, tofu_solve, client, acme):
+    """Issue #39: what the policy decided (acme/net 1.1.0 denied: both calls take 1.0.0) is
+    an ordinary lock to the client: its init -lockfile=readonly installs it and changes
+    nothing, and check agrees."""
+    root = write_root(tmp_path / "root", ROOT)
+    (root / "tofu-solve-policy.hcl").write_text(
+        'deny "module" "acme/net/aws" {\n  versions = "1.1.0"\n  reason   = "incident 7"\n}\n')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    lock = (root / ".terraform.lock.hcl").read_text()
+    assert 'module "net" {\n  version     = "1.0.0"' in lock and 'module "app.net" {\n  version     = "1.0.0"' in lock
+    c = client(root, "init", "-lockfile=readonly")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert (root / ".terraform.lock.hcl").read_text() == lock
+    assert tofu_solve(root, "check").code == 0
