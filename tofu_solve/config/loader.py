@@ -424,6 +424,23 @@ def load_symbol_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
                                                "SymbolCall names must be unique within a module.")))
 
 
+def _check_provider_name(name: str, where: SourceRange) -> None:
+    """A ``provider`` block's label, normalized (``internal/configs/provider.go``
+    checkProviderNameNormalized), in HCL and JSON alike.
+
+    Raises:
+        ConfigurationError: "Invalid provider local name"."""
+    try:
+        normalized = parse_provider_part(name)
+    except ValueError as e:
+        raise ConfigurationError("Invalid provider local name", f"{name} is an invalid provider local name: {e}",
+                                 where) from None
+    if normalized != name:
+        raise ConfigurationError("Invalid provider local name",
+                                 f'Provider names must be normalized. Replace "{name}" with "{normalized}" to fix '
+                                 "this error.", where)
+
+
 def _check_provider_block(block: hcl.Block, here) -> None:
     """A ``provider`` block as OpenTofu decodes it (``internal/configs/provider.go``
     decodeProviderBlock): its local name normalized (checkProviderNameNormalized), no
@@ -434,15 +451,7 @@ def _check_provider_block(block: hcl.Block, here) -> None:
         ConfigurationError: "Invalid provider local name", "Reserved argument name in
             provider block", "Reserved block type name in provider block"."""
     name = block.labels[0]
-    try:
-        normalized = parse_provider_part(name)
-    except ValueError as e:
-        raise ConfigurationError("Invalid provider local name", f"{name} is an invalid provider local name: {e}",
-                                 here(block.line)) from None
-    if normalized != name:
-        raise ConfigurationError("Invalid provider local name",
-                                 f'Provider names must be normalized. Replace "{name}" with "{normalized}" to fix '
-                                 "this error.", here(block.line))
+    _check_provider_name(name, here(block.line))
     for a in block.body.attributes:
         if a.name in ("count", "depends_on", "source"):
             raise ConfigurationError("Reserved argument name in provider block",
@@ -598,16 +607,7 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
     _, ppos = at("provider")
     for pb in _json_blocks(doc.get("provider")):
         for name in pb:
-            try:
-                normalized = parse_provider_part(name)
-            except ValueError as e:
-                raise ConfigurationError("Invalid provider local name",
-                                         f"{name} is an invalid provider local name: {e}",
-                                         here(at(name, ppos)[0])) from None
-            if normalized != name:
-                raise ConfigurationError("Invalid provider local name",
-                                         f'Provider names must be normalized. Replace "{name}" with "{normalized}" '
-                                         "to fix this error.", here(at(name, ppos)[0]))
+            _check_provider_name(name, here(at(name, ppos)[0]))
             items.implied_providers.append((name, here(at(name, ppos)[0])))
         for name, body in pb.items():
             for b in _json_blocks(body):

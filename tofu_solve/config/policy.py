@@ -268,23 +268,22 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
         lines = text.splitlines()
         return SourceRange(name, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
 
-    def string(attr, what: str) -> str:
+    def literal(attr, what: str, shape: str, fits):
+        """The argument's constant value when ``fits`` it, else "Invalid policy value"."""
         try:
             v = attr.expr.literal()
         except hcl.NotLiteral:
             v = None
-        if not isinstance(v, str):
-            raise ConfigurationError("Invalid policy value", f"{what} must be a string.", here(attr.line))
+        if not fits(v):
+            raise ConfigurationError("Invalid policy value", f"{what} must be {shape}.", here(attr.line))
         return v
 
+    def string(attr, what: str) -> str:
+        return literal(attr, what, "a string", lambda v: isinstance(v, str))
+
     def strings(attr, what: str) -> list[str]:
-        try:
-            v = attr.expr.literal()
-        except hcl.NotLiteral:
-            v = None
-        if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise ConfigurationError("Invalid policy value", f"{what} must be a list of strings.", here(attr.line))
-        return v
+        return literal(attr, what, "a list of strings",
+                       lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 
     allow: list[SourcePattern] = []
     deny: list[SourcePattern] = []
@@ -302,13 +301,8 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
             except TofuSolveError as e:
                 raise ConfigurationError(e.summary, e.detail, here(a.line)) from None
         elif a.name in ("require_package_pins", "require_signed_providers"):
-            try:
-                v = a.expr.literal()
-            except hcl.NotLiteral:
-                v = None
-            if not isinstance(v, bool):
-                raise ConfigurationError("Invalid policy value", f"{a.name} must be true or false.", here(a.line))
-            settings["require_pins" if a.name == "require_package_pins" else "require_signed"] = v
+            settings["require_pins" if a.name == "require_package_pins" else "require_signed"] = \
+                literal(a, a.name, "true or false", lambda v: isinstance(v, bool))
         else:
             raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected in a '
                                      "policy file.", here(a.line))
