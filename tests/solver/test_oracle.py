@@ -350,3 +350,48 @@ def test_an_impossible_root_resolvelib_1_2_0_could_not_explain():
                       "providers": []}}
     assert not solutions(index)
     assert _solve(index) is None
+
+
+@st.composite
+def policed_universes(draw):
+    """A universe and the module versions a policy denies (package, version)."""
+    index = draw(universes())
+    offered = sorted((p, v) for p, versions in index["modules"].items() for v in versions)
+    denied = draw(st.lists(st.sampled_from(offered), max_size=4, unique=True))
+    return index, denied
+
+
+@COMMON
+@given(policed_universes())
+def test_a_policy_is_a_constraint_the_oracle_applies_by_removing_the_denied_versions(case):
+    """Issue #39: under a policy that denies some module versions, the solver finds a
+    selection exactly when one exists among the versions left, and it is one of those: no
+    denied version is ever selected, and nothing compliant is missed."""
+    import dataclasses
+
+    from tofu_solve.config.policy import DenyRule, Policy
+    from tofu_solve.errors import SourceRange
+    from tofu_solve.versions.constraints import module_constraint
+    index, denied = case
+    allowed = copy.deepcopy(index)
+    for pkg, version in denied:
+        del allowed["modules"][pkg][version]
+    expected = set(solutions(allowed))
+    rules = tuple(DenyRule("module", f"registry.opentofu.org/{pkg}", module_constraint(f"= {version}"), "test", "",
+                           SourceRange("tofu-solve-policy.hcl", i + 1)) for i, (pkg, version) in enumerate(denied))
+    u = universe_from_index(index)
+    ctx = MemoryContext(u)
+    ctx.options = dataclasses.replace(ctx.options, policy=Policy("tofu-solve-policy.hcl", rules=rules))
+    try:
+        res = solve(u.root, ctx)
+        got = Selection(tuple(sorted((p, c.version_text) for p, c in res.modules.items())),
+                        tuple(sorted((a, str(c.version)) for a, c in res.providers.items())))
+    except (Unsatisfiable, NoMatchingVersionError, NoVersionsError, ResolutionError):
+        got = None
+    finally:
+        ctx.close()
+    if not expected:
+        assert got is None, f"{got} selected, but every compliant selection breaks a constraint"
+        return
+    assert got is not None, f"no selection found; the oracle has {len(expected)} compliant ones"
+    assert got in expected, f"{got} selects a denied version or breaks a constraint"
