@@ -479,6 +479,11 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
         )
 
         hcl.use_cache_dir(settings.cache_dir / "grammar")
+    if args.command_module == "init":
+        from .command import early
+
+        # before init's own module is imported: its first requests go out meanwhile (issue #36)
+        args.early_start = early.start_for(args, settings)
     module = importlib.import_module(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)

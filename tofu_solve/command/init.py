@@ -53,6 +53,7 @@ from ..plugins import (
 from ..plugins.readahead import ProviderReadAhead
 from ..remote.ops import OpCounter
 from ..remote.provider_sources import ProviderSources
+from ..remote.registry import RegistryClient
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.changes import lock_change_reasons
@@ -143,9 +144,11 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
 
 
 def run_init(opts: InitOptions, settings: Settings,
-             progress: Progress | None = None) -> InitResult:
+             progress: Progress | None = None, *, registry: RegistryClient | None = None) -> InitResult:
     """Solve and lock the root module at ``opts.root``, in the environment ``settings``
-    (:meth:`Settings.from_environ`); ``progress`` gets progress lines.
+    (:meth:`Settings.from_environ`); ``progress`` gets progress lines. ``registry``: the
+    registry client the early start opened (:mod:`tofu_solve.command.early`), whose listings
+    may be in flight; used when it was opened for this run's options.
 
     Raises:
         ConfigurationError, LockFileError, NoMatchingVersionError,
@@ -155,7 +158,7 @@ def run_init(opts: InitOptions, settings: Settings,
     checks: list[RootSyntaxCheck] = []
     notes: list[WarningText] = []  # warnings known before a failure, which may explain it
     try:
-        return _init(opts, settings, progress, checks, notes)
+        return _init(opts, settings, progress, checks, notes, registry)
     except TofuSolveError as e:
         for c in checks:
             c.raise_error()  # the root's own syntax error first, as tofu reports it
@@ -164,7 +167,7 @@ def run_init(opts: InitOptions, settings: Settings,
 
 
 def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
-          checks: list[RootSyntaxCheck], notes: list[WarningText]) -> InitResult:
+          checks: list[RootSyntaxCheck], notes: list[WarningText], registry: RegistryClient | None) -> InitResult:
     root = Path(opts.root)
     target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
     inputs = collect_input_values(root, settings.environ, opts.vars)
@@ -204,7 +207,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
     ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=locks,
-                                 refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None)
+                                 refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
+                                 client=registry)
     notes.extend(WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings)
     packages = _provider_packages(ctx, counter, opts)
     plugin_cache = packages.plugin_cache_dir
@@ -671,8 +675,9 @@ def open_views(ns, settings: Settings) -> InitViews:
 def run(ns, settings: Settings, views: InitViews) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`InitArguments`."""
     args = InitArguments.from_namespace(ns)
-    client = configured_client(settings, args.tf_path,
-                               named=not args.handover and bool(args.tofu_version or args.terraform_version))
+    early = getattr(ns, "early_start", None)  # started by the CLI before this module was imported
+    client = early.client() if early is not None else configured_client(
+        settings, args.tf_path, named=not args.handover and bool(args.tofu_version or args.terraform_version))
     opts = InitOptions(root=Path(args.chdir), upgrade=args.upgrade, upgrade_only=args.upgrade_only, shared=args.shared,
                        lockfile=args.lockfile, tofu_version=args.tofu_version,
                        terraform_version=args.terraform_version, client=client,
@@ -688,7 +693,8 @@ def run(ns, settings: Settings, views: InitViews) -> int:
         return 0
     views.initializing_modules()
     with views.working():
-        result = run_init(opts, settings, progress=views.progress)
+        result = run_init(opts, settings, progress=views.progress,
+                          registry=early.registry if early is not None else None)
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
     summary = summarize(result, opts.lockfile == "readonly", args.chdir)
     views.summary(summary)

@@ -27,15 +27,17 @@ from .._version import __version__
 from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import has_secret, is_loopback_host, redact
-from ..config.cliconfig import CliConfig
+from ..config.cliconfig import CliConfig, load_cli_config
 from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
-from ..store.cache import key_of
+from ..store.cache import Cache, key_of
 from .flight import SingleFlight
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 
 if TYPE_CHECKING:
     import requests
+
+    from ..settings import Settings
 else:
     requests = lazy_import("requests")  # loaded on first use: no network, no import
 
@@ -95,6 +97,23 @@ class _LazySession:
         return getattr(self._session, name)
 
 
+def open_client(settings: Settings, *, upgrade: bool = False, offline: bool = False,
+                refresh_only: frozenset[str] = frozenset(), announce=None) -> RegistryClient:
+    """The run's registry client with everything it holds: the cache under
+    ``settings.cache_dir`` (entries filled afresh with ``upgrade``), the CLI configuration
+    read from ``settings.environ``, one HTTP session (created on first use), and the run's
+    network counter (``announce`` gets its progress events; it may be set later, as
+    ``client.counter.announce``). ``build_context`` opens one, or takes the one the early
+    start of ``init`` opened (:mod:`tofu_solve.command.early`).
+
+    Raises:
+        ConfigurationError: the CLI configuration is broken (with file and line).
+    """
+    return RegistryClient(load_cli_config(settings.environ), make_session(), counter=OpCounter(announce=announce),
+                          cache=Cache(settings.cache_dir, fresh=upgrade), offline=offline, refresh=upgrade,
+                          limits=settings.limits, refresh_only=refresh_only)
+
+
 class RegistryClient:
     """Talks to module and provider registries. Thread-safe; caches discovery and version
     lists for the life of the client (one run).
@@ -126,6 +145,9 @@ class RegistryClient:
         self._provider_versions: dict[str, list[str]] = {}
         self._release_times: dict[tuple[str, str], dict[str, float]] = {}  # (kind, address) -> version -> time
         self._locations = SingleFlight(remember_errors=False)  # (package, version) -> download location, once per run
+        # one request per listing and run, whoever asks first (the early start, the solver):
+        # a caller that comes while it is in flight waits for it and shares its answer or error
+        self._listings = SingleFlight(remember_errors=True)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -217,6 +239,10 @@ class RegistryClient:
         with self._lock:
             if key in self._module_versions:
                 return self._module_versions[key]
+        return self._listings.run(("module", key), lambda: self._list_module_versions(package))
+
+    def _list_module_versions(self, package: RegistryPackage) -> list[str]:
+        key = str(package)
         if self.offline and self.cache is not None:
             cached = self.cache.read_json("module-versions", key_of(key))
             if cached is not None:
@@ -400,6 +426,10 @@ class RegistryClient:
         with self._lock:
             if key in self._provider_versions:
                 return self._provider_versions[key]
+        return self._listings.run(("provider", key), lambda: self._list_provider_versions(provider))
+
+    def _list_provider_versions(self, provider: ProviderAddress) -> list[str]:
+        key = str(provider)
         if self.cache is not None and (self.offline or not (self.refresh or key in self.refresh_only)):
             cached = self.cache.read_json("provider-versions", key_of(key))
             if cached is not None:
@@ -438,7 +468,7 @@ class RegistryClient:
         with self._lock:
             self._provider_versions.pop(key, None)
             self.refresh_only = self.refresh_only | {key}
-        return self.provider_versions(provider)
+        return self._list_provider_versions(provider)  # past the run's first answer, kept in the flight
 
     def provider_download(self, provider: ProviderAddress, version: str, platform: str) -> ProviderDownload:
         """What the provider registry says about one package: ``GET <providers.v1>

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..config.cliconfig import load_cli_config
 from ..events import Progress
 from ..lockfile import LockFile
 from ..providers import GitCandidates, PinnedCandidates, RegistryCandidates
@@ -17,9 +16,8 @@ from ..remote.git import GitRemotes
 from ..remote.oci import OciClient
 from ..remote.ops import OpCounter
 from ..remote.provider_sources import MirrorClient, ProviderSources
-from ..remote.registry import RegistryClient, make_session
+from ..remote.registry import RegistryClient, open_client
 from ..settings import Settings
-from ..store.cache import Cache
 from ..store.metadata import MetadataStore
 from ..versions.cooldown import min_age_setting, parse_duration
 from .context import Context, SolveOptions
@@ -29,7 +27,8 @@ from .network import NetworkIndex
 
 def build_context(options: SolveOptions, locks: LockFile, settings: Settings, progress: Progress | None, *,
                   recorded_locks: LockFile | None = None, refresh_only: frozenset[str] = frozenset(),
-                  cooldown_from_cli_config: bool = False) -> tuple[Context, OpCounter]:
+                  cooldown_from_cli_config: bool = False,
+                  client: RegistryClient | None = None) -> tuple[Context, OpCounter]:
     """A context for one solve, and the counter of its network operations. Everything the
     context holds is given here; nothing is set on it afterwards.
 
@@ -42,16 +41,22 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
         cooldown_from_cli_config: the release cooldown is the CLI configuration's: its
             ``module_installation`` block's ``cooldown_period`` (for the modules it covers),
             else its ``tofu_solve_min_age`` (no flag and no environment variable set one).
+        client: a registry client opened before (:func:`~tofu_solve.remote.registry.open_client`,
+            by ``init``'s early start, whose listings may be in flight): used, with its cache,
+            CLI configuration, session and counter, when it was opened for this solve's
+            options; else one is opened here.
 
     Raises:
         ConfigurationError: the CLI configuration is broken (with file and line), or its
             cooldown is not a duration.
     """
-    counter = OpCounter(announce=progress)
     limits = settings.limits
-    cache = Cache(settings.cache_dir, fresh=options.upgrade)
-    session = make_session()
-    cli_config = load_cli_config(settings.environ)
+    if client is None or (client.refresh, client.offline, client.refresh_only, client.limits) != \
+            (options.upgrade, options.offline, refresh_only, limits) or client.cache.root != settings.cache_dir:
+        client = open_client(settings, upgrade=options.upgrade, offline=options.offline, refresh_only=refresh_only)
+    counter = client.counter
+    counter.announce = progress
+    cache, session, cli_config = client.cache, client.session, client.cli_config
     if cooldown_from_cli_config:
         modules = cli_config.module_installation
         if modules is not None and modules.cooldown_period:
@@ -67,8 +72,6 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
         options = dataclasses.replace(
             options, min_age=policy.min_age, cooldown_scope=None,
             cooldown_label=f"release_cooldown={policy.min_age_text} ({policy.where_of('release_cooldown')})")
-    client = RegistryClient(cli_config, session, counter=counter, cache=cache, offline=options.offline,
-                            refresh=options.upgrade, limits=limits, refresh_only=refresh_only)
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits, environ=settings.environ)
     fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
                       limits=limits)
