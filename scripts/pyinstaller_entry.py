@@ -1,9 +1,7 @@
 """The entry point PyInstaller freezes into the self-contained executable
-(scripts/build_executable.sh): the same ``main`` as the installed ``tofu-solve`` command."""
+(scripts/build_executable.sh): the same ``entry`` as the installed ``tofu-solve`` command."""
 
-import sys
-
-from tofu_solve.cli import main
+from tofu_solve.cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

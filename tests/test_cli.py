@@ -97,3 +97,30 @@ def test_boolean_flags_take_gos_values_as_tofu_does():
     assert run("version", "-json=false").stdout.startswith("tofu-solve v")
     r = run("version", "-json=maybe")
     assert r.returncode == 2 and 'invalid boolean value "maybe" for -json: parse error' in r.stderr
+
+
+def test_the_command_ends_without_teardown_and_loses_nothing(tmp_path):
+    """``python -m tofu_solve`` (and the console script, ``cli.entry``) ends the process with
+    ``os._exit`` after ``main``: its output is complete through a pipe (the same bytes as
+    ``main`` writes in-process), its exit status is main's, and a TF_LOG_PATH file holds every
+    line, ending with the last one written."""
+    import contextlib
+    import io
+    import os
+
+    from tofu_solve.cli import main
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["completion", "bash"]) == 0
+    r = run("completion", "bash")
+    assert r.returncode == 0 and r.stdout == out.getvalue() and len(r.stdout) > 8192  # more than one buffer
+    assert run("init", "-no-such-flag").returncode == 2
+    log = tmp_path / "log"
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "main.tf").write_text('module "m" {\n  source = "./nowhere"\n}\n')
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", "init", f"-chdir={root}"], capture_output=True,
+                       text=True, timeout=120, env={**os.environ, "TF_LOG": "TRACE", "TF_LOG_PATH": str(log)})
+    assert r.returncode == 1 and "nowhere" in r.stderr, r.stderr
+    lines = log.read_text().splitlines(keepends=True)
+    assert lines and all(line.endswith("\n") for line in lines)
