@@ -68,8 +68,10 @@ class Cache:
     """Directories under one root; see the module docstring.
 
     Package entries heal: each is published with its ``h1:`` recorded beside it and is
-    hashed again before reuse; an entry that no longer matches (tampered, or damaged by a
-    crash or a full disk) is discarded and filled again, never handed out. With
+    hashed again before its first reuse in a run; an entry that no longer matches (tampered,
+    or damaged by a crash or a full disk) is discarded and filled again, never handed out.
+    An entry published or checked by this run is not hashed again by it (a package many
+    calls use at several subdirectories was hashed once per subdirectory). With
     ``fresh=True`` (``init -upgrade``) every entry is filled afresh once per run.
 
     Attributes:
@@ -82,6 +84,7 @@ class Cache:
         self.fresh = fresh
         self.discarded: list[str] = []
         self._refreshed: set[str] = set()
+        self._checked: set[str] = set()  # package entries published or checked by this run
         self._mutex = threading.Lock()
         self._swept = False
 
@@ -176,6 +179,7 @@ class Cache:
                 raise self.cache_error(e, final) from None
             with self._mutex:
                 self._refreshed.add(name)
+                self._checked.add(name)
         return final
 
     def _usable(self, final: Path, name: str) -> bool:
@@ -187,6 +191,8 @@ class Cache:
         with self._mutex:
             if self.fresh and name not in self._refreshed:
                 return False
+            if name in self._checked:
+                return True
         expected = self.read_json("package-h1", key_of(name))
         try:
             actual = hash_dir(final, exclude=VCS_DIRS)
@@ -194,12 +200,14 @@ class Cache:
             actual = None
         if expected is None and actual is not None:
             self.write_json("package-h1", key_of(name), actual)
-            return True
-        if actual != expected:
+        elif actual != expected:
             log.warning("cache entry %s no longer matches its recorded hash; discarding it", redact(name))
             with self._mutex:
-                self.discarded.append(redact(name))
+                if redact(name) not in self.discarded:  # found before the lock and again under it: once
+                    self.discarded.append(redact(name))
             return False
+        with self._mutex:
+            self._checked.add(name)
         return True
 
     def write_archive_hash(self, key: tuple[str, str], sha256_hex: str) -> None:
