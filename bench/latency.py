@@ -21,8 +21,11 @@ For each root and RTT it reports, in seconds:
   ``git clone``: 6 RTT each), then one provider after another (versions, download answer,
   SHA256SUMS, signature, zip: 5 RTT each), after the first connection: ``2 + 6 x calls +
   5 x providers`` RTT.
-* **terraform get**: measured, through the same proxies (modules only: the installer
-  ``tofu init`` forked), when ``terraform`` is on PATH.
+* **terraform get** and **terraform init**: measured, through the same proxies, when
+  ``terraform`` is on PATH, each on a fresh copy of the root with an empty data directory and
+  no plugin cache: ``get`` installs the modules only (the installer ``tofu init`` forked, newest
+  per call, nothing verified), ``init`` the modules and the providers (listings, package
+  answers, checksums, signatures, zips) and writes the lock file.
 * **tofu-solve cold** (empty cache) and **warm** (the same root again), measured; with
   ``--repeat N`` the median of N cold runs, each with an empty cache, and their range. One
   more cold run comes first and is not counted: it warms the servers (the git daemon
@@ -30,7 +33,7 @@ For each root and RTT it reports, in seconds:
   or forge charges a client).
 
 Prints a Markdown table and the ratios (cold / floor, cold / tofu model, cold / terraform
-get), and the warm re-init against the import time of the CLI module. ``read s`` is the time
+get, cold / terraform init), and the warm re-init against the import time of the CLI module. ``read s`` is the time
 the cold init spent reading fetched packages' HCL (``stats.tree_read_ms``, summed over threads).
 
 ``--real-content GIT_DIR...`` runs every root twice: in the fixture world, whose repositories
@@ -93,6 +96,19 @@ def _run_cli(args: list[str], env: dict) -> tuple[float, int, str]:
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "tofu_solve.cli", *args], env=env, capture_output=True, text=True)
     return time.monotonic() - started, done.returncode, done.stdout
+
+
+def _client_time(client: str, verb: str, root, work: Path, env: dict) -> float | None:
+    """Seconds of ``CLIENT get`` or ``CLIENT init -input=false`` on a fresh copy of ``root`` in
+    ``work`` (the same CLI configuration, so the same servers and proxies; its own data
+    directory; no plugin cache), or None when it fails (no newest-per-call solution)."""
+    work.mkdir()
+    root.write(work)
+    started = time.monotonic()
+    done = subprocess.run([client, verb, "-no-color", *(["-input=false"] if verb == "init" else [])], cwd=work,
+                          capture_output=True, env={**env, "TF_DATA_DIR": str(work / ".terraform"),
+                                                    "CHECKPOINT_DISABLE": "1", "TF_PLUGIN_CACHE_DIR": ""})
+    return time.monotonic() - started if done.returncode == 0 else None
 
 
 def _import_time() -> float:
@@ -158,22 +174,18 @@ def _run_roots(world, roots, rtt, rtt_ms, label, terraform, repeat, rows, spent)
                 warm_ops = sum(wres["network_operations"].values())
                 floor = rtt * (2 + 6 * depth + 4)
                 model = rtt * (2 + 6 * calls + 5 * providers)
-                tg = None
+                tg = ti = None
                 if terraform:
-                    (tmp / "tf").mkdir()
-                    root.write(tmp / "tf")
-                    t = time.monotonic()
-                    done = subprocess.run([terraform, "get", "-no-color"], cwd=tmp / "tf", capture_output=True,
-                                          env={**env, "TF_DATA_DIR": str(tmp / "tf" / ".terraform"),
-                                               "CHECKPOINT_DISABLE": "1"})
-                    tg = time.monotonic() - t if done.returncode == 0 else None
+                    tg = _client_time(terraform, "get", root, tmp / "tf-get", env)
+                    ti = _client_time(terraform, "init", root, tmp / "tf-init", env)
                 rows.append((rtt_ms, cold, floor, model, tg, warm, warm_ops, label, read,
-                             tuple(sorted((m["path"], m["version"]) for m in result["modules"])), root.name))
+                             tuple(sorted((m["path"], m["version"]) for m in result["modules"])), root.name, ti))
                 r = lambda a, b: f"{a / b:.2f}" if b else "-"  # noqa: E731
+                f = lambda x: "-" if x is None else f"{x:.2f}"  # noqa: E731
                 print(f"| {root.name} | {label} | {calls} | {depth} | {rtt_ms:g} | {floor:.2f} | {model:.2f} | "
-                      f"{'-' if tg is None else f'{tg:.2f}'} | {cold:.2f}{spread} | {read:.2f} | {r(cold, floor)} | "
-                      f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {warm:.2f} | {warm_ops} |",
-                      flush=True)
+                      f"{f(tg)} | {f(ti)} | {cold:.2f}{spread} | {read:.2f} | {r(cold, floor)} | "
+                      f"{r(cold, model)} | {'-' if tg is None else r(cold, tg)} | {'-' if ti is None else r(cold, ti)} | "
+                      f"{warm:.2f} | {warm_ops} |", flush=True)
                 spent.append(tmp)
     return rows
 
@@ -204,9 +216,10 @@ def main() -> int:
                    capture_output=True)
     imp = _import_time()
     rows = []
-    print("| root | world | calls | depth | RTT ms | floor s | tofu model s | terraform get s | tofu-solve cold s | "
-          "read s | cold/floor | cold/tofu model | cold/terraform get | warm s | warm net ops |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| root | world | calls | depth | RTT ms | floor s | tofu model s | terraform get s | terraform init s | "
+          "tofu-solve cold s | read s | cold/floor | cold/tofu model | cold/terraform get | cold/terraform init | "
+          "warm s | warm net ops |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for rtt_ms in [float(x) for x in args.rtt_ms.split(",")]:
         for label, w in worlds:
             rows += _run_world(label, w, roots, rtt_ms, terraform, args.repeat)
@@ -223,9 +236,11 @@ def main() -> int:
         fl = [x[1] / x[2] for x in sel]
         tm = [x[1] / x[3] for x in sel]
         tg = [x[1] / x[4] for x in sel if x[4]]
+        ti = [x[1] / x[11] for x in sel if x[11]]
         print(f"RTT {rtt_ms:g} ms: cold/floor median {statistics.median(fl):.2f}, max {max(fl):.2f}; "
               f"cold/tofu model median {statistics.median(tm):.2f}; "
               + (f"cold/terraform get median {statistics.median(tg):.2f}, max {max(tg):.2f}; " if tg else "")
+              + (f"cold/terraform init median {statistics.median(ti):.2f}, max {max(ti):.2f}; " if ti else "")
               + f"warm median {statistics.median(x[5] for x in sel):.2f} s, warm network operations "
                 f"{sum(x[6] for x in sel)}")
     if len(worlds) > 1:
