@@ -303,3 +303,43 @@ def test_tofus_lock_layout_is_read_without_the_parser(parsed):
     # the block with a comment, nor its empty list)
     assert parsed == []
     assert body.blocks[0].body.attribute("hashes").expr.literal() == ["h1:" + "a" * 43 + "=", "zh:" + "0" * 64]
+
+
+ONE_LINE = [
+    '{ source = "hashicorp/aws" }',
+    '{ source = "hashicorp/aws", version = "~> 5.0" }',
+    '{source="hashicorp/aws",version=">= 6.28"}',
+    '{ "source" : "hashicorp/aws", count = 3, enabled = true, none = null }',
+    '{ source = "hashicorp/aws" ,  version = "~> 5.0"   }',
+]
+NOT_PLAIN = [
+    '{ source = "hashicorp/aws", }',  # a comma after the last item: left to the parser
+    '{ source = "hashicorp/aws" version = "1.0" }',  # no comma: an error the parser reports
+    '{ source = "a", source = "b" }',  # a repeated key: the parser's error
+    '{ source = var.x }',
+    '{ version = 1.5 }',
+    '{ source = "${var.x}" }',
+    '{}',
+]
+
+
+@pytest.mark.parametrize("obj", ONE_LINE + NOT_PLAIN)
+def test_an_object_on_one_line_reads_as_a_whole_parse_reads_it(obj, parsed):
+    """``aws = { source = "hashicorp/aws" }``, as many write required_providers entries: plain
+    items on one line are read without a parse tree (a warm re-init of such a root builds no
+    parser, issue #36); anything else goes to the parser, with the same value, lines and text
+    as a whole parse, or the same error."""
+    text = f'terraform {{\n  required_providers {{\n    aws = {obj}\n  }}\n}}\n'
+    try:
+        whole = hcl.parse(text, "versions.tf")
+    except ConfigurationError as e:
+        with pytest.raises(ConfigurationError) as part:
+            hcl.force(hcl.parse_lazily(text, "versions.tf"))
+        assert (part.value.summary, part.value.where) == (e.summary, e.where)
+        assert obj in NOT_PLAIN
+        return
+    parsed.clear()
+    body = hcl.parse_lazily(text, "versions.tf")
+    hcl.force(body)
+    assert (parsed == []) == (obj in ONE_LINE)
+    assert [_shape(i) for i in body.items] == [_shape(i) for i in whole.items]

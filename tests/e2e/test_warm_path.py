@@ -18,14 +18,12 @@ UNUSED = ("requests", "urllib3", "oras", "networkx", "pydot", "lark", "hcl2", "i
 
 
 def test_warm_reinit_fetches_nothing_and_imports_no_network_library(tmp_path, running):
-    # the root requires a provider itself: init's early start (command/early.py) finds its
-    # listing in the cache and imports nothing for it
+    # the root requires a provider itself, in the one-line form: read without the parser, and
+    # init's early start (command/early.py) finds its listing in the cache, importing nothing
     root = write_root(tmp_path / "root", '''
         terraform {
           required_providers {
-            aws = {
-              source = "hashicorp/aws"
-            }
+            aws = { source = "hashicorp/aws" }
           }
         }
         module "vpc" {

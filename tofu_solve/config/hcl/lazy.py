@@ -71,6 +71,11 @@ _OBJECT_OPEN = re.compile(r"\{[ \t]*\r?\n")
 _OBJECT_ITEM = re.compile(r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
                           r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*,?[ \t]*\r?\n')
 _BLANK_LINE = re.compile(r"[ \t]*\r?\n")
+# An object on one line (``{ source = "hashicorp/aws", version = "~> 5.0" }``): plain items
+# separated by commas, none after the last.
+_ONE_LINE_ITEM = re.compile(r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
+                            r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*')
+_ONE_LINE_CLOSE = re.compile(r"[ \t]*\}")
 # A list of plain strings on one line (``["a", "b"]``, ``[]``), or one per line as tofu writes
 # a lock file's ``hashes``.
 _PLAIN_STRING = r'"[^"\\$%\n]*"'
@@ -110,10 +115,10 @@ def _plain_value(string: str | None, constant: str | None, number: str | None):
 def _plain_object(text: str, start: int, stop: int, line: int) -> ObjectValueExpr | None:
     """The object constructor ``text[start:stop]`` read without a parse tree, when it is
     written one plain ``key = value`` per line (blank lines allowed, no comments, no
-    repeated key); else None."""
+    repeated key), or on one line (:func:`_one_line_object`); else None."""
     m = _OBJECT_OPEN.match(text, start, stop)
     if m is None:
-        return None
+        return _one_line_object(text, start, stop, line)
     pos, at = m.end(), line + 1
     value: dict = {}
     items: dict = {}
@@ -137,6 +142,36 @@ def _plain_object(text: str, start: int, stop: int, line: int) -> ObjectValueExp
         vend = m.end(3) + 1 if string is not None else m.end(4) if constant else m.end(5)
         items[key] = ValueExpr(None, text[vstart:vend], at, value[key])
         pos, at = m.end(), at + 1
+
+
+def _one_line_object(text: str, start: int, stop: int, line: int) -> ObjectValueExpr | None:
+    """The object constructor ``text[start:stop]`` read without a parse tree when it is
+    written on one line, plain ``key = value`` items separated by commas (at least one, no
+    comma after the last, no repeated key); else None."""
+    if start >= stop or text[start] != "{" or "\n" in text[start:stop]:
+        return None
+    pos = start + 1
+    value: dict = {}
+    items: dict = {}
+    while True:
+        m = _ONE_LINE_ITEM.match(text, pos, stop)
+        if m is None:
+            return None
+        name, quoted, string, constant, number = m.groups()
+        key = name if name is not None else quoted
+        if key in value:
+            return None
+        value[key] = _plain_value(string, constant, number)
+        vstart = m.start(3) - 1 if string is not None else m.start(4) if constant else m.start(5)
+        vend = m.end(3) + 1 if string is not None else m.end(4) if constant else m.end(5)
+        items[key] = ValueExpr(None, text[vstart:vend], line, value[key])
+        pos = m.end()
+        close = _ONE_LINE_CLOSE.match(text, pos, stop)
+        if close is not None and close.end() == stop:
+            return ObjectValueExpr(None, text[start:stop], line, value, items)
+        if pos >= stop or text[pos] != ",":
+            return None
+        pos += 1
 
 
 class _Reader:
