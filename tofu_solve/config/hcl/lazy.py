@@ -68,14 +68,12 @@ class LazyAttribute(Attribute):
 
 _PLAIN_VALUE = re.compile(r'"([^"\\$%\n]*)"|(null|true|false)|([0-9]+)')
 _OBJECT_OPEN = re.compile(r"\{[ \t]*\r?\n")
-_OBJECT_ITEM = re.compile(r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
-                          r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*,?[ \t]*\r?\n')
+# One plain ``key = value`` item: groups name or quoted key; string, keyword or number value.
+_ITEM = (r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
+         r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*')
+_OBJECT_ITEM = re.compile(_ITEM + r",?[ \t]*\r?\n")  # one per line
+_ONE_LINE_ITEM = re.compile(_ITEM)  # on one line (``{ source = "hashicorp/aws", version = "~> 5.0" }``)
 _BLANK_LINE = re.compile(r"[ \t]*\r?\n")
-# An object on one line (``{ source = "hashicorp/aws", version = "~> 5.0" }``): plain items
-# separated by commas, none after the last.
-_ONE_LINE_ITEM = re.compile(r'[ \t]*(?:([A-Za-z_][A-Za-z0-9_-]*)|"([^"\\$%\n]*)")[ \t]*[=:][ \t]*'
-                            r'(?:"([^"\\$%\n]*)"|(null|true|false)|([0-9]+))[ \t]*')
-_ONE_LINE_CLOSE = re.compile(r"[ \t]*\}")
 # A list of plain strings on one line (``["a", "b"]``, ``[]``), or one per line as tofu writes
 # a lock file's ``hashes``.
 _PLAIN_STRING = r'"[^"\\$%\n]*"'
@@ -131,17 +129,23 @@ def _plain_object(text: str, start: int, stop: int, line: int) -> ObjectValueExp
             pos, at = blank.end(), at + 1
             continue
         m = _OBJECT_ITEM.match(text, pos, stop)
-        if m is None:
+        if m is None or not _take_item(text, m, at, value, items):
             return None
-        name, quoted, string, constant, number = m.groups()
-        key = name if name is not None else quoted
-        if key in value:
-            return None
-        value[key] = _plain_value(string, constant, number)
-        vstart = m.start(3) - 1 if string is not None else m.start(4) if constant else m.start(5)
-        vend = m.end(3) + 1 if string is not None else m.end(4) if constant else m.end(5)
-        items[key] = ValueExpr(None, text[vstart:vend], at, value[key])
         pos, at = m.end(), at + 1
+
+
+def _take_item(text: str, m: re.Match, line: int, value: dict, items: dict) -> bool:
+    """Add the item ``m`` (of :data:`_ITEM`) at ``line`` to ``value`` and ``items``; False for
+    a key already there (a repeated key is the parser's error to report)."""
+    name, quoted, string, constant, number = m.groups()
+    key = name if name is not None else quoted
+    if key in value:
+        return False
+    value[key] = _plain_value(string, constant, number)
+    vstart = m.start(3) - 1 if string is not None else m.start(4) if constant else m.start(5)
+    vend = m.end(3) + 1 if string is not None else m.end(4) if constant else m.end(5)
+    items[key] = ValueExpr(None, text[vstart:vend], line, value[key])
+    return True
 
 
 def _one_line_object(text: str, start: int, stop: int, line: int) -> ObjectValueExpr | None:
@@ -155,18 +159,10 @@ def _one_line_object(text: str, start: int, stop: int, line: int) -> ObjectValue
     items: dict = {}
     while True:
         m = _ONE_LINE_ITEM.match(text, pos, stop)
-        if m is None:
+        if m is None or not _take_item(text, m, line, value, items):
             return None
-        name, quoted, string, constant, number = m.groups()
-        key = name if name is not None else quoted
-        if key in value:
-            return None
-        value[key] = _plain_value(string, constant, number)
-        vstart = m.start(3) - 1 if string is not None else m.start(4) if constant else m.start(5)
-        vend = m.end(3) + 1 if string is not None else m.end(4) if constant else m.end(5)
-        items[key] = ValueExpr(None, text[vstart:vend], line, value[key])
         pos = m.end()
-        close = _ONE_LINE_CLOSE.match(text, pos, stop)
+        close = _OBJECT_CLOSE.match(text, pos, stop)
         if close is not None and close.end() == stop:
             return ObjectValueExpr(None, text[start:stop], line, value, items)
         if pos >= stop or text[pos] != ",":
