@@ -62,11 +62,15 @@ def test_the_root_listings_go_out_before_init_is_imported(world, running, tmp_pa
             started = early.start(InitArguments(chdir={str(root)!r}), Settings.from_environ(os.environ))
             heavy = sorted(m for m in ("tofu_solve.command.init", "tofu_solve.explain", "tofu_solve.solver.context",
                                        "tofu_solve.solver.resolve", "tofu_solve.command.views") if m in sys.modules)
-            for _ in range(1000):  # the answers arrive in the background
-                if started.registry.counter.snapshot().get("provider_versions") and \\
-                        started.registry.counter.snapshot().get("module_versions") == 2:
-                    break
-                time.sleep(0.01)
+            # asking the same client again joins the requests in flight: it waits for their
+            # answers and sends nothing more
+            from tofu_solve.addrs.module_source import RegistrySource, parse_source
+            from tofu_solve.addrs.provider import parse_provider_source
+            for addr in ("terraform-aws-modules/vpc/aws", "terraform-aws-modules/eks/aws"):
+                source = parse_source(addr)
+                assert isinstance(source, RegistrySource)
+                started.registry.module_versions(source.package)
+            started.registry.provider_versions(parse_provider_source("hashicorp/aws"))
             print(json.dumps({{"listings": started.listings, "heavy": heavy,
                               "counted": started.registry.counter.snapshot()}}))
         """)
