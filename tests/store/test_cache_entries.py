@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tofu_solve.lockfile.hashes import VCS_DIRS, hash_dir
 from tofu_solve.store import cache as cache_module
 from tofu_solve.store.cache import Cache
 
@@ -20,12 +21,12 @@ def _fill(text: str):
 
 def test_an_entry_is_hashed_once_per_run_and_checked_again_by_the_next(tmp_path, monkeypatch):
     hashed: list[Path] = []
-    real = cache_module.hash_dir
+    real = cache_module.hash_dir_listed
 
     def counting(path, **kw):
         hashed.append(Path(path))
         return real(path, **kw)
-    monkeypatch.setattr(cache_module, "hash_dir", counting)
+    monkeypatch.setattr(cache_module, "hash_dir_listed", counting)
     run = Cache(tmp_path)
     first = run.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("a\n"))
     assert len(hashed) == 1  # published with its hash
@@ -47,3 +48,50 @@ def test_a_damaged_entry_is_filled_again_by_the_next_run(tmp_path):
     again = later.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("a\n"))
     assert (again / "modules" / "a" / "main.tf").read_text() == "a\n"
     assert later.discarded == ["git::https://example.com/m.git@c0ffee"]
+
+
+def test_the_hash_of_an_entry_published_or_checked_this_run_is_handed_to_its_user(tmp_path):
+    run = Cache(tmp_path)
+    entry = run.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("a\n"))
+    assert run.entry_h1(entry) == hash_dir(entry, exclude=VCS_DIRS)
+    assert run.entry_h1(tmp_path / "elsewhere") is None  # not an entry this run hashed
+    later = Cache(tmp_path)
+    assert later.entry_h1(entry) is None  # the next run has not checked it yet
+    later.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("never\n"))
+    assert later.entry_h1(entry) == hash_dir(entry, exclude=VCS_DIRS)
+
+
+def test_no_hash_is_handed_out_for_an_entry_holding_a_file_its_user_leaves_out(tmp_path):
+    run = Cache(tmp_path)
+    entry = run.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("a\n"))
+    assert run.entry_h1(entry, frozenset({"main.tf"})) is None  # in two directories
+    assert run.entry_h1(entry, frozenset({"absent.tf"})) == hash_dir(entry, exclude=VCS_DIRS)
+
+
+def test_the_lock_takes_the_hash_the_cache_computed_and_computes_its_own_when_they_differ(tmp_path, monkeypatch):
+    """workdir/install.package_hashes: the lock's h1: leaves tofu-solve's own override file
+    out (NOT_HASHED); the cache's covers every file. The cache's hash is taken only when no
+    such file is in the package, and it is then the hash the lock would compute."""
+    from types import SimpleNamespace
+
+    from tofu_solve.workdir import install
+
+    run = Cache(tmp_path / "cache")
+    plain = run.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("a\n"))
+
+    def with_override(d: Path) -> None:
+        _fill("b\n")(d)
+        (d / "modules" / "a" / next(iter(install.NOT_HASHED))).write_text("# shipped by the package\n")
+    odd = run.ensure_package("git::https://example.com/m.git", "beef", with_override)
+    computed: list[Path] = []
+    real = install.hash_dir
+
+    def counting(path, **kw):
+        computed.append(Path(path))
+        return real(path, **kw)
+    monkeypatch.setattr(install, "hash_dir", counting)
+    for entry in (plain, odd):
+        pkg = SimpleNamespace(root=entry, zh=None)
+        assert install.package_hashes(None, pkg, None, run) == install.package_hashes(None, pkg)
+    assert computed == [plain, odd, odd]  # with the cache, the plain entry was not read again
+    assert install.package_hashes(None, SimpleNamespace(root=odd, zh=None))[0] != run.entry_h1(odd)

@@ -504,7 +504,7 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         pkg = ctx.network.fetch(cand)
         hashes = hashed.get((pkg.root, pkg.zh))
         if hashes is None:
-            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg, memo)
+            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg, memo, ctx.network.metadata.cache)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
         moved_from = _check_package(path, cand, new, locks, pinned)
         if moved_from is not None:

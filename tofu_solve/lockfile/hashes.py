@@ -94,6 +94,18 @@ def dir_files(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str]
     return out
 
 
+@dataclass(frozen=True)
+class DirHash:
+    """A directory's ``h1:`` and the slash-separated names of the files it covers."""
+
+    h1: str
+    names: tuple[str, ...]
+
+    def covers_any(self, base_names: frozenset[str]) -> bool:
+        """Whether a file whose base name is in ``base_names`` is among :attr:`names`."""
+        return bool(base_names) and any(n.rsplit("/", 1)[-1] in base_names for n in self.names)
+
+
 def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] = frozenset(),
              exclude_files: frozenset[str] = frozenset()) -> str:
     """``h1:`` of a directory, as OpenTofu's ``PackageHashV1`` (``EvalSymlinks`` on the
@@ -102,6 +114,16 @@ def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] 
     Raises:
         HashError: not a directory, a symlink to a directory inside it, an unreadable
             file, or a name with a newline.
+    """
+    return hash_dir_listed(root, prefix, exclude, exclude_files).h1
+
+
+def hash_dir_listed(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] = frozenset(),
+                    exclude_files: frozenset[str] = frozenset()) -> DirHash:
+    """:func:`hash_dir`, with the names of the files hashed.
+
+    Raises:
+        HashError: as :func:`hash_dir`.
     """
     real = os.path.realpath(os.fspath(root))
     names = dir_files(real, prefix, exclude, exclude_files)
@@ -118,7 +140,7 @@ def hash_dir(root: str | os.PathLike, prefix: str = "", exclude: frozenset[str] 
             raise HashError("Cannot hash package", f"{path}: {e.strerror}") from None
 
     try:
-        return hash1(names, read)
+        return DirHash(hash1(names, read), tuple(names))
     except OSError as e:
         raise HashError("Cannot hash package", f"{real}: {e.strerror or e}") from None
 

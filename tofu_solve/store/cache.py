@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..addrs.redact import redact, url_key
 from ..errors import CacheError, HashError
-from ..lockfile.hashes import VCS_DIRS, hash_dir
+from ..lockfile.hashes import VCS_DIRS, DirHash, hash_dir_listed
 from ..lockfile.replacefile import replace_dir, write_atomic
 
 try:
@@ -85,6 +85,7 @@ class Cache:
         self.discarded: list[str] = []
         self._refreshed: set[str] = set()
         self._checked: set[str] = set()  # package entries published or checked by this run
+        self._hashes: dict[str, DirHash] = {}  # their directories' hashes, as computed then
         self._mutex = threading.Lock()
         self._swept = False
 
@@ -167,20 +168,31 @@ class Cache:
         with self.locked(f"pkg:{name}"):
             if self._usable(final, name):
                 return final
-            hashed: list[str] = []
+            hashed: list[DirHash] = []
 
             def fill_and_hash(tmp: Path) -> None:
                 fill(tmp)
-                hashed.append(hash_dir(tmp, exclude=VCS_DIRS))
+                hashed.append(hash_dir_listed(tmp, exclude=VCS_DIRS))
             try:
                 replace_dir(final, fill_and_hash)  # private to the cache: mkdtemp's 0700
-                self.write_json("package-h1", key_of(name), hashed[0])
+                self.write_json("package-h1", key_of(name), hashed[0].h1)
             except OSError as e:
                 raise self.cache_error(e, final) from None
             with self._mutex:
                 self._refreshed.add(name)
                 self._checked.add(name)
+                self._hashes[os.fspath(final)] = hashed[0]
         return final
+
+    def entry_h1(self, path: str | os.PathLike, exclude_files: frozenset[str] = frozenset()) -> str | None:
+        """The ``h1:`` (version-control directories excluded) of the package entry at
+        ``path`` as this run computed it when it published or checked the entry, so that
+        the caller need not read it again; None when this run did not hash it, or when it
+        holds a file whose base name is in ``exclude_files`` (its hash without them is
+        another)."""
+        with self._mutex:
+            known = self._hashes.get(os.fspath(path))
+        return None if known is None or known.covers_any(exclude_files) else known.h1
 
     def _usable(self, final: Path, name: str) -> bool:
         """Whether the entry exists, needs no refresh this run, and still hashes to the
@@ -195,9 +207,10 @@ class Cache:
                 return True
         expected = self.read_json("package-h1", key_of(name))
         try:
-            actual = hash_dir(final, exclude=VCS_DIRS)
+            listed: DirHash | None = hash_dir_listed(final, exclude=VCS_DIRS)
         except HashError:
-            actual = None
+            listed = None
+        actual = listed.h1 if listed is not None else None
         if expected is None and actual is not None:
             self.write_json("package-h1", key_of(name), actual)
         elif actual != expected:
@@ -208,6 +221,8 @@ class Cache:
             return False
         with self._mutex:
             self._checked.add(name)
+            if listed is not None:
+                self._hashes[os.fspath(final)] = listed
         return True
 
     def write_archive_hash(self, key: tuple[str, str], sha256_hex: str) -> None:

@@ -35,6 +35,7 @@ from .stamp import HashMemo
 
 if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
     from ..providers import Package
+    from ..store.cache import Cache
     from ..solver.model import ModuleCandidate
 
 MANIFEST = "modules.json"
@@ -47,12 +48,17 @@ def _h1(path: Path, memo: HashMemo | None) -> str:
     return memo.h1(path, compute) if memo is not None else compute(path)
 
 
-def package_hashes(cand: ModuleCandidate, pkg: Package, memo: HashMemo | None = None) -> tuple[str, ...]:
+def package_hashes(cand: ModuleCandidate, pkg: Package, memo: HashMemo | None = None,
+                   cache: Cache | None = None) -> tuple[str, ...]:
     """The hashes recorded for a selected package: its ``h1:`` and, when it came as an
     archive, the archive's ``zh:``. The commit or digest it was fetched at is its
     ``package`` (:attr:`~tofu_solve.providers.Package.pin`), not a hash. ``memo``: hashes
-    remembered by directory tree (:class:`~tofu_solve.workdir.stamp.HashMemo`). Raises HashError."""
-    out = [_h1(pkg.root, memo)]
+    remembered by directory tree (:class:`~tofu_solve.workdir.stamp.HashMemo`); ``cache``:
+    the cache the package entry is in, whose ``h1:`` of an entry it published or checked
+    this run is taken as it is (:meth:`~tofu_solve.store.cache.Cache.entry_h1`: the same
+    files, read once per run). Raises HashError."""
+    known = cache.entry_h1(pkg.root, NOT_HASHED) if cache is not None else None
+    out = [known if known is not None else _h1(pkg.root, memo)]
     if pkg.zh:
         out.append(pkg.zh)  # the archive's bytes, for packages that came as an archive
     return tuple(out)
