@@ -19,7 +19,6 @@ import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from ..addrs.product import OPENTOFU, TERRAFORM, Product
@@ -52,6 +51,8 @@ class TargetVersion:
 
 
 def known_releases() -> list[str]:
+    from importlib import resources  # only when a target is chosen from the releases
+
     data = json.loads(resources.files("tofu_solve").joinpath("data/opentofu_versions.json").read_text())
     return data["versions"]
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +73,8 @@ def _build(cache_file: str | None) -> Lark:
     identifiers and newlines inside ``${ }``; its analysis kept in ``cache_file`` when given
     (Lark checks the file against the grammar and options before using it). The parser
     libraries are imported here, when the first parse needs them."""
+    from importlib import resources
+
     from hcl2.parser import parser as hcl2_parser
     from hcl2.postlexer import PostLexer
     from lark import Lark
