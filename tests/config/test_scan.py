@@ -343,3 +343,34 @@ def test_an_object_on_one_line_reads_as_a_whole_parse_reads_it(obj, parsed):
     hcl.force(body)
     assert (parsed == []) == (obj in ONE_LINE)
     assert [_shape(i) for i in body.items] == [_shape(i) for i in whole.items]
+
+
+def test_a_packages_variables_are_looked_into_only_when_referred_to(tmp_path, monkeypatch):
+    """config/loader._VariableDefault: a package's variable block is scanned for its
+    ``default`` only when an expression the solve evaluates refers to it (a real module
+    has hundreds, almost none referred to by a call's source or version); the user's root
+    follows every body at once, as a whole parse would. Both give the default and its line."""
+    from tofu_solve.config import scan
+    from tofu_solve.config.tree import read_module_tree
+
+    many = "".join(f'variable "v{i}" {{\n  type    = string\n  default = "d{i}"\n}}\n' for i in range(40))
+    (tmp_path / "variables.tf").write_text(many + 'variable "ver" {\n  description = "x"\n\n  default = "~> 5.0"\n}\n'
+                                           'variable "broken" {\n  = 3\n}\n')
+    (tmp_path / "main.tf").write_text('module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                      '  version = var.ver\n}\n')
+    scanned: list[tuple[str, ...]] = []
+    real = scan.body_items
+
+    def counting(text, top):
+        scanned.append((top.type, *top.labels))
+        return real(text, top)
+    monkeypatch.setattr(scan, "body_items", counting)
+    from tofu_solve.config.hcl import lazy
+    monkeypatch.setattr(lazy, "body_items", counting)
+    tree = read_module_tree(tmp_path, strict=False)
+    (call,) = tree.remote_calls
+    assert call.call.version.text == "~> 5.0"
+    assert [s for s in scanned if s[0] == "variable"] == [("variable", "ver")]  # the one a call refers to
+    with pytest.raises(ConfigurationError) as e:  # the root is followed whole: its error, file and line
+        read_module_tree(tmp_path, strict=True)
+    assert (e.value.where.file, e.value.where.line) == ("variables.tf", 167)

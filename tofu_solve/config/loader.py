@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -190,6 +190,37 @@ class _ArgValue(_Value):
         return self._attr.expr
 
 
+class _VariableDefault(_Value):
+    """A variable's ``default`` (None when it has none) and where it is, found when first
+    read: a variable block's body is scanned only when an expression refers to the
+    variable, which most of a package's variables never are."""
+
+    def __init__(self, block: hcl.Block, here: Callable[..., SourceRange]):
+        self._block, self._here, self.is_json = block, here, False
+        self._found: tuple[hcl.Attribute | None, SourceRange] | None = None
+
+    def find(self) -> tuple[hcl.Attribute | None, SourceRange]:
+        """The ``default`` argument (None: none) and where it is (else the block's line).
+
+        Raises:
+            ConfigurationError: the block's body does not read (the whole file's error).
+        """
+        if self._found is None:
+            a = self._block.body.attribute("default")
+            ctx = f'variable "{self._block.labels[0]}"'
+            self._found = (a, self._here(a.line if a else self._block.line, ctx))
+        return self._found
+
+    @property
+    def raw(self):  # type: ignore[override]
+        a = self.find()[0]
+        return a.expr if a is not None else None
+
+    @property
+    def where(self) -> SourceRange:  # type: ignore[override]
+        return self.find()[1]
+
+
 def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _FileItems:
     """The items of one HCL file. Only the blocks the solve reads are looked into, and of
     them only the arguments it evaluates are parsed (:func:`hcl.parse_blocks`); ``strict``
@@ -253,11 +284,11 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
                 if a is not None:
                     items.compat.append(_ArgValue(a, here(a.line, "language")))
         elif t == "variable" and len(block.labels) == 1:
-            a = block.body.attribute("default")
-            vctx = f'variable "{block.labels[0]}"'
-            items.variables[block.labels[0]] = _ArgValue(a, here(a.line, vctx)) if a else \
-                _Value(None, here(block.line, vctx))
-            c = block.body.attribute("const")
+            default = items.variables[block.labels[0]] = _VariableDefault(block, here)
+            if strict:  # the user's root: its bodies are followed now, as a whole parse would
+                default.find()
+            # `const` is looked for only where the word is written (most variables are not)
+            c = block.body.attribute("const") if _CONST_WORD.search(text, block.start, block.end) else None
             if c is not None:
                 try:
                     items.const[block.labels[0]] = c.expr.literal()
