@@ -212,7 +212,7 @@ class _VariableDefault(_Value):
         return self._found
 
     @property
-    def raw(self):  # type: ignore[override]
+    def raw(self):
         a = self.find()[0]
         return a.expr if a is not None else None
 

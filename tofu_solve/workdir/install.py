@@ -35,8 +35,8 @@ from .stamp import HashMemo
 
 if TYPE_CHECKING:  # kept out of the import path of `check`, which needs no network code
     from ..providers import Package
-    from ..store.cache import Cache
     from ..solver.model import ModuleCandidate
+    from ..store.cache import Cache
 
 MANIFEST = "modules.json"
 NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, written into installed copies
