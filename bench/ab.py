@@ -31,10 +31,9 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
 from delay_proxy import DelayProxy  # noqa: E402
-from real_world import real_content_world  # noqa: E402
+from real_world import bench_world  # noqa: E402
 
-from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
-from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
+from tofu_solve.world import GitDaemon, RegistryServer, write_cli_config  # noqa: E402
 
 
 def main() -> int:
@@ -45,17 +44,13 @@ def main() -> int:
     ap.add_argument("--rtt-ms", type=float, default=150.0)
     ap.add_argument("--real-content", nargs="+", type=Path, default=[], metavar="GIT_DIR")
     a = ap.parse_args()
-    corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
-    world = build_world(corpus, default_world_dir())
     scratch = Path(tempfile.mkdtemp(prefix="tofu-solve-ab-"))
-    if a.real_content:
-        world, _ = real_content_world(world, a.real_content, scratch / "world")
+    world, every = bench_world(REPO.parent / "shared", a.real_content, scratch)
     packages = os.pathsep.join(site.getsitepackages())
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     for tree in a.tree:  # as pip installs it: compiled once, not on every run
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "tofu_solve")], env=env,
                        capture_output=True, check=True)
-    every = {r.name: r for r in example_roots(corpus) + assembled_roots(corpus)}
     rtt = a.rtt_ms / 1000
     times: dict[tuple[str, Path], list[float]] = {}
     try:

@@ -11,12 +11,14 @@ the others are linked as they are. Nothing of the real repositories is kept in t
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
 
-from tofu_solve.world import World
+from tofu_solve.world import World, build_world, default_world_dir
+from tofu_solve.world.roots import assembled_roots, example_roots
 
 
 def repo_name(git_dir: Path) -> str:
@@ -26,6 +28,20 @@ def repo_name(git_dir: Path) -> str:
     if "+" in git_dir.parent.name:
         return git_dir.parent.name.replace("+", "/", 1)
     return f"{git_dir.parent.name}/{git_dir.name.removesuffix('.git')}"
+
+
+def bench_world(shared_default: Path, real_content: list[Path], scratch: Path) -> tuple[World, dict]:
+    """The world a benchmark runs on: the fixture world built from the corpus
+    (``$TOFU_SOLVE_SHARED/corpus``, else ``shared_default/corpus``), or with ``real_content``
+    its copy under ``scratch/world`` serving those real repositories (written to disk before
+    anything is timed); and every root the corpus names (example roots and assembled pairs),
+    by name."""
+    corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", shared_default)) / "corpus"
+    world = build_world(corpus, default_world_dir())
+    if real_content:
+        world, _ = real_content_world(world, real_content, scratch / "world")
+        os.sync()
+    return world, {r.name: r for r in example_roots(corpus) + assembled_roots(corpus)}
 
 
 def real_content_world(world: World, mirrors: list[Path], out: Path) -> tuple[World, dict[str, int]]:

@@ -28,10 +28,9 @@ sys.path.insert(0, str(REPO / "bench"))
 sys.path.insert(0, str(REPO))
 
 from delay_proxy import DelayProxy  # noqa: E402
-from real_world import real_content_world  # noqa: E402
+from real_world import bench_world  # noqa: E402
 
-from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
-from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
+from tofu_solve.world import GitDaemon, RegistryServer, write_cli_config  # noqa: E402
 
 
 def _stamp(line: str) -> float | None:
@@ -55,13 +54,9 @@ def main() -> int:
     ap.add_argument("--client", help="also time CLIENT get and CLIENT init on the same root")
     ap.add_argument("--args", default="", help="more init arguments, space-separated")
     a = ap.parse_args()
-    corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
-    world = build_world(corpus, default_world_dir())
     scratch = Path(tempfile.mkdtemp(prefix="tofu-solve-timeline-"))
-    if a.real_content:
-        world, _ = real_content_world(world, a.real_content, scratch / "world")
-        os.sync()
-    root = next(r for r in example_roots(corpus) + assembled_roots(corpus) if r.name == a.root)
+    world, every = bench_world(REPO.parent / "shared", a.real_content, scratch)
+    root = every[a.root]
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "tofu_solve")], check=True,
                    capture_output=True)
     rtt = a.rtt_ms / 1000
