@@ -224,18 +224,26 @@ CLI_AND_VARIABLES = [
 ]
 
 
+def _whole_or_the_same_error(text: str, filename: str) -> hcl.Body | None:
+    """``text`` parsed whole; None when that fails, once the lazy read with every argument
+    read has failed with the same error (summary, file and line)."""
+    try:
+        return hcl.parse(text, filename)
+    except ConfigurationError as e:
+        with pytest.raises(ConfigurationError) as part:
+            hcl.force(hcl.parse_lazily(text, filename))
+        assert (part.value.summary, part.value.where) == (e.summary, e.where)
+        return None
+
+
 @pytest.mark.parametrize("text", CLI_AND_VARIABLES + [p.read_text() for p in HCL_FILES[:40]])
 def test_a_whole_file_read_lazily_reads_as_a_whole_parse(text):
     """CLI configuration and variables files (top-level arguments and blocks) are read with
     hcl.parse_lazily: plain values without a parse tree, so that a cold cache does not build
     the parser for them (issue #23); with every argument read, the same items, values and
     lines as a whole parse, or the same error."""
-    try:
-        whole = hcl.parse(text, "x.hcl")
-    except ConfigurationError as e:
-        with pytest.raises(ConfigurationError) as part:
-            hcl.force(hcl.parse_lazily(text, "x.hcl"))
-        assert (part.value.summary, part.value.where) == (e.summary, e.where)
+    whole = _whole_or_the_same_error(text, "x.hcl")
+    if whole is None:
         return
     part = hcl.parse_lazily(text, "x.hcl")
     hcl.force(part)
@@ -330,12 +338,8 @@ def test_an_object_on_one_line_reads_as_a_whole_parse_reads_it(obj, parsed):
     parser, issue #36); anything else goes to the parser, with the same value, lines and text
     as a whole parse, or the same error."""
     text = f'terraform {{\n  required_providers {{\n    aws = {obj}\n  }}\n}}\n'
-    try:
-        whole = hcl.parse(text, "versions.tf")
-    except ConfigurationError as e:
-        with pytest.raises(ConfigurationError) as part:
-            hcl.force(hcl.parse_lazily(text, "versions.tf"))
-        assert (part.value.summary, part.value.where) == (e.summary, e.where)
+    whole = _whole_or_the_same_error(text, "versions.tf")
+    if whole is None:
         assert obj in NOT_PLAIN
         return
     parsed.clear()

@@ -19,14 +19,20 @@ def _fill(text: str):
     return fill
 
 
-def test_an_entry_is_hashed_once_per_run_and_checked_again_by_the_next(tmp_path, monkeypatch):
-    hashed: list[Path] = []
-    real = cache_module.hash_dir_listed
+def _count_calls(monkeypatch, module, name: str) -> list[Path]:
+    """The directories ``module.name`` (a directory hash) is called on from now on, in order."""
+    calls: list[Path] = []
+    real = getattr(module, name)
 
     def counting(path, **kw):
-        hashed.append(Path(path))
+        calls.append(Path(path))
         return real(path, **kw)
-    monkeypatch.setattr(cache_module, "hash_dir_listed", counting)
+    monkeypatch.setattr(module, name, counting)
+    return calls
+
+
+def test_an_entry_is_hashed_once_per_run_and_checked_again_by_the_next(tmp_path, monkeypatch):
+    hashed = _count_calls(monkeypatch, cache_module, "hash_dir_listed")
     run = Cache(tmp_path)
     first = run.ensure_package("git::https://example.com/m.git", "c0ffee", _fill("a\n"))
     assert len(hashed) == 1  # published with its hash
@@ -83,13 +89,7 @@ def test_the_lock_takes_the_hash_the_cache_computed_and_computes_its_own_when_th
         _fill("b\n")(d)
         (d / "modules" / "a" / next(iter(install.NOT_HASHED))).write_text("# shipped by the package\n")
     odd = run.ensure_package("git::https://example.com/m.git", "beef", with_override)
-    computed: list[Path] = []
-    real = install.hash_dir
-
-    def counting(path, **kw):
-        computed.append(Path(path))
-        return real(path, **kw)
-    monkeypatch.setattr(install, "hash_dir", counting)
+    computed = _count_calls(monkeypatch, install, "hash_dir")
     for entry in (plain, odd):
         pkg = SimpleNamespace(root=entry, zh=None)
         assert install.package_hashes(None, pkg, None, run) == install.package_hashes(None, pkg)
