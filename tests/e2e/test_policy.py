@@ -36,7 +36,7 @@ def test_a_denied_version_is_not_a_candidate_and_is_named(tmp_path, tofu_solve):
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"vpc": "6.5.1"}  # the newest the policy allows
     assert ('Warning: module "vpc" is at 6.5.1, not: 6.6.0, denied by deny "module" '
-            '"registry.opentofu.org/terraform-aws-modules/vpc/aws" at ../../tofu-solve-policy.hcl:2: breaks the NAT '
+            '"registry.opentofu.org/terraform-aws-modules/vpc/aws" (../../tofu-solve-policy.hcl:2): breaks the NAT '
             "gateways (https://example.com/incidents/42).") in r.out
     data = json.loads(tofu_solve(root, "init", "-handover=false", "-json", "-upgrade").out.strip()
                       .splitlines()[-1])["result"]  # -upgrade: chosen afresh, so 6.6.0 is looked at
@@ -107,11 +107,11 @@ def test_check_catches_a_lock_that_todays_policy_denies(tmp_path, tofu_solve):
     r = tofu_solve(root, "check")
     assert r.code == 1
     assert 'module "vpc": is locked at 6.6.0, which the policy denies' in r.err
-    assert "breaks the NAT gateways" in r.err and "tofu-solve init -upgrade=vpc" in r.err
+    assert "breaks the NAT gateways" in r.err and "tofu-solve init moves it to the nearest allowed version" in r.err
     data = tofu_solve(root, "check", "-json").json()
     assert [d["kind"] for d in data["differences"]] == ["policy"]
     assert data["differences"][0]["file"].endswith("tofu-solve-policy.hcl") and data["differences"][0]["line"] == 2
-    moved = tofu_solve(root, "init", "-handover=false", "-upgrade=vpc")
+    moved = tofu_solve(root, "init", "-handover=false")  # the command check names
     assert moved.code == 0 and lock_versions(moved.lock) == {"vpc": "6.5.1"}
     assert tofu_solve(root, "check").code == 0
 
@@ -225,3 +225,94 @@ def test_outdated_shows_what_the_policy_holds_back(tmp_path, tofu_solve):
     assert row["newer"][0]["version"] == "6.6.0" and "breaks the NAT gateways" in row["newer"][0]["denied"]
     text = tofu_solve(root, "outdated").out
     assert "policy" in text
+
+
+# ---------------------------------------------------------------- issue #47 §1: a policy change is a lock change
+
+
+def _vpc_locked_at(tofu_solve, root, version: str) -> None:
+    """Lock vpc at ``version`` under the constraint "~> 6.0" (pinned first, then widened:
+    the lock still applies, so it stays)."""
+    (root / "main.tf").write_text(VPC.replace('"~> 6.0"', f'"{version}"').lstrip())
+    assert lock_versions(tofu_solve(root, "init", "-handover=false").lock) == {"vpc": version}
+    (root / "main.tf").write_text(VPC.lstrip())
+    assert lock_versions(tofu_solve(root, "init", "-handover=false").lock) == {"vpc": version}
+
+
+def test_a_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path, tofu_solve):
+    """Issue #47 §1: a locked version today's policy denies is a lock that no longer applies,
+    as an edited constraint is: ``-lockfile=readonly`` refuses with the change and the rule,
+    a plain ``init`` moves it to the nearest allowed version (6.2.0 -> 6.3.0, not the newest
+    6.6.0), naming the rule, and "Locked version no longer available" is never said."""
+    root = write_root(tmp_path / "repo" / "envs" / "prod", VPC)
+    _vpc_locked_at(tofu_solve, root, "6.2.0")
+    (tmp_path / "repo" / "tofu-solve-policy.hcl").write_text(DENY_VPC_660.replace('"6.6.0"', '"6.2.0"'))
+    before = (root / ".terraform.lock.hcl").read_text()
+    rule = ('denied by deny "module" "registry.opentofu.org/terraform-aws-modules/vpc/aws" '
+            "(../../tofu-solve-policy.hcl:2): breaks the NAT gateways (https://example.com/incidents/42)")
+
+    ro = tofu_solve(root, "init", "-handover=false", "-lockfile=readonly")
+    assert ro.code == 1 and "Error: Lock file would change" in ro.err, ro.err
+    assert f'~ module "vpc" 6.2.0 -> 6.3.0: {rule}' in ro.err
+    assert "no longer available" not in ro.out + ro.err
+    assert (root / ".terraform.lock.hcl").read_text() == before
+
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.3.0"}  # nearest, the newer of two equally near
+    assert f'~ module "vpc" 6.2.0 -> 6.3.0: {rule}' in r.out
+    assert "no longer available" not in r.out + r.err
+    assert tofu_solve(root, "check").code == 0
+
+
+def test_a_denied_lock_with_no_newer_allowed_version_moves_down(tmp_path, tofu_solve):
+    """The nearest allowed version may be older: a rule denying everything from the locked
+    version up moves the lock to the newest version below it, not to a fresh pick."""
+    root = write_root(tmp_path / "root", VPC)
+    _vpc_locked_at(tofu_solve, root, "6.2.0")
+    (root / "tofu-solve-policy.hcl").write_text(DENY_VPC_660.replace('"6.6.0"', '">= 6.2.0"'))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.1.0"}
+    assert '~ module "vpc" 6.2.0 -> 6.1.0: denied by deny "module"' in r.out
+
+
+def test_upgrade_name_on_a_denied_lock_names_the_rule(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    assert lock_versions(tofu_solve(root, "init", "-handover=false").lock) == {"vpc": "6.6.0"}
+    (root / "tofu-solve-policy.hcl").write_text(DENY_VPC_660)
+    r = tofu_solve(root, "init", "-handover=false", "-upgrade=vpc")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.5.1"}
+    assert '~ module "vpc" 6.6.0 -> 6.5.1: denied by deny "module" "registry.opentofu.org/terraform-aws-modules/' \
+        'vpc/aws" (tofu-solve-policy.hcl:2): breaks the NAT gateways' in r.out
+
+
+def test_a_provider_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", AWS5.replace('"~> 5.0"', '"5.95.0"'))
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    (root / "main.tf").write_text(AWS5.lstrip())
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    assert 'version     = "5.95.0"' in (root / ".terraform.lock.hcl").read_text()  # the lock applies: kept
+    (root / "tofu-solve-policy.hcl").write_text('deny "provider" "hashicorp/aws" {\n  versions = "5.95.0"\n'
+                                                '  reason   = "GHSA-test"\n}\n')
+    ro = tofu_solve(root, "init", "-handover=false", "-lockfile=readonly")
+    assert ro.code == 1 and "Error: Lock file would change" in ro.err
+    assert ('~ provider "registry.opentofu.org/hashicorp/aws" 5.95.0 -> 5.96.0: denied by deny "provider" '
+            '"registry.opentofu.org/hashicorp/aws" (tofu-solve-policy.hcl:1): GHSA-test') in ro.err, ro.err
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert 'version     = "5.96.0"' in r.lock  # nearest, not the newest 5.x
+    assert "no longer available" not in r.out + r.err
+
+
+AWS5 = """
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+"""

@@ -270,7 +270,8 @@ LOCK_CASES = sorted((Path(__file__).parent / "lock_cases").glob("*.json"))
 def test_lock_cases(path):
     """Edits the property tests found where a search that holds no lock moves more locks
     than must move, kept as data: the solver moves exactly ``expected_moves`` locks, the
-    fewest any selection moves."""
+    fewest any selection moves, and, where the case says (``expected_modules``), each to
+    the version it names."""
     case = json.loads(path.read_text())
     lock = Selection(tuple(sorted(case["lock"]["modules"].items())), tuple(sorted(case["lock"]["providers"].items())))
     locks, module_locks, provider_locks = _locks_of(case["before"], lock)
@@ -279,6 +280,8 @@ def test_lock_cases(path):
     assert got in set(expected)
     assert min(lock_cost(case["after"], s, module_locks, provider_locks) for s in expected) == case["expected_moves"]
     assert lock_cost(case["after"], got, module_locks, provider_locks) == case["expected_moves"]
+    if "expected_modules" in case:  # where the moved locks land: the version nearest each lock
+        assert {p: v for p, v in got.module_map.items() if p in case["expected_modules"]} == case["expected_modules"]
 
 
 def _relaxed(index: dict, keep: set[tuple[str, str]]) -> dict:

@@ -185,7 +185,9 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
 
 def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> None:
     """Locked versions today's policy denies, and locked sources it refuses (issue #39): a
-    lock written before a rule was added, or by a tool that does not read the policy."""
+    lock written before a rule was added, or by a tool that does not read the policy. A
+    plain ``init`` moves a denied lock (issue #47: a policy change is a lock change), so
+    that is the command named."""
     for path, m in sorted(locks.modules.items()):
         try:
             source = parse_source(m.source, host)
@@ -199,12 +201,14 @@ def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> No
                                   f"({policy.refusal_words(refusal[0])}); change the call's source."))
         elif address is not None and (rule := policy.module_denial(address, version)) is not None:
             out.append(Difference("policy", f'module "{path}"', f"is locked at {m.version}, which the policy denies "
-                                  f"({rule.cite()}); run tofu-solve init -upgrade={path} to move it.", rule.where))
+                                  f"({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",
+                                  rule.where))
     for addr, p in sorted(locks.providers.items()):
         rule = policy.provider_denial(addr, p.version)
         if rule is not None:
             out.append(Difference("policy", f'provider "{addr}"', f"is locked at {p.version}, which the policy "
-                                  f"denies ({rule.cite()}); run tofu-solve init -upgrade to move it.", rule.where))
+                                  f"denies ({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",
+                                  rule.where))
 
 
 def _rel(p: Path, root: Path) -> str:

@@ -90,9 +90,10 @@ class DenyRule:
                 "link": self.link or None, "file": self.where.file, "line": self.where.line}
 
     def cite(self) -> str:
-        """The rule as messages name it: ``deny "module" "…" (tofu-solve-policy.hcl:7): reason``."""
+        """The rule as every message names it: ``deny "module" "…" (tofu-solve-policy.hcl:7):
+        reason (link)``."""
         link = f" ({self.link})" if self.link else ""
-        return f'deny "{self.kind}" "{self.subject}" at {self.where}: {self.reason}{link}'
+        return f'deny "{self.kind}" "{self.subject}" ({self.where}): {self.reason}{link}'
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,8 @@ A lock moves for one of these reasons, each with the place that caused it:
   21.19.0: "~> 4.0" (…)``);
 * a new call or provider (``new module call (main.tf:30)``, ``called by eks 21.19.0``);
 * the user asked for it (``-upgrade``, ``-upgrade=NAME``);
+* the team's policy now denies the locked version (``denied by deny "module" "…"
+  (tofu-solve-policy.hcl:19): reason``, issue #47);
 * keeping it admits no solution, so the conservative update released it
   (:mod:`.conservative`): what in the new selection excludes the locked version
   (``eks 21.19.0 requires ">= 6.0" (versions.tf:10)``);
@@ -15,9 +17,12 @@ A lock moves for one of these reasons, each with the place that caused it:
 
 from __future__ import annotations
 
+from ..config.policy import DenyRule
 from ..config.tree import ModuleTree
+from ..errors import TofuSolveError
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
+from ..versions.hashicorp_go_version import GoVersion
 from .holds import provider_lock_applies
 from .model import ROOT, ModuleCandidate, Origin, ProviderRequirement
 
@@ -32,6 +37,12 @@ def _by(origin: Origin) -> str:
 
 def _at(origin: Origin) -> str:
     return origin.cite()
+
+
+def denied_reason(rule: DenyRule) -> str:
+    """A lock the policy denies, as the change list gives its reason (issue #47):
+    ``denied by deny "module" "…" (tofu-solve-policy.hcl:19): reason (link)``."""
+    return f"denied by {rule.cite()}"
 
 
 def lock_change_reasons(res, ctx, recorded: LockFile) -> dict[str, str]:
@@ -67,6 +78,9 @@ def _module_reason(path: str, old, cand: ModuleCandidate | None, res, ctx, freed
         return f"called by {_by(req.origin)} ({_at(req.origin)})" if nested else f"new module call ({req.call.where})"
     if ctx.options.upgrade:
         return "-upgrade"
+    rule = _module_lock_denial(req, old, ctx)
+    if rule is not None:  # issue #47: a policy change is a lock change, whatever else freed it
+        return denied_reason(rule)
     if freed:
         return f"-upgrade={targets}"
     if old.source != ctx.locked_source_base(req, old.version):
@@ -80,6 +94,31 @@ def _module_reason(path: str, old, cand: ModuleCandidate | None, res, ctx, freed
                 if req.origin.package else f'required by {_by(req.origin)}: "{text}" ({where})'
         return f'constraint edited to "{text}" ({where})'
     return _released_module_reason(path, old.version, req, res, ctx)
+
+
+def _module_lock_denial(req, old, ctx) -> DenyRule | None:
+    """The rule that denies the recorded lock ``old`` of ``req``'s call, when the policy
+    does and the lock is for the call's source as it stands (``-upgrade=NAME`` leaves the
+    lock out of the context's locks, so the recorded one is asked)."""
+    policy = ctx.options.policy
+    if policy is None or not policy.rules or old.source != ctx.locked_source_base(req, old.version):
+        return None
+    try:
+        version = GoVersion.parse(old.version)
+    except TofuSolveError:
+        return None
+    return policy.module_denial(ctx.package_address(req.call.source), version)
+
+
+def _provider_lock_denial(addr: str, locked: str, ctx) -> DenyRule | None:
+    """The rule that denies the recorded lock of the provider, or None."""
+    policy = ctx.options.policy
+    if policy is None or not policy.rules:
+        return None
+    try:
+        return policy.provider_denial(addr, gvs.Version.parse(locked))
+    except TofuSolveError:
+        return None
 
 
 def _released_module_reason(path: str, locked: str, req, res, ctx) -> str:
@@ -114,6 +153,9 @@ def _provider_reason(addr: str, old, new, res, ctx, freed: bool, targets: str, s
         return f"required by {_by(first.origin)} ({_at(first.origin)})" if first is not None else "new provider"
     if ctx.options.upgrade:
         return "-upgrade"
+    rule = _provider_lock_denial(addr, old.version, ctx)
+    if rule is not None:
+        return denied_reason(rule)
     if freed:
         return f"-upgrade={targets}"
     root_reqs = [r for r in reqs if r.origin.version is None]
@@ -131,4 +173,4 @@ def _provider_reason(addr: str, old, new, res, ctx, freed: bool, targets: str, s
     return f"keeping {old.version} admits no consistent set of versions"
 
 
-__all__ = ["lock_change_reasons"]
+__all__ = ["denied_reason", "lock_change_reasons"]

@@ -52,6 +52,7 @@ from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from . import readahead
 from .cooldown import Cooldown
+from .holds import nearest_first
 from .index import ModuleIndex, Stats, tree_key
 from .model import ModuleCandidate, ModuleRequirement, Origin
 
@@ -304,7 +305,32 @@ class Context:
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:
         """The call's locked version as a candidate, built from the lock alone (no listing),
-        when it applies: not upgrading, same source, still allowed by the constraint."""
+        when it applies: not upgrading, same source, still allowed by the constraint, and not
+        denied by the policy (issue #47: a policy change is a lock change, as an edited
+        constraint is; :meth:`denied_lock`)."""
+        cand = self.lock_anchor(req)
+        if cand is None or self.lock_denial(cand) is not None:
+            return None
+        return cand
+
+    def lock_denial(self, cand: ModuleCandidate) -> DenyRule | None:
+        """The policy rule that denies ``cand``'s version of its package, or None."""
+        policy = self.options.policy
+        if policy is None or not policy.rules or cand.version is None:
+            return None
+        return policy.module_denial(cand.package, cand.version)
+
+    def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, DenyRule] | None:
+        """The call's lock with the rule that denies it, when the lock would apply but for the
+        policy (issue #47): it moves to the nearest allowed version, and that is its reason."""
+        cand = self.lock_anchor(req)
+        rule = self.lock_denial(cand) if cand is not None else None
+        return (cand, rule) if cand is not None and rule is not None else None
+
+    def lock_anchor(self, req: ModuleRequirement) -> ModuleCandidate | None:
+        """The call's locked version as a candidate whenever the configuration still admits
+        it (not upgrading, same source, the constraint allows it), whether or not the policy
+        denies it: what a lock that must move moves nearest to."""
         from ..lockfile.model import locked_commit
 
         lock = self.locks.modules.get(req.call_path)
@@ -326,6 +352,57 @@ class Context:
         commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
         avail = AvailableVersion(lock.version, version, commit, package=lock.package)
         return ModuleCandidate(req.call_path, source, avail, self.package_address(source))
+
+    def preferred_candidates(self, req: ModuleRequirement,
+                             denied: Callable[[ModuleCandidate], object] | None = None) -> list[ModuleCandidate]:
+        """The call's candidates in the one order the search offers them, which the
+        improvement pass's lag is also measured in (issue #47): the locked version first
+        when its lock applies; versions the policy denies passed over (kept only when
+        nothing else is left, so that the conflict names the rule); then, for a call with a
+        lock (applying, or one the policy denies), the versions nearest the locked one first
+        (:func:`~.holds.nearest_first`), else newest first, as ``tofu init`` picks.
+
+        ``denied``: whether the policy denies a candidate (None: allowed); default
+        :meth:`lock_denial`. The search passes its own, which records each denial for the
+        warnings.
+
+        Raises:
+            LockedVersionGone: the source no longer offers the locked version.
+            NoVersionsError, network errors: as :meth:`module_candidates`.
+        """
+        listed = cands = self.module_candidates(req)
+        policy = self.options.policy
+        if policy is not None and policy.rules:
+            is_denied = denied if denied is not None else self.lock_denial
+            allowed = [c for c in cands if is_denied(c) is None]
+            if allowed:
+                cands = allowed
+        locked = self.locked_candidate(req)
+        anchor = locked if locked is not None else self.lock_anchor(req)
+        if anchor is not None and req.versioned:
+            cands = self._nearest(req, anchor, cands, listed)
+        if locked is not None:
+            cands = [locked] + [c for c in cands if c.version_text != locked.version_text]
+        return cands
+
+    def _nearest(self, req: ModuleRequirement, locked: ModuleCandidate, cands: list[ModuleCandidate],
+                 listed: list[ModuleCandidate]) -> list[ModuleCandidate]:
+        """``cands`` nearest ``locked`` first (:func:`~.holds.nearest_first`), by position in
+        ``listed`` (every version the source offers that the constraint admits, the ones the
+        policy denies included, so that a denied lock is not taken for a withdrawn one).
+
+        Raises:
+            LockedVersionGone: the listing no longer offers the locked version.
+        """
+        ordered = [c for _, c in sorted(((c.version, c) for c in listed if c.version is not None),
+                                        key=lambda vc: vc[0])]
+        rank = {c.version_text: i for i, c in enumerate(ordered)}
+        if locked.version_text not in rank:
+            raise locked_version_gone(f'module "{req.call_path}"', locked.version_text,
+                                      f"-upgrade={req.call_path}", req.call.version_where or req.call.where)
+        keep = set(cands)
+        return nearest_first([c for c in ordered[::-1] if c in keep], lambda c: rank[c.version_text],
+                             rank[locked.version_text])
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
@@ -633,6 +710,20 @@ class Context:
         address) out, for the warnings and ``-json``."""
         with self._lock:
             self.denied[(subject, version)] = rule
+
+    def provider_lock_denial(self, address: str) -> DenyRule | None:
+        """The policy rule that denies the locked version of the provider at ``address``, or
+        None (no lock, ``-upgrade``, no rule): such a lock no longer applies; it moves to the
+        nearest allowed version (issue #47)."""
+        policy = self.options.policy
+        lock = self.locks.providers.get(address)
+        if policy is None or not policy.rules or lock is None or self.options.upgrade:
+            return None
+        try:
+            version = gvs.Version.parse(lock.version)
+        except TofuSolveError:
+            return None
+        return policy.provider_denial(address, version)
 
     def provider_denied(self, address: str, version) -> bool:
         """Whether the policy denies ``version`` of the provider (recorded when it does)."""

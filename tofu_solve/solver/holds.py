@@ -9,7 +9,10 @@ configuration still admits it:
   nested call is judged against the requirement of the version its parent takes, so a lock
   applies again wherever the parent's new version calls it the same way;
 * a provider's lock applies while every constraint of the root module (and of its local
-  modules) on the provider admits the locked version. A module version's constraint that
+  modules) on the provider admits the locked version;
+* neither applies while the team's policy denies the locked version (issue #47): a policy
+  change is a lock change, as an edited constraint is, except that the lock moves to the
+  allowed version nearest it rather than the newest. A module version's constraint that
   excludes it does not stop it applying: that is a reason for the lock to move, counted as
   a move.
 
@@ -93,11 +96,13 @@ def provider_lock_applies(address: str, locked_version: str, root_reqs: Iterable
 def locked_subjects(root_reqs: Sequence, ctx) -> frozenset[str]:
     """Every subject with a lock that may apply: each module call path the context's lock
     holds (whether it applies is judged per requirement, during the search), and each
-    locked provider whose lock the root's own constraints admit. Empty with ``-upgrade``."""
+    locked provider whose lock the root's own constraints admit and the policy does not
+    deny. Empty with ``-upgrade``."""
     if ctx.options.upgrade:
         return frozenset()
     out = set(ctx.locks.modules)
-    out |= {a for a, lock in ctx.locks.providers.items() if provider_lock_applies(a, lock.version, root_reqs)}
+    out |= {a for a, lock in ctx.locks.providers.items()
+            if provider_lock_applies(a, lock.version, root_reqs) and ctx.provider_lock_denial(a) is None}
     return frozenset(out)
 
 

@@ -20,7 +20,6 @@ from ..errors import (
     ConfigurationError,
     ModuleNotFound,
     TofuSolveError,
-    locked_version_gone,
 )
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import format_age
@@ -335,36 +334,12 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                     yield locked  # a warm re-init stops here: no listing, no network
                 if call.call_path in self.holds:
                     return
-            cands = self.ctx.module_candidates(call)
-            policy = self.ctx.options.policy
-            if policy is not None and policy.rules:
-                # denied versions are passed over here, with no backtracking; when nothing else
-                # is left they stay, so that their dependencies (Unusable) explain the conflict
-                allowed = [c for c in cands if self._denied(c) is None]
-                if allowed:
-                    cands = allowed
-            if locked is not None and call.versioned and self.holds.applies(call.call_path):
-                cands = self._nearest_module_versions(call, locked, cands)
+            cands = self.ctx.preferred_candidates(call, self._denied)
             # filtered as they are taken: resolvelib iterates a call's candidates afresh
             # whenever it asks whether any are left, and usually takes only the first
             usable = (c for c in cands if not (locked is not None and c.version_text == locked.version_text) and ok(c))
             yield from self.reading_ahead(usable, len(bad))
         return factory
-
-    def _nearest_module_versions(self, call: ModuleRequirement, locked: ModuleCandidate,
-                                 cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
-        """``cands`` nearest ``locked`` first (:func:`~.holds.nearest_first`).
-
-        Raises:
-            LockedVersionGone: the listing no longer offers the locked version.
-        """
-        ordered = [c for _, c in sorted(((c.version, c) for c in cands if c.version is not None),
-                                        key=lambda vc: vc[0])]
-        rank = {c.version_text: i for i, c in enumerate(ordered)}
-        if locked.version_text not in rank:
-            raise locked_version_gone(f'module "{call.call_path}"', locked.version_text,
-                                      f"-upgrade={call.call_path}", call.call.version_where or call.call.where)
-        return nearest_first(ordered[::-1], lambda c: rank[c.version_text], rank[locked.version_text])
 
     def reading_ahead(self, usable: Iterable[ModuleCandidate], rejected: int) -> Iterator[ModuleCandidate]:
         """``usable`` in order, each candidate's metadata read ahead of need, in parallel,
@@ -401,8 +376,9 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         if self.ctx.options.policy is not None:  # denied versions are not candidates, locked or not (issue #39)
             meeting = [c for c in meeting if not self.ctx.provider_denied(key, c.version)]
         lock = self.ctx.locks.providers.get(key)
-        locked = lock.version if lock is not None and not self.ctx.options.upgrade and self.holds.applies(key) \
-            else None
+        # a lock the policy denies no longer applies, but moves as little as one that must (issue #47)
+        locked = lock.version if lock is not None and not self.ctx.options.upgrade and (
+            self.holds.applies(key) or self.ctx.provider_lock_denial(key) is not None) else None
         if locked is not None and key in self.holds:  # held: the locked version or nothing
             out = [c for c in meeting if c not in bad and str(c.version) == locked]
         else:

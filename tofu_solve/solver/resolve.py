@@ -467,7 +467,9 @@ def _involved_root_calls(reqs: list, involved: set[str]) -> set[str] | None:
 
 def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
     """How many candidates each module call skipped: the selected candidate's position in
-    the call's preference order (a locked version first, then newest first)."""
+    the order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
+    a locked version first, a lock that must move nearest first, else newest first), so that
+    the pass never moves a call away from what that order prefers (issue #47)."""
     per_call = {}
     reqs = {}
     for ident, crit in result.criteria.items():
@@ -482,7 +484,7 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
             per_call[ident.name] = 0
             continue
         try:
-            cands = ctx.module_candidates(reqs[ident])
+            cands = ctx.preferred_candidates(reqs[ident])
         except TofuSolveError:
             continue
         per_call[ident.name] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
