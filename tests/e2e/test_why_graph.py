@@ -50,8 +50,8 @@ def test_why_module_held_back_golden(solved_root, tofu_solve):
   root module
   └─ eks: terraform-aws-modules/eks/aws "~> 20.0" (main.tf:17) -> 20.37.0
   20.37.0 is not the newest version "~> 20.0" allows:
-    - eks is 20.37.0, not 20.37.2: 20.37.2 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:7) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:7)
-    - eks is 20.37.0, not 20.37.1: 20.37.1 needs hashicorp/aws ">= 5.95, < 6.0.0" (versions.tf:7) and module "vpc" 6.6.0 needs ">= 6.28" (versions.tf:7)
+    - eks is 20.37.0, not 20.37.2: 20.37.2 needs hashicorp/aws ">= 5.95, < 6.0.0" (terraform-aws-modules/eks/aws 20.37.2: versions.tf:7), and module "vpc" 6.6.0 needs ">= 6.28" (terraform-aws-modules/vpc/aws 6.6.0: versions.tf:7)
+    - eks is 20.37.0, not 20.37.1: 20.37.1 needs hashicorp/aws ">= 5.95, < 6.0.0" (terraform-aws-modules/eks/aws 20.37.1: versions.tf:7), and module "vpc" 6.6.0 needs ">= 6.28" (terraform-aws-modules/vpc/aws 6.6.0: versions.tf:7)
 '''
 
 
@@ -170,8 +170,8 @@ def test_why_says_when_the_lock_holds_a_call_back(tmp_path, tofu_solve):
 
 def test_why_a_locked_call_names_the_newest_allowed_and_the_one_upgrade(isolated, tofu_solve):
     """Held by the lock, not listed this run: ``why`` names the newest version the
-    constraint allows by the listing an earlier run cached, that listing's age, and the
-    ``-upgrade=NAME`` that takes it (issue #24)."""
+    constraint allows by the listing an earlier run cached and that listing's age (issue
+    #24), and names no command it has not proven to land a newer version (issue #47 §3)."""
     root = write_root(isolated / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
                                          '  version = "6.0.0"\n}\n')
     assert tofu_solve(root, "init").code == 0
@@ -181,7 +181,89 @@ def test_why_a_locked_call_names_the_newest_allowed_and_the_one_upgrade(isolated
     why = tofu_solve(root, "why", "vpc")
     assert why.code == 0, why.err
     assert '6.0.0 is held by .terraform.lock.hcl; "~> 6.0" allows up to 6.6.0 (the registry\'s listing read ' in why.out
-    assert "tofu-solve init -upgrade=vpc takes the newest that fits" in why.out
+    # the newer versions were never read: no command is claimed to land one (issue #47 §3)
+    assert ("- vpc is 6.0.0, not 6.6.0, 6.5.1, 6.5.0, 6.4.1, 6.4.0 and 4 more: held by the lock at 6.0.0; not read "
+            "yet, so whether it fits the rest of the selection is not known (tofu-solve outdated reads it)") in why.out
     data = tofu_solve(root, "why", "vpc", "-json").json()[0]
-    assert data["newest_allowed"] == "6.6.0" and data["upgrade"] == "tofu-solve init -upgrade=vpc"
+    assert data["newest_allowed"] == "6.6.0" and data["upgrade"] is None
     assert isinstance(data["listed_at"], float)
+    assert tofu_solve(root, "outdated").code == 2  # reads the newest: now it is known to fit
+    assert tofu_solve(root, "init").code == 0
+    why = tofu_solve(root, "why", "vpc")
+    assert ("- vpc is 6.0.0, not 6.6.0, 6.5.1, 6.5.0, 6.4.1, 6.4.0 and 4 more: held by the lock at 6.0.0: tofu-solve "
+            "init -upgrade=vpc takes the newest that fits (6.6.0), every other lock kept") in why.out, why.out
+    assert tofu_solve(root, "why", "vpc", "-json").json()[0]["upgrade"] == "tofu-solve init -upgrade=vpc"
+    r = tofu_solve(root, "init", "-upgrade=vpc")  # the command named lands what it said
+    assert r.code == 0 and '~ module "vpc" 6.0.0 -> 6.6.0' in r.out
+
+
+# ---------------------------------------------------------------- issue #47 §4: the lock, not the cache
+
+
+def _answers(root, tofu_solve) -> dict[str, tuple[int, str, str]]:
+    """Every answer ``why`` and ``graph`` give about a solved root: ``why`` of each call
+    path and provider the lock holds, and the whole graph, as data."""
+    from tests.e2e.conftest import lock_versions
+    from tofu_solve.lockfile import parse_lock_text
+
+    text = (root / ".terraform.lock.hcl").read_text()
+    names = sorted(lock_versions(text)) + sorted(parse_lock_text(text)[0].providers)
+    out = {}
+    for name in names:
+        r = tofu_solve(root, "why", name, "-json")
+        out[f"why {name}"] = (r.code, r.out, r.err)
+    r = tofu_solve(root, "graph", "-json", "-providers", "-opentofu")
+    out["graph"] = (r.code, r.out, r.err)
+    return out
+
+
+def test_why_and_graph_answer_alike_without_the_download_cache(solved_root, tofu_solve, monkeypatch, tmp_path):
+    """Issue #47 §4, as a property of every answer: in a shell whose cache is not the one
+    ``init`` used, ``why`` and ``graph`` give exactly what they give with it (they read the
+    lock, ``.terraform/modules`` and what init recorded), eks.kms and the providers' module
+    constraints included."""
+    full = _answers(solved_root, tofu_solve)
+    assert "module.eks.kms" in full["graph"][1] and json.loads(full["why registry.opentofu.org/hashicorp/tls"][1])
+    assert all(code == 0 for code, _, _ in full.values())
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "another-cache"))
+    assert _answers(solved_root, tofu_solve) == full
+
+
+def test_why_and_graph_say_what_is_missing_when_neither_cache_nor_copy_holds_it(solved_root, tofu_solve,
+                                                                                monkeypatch, tmp_path):
+    """Neither the cache nor an installed copy: a warning naming what is missing and how to
+    get it, and exit 1, never a smaller tree or "Unknown name" for a name the lock holds."""
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "another-cache"))
+    shutil.rmtree(solved_root / ".terraform" / "modules" / "eks")
+    graph = tofu_solve(solved_root, "graph")
+    assert graph.code == 1
+    assert "Warning: Module contents not available" in graph.err and "eks, eks.kms" in graph.err
+    assert "Run tofu-solve init" in graph.err
+    why = tofu_solve(solved_root, "why", "eks.kms")
+    assert why.code == 1 and "Unknown name" not in why.err and "Module contents not available" in why.err
+    assert tofu_solve(solved_root, "why", "vpc").code == 1  # answered, but the answer is partial: said so
+    assert tofu_solve(solved_root, "init").code == 0  # reinstalled from the lock
+    assert tofu_solve(solved_root, "graph").code == 0
+
+
+def test_why_graph_and_outdated_give_one_reason_for_a_held_back_version(tmp_path, tofu_solve):
+    """Issue #47 §3: one analysis, one reason. vpc 6.6.0 denied by the policy and eks held by
+    a provider clash: ``why``, ``graph`` and ``outdated`` name the same kind and the same words,
+    and the command they name lands what it says."""
+    root = write_root(tmp_path / "root", VPC_EKS)
+    (root / "tofu-solve-policy.hcl").write_text('deny "module" "terraform-aws-modules/vpc/aws" {\n'
+                                                '  versions = "6.6.0"\n  reason   = "breaks the NAT gateways"\n}\n')
+    assert tofu_solve(root, "init").code == 0
+    graph = {n["id"]: n for n in json.loads(tofu_solve(root, "graph", "-json").out)["nodes"]}
+    rows = {r["name"]: r for r in tofu_solve(root, "outdated", "-json").json()["items"]}
+    for call in ("vpc", "eks"):
+        why = tofu_solve(root, "why", call, "-json").json()[0]
+        first = why["held_back"][0]
+        assert graph[f"module.{call}"]["held_back_by"] == first
+        assert (rows[call]["held_by"], rows[call]["reason"]) == (first["kind"], first["reason"]), call
+    assert rows["vpc"]["held_by"] == "policy" and "breaks the NAT gateways" in rows["vpc"]["reason"]
+    assert '(tofu-solve-policy.hcl:1): breaks the NAT gateways' in rows["vpc"]["reason"]
+    assert rows["eks"]["held_by"] == "provider"
+    # nothing can move on its own: no -upgrade=NAME is suggested anywhere
+    assert rows["vpc"]["command"] is None and rows["eks"]["command"] is None
+    assert "-upgrade=" not in tofu_solve(root, "outdated").out

@@ -11,9 +11,11 @@ add the rest:
 * ``opentofu=True``: the OpenTofu node and its constraints, likewise.
 
 Marks: a module package used at several versions is filled orange (``multi_version``); a
-call held back below the newest version its constraint allows is dashed with "held back"
-and the newest allowed version; a selected version fenced off by a newer release of its own
-line (same major.minor excluding the chosen provider) is marked "fenced off" in red.
+call held back below the newest version its constraint allows is dashed with "held back",
+the newest allowed version and what holds it (``held_back_by`` in JSON: the hold-back
+``init`` computed, :mod:`tofu_solve.explain.holdback`, the same reason ``why`` and
+``outdated`` give); a selected version fenced off by a newer release of its own line (same
+major.minor excluding the chosen provider) is marked "fenced off" in red.
 
 Exported as Graphviz DOT (left to right; ``networkx.drawing.nx_pydot``), node-link JSON,
 or rendered to SVG/PNG by Graphviz ``dot`` (:func:`render`).
@@ -33,10 +35,16 @@ import networkx as nx
 from ..errors import TofuSolveError
 from ..lockfile.write import write_atomic
 from ..settings import Settings
-from ..solver.fenced import fences
 from ..versions import apparentlymart_go_versions as gvs
 from ..workdir.solved import Solved, load_solved
 from .arguments import GraphArguments
+from .views.reports import GraphView
+
+HELD_BY = {"policy": "by the policy", "cooldown": "by the release cooldown", "lock": "by the lock",
+           "provider": "by a provider constraint", "opentofu": "by an OpenTofu constraint",
+           "module": "by a nested call", "constraint": "by a constraint", "objective": "fewest versions skipped",
+           "unknown": "not examined"}
+"""A hold-back's kind as a node's label names it (the reason itself is in ``-json``)."""
 
 
 def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> nx.DiGraph:
@@ -52,14 +60,17 @@ def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> n
         multi = len(versions_by_package[pkg]) > 1
         name = path.rsplit(".", 1)[-1]
         label = [name, node.display_source, node.version]
-        held = node.newer[0][0] if node.newer else None
-        if held:
-            label.append(f"held back ({held} allowed)" + (" by the lock" if node.locked else ""))
-        fenced = _fenced_off(s, node)
+        first = node.newer[0] if node.newer else None  # the one analysis init made (issue #47 §3)
+        held = first.version if first is not None else None
+        if first is not None:
+            label.append(f"held back ({first.version} allowed): {HELD_BY.get(first.kind, first.kind)}")
+        fenced = node.fenced_off
         if fenced:
             label.append(f"fenced off by {fenced}")
         g.add_node(f"module.{path}", kind="module", call=path, source=node.display_source, version=node.version,
-                   package=pkg, multi_version=multi, held_back=held, fenced_off=fenced, label="\n".join(label))
+                   package=pkg, multi_version=multi, held_back=held,
+                   held_back_by=first.as_data() if first is not None else None, fenced_off=fenced,
+                   label="\n".join(label))
         parent = f"module.{node.parent}" if node.parent else "root"
         c = node.call.version.text if node.call.version else "any"
         g.add_edge(parent, f"module.{path}", kind="module_call", constraint=c, where=str(node.call.where), label=c)
@@ -107,23 +118,6 @@ def _binding(info: dict, uses: list) -> dict[str, set[str]]:
         if r.constraint is not None and not r.constraint.allows(nv):
             out[f"module.{u.owner}" if u.owner else "root"].add(r.constraint.text)
     return out
-
-
-def _fenced_off(s: Solved, node) -> str | None:
-    """A newer release of the node's own major.minor whose provider constraint excludes the
-    provider version selected (its authors found the selected version incompatible)."""
-    def line(version: str) -> list[int] | None:
-        try:
-            return [int(x) for x in version.lstrip("v").split(".")[:2]]
-        except ValueError:
-            return None
-    mine = line(node.version)
-    if mine is None:
-        return None
-    same_line = [(version, tree) for version, tree in node.newer if line(version) == mine]
-    for version, _, _ in fences(same_line, lambda address: s.providers.get(address, {}).get("version") or None):
-        return version
-    return None
 
 
 def to_dot(g: nx.DiGraph) -> str:
@@ -193,8 +187,8 @@ def render(dot_text: str, out: Path) -> None:
 def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`GraphArguments`."""
     args = GraphArguments.from_namespace(ns)
-    g = build_graph(load_solved(Path(args.chdir), settings, tuple(args.vars or ())), providers=args.providers,
-                    opentofu=args.opentofu)
+    solved = load_solved(Path(args.chdir), settings, tuple(args.vars or ()))
+    g = build_graph(solved, providers=args.providers, opentofu=args.opentofu)
     out = Path(args.output) if args.output else None
     as_json = args.json or (out is not None and out.suffix.lower() == ".json")
     text = to_json(g) if as_json else to_dot(g)
@@ -204,4 +198,8 @@ def run(ns, settings: Settings) -> int:
         write_atomic(out, text if text.endswith("\n") else text + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    missing = solved.missing_error()
+    if missing is not None:  # a smaller tree is never given as the whole one (issue #47 §4)
+        GraphView(as_json).incomplete(missing)
+        return 1
     return 0

@@ -24,7 +24,7 @@ considered) but writes nothing: no lock, no install, no state.
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -36,6 +36,7 @@ from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
 from ..explain import solve
+from ..explain.holdback import HoldBack, analyse
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
@@ -63,6 +64,7 @@ class Outdated:
     held_by: str | None
     reason: str
     newer: list = field(default_factory=list)  # [{"version", "age_seconds", "cooldown"}], newest first
+    command: str | None = None  # a command proven to move the lock (issue #47 §3), or None
 
     @property
     def can_move(self) -> bool:
@@ -102,7 +104,37 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
                  for addr, cand in res.providers.items()]
     finally:
         ctx.close()
-    return rows
+    held = _locked_hold_backs(tree, root, locks, replace(options, upgrade=False), settings, min_age)
+    return [_held_by(row, held.get(row.name)) for row in rows]
+
+
+def _locked_hold_backs(tree: ModuleTree, root: Path, locks, options: SolveOptions, settings: Settings,
+                       min_age: float | None) -> dict[str, list[HoldBack]]:
+    """What holds each call and provider back in the selection ``init`` makes under the lock
+    (call path or provider address -> its hold-backs, newest first): the one analysis
+    ``why`` and ``graph`` show (:mod:`tofu_solve.explain.holdback`, issue #47 §3), over what
+    the upgraded solve just read. Empty when the lock admits no selection (``init`` would
+    say why)."""
+    ctx, _ = build_context(options, locks, settings, None, cooldown_from_cli_config=min_age is None)
+    try:
+        res = solve(tree, ctx, root)
+        modules, providers = analyse(res, ctx)
+        return {**modules, **providers}
+    except TofuSolveError:
+        return {}
+    finally:
+        ctx.close()
+
+
+def _held_by(row: Outdated, held: list[HoldBack] | None) -> Outdated:
+    """``row`` held back by what the one analysis says holds its newest allowed version back,
+    when it says anything of it."""
+    first = next((h for h in held or () if h.version == row.newest_allowed), None)
+    if first is not None and row.locked is not None and row.newest_allowed != row.locked:
+        row.held_by, row.reason = first.kind, first.reason
+    # -upgrade=NAME is named only where the analysis proved it lands a newer version
+    row.command = next((h.command for h in held or () if h.command is not None), None)
+    return row
 
 
 def _module_newer(path: str, cand, res, ctx) -> list[tuple[str, float | None]]:
@@ -346,7 +378,8 @@ def run(ns, settings: Settings) -> int:
                     args.shared, progress=line_progress(args.json),
                     min_age=given_min_age(args.min_age, settings.min_age), policy=policy)
     movable = [r for r in rows if r.can_move]
-    names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable)
+    names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable
+                     if r.command is not None)
     OutdatedView(args.json).result(rows, render_table(rows, target.product), names)
     return 2 if movable else 0
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..addrs.provider import parse_provider_source
-from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
+from ..explain.holdback import HoldBack
 from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
@@ -72,6 +72,8 @@ def find(s: Solved, name: str) -> tuple[list[CallNode], list[str]]:
 def why(s: Solved, name: str) -> list[WhyAnswer]:
     """Answers for NAME. Raises UnknownNameError (with the closest names)."""
     calls, providers = find(s, name)
+    if not calls and not providers and s.missing and (missing := s.missing_error()) is not None:
+        raise missing  # the name may be inside a package whose contents are not at hand (issue #47 §4)
     if not calls and not providers:
         close = difflib.get_close_matches(name, _names(s), n=5, cutoff=0.5)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
@@ -99,40 +101,50 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
                       "file": at.file, "line": at.line, "version": n.version,
                       "package": s.calls[n.parent].display_source if n.parent else None,
                       "package_version": s.calls[n.parent].version if n.parent else None})
-    held = []
-    if node.locked:
-        # The solver took the lock's version without looking further: say so rather than
-        # call it the newest, and name what -upgrade would consider (issue #12).
-        if node.newer:
+    held = [h.as_data() for h in node.newer]
+    name = node.path.rsplit(".", 1)[-1]
+    if node.newer:
+        if node.locked:
             seen = f" (the registry's listing read {_age(node.listed_at)} ago)" if node.listed_at else ""
-            others = [v for v, _ in node.newer[1:5]]
-            also = f" (also {', '.join(others)}{'...' if len(node.newer) > 5 else ''})" if others else ""
             lines.append(f'  {node.version} is held by .terraform.lock.hcl; "{_constraint(node.call)}" allows up to '
-                         f"{node.newer[0][0]}{seen}{also}: tofu-solve init -upgrade={node.path} takes the newest "
-                         "that fits, every other lock kept.")
-            held = [{"version": v, "reason": "the lock file holds the call"} for v, _ in node.newer]
-        elif node.listed:
-            lines.append(f'  {node.version} is held by .terraform.lock.hcl, and is the newest version '
-                         f'"{_constraint(node.call)}" allows.')
+                         f"{node.newer[0].version}{seen}:")
         else:
-            lines.append(f"  {node.version} is held by .terraform.lock.hcl; newer versions were not looked up (no "
-                         f"listing of {node.display_source} is cached): tofu-solve init -upgrade={node.path} takes the "
-                         f'newest that "{_constraint(node.call)}" allows.')
-    elif node.newer:
-        lines.append(f'  {node.version} is not the newest version "{_constraint(node.call)}" allows:')
-        for version, tree in node.newer:
-            reason = _held_back(s, node, version, tree)
-            held.append({"version": version, "reason": reason})
-            lines.append(f"    - {node.path.rsplit('.', 1)[-1]} is {node.version}, not {version}: {reason}")
+            lines.append(f'  {node.version} is not the newest version "{_constraint(node.call)}" allows:')
+        for versions, reason in _grouped(node.newer):
+            lines.append(f"    - {name} is {node.version}, not {versions}: {reason}")
+    elif node.locked and node.listed:
+        lines.append(f'  {node.version} is held by .terraform.lock.hcl, and is the newest version '
+                     f'"{_constraint(node.call)}" allows.')
+    elif node.locked:
+        lines.append(f"  {node.version} is held by .terraform.lock.hcl; newer versions were not looked up (no "
+                     f"listing of {node.display_source} is cached): tofu-solve outdated looks them up.")
     else:
         lines.append(f'  {node.version} is the newest version "{_constraint(node.call)}" allows.')
     data = {"kind": "module", "call": node.path, "source": node.display_source, "version": node.version,
-            "chain": chain, "held_back": held, "locked": node.locked}
+            "chain": chain, "held_back": held, "locked": node.locked, "fenced_off": node.fenced_off}
     if node.locked:
-        data["upgrade"] = f"tofu-solve init -upgrade={node.path}"
-        data["newest_allowed"] = node.newer[0][0] if node.newer else (node.version if node.listed else None)
+        # a command is named only where init proved it lands a newer version (issue #47 §3)
+        data["upgrade"] = next((h.command for h in node.newer if h.command), None)
+        data["newest_allowed"] = node.newer[0].version if node.newer else (node.version if node.listed else None)
         data["listed_at"] = node.listed_at
     return WhyAnswer("module", node.path, "\n".join(lines), data)
+
+
+SHOWN_PER_REASON = 5  # versions named before "and N more"
+
+
+def _grouped(newer) -> list[tuple[str, str]]:
+    """(versions, reason) for each run of consecutive newer versions held back for the same
+    reason, versions named newest first (at most :data:`SHOWN_PER_REASON`)."""
+    out: list[tuple[list[str], str]] = []
+    for h in newer:
+        if out and out[-1][1] == h.reason:
+            out[-1][0].append(h.version)
+        else:
+            out.append(([h.version], h.reason))
+    return [(", ".join(vs[:SHOWN_PER_REASON]) + (f" and {len(vs) - SHOWN_PER_REASON} more"
+                                                 if len(vs) > SHOWN_PER_REASON else ""), reason)
+            for vs, reason in out]
 
 
 def _age(when: float) -> str:
@@ -145,60 +157,6 @@ def _age(when: float) -> str:
             n = s // size
             return f"{n} {unit}{'s' if n != 1 else ''}"
     return f"{s} second{'s' if s != 1 else ''}"
-
-
-def _held_back(s: Solved, node: CallNode, version: str, tree: ModuleTree | None) -> str:
-    """Why ``version`` of ``node`` was not taken: the first of its constraints that clashes
-    with the rest of the solution (or the release cooldown, when it kept the version out)."""
-    if version in node.cooldown:
-        return f"the release cooldown: {node.cooldown[version]}"
-    if tree is None:
-        return "not examined by the solver (no metadata in the cache)"
-    for _lp, r in tree.providers:
-        addr = str(r.address)
-        chosen = s.providers.get(addr, {}).get("version")
-        if r.constraint is None or chosen is None:
-            continue
-        others = [(u, u.requirement.constraint) for u in s.provider_uses.get(addr, [])
-                  if u.owner != node.path and u.requirement.constraint is not None]
-        spec = r.constraint.spec + tuple(x for _, pc in others for x in pc.spec)
-        # the clash: this version's constraint together with another constraint admits no version
-        for u, pc in others:
-            pair = r.constraint.spec + pc.spec
-            if not _any_release(pair, chosen, r.constraint.text, pc.text):
-                who = (f"module \"{u.owner}\" {u.module_version}" if u.owner else "the root module")
-                return (f'{version} needs {r.address.for_display} "{r.constraint.text}" ({r.where}) and {who} '
-                        f'needs "{pc.text}" ({u.requirement.where})')
-        if not gvs.meets(spec, gvs.Version.parse(chosen)):
-            return (f'{version} needs {r.address.for_display} "{r.constraint.text}" ({r.where}), which excludes '
-                    f"the selected {chosen}")
-    for _lp, c in tree.core:
-        from ..versions.hashicorp_go_version import GoVersion
-        if not c.constraint.allows(GoVersion.parse(s.opentofu)):
-            return f'{version} needs OpenTofu "{c.constraint.text}" ({c.where}), but this is solved for {s.opentofu}'
-    for rc in tree.remote_calls:
-        child = f"{node.path}." + ".".join(rc.rel_path)
-        if child in s.calls and rc.call.version and not rc.call.version.allows(s.calls[child].version):
-            return (f'{version} calls {rc.call.name} with "{rc.call.version.text}" ({rc.call.where}), which the '
-                    f"rest of the solution does not allow")
-    return "taking it would have gone back further elsewhere (tofu-solve minimizes versions skipped in total)"
-
-
-def _any_release(spec, chosen: str, a: str, b: str) -> bool:
-    """Whether two constraints admit a common version, judged around ``chosen`` and the
-    constraints' own bounds."""
-    probes = {gvs.Version.parse(chosen)}
-    for sel in spec:
-        v = sel.boundary.constrain_to_zero().to_version()
-        probes |= {v, gvs.Version(v.major, v.minor, v.patch + 1), gvs.Version(v.major + 1, 0, 0),
-                   gvs.Version(v.major, v.minor + 1, 0)}
-        if v.patch:
-            probes.add(gvs.Version(v.major, v.minor, v.patch - 1))
-        if v.minor:
-            probes.add(gvs.Version(v.major, v.minor - 1, 99999))
-        if v.major:
-            probes.add(gvs.Version(v.major - 1, 99999, 99999))
-    return any(gvs.meets(spec, p) for p in probes)
 
 
 def why_provider(s: Solved, addr: str) -> WhyAnswer:
@@ -242,8 +200,11 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
             for u, c in bound:
                 who = f'module "{u.imposed_by}" {u.module_version}' if u.owner else "the root module"
                 lines.append(f'    - "{c.text}" ({who}, {u.requirement.where})')
-        else:
-            lines.append(f"  {nxt} is available, but the provider lock keeps {chosen} (tofu init -upgrade moves it).")
+        else:  # the one analysis init made (issue #47 §3): the lock, the policy, ...
+            held = next((h for h in (HoldBack.from_data(x) for x in info.get("newer") or []) if h is not None
+                         and h.version == nxt), None)
+            lines.append(f"  {nxt} is available, but not selected: {held.reason}." if held is not None else
+                         f"  {nxt} is available, but not selected.")
     else:
         lines.append(f"  {chosen} is the newest version available.")
     data = {"kind": "provider", "provider": addr, "version": chosen, "constraints": entries, "cooldown": cooled,
@@ -255,6 +216,12 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
 def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`WhyArguments`."""
     args = WhyArguments.from_namespace(ns)
-    answers = why(load_solved(Path(args.chdir), settings, tuple(args.vars or ())), args.name)
-    WhyView(args.json).answers(answers)
+    solved = load_solved(Path(args.chdir), settings, tuple(args.vars or ()))
+    answers = why(solved, args.name)
+    view = WhyView(args.json)
+    view.answers(answers)
+    missing = solved.missing_error()
+    if missing is not None:  # the answer lacks what those packages call and require (issue #47 §4)
+        view.incomplete(missing)
+        return 1
     return 0

@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..addrs.immutable import package_problem
+from ..addrs.module_source import LocalSource
 from ..addrs.names import valid_call_path
 from ..addrs.product import OPENTOFU, Product, product_named
 from ..addrs.redact import redact
@@ -27,10 +29,13 @@ from ..lockfile.replacefile import write_atomic
 from ..settings import Settings
 from ..store.cache import Cache
 from ..store.metadata import MetadataStore
-from .install import data_dir
+from .install import data_dir, inside, read_manifest
+
+if TYPE_CHECKING:  # init's early start reads recorded_module_locks before the solver is imported
+    from ..explain.holdback import HoldBack
 
 STATE_FILE = "tofu-solve.json"
-SCHEMA = 1
+SCHEMA = 2  # 2: each newer version with its hold-back (issue #47 §3)
 
 
 class StateError(TofuSolveError):
@@ -40,19 +45,15 @@ class StateError(TofuSolveError):
 # --------------------------------------------------------------------------- writing
 
 
-def _cooldown_note(ctx, path: str, version: str) -> str:
-    """Why the release cooldown kept ``version`` of ``path`` out, for ``why`` (issue #25)."""
-    from ..versions.cooldown import format_age
-    held = ctx.held_back[(path, version)]
-    return f"younger than {ctx.cooldown.label}: released {format_age(held.age)} before that init ({held.note})"
-
-
 def snapshot(res, ctx, result_locks) -> dict:
-    """The state document for a resolution (see the module docstring)."""
+    """The state document for a resolution (see the module docstring). Every newer version
+    of a call or provider carries its hold-back (:mod:`tofu_solve.explain.holdback`), the one
+    analysis ``why``, ``graph`` and ``outdated`` show, computed here once."""
+    from ..explain.holdback import cooldown_reason, fenced_off, module_hold_backs, provider_hold_backs
+
     modules = {}
     for path, cand in res.modules.items():
         req = res.module_requirements.get(path)
-        newer = []
         locked = req is not None and ctx.locked_candidate(req) == cand
         listed = ctx.listed(req) if req is not None else None
         listed_at = None
@@ -61,27 +62,24 @@ def snapshot(res, ctx, result_locks) -> dict:
             # constraint allows, and when it was read (issue #24: why names what it takes)
             listed = ctx.known_candidates(req)
             listed_at = ctx.listing_time(req) if listed is not None else None
-        if listed and cand.version is not None:
-            later = sorted((c for c in listed if c.version is not None and c.version.compare(cand.version) > 0),
-                           key=lambda c: c.version, reverse=True)
-            newer = [{"version": c.version_text, "key": _state_key(ctx.tree_key(c)),
-                      **({"cooldown": _cooldown_note(ctx, path, c.version_text)}
-                         if (path, c.version_text) in ctx.held_back else {})} for c in later]
+        newer = [h.as_data() for h in module_hold_backs(res, ctx, path)] if listed else []
         modules[path] = {"version": cand.version_text, "key": _state_key(ctx.tree_key(cand)),
-                         "package": redact(cand.package), "newer": newer[:25], "locked": locked,
-                         "listed": listed is not None, "listed_at": listed_at}
+                         "package": redact(cand.package), "newer": newer, "locked": locked,
+                         "listed": listed is not None, "listed_at": listed_at,
+                         "fenced_off": fenced_off(res, ctx, path)}
     providers = {}
     for addr, pc in res.providers.items():
+        held = provider_hold_backs(res, ctx, addr)
         nxt = None
         try:
-            versions = ctx.provider_versions(pc.address)
-            later = [v for v in versions if v.greater_than(pc.version) and not v.prerelease]
+            later = [v for v in ctx.provider_versions(pc.address) if v.greater_than(pc.version) and not v.prerelease]
             nxt = str(later[0]) if later else None
         except TofuSolveError:
             pass
         providers[addr] = {"version": str(pc.version), "next": nxt,
-                           "cooldown": {v: _cooldown_note(ctx, addr, v) for (s, v) in sorted(ctx.held_back)
-                                        if s == addr}}
+                           "newer": [h.as_data() for h in held],
+                           "cooldown": {h.version: cooldown_reason(ctx, ctx.held_back[(addr, h.version)])
+                                        for h in held if h.kind == "cooldown"}}
     return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
             "product": res.product.command,
             "modules": modules, "providers": providers,
@@ -146,10 +144,12 @@ class CallNode:
         parent: the parent call path ("" for the root module).
         call: the call as written (source, constraint, file and line in its module).
         version: the selected version.
-        tree: the selected version's requirements (None when not in the cache).
-        newer: (version, tree or None) newer versions the constraint allowed.
-        cooldown: version -> why the release cooldown kept it out (issue #25).
+        tree: the selected version's requirements (None when neither the cache nor the
+            installed copy holds them: :attr:`Solved.missing`).
+        newer: each newer version the constraint allowed, newest first, with what held it
+            back (:class:`~tofu_solve.explain.holdback.HoldBack`, computed by that init).
         package: the package address.
+        fenced_off: a newer release of the selected version's line that fences it off.
     """
 
     path: str
@@ -157,12 +157,12 @@ class CallNode:
     call: ModuleCall
     version: str
     tree: ModuleTree | None
-    newer: list[tuple[str, ModuleTree | None]] = field(default_factory=list)
+    newer: list[HoldBack] = field(default_factory=list)
     package: str = ""
     locked: bool = False  # the lock file, not a constraint, chose this version
     listed: bool = True  # the source's versions were listed by that init (or an earlier one: listed_at)
     listed_at: float | None = None  # when an earlier run's listing was read (a locked call), seconds since the epoch
-    cooldown: dict[str, str] = field(default_factory=dict)
+    fenced_off: str | None = None
 
     @property
     def display_source(self) -> str:
@@ -191,6 +191,21 @@ class Solved:
     opentofu: str
     target_origin: str
     product: Product = OPENTOFU
+    # call paths whose selected version's contents neither the metadata cache nor the
+    # installed copy holds: what they call and require is unknown (issue #47 §4)
+    missing: list[str] = field(default_factory=list)
+
+    def missing_error(self) -> TofuSolveError | None:
+        """The warning a command that reads this tree gives, and exits non-zero with, when
+        contents are missing (:attr:`missing`); None when nothing is."""
+        if not self.missing:
+            return None
+        names = ", ".join(self.missing[:8]) + (f" and {len(self.missing) - 8} more" if len(self.missing) > 8 else "")
+        return StateError("Module contents not available",
+                          f"The contents of {names} are neither in the download cache nor installed in "
+                          ".terraform/modules at the locked version, so what they call and require is missing from "
+                          "this answer. Run tofu-solve init (it reinstalls them from the lock), or point "
+                          "TOFU_SOLVE_CACHE_DIR at the cache that init used.")
 
     def children(self, path: str) -> list[CallNode]:
         return [c for c in self.calls.values() if c.parent == path]
@@ -222,6 +237,8 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
         StateError: no state file, or the lock no longer matches it.
         ConfigurationError, LockFileError: the configuration or lock is broken.
     """
+    from ..explain.holdback import HoldBack
+
     root = Path(root)
     path = data_dir(root, settings.data_dir) / STATE_FILE
     try:
@@ -245,25 +262,48 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
         t = store.get(*key)
         return t if isinstance(t, ModuleTree) else None
 
+    # Issue #47 §4: a command that reads the lock does not need the download cache. The tree
+    # of a selected version comes from the metadata cache, else from the installed copy that
+    # modules.json names at that version (read as the solver reads a package); a call whose
+    # tree neither holds is listed in ``missing``, never silently left out.
+    modules_dir = data_dir(root, settings.data_dir) / "modules"
+    manifest = read_manifest(modules_dir / "modules.json")
+
+    def installed_tree(path: str, call: ModuleCall, version: str) -> ModuleTree | None:
+        record = manifest.get(path)
+        if record is None or record.get("Version", "") != version:
+            return None
+        try:
+            installed = inside(modules_dir, path)
+            subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
+            return read_module_tree(installed, subdir, product=product, symbols=call.symbols) \
+                if installed.is_dir() else None
+        except TofuSolveError:
+            return None
+
     calls: dict[str, CallNode] = {}
+    missing: list[str] = []
     names = set(doc["modules"])
     call_defs: dict[str, ModuleCall] = {}
     for rc in root_tree.remote_calls:
         call_defs[".".join(rc.rel_path)] = rc.call
-    trees = {p: tree_of(m["key"]) for p, m in doc["modules"].items()}
-    for p, t in trees.items():
-        if t is None:
-            continue
-        for rc in t.remote_calls:
-            call_defs[f"{p}." + ".".join(rc.rel_path)] = rc.call
-    for p, m in sorted(doc["modules"].items()):
+    for p, m in sorted(doc["modules"].items()):  # a parent sorts before the calls inside it
         call = call_defs.get(p)
         if call is None:
+            if _parent_of(p, names) in missing:
+                missing.append(p)  # inside a package whose contents are not at hand
             continue
-        newer = [(n["version"], tree_of(n["key"])) for n in m.get("newer", [])]
-        cooled = {n["version"]: str(n["cooldown"]) for n in m.get("newer", []) if n.get("cooldown")}
-        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], trees.get(p), newer, m.get("package", ""),
-                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"), cooled)
+        tree = tree_of(m["key"]) or installed_tree(p, call, m["version"])
+        if tree is None:
+            missing.append(p)
+        else:
+            for rc in tree.remote_calls:
+                call_defs[f"{p}." + ".".join(rc.rel_path)] = rc.call
+        newer = [h for h in (HoldBack.from_data(n) for n in m.get("newer") or []) if h is not None]
+        fenced = m.get("fenced_off")
+        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], tree, newer, m.get("package", ""),
+                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"),
+                            fenced if isinstance(fenced, str) else None)
     uses: dict[str, list[ProviderConstraintUse]] = {}
     core = []
 
@@ -278,7 +318,7 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
         if node.tree is not None:
             add(node.tree, p, node.version)
     return Solved(root, root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""),
-                  product)
+                  product, missing)
 
 
 

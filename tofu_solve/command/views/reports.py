@@ -27,6 +27,12 @@ class _View:
     def _print(self, text: str = "", *, err: bool = False) -> None:
         print(text, file=self.err if err else self.out)
 
+    def incomplete(self, problem: Any) -> None:
+        """A warning on standard error that the answer lacks something it needs (``problem``:
+        a ``TofuSolveError`` naming what and how to get it, issue #47 §4); the command then
+        exits 1. Standard output stays the (partial) answer, valid JSON with ``-json``."""
+        self._print(f"\nWarning: {problem.summary}\n\n{problem.detail}\n", err=True)
+
 
 class CheckView(_View):
     """``check``: whether the working directory matches the lock file."""
@@ -67,15 +73,21 @@ class OutdatedView(_View):
 
     def result(self, rows: Sequence[Any], table: str, upgrade_names: str) -> None:
         """``rows``: the ``Outdated`` rows; ``table``: them as text; ``upgrade_names``: the
-        ``-upgrade=`` list of those that can move ("" when none can)."""
+        ``-upgrade=`` list of those that can move on their own, each proven to (issue #47
+        §3: a command is named only when it lands something); "" when none can."""
         movable = [r for r in rows if r.can_move]
         if self.json:
             self._dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]})
             return
         self._print(table)
-        if movable:
-            self._print(f"\n{len(movable)} can move within the constraints: tofu-solve init -upgrade={upgrade_names}")
-        else:
+        alone = len(upgrade_names.split(",")) if upgrade_names else 0
+        if alone:
+            self._print(f"\n{alone} can move within the constraints: tofu-solve init -upgrade={upgrade_names}")
+        if len(movable) > alone:
+            together = len(movable) - alone
+            self._print(f"\n{together} can move only if other locks move too: tofu-solve init -upgrade (every lock "
+                        "moves to the newest that fits)")
+        if not movable:
             self._print("\nNothing can move without changing a constraint.")
 
     def roots(self, results: Sequence[tuple[str, Any]], render_table) -> None:
@@ -90,6 +102,11 @@ class OutdatedView(_View):
             self._print(f"== {name}")
             self._print(render_table(o.value) if o.ok else "\n" + o.error.render())
             self._print()
+
+
+class GraphView(_View):
+    """``graph``: the graph itself is written by the command (DOT, JSON or a rendered file);
+    this view gives its warnings."""
 
 
 class WhyView(_View):

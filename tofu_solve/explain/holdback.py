@@ -1,0 +1,289 @@
+"""Why a newer version is not selected: the one held-back analysis (issue #47 §3).
+
+``init`` computes it once, beside the selection it locks, and keeps it in the state it
+writes (:mod:`tofu_solve.workdir.solved`); ``why``, ``graph`` and ``outdated`` show what it
+says, and ``init``'s own warnings come from it, so that every command gives one reason for
+one held-back version. For each module call and provider, every version newer than the one
+selected that its constraints allow is given one :class:`HoldBack`, the first of these that
+applies, in this order:
+
+1. ``policy``: the team's policy denies the version (the rule, its file and line);
+2. ``cooldown``: the release cooldown keeps it out (the day it clears);
+3. ``provider`` / ``opentofu`` / ``module`` / ``constraint``: it needs something the rest of
+   the selection excludes: a provider range (the other constraint it clashes with, or the
+   selected version it excludes), an OpenTofu release, a nested call's version, or (for a
+   provider) a constraint of the configuration or a module version (each with file and line);
+4. ``lock``: it fits the rest of the selection, and the lock file holds the call at its
+   version: ``tofu-solve init -upgrade=NAME`` lands it;
+5. ``objective``: it fits, and nothing holds it but the solve's objective (fewest versions
+   skipped in total); ``unknown``: its contents were never read, so nothing can be said.
+
+A command is given (:attr:`HoldBack.command`) only when it is proven to land a newer
+version: the selection with that version in place of the selected one, and nothing else
+moved but what the command frees, meets every constraint (a constructive proof; nothing is
+searched or fetched). Only what the run already read is consulted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..config.tree import ModuleTree
+from ..addrs.redact import redact
+from ..errors import ConfigurationError, TofuSolveError
+from ..solver.context import Context
+from ..solver.fenced import fences, same_line_newer
+from ..solver.model import ModuleCandidate, ProviderRequirement
+from ..versions import apparentlymart_go_versions as gvs
+from ..versions.cooldown import format_age
+
+KINDS = ("policy", "cooldown", "provider", "opentofu", "module", "constraint", "lock", "objective", "unknown")
+SHOWN = 25  # newer versions analysed per call or provider, newest first
+
+
+@dataclass(frozen=True)
+class HoldBack:
+    """Why one newer version of a module call or provider is not the one selected.
+
+    Attributes:
+        version: the newer version, as its source names it.
+        kind: one of :data:`KINDS` (see the module docstring).
+        reason: one line for people, citing file and line where there is one.
+        file, line: where the rule or constraint that holds it back is written (None: nowhere,
+            as for the lock or the cooldown).
+        command: a command proven to land a newer version (``tofu-solve init -upgrade=vpc``),
+            or None.
+    """
+
+    version: str
+    kind: str
+    reason: str
+    file: str | None = None
+    line: int | None = None
+    command: str | None = None
+
+    def as_data(self) -> dict[str, Any]:
+        """As the state file and ``-json`` carry it."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: object) -> HoldBack | None:
+        """A hold-back read back from the state file, or None when ``data`` is not one (the
+        state file is only a record: a damaged entry is dropped, never trusted)."""
+        if not isinstance(data, Mapping):
+            return None
+        version, kind, reason = data.get("version"), data.get("kind"), data.get("reason")
+        file, line, command = data.get("file"), data.get("line"), data.get("command")
+        if not (isinstance(version, str) and kind in KINDS and isinstance(reason, str)):
+            return None
+        return cls(version, str(kind), reason, file if isinstance(file, str) else None,
+                   line if isinstance(line, int) and not isinstance(line, bool) else None,
+                   command if isinstance(command, str) and command.startswith("tofu-solve ") else None)
+
+
+def cooldown_reason(ctx: Context, held) -> str:
+    """A version the release cooldown kept out (a :class:`~tofu_solve.versions.cooldown.HeldBack`),
+    as every command words it: ``younger than -min-age=7d: released 2 days before that init
+    (discovered 2026-08-04, clears cooldown 2026-08-11)``."""
+    return f"younger than {ctx.cooldown.label}: released {format_age(held.age)} before that init ({held.note})"
+
+
+def _in(v: ModuleCandidate, where) -> str:
+    """``where`` inside ``v``'s package, package and version first, as every citation reads
+    (issue #24): ``terraform-aws-modules/eks/aws 20.37.2: versions.tf:7``."""
+    src = v.source
+    package = getattr(src, "package", None)
+    shown = package.for_display if package is not None and hasattr(package, "for_display") else redact(str(src))
+    return f"{shown} {v.version_text}: {where}"
+
+
+def _where(where) -> tuple[str | None, int | None]:
+    return (where.file, where.line) if where is not None else (None, None)
+
+
+def module_hold_backs(res, ctx: Context, path: str) -> list[HoldBack]:
+    """The hold-back of each version of call ``path`` newer than its selection that its
+    constraint allows (by this run's listing, else one an earlier run cached), newest
+    first, at most :data:`SHOWN`; empty when the call is unversioned or nothing is listed.
+
+    ``res``: the :class:`~tofu_solve.solver.resolve.Resolution`; ``ctx``: the context it was
+    solved in (never asked to fetch)."""
+    cand = res.modules.get(path)
+    req = res.module_requirements.get(path)
+    if cand is None or req is None or cand.version is None or not req.versioned:
+        return []
+    listed = ctx.known_candidates(req)
+    if not listed:
+        return []
+    newer = [c for _, c in sorted(((c.version, c) for c in listed
+                                   if c.version is not None and c.version.compare(cand.version) > 0),
+                                  key=lambda vc: vc[0], reverse=True)][:SHOWN]
+    locked = ctx.locked_candidate(req)
+    held = locked is not None and locked.version_text == cand.version_text
+    out = [_module_hold_back(res, ctx, path, v, held) for v in newer]
+    fitting = next((h for h in out if h.command is not None), None)
+    if fitting is not None:  # -upgrade=NAME takes the newest that fits: every version the lock holds says so
+        out = [HoldBack(h.version, h.kind, f"held by the lock at {cand.version_text}: tofu-solve init "
+                        f"-upgrade={path} takes the newest that fits ({fitting.version}), every other lock kept",
+                        command=fitting.command) if h.kind == "lock" else h for h in out]
+    return out
+
+
+def _module_hold_back(res, ctx: Context, path: str, v: ModuleCandidate, held: bool) -> HoldBack:
+    rule = ctx.lock_denial(v)
+    if rule is not None:
+        return HoldBack(v.version_text, "policy", f"denied by {rule.cite()}", *_where(rule.where))
+    cooled = ctx.held_back.get((path, v.version_text))
+    if cooled is not None:
+        return HoldBack(v.version_text, "cooldown", f"the release cooldown: {cooldown_reason(ctx, cooled)}")
+    tree = ctx.known_tree(v)
+    if tree is None:
+        if held:
+            return HoldBack(v.version_text, "lock", f"held by the lock at {res.modules[path].version_text}; not read "
+                            "yet, so whether it fits the rest of the selection is not known (tofu-solve outdated "
+                            "reads it)")
+        return HoldBack(v.version_text, "unknown", "not examined by the solve (its contents were never read)")
+    if isinstance(tree, ConfigurationError):
+        return HoldBack(v.version_text, "module", f"cannot be used: {tree.summary}", *_where(tree.where))
+    clash = _module_clash(res, ctx, path, v, tree)
+    if isinstance(clash, HoldBack):
+        return clash
+    if held:
+        if clash is None:  # proven to fit: -upgrade=NAME lands it (or a newer one)
+            return HoldBack(v.version_text, "lock", "", command=f"tofu-solve init -upgrade={path}")
+        return HoldBack(v.version_text, "lock", f"held by the lock at {res.modules[path].version_text}; {clash}")
+    return HoldBack(v.version_text, "objective", "taking it would have gone back further elsewhere (tofu-solve "
+                    "minimizes versions skipped in total)")
+
+
+def _module_clash(res, ctx: Context, path: str, v: ModuleCandidate, tree: ModuleTree) -> HoldBack | str | None:
+    """What in the rest of the selection ``v``'s requirements cannot meet (a HoldBack);
+    None when ``v`` in place of the selected version (its nested calls at their selected
+    versions) meets every constraint, which proves ``-upgrade=path`` lands a newer version;
+    or, when neither can be said without a search (``v`` calls a module otherwise than the
+    selection has it), why not."""
+    inside = (path, path + ".")
+    for _, r in tree.providers:
+        addr = str(r.address)
+        chosen = res.providers.get(addr)
+        if r.constraint is None or chosen is None:
+            continue
+        others = [o for o in res.provider_requirements.get(addr, [])
+                  if o.constraint is not None and not (o.origin.call_path == path
+                                                       or o.origin.call_path.startswith(inside[1]))]
+        try:
+            versions = ctx.provider_versions(r.address)
+        except TofuSolveError:
+            versions = []
+        for o in others:
+            both = r.constraint.spec + o.constraint.spec
+            if versions and not any(not x.prerelease and gvs.meets(both, x) for x in versions):
+                who = "the root module" if not o.origin.call_path else \
+                    f'module "{o.origin.call_path}" {o.origin.version}'
+                return HoldBack(v.version_text, "provider",
+                                f'{v.version_text} needs {r.address.for_display} "{r.constraint.text}" ({_in(v, r.where)}), '
+                                f'and {who} needs "{o.constraint.text}" ({o.origin.cite()})', *_where(r.where))
+        if not r.constraint.allows(chosen.version):
+            return HoldBack(v.version_text, "provider",
+                            f'{v.version_text} needs {r.address.for_display} "{r.constraint.text}" ({_in(v, r.where)}), '
+                            f"which excludes the selected {chosen.version}", *_where(r.where))
+    target = ctx.options.target
+    for _, c in tree.core:
+        if c.counts_for(target.triple, target.terraform) and not c.constraint.allows(res.tofu.version):
+            return HoldBack(v.version_text, "opentofu",
+                            f'{v.version_text} needs {target.product.name} "{c.constraint.text}" ({_in(v, c.where)}); this '
+                            f"is solved for {res.tofu.version}", *_where(c.where))
+    policy = ctx.options.policy
+    for rc in tree.remote_calls:
+        child = f"{path}." + ".".join(rc.rel_path)
+        if policy is not None and (refusal := policy.source_refusal(rc.call.source)) is not None:
+            return HoldBack(v.version_text, "policy",
+                            f'{v.version_text} calls module "{rc.call.name}" from {refusal[1]}, which the policy '
+                            f"refuses ({policy.refusal_words(refusal[0])})", *_where(rc.call.where))
+        selected = res.modules.get(child)
+        sreq = res.module_requirements.get(child)
+        if selected is None or sreq is None or str(sreq.call.source) != str(rc.call.source):
+            return (f"{v.version_text} calls {rc.call.name} otherwise than {res.modules[path].version_text} does, "
+                    f"so tofu-solve init -upgrade={path} may or may not land it (tofu-solve outdated tries)")
+        if rc.call.version is not None and selected.version is not None \
+                and not rc.call.version.allows(selected.version):
+            return HoldBack(v.version_text, "module",
+                            f'{v.version_text} calls {rc.call.name} with "{rc.call.version.text}" ({_in(v, rc.call.where)}), '
+                            f"which excludes the selected {selected.version_text}", *_where(rc.call.where))
+    return None
+
+
+def provider_hold_backs(res, ctx: Context, addr: str) -> list[HoldBack]:
+    """The hold-back of each released version of provider ``addr`` newer than its
+    selection, newest first, at most :data:`SHOWN` and the next release after the selected
+    one (the provider's listing as this run read it, or an earlier run cached it)."""
+    cand = res.providers.get(addr)
+    if cand is None:
+        return []
+    try:
+        versions = ctx.provider_versions(cand.address)
+    except TofuSolveError:
+        return []
+    later = [v for v in reversed(versions) if not v.prerelease and v.compare(cand.version) > 0]
+    newer = later[:SHOWN] + later[-1:] if len(later) > SHOWN else later  # the next release, always
+    reqs: list[ProviderRequirement] = res.provider_requirements.get(addr, [])
+    lock = ctx.locks.providers.get(addr)
+    held = lock is not None and lock.version == str(cand.version)
+    short = res.product.short(addr)
+    policy = ctx.options.policy
+    out = []
+    fitting: str | None = None
+    for v in newer:
+        text = str(v)
+        rule = policy.provider_denial(addr, v) if policy is not None else None
+        cooled = ctx.held_back.get((addr, text))
+        binding = [r for r in reqs if r.constraint is not None and not r.constraint.allows(v)]
+        if rule is not None:
+            out.append(HoldBack(text, "policy", f"denied by {rule.cite()}", *_where(rule.where)))
+        elif cooled is not None:
+            out.append(HoldBack(text, "cooldown", f"the release cooldown: {cooldown_reason(ctx, cooled)}"))
+        elif binding:
+            r = binding[0]
+            who = "the root module" if not r.origin.call_path else f'module "{r.origin.call_path}" {r.origin.version}'
+            out.append(HoldBack(text, "constraint" if not r.origin.call_path else "module",
+                                f'excluded by "{r.text}" ({who}, {r.origin.cite()})', *_where(r.origin.where)))
+        elif held:
+            fitting = fitting or text  # every constraint admits it: -upgrade=NAME lands it
+            out.append(HoldBack(text, "lock", "", command=f"tofu-solve init -upgrade={short}"))
+        else:
+            out.append(HoldBack(text, "objective", "every constraint admits it, but it was not selected"))
+    return [HoldBack(h.version, h.kind, f"held by the lock at {cand.version}: tofu-solve init -upgrade={short} takes "
+                     f"the newest that fits ({fitting}), every other lock kept", command=h.command)
+            if h.kind == "lock" else h for h in out]
+
+
+def fenced_off(res, ctx: Context, path: str) -> str | None:
+    """The newest release of the selected version's own major.minor whose provider
+    constraint excludes a provider version selected (its authors found the selected version
+    incompatible: :mod:`tofu_solve.solver.fenced`), among the releases the call's constraint
+    allows whose contents were read; None when there is none."""
+    cand = res.modules.get(path)
+    req = res.module_requirements.get(path)
+    if cand is None or req is None or cand.version is None:
+        return None
+    listed = ctx.known_candidates(req)
+    if not listed:
+        return None
+    line = same_line_newer(cand.version, ((c.version, c) for c in listed if c.version is not None))
+    trees = [(c, t if isinstance(t := ctx.known_tree(c), ModuleTree) else None) for c in reversed(line)]
+    for c, _, _ in fences(trees, lambda address: res.providers[address].version if address in res.providers
+                          else None):
+        return c.version_text
+    return None
+
+
+def analyse(res, ctx: Context) -> tuple[dict[str, list[HoldBack]], dict[str, list[HoldBack]]]:
+    """Every module call's and provider's hold-backs: (call path -> list, provider address
+    -> list), each list newest first (see :func:`module_hold_backs`)."""
+    return ({p: module_hold_backs(res, ctx, p) for p in res.modules},
+            {a: provider_hold_backs(res, ctx, a) for a in res.providers})
+
+
+__all__ = ["KINDS", "HoldBack", "analyse", "fenced_off", "module_hold_backs", "provider_hold_backs"]
