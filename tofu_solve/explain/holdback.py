@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..config.tree import ModuleTree
 from ..addrs.redact import redact
+from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
 from ..solver.context import Context
 from ..solver.fenced import fences, same_line_newer
@@ -177,24 +177,23 @@ def _module_clash(res, ctx: Context, path: str, v: ModuleCandidate, tree: Module
             versions = ctx.provider_versions(r.address)
         except TofuSolveError:
             versions = []
+        needs = f'{v.version_text} needs {r.address.for_display} "{r.constraint.text}" ({_in(v, r.where)})'
         for o in others:
             both = r.constraint.spec + o.constraint.spec
             if versions and not any(not x.prerelease and gvs.meets(both, x) for x in versions):
                 who = "the root module" if not o.origin.call_path else \
                     f'module "{o.origin.call_path}" {o.origin.version}'
                 return HoldBack(v.version_text, "provider",
-                                f'{v.version_text} needs {r.address.for_display} "{r.constraint.text}" ({_in(v, r.where)}), '
-                                f'and {who} needs "{o.constraint.text}" ({o.origin.cite()})', *_where(r.where))
+                                f'{needs}, and {who} needs "{o.constraint.text}" ({o.origin.cite()})', *_where(r.where))
         if not r.constraint.allows(chosen.version):
-            return HoldBack(v.version_text, "provider",
-                            f'{v.version_text} needs {r.address.for_display} "{r.constraint.text}" ({_in(v, r.where)}), '
-                            f"which excludes the selected {chosen.version}", *_where(r.where))
+            return HoldBack(v.version_text, "provider", f"{needs}, which excludes the selected {chosen.version}",
+                            *_where(r.where))
     target = ctx.options.target
     for _, c in tree.core:
         if c.counts_for(target.triple, target.terraform) and not c.constraint.allows(res.tofu.version):
-            return HoldBack(v.version_text, "opentofu",
-                            f'{v.version_text} needs {target.product.name} "{c.constraint.text}" ({_in(v, c.where)}); this '
-                            f"is solved for {res.tofu.version}", *_where(c.where))
+            needs = f'{v.version_text} needs {target.product.name} "{c.constraint.text}" ({_in(v, c.where)})'
+            return HoldBack(v.version_text, "opentofu", f"{needs}; this is solved for {res.tofu.version}",
+                            *_where(c.where))
     policy = ctx.options.policy
     for rc in tree.remote_calls:
         child = f"{path}." + ".".join(rc.rel_path)
@@ -209,9 +208,9 @@ def _module_clash(res, ctx: Context, path: str, v: ModuleCandidate, tree: Module
                     f"so tofu-solve init -upgrade={path} may or may not land it (tofu-solve outdated tries)")
         if rc.call.version is not None and selected.version is not None \
                 and not rc.call.version.allows(selected.version):
-            return HoldBack(v.version_text, "module",
-                            f'{v.version_text} calls {rc.call.name} with "{rc.call.version.text}" ({_in(v, rc.call.where)}), '
-                            f"which excludes the selected {selected.version_text}", *_where(rc.call.where))
+            calls = f'{v.version_text} calls {rc.call.name} with "{rc.call.version.text}" ({_in(v, rc.call.where)})'
+            return HoldBack(v.version_text, "module", f"{calls}, which excludes the selected {selected.version_text}",
+                            *_where(rc.call.where))
     return None
 
 
