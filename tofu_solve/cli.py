@@ -421,7 +421,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return 1
     from .workdir import stamp
 
-    fast = stamp.fast_path(argv, environ)  # a warm init or check: nothing changed since the last verified run
+    # a warm init or check: nothing changed since the last verified run
+    fast = stamp.fast_path(argv, environ, passed_on=lambda: _passed_on(argv))
     if fast is not None:
         return fast
     from .errors import TofuSolveError
@@ -455,8 +456,20 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             handler.close()
     message = getattr(args, "stamp_message", None)
     if code == 0 and message is not None:  # a verified run that changed nothing: the next may answer at once
-        stamp.record(argv, environ, message, handover=getattr(args, "stamp_handover", None))
+        stamp.record(argv, environ, message, handover=getattr(args, "stamp_handover", None),
+                     watched=settings.reads.paths, listed=settings.reads.dirs)
     return code
+
+
+def _passed_on(argv: Sequence[str]) -> tuple[str, ...]:
+    """The flags ``argv`` passes on to the client's init, as ``init`` reads them (the
+    parser, then :func:`tofu_solve.workdir.flags.passed_on`), for a hand-over answered from
+    the stamp."""
+    from .workdir.flags import passed_on
+
+    parser = build_parser()
+    args, _ = parser.parse_known_args(_go_booleans(_gnu_flags(list(argv)), parser))
+    return passed_on(args)
 
 
 def entry() -> NoReturn:

@@ -94,6 +94,48 @@ class Limits:
 
 
 
+class ReadLog:
+    """The files a run read and the places it looked without finding anything, registered
+    by the code that reads or looks (issue #47 §2: the warm path is exact by construction).
+
+    The stamp (:mod:`tofu_solve.workdir.stamp`) records each path's size and modification
+    time (or its absence) and each listed directory's entries, so that any change to what
+    the verified run depended on, a policy or version file appearing in a parent directory
+    included, takes the full path. Reading code calls :meth:`saw` for a file it read or
+    looked for (found or not) and :meth:`listed` for a directory whose entries it read.
+    Thread-safe; paths are made absolute.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._paths: set[str] = set()
+        self._dirs: set[str] = set()
+
+    def saw(self, *paths: str | os.PathLike[str]) -> None:
+        """Files read, or looked for and not found."""
+        with self._lock:
+            self._paths.update(os.path.abspath(p) for p in paths)
+
+    def listed(self, directory: str | os.PathLike[str]) -> None:
+        """A directory whose entries were read (a glob, a search)."""
+        with self._lock:
+            self._dirs.add(os.path.abspath(directory))
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The files registered, sorted."""
+        with self._lock:
+            return tuple(sorted(self._paths))
+
+    @property
+    def dirs(self) -> tuple[str, ...]:
+        """The directories registered, sorted."""
+        with self._lock:
+            return tuple(sorted(self._dirs))
+
+
 def _home(environ: Mapping[str, str]) -> Path:
     return Path(environ.get("HOME") or os.path.expanduser("~"))
 
@@ -119,6 +161,8 @@ class Settings:
             (``-tf-path`` wins), or None to look for ``tofu``, then ``terraform``, on PATH.
         min_age: ``TOFU_SOLVE_MIN_AGE``: the release cooldown as written (``7d``, ``36h``;
             ``-min-age`` wins), or None (issue #25).
+        reads: what this run read and looked for (:class:`ReadLog`), registered by the code
+            that reads; the one mutable part, which the warm path's stamp is made of.
     """
 
     environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
@@ -132,6 +176,8 @@ class Settings:
     debug: bool = False
     tf_path: str | None = None
     min_age: str | None = None
+    # what the run reads and looks for outside the root module, for the stamp (issue #47 §2)
+    reads: ReadLog = field(default_factory=ReadLog, compare=False, repr=False)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:

@@ -460,3 +460,44 @@ def test_a_root_without_providers_hands_over_on_a_fresh_machine(tmp_path, tofu_s
         assert r.out.index("Warning: Dependency locks") < r.out.index("is expected")  # explained after it
     finally:
         running.registry.extra.pop("acme/bare/null", None)
+
+
+def test_a_warm_init_with_backend_flags_answers_from_the_stamp_and_passes_them_on(tmp_path, tofu_solve, client_env,
+                                                                                 terraform_1155, acme):
+    """Issue #47 §2: a warm ``init`` with flags passed on to the client (partial backend
+    configuration) is answered from the stamp too: the stamp is keyed on a hash of the
+    arguments and keeps the hand-over without them, and the client's init runs again with
+    the flags of the current command line; no flag value is written."""
+    from tofu_solve.workdir import stamp
+
+    hello = make_repo(tmp_path / "repos" / "hello", [("v1.0.0", {"main.tf": 'output "greeting" {\n  value = "hi"\n}\n'})])
+    root = write_root(tmp_path / "root", f'''
+        terraform {{
+          backend "local" {{}}
+        }}
+        module "hello" {{
+          source  = "git::{hello}"
+          version = "~> 1.0"
+        }}
+    ''')
+    (root / "state").mkdir()
+    flags = (f"-tf-path={terraform_1155}", "-input=false", "-backend-config=path=state/s3cr3t-dev.tfstate")
+    assert tofu_solve(root, "init", *flags).code == 0  # cold: writes the lock
+    assert tofu_solve(root, "init", *flags).code == 0  # warm, full path: verifies, stamps
+    warm = tofu_solve(root, "init", *flags)
+    assert warm.code == 0, warm.out + warm.err
+    assert "sizes and modification times of the last verified init" in warm.out  # answered from the stamp
+    assert ("Handing over to terraform init -lockfile=readonly -backend-config=path=state/s3cr3t-dev.tfstate "
+            "-input=false -no-color") in warm.out
+    assert "s3cr3t" not in (root / ".terraform" / stamp.STAMP_FILE).read_text()
+    backend = json.loads((root / ".terraform" / "terraform.tfstate").read_text())["backend"]
+    assert backend["config"]["path"] == "state/s3cr3t-dev.tfstate"
+    # other flags: another key, the full path, then the stamp again with those flags passed on
+    other = (*flags[:2], "-backend-config=path=state/prod.tfstate", "-reconfigure")
+    assert "sizes and modification times" not in tofu_solve(root, "init", *other).out
+    again = tofu_solve(root, "init", *other)
+    assert again.code == 0 and "sizes and modification times of the last verified init" in again.out
+    assert ("Handing over to terraform init -lockfile=readonly -backend-config=path=state/prod.tfstate -input=false "
+            "-reconfigure -no-color") in again.out
+    backend = json.loads((root / ".terraform" / "terraform.tfstate").read_text())["backend"]
+    assert backend["config"]["path"] == "state/prod.tfstate"

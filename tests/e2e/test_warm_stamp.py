@@ -162,23 +162,35 @@ def test_unchanged_directories_are_not_hashed_again(tmp_path, running):
     assert installed.read_text() == text and installed.stat().st_ino != st.st_ino  # replaced from the cache
 
 
-def test_a_racy_stamp_is_not_written_and_secrets_are_not_kept(tmp_path):
+def test_a_racy_file_is_stamped_by_content_and_secrets_are_not_kept(tmp_path):
+    """Issue #47 §2, Git's "racily clean": a file written in the same clock tick as the stamp
+    is stamped anyway, by its content too, so an edit that keeps its size and time is still
+    seen; nothing secret from the command line or the environment is written."""
     root = tmp_path
     (root / ".terraform" / "modules").mkdir(parents=True)
     (root / ".terraform" / "modules" / "modules.json").write_text('{"Modules":[{"Key":"","Source":"","Dir":"."}]}')
-    (root / "main.tf").write_text("# a root\n")
+    main_tf = root / "main.tf"
+    main_tf.write_text("# a root\n")
     argv = ["init", "-handover=false", "-var=token=s3cr3t", f"-chdir={root}"]
     env = {"PATH": os.environ.get("PATH", ""), "TF_TOKEN_example_com": "t0ken"}
-    assert not stamp.record(argv, env, "message")  # main.tf was written just now
-    backdate(root)
-    assert stamp.record(argv, env, "message")
+    assert stamp.record(argv, env, "message")  # main.tf was written just now: stamped by content too
     text = (root / ".terraform" / stamp.STAMP_FILE).read_text()
     assert "s3cr3t" not in text and "t0ken" not in text and "message" in text
+    assert str(main_tf) in json.loads(text)["runs"].popitem()[1]["racy"]
     out = []
 
     class Out:
         write = out.append
     assert stamp.fast_path(argv, env, Out) == 0 and out == ["message\n"]
     assert stamp.fast_path(argv[:-2] + ["-var=token=other", argv[-1]], env, Out) is None
+    st = main_tf.stat()
+    main_tf.write_text("# a ROOT\n")  # the same size, and the same time put back: only its content tells
+    os.utime(main_tf, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert main_tf.stat().st_size == st.st_size and main_tf.stat().st_mtime_ns == st.st_mtime_ns
+    assert stamp.fast_path(argv, env, Out) is None
+    backdate(root)
+    assert stamp.record(argv, env, "message")
+    assert json.loads((root / ".terraform" / stamp.STAMP_FILE).read_text())["runs"].popitem()[1]["racy"] == []
+    assert stamp.fast_path(argv, env, Out) == 0
     (root / "terraform.tfvars").write_text('region = "x"\n')  # a new file in the root: another state
     assert stamp.fast_path(argv, env, Out) is None

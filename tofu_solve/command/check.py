@@ -33,7 +33,7 @@ from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
-from ..settings import Settings
+from ..settings import ReadLog, Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
@@ -301,8 +301,9 @@ def _check_providers(out, locks, providers: dict[str, list], complete: bool = Tr
                               "init to drop it."))
 
 
-def _target(args: CheckArguments, root, client) -> TargetVersion:
-    return target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
+def _target(args: CheckArguments, root, client, reads: ReadLog | None = None) -> TargetVersion:
+    return target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client,
+                          reads=reads)
 
 
 def run(ns, settings: Settings) -> int:
@@ -311,8 +312,9 @@ def run(ns, settings: Settings) -> int:
     if args.recursive:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
-    target = _target(args, args.chdir, client)
-    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host)
+    target = _target(args, args.chdir, client, settings.reads)
+    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
+                         settings.reads)
     diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
     CheckView(args.json).result(diffs)
     if not diffs and not args.json:  # the warm path may answer the next check (workdir/stamp.py)

@@ -118,7 +118,7 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
     from ..remote.registry import open_client
 
     root = Path(args.chdir)
-    if find_policy(root, args.policy, settings.environ) is not None:
+    if find_policy(root, args.policy, settings.environ, settings.reads) is not None:
         return EarlyStart(probe)  # a policy may refuse a source: no request before it is read
     registry = open_client(settings, upgrade=args.upgrade)
     from ..config.tree import read_module_tree
@@ -127,7 +127,8 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
     from ..versions.target import target_version
     from ..workdir.solved import recorded_module_locks
 
-    target = target_version(args.tofu_version, root, terraform=args.terraform_version, client=probe.result())
+    target = target_version(args.tofu_version, root, terraform=args.terraform_version, client=probe.result(),
+                            reads=settings.reads)
     inputs = collect_input_values(root, settings.environ, args.vars)
     tree = read_module_tree(root, confine=False, strict=False, inputs=inputs, product=target.product)
     locked = set() if args.upgrade else \

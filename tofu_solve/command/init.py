@@ -169,7 +169,8 @@ def run_init(opts: InitOptions, settings: Settings,
 def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
           checks: list[RootSyntaxCheck], notes: list[WarningText], registry: RegistryClient | None) -> InitResult:
     root = Path(opts.root)
-    target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client)
+    target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client,
+                            reads=settings.reads)
     inputs = collect_input_values(root, settings.environ, opts.vars)
     # directory hashes remembered by size and time: an unchanged copy is not hashed again
     memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
@@ -200,7 +201,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
-    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host)
+    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
                            () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
     solve_locks, providers_again = locks, frozenset[str]()
@@ -703,10 +704,10 @@ def run(ns, settings: Settings, views: InitViews) -> int:
         if h is not None:
             added = {k: v for k, v in h.environ.items() if settings.environ.get(k) != v and k != "CHECKPOINT_DISABLE"}
             ns.stamp_handover = stamp.handover_record(
-                h.argv, added,
+                h.argv, args.passed_on, added,
                 {"path": h.client.path, "product": h.client.product.command, "version": str(h.client.version),
                  "origin": h.client.origin},
-                f"Handing over to {h.command_line} ({h.client.product.name} {h.client.version}, {h.client.origin})...",
+                f" ({h.client.product.name} {h.client.version}, {h.client.origin})...",
                 MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) if result.locks.modules
                 else "")
     return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
@@ -714,9 +715,9 @@ def run(ns, settings: Settings, views: InitViews) -> int:
 
 def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) -> bool:
     """Whether this run changed nothing and asked the network nothing, in text mode without
-    -upgrade: its summary is what the next run would print. A hand-over counts only without
-    passed-on flags (a ``-backend-config`` value may be a credential; the stamp is a file)."""
-    return not (args.json or args.json_into or (args.handover and (h is None or args.passed_on))
+    -upgrade: its summary is what the next run would print. A hand-over with passed-on flags
+    counts too: the stamp keeps it without them (issue #47 §2; :func:`stamp.handover_record`)."""
+    return not (args.json or args.json_into or (args.handover and h is None)
                 or args.upgrade or args.upgrade_only or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())

@@ -24,6 +24,7 @@ from ..addrs.module_source import DEFAULT_REGISTRY_HOST, ModuleSource, RegistryP
 from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 from ..addrs.redact import is_loopback_host, redact
 from ..errors import ConfigurationError
+from ..settings import ReadLog
 from . import hcl
 
 
@@ -152,15 +153,23 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
     return plugin_cache, methods, min_age, module_installation
 
 
-def load_cli_config(env: Mapping[str, str]) -> CliConfig:
+def load_cli_config(env: Mapping[str, str], reads: ReadLog | None = None) -> CliConfig:
     """Read the CLI configuration for the environment ``env`` (a run's
-    :attr:`tofu_solve.settings.Settings.environ`).
+    :attr:`tofu_solve.settings.Settings.environ`); every file read or looked for, and the
+    directory whose ``*.tfrc`` files are merged, is registered in ``reads`` (issue #47 §2).
 
     Raises:
         ConfigurationError: the file named by ``TF_CLI_CONFIG_FILE`` is missing, or the file
             is not valid HCL (with line).
     """
     env = dict(env)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    if reads is not None:
+        explicit = env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")
+        reads.saw(*([explicit] if explicit else [home / ".tofurc", home / ".terraformrc"]),
+                  home / ".terraform.d" / "credentials.tfrc.json")
+        if not explicit:
+            reads.listed(home / ".terraform.d")
     path = find_cli_config_file(env)
     hosts: dict[str, dict[str, str]] = {}
     tokens: dict[str, str] = {}
@@ -172,7 +181,6 @@ def load_cli_config(env: Mapping[str, str]) -> CliConfig:
                         "exist. Going on with the defaults.")
         path = None
     files = [path] if path is not None else []
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
     if not (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")):
         # Without an explicit file, OpenTofu also merges the *.tfrc files of the CLI
         # config directory (cliconfig.go LoadConfig, loadConfigDir).

@@ -47,6 +47,7 @@ from pathlib import Path
 from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..errors import ConfigurationError, SourceRange, TofuSolveError
+from ..settings import ReadLog
 from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
 
 POLICY_FILE = "tofu-solve-policy.hcl"
@@ -201,14 +202,17 @@ def _qualified(pattern: str, host: str) -> str:
     return pattern if "." in first or ":" in first else f"{host}/{pattern}"
 
 
-def find_policy(root: Path, flag: str | None, environ: Mapping[str, str]) -> Path | None:
+def find_policy(root: Path, flag: str | None, environ: Mapping[str, str],
+                reads: ReadLog | None = None) -> Path | None:
     """The policy file for ``root``: ``-policy`` (``flag``), else ``TOFU_SOLVE_POLICY``, else
     the first ``tofu-solve-policy.hcl`` from ``root`` upward; None for none (either set to
-    ``none``, or no file found). A named file that does not exist is an error.
+    ``none``, or no file found). A named file that does not exist is an error. Every place
+    looked at, found or not, is registered in ``reads`` (issue #47 §2).
 
     Raises:
         ConfigurationError: a named policy file that does not exist.
     """
+    seen = reads.saw if reads is not None else (lambda *paths: None)
     named = flag if flag else environ.get(POLICY_VARIABLE)
     if named:
         if named == "none":
@@ -216,6 +220,7 @@ def find_policy(root: Path, flag: str | None, environ: Mapping[str, str]) -> Pat
         p = Path(named)
         if not p.is_absolute():
             p = root / p  # as tofu reads -var-file: relative to the -chdir directory
+        seen(p)
         if not p.is_file():
             origin = "-policy" if flag else POLICY_VARIABLE
             raise ConfigurationError("Policy file not found", f"{origin} names {named}, which is not a file.")
@@ -223,6 +228,7 @@ def find_policy(root: Path, flag: str | None, environ: Mapping[str, str]) -> Pat
     d = root.resolve()
     while True:
         candidate = d / POLICY_FILE
+        seen(candidate)
         if candidate.is_file():
             return candidate
         if d.parent == d:
@@ -231,14 +237,15 @@ def find_policy(root: Path, flag: str | None, environ: Mapping[str, str]) -> Pat
 
 
 def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
-                registry_host: str = "registry.opentofu.org") -> Policy | None:
+                registry_host: str = "registry.opentofu.org", reads: ReadLog | None = None) -> Policy | None:
     """The policy in force for ``root`` (:func:`find_policy`, then :func:`read_policy`; the
-    file named relative to the root module in messages, as its own files are), or None.
+    file named relative to the root module in messages, as its own files are), or None;
+    ``reads``: where the places looked at are registered.
 
     Raises:
         ConfigurationError: as :func:`find_policy` and :func:`read_policy`.
     """
-    path = find_policy(root, flag, environ)
+    path = find_policy(root, flag, environ, reads)
     if path is None:
         return None
     try:

@@ -109,7 +109,8 @@ def open_client(settings: Settings, *, upgrade: bool = False, offline: bool = Fa
     Raises:
         ConfigurationError: the CLI configuration is broken (with file and line).
     """
-    return RegistryClient(load_cli_config(settings.environ), make_session(), counter=OpCounter(announce=announce),
+    return RegistryClient(load_cli_config(settings.environ, settings.reads), make_session(),
+                          counter=OpCounter(announce=announce),
                           cache=Cache(settings.cache_dir, fresh=upgrade), offline=offline, refresh=upgrade,
                           limits=settings.limits, refresh_only=refresh_only)
 

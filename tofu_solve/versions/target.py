@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..addrs.product import OPENTOFU, TERRAFORM, Product
 from ..errors import ConfigurationError, InvalidVersion
-from ..settings import Settings
+from ..settings import ReadLog, Settings
 from .hashicorp_go_version import GoVersion
 
 
@@ -117,14 +117,17 @@ VERSION_FILES = {".opentofu-version": OPENTOFU, ".tofu-version": OPENTOFU,  # te
                  ".terraform-version": TERRAFORM}  # tfenv, tenv
 
 
-def version_file(root: Path) -> tuple[Path, str] | None:
+def version_file(root: Path, reads: ReadLog | None = None) -> tuple[Path, str] | None:
     """The nearest ``.opentofu-version``, ``.tofu-version`` or ``.terraform-version`` file
     in ``root`` or a parent directory (as tenv, tofuenv and tfenv look them up; in that order
     within one directory), with the exact version it names; None when there is none or it
-    names no exact version (``latest``, ``min-required``...)."""
+    names no exact version (``latest``, ``min-required``...). Every place looked at, found
+    or not, is registered in ``reads`` (issue #47 §2)."""
     for d in [root, *root.parents]:
         for name in VERSION_FILES:
             p = d / name
+            if reads is not None:
+                reads.saw(p)
             try:
                 text = p.read_text(encoding="utf-8").strip()
             except (OSError, UnicodeDecodeError):
@@ -163,11 +166,12 @@ def lock_product(root: Path) -> tuple[Product, str] | None:
 
 
 def target_version(flag: str | None = None, root: Path | None = None, *, terraform: str | None = None,
-                   client: Client | None = None) -> TargetVersion:
+                   client: Client | None = None, reads: ReadLog | None = None) -> TargetVersion:
     """The client to solve for: ``-tofu-version`` (``flag``) or ``-terraform-version``
     (``terraform``), else a version file in ``root`` or above, else the product ``root``'s
     lock file was written for (:func:`lock_product`), else ``client``
-    (:func:`find_client`), else the newest OpenTofu release tofu-solve knows.
+    (:func:`find_client`), else the newest OpenTofu release tofu-solve knows. ``reads``:
+    where the version files looked for are registered (:func:`version_file`).
 
     Raises:
         ConfigurationError: an invalid version, or both flags given.
@@ -182,7 +186,7 @@ def target_version(flag: str | None = None, root: Path | None = None, *, terrafo
             except InvalidVersion:
                 raise ConfigurationError(f"Invalid {product.name} version",
                                          f"{name}={given} is not a version.") from None
-    found = version_file(Path(root).resolve()) if root is not None else None
+    found = version_file(Path(root).resolve(), reads) if root is not None else None
     if found is not None:
         return TargetVersion(GoVersion.parse(found[1]), f"{found[0].name} in {found[0].parent}",
                              VERSION_FILES[found[0].name])

@@ -31,13 +31,7 @@ from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME
 from ..lockfile.replacefile import write_atomic
 from ..versions.target import Client, TargetVersion
-
-# tofu init flags tofu-solve accepts without acting on them, passed on as given
-# (``internal/command/init.go`` / ``arguments/init.go``); -from-module is not passed on: it
-# copies a module into an empty directory, which a solved root is not.
-PASSED_ON = ("backend", "cloud", "backend-config", "force-copy", "get", "input", "lock", "lock-timeout",
-             "plugin-dir", "reconfigure", "migrate-state", "ignore-remote-version", "test-directory",
-             "compact-warnings", "consolidate-warnings", "consolidate-errors")
+from .flags import PASSED_ON
 
 
 class HandoverError(TofuSolveError):

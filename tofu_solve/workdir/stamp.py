@@ -5,18 +5,29 @@ Git's index answers ``git status`` the same way: a file whose size and modificat
 those recorded is taken as unchanged and not read again, and only files that changed are
 hashed. Here the unit is the whole working directory: when the root module's directory, the
 local module directories, the lock file, ``modules.json`` (by content: ``tofu init`` rewrites
-it on every run), every file of every installed
-module, the CLI configuration files, the clients on ``PATH``, the ``-var-file`` files, the
-environment (``TF_*``, ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...) and tofu-solve's own version
-all match the stamp, the command prints what the verified run printed and exits 0, without
-reading configuration, hashing modules or importing the solver.
+it on every run), every file of every installed module, the clients on ``PATH``, the
+``-var-file`` files, the environment (``TF_*``, ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...),
+tofu-solve's own version, and **every file the verified run read or looked for outside
+those** all match the stamp, the command prints what the verified run printed and exits 0,
+without reading configuration, hashing modules or importing the solver.
+
+What the run read or looked for is not a list kept here: the code that reads registers it
+(:class:`tofu_solve.settings.ReadLog`, issue #47 §2): the policy file and the version files
+looked for in each parent directory (found or not), a policy file named by ``-policy`` or
+``TOFU_SOLVE_POLICY``, the CLI configuration files and the ``.terraform.d`` directory whose
+``*.tfrc`` files are merged, the credentials file. Each stamped run keeps its own list and
+its own state, so an ``init`` and a ``check`` that read different files each keep theirs.
 
 The stamp is written only after a run that changed nothing and asked the network nothing (a
-warm run: its output is what the next one would print), and only when no file it records was
-modified within :data:`RACY_NS` before (Git's "racily clean" entries: a file written in the
-same clock tick as the stamp could change again without its size or time changing). A stamp
-trusts sizes and times: ``TOFU_SOLVE_FULL_CHECK=1`` always takes the full path, which reads
-and hashes everything; CI on a fresh clone has no stamp (it lives in ``.terraform``).
+warm run: its output is what the next one would print). A file modified within
+:data:`RACY_NS` of the stamp (Git's "racily clean" entries: it could change again in the same
+clock tick without its size or time changing) is stamped by its content too, and checked by
+content next time. A run with flags passed on to the client's init (``-backend-config``,
+``-reconfigure``...) is stamped under a hash of its arguments; its hand-over is kept without
+those flags, which the next run passes on from its own command line, so no value is written.
+A stamp trusts sizes and times: ``TOFU_SOLVE_FULL_CHECK=1`` always takes the full path,
+which reads and hashes everything; CI on a fresh clone has no stamp (it lives in
+``.terraform``).
 
 This module imports nothing but the standard library: it runs before the CLI builds its
 parser.
@@ -29,15 +40,16 @@ import json
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from .._version import __version__
 
 STAMP_FILE = "tofu-solve-stamp.json"
-SCHEMA = 2  # 2: a run may carry its hand-over
+SCHEMA = 3  # 3: each run with its own state and what it read (issue #47 §2)
 RACY_NS = 2_000_000_000
-"""A file modified less than this many nanoseconds before the stamp is written makes the
-stamp untrustworthy; none is written (the next verified run writes it)."""
+"""A file modified less than this many nanoseconds before the stamp is written is stamped by
+its content too (a change within the same clock tick keeps its size and time)."""
+MAX_RUNS = 16  # stamped runs (argument sets) kept per working directory, the newest
 
 FULL_CHECK_VARIABLE = "TOFU_SOLVE_FULL_CHECK"
 COMMANDS = ("init", "check")
@@ -90,16 +102,31 @@ def _digest(path: str) -> str | None:
 
 
 class _Walk:
-    """The state being recorded, and the newest modification time seen in it."""
+    """The state being recorded: every file seen, with its size and modification time, and,
+    for the files named in ``by_content`` (racily new when the stamp was written), its
+    content hash."""
 
-    def __init__(self) -> None:
-        self.newest = 0
+    def __init__(self, by_content: frozenset[str] = frozenset()) -> None:
+        self.by_content = by_content
+        self.files: list[tuple[str, int]] = []  # (path, modification time ns) of every file seen
+
+    def _file(self, path: str, st: os.stat_result) -> list:
+        self.files.append((path, st.st_mtime_ns))
+        out: list = [st.st_size, st.st_mtime_ns]
+        if path in self.by_content:
+            out.append(_digest(path))
+        return out
 
     def stat(self, path: str) -> list | None:
-        s = _stat(path)
-        if s is not None:
-            self.newest = max(self.newest, s[1])
-        return s
+        """A file's size and time (and content hash, when racy); None when it does not exist;
+        a directory by its entries."""
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if os.path.isdir(path):
+            return ["dir", self.entries(path)]
+        return self._file(path, st)
 
     def entries(self, path: str) -> list:
         """One directory's entries, not recursive: files with size and time, directories by
@@ -110,9 +137,7 @@ class _Walk:
                 if e.is_dir():
                     out.append([e.name])
                 else:
-                    st = e.stat()
-                    self.newest = max(self.newest, st.st_mtime_ns)
-                    out.append([e.name, st.st_size, st.st_mtime_ns])
+                    out.append([e.name, *self._file(e.path, e.stat())])
         return sorted(out)
 
     def tree(self, path: str) -> list:
@@ -124,10 +149,13 @@ class _Walk:
             rel = os.path.relpath(top, path)
             out.append([rel])
             for name in sorted(files):
-                st = os.lstat(os.path.join(top, name))
-                self.newest = max(self.newest, st.st_mtime_ns)
-                out.append([os.path.join(rel, name), st.st_size, st.st_mtime_ns])
+                full = os.path.join(top, name)
+                out.append([os.path.join(rel, name), *self._file(full, os.lstat(full))])
         return out
+
+    def racy(self, now_ns: int) -> list[str]:
+        """The files seen that were modified within :data:`RACY_NS` of ``now_ns``."""
+        return sorted({p for p, m in self.files if m > now_ns - RACY_NS})
 
 
 def _on_path(name: str, environ: Mapping[str, str]) -> str | None:
@@ -151,15 +179,19 @@ def _flag_values(rest: Sequence[str], names: tuple[str, ...]) -> list[str]:
     return out
 
 
-def state(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> tuple[str, int]:
-    """The digest of the files a warm ``init`` or ``check`` in ``root`` depends on (see the
-    module docstring; the run's arguments and environment are its key, :func:`_key`), and
-    the newest modification time (ns) among the files recorded.
+def state(root: str, rest: Sequence[str], environ: Mapping[str, str], watched: Sequence[str] = (),
+          listed: Sequence[str] = (), by_content: frozenset[str] = frozenset()) -> tuple[str, _Walk]:
+    """The digest of what a warm ``init`` or ``check`` in ``root`` depends on (see the
+    module docstring; the run's arguments and environment are its key, :func:`_key`):
+    the working directory, and ``watched`` (files read or looked for, by size and time, or
+    absent) and ``listed`` (directories, by their entries), as the run registered them; the
+    files in ``by_content`` by their content too. Returns the digest and the walk (every
+    file seen, for :meth:`_Walk.racy`).
 
     Raises:
         OSError, ValueError: the working directory cannot be read (no stamp applies).
     """
-    w = _Walk()
+    w = _Walk(by_content)
     ddir = data_dir(root, environ)
     modules = os.path.join(ddir, "modules")
     # modules.json by content: the client's own init rewrites it on every run, unchanged
@@ -179,12 +211,9 @@ def state(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> tuple[s
             if top not in installed:
                 installed[top] = w.tree(top)
     doc["local"], doc["installed"] = local, installed
-    home = environ.get("HOME", "")
-    config = [environ.get("TF_CLI_CONFIG_FILE", ""), os.path.join(home, ".tofurc"),
-              os.path.join(home, ".terraformrc"), os.path.join(home, ".terraform.d", "credentials.tfrc.json"),
-              os.path.join(environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config"), "opentofu", "tofurc")]
-    doc["cli_config"] = [[p, w.stat(p)] for p in config if p]
-    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest(), w.newest
+    doc["watched"] = [[p, w.stat(p)] for p in watched]
+    doc["listed"] = [[d, w.entries(d) if os.path.isdir(d) else None] for d in listed]
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest(), w
 
 
 def _key(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> str:
@@ -210,45 +239,52 @@ def _path(root: str, environ: Mapping[str, str]) -> str:
 
 
 def record(argv: Sequence[str], environ: Mapping[str, str], message: str, now_ns: int | None = None,
-           handover: Mapping | None = None) -> bool:
+           handover: Mapping | None = None, watched: Sequence[str] = (), listed: Sequence[str] = ()) -> bool:
     """After a verified run of ``argv`` (an ``init`` or ``check`` that changed nothing and
     read nothing from the network) that printed ``message``: remember the working
-    directory's state and the message; ``handover``, the client's init that run handed over
-    to (:func:`handover_record`), to run again. Returns whether a stamp was written (not
-    when a recorded file is racily new, or the directory cannot be read). Written
-    atomically; never raises."""
+    directory's state, what the run read or looked for beyond it (``watched`` files,
+    ``listed`` directories: :class:`tofu_solve.settings.ReadLog`) and the message;
+    ``handover``, the client's init that run handed over to (:func:`handover_record`), to run
+    again. A file modified within :data:`RACY_NS` is stamped by content too. Returns whether
+    a stamp was written (not when the directory cannot be read). Written atomically; never
+    raises."""
     if environ.get(FULL_CHECK_VARIABLE):
         return False
     chdir, rest = split_argv(argv)
     root = os.path.abspath(chdir)
     path = _path(root, environ)
     try:
-        digest, newest = state(root, rest, environ)
+        watched, listed = sorted(watched), sorted(listed)
         now = time.time_ns() if now_ns is None else now_ns
-        if newest > now - RACY_NS:
-            os.unlink(path) if os.path.exists(path) else None
-            return False
+        racy = state(root, rest, environ, watched, listed)[1].racy(now)
+        digest = state(root, rest, environ, watched, listed, frozenset(racy))[0]
         try:
             with open(path, encoding="utf-8") as f:
                 old = json.load(f)
         except (OSError, ValueError):
             old = {}
-        runs = old.get("runs", {}) if old.get("schema") == SCHEMA and old.get("state") == digest else {}
-        runs[_key(root, rest, environ)] = {"message": message, "handover": dict(handover) if handover else None}
+        runs = old.get("runs", {}) if old.get("schema") == SCHEMA and isinstance(old.get("runs"), dict) else {}
+        key = _key(root, rest, environ)
+        runs.pop(key, None)
+        runs[key] = {"message": message, "handover": dict(handover) if handover else None, "state": digest,
+                     "watched": watched, "listed": listed, "racy": racy}
+        runs = dict(list(runs.items())[-MAX_RUNS:])
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w", encoding="utf-8") as f:
-            json.dump({"schema": SCHEMA, "state": digest, "runs": runs}, f)
+            json.dump({"schema": SCHEMA, "runs": runs}, f)
         os.replace(tmp, path)
         return True
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
 
-def fast_path(argv: Sequence[str], environ: Mapping[str, str], out=None) -> int | None:
+def fast_path(argv: Sequence[str], environ: Mapping[str, str], out=None,
+              passed_on: Callable[[], Sequence[str]] | None = None) -> int | None:
     """Answer ``argv`` from the stamp: when it names ``init`` or ``check`` with exactly the
-    arguments of a stamped run and the working directory's state is the stamped one, print
-    that run's message to ``out`` (default stdout) and return 0; else None (the full path
-    runs). Never raises."""
+    arguments of a stamped run and what that run depended on is as it was, print that run's
+    message to ``out`` (default stdout), run its hand-over again (with the flags
+    ``passed_on`` gives from this command line, when the run passed any on) and return its
+    status; else None (the full path runs). Never raises."""
     if environ.get(FULL_CHECK_VARIABLE):
         return None
     try:
@@ -259,32 +295,50 @@ def fast_path(argv: Sequence[str], environ: Mapping[str, str], out=None) -> int 
         with open(_path(root, environ), encoding="utf-8") as f:
             stamp = json.load(f)
         run = stamp["runs"].get(_key(root, rest, environ)) if stamp.get("schema") == SCHEMA else None
-        if not isinstance(run, dict) or state(root, rest, environ)[0] != stamp["state"]:
+        if not isinstance(run, dict):
+            return None
+        now = state(root, rest, environ, [str(p) for p in run["watched"]], [str(d) for d in run["listed"]],
+                    frozenset(str(p) for p in run["racy"]))[0]
+        if now != run["state"]:
             return None
         message, handover = str(run["message"]), run.get("handover")
+        flags: list[str] = []
+        if handover and handover.get("passed_on"):
+            if passed_on is None:
+                return None
+            flags = list(passed_on())
+            if len(flags) != handover["passed_on"]:
+                return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     out = out or sys.stdout
     out.write(message if message.endswith("\n") else message + "\n")
     if handover:
         out.flush()
-        return _hand_over(handover, root, environ, out)
+        return _hand_over(handover, flags, root, environ, out)
     return 0
 
 
-def handover_record(argv: Sequence[str], extra_env: Mapping[str, str], client: Mapping[str, str],
-                    header: str, note: str) -> dict:
+def handover_record(argv: Sequence[str], passed_on: Sequence[str], extra_env: Mapping[str, str],
+                    client: Mapping[str, str], suffix: str, note: str) -> dict:
     """What :func:`record` keeps of a hand-over: the client's command (``argv``, the
-    executable first), the environment it added (``TF_PLUGIN_CACHE_DIR``...), the client
-    (``path``, ``product``, ``version``, ``origin``), the line printed before it and the note
-    after it. Only hand-overs without passed-on flags are recorded (a ``-backend-config``
-    value may be a credential, and a stamp is a file)."""
-    return {"argv": list(argv), "env": dict(extra_env), "client": dict(client), "header": header, "note": note}
+    executable first) without the flags passed on to it (``passed_on``: kept only as where
+    they stand and how many, since a ``-backend-config`` value may be a credential and a
+    stamp is a file; the next run passes on its own), the environment it added
+    (``TF_PLUGIN_CACHE_DIR``...), the client (``path``, ``product``, ``version``,
+    ``origin``), what follows the command line in the line printed before it, and the note
+    after it."""
+    flags = list(passed_on)
+    at = next((i for i in range(len(argv)) if list(argv[i:i + len(flags)]) == flags), len(argv)) if flags else 0
+    kept = list(argv[:at]) + list(argv[at + len(flags):]) if flags else list(argv)
+    return {"argv": kept, "at": at, "passed_on": len(flags), "env": dict(extra_env), "client": dict(client),
+            "suffix": suffix, "note": note}
 
 
-def _hand_over(h: Mapping, root: str, environ: Mapping[str, str], out) -> int:
-    """Run the recorded hand-over (:func:`tofu_solve.workdir.handover.run`: the client's
-    output streamed, its exit status returned, a changed lock file put back and refused)."""
+def _hand_over(h: Mapping, flags: Sequence[str], root: str, environ: Mapping[str, str], out) -> int:
+    """Run the recorded hand-over with ``flags`` passed on where the verified run passed its
+    own (:func:`tofu_solve.workdir.handover.run`: the client's output streamed, its exit
+    status returned, a changed lock file put back and refused)."""
     from pathlib import Path
 
     from ..addrs.product import product_named
@@ -298,10 +352,13 @@ def _hand_over(h: Mapping, root: str, environ: Mapping[str, str], out) -> int:
         return 1
     client = Client(c["path"], product, GoVersion.parse(c["version"]), c["origin"])
     env = {**environ, "CHECKPOINT_DISABLE": environ.get("CHECKPOINT_DISABLE", "1"), **h["env"]}
-    out.write("\n" + h["header"] + "\n")
+    at = int(h.get("at") or 0)
+    argv = (*h["argv"][:at], *flags, *h["argv"][at:]) if flags else tuple(h["argv"])
+    handover = Handover(client, argv, Path(root), env)
+    out.write(f"\nHanding over to {handover.command_line}{h['suffix']}\n")
     out.flush()
     try:
-        code = run(Handover(client, tuple(h["argv"]), Path(root), env))
+        code = run(handover)
     except HandoverError as e:
         sys.stderr.write("\n" + e.render() + "\n\n")
         return 1
@@ -355,7 +412,7 @@ class HashMemo:
                 self.hits += 1
             return known[1]
         value = compute(path)
-        if w.newest <= time.time_ns() - RACY_NS:
+        if not w.racy(time.time_ns()):
             with self._lock:
                 self.entries[key] = [digest, value]
                 self._dirty = True

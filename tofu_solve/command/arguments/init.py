@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from ...workdir import handover
+from ...workdir.flags import passed_on
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class InitArguments:
         json: ``-json``; json_into: ``-json-into=FILE``; no_color: ``-no-color``.
         recursive: ``-recursive``.
         passed_on: the tofu init flags the client's init acts on, in OpenTofu's
-            ``-name=value`` form (:data:`tofu_solve.workdir.handover.PASSED_ON`).
+            ``-name=value`` form (:data:`tofu_solve.workdir.flags.PASSED_ON`).
     """
 
     chdir: str
@@ -57,13 +57,7 @@ class InitArguments:
     def from_namespace(cls, ns: argparse.Namespace) -> InitArguments:
         """Read the parser's namespace (:func:`tofu_solve.cli.build_parser`), once."""
         upgrade = ns.upgrade
-        passed: list[str] = []
-        for name in handover.PASSED_ON:
-            value = getattr(ns, "ignored_" + name.replace("-", "_"), None)
-            if value is True:
-                passed.append(f"-{name}")
-            elif isinstance(value, list):
-                passed.extend(f"-{name}={v}" for v in value)
+        passed = passed_on(ns)
         return cls(
             chdir=ns.chdir, upgrade=upgrade is True,
             upgrade_only=tuple(n.strip() for n in upgrade.split(",") if n.strip()) if isinstance(upgrade, str) else (),
