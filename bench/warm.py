@@ -15,7 +15,11 @@ turn, of:
   every package and installed copy hashed;
 * **init edited**: the full path after an edited ``version`` constraint (the first ``~>``
   of the root made ``>=``, and back, in turn): what "hashes only where they changed" saves;
-* **check** (from the stamp) and **check full**.
+* **check** (from the stamp) and **check full**;
+* **handover** and **handover bc**: ``tofu-solve init`` with the default hand-over to the
+  client, answered from the stamp, without and with ``-backend-config=path=...`` (a
+  ``backend "local"`` block is added to every root), each against the client's own
+  ``init -lockfile=readonly`` with the same flags (issue #47 §2: at most 0.1 s more).
 
 Every process is a fresh ``python -m tofu_solve`` with compiled bytecode, as an installed
 tofu-solve runs. Medians in seconds, and each against terraform's.
@@ -83,13 +87,30 @@ def measure(name: str, label: str, root: Path, env: dict, terraform: str, repeat
             break
     timed([*ts, "check"], root, env)
     runs: dict[str, list[float]] = {k: [] for k in ("terraform", "init", "init full", "init edited", "check",
-                                                      "check full")}
+                                                      "check full", "handover", "terraform bc", "handover bc")}
     full = {**env, "TOFU_SOLVE_FULL_CHECK": "1"}
+    # the default hand-over, and with partial backend configuration passed on (issue #47 §2),
+    # the latter in a copy of the root (a backend configured two ways needs -reconfigure)
+    handover = [*ts, "init", f"-tf-path={terraform}"]
+    bc = "-backend-config=path=bench.tfstate"
+    bc_root = root.parent / "root-bc"
+    shutil.copytree(root, bc_root, symlinks=True)
+    (bc_root / ".terraform" / "terraform.tfstate").unlink(missing_ok=True)  # its backend is configured afresh
+    for d, flags in ((root, ()), (bc_root, (bc,))):
+        for _ in range(2):  # verified, then stamped
+            t, code, out = timed([*handover, *flags], d, env)
+            assert code == 0, out
     for _ in range(repeat):  # the client's own init, then tofu-solve's, in turn: neither disturbs the other
         runs["terraform"].append(timed([terraform, "init", "-lockfile=readonly", "-no-color"], root, env)[0])
         t, code, out = timed(init, root, env)
         assert code == 0 and "sizes and modification times" in out, out
         runs["init"].append(t)
+        runs["terraform bc"].append(timed([terraform, "init", "-lockfile=readonly", "-no-color", bc], bc_root,
+                                          env)[0])
+        for key, d, flags in (("handover", root, ()), ("handover bc", bc_root, (bc,))):
+            t, code, out = timed([*handover, *flags], d, env)
+            assert code == 0 and "sizes and modification times" in out, out
+            runs[key].append(t)
         runs["init full"].append(timed(init, root, full)[0])
         t, code, out = timed([*ts, "check"], root, env)
         assert code == 0 and "as the last check found them" in out, out
@@ -107,10 +128,18 @@ def measure(name: str, label: str, root: Path, env: dict, terraform: str, repeat
     main_tf.write_text(text)
     med = {k: statistics.median(v) for k, v in runs.items()}
     tf = med["terraform"]
-    cells = " | ".join(f"{med[k]:.3f} ({med[k] / tf:.2f}x)" if k != "terraform" else f"{tf:.3f}" for k in runs)
+    cells = " | ".join(f"{med[k]:.3f} ({med[k] / tf:.2f}x)" if k != "terraform" else f"{tf:.3f}" for k in runs
+                       if k not in ("handover", "terraform bc", "handover bc"))
     files = sum(1 for _ in (root / ".terraform" / "modules").rglob("*") if _.is_file())
     print(f"| {name} | {label} | {files} | {cells} | {stats.get('hashes_remembered', '-')} |", flush=True)
+    HANDOVER_ROWS.append(f"| {name} | {label} | {tf:.3f} | {med['handover']:.3f} | {med['handover'] - tf:+.3f} | "
+                         f"{med['terraform bc']:.3f} | {med['handover bc']:.3f} | "
+                         f"{med['handover bc'] - med['terraform bc']:+.3f} |")
     return med
+
+
+HANDOVER_ROWS: list[str] = []
+BACKEND = 'terraform {\n  backend "local" {}\n}\n'  # so that -backend-config has something to configure
 
 
 def main() -> int:
@@ -157,6 +186,7 @@ def main() -> int:
                         (d / "main.tf").write_text(root)
                     else:
                         root.write(d)
+                    (d / "bench_backend.tf").write_text(BACKEND)
                     med = measure(name, label, d, env, terraform, args.repeat)
                     if med:
                         meds.append(med)
@@ -168,6 +198,15 @@ def main() -> int:
             ratios = [m[k] / m["terraform"] for m in meds]
             print(f"- {k}: median {statistics.median(ratios):.2f}x terraform init -lockfile=readonly, "
                   f"worst {max(ratios):.2f}x")
+        print("\nWith the default hand-over (the client's own init run after tofu-solve's, issue #47 §2), without "
+              "and with a passed-on -backend-config; seconds over the client's own init with the same flags:\n")
+        print("| root | world | terraform init -lockfile=readonly | tofu-solve init | over | with -backend-config: "
+              "terraform | tofu-solve | over |")
+        print("|---|---|---|---|---|---|---|---|")
+        print("\n".join(HANDOVER_ROWS))
+        for k, tf in (("handover", "terraform"), ("handover bc", "terraform bc")):
+            over = [m[k] - m[tf] for m in meds]
+            print(f"- {k}: median {statistics.median(over):+.3f} s over the client's own, worst {max(over):+.3f} s")
     return 0
 
 

@@ -90,22 +90,59 @@ def test_upgrade_never_locks_a_tampered_cache(tmp_path, tofu_solve, own_cache):
     assert all("# tampered" not in f.read_text() for f in _package_files(own_cache))
 
 
-def test_package_that_differs_from_the_lock_is_refused(tmp_path, tofu_solve, own_cache):
+def test_an_edited_lock_hash_gets_one_diagnosis_from_check_and_init(tmp_path, tofu_solve, own_cache):
+    """Issue #47 §6: the lock's ``h1:`` edited. ``check`` and ``init`` agree on what changed
+    (the lock: the package and the installed copy agree with each other), name the block and
+    its line, and name ``-upgrade=kms`` for that one call, never a bare ``-upgrade``; which,
+    after review, lands the genuine hash and moves nothing."""
     root = _kms_root(tmp_path / "root")
     assert tofu_solve(root, "init").code == 0
     lock_path = root / ".terraform.lock.hcl"
     locks, _ = parse_lock_text(lock_path.read_text())
     real = locks.modules["kms"].hashes[0]
     forged = "h1:" + "A" * 43 + "="
-    lock_path.write_text(lock_path.read_text().replace(real, forged))
+    genuine_lock = lock_path.read_text()
+    lock_path.write_text(genuine_lock.replace(real, forged))
     lock_before = lock_path.read_text()
+    line = next(i for i, x in enumerate(lock_before.splitlines(), 1) if x.startswith('module "kms"'))
+    words = (f'The module "kms" block of .terraform.lock.hcl records {forged}, but the package it locks hashes to '
+             f"{real}, as does the installed copy: the lock file was edited, not the package.")
+    for args in (("init",), ("init", "-lockfile=readonly")):
+        r = tofu_solve(root, *args)
+        assert r.code == 1
+        assert "Error: Lock file hash edited" in r.err and f"on .terraform.lock.hcl line {line}" in r.err
+        assert " ".join(words.split()) in " ".join(r.err.split())
+        assert "tofu-solve init -upgrade=kms" in r.err and "tofu-solve init -upgrade\n" not in r.err + "\n"
+        assert lock_path.read_text() == lock_before
+    c = tofu_solve(root, "check", "-json").json()
+    assert [(d["kind"], d["file"], d["line"]) for d in c["differences"]] == [("lock-hash", ".terraform.lock.hcl", line)]
+    assert words in c["differences"][0]["detail"] and "-upgrade=kms" in c["differences"][0]["detail"]
+    text = tofu_solve(root, "check")
+    assert text.code == 1 and "An edited lock hash is not mended by tofu-solve init" in text.err
+    r = tofu_solve(root, "init", "-upgrade=kms")  # reviewed: accepted for this call alone
+    assert r.code == 0, r.err
+    assert lock_path.read_text() == genuine_lock
+
+
+def test_a_changed_package_is_told_apart_from_an_edited_lock(tmp_path, tofu_solve, own_cache):
+    """The package, not the lock, changed (every cached file and its recorded hash
+    rewritten, as a compromised origin would serve it): the lock and the installed copy
+    agree, so init names the package, with -upgrade=kms to accept it after review."""
+    root = _kms_root(tmp_path / "root")
+    assert tofu_solve(root, "init").code == 0
+    lock_before = (root / ".terraform.lock.hcl").read_text()
+    for f in _package_files(own_cache):
+        f.write_text(f.read_text() + "\n# changed upstream\n")
+    for p in (own_cache / "package-h1").rglob("*.json"):
+        p.unlink()
     r = tofu_solve(root, "init")
     assert r.code == 1
     assert "Error: Module checksum verification failed" in r.err
-    assert 'Module "kms" has a checksum that doesn\'t match the lock file (cached copy in' in r.err
-    assert f"Expected: {forged}" in r.err and f"Got:      {real}" in r.err
-    assert "To update the lock file with the new checksum, run:\n  tofu-solve init -upgrade" in r.err
-    assert lock_path.read_text() == lock_before
+    said = " ".join(r.err.split())
+    assert ".terraform.lock.hcl and the installed copy both record" in said
+    assert "the package changed where it comes from, or in the cache" in said
+    assert "tofu-solve init -upgrade=kms" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
 
 
 def test_an_edited_installed_module_is_reinstalled_from_the_verified_package(tmp_path, tofu_solve, own_cache):

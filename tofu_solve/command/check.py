@@ -12,7 +12,10 @@ each difference:
   directory than the lock implies (what ``tofu init -upgrade`` or a plain ``tofu init``
   on a fresh clone leaves behind when it picks other versions);
 * ``not-installed`` / ``hash``: the installed directory is missing, or its ``h1:`` is not
-  among the lock's hashes;
+  among the lock's hashes because it was changed after installation;
+* ``lock-hash``: the lock's ``h1:`` matches neither the installed copy nor what the last
+  init recorded for it, which agree: the lock file was edited (issue #47 §6, the diagnosis
+  ``init`` gives too: :func:`tofu_solve.workdir.install.hash_mismatch`);
 * ``override``: the override bridge file is missing, stale, or no longer needed;
 * ``provider``: a required provider without a lock, a locked provider the configuration
   no longer meets (or no longer requires).
@@ -38,14 +41,14 @@ from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
-from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, read_manifest
+from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, hash_mismatch, read_manifest
 from ..workdir.solved import recorded_module_locks
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
 from .arguments import CheckArguments
 from .views.reports import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
-                         "override", "provider", "policy"]
+                         "lock-hash", "override", "provider", "policy"]
 """What a :class:`Difference` is about (its ``kind`` in ``check -json``)."""
 
 
@@ -153,10 +156,16 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
             except HashError as e:
                 actual = f"(cannot hash: {e.detail})"
             if h1s and actual not in h1s:
-                out.append(Difference("hash", subject, f"the installed copy in {_rel(installed, root)} has {actual}, "
-                                      f"the lock records {', '.join(h1s)}: it was changed after installation. "
-                                      "tofu-solve init reinstalls it from the package verified against the lock "
-                                      "(the lock file is the authority).", at))
+                # the one diagnosis init gives too (issue #47 §6): the lock, or the copy?
+                rec = recorded.get(path)
+                problem = hash_mismatch(path, lock, None, actual, rec.hashes if rec is not None else (),
+                                        LOCK_FILE_NAME)
+                edited = problem is not None and problem.summary == "Lock file hash edited"
+                out.append(Difference("lock-hash" if edited else "hash", subject,
+                                      " ".join(problem.detail.split()) if problem is not None
+                                      else f"the installed copy in {_rel(installed, root)} has {actual}, the lock "
+                                      f"records {', '.join(h1s)}.",
+                                      problem.where if edited and problem is not None else at))
                 skipped.append(path)
                 continue
             subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir

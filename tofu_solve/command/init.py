@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -66,7 +67,18 @@ from ..versions.cooldown import (
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides, stamp
-from ..workdir.install import data_dir, install, package_changed, package_hashes, verify
+from ..workdir.install import (
+    MANIFEST,
+    copy_h1,
+    data_dir,
+    hash_mismatch,
+    install,
+    package_changed,
+    package_hashes,
+    read_manifest,
+    verification_error,
+    verify,
+)
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
 from .arguments import InitArguments
@@ -233,7 +245,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
             selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade,
-                                                         opts.lockfile == "readonly", moves, memo)
+                                                         opts.lockfile == "readonly", moves, memo,
+                                                         _hash_diagnosis(root, settings, memo))
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
@@ -486,13 +499,16 @@ def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages,
 
 
 def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool, readonly: bool = False,
-                     moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None):
+                     moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None,
+                     diagnose: Callable[[str, ModuleLock, str], TofuSolveError] | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
     the lock when the lock holds the same version (not with ``-upgrade``, which records the
     new checksums). Returns (call path -> (candidate,
     package, new lock entry), call path -> tree, call paths verified). ``moves`` gets the
     locked packages found at another location with the same identity (call path -> (locked
-    address, new address)); with ``readonly`` their entries keep the locked address."""
+    address, new address)); with ``readonly`` their entries keep the locked address.
+    ``diagnose``: the error for a package whose ``h1:`` the lock does not record (call path,
+    lock entry, the package's ``h1:``), telling which of lock, copy and package changed."""
     selected, trees, verified = {}, {}, []
     moves = {} if moves is None else moves
     pinned = _pinned_selections(locks)
@@ -515,6 +531,8 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         old = locks.modules.get(path)
         if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
                 and old.hashes:
+            if diagnose is not None and hashes[0] not in old.hashes and any(h.startswith("h1:") for h in old.hashes):
+                raise diagnose(path, old, hashes[0])  # which of lock, copy and package changed (issue #47 §6)
             verify(path, old, pkg.root, f"cached copy in {pkg.root}", actual=hashes[0])
             new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
             verified.append(path)
@@ -523,6 +541,29 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         if not isinstance(tree, TofuSolveError):
             trees[path] = tree
     return selected, trees, verified
+
+
+def _hash_diagnosis(root: Path, settings: Settings, memo: HashMemo) -> Callable[[str, ModuleLock, str],
+                                                                                TofuSolveError]:
+    """What ``init`` says of a package whose ``h1:`` its lock does not record: the one
+    diagnosis ``check`` gives too (:func:`~tofu_solve.workdir.install.hash_mismatch`), from
+    the installed copy (when modules.json records it at the locked version) and the hashes
+    the last init recorded."""
+    def diagnose(path: str, lock: ModuleLock, package_h1: str) -> TofuSolveError:
+        modules_dir = data_dir(root, settings.data_dir) / "modules"
+        record = read_manifest(modules_dir / MANIFEST).get(path)
+        installed = None
+        if record is not None and (modules_dir / path).is_dir():
+            try:
+                installed = copy_h1(modules_dir / path, memo)
+            except TofuSolveError:
+                installed = None
+        recorded = recorded_module_locks(root, settings).get(path)
+        found = hash_mismatch(path, lock, package_h1, installed, recorded.hashes if recorded else (), LOCK_FILE_NAME)
+        return found if found is not None else verification_error(path, [h for h in lock.hashes
+                                                                          if h.startswith("h1:")], package_h1,
+                                                                   "the package")
+    return diagnose
 
 
 def _pinned_selections(locks: LockFile) -> dict[tuple[str, str], list[ModuleLock]]:

@@ -60,6 +60,8 @@ class ModuleLock:
             archive URL that carries a ``checksum``; "" when there is none.
         floating: True when the source has no immutable form (an archive without
             ``checksum``, a registry's direct download): only the ``h1:`` hash pins it.
+        line: the line the block starts at in the lock file it was read from (0 when it was
+            not read from one); not part of its value.
     """
 
     path: str
@@ -69,6 +71,7 @@ class ModuleLock:
     hashes: tuple[str, ...] = ()
     package: str = ""
     floating: bool = False
+    line: int = field(default=0, compare=False)  # where the block starts in the file read (0: not read from one)
 
     def __post_init__(self):
         object.__setattr__(self, "hashes", tuple(sorted(set(self.hashes))))

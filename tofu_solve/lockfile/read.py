@@ -250,7 +250,8 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
             err("Invalid module lock", f'The module lock for "{path}" records a package and floating = true; a '
                 "package is either pinned or floating.", fa.line)
             return
-    locks.modules[path] = ModuleLock(path, version or "", source, constraints or "", hashes, package or "", floating)
+    locks.modules[path] = ModuleLock(path, version or "", source, constraints or "", hashes, package or "", floating,
+                                     line=block.line)
 
 
 def read_lock_file(path: str | os.PathLike, missing_ok: bool = True) -> LockFile:

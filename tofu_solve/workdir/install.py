@@ -42,10 +42,16 @@ MANIFEST = "modules.json"
 NOT_HASHED = frozenset({OWN_OVERRIDE_FILE})  # tofu-solve's override bridge, written into installed copies
 
 
-def _h1(path: Path, memo: HashMemo | None) -> str:
+def copy_h1(path: Path, memo: HashMemo | None) -> str:
+    """The ``h1:`` of a module directory as a lock records it (VCS folders and tofu-solve's
+    own override file left out); ``memo``: hashes remembered by directory tree.
+
+    Raises:
+        HashError: the directory cannot be read."""
     def compute(p) -> str:
         return hash_dir(Path(p), exclude=VCS_DIRS, exclude_files=NOT_HASHED)
     return memo.h1(path, compute) if memo is not None else compute(path)
+
 
 
 def package_hashes(cand: ModuleCandidate, pkg: Package, memo: HashMemo | None = None,
@@ -58,7 +64,7 @@ def package_hashes(cand: ModuleCandidate, pkg: Package, memo: HashMemo | None = 
     this run is taken as it is (:meth:`~tofu_solve.store.cache.Cache.entry_h1`: the same
     files, read once per run). Raises HashError."""
     known = cache.entry_h1(pkg.root, NOT_HASHED) if cache is not None else None
-    out = [known if known is not None else _h1(pkg.root, memo)]
+    out = [known if known is not None else copy_h1(pkg.root, memo)]
     if pkg.zh:
         out.append(pkg.zh)  # the archive's bytes, for packages that came as an archive
     return tuple(out)
@@ -85,7 +91,60 @@ def verification_error(call_path: str, expected: list[str], got: str, place: str
         f'Module "{call_path}" has a checksum that doesn\'t match the lock file ({place}).\n'
         "This may indicate the module has been modified or tampered with.\n\n"
         f"Expected: {exp}\nGot:      {got}\n\n"
-        "To update the lock file with the new checksum, run:\n  tofu-solve init -upgrade")
+        f"If the new checksum is intended, review the module, then accept it for this call alone with:\n"
+        f"  tofu-solve init -upgrade={call_path}")
+
+
+def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, installed_h1: str | None,
+                  recorded_h1s: tuple[str, ...], lock_file: str, where=None) -> IntegrityError | None:
+    """The one diagnosis of a module whose ``h1:`` hashes disagree, which ``init`` and
+    ``check`` both give (issue #47 §6), found by comparing each hash with the package's own
+    (``package_h1``: the package as fetched, or as the last init recorded it; None when
+    neither is at hand):
+
+    * the lock's ``h1:`` matches neither the package nor the installed copy, which agree
+      with each other (or with the last init's record): the lock file was edited
+      ("Lock file hash edited", at the block's line);
+    * the lock and the installed copy agree, and the package does not: the package changed
+      where it comes from, or in the cache ("Module checksum verification failed");
+    * the lock and the package agree, and the installed copy does not: the copy was edited
+      after installation ("Installed module copy changed": ``init`` reinstalls it);
+
+    each with ``-upgrade=NAME`` for that one call as the way to accept a new hash after
+    review, never a bare ``-upgrade``. None when nothing disagrees. ``recorded_h1s``: the
+    hashes the last init wrote for the call (:func:`tofu_solve.workdir.solved.recorded_module_locks`);
+    ``where``: what to cite (default the block's line in ``lock_file``)."""
+    from ..errors import SourceRange
+
+    locked = [h for h in lock.hashes if h.startswith("h1:")]
+    if not locked:
+        return None
+    at = where if where is not None else SourceRange(lock_file, lock.line) if lock.line else None
+    genuine = package_h1 if package_h1 is not None else next((h for h in recorded_h1s if h == installed_h1), None)
+    accept = (f"If the new hash is intended, review the package, then accept it for this call alone with:\n"
+              f"  tofu-solve init -upgrade={call_path}")
+    if genuine is not None and genuine not in locked and (installed_h1 == genuine or genuine in recorded_h1s):
+        return IntegrityError(
+            "Lock file hash edited",
+            f'The module "{call_path}" block of {lock_file} records {", ".join(locked)}, but the package it locks '
+            f"hashes to {genuine}" + (", as does the installed copy" if installed_h1 == genuine else "") +
+            ": the lock file was edited, not the package.\n\n" + accept, at)
+    if package_h1 is not None and package_h1 not in locked and installed_h1 in locked:
+        return IntegrityError(
+            "Module checksum verification failed",
+            f'Module "{call_path}" now hashes to {package_h1}, but {lock_file} and the installed copy both record '
+            f"{installed_h1}: the package changed where it comes from, or in the cache. This may indicate the "
+            "module has been modified or tampered with.\n\n" + accept, at)
+    if installed_h1 is not None and installed_h1 not in locked and (package_h1 is None or package_h1 in locked):
+        return IntegrityError(
+            "Installed module copy changed",
+            f'The installed copy of module "{call_path}" hashes to {installed_h1}, but {lock_file} records '
+            f"{', '.join(locked)}" + (", as the package does" if package_h1 is not None else "") +
+            ": it was changed after installation. tofu-solve init reinstalls it from the package verified against "
+            "the lock (the lock file is the authority).", at)
+    if package_h1 is not None and package_h1 not in locked:
+        return verification_error(call_path, locked, package_h1, "the package")
+    return None
 
 
 def verify(call_path: str, lock: ModuleLock, root: Path, place: str, actual: str | None = None,
@@ -99,7 +158,7 @@ def verify(call_path: str, lock: ModuleLock, root: Path, place: str, actual: str
         IntegrityError: no recorded ``h1:`` matches.
     """
     if actual is None:
-        actual = _h1(root, memo)
+        actual = copy_h1(root, memo)
     h1s = [h for h in lock.hashes if h.startswith("h1:")]
     if h1s and actual not in h1s:
         raise verification_error(call_path, h1s, actual, place)

@@ -44,8 +44,14 @@ class CheckView(_View):
         elif diffs:
             self._print("\nError: The working directory does not match the lock file\n", err=True)
             self._print("\n".join(str(d) for d in diffs), err=True)
-            self._print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the "
-                        "working directory match the lock again (it reinstalls from the verified cache).\n", err=True)
+            if any(d.kind == "lock-hash" for d in diffs):  # init refuses an edited lock: it does not mend it
+                self._print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. An edited lock hash is not "
+                            "mended by tofu-solve init: restore the lock file, or accept the new hash with the command "
+                            "named above.\n", err=True)
+            else:
+                self._print(f"\n{len(diffs)} difference{'s' if len(diffs) != 1 else ''}. tofu-solve init makes the "
+                            "working directory match the lock again (it reinstalls from the verified cache).\n",
+                            err=True)
         else:
             self._print(AGREE)
 
