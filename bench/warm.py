@@ -70,7 +70,7 @@ def timed(cmd: list[str], cwd: Path, env: dict) -> tuple[float, int, str]:
 
 def measure(name: str, label: str, root: Path, env: dict, terraform: str, repeat: int) -> dict | None:
     ts = [sys.executable, "-m", "tofu_solve"]
-    init = [*ts, "init", "-handover=false"]
+    init = [*ts, "init", "-handover=false", f"-tf-path={terraform}"]  # one target origin for every run
     _, code, out = timed(init, root, env)
     if code != 0:
         print(f"| {name} | {label} | cold init failed |")
@@ -121,7 +121,7 @@ def measure(name: str, label: str, root: Path, env: dict, terraform: str, repeat
     stats: dict = {}
     for i in range(repeat):  # an edited constraint that selects the same versions, and back
         main_tf.write_text(text.replace('"~> ', '">= ', 1) if i % 2 == 0 else text)
-        t, code, out = timed([*ts, "init", "-handover=false", "-json"], root, env)
+        t, code, out = timed([*init, "-json"], root, env)
         runs["init edited"].append(t)
         if code == 0:
             stats = json.loads(out.strip().splitlines()[-1])["result"]["stats"]

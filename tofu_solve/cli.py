@@ -231,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "in parallel over one cache, with a summary and a cross-root report")
     sp.add_argument("--json-into", metavar="FILE", dest="json_into",
                     help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output")
+    sp.add_argument("--verbose", action="store_true",
+                    help="a policy or release-cooldown warning lists every version it kept out of every call and "
+                         "provider (by default: one warning per rule, under two lines; -json always has the list)")
     sp.add_argument("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
                     help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
                          "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "

@@ -106,6 +106,18 @@ class WarningText(str):
         return obj
 
 
+class RuleWarning(WarningText):
+    """A warning about what one rule (a policy ``deny`` block, or the release cooldown)
+    changed in a selection (issue #47 §5): ``rule`` the rule's identity (its text as cited),
+    ``why`` its reason as the warning ends with, ``held`` what it held back, ((subject,
+    selected version, versions kept out), ...), so that ``-recursive`` can say it once
+    across roots."""
+
+    rule: str = ""
+    why: str = ""
+    held: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+
 class VersionError(TofuSolveError):
     """A version, a constraint, or a version pick that failed."""
 

@@ -40,8 +40,7 @@ def test_a_young_git_tag_is_not_a_candidate(tmp_path, tofu_solve, own_cache):
     r = tofu_solve(root, "init", "-min-age=7d", "-handover=false")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "v1.0.0"}
-    assert f'Warning: module "m" is at v1.0.0: 1 newer version is younger than -min-age=7d: v1.1.0 ({young})' \
-        in " ".join(r.out.split())
+    assert f'Warning: -min-age=7d held back m at v1.0.0 (kept out: v1.1.0, {young}).' in " ".join(r.out.split())
     # without the cooldown the newest is chosen
     r = tofu_solve(root, "init", "-upgrade", "-handover=false")
     assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}
@@ -115,7 +114,7 @@ def test_registry_modules_and_providers_wait_out_the_cooldown(tmp_path, tofu_sol
     young = {v for v, d in dates.items() if time.time() - datetime.fromisoformat(d.replace("Z", "+00:00"))
              .timestamp() < hours * 3600}
     root = write_root(tmp_path / "root", VPC6_EKS20)
-    r = tofu_solve(root, "init", f"-min-age={hours}h", "-handover=false", "-json")
+    r = tofu_solve(root, "init", f"-min-age={hours}h", "-handover=false", "-json", "-verbose")
     assert r.code == 0, r.err
     got = lock_versions(r.lock)
     assert got["vpc"] not in young and got["vpc"].startswith("6."), got
@@ -126,9 +125,9 @@ def test_registry_modules_and_providers_wait_out_the_cooldown(tmp_path, tofu_sol
     young_aws = {v for v, d in aws_dates.items()
                  if time.time() - datetime.fromisoformat(d.replace("Z", "+00:00")).timestamp() < hours * 3600}
     assert young_aws and aws["version"] not in young_aws  # (a version without a date counts as old enough)
-    held = [w for w in result["warnings"] if "younger than" in w.get("detail", "") + w.get("summary", "")]
+    held = [w for w in result["warnings"] if w["summary"] == "Versions held back by the cooldown"]
     released = datetime.fromisoformat(dates[newest].replace("Z", "+00:00")).timestamp()
-    assert any(f"{newest} ({_note(released, hours * 3600)})" in w["detail"] for w in held), result["warnings"]
+    assert any(f"{newest}, {_note(released, hours * 3600)}" in w["detail"] for w in held), result["warnings"]
 
 
 def test_a_young_provider_release_is_held_back(tmp_path, tofu_solve, own_cache, world):
@@ -146,7 +145,7 @@ def test_a_young_provider_release_is_held_back(tmp_path, tofu_solve, own_cache, 
     result = r.json()
     chosen = next(p["version"] for p in result["providers"] if p["address"].endswith("hashicorp/aws"))
     assert chosen != newest
-    assert any(f"provider registry.opentofu.org/hashicorp/aws is at {chosen}" in w["detail"] and newest in w["detail"]
+    assert any(f"hashicorp/aws at {chosen}" in w["detail"] and newest in w["detail"]
                for w in result["warnings"]), result["warnings"]
     r = tofu_solve(root, "why", "hashicorp/aws")  # names the cooldown, newest held-back version first
     assert r.code == 0, r.err
@@ -236,7 +235,7 @@ def test_a_registry_without_release_times_dates_a_version_by_its_commit(tmp_path
             assert lock_versions(r.lock) == {"d": "1.0.0"}
             result = r.json()
             assert result["stats"]["release_time_unknown"] == 0
-            assert any(f"1.1.0 ({_note(int(now) - 2 * DAY)})" in w["detail"] for w in result["warnings"]), \
+            assert any(f"1.1.0, {_note(int(now) - 2 * DAY)}" in w["detail"] for w in result["warnings"]), \
                 result["warnings"]
     finally:
         running.registry.extra.pop("acme/dated/aws", None)
@@ -260,8 +259,8 @@ def test_opentofus_module_installation_block_sets_the_cooldown(tmp_path, tofu_so
     monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(rc))
     r = tofu_solve(root, "init", "-handover=false")
     assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"}, r.err
-    assert (f'module "m" is at v1.0.0: 1 newer version is younger than cooldown_period=7d ({where}): v1.1.0 '
-            f"({young})") in " ".join(r.out.split()), r.out
+    assert f"cooldown_period=7d ({where}) held back m at v1.0.0 (kept out: v1.1.0, {young})" \
+        in " ".join(r.out.split()), r.out
     r = tofu_solve(root, "init", "-upgrade", "-min-age=0", "-handover=false")
     assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.1.0"}, r.err
     rc, _ = _module_installation(running, tmp_path, '    cooldown_period = "7d"\n'
@@ -295,7 +294,8 @@ def test_the_registrys_discovered_time_and_exclude(tmp_path, tofu_solve, own_cac
         assert r.code == 0, r.err
         assert lock_versions(r.lock) == {"f": "1.0.0"}
         detail = " ".join(w["detail"] for w in r.json()["warnings"])
-        assert f"younger than cooldown_period=7d ({where}): 1.1.0 ({_note(now - 2 * DAY)})" in detail, detail
+        assert f"cooldown_period=7d ({where}) held back f at 1.0.0 (kept out: 1.1.0, {_note(now - 2 * DAY)})" \
+            in detail, detail
         rc, _ = _module_installation(running, tmp_path, '    cooldown_period = "7d"\n    exclude = ["acme/*/*"]')
         r = tofu_solve(root, "init", "-upgrade", "-handover=false")
         assert r.code == 0 and lock_versions(r.lock) == {"f": "1.1.0"}, r.err

@@ -281,14 +281,14 @@ def test_a_young_oci_tag_waits_out_the_cooldown(tmp_path, tofu_solve, oci, own_c
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "1.0.0"}
     result = r.json()
-    assert any(f"1.1.0 ({note(2)})" in w["detail"] for w in result["warnings"]), result["warnings"]
+    assert any(f"1.1.0, {note(2)}" in w["detail"] for w in result["warnings"]), result["warnings"]
     assert result["stats"]["release_time_unknown"] == 0
     # without the annotation, the image configuration's created time (one more small request)
     oci.push_module("modules/cool", "1.2.0", _module("# configured\n"), config_created=stamp(1))
     r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "1.0.0"}
-    assert any(f"1.2.0 ({note(1)})" in w["detail"] for w in r.json()["warnings"])
+    assert any(f"1.2.0, {note(1)}" in w["detail"] for w in r.json()["warnings"])
     oci.push_module("modules/cool", "1.3.0", _module("# undated\n"))
     r = tofu_solve(root, "init", "-min-age=7d", "-upgrade", "-handover=false", "-json")
     assert r.code == 0, r.err

@@ -35,9 +35,9 @@ def test_a_denied_version_is_not_a_candidate_and_is_named(tmp_path, tofu_solve):
     r = tofu_solve(root, "init", "-handover=false")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"vpc": "6.5.1"}  # the newest the policy allows
-    assert ('Warning: module "vpc" is at 6.5.1, not: 6.6.0, denied by deny "module" '
-            '"registry.opentofu.org/terraform-aws-modules/vpc/aws" (../../tofu-solve-policy.hcl:2): breaks the NAT '
-            "gateways (https://example.com/incidents/42).") in r.out
+    assert ('Warning: deny "module" "registry.opentofu.org/terraform-aws-modules/vpc/aws" '
+            "(../../tofu-solve-policy.hcl:2) held back vpc at 6.5.1 (kept out: 6.6.0): breaks the NAT gateways "
+            "(https://example.com/incidents/42).") in " ".join(r.out.split())
     data = json.loads(tofu_solve(root, "init", "-handover=false", "-json", "-upgrade").out.strip()
                       .splitlines()[-1])["result"]  # -upgrade: chosen afresh, so 6.6.0 is looked at
     assert data["policy"]["file"] == "../../tofu-solve-policy.hcl"
@@ -160,7 +160,8 @@ def test_the_policys_release_cooldown_is_a_floor(tmp_path, tofu_solve, own_cache
     r = tofu_solve(root, "init", "-handover=false", "-min-age=1d")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "v1.0.0"}
-    assert "younger than release_cooldown=7d (tofu-solve-policy.hcl:1)" in " ".join(r.out.split())
+    assert "release_cooldown=7d (tofu-solve-policy.hcl:1) held back m at v1.0.0 (kept out: v1.1.0, discovered " \
+        in " ".join(r.out.split())
     r = tofu_solve(root, "init", "-handover=false", "-upgrade", "-min-age=30d")  # a longer one still applies
     assert r.code == 0 and lock_versions(r.lock) == {"m": "v1.0.0"} and "-min-age=30d" in " ".join(r.out.split())
 
@@ -316,3 +317,52 @@ terraform {
   }
 }
 """
+
+
+# ---------------------------------------------------------------- issue #47 §5: warnings a team reads
+
+AWS6 = AWS5.replace('"~> 5.0"', '">= 6.0"')
+DENY_NEW_AWS = 'deny "provider" "hashicorp/aws" {\n  versions = ">= 6.50.0"\n  reason   = "GHSA-test"\n}\n'
+
+
+def _denied_aws(world) -> list[str]:
+    """The released hashicorp/aws versions the rule above denies, newest first."""
+    from tofu_solve.versions import apparentlymart_go_versions as gvs
+    released = [gvs.Version.parse(v) for v in world.providers["hashicorp/aws"] if "-" not in v]
+    floor = gvs.Version.parse("6.50.0")
+    return [str(v) for v in sorted((v for v in released if v.compare(floor) >= 0), reverse=True,
+                                   key=lambda v: (v.major, v.minor, v.patch))]
+
+
+def test_a_rule_is_warned_about_once_under_two_lines_and_only_when_it_changed_something(tmp_path, tofu_solve,
+                                                                                        world):
+    denied = _denied_aws(world)
+    root = write_root(tmp_path / "root", AWS6)
+    (root / "tofu-solve-policy.hcl").write_text(DENY_NEW_AWS)
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    warned = [w for w in r.out.split("\n\n") if w.startswith("Warning: ")]
+    assert len(warned) == 1, r.out
+    text = " ".join(warned[0].split())
+    assert len(text) <= 240, text  # under two lines of a wide terminal
+    assert text == (f'Warning: deny "provider" "registry.opentofu.org/hashicorp/aws" (tofu-solve-policy.hcl:1) held back '
+                    f"hashicorp/aws at 6.49.0 (kept out: {len(denied)} newer, the newest {denied[0]}): GHSA-test.")
+    data = tofu_solve(root, "init", "-handover=false", "-json", "-upgrade").json()  # -json keeps the whole list
+    assert sorted(d["version"] for d in data["policy"]["denied"]) == sorted(denied)
+    again = tofu_solve(root, "init", "-handover=false")  # the lock holds 6.49.0: the rule changed nothing
+    assert again.code == 0 and "Warning:" not in again.out
+    verbose = tofu_solve(root, "init", "-handover=false", "-upgrade", "-verbose")
+    assert f"hashicorp/aws at 6.49.0, not {', '.join(denied)}: GHSA-test." in " ".join(verbose.out.split())
+
+
+def test_under_recursive_a_rule_is_warned_about_once_across_roots(tmp_path, tofu_solve):
+    base = tmp_path / "repo"
+    for env in ("envs/a", "envs/b", "envs/c"):
+        write_root(base / env, AWS6)
+    (base / "tofu-solve-policy.hcl").write_text(DENY_NEW_AWS)
+    r = tofu_solve(base, "init", "-recursive", "-handover=false")
+    assert r.code == 0, r.out + r.err
+    assert r.out.count("Warning: ") == 1, r.out
+    said = " ".join(r.out.split())
+    assert ('deny "provider" "registry.opentofu.org/hashicorp/aws" (tofu-solve-policy.hcl:1) held back hashicorp/aws '
+            "at 6.49.0 in 3 roots (envs/a, envs/b, envs/c): GHSA-test.") in said, r.out

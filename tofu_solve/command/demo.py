@@ -191,7 +191,7 @@ def _cooldown_step(root: Path, world, run_cli: RunCli, environ: Mapping[str, str
     (fresh / "init.txt").write_text(t)
     print(f"$ tofu-solve init -chdir={fresh.name} -min-age={days}d", file=out)
     print(_indent(t), file=out)
-    held = c == 0 and f"younger than -min-age={days}d" in t
+    held = c == 0 and f"-min-age={days}d held back" in t
     c, t = _run(run_cli, ["why", path, f"-chdir={fresh}"], environ)
     (fresh / f"why-{path}.txt").write_text(t)
     print(f"$ tofu-solve why {path}", file=out)

@@ -30,6 +30,7 @@ from ..errors import (
     ConfigurationError,
     IntegrityError,
     LockFileWouldChange,
+    RuleWarning,
     TofuSolveError,
     WarningText,
 )
@@ -61,10 +62,12 @@ from ..solver.changes import lock_change_reasons
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
+from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import (
     format_age,
     given_min_age,
 )
+from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides, stamp
 from ..workdir.install import (
@@ -119,6 +122,7 @@ class InitOptions:
     policy: str | None = None  # -policy as given (None: TOFU_SOLVE_POLICY, else the file found upward)
     vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
     display_prefix: str = ""  # prepended to the root's file names in citations (-recursive: "envs/prod/")
+    verbose: bool = False  # -verbose: a rule's warning lists every version it kept out (issue #47 §5)
 
 
 @dataclass
@@ -213,7 +217,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
-    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads)
+    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
+                         opts.display_prefix)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
                            () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
     solve_locks, providers_again = locks, frozenset[str]()
@@ -271,8 +276,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                 "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
                 "blocks back; -upgrade=NAME chooses afresh."))
     res.warnings.extend(_tag_warnings(ctx))
-    res.warnings.extend(_cooldown_warnings(ctx, res))
-    res.warnings.extend(_policy_warnings(ctx, res))
+    res.warnings.extend(_cooldown_warnings(ctx, res, opts.verbose))
+    res.warnings.extend(_policy_warnings(ctx, res, opts.verbose))
     policy_data = None if policy is None else {
         "file": policy.file,
         "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())]}
@@ -603,7 +608,6 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
     return moved_from
 
 
-SHOWN_HELD = 5  # held-back versions named per call or provider (the youngest), the rest counted
 
 
 def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> None:
@@ -630,28 +634,94 @@ def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> 
             f"{', '.join(sorted(unsigned))}.", policy.where_of("require_signed_providers"))
 
 
-def _policy_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
-    """The versions the policy kept out of this selection, per call or provider, newer than
-    the one selected, each with its rule (issue #39)."""
+def _rule_warning(summary: str, rule: str, why: str, held: list[tuple[str, str, list[str]]],
+                  verbose: bool) -> RuleWarning:
+    """One rule's warning: what it held back, in under two lines (the subjects and the newest
+    version kept out of each, at most :data:`SHOWN_SUBJECTS`), or with ``verbose`` every
+    version it kept out of every subject."""
+    if verbose:
+        listed = "; ".join(f"{name} at {selected}, not {', '.join(versions)}" for name, selected, versions in held)
+    else:
+        listed = ", ".join(f"{name} at {selected} (kept out: {len(versions)} newer, the newest {versions[0]})"
+                           if len(versions) > 1 else f"{name} at {selected} (kept out: {versions[0]})"
+                           for name, selected, versions in held[:SHOWN_SUBJECTS])
+        if len(held) > SHOWN_SUBJECTS:
+            listed += f" and {len(held) - SHOWN_SUBJECTS} more (-verbose lists them)"
+    w = RuleWarning(summary, f"{rule} held back {listed}{why}.")
+    w.rule, w.why = rule, why
+    w.held = tuple((n, sel, tuple(vs)) for n, sel, vs in held)
+    return w
+
+
+SHOWN_SUBJECTS = 2  # subjects a rule's warning names before "and N more"
+
+
+def _moved_by_rule(ctx: Context, res: Resolution, subject: str) -> bool:
+    """Whether a rule could have changed ``subject``'s selection this run: it is not the
+    version its lock holds (issue #47 §5: nothing is warned about where a rule changed
+    nothing; a lock the rule moved is listed among the lock changes)."""
+    if subject in res.modules:
+        req = res.module_requirements.get(subject)
+        return req is None or ctx.locked_candidate(req) != res.modules[subject]
+    lock = ctx.locks.providers.get(subject)
+    return ctx.options.upgrade or lock is None or subject not in res.providers or \
+        lock.version != str(res.providers[subject].version)
+
+
+def _shown_subject(subject: str, res: Resolution) -> str:
+    return subject if subject in res.modules else res.product.short(subject)
+
+
+def _policy_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> list[WarningText]:
+    """One warning per policy rule that kept a version newer than the selected one out of
+    a call or provider this run (issue #39; issue #47 §5: once per rule, under two lines,
+    only where the rule changed something); the full list with ``verbose``, and in
+    ``-json``'s ``policy.denied``."""
     selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
                 **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
-    by_subject: dict[str, list[tuple[str, DenyRule]]] = {}
+    by_rule: dict[str, tuple[DenyRule, dict[str, list[str]]]] = {}
     for (subject, version), rule in sorted(ctx.denied.items()):
-        if subject in selected:
-            by_subject.setdefault(subject, []).append((version, rule))
-    out = []
-    for subject, denied in sorted(by_subject.items()):
-        kind = f'module "{subject}"' if subject in res.modules else f"provider {subject.split('/', 1)[-1]}"
-        listed = "; ".join(f"{v}, denied by {rule.cite()}" for v, rule in denied)
-        out.append(WarningText("Versions denied by the policy",
-                               f"{kind} is at {selected[subject][1]}, not: {listed}."))
+        if subject not in selected or not _moved_by_rule(ctx, res, subject) or \
+                not _newer_than(version, subject, selected[subject][0], res):
+            continue
+        by_rule.setdefault(rule.cite(), (rule, {}))[1].setdefault(subject, []).append(version)
+    out: list[WarningText] = []
+    for _, (rule, subjects) in sorted(by_rule.items()):
+        held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
+                for s, vs in sorted(subjects.items())]
+        why = f": {rule.reason}" + (f" ({rule.link})" if rule.link else "")
+        out.append(_rule_warning("Versions denied by the policy", f'deny "{rule.kind}" "{rule.subject}" ({rule.where})',
+                                 why, held, verbose))
     return out
 
 
-def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
-    """What the release cooldown (``-min-age``) changed in this selection: newer versions it
-    held back (per call or provider, beside the version selected), and young versions kept
-    because a constraint pins them exactly (issue #25)."""
+def _newer_than(version: str, subject: str, selected, res: Resolution) -> bool:
+    """Whether ``version`` (as the source names it) is newer than the selected one."""
+    try:
+        if subject in res.modules:
+            return GoVersion.parse(version).compare(selected) > 0
+        return gvs.Version.parse(version).compare(selected) > 0
+    except TofuSolveError:
+        return False
+
+
+def _newest_first(versions: list[str], subject: str, res: Resolution) -> list[str]:
+    """``versions`` of ``subject`` (a call path or provider address), newest first."""
+    import functools
+
+    def parse(text: str) -> GoVersion | gvs.Version:
+        return GoVersion.parse(text) if subject in res.modules else gvs.Version.parse(text)
+
+    def order(a: str, b: str) -> int:
+        return parse(a).compare(parse(b))  # type: ignore[arg-type]  # both of one kind
+    return sorted(versions, key=functools.cmp_to_key(order), reverse=True)
+
+
+def _cooldown_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> list[WarningText]:
+    """What the release cooldown (``-min-age``) changed in this selection: one warning for
+    the versions it held back (issue #47 §5: once per run, under two lines, only where it
+    changed something, the day each clears it), and young versions kept because a
+    constraint pins them exactly (issue #25)."""
     if not ctx.options.min_age:
         return []
     limit = ctx.cooldown.label
@@ -660,19 +730,15 @@ def _cooldown_warnings(ctx: Context, res: Resolution) -> list[WarningText]:
                 **{a: str(c.version) for a, c in res.providers.items()}}
     by_subject: dict[str, list] = {}  # subject -> its HeldBack entries
     for one in ctx.held_back.values():
-        if one.subject in selected:
+        if one.subject in selected and _moved_by_rule(ctx, res, one.subject):
             by_subject.setdefault(one.subject, []).append(one)
-    for subject, held in sorted(by_subject.items()):
-        kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
-        n = len(held)
-        youngest = sorted(held, key=lambda h: h.age)
-        listed = ", ".join(f"{h.version} ({h.note})" for h in youngest[:SHOWN_HELD])
-        if n > SHOWN_HELD:
-            listed += f" and {n - SHOWN_HELD} more"
-        out.append(WarningText(
-            "Versions held back by the cooldown",
-            f"{kind} is at {selected[subject]}: {n} newer version{'s are' if n > 1 else ' is'} younger than "
-            f"{limit}: {listed}."))
+    if by_subject:
+        held = []
+        for subject, entries in sorted(by_subject.items()):
+            youngest = sorted(entries, key=lambda h: h.age)
+            held.append((_shown_subject(subject, res), selected[subject],
+                         [f"{h.version}, {h.note}" for h in youngest]))
+        out.append(_rule_warning("Versions held back by the cooldown", limit, "", held, verbose))
     for (subject, version), pin in sorted(ctx.young_pins.items()):
         if selected.get(subject) == version:
             kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
@@ -727,7 +793,7 @@ def run(ns, settings: Settings, views: InitViews) -> int:
                        max_rounds=args.max_rounds, offline=args.offline,
                        min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars,
-                       policy=args.policy)
+                       policy=args.policy, verbose=args.verbose)
     if args.recursive:
         return _run_recursive(args, opts, views, settings)
     if not any(config_file_names(args.chdir)):

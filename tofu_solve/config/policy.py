@@ -237,10 +237,13 @@ def find_policy(root: Path, flag: str | None, environ: Mapping[str, str],
 
 
 def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
-                registry_host: str = "registry.opentofu.org", reads: ReadLog | None = None) -> Policy | None:
+                registry_host: str = "registry.opentofu.org", reads: ReadLog | None = None,
+                display_prefix: str = "") -> Policy | None:
     """The policy in force for ``root`` (:func:`find_policy`, then :func:`read_policy`; the
-    file named relative to the root module in messages, as its own files are), or None;
-    ``reads``: where the places looked at are registered.
+    file named relative to the root module in messages, as its own files are, after
+    ``display_prefix``: under ``-recursive`` the root's place below where the user ran, so
+    that every root names one file alike, issue #47 §5), or None; ``reads``: where the
+    places looked at are registered.
 
     Raises:
         ConfigurationError: as :func:`find_policy` and :func:`read_policy`.
@@ -250,6 +253,8 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
         return None
     try:
         shown = os.path.relpath(path, root)
+        if display_prefix:
+            shown = os.path.normpath(os.path.join(display_prefix, shown))
     except ValueError:  # another drive
         shown = os.fspath(path)
     return read_policy(path, shown, registry_host)

@@ -20,8 +20,7 @@ from ..errors import HashError, InvalidConstraint, InvalidVersion, LockFileError
 from ..versions import apparentlymart_go_versions as gvs
 from .hashes import parse_hash
 from .model import LockFile, ModuleLock, ProviderLock
-
-LOCK_FILE_NAME = ".terraform.lock.hcl"
+from .names import LOCK_FILE_NAME
 
 
 @dataclass(frozen=True)

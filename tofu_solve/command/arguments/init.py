@@ -28,6 +28,7 @@ class InitArguments:
         vars: ``-var``/``-var-file`` in order, as the parser kept them.
         json: ``-json``; json_into: ``-json-into=FILE``; no_color: ``-no-color``.
         recursive: ``-recursive``.
+        verbose: ``-verbose``: a policy or cooldown warning lists every version it kept out.
         passed_on: the tofu init flags the client's init acts on, in OpenTofu's
             ``-name=value`` form (:data:`tofu_solve.workdir.flags.PASSED_ON`).
     """
@@ -52,6 +53,7 @@ class InitArguments:
     no_color: bool = False
     recursive: bool = False
     passed_on: tuple[str, ...] = ()
+    verbose: bool = False
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> InitArguments:
@@ -67,4 +69,5 @@ class InitArguments:
             policy=getattr(ns, "policy", None), platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()),
             json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
-            recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed))
+            recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed),
+            verbose=bool(getattr(ns, "verbose", False)))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ...addrs.redact import redact
+from ...errors import RuleWarning, WarningText
 from ...events import Event
 from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
@@ -149,6 +150,25 @@ def summarize(result, readonly: bool, chdir: str) -> InitSummary:
         init_result_as_data(result))
 
 
+SHOWN_ROOTS = 3  # roots a rule's warning names under -recursive before "and N more"
+
+
+def across_roots(rule: str, found: Sequence[tuple[str, Any]]) -> str:
+    """One rule's warnings from several roots (each a :class:`~tofu_solve.errors.RuleWarning`)
+    as one, under two lines: what it held back, at which versions, in how many roots."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for name, w in found:
+        for subject, selected, _ in w.held:
+            where.setdefault((subject, selected), []).append(name)
+    parts = []
+    for (subject, selected), names in list(where.items())[:2]:
+        shown = ", ".join(names[:SHOWN_ROOTS]) + (f" and {len(names) - SHOWN_ROOTS} more" if len(names) > SHOWN_ROOTS
+                                                   else "")
+        parts.append(f"{subject} at {selected} in {len(names)} root{'s' if len(names) != 1 else ''} ({shown})")
+    more = f" and {len(where) - 2} more (-verbose lists them)" if len(where) > 2 else ""
+    return f"{rule} held back {', '.join(parts)}{more}{found[0][1].why}."
+
+
 def unchanged_text(s: InitSummary) -> str:
     """What a warm ``init`` prints when the working directory is as the verified run left it
     (:mod:`tofu_solve.workdir.stamp`): that run's modules, providers, target, warnings and
@@ -268,13 +288,22 @@ class InitHuman:
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
         for r in [head, *rows]:
             h.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
+        # a policy or cooldown rule is warned about once across roots, with the roots it touched
+        # counted (issue #47 §5); every other warning under the root it is about
+        by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for o in s.outcomes:
             warnings = o.value.resolution.warnings if o.value is not None else ()
-            if warnings:
+            for w in warnings:
+                if isinstance(w, RuleWarning):
+                    by_rule.setdefault((w.summary, w.rule), []).append((s.name(o.root), w))
+            own = [w for w in warnings if not isinstance(w, RuleWarning)]
+            if own:
                 h.line()
                 h.line(f"In {s.name(o.root)}:", "bold")
-                for w in warnings:
+                for w in own:
                     h.warning(w)
+        for (summary, rule), found in by_rule.items():
+            h.warning(WarningText(summary, across_roots(rule, found)))
         failed = s.failed
         for failed_root, error in failed:
             h.line()
