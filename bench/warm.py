@@ -162,7 +162,8 @@ def main() -> int:
         worlds.append(("real", real))
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "tofu_solve")], check=True,
                    capture_output=True)
-    roots = [("vpc+eks+s3", ISSUE_ROOT)] + [(r.name, r) for r in pick_roots(corpus, args.root, args.roots)
+    roots = [("vpc+eks+s3", ISSUE_ROOT)] + [(r.name, r) for r in (pick_roots(corpus, args.root, args.roots)
+                                                                 if args.roots or args.root else [])
                                             if not r.name.startswith("pair:")]
     print(f"terraform: {subprocess.run([terraform, 'version'], capture_output=True, text=True).stdout.split()[1]}; "
           f"{args.repeat} runs each, medians in seconds (x terraform's)\n")

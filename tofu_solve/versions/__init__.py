@@ -12,21 +12,43 @@ Public API::
     select_module_version("~> 1.2", ["1.2.0", "1.3.0-beta"])  # "1.2.0"
 """
 
-from .apparentlymart_go_versions import Version as ProviderVersion
-from .constraints import (
-    ModuleConstraint,
-    ProviderConstraint,
-    module_constraint,
-    provider_constraint,
-)
-from .hashicorp_go_version import GoConstraints, GoVersion
-from .selection import (
-    ModuleVersionListing,
-    list_module_versions,
-    pick_module_version,
-    select_module_version,
-    select_provider_version,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .apparentlymart_go_versions import Version as ProviderVersion
+    from .constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
+    from .hashicorp_go_version import GoConstraints, GoVersion
+    from .selection import (
+        ModuleVersionListing,
+        list_module_versions,
+        pick_module_version,
+        select_module_version,
+        select_provider_version,
+    )
+
+# Imported from their modules when first used (PEP 562): naming one version parser costs only
+# that parser (the warm path's hand-over needs GoVersion alone).
+_WHERE = {
+    "ProviderVersion": ("apparentlymart_go_versions", "Version"), "ModuleConstraint": ("constraints", None),
+    "ProviderConstraint": ("constraints", None), "module_constraint": ("constraints", None),
+    "provider_constraint": ("constraints", None), "GoConstraints": ("hashicorp_go_version", None),
+    "GoVersion": ("hashicorp_go_version", None), "ModuleVersionListing": ("selection", None),
+    "list_module_versions": ("selection", None), "pick_module_version": ("selection", None),
+    "select_module_version": ("selection", None), "select_provider_version": ("selection", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{where[0]}", __name__), where[1] or name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "GoConstraints",
