@@ -145,6 +145,7 @@ def test_a_young_provider_release_is_held_back(tmp_path, tofu_solve, own_cache, 
     result = r.json()
     chosen = next(p["version"] for p in result["providers"] if p["address"].endswith("hashicorp/aws"))
     assert chosen != newest
+    assert all(len(w["detail"]) <= 240 for w in result["warnings"]), result["warnings"]  # two lines at most
     assert any(f"hashicorp/aws at {chosen}" in w["detail"] and newest in w["detail"]
                for w in result["warnings"]), result["warnings"]
     r = tofu_solve(root, "why", "hashicorp/aws")  # names the cooldown, newest held-back version first

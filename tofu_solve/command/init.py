@@ -636,9 +636,9 @@ def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> 
 
 def _rule_warning(summary: str, rule: str, why: str, held: list[tuple[str, str, list[str]]],
                   verbose: bool) -> RuleWarning:
-    """One rule's warning: what it held back, in under two lines (the subjects and the newest
-    version kept out of each, at most :data:`SHOWN_SUBJECTS`), or with ``verbose`` every
-    version it kept out of every subject."""
+    """One rule's warning: what it held back, in under two lines (the first
+    :data:`SHOWN_SUBJECTS` subjects with the newest version kept out of each, the others
+    counted), or with ``verbose`` every version it kept out of every subject."""
     if verbose:
         listed = "; ".join(f"{name} at {selected}, not {', '.join(versions)}" for name, selected, versions in held)
     else:
@@ -653,7 +653,7 @@ def _rule_warning(summary: str, rule: str, why: str, held: list[tuple[str, str, 
     return w
 
 
-SHOWN_SUBJECTS = 2  # subjects a rule's warning names before "and N more"
+SHOWN_SUBJECTS = 1  # subjects a rule's warning names before "and N more" (two lines at most)
 
 
 def _moved_by_rule(ctx: Context, res: Resolution, subject: str) -> bool:

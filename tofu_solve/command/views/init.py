@@ -161,11 +161,11 @@ def across_roots(rule: str, found: Sequence[tuple[str, Any]]) -> str:
         for subject, selected, _ in w.held:
             where.setdefault((subject, selected), []).append(name)
     parts = []
-    for (subject, selected), names in list(where.items())[:2]:
+    for (subject, selected), names in list(where.items())[:1]:
         shown = ", ".join(names[:SHOWN_ROOTS]) + (f" and {len(names) - SHOWN_ROOTS} more" if len(names) > SHOWN_ROOTS
                                                    else "")
         parts.append(f"{subject} at {selected} in {len(names)} root{'s' if len(names) != 1 else ''} ({shown})")
-    more = f" and {len(where) - 2} more (-verbose lists them)" if len(where) > 2 else ""
+    more = f" and {len(where) - 1} more (-verbose lists them)" if len(where) > 1 else ""
     return f"{rule} held back {', '.join(parts)}{more}{found[0][1].why}."
 
 
