@@ -147,7 +147,7 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     Raises:
         TofuSolveError: a value that is not valid shell words.
     """
-    commands = {"init", "check", "outdated", "why", "graph", "inspect", "demo", "version", "list"}
+    commands = {"init", "check", "outdated", "why", "graph", "inspect", "demo", "version", "list", "modules"}
     idx = next((i for i, a in enumerate(argv) if a in commands), None)
     if idx is None:
         return argv
@@ -307,6 +307,16 @@ def build_parser() -> argparse.ArgumentParser:
                                     "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).")
     sp.add_argument("name", metavar="NAME")
     sp.set_defaults(command_module="why")
+
+    sp = sub.add_parser("modules", parents=[common],
+                        help="list the declared modules and the versions installed, as terraform modules does",
+                        description="Print every module the configuration declares, with its source and the version "
+                                    "installed, as terraform modules prints it; -json prints the document terraform "
+                                    "modules -json prints, for OpenTofu and Terraform targets alike. Reads "
+                                    ".terraform/modules/modules.json, else the lock file (no network).")
+    sp.add_argument("--recursive", action="store_true",
+                    help="every root module under -chdir: a tree each, or with -json one document per line")
+    sp.set_defaults(command_module="modules")
 
     sp = sub.add_parser("graph", parents=[common], help="draw the solved module tree (DOT, JSON, SVG or PNG)",
                         description="Draw the solved tree of the last init (no network), left to right: the module "

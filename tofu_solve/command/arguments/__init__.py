@@ -4,7 +4,14 @@
 here, and works with the typed object."""
 
 from .init import InitArguments
-from .reports import CheckArguments, GraphArguments, InspectArguments, OutdatedArguments, WhyArguments
+from .reports import (
+    CheckArguments,
+    GraphArguments,
+    InspectArguments,
+    ModulesArguments,
+    OutdatedArguments,
+    WhyArguments,
+)
 
-__all__ = ["CheckArguments", "GraphArguments", "InitArguments", "InspectArguments", "OutdatedArguments",
-           "WhyArguments"]
+__all__ = ["CheckArguments", "GraphArguments", "InitArguments", "InspectArguments", "ModulesArguments",
+           "OutdatedArguments", "WhyArguments"]

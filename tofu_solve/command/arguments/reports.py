@@ -89,3 +89,14 @@ class InspectArguments(RootArguments):
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> InspectArguments:
         return cls(**cls._common(ns))
+
+
+@dataclass(frozen=True)
+class ModulesArguments(RootArguments):
+    """``modules``: ``-recursive`` besides the root."""
+
+    recursive: bool = False
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace) -> ModulesArguments:
+        return cls(**cls._common(ns), recursive=bool(getattr(ns, "recursive", False)))

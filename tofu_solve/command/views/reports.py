@@ -110,6 +110,26 @@ class OutdatedView(_View):
             self._print()
 
 
+class ModulesView(_View):
+    """``modules``: Terraform's ``modules`` output, text or its ``-json`` document."""
+
+    def result(self, doc: dict, text: str) -> None:
+        """``doc``: the ``terraform modules -json`` document; ``text``: the tree."""
+        if self.json:
+            print(json.dumps(doc, separators=(",", ":")), file=self.out)  # as Go's json.Marshal, one line
+        else:
+            self._print(text)  # as Terraform prints it: the tree, then an empty line
+
+    def root(self, name: str, doc: dict, text: str) -> None:
+        """One root of ``-recursive``: a JSON line ``{"root", ...document}``, or the tree under
+        the root's name."""
+        if self.json:
+            print(json.dumps({"root": name, **doc}, separators=(",", ":")), file=self.out)
+        else:
+            self._print(f"== {name}")
+            self._print(text)
+
+
 class GraphView(_View):
     """``graph``: the graph itself is written by the command (DOT, JSON or a rendered file);
     this view gives its warnings."""
