@@ -74,6 +74,23 @@ def test_version_command():
     assert r.returncode == 0 and r.stdout.strip() == f"tofu-solve v{__version__}"
     r = subprocess.run([sys.executable, "-m", "tofu_solve", "version", "-json"], capture_output=True, text=True)
     assert json.loads(r.stdout) == {"tofu_solve_version": __version__}
+    # --version prints what version prints, as tofu --version does (issue #50 §5)
+    r = subprocess.run([sys.executable, "-m", "tofu_solve", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == f"tofu-solve v{__version__}"
+
+
+def test_a_mistyped_command_gets_the_nearest_one():
+    """Issue #50 §5: ``tofu-solve int`` is a usage error naming the command meant."""
+    import contextlib
+    import io
+
+    from tofu_solve.cli import main
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["int"]) == 2
+        assert main(["-chdir", ".", "outdatd"]) == 2
+    assert 'Error: "int" is not a tofu-solve command. Did you mean init?' in err.getvalue()
+    assert "Did you mean outdated?" in err.getvalue()
 
 
 def test_max_rounds_must_be_a_positive_whole_number(tmp_path):
@@ -124,3 +141,21 @@ def test_the_command_ends_without_teardown_and_loses_nothing(tmp_path):
     assert r.returncode == 1 and "nowhere" in r.stderr, r.stderr
     lines = log.read_text().splitlines(keepends=True)
     assert lines and all(line.endswith("\n") for line in lines)
+
+
+def test_inspect_reads_a_terraform_root_as_terraform(tmp_path):
+    """Issue #50 §5: ``inspect`` on a Terraform target speaks of Terraform, reads ``.tf``
+    files only, and counts "1 file"."""
+    import contextlib
+    import io
+
+    from tofu_solve.cli import main
+    (tmp_path / "main.tf").write_text('terraform {\n  required_version = ">= 1.5"\n}\n')
+    (tmp_path / "only.tofu").write_text('module "m" {\n  source = "./m"\n}\n')  # OpenTofu reads it; Terraform not
+    (tmp_path / ".terraform-version").write_text("1.11.4\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["inspect", f"-chdir={tmp_path}"], {"PATH": ""}) == 0
+    text = out.getvalue()
+    assert "read as Terraform (1 file: main.tf)" in text and "Terraform version constraints:" in text
+    assert "OpenTofu" not in text and "(none)" in text.split("Module calls:")[1].split("\n\n")[0]

@@ -36,3 +36,19 @@ def test_the_library_paths_readme_names_import():
         except ModuleNotFoundError:
             module, _, attr = name.rpartition(".")
             assert hasattr(importlib.import_module(module), attr), name
+
+
+def test_the_user_guide_names_the_dependencies_pyproject_lists():
+    """Issue #50 §5: the user guide's sentence on dependencies names every one
+    pyproject.toml lists, and none it does not (packaging is not one)."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    deps = [re.split(r"[<>=;\[ ]", d, maxsplit=1)[0].lower()
+            for d in tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]]
+    sentence = (root / "docs" / "user-guide.md").read_text().split("Dependencies (", 1)[1].split("come from PyPI")[0]
+    words = set(re.findall(r"[a-z0-9][a-z0-9-]*", sentence.lower()))
+    assert [d for d in deps if d not in words] == []
+    assert "packaging" not in words

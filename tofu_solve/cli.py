@@ -115,9 +115,10 @@ def _target_flags(sp: argparse.ArgumentParser, verb: str) -> None:
     g = sp.add_mutually_exclusive_group()
     g.add_argument("--tofu-version", metavar="X.Y.Z", help=f"{verb} this OpenTofu release")
     g.add_argument("--terraform-version", metavar="X.Y.Z",
-                   help=f"{verb} this Terraform release (default for both: the client -tf-path names, else tofu, "
-                        "else terraform on PATH, asked for its version; else .opentofu-version, .tofu-version or "
-                        ".terraform-version; else the newest OpenTofu release known)")
+                   help=f"{verb} this Terraform release (default for both, the repository's choice: the nearest "
+                        ".opentofu-version, .tofu-version or .terraform-version in the root module or above; else "
+                        "the product the lock file was written for; else the client -tf-path names, else tofu, else "
+                        "terraform on PATH, asked for its version; else the newest OpenTofu release known)")
     sp.add_argument("--tf-path", metavar="PATH",
                     help="the OpenTofu or Terraform executable to solve for and hand over to (default: "
                          "TOFU_SOLVE_TF_PATH, else tofu, else terraform on PATH)")
@@ -195,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Locked, verified, transitively consistent module versions for OpenTofu.",
         epilog="Flags may be written OpenTofu-style (-chdir=DIR, -json) or GNU-style (--chdir DIR).",
     )
-    p.add_argument("--version", action="version", version=f"tofu-solve {__version__}")
+    # as `tofu --version` prints what `tofu version` prints (issue #50 §5: one spelling)
+    p.add_argument("--version", action="version", version=f"tofu-solve v{__version__}")
     p.add_argument("--chdir", dest="global_chdir", metavar="DIR",
                    help="switch to DIR before running the command, as tofu -chdir=DIR does")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -214,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="show the module calls, provider requirements and OpenTofu constraints of a root module",
                         description="Read the root module (.tf, .tf.json, .tofu, .tofu.json) and print every module "
                                     "call, required provider and OpenTofu version constraint with its file and line.")
+    _target_flags(sp, "read as")
     sp.set_defaults(command_module="inspect")
 
     sp = sub.add_parser("init", parents=[common],
@@ -370,6 +373,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _unknown_command(argv: Sequence[str], parser: argparse.ArgumentParser) -> str | None:
+    """The usage error for a command tofu-solve does not have, with the nearest one ("Did
+    you mean init?", issue #50 §5, as tofu says it); None when the first word that is not
+    a flag is a command (or there is none)."""
+    import difflib
+
+    commands = sorted(parser.get_default("_commands") or {})
+    words = iter(argv)
+    for a in words:
+        if a in ("-chdir", "--chdir"):
+            next(words, None)  # its value
+            continue
+        if a.startswith("-"):
+            continue
+        if a in commands:
+            return None
+        near = difflib.get_close_matches(a, commands, n=1, cutoff=0.5)
+        hint = f" Did you mean {near[0]}?" if near else ""
+        return f'"{a}" is not a tofu-solve command.{hint}\nRun tofu-solve -help for the commands.'
+    return None
+
+
 def _unknown_flags(extras: Sequence[str], parser: argparse.ArgumentParser, command: str | None) -> str:
     """The usage error for flags no parser took, in the words of Go's flag package ("flag
     provided but not defined: -upgradee"), with the nearest flag of the command when one is
@@ -447,6 +472,10 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except TofuSolveError as e:
         print("\n" + e.render() + "\n", file=sys.stderr)
         return 1
+    unknown = _unknown_command(argv, parser)
+    if unknown is not None:
+        print(f"Error: {unknown}", file=sys.stderr)
+        return 2
     args, extras = parser.parse_known_args(_go_booleans(_gnu_flags(argv), parser))
     if extras:
         print(f"Error: {_unknown_flags(extras, parser, getattr(args, 'command', None))}", file=sys.stderr)

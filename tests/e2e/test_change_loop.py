@@ -136,3 +136,22 @@ def test_mistyped_flags_and_names_get_the_nearest_valid_one(isolated, tofu_solve
     assert ok.code == 0 and "1 module call and 1 provider locked." in ok.out
     name = tofu_solve(root, "init", "-handover=false", "-upgrade=vpcc")
     assert name.code == 1 and "Did you mean -upgrade=vpc?" in name.err
+
+
+def test_a_same_version_change_says_what_changed(tmp_path, tofu_solve):
+    """Issue #50 §5: a lock block whose version stays names what changed in it (the
+    constraint recorded, a provider's constraints), never "source or hashes recorded"."""
+    from tests.e2e.conftest import write_root
+    root = write_root(tmp_path / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                         '  version = "6.6.0"\n}\n')
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace('"6.6.0"', '"~> 6.6"'))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert '  ~ module "vpc" 6.6.0: constraint "6.6.0" -> "~> 6.6" recorded' in r.out, r.out
+    assert "or hashes recorded" not in r.out
+    (root / "main.tf").write_text((root / "main.tf").read_text().replace('"~> 6.6"', '"6.5.1"'))
+    r = tofu_solve(root, "init", "-handover=false")  # vpc 6.5.1 asks aws ">= 6.0": the provider block's constraints
+    assert r.code == 0, r.err
+    assert '~ provider "registry.opentofu.org/hashicorp/aws" 6.58.0: constraints ">= 6.28.0" -> ">= 6.0.0"' in r.out, \
+        r.out

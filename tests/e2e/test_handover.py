@@ -243,8 +243,17 @@ esac
     assert r.lock.startswith('# This file is maintained automatically by "terraform init"') and 'module "net"' in r.lock
 
 
-def test_tf_path_that_is_no_client(tmp_path, tofu_solve, acme):
-    r = tofu_solve(write_root(tmp_path / "root", ROOT), "init", f"-tf-path={tmp_path / 'nothing'}")
+def test_tf_path_that_is_no_client(tmp_path, tofu_solve, acme, monkeypatch):
+    """A -tf-path that names nothing is "Client not found" (not on PATH, or not a file);
+    one that names something else is "Invalid client" (issue #50 §5)."""
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", f"-tf-path={tmp_path / 'nothing'}")
+    assert r.code == 1 and "Error: Client not found" in r.err and "which is not a file" in r.err
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-path"))
+    r = tofu_solve(root, "init", "-tf-path=tofu")
+    assert r.code == 1 and "Error: Client not found" in r.err and "-tf-path names 'tofu', which is not on PATH" in r.err
+    other = _script(tmp_path / "other", "echo 'Something v1.0.0'\n")
+    r = tofu_solve(root, "init", f"-tf-path={other}")
     assert r.code == 1 and "Error: Invalid client" in r.err and "-tf-path names" in r.err
 
 

@@ -305,6 +305,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         reason = reasons.get(path, "")
         if not reason and path in moves and opts.lockfile != "readonly":
             reason = f"package moved to {moves[path][1]} (the same identity)"
+        if not reason and old is not None and new is not None and old.version == new.version:
+            reason = _same_version_change(old, new)
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None,
                                   reason))
     provider_changes = [replace(c, reason=reasons.get(c.label, c.reason)) for c in plan.changes]
@@ -546,6 +548,21 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
         if not isinstance(tree, TofuSolveError):
             trees[path] = tree
     return selected, trees, verified
+
+
+def _same_version_change(old: ModuleLock, new: ModuleLock) -> str:
+    """What changed in a module block whose version stays (issue #50 §5: named, not "source
+    or hashes recorded"): the constraint, the source, the package, the hashes."""
+    parts = []
+    if old.constraints != new.constraints:
+        parts.append(f'constraint "{old.constraints}" -> "{new.constraints}" recorded')
+    if old.source != new.source:
+        parts.append(f"source {old.source} -> {new.source}")
+    if old.package != new.package:
+        parts.append("package recorded" if not old.package else "package changed")
+    if set(old.hashes) != set(new.hashes):
+        parts.append("hashes recorded")
+    return ", ".join(parts)
 
 
 def _hash_diagnosis(root: Path, settings: Settings, memo: HashMemo) -> Callable[[str, ModuleLock, str],

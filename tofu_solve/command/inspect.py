@@ -1,12 +1,16 @@
-"""``tofu-solve inspect``: the module calls, provider requirements and OpenTofu version
-constraints of a root module, with file and line (text, or ``-json``)."""
+"""``tofu-solve inspect``: the module calls, provider requirements and OpenTofu (or
+Terraform) version constraints of a root module, with file and line (text, or ``-json``),
+read as the repository's product reads it (which files, which registry host)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from ..addrs.redact import redact
 from ..config import ModuleConfig, load_module_dir
 from ..config.variables import collect_input_values
 from ..settings import Settings
+from ..versions.target import configured_client, target_version
 from .arguments import InspectArguments
 from .views.reports import InspectView
 
@@ -39,6 +43,11 @@ def config_as_data(cfg: ModuleConfig) -> dict:
 def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`InspectArguments`."""
     args = InspectArguments.from_namespace(ns)
-    cfg = load_module_dir(args.chdir, inputs=collect_input_values(args.chdir, settings.environ, tuple(args.vars or ())))
-    InspectView(args.json).config(cfg, config_as_data(cfg))
+    # read as the repository's product reads it (issue #50 §5: a Terraform root is not OpenTofu's)
+    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
+    target = target_version(args.tofu_version, Path(args.chdir), terraform=args.terraform_version, client=client,
+                            reads=settings.reads)
+    cfg = load_module_dir(args.chdir, inputs=collect_input_values(args.chdir, settings.environ, tuple(args.vars or ())),
+                          product=target.product)
+    InspectView(args.json).config(cfg, {**config_as_data(cfg), "product": target.product.name}, target.product.name)
     return 0

@@ -58,6 +58,23 @@ def lock_constraints(requirements) -> str:
     return gvs.canonical_string(spec)
 
 
+def same_version_change(old: ProviderLock, new: ProviderLock) -> str:
+    """What changed in a provider block whose version stays (issue #50 §5: name it rather
+    than "constraints or hashes"): ``constraints "…" -> "…"`` and/or ``hashes added``, ``hashes
+    removed``; "" when the version changed (the reason says why)."""
+    if old.version != new.version:
+        return ""
+    parts = []
+    if old.constraints != new.constraints:
+        parts.append(f'constraints "{old.constraints}" -> "{new.constraints}"')
+    added, removed = set(new.hashes) - set(old.hashes), set(old.hashes) - set(new.hashes)
+    if added:
+        parts.append(f"{len(added)} hash{'es' if len(added) > 1 else ''} added")
+    if removed:
+        parts.append(f"{len(removed)} hash{'es' if len(removed) > 1 else ''} removed")
+    return ", ".join(parts)
+
+
 def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requirements: dict[str, list],
                         locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
                         workers: int = 8, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
@@ -132,7 +149,8 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
             plan.kept.append(a)
             continue
         plan.providers[a] = new
-        plan.changes.append(LockChange("provider", a, old.version if old else None, version))
+        plan.changes.append(LockChange("provider", a, old.version if old else None, version,
+                                       same_version_change(old, new) if old is not None else ""))
     for a, old in sorted(locks.providers.items()):
         if a not in wanted:
             plan.changes.append(LockChange("provider", a, old.version, None))

@@ -98,7 +98,11 @@ def find_client(environ: Mapping[str, str], tf_path: str | None = None, origin: 
     search = environ.get("PATH", "")
     if tf_path:
         exe = shutil.which(tf_path, path=search) or (tf_path if Path(tf_path).is_file() else None)
-        found = ask_client(exe, origin, environ) if exe else None
+        if exe is None:  # issue #50 §5: nothing there is not the same as something else there
+            where = "is not a file" if "/" in tf_path else "is not on PATH"
+            raise ConfigurationError("Client not found", f"{origin} names {tf_path!r}, which {where}. Install it, or "
+                                     "name the OpenTofu or Terraform executable to use.")
+        found = ask_client(exe, origin, environ)
         if found is None:
             raise ConfigurationError("Invalid client", f"{origin} names {tf_path!r}, which is not an OpenTofu or "
                                      "Terraform executable (its \"version\" command must print \"OpenTofu vX.Y.Z\" "

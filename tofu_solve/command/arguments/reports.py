@@ -84,11 +84,17 @@ class GraphArguments(RootArguments):
 
 @dataclass(frozen=True)
 class InspectArguments(RootArguments):
-    """``inspect``."""
+    """``inspect``: besides the root, the target it is read as (``-tofu-version``,
+    ``-terraform-version``, ``-tf-path``)."""
+
+    tofu_version: str | None = None
+    terraform_version: str | None = None
+    tf_path: str | None = None
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> InspectArguments:
-        return cls(**cls._common(ns))
+        return cls(**cls._common(ns), tofu_version=getattr(ns, "tofu_version", None),
+                   terraform_version=getattr(ns, "terraform_version", None), tf_path=getattr(ns, "tf_path", None))
 
 
 @dataclass(frozen=True)

@@ -48,14 +48,11 @@ def describe_change(c) -> str:
         line = f"  + {what} {c.new or '(no version)'}"
     elif c.kind == "removed":
         line = f"  - {what} (was {c.old or 'no version'})"
-    elif c.old == c.new:
-        recorded = "source or hashes" if c.block == "module" else "constraints or hashes"
-        line = f"  ~ {what} {c.new} ({recorded} recorded)"
+    elif c.old == c.new:  # the same version: the reason says what changed (issue #50 §5)
+        return f"  ~ {what} {c.new}: {c.reason}" if c.reason else f"  ~ {what} {c.new}"
     else:
         line = f"  ~ {what} {c.old} -> {c.new}"
-    if c.reason and c.old == c.new and c.block == "module":
-        return f"  ~ {what} {c.new}: {c.reason}"
-    return f"{line}: {c.reason}" if c.reason and c.old != c.new else line
+    return f"{line}: {c.reason}" if c.reason else line
 
 
 def init_result_as_data(result) -> dict:

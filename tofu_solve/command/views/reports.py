@@ -148,14 +148,17 @@ class WhyView(_View):
 class InspectView(_View):
     """``inspect``: the configuration as tofu-solve reads it."""
 
-    def config(self, cfg: Any, data: dict) -> None:
-        """``cfg``: the ``ModuleConfig``; ``data``: it as the JSON document."""
+    def config(self, cfg: Any, data: dict, product: str = "OpenTofu") -> None:
+        """``cfg``: the ``ModuleConfig``; ``data``: it as the JSON document; ``product``: the
+        client it was read as (``OpenTofu`` or ``Terraform``)."""
         if self.json:
             self._dump(data)
             return
         from ...addrs.redact import redact
         p = self._print
-        p(f"Configuration in {cfg.dir} ({len(cfg.files)} files: {', '.join(cfg.files) or 'none'})")
+        n = len(cfg.files)
+        p(f"Configuration in {cfg.dir}, read as {product} ({n} file{'s' if n != 1 else ''}: "
+          f"{', '.join(cfg.files) or 'none'})")
         p("\nModule calls:")
         if not cfg.module_calls:
             p("  (none)")
@@ -170,11 +173,11 @@ class InspectView(_View):
         for r in cfg.provider_requirements:
             ver = r.constraint.text if r.constraint else "(any version)"
             p(f"  - {r.local_name} = {r.address.for_display} {ver}  [{r.where}]")
-        p("\nOpenTofu version constraints:")
+        p(f"\n{product} version constraints:")
         if not cfg.core_requirements:
             p("  (none)")
         for r in cfg.core_requirements:
-            note = "" if r.kind == "compatible_with" or r.tofu_file else \
+            note = "" if product != "OpenTofu" or r.kind == "compatible_with" or r.tofu_file else \
                 " (ignored by OpenTofu >= 1.12: not a .tofu file)"
             p(f"  - {r.kind} {r.constraint.text}  [{r.where}]{note}")
 
