@@ -408,20 +408,31 @@ def test_why_outdated_and_upgrade_name_terraform_providers_by_their_short_names(
 
 def test_recursive_hands_over_in_each_root(tmp_path, tofu_solve, client_env, terraform_1155, acme):
     """``init -recursive``: every root solved, then the client's init in each, one at a
-    time, under the root's name; a root's client failure is the exit status."""
+    time, in the natural order of the roots (env2 before env10); a root whose client said
+    nothing more than expected is one line (issue #50 §1), the module-lock note said once;
+    ``-verbose`` shows each client's output under its root; a root's client failure is the
+    exit status, with its output."""
     base = tmp_path / "live"
-    for name in ("prod", "stage"):
+    for name in ("env10", "env2"):
         write_root(base / name, ROOT)
     r = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false")
     assert r.code == 0, r.out + r.err
-    assert r.out.count("Terraform has been successfully initialized!") == 2
-    assert r.out.index("In prod:") < r.out.index("In stage:")
-    for name in ("prod", "stage"):
+    assert "Terraform has been successfully initialized!" not in r.out  # the banners stay behind -verbose
+    assert r.out.index("  env2: Terraform init done (") < r.out.index("  env10: Terraform init done (")
+    assert r.out.count("is expected") == 1 and "-verbose shows all" in r.out
+    verbose = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false", "-verbose")
+    assert verbose.code == 0 and verbose.out.count("Terraform has been successfully initialized!") == 2
+    assert verbose.out.index("In env2:") < verbose.out.index("In env10:")
+    for name in ("env10", "env2"):
         assert (base / name / ".terraform/providers/registry.terraform.io/hashicorp/aws").is_dir()
         assert 'module "net"' in (base / name / ".terraform.lock.hcl").read_text()
     off = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-handover=false")
     assert off.code == 0 and "Terraform has been successfully initialized!" not in off.out
-    assert "(cd prod && terraform init -lockfile=readonly)" in off.out
+    assert "(cd env2 && terraform init -lockfile=readonly)" in off.out
+    (base / "env10" / "backend.tf").write_text('terraform {\n  backend "nowhere" {}\n}\n')  # the client refuses it
+    bad = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false")
+    assert bad.code == 1 and "In env10:" in bad.out and "In env2:" not in bad.out, bad.out
+    assert "nowhere" in bad.out
 
 
 def test_the_lock_does_not_flip_for_a_teammate_with_the_other_client(tmp_path, tofu_solve, client_env,

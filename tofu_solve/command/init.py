@@ -925,12 +925,55 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
         outcomes = run_each(roots, one)
     summary = RootsSummary(outcomes, base, cross_root_report(outcomes, base))
     views.roots_summary(summary)
-    # one client at a time: each streams its own output, named by its root
+    # one client at a time, in the order of the roots
     codes = []
+    quiet = views.human is not None and views.stream is None and not args.verbose  # text: a line per clean root
+    said_locks_note = False
     for o in outcomes:
         h = handovers.get(o.root)
         if h is None or o.value is None:
             continue
-        views.in_root(relative_name(o.root, base))
-        codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
+        name = relative_name(o.root, base)
+        if not quiet:
+            views.in_root(name)
+            codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
+            continue
+        code, output, seconds = _hand_over_captured(h)
+        codes.append(code)
+        if code == 0 and not client_said_more(output):
+            views.root_handed_over(name, h.client.product.name, seconds)
+            continue
+        views.in_root(name)  # what the client said, under the root's name
+        views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin)
+        views.client_output(output)
+        if o.value.locks.modules and not said_locks_note:
+            views.module_locks_note(MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME))
+            said_locks_note = True
+    if quiet and not said_locks_note and any(o.value is not None and o.value.locks.modules and o.root in handovers
+                                             for o in outcomes):
+        h = next(iter(handovers.values()))
+        views.module_locks_note(MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) +
+                                " Each root's client output is shown only where it said more (-verbose shows all).")
     return 1 if summary.failed or any(codes) else 0
+
+
+MODULE_LOCK_WARNING = "Dependency locks for modules are not yet supported"
+"""The client's warning about tofu-solve's module blocks, expected on every root."""
+
+
+def client_said_more(output: str) -> bool:
+    """Whether a client's init output (text) holds a warning or an error other than its
+    warning about tofu-solve's module blocks (issue #50 §1: a clean root is one line)."""
+    said = [line for line in output.splitlines() if "Warning:" in line or "Error:" in line]
+    return any(MODULE_LOCK_WARNING not in line for line in said)
+
+
+def _hand_over_captured(h: handover.Handover) -> tuple[int, str, float]:
+    """The client's init run with its output kept (both streams, in order of arrival):
+    (exit status, output, seconds)."""
+    import io
+
+    buf = io.StringIO()
+    started = time.monotonic()
+    code = handover.run(h, out=buf, err=buf)
+    return code, buf.getvalue(), time.monotonic() - started

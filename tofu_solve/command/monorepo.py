@@ -12,6 +12,7 @@ is still a root (its error is reported for it); its local calls are then unknown
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -29,7 +30,8 @@ MAX_PARALLEL = 4  # roots solved at once (each has its own network pool)
 
 
 def find_roots(base: Path) -> list[Path]:
-    """The root modules under ``base`` (``base`` itself included), sorted by path.
+    """The root modules under ``base`` (``base`` itself included), sorted by path in natural
+    order (:func:`natural_key`).
 
     Raises: ConfigurationError when ``base`` cannot be read; unreadable subdirectories
     are skipped.
@@ -53,7 +55,14 @@ def find_roots(base: Path) -> list[Path]:
         for call in cfg.module_calls:
             if isinstance(call.source, LocalSource):
                 called.add(Path(os.path.normpath(d / call.source.path)))
-    return sorted(d for d in module_dirs if Path(os.path.normpath(d)) not in called)
+    return sorted((d for d in module_dirs if Path(os.path.normpath(d)) not in called), key=natural_key)
+
+
+def natural_key(path: Path) -> tuple:
+    """A path's sort key in natural order, each run of digits as its number (``env2``
+    before ``env10``, issue #50 §1), part by part."""
+    return tuple(tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", part) if t)
+                 for part in Path(path).parts)
 
 
 T = TypeVar("T")
@@ -108,7 +117,7 @@ class CrossRootReport:
                 mark = "  (several versions)" if len(versions) > 1 else ""
                 out.append(f"  {name.removeprefix('registry.opentofu.org/')}{mark}")
                 for version, users in sorted(versions.items()):
-                    out.append(f"    {version}: {', '.join(sorted(users))}")
+                    out.append(f"    {version}: {', '.join(sorted(users, key=lambda u: natural_key(Path(u))))}")
         return out
 
 

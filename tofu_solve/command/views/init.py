@@ -482,6 +482,18 @@ class InitViews:
         for v in self._views:
             v.module_locks_note(note)
 
+    def root_handed_over(self, name: str, product: str, seconds: float) -> None:
+        """``-recursive``, text: a root whose client's init succeeded and said nothing more
+        than expected, as one line (issue #50 §1)."""
+        if self.human is not None:
+            self.human.line(f"  {name}: {product} init done ({seconds:.1f} s)")
+
+    def client_output(self, output: str) -> None:
+        """``-recursive``, text: what a root's client said, when it said more than expected."""
+        if self.human is not None:
+            for line in output.rstrip("\n").splitlines():
+                self.human.line(line)
+
     def close(self) -> None:
         for v in self._views:
             v.close()
