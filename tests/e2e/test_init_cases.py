@@ -374,8 +374,9 @@ def test_json_output_and_provider_block_completed_as_tofu_init_would(tmp_path, t
     aws = next(p for p in data["providers"] if p["address"].endswith("hashicorp/aws"))
     assert aws["version"] == "5.100.0"  # the locked provider version is what tofu init will use
     assert data["lock_file"]["written"] is True
-    for c in data["lock_file"]["provider_changes"]:
-        assert c.pop("reason") in ("", "required by the root module (main.tf:4)")
+    for c in data["lock_file"]["provider_changes"]:  # the same version: what changed in the block (issue #50 §5)
+        assert c.pop("reason") == 'constraints ">= 4.0.0" -> ">= 5.49.0", 5 hashes added'
+
     assert data["lock_file"]["provider_changes"] == [
         {"address": "registry.opentofu.org/hashicorp/aws", "kind": "changed", "old": "5.100.0", "new": "5.100.0"}]
     from tofu_solve.lockfile import parse_lock_text
