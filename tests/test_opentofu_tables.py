@@ -30,9 +30,10 @@ def _cases(table: str):
 def test_parse_module_source(case):
     """internal/addrs/module_source_test.go TestParseModuleSource: String() of the parsed
     address, or an error (OpenTofu's message is kept in the data for reference)."""
-    if "error" in case:
-        with pytest.raises(TofuSolveError):
+    if "error" in case:  # OpenTofu's words, within tofu-solve's diagnostic (issue #50 §4)
+        with pytest.raises(TofuSolveError) as e:
             parse_source(case["input"])
+        assert case["error"] in f"{e.value.summary}: {e.value.detail}"
     else:
         assert str(parse_source(case["input"])) == case["string"]
 
@@ -40,17 +41,19 @@ def test_parse_module_source(case):
 @pytest.mark.parametrize("case", list(_cases("TestParseModuleSourceRemote")))
 def test_parse_module_source_remote(case):
     if "error" in case:
-        with pytest.raises(TofuSolveError):
+        with pytest.raises(TofuSolveError) as e:
             parse_remote(case["input"])
+        assert case["error"] in f"{e.value.summary}: {e.value.detail}"
         return
     assert str(parse_remote(case["input"])) == case["string"]
 
 
 @pytest.mark.parametrize("case", list(_cases("TestParseModuleSourceRegistry")))
 def test_parse_module_source_registry(case):
-    if "error" in case:
-        with pytest.raises(TofuSolveError):
+    if "error" in case:  # OpenTofu's words (issue #50 §4)
+        with pytest.raises(TofuSolveError) as e:
             parse_registry(case["input"])
+        assert e.value.detail == case["error"]
         return
     got = parse_registry(case["input"])
     assert str(got) == case["string"]
@@ -92,7 +95,6 @@ _SOLVER = ("an OpenTofu version the module excludes is refused by the solver, as
            "for, not while loading")
 CONFIG_NOT_APPLICABLE = {
     **dict.fromkeys(("data-count-and-for_each-and-enabled.tf", "data-count-and-for_each.tf", "data-invalid-provider-reference.tf", "data-reserved-locals.tf", "data-resource-lifecycle.tf", "empty-deprecated-output-attr.tf", "ephemeral-count-and-for_each-and-enabled.tf", "precondition-postcondition-badref.tf", "precondition-postcondition-missing-condition.tf", "resource-count-and-for_each-and-enabled.tf", "resource-count-and-for_each.tf", "resource-invalid-provider-reference.tf", "resource-lifecycle-badbool.tf", "resource-name-invalid.tf", "resource-reserved-locals.tf", "resources-ignorechanges-all-legacymix.tf", "triggered-invalid-each.tf", "triggered-invalid-expression.tf", "variable-bad-default.tf", "variable-bad-sensitive.tf", "variable-complex-bad-default-inner-obj.tf", "variable-type-unknown.tf", "variable-validation-condition-noref.tf", "destroy-provisioners.tf", "duplicate-block-in-provisioner.tf", "ignore_changes.tf", "invalid-keyword-in-provisioner.tf", "precondition-postcondition-constant.tf", "precondition-postcondition-selfref.tf", "variable_type_quoted.tf", "vendor_provisioners.tf", "invalid_language_edition.tf", "unsupported_language_edition.tf", "nullable-with-default-null", "override-cloud-duplicates", "override-nonexist-variable", "override-variable-causes-bad-default", "provider-meta-invalid-interpolation", "provider-meta-invalid-name"), _NOT_READ),
-    "unexpected-block.tf": "tofu-solve does not refuse unknown top-level block types (tofu validate does)",
     **dict.fromkeys(("unsupported_version.tf", "unsupported_version_legacy.tofu", "unsupported-version-and-other-error"), _SOLVER),
 }
 CONFIGS = DATA / "configs"
@@ -167,6 +169,27 @@ def test_error_files_report_the_summary_opentofu_expects(tmp_path):
         assert want.get(line) == summary, (entry.name, line, summary, want)
         checked += 1
     assert checked >= 6
+
+
+def test_an_unknown_top_level_block_is_refused_in_opentofus_words(tmp_path):
+    """invalid-files/unexpected-block.tf (issue #50 §4): HCL's "Unsupported block type" at
+    the block's line, with the suggestion OpenTofu's schema gives."""
+    (tmp_path / "unexpected-block.tf").write_bytes((CONFIGS / "invalid-files" / "unexpected-block.tf").read_bytes())
+    assert _first_error(tmp_path) == ("Unsupported block type",
+                                      'Blocks of type "varyable" are not expected here. Did you mean "variable"?', 1)
+    (tmp_path / "unexpected-block.tf").write_text('zzzzzz "a" {\n}\n')
+    assert _first_error(tmp_path) == ("Unsupported block type", 'Blocks of type "zzzzzz" are not expected here.', 1)
+
+
+@pytest.mark.parametrize("source", ["foo/bar/baz/bitsy", "foo//bar", "/aws"])
+def test_a_malformed_provider_source_string_in_opentofus_words(tmp_path, source):
+    """internal/configs/provider_requirements_test.go "bad source structure" (issue #50 §4):
+    a source with more than three parts, or an empty one, is ParseProviderSourceString's
+    "Invalid provider source string", at the source line."""
+    (tmp_path / "main.tf").write_text('terraform {\n  required_providers {\n    x = {\n'
+                                      f'      source = "{source}"\n    }}\n  }}\n}}\n')
+    assert _first_error(tmp_path) == ("Invalid provider source string",
+                                      'The "source" attribute must be in the format "[hostname/][namespace/]name"', 4)
 
 
 def test_module_calls_repetition_messages(tmp_path):

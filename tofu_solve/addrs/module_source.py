@@ -358,6 +358,24 @@ def parse_local(raw: str) -> LocalSource:
     return LocalSource(clean)
 
 
+def go_quote(text: str) -> str:
+    """``text`` as Go's ``%q`` writes a printable string: in double quotes, with backslashes,
+    double quotes and control characters escaped (``strconv.Quote``)."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
 def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> RegistrySource:
     """registry-address ``ParseModuleSource``; a three-part address is on ``default_host``
     (``registry.opentofu.org``, or ``registry.terraform.io`` for a Terraform target).
@@ -370,7 +388,7 @@ def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> Regis
         raise SourceAddressError("Invalid registry module source address", msg)
 
     if is_local(raw):
-        fail(f"can't use local directory {raw!r} as a module registry address")
+        fail(f"can't use local directory {go_quote(raw)} as a module registry address")
     pkg, sub = split_package_subdir(raw)
     if "?" in pkg:
         fail("module registry addresses may not include a query string portion")
@@ -395,6 +413,11 @@ def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> Regis
         fail(f'can\'t use "{host}" as a module registry host, because it\'s reserved for '
              "installing directly from version control repositories")
     ns, name, system = parts
+    if not _REG_NAME_RE.fullmatch(ns) and "." in ns:
+        # registry-address: "seems like the user omitted one of the latter components in an
+        # address with an explicit hostname"
+        fail("source address must have three more components after the hostname: the namespace, the name, "
+             "and the target system")
     for label, val in (("namespace", ns), ("name", name)):
         if not _REG_NAME_RE.fullmatch(val):
             fail(f'invalid {label} "{val}": must be between one and 64 characters, including ASCII '

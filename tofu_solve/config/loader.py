@@ -151,6 +151,7 @@ class _FileItems:
     variables: dict[str, _Value] = field(default_factory=dict)
     const: dict[str, Any] = field(default_factory=dict)  # variable name -> its `const` value, when set
     locals: dict[str, _Value] = field(default_factory=dict)
+    unknown_blocks: list[tuple[str, SourceRange]] = field(default_factory=list)  # top-level types no schema has
 
 
 # The top-level blocks the solve reads (of resource, data and ephemeral blocks, only the
@@ -308,10 +309,55 @@ def _read_hcl(d: ModuleDir, name: str, display: str, strict: bool = False) -> _F
             ref = a.expr.traversal() if a is not None else None
             items.implied_providers.append((ref[0] if ref else _implied_local_name(block.labels[0]),
                                             here(block.line)))
+        elif t not in TOP_LEVEL_BLOCKS:
+            items.unknown_blocks.append((t, here(block.line)))
     return items
 
 
 _RESOURCE_BLOCKS = ("resource", "data", "ephemeral")
+
+# The block types a configuration file may hold at its top level, in the order of OpenTofu's
+# configFileSchema (internal/configs/parser_config.go), which is the order "Did you mean"
+# tries them in; then `symbols` (OpenTofu 1.13's symbol libraries) and Terraform's `action`
+# (a Terraform target's configuration may hold one).
+TOP_LEVEL_BLOCKS = ("language", "required_providers", "provider", "variable", "locals", "output", "module",
+                    "resource", "data", "ephemeral", "moved", "import", "check", "removed", "terraform", "symbols",
+                    "action")
+
+
+def _excludes_newest(merged: _FileItems, scope, product: Product) -> bool:
+    """Whether the module's version constraints exclude the newest release of ``product``
+    tofu-solve knows: then OpenTofu reports that, not the module's other errors, which may
+    be a newer release's syntax (``internal/configs/parser_config.go``)."""
+    from ..versions.target import newest_release
+
+    try:
+        newest = newest_release(product)
+        return any(not c.constraint.allows(newest) for c in _core_reqs(merged, scope, product))
+    except TofuSolveError:
+        return False
+
+
+def unsupported_block(block_type: str, expected: tuple[str, ...], where: SourceRange) -> ConfigurationError:
+    """HCL's "Unsupported block type" for a block of ``block_type`` where only ``expected``
+    may stand (``hcl/v2`` ``Body.Content``): ``Blocks of type "varyable" are not expected
+    here. Did you mean "variable"?``, the suggestion being the first expected type within
+    an edit distance of 3 (``hcl/v2/ext/didyoumean`` ``NameSuggestion``)."""
+    near = next((e for e in expected if _edit_distance(block_type, e) < 3), None)
+    hint = f' Did you mean "{near}"?' if near else ""
+    return ConfigurationError("Unsupported block type", f'Blocks of type "{block_type}" are not expected here.{hint}',
+                              where)
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions and substitutions each cost one)."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
 
 # --------------------------------------------------------------------------- symbol libraries
 #
@@ -928,7 +974,12 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
             if "version" in obj:
                 ver_text = scope.static(obj["version"], f'The version of provider "{req.name}"')
         try:
-            addr = parse_provider_source(source_text if source_text else req.name, product.registry_host)
+            text = source_text if source_text else req.name
+            if isinstance(text, str) and (len(text.split("/")) > 3 or "" in text.split("/")):
+                # internal/addrs ParseProviderSourceString's own words for a malformed string
+                raise ProviderAddressError("Invalid provider source string",
+                                           'The "source" attribute must be in the format "[hostname/][namespace/]name"')
+            addr = parse_provider_source(text, product.registry_host)
         except ProviderAddressError as e:  # cited at the source argument (provider_requirements.go)
             at = obj["source"].where if obj is not None and "source" in obj else v.where
             raise ConfigurationError(e.summary, e.detail, at) from None
@@ -1022,8 +1073,15 @@ def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
                                      f"{display} nests blocks, objects or expressions too deeply to be read.",
                                      SourceRange(display, 1)) from None
 
-    merged = _merge([read(n) for n in primary], [read(n) for n in override])
+    files = [read(n) for n in primary]
+    overrides = [read(n) for n in override]
+    merged = _merge(files, overrides)
     scope = _Scope(merged.variables, merged.locals, inputs, merged.const)
+    unknown = [u for f in files + overrides for u in f.unknown_blocks]
+    if strict and unknown and not _excludes_newest(merged, scope, product):
+        # the user's own module: refused as OpenTofu refuses it, before anything is fetched;
+        # OpenTofu reports an unsupported version instead of any other error (parser_config.go)
+        raise unsupported_block(unknown[0][0], TOP_LEVEL_BLOCKS, unknown[0][1])
     seen: dict[str, ModuleCall] = {}
     calls = []
     for raw in merged.calls:
