@@ -607,3 +607,19 @@ def test_an_edited_provider_constraint_moves_the_provider_alone(isolated, tofu_s
     assert "the previously-selected version 6.49.9 is no longer available" in gone.err
     assert "tofu-solve init -upgrade=hashicorp/aws" in gone.err and lock.read_text() == before
     assert tofu_solve(root, "init", "-upgrade=hashicorp/aws").code == 0
+
+
+def test_a_nested_call_that_cannot_be_reached_is_cited_inside_its_package(tmp_path, tofu_solve):
+    """Issue #50 §5: a source a package's own call names that cannot be reached is cited at
+    that call's source line, named with the package and version first, never as a line of
+    the user's own file."""
+    from tests.e2e.conftest import make_repo
+    missing = tmp_path / "nothing-here"
+    pkg = make_repo(tmp_path / "repos" / "outer", [("v1.0.0", {"main.tf": "# outer\n\n\nmodule \"inner\" {\n"
+                                                                          f'  source = "git::file://{missing}?ref=v1"\n'
+                                                                          "}\n"})])
+    root = write_root(tmp_path / "root", f'module "outer" {{\n  source  = "git::{pkg}"\n  version = "~> 1.0"\n}}\n')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1
+    assert f'on git::{pkg} v1.0.0: main.tf line 5, in module "inner":' in r.err, r.err
+    assert "on main.tf line 5" not in r.err

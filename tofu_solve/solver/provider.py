@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from resolvelib.providers import AbstractProvider
 
@@ -19,6 +19,7 @@ from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
     ModuleNotFound,
+    SourceRange,
     TofuSolveError,
 )
 from ..versions import apparentlymart_go_versions as gvs
@@ -173,6 +174,16 @@ class _Summary:
 
 
 _NO_REQUIREMENTS = _Summary(frozenset(), {})
+
+
+def cited_source(req: ModuleRequirement) -> SourceRange | None:
+    """Where a failure to reach a call's source is cited: its ``source`` line; inside a
+    package, named with the package and version first, as every citation reads (issue #24;
+    issue #50 §5: never a bare line number that reads as the user's own file)."""
+    at = req.call.source_at
+    if at is None or req.origin.call_path == ROOT or not req.origin.package:
+        return at
+    return replace(at, file=f"{req.origin.package} {req.origin.version}: {at.file}")
 
 
 class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
@@ -334,7 +345,10 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                     yield locked  # a warm re-init stops here: no listing, no network
                 if call.call_path in self.holds:
                     return
-            cands = self.ctx.preferred_candidates(call, self._denied)
+            try:
+                cands = self.ctx.preferred_candidates(call, self._denied)
+            except TofuSolveError as e:  # a source that cannot be listed: at the call's source line
+                raise e.at(cited_source(call)) from None
             # filtered as they are taken: resolvelib iterates a call's candidates afresh
             # whenever it asks whether any are left, and usually takes only the first
             usable = (c for c in cands if not (locked is not None and c.version_text == locked.version_text) and ok(c))
@@ -439,7 +453,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             tree = self.ctx.tree(candidate)
         except TofuSolveError as e:  # the package cannot be had (unreachable, endless redirects...):
             call = self.ctx.calls.get(candidate.call_path)  # cited at the call's source line (issue #34)
-            raise e.at(call.call.source_at if call is not None else None) from None
+            raise e.at(cited_source(call) if call is not None else None) from None
         young = self._cooldown(candidate)  # a commit's or manifest's date, known once fetched
         if young is not None:
             return young
