@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -74,6 +75,14 @@ def test_the_printed_line_points_tofu_solve_and_the_client_at_the_world(tmp_path
         assert (root / ".terraform.lock.hcl").is_file()
         installed = [p for p in (root / ".terraform" / "providers").glob("*/hashicorp/aws/*/*") if any(p.iterdir())]
         assert installed, "the client installed no provider from the world's registry"
+        # issue #50 §5: the world's git addresses, and a ready root with a versioned git source
+        assert any(x.strip().startswith("git::git://127.0.0.1:") and "tags up to" in x for x in lines), lines
+        git_root = Path(next(x for x in lines if "# a git source with a version" in x).split("-chdir=", 1)[1]
+                        .split()[0])
+        done = subprocess.run([sys.executable, "-m", "tofu_solve", "init", "-handover=false", "-tofu-version=1.10.0",
+                               f"-chdir={git_root}"], env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert '  package = "git::git://127.0.0.1:' in (git_root / ".terraform.lock.hcl").read_text()
     finally:
         out = _stopped(proc, signal.SIGINT)
     assert out.rstrip().endswith("Servers stopped.")

@@ -203,6 +203,33 @@ def _indent(text: str) -> str:
     return "\n".join(("   " + line) if line else "" for line in text.rstrip().splitlines()) + "\n"
 
 
+GIT_EXAMPLES = ("terraform-aws-modules/vpc/aws", "terraform-aws-modules/eks/aws", "cloudposse/label/null")
+
+
+def _git_addresses(world, git_url: str | None, output: Path) -> tuple[str, Path | None]:
+    """The lines ``demo -serve`` prints about the world's git repositories (issue #50 §5: a few
+    addresses, each with its newest tag) and a ready root (``roots/4-git-version``) that
+    calls one of them with a ``version`` constraint, which tofu-solve selects among its
+    tags; ("", None) without a git daemon."""
+    if not git_url:
+        return "", None
+    shown = [m for m in GIT_EXAMPLES if m in world.modules] or sorted(world.modules)[:3]
+
+    def newest(address: str) -> str:
+        released = [v for v in world.modules[address]["versions"] if "-" not in v]
+        return max(released, key=lambda v: [int(x) if x.isdigit() else 0 for x in v.split(".")[:3]])
+    lines = [f"  git::{git_url}{world.modules[a]['repo']}.git   ({a}; tags up to "
+             f"{world.modules[a]['versions'][newest(a)]})" for a in shown]
+    first, top = world.modules[shown[0]], newest(shown[0])
+    root = output / "roots" / "4-git-version"
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "main.tf").write_text(f'module "{shown[0].split("/")[1]}" {{\n'
+                                  f'  source  = "git::{git_url}{first["repo"]}.git"\n'
+                                  f'  version = "~> {top.split(".")[0]}.0"\n}}\n')
+    return ("Its git repositories, e.g. (a git source may take a version constraint with tofu-solve, which "
+            "selects among the tags):\n" + "\n".join(lines) + "\n\n"), root
+
+
 def serve_demo(output: Path | None, corpus: str | None, out, settings: Settings,
                stop: threading.Event | None = None) -> int:
     """Keep the fixture world running for your own roots (``demo -serve``, issue #37): build
@@ -236,15 +263,20 @@ def serve_demo(output: Path | None, corpus: str | None, out, settings: Settings,
             env_file.write_text(f"export TF_CLI_CONFIG_FILE={shlex.quote(str(rw.cli_config))}\n")
             n_versions = sum(len(m["versions"]) for m in world.modules.values())
             packages = ", ".join(sorted(world.modules)[:4])
+            git_lines, git_root = _git_addresses(world, rw.git.url if rw.git else None, output)
             print(f"tofu-solve demo -serve: the fixture world is running ({len(world.modules)} module packages, "
                   f"{n_versions} versions, {len(world.providers)} providers; from {corpus_dir}).\n"
-                  f"Registry at {rw.registry.url}, git daemon at {rw.git.url if rw.git else '(none)'}.\n\n"
+                  f"Registry at {rw.registry.url} (registry.opentofu.org and registry.terraform.io), git daemon "
+                  f"at {rw.git.url if rw.git else '(none)'}.\n\n"
+                  f"{git_lines}"
                   "In another shell, point tofu-solve and tofu or terraform at it (the CLI configuration sends "
                   "registry.opentofu.org and registry.terraform.io to this registry):\n\n"
                   f"  export TF_CLI_CONFIG_FILE={shlex.quote(str(rw.cli_config))}\n\n"
                   f"(also in {env_file}: . {shlex.quote(str(env_file))})\n\n"
                   f"then run tofu-solve on your own roots that call its modules ({packages}, ...), or on the "
                   f"bundled ones:\n\n  tofu-solve init -chdir={shlex.quote(str(output / 'roots' / '2-needs-solver'))}"
+                  + (f"\n  tofu-solve init -chdir={shlex.quote(str(git_root))}   # a git source with a version"
+                     if git_root else "") +
                   "\n\nCtrl-C stops the servers.", file=out, flush=True)
             while not stop.wait(1.0):
                 pass
