@@ -317,6 +317,12 @@ def test_init_recursive_solves_every_root_and_reports_across_them(tmp_path, tofu
     assert text.code == 0
     assert "terraform-aws-modules/kms/aws  (several versions)" in text.out
     assert tofu_solve(base, "check", "-recursive").code == 0
+    # outdated -recursive: a root where nothing can move is one line, the others their table (issue #50 §1)
+    o = tofu_solve(base, "outdated", "-recursive")
+    rows = {x.split(":", 1)[0]: x for x in o.out.splitlines() if x.startswith("live/")}
+    tables = [x[3:] for x in o.out.splitlines() if x.startswith("== ")]
+    assert (sorted(rows), tables) == (["live/dev/app", "live/prod/app"], []), o.out  # just initialised: nothing
+    assert all(r.endswith(": nothing can move without changing a constraint") for r in rows.values())
     # one root broken: the others still succeed, the exit status says so
     (base / "live" / "dev" / "app" / "main.tf").write_text(
         'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "~> 99.0"\n}\n')

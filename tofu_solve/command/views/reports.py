@@ -104,10 +104,17 @@ class OutdatedView(_View):
                         "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
                                    "error": o.error.to_dict() if o.error else None} for n, o in results]})
             return
-        for name, o in results:
+        quiet = [name for name, o in results if o.ok and not any(r.can_move for r in o.value)]
+        for name, o in results:  # a root where nothing can move is one line (issue #50 §1)
+            if name in quiet:
+                self._print(f"{name}: nothing can move without changing a constraint")
+                continue
             self._print(f"== {name}")
             self._print(render_table(o.value) if o.ok else "\n" + o.error.render())
             self._print()
+        if quiet and len(quiet) < len(results):
+            self._print(f"{len(quiet)} of {len(results)} root modules: nothing can move (outdated -chdir=ROOT shows "
+                        "one's table).")
 
 
 class ModulesView(_View):
