@@ -38,6 +38,28 @@ class SourceRange:
         return f"{self.file}:{self.line}"
 
 
+def go_quote(text: str) -> str:
+    """``text`` as Go's ``%q`` writes a printable string (``strconv.Quote``): in double
+    quotes, with backslashes, double quotes and control characters escaped, as OpenTofu's
+    messages quote what they name."""
+    out = ['"']
+    for c in text:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif c == "\r":
+            out.append("\\r")
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(f"\\x{ord(c):02x}")
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
 class TofuSolveError(Exception):
     """Root of every tofu-solve error.
 

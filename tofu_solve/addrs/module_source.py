@@ -28,7 +28,7 @@ from enum import Enum
 from typing import NoReturn
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
-from ..errors import SourceAddressError
+from ..errors import SourceAddressError, go_quote
 from .hosts import for_display
 from .hosts import normalize as normalize_host
 
@@ -356,24 +356,6 @@ def parse_local(raw: str) -> LocalSource:
     if not clean.startswith("../"):
         clean = "./" + clean
     return LocalSource(clean)
-
-
-def go_quote(text: str) -> str:
-    """``text`` as Go's ``%q`` writes a printable string: in double quotes, with backslashes,
-    double quotes and control characters escaped (``strconv.Quote``)."""
-    out = []
-    for ch in text:
-        if ch in '"\\':
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
 
 
 def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> RegistrySource:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, replace
 
-from ..errors import InvalidConstraint, InvalidVersion
+from ..errors import InvalidConstraint, InvalidVersion, go_quote
 
 _UINT64_MAX = 2**64 - 1
 
@@ -378,14 +378,14 @@ def parse_exact_version(vs: str) -> VersionSpec:
     raw, remain = scan_constraint(vs)
     op = raw.op.strip()
     if op in (">", ">=", "<", "<=", "!", "!=", "~>", "^", "~"):
-        fail(f"can't use constraint operator {_goq(raw.op)}; an exact version is required")
+        fail(f"can't use constraint operator {go_quote(raw.op)}; an exact version is required")
     elif op == "":
         if raw.sep != "":
             if "v" in raw.sep:
                 fail('a "v" prefix should not be used')
             fail("extraneous spaces at start of specification")
     else:
-        fail(f"invalid sequence {_goq(raw.op)} at start of specification")
+        fail(f"invalid sequence {go_quote(raw.op)} at start of specification")
     if remain != "":
         remain = remain.strip()
         if remain == "":
@@ -399,7 +399,7 @@ def parse_exact_version(vs: str) -> VersionSpec:
         elif vs.strip().startswith(remain):
             fail("invalid specification; required format is three positive integers separated by periods")
         else:
-            fail(f"invalid characters {_goq(remain)}")
+            fail(f"invalid characters {go_quote(remain)}")
     if raw.num_ct > 3:
         fail("too many numbered portions; only three are allowed (major, minor, patch)")
     nums = list(raw.nums)
@@ -410,26 +410,6 @@ def parse_exact_version(vs: str) -> VersionSpec:
             fail(f"can't use wildcard for {_NUM_NAMES[i]} number; an exact version is required")
     raw.nums = tuple(nums)
     return raw.version_spec()
-
-
-def _goq(s: str) -> str:
-    """Go's %q for the plain strings these messages quote."""
-    out = ['"']
-    for c in s:
-        if c in '"\\':
-            out.append("\\" + c)
-        elif c == "\n":
-            out.append("\\n")
-        elif c == "\t":
-            out.append("\\t")
-        elif c == "\r":
-            out.append("\\r")
-        elif ord(c) < 0x20:
-            out.append(f"\\x{ord(c):02x}")
-        else:
-            out.append(c)
-    out.append('"')
-    return "".join(out)
 
 
 class _ParseError(Exception):
@@ -444,11 +424,11 @@ def _parse_ruby_selection(s: str) -> tuple[Selection, str]:
     elif raw.op == "~>":
         op = OP_PATCH_ONLY if raw.num_ct == 3 else OP_MINOR_ONLY
     elif raw.op == "=<":
-        raise _ParseError(f'invalid constraint operator {_goq(raw.op)}; did you mean "<="?', remain)
+        raise _ParseError(f'invalid constraint operator {go_quote(raw.op)}; did you mean "<="?', remain)
     elif raw.op == "=>":
-        raise _ParseError(f'invalid constraint operator {_goq(raw.op)}; did you mean ">="?', remain)
+        raise _ParseError(f'invalid constraint operator {go_quote(raw.op)}; did you mean ">="?', remain)
     else:
-        raise _ParseError(f"invalid constraint operator {_goq(raw.op)}", remain)
+        raise _ParseError(f"invalid constraint operator {go_quote(raw.op)}", remain)
     if raw.sep == "":
         pass
     elif raw.sep == " ":
@@ -459,7 +439,7 @@ def _parse_ruby_selection(s: str) -> tuple[Selection, str]:
             raise _ParseError('a "v" prefix should not be used when specifying versions', remain)
         if raw.op == "":
             raise _ParseError("extraneous spaces at start of specification", remain)
-        raise _ParseError(f"only one space is expected after the operator {_goq(raw.op)}", remain)
+        raise _ParseError(f"only one space is expected after the operator {go_quote(raw.op)}", remain)
     if raw.num_ct > 3:
         raise _ParseError("too many numbered portions; only three are allowed (major, minor, patch)", remain)
     for i, n in enumerate(raw.nums):
@@ -495,7 +475,7 @@ def parse_ruby_style(s: str) -> Selection:
         elif remain.startswith("-"):
             msg = "range constraints are not supported"
         else:
-            msg = f"invalid characters {_goq(remain)}"
+            msg = f"invalid characters {go_quote(remain)}"
         raise InvalidConstraint("Invalid version constraint", msg)
     return sel
 
@@ -517,7 +497,7 @@ def parse_ruby_style_multi(s: str) -> Intersection:
             consumed = remain[: len(remain) - len(e.args[1])]
             raise InvalidConstraint(
                 "Invalid version constraint",
-                f"invalid specification {_goq(consumed)}: {e.args[0]}") from None
+                f"invalid specification {go_quote(consumed)}: {e.args[0]}") from None
         consumed = remain[: len(remain) - len(new_remain)]
         remain = new_remain.strip(_SPACE)
         if remain != "":
@@ -526,7 +506,7 @@ def parse_ruby_style_multi(s: str) -> Intersection:
                                         'a "v" prefix should not be used when specifying versions')
             if not remain.startswith(","):
                 raise InvalidConstraint("Invalid version constraint",
-                                        f"missing comma after {_goq(consumed)}")
+                                        f"missing comma after {go_quote(consumed)}")
             remain = remain[1:].strip(_SPACE)
         out.append(sel)
     return tuple(out)
@@ -537,7 +517,7 @@ def _parse_canon_selection(s: str) -> tuple[Selection, str]:
     if len(s) == len(remain):
         if remain and remain[0] == "v":
             raise _ParseError('a "v" prefix should not be used when specifying versions', remain)
-        raise _ParseError(f"the sequence {_goq(remain)} is not valid", remain)
+        raise _ParseError(f"the sequence {go_quote(remain)} is not valid", remain)
     ops = {"": OP_UNCONSTRAINED, "=": OP_EQ, "!": OP_NE, ">": OP_GT, ">=": OP_GE, "<": OP_LT, "<=": OP_LE}
     if raw.op in ops:
         op = ops[raw.op]
@@ -546,15 +526,15 @@ def _parse_canon_selection(s: str) -> tuple[Selection, str]:
     elif raw.op == "^":
         op = OP_PATCH_ONLY if raw.nums[0][:1] == "0" else OP_MINOR_ONLY
     elif raw.op == "=<":
-        raise _ParseError(f'invalid constraint operator {_goq(raw.op)}; did you mean "<="?', remain)
+        raise _ParseError(f'invalid constraint operator {go_quote(raw.op)}; did you mean "<="?', remain)
     elif raw.op == "=>":
-        raise _ParseError(f'invalid constraint operator {_goq(raw.op)}; did you mean ">="?', remain)
+        raise _ParseError(f'invalid constraint operator {go_quote(raw.op)}; did you mean ">="?', remain)
     else:
-        raise _ParseError(f"invalid constraint operator {_goq(raw.op)}", remain)
+        raise _ParseError(f"invalid constraint operator {go_quote(raw.op)}", remain)
     if raw.sep != "":
         if "v" in raw.sep:
             raise _ParseError('a "v" prefix should not be used when specifying versions', remain)
-        raise _ParseError(f"no spaces allowed after operator {_goq(raw.op)}", remain)
+        raise _ParseError(f"no spaces allowed after operator {go_quote(raw.op)}", remain)
     if raw.num_ct > 3:
         raise _ParseError("too many numbered portions; only three are allowed (major, minor, patch)", remain)
     nums = list(raw.nums)
