@@ -187,12 +187,6 @@ class LockFileWouldChange(TofuSolveError):
     one): a different kind from :class:`LockFileError`."""
 
 
-class LockedVersionMismatch(VersionError):
-    """A locked version no longer meets its (edited) constraint; only ``-upgrade`` may choose
-    another, as OpenTofu refuses for a provider (``internal/providercache/installer.go``:
-    "locked provider ... does not match configured version constraint ...")."""
-
-
 class LockedVersionGone(VersionError):
     """The version the lock file holds for a call or provider is no longer offered by its
     source (withdrawn, or a hand-edited lock): an error, never a silent re-pick, as OpenTofu

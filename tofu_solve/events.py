@@ -70,6 +70,3 @@ Event = FetchingPackage | StillResolving | LookingForDeadEnds | PhaseDone | InRo
 Progress = Callable[[Event], None]
 """What every stage that reports progress takes."""
 
-
-def ignore(event: Event) -> None:
-    """A :data:`Progress` that drops every event."""

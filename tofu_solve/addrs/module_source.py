@@ -33,7 +33,6 @@ from .hosts import for_display
 from .hosts import normalize as normalize_host
 
 DEFAULT_REGISTRY_HOST = "registry.opentofu.org"
-TRANSITIONAL_REGISTRY_HOST = "registry.terraform.io"
 GETTERS = frozenset({"file", "gcs", "git", "hg", "http", "https", "oci", "s3"})
 
 _REG_NAME_RE = re.compile(r"[0-9A-Za-z](?:[0-9A-Za-z\-_]{0,62}[0-9A-Za-z])?")

@@ -52,7 +52,6 @@ class Product:
 
 OPENTOFU = Product("OpenTofu", "tofu", "registry.opentofu.org", True, (1, 10, 0))
 TERRAFORM = Product("Terraform", "terraform", "registry.terraform.io", False, (1, 15, 5))
-PRODUCTS = {p.command: p for p in (OPENTOFU, TERRAFORM)}
 
 
 def product_named(word: str) -> Product | None:

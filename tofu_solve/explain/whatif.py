@@ -393,10 +393,6 @@ class WhatIf:
                 keep = trial
         return keep
 
-    def clash_causes(self, clash: list[Lever]) -> list:
-        """resolvelib's causes when only ``clash`` holds (every other lever relaxed)."""
-        everything = frozenset(lv.index for lv in self.levers)
-        return self.attempt(everything - {lv.index for lv in clash}).causes
 
     # ------------------------------------------------------------------ suggestions
 

@@ -39,8 +39,6 @@ def hcl_string(s: str) -> str:
             out.append("\\r")
         elif c == "\t":
             out.append("\\t")
-        elif c == "$" :
-            out.append("$")
         elif ord(c) < 0x20:
             out.append(f"\\u{ord(c):04x}")
         else:

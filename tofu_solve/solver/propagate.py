@@ -73,9 +73,6 @@ class Pruning:
     examined: dict[str, set[str]] = field(default_factory=dict)
     partial: bool = False
 
-    def dead_versions(self, call_path: str) -> set[str]:
-        return set(self.dead.get(call_path, {}))
-
 
 def _fetch_all(ctx: Context, cands: list[ModuleCandidate]) -> None:
     for c in cands:

@@ -414,7 +414,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         rank = {str(v): i for i, v in enumerate(self.ctx.provider_versions(address))}
         at = rank.get(locked)
         if at is None:
-            return cands  # not listed: refused before the search (Context.check_provider_locks)
+            return cands  # not listed: refused before the search (resolve.refuse_gone_provider_locks)
         return nearest_first(cands, lambda c: rank[str(c.version)], at)
 
     def _meeting_all(self, address, constraints: list) -> list[ProviderCandidate]:

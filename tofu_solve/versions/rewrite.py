@@ -19,7 +19,7 @@ _CLAUSE = re.compile(r"^\s*(~>|>=|<=|!=|>|<|=)?\s*v?(\d+(?:\.\d+)*)\s*$")
 def _segments(v) -> list[int]:
     if isinstance(v, GoVersion):
         return list(v.segments[:3])
-    return [int(x) for x in re.findall(r"\d+", str(v).split("-")[0])[:3]] + [0] * 0
+    return [int(x) for x in re.findall(r"\d+", str(v).split("-")[0])[:3]]
 
 
 def rewrite_constraint(old: str, version, allows: Callable[[str, object], bool]) -> list[str]:

@@ -182,7 +182,12 @@ class ProviderConstraintUse:
 
 @dataclass
 class Solved:
-    root_dir: Path
+    """What the last ``init`` decided, joined with the lock and the modules' contents: the
+    root module's tree, every module call (:class:`CallNode`), the providers selected with
+    their hold-backs, every constraint on each provider and on the OpenTofu version with who
+    imposed it, the version solved for and why, and the call paths whose contents could not
+    be had (:attr:`missing`)."""
+
     root_tree: ModuleTree
     calls: dict[str, CallNode]
     providers: dict[str, dict]
@@ -206,9 +211,6 @@ class Solved:
                           ".terraform/modules at the locked version, so what they call and require is missing from "
                           "this answer. Run tofu-solve init (it reinstalls them from the lock), or point "
                           "TOFU_SOLVE_CACHE_DIR at the cache that init used.")
-
-    def children(self, path: str) -> list[CallNode]:
-        return [c for c in self.calls.values() if c.parent == path]
 
     def chain(self, path: str) -> list[CallNode]:
         out = []
@@ -317,7 +319,7 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
     for p, node in calls.items():
         if node.tree is not None:
             add(node.tree, p, node.version)
-    return Solved(root, root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""),
+    return Solved(root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""),
                   product, missing)
 
 
