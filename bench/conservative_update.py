@@ -61,10 +61,10 @@ def provider_edited(u, res, below: int):
     """The universe with a root constraint on the synthetic provider that excludes its
     locked version: ``< (locked major - below).0``: every module version that requires more
     must move, the fewest of them."""
+    from tests.world.memory import SYNTHETIC_PROVIDER
     from tofu_solve.config import RequiredProvider
     from tofu_solve.errors import SourceRange
     from tofu_solve.versions.constraints import provider_constraint
-    from tofu_solve.world.memory import SYNTHETIC_PROVIDER
 
     locked = next(iter(res.providers.values())).version
     cap = provider_constraint(f"< {max(1, locked.major - below)}.0")

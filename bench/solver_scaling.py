@@ -1,4 +1,4 @@
-"""The solver alone on two synthetic universes (in memory, :mod:`tofu_solve.world.memory`):
+"""The solver alone on two synthetic universes (in memory, :mod:`tests.world.memory`):
 105 and 1,050 module calls, best of five runs each, per selected call, beside the
 interpreter's start-up-and-import time measured in the same run (issue #23's linear-growth
 target), with the garbage collector tuned as the command line tunes it. Prints one JSON line.

@@ -1,7 +1,7 @@
 """A brute-force resolver for small module universes: the oracle the solver is tested against
 (issue #34's conservative update, issue #35's oracle; Cargo's resolver proptests are the model).
 
-It enumerates every consistent selection of an index (:mod:`tofu_solve.world.memory`'s
+It enumerates every consistent selection of an index (:mod:`tests.world.memory`'s
 shape): each module call present takes a version its constraint admits (nested calls follow
 from the versions taken), each provider takes a version every selected constraint admits,
 every OpenTofu constraint admits the target. Nothing of the solver is used, only the version

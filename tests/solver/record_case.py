@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tests.conftest import SHARED
 from tests.solver.test_cases import CASES, run_case
+from tests.world.memory import Universe, index_of
 from tofu_solve.config.tree import ModuleTree, read_module_tree
 from tofu_solve.errors import TofuSolveError
 from tofu_solve.explain import solve
@@ -32,7 +33,6 @@ from tofu_solve.solver.context import SolveOptions
 from tofu_solve.solver.model import ModuleCandidate, ModuleRequirement, Origin
 from tofu_solve.versions.target import target_version
 from tofu_solve.world import build_world, default_world_dir, running_world
-from tofu_solve.world.memory import Universe, index_of
 
 TARGET = "1.10.0"
 DEFAULT_HOST = "registry.opentofu.org/"

@@ -1,5 +1,5 @@
 """Solver and explanation cases as data, no server: ``cases/*.json`` hold a module universe
-(an index, :mod:`tofu_solve.world.memory`) and what the solve must give, either the
+(an index, :mod:`tests.world.memory`) and what the solve must give, either the
 selection (every module call and provider) or the error (summary and the full explanation
 text, line by line).
 
@@ -27,15 +27,15 @@ from pathlib import Path
 
 import pytest
 
-from tofu_solve.errors import TofuSolveError
-from tofu_solve.explain import solve
-from tofu_solve.versions.constraints import module_constraint, provider_constraint
-from tofu_solve.world.memory import (
+from tests.world.memory import (
     MemoryContext,
     index_of,
     make_universe,
     universe_from_index,
 )
+from tofu_solve.errors import TofuSolveError
+from tofu_solve.explain import solve
+from tofu_solve.versions.constraints import module_constraint, provider_constraint
 
 CASES = sorted((Path(__file__).parent / "cases").glob("*.json"))
 
@@ -123,7 +123,7 @@ def test_every_case_says_what_it_is_about():
 
 @pytest.mark.parametrize("shape", [(9, 10, 2, 3), (30, 20, 2, 5), (60, 30, 2, 15)])
 def test_generated_universes_solve_consistently(shape):
-    """The benchmark's generated universes (tofu_solve.world.memory.make_universe), through the
+    """The benchmark's generated universes (tests.world.memory.make_universe), through the
     index format and back: the same answer as from the universe itself, and consistent."""
     u = make_universe(*shape)
     index = index_of(u)

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.solver import resolve as resolve_module
 from tofu_solve.solver.propagate import propagate
 from tofu_solve.solver.resolve import root_requirements, solve
-from tofu_solve.world.memory import MemoryContext, universe_from_index
 
 
 class ReadingContext(MemoryContext):

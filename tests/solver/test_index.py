@@ -8,13 +8,13 @@ import inspect
 
 import pytest
 
+from tests.world.memory import MemoryContext, UniverseIndex, universe_from_index
 from tofu_solve.addrs.module_source import lock_source, parse_source
 from tofu_solve.errors import TofuSolveError
 from tofu_solve.lockfile import LockFile
 from tofu_solve.lockfile.model import ModuleLock
 from tofu_solve.solver.context import Context
 from tofu_solve.solver.resolve import root_requirements, solve
-from tofu_solve.world.memory import MemoryContext, UniverseIndex, universe_from_index
 
 INDEX = {"modules": {"t/a/null": {"1.0.0": {"calls": [
     {"name": "b", "source": "t/b/null", "version": ">= 1.0", "file": "main.tf", "line": 3}]}, "1.1.0": {}},

@@ -3,11 +3,11 @@ the behaviour against real servers is in tests/e2e/test_nested_read_ahead.py."""
 
 from __future__ import annotations
 
+from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.solver.model import ModuleCandidate
 from tofu_solve.solver.provider import requirements_of_tree
 from tofu_solve.solver.readahead import NESTED as NESTED_READ_AHEAD
 from tofu_solve.solver.resolve import root_requirements
-from tofu_solve.world.memory import MemoryContext, universe_from_index
 
 
 class _Submitted:

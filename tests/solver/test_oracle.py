@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.solver.oracle import PROVIDER_HOST, Selection, lock_cost, solutions
+from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.addrs.module_source import lock_source, parse_source
 from tofu_solve.addrs.provider import parse_provider_source
 from tofu_solve.errors import NoMatchingVersionError, NoVersionsError, ResolutionError
@@ -31,7 +32,6 @@ from tofu_solve.lockfile import LockFile, ModuleLock
 from tofu_solve.lockfile.model import ProviderLock
 from tofu_solve.solver.resolve import Unsatisfiable, solve
 from tofu_solve.versions.hashicorp_go_version import GoVersion
-from tofu_solve.world.memory import MemoryContext, universe_from_index
 
 MODULE_VERSIONS = ["1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0"]
 PROVIDER_VERSIONS = ["1.0.0", "1.5.0", "2.0.0", "2.5.0", "3.0.0"]

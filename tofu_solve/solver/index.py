@@ -8,7 +8,7 @@ what one version of a module requires (:meth:`ModuleIndex.tree`). Two indexes im
 
 * :class:`tofu_solve.solver.network.NetworkIndex`: registries, git remotes and OCI
   registries, through the candidate providers of :mod:`tofu_solve.providers`;
-* :class:`tofu_solve.world.memory.UniverseIndex`: a universe held in memory (the data-driven
+* :class:`tests.world.memory.UniverseIndex`: a universe held in memory (the data-driven
   solver tests, the oracle property tests and the synthetic benchmarks).
 
 The context owns everything else, for both: the run's memo (one listing per package, one

@@ -32,19 +32,19 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from ..addrs.module_source import ModuleSource, RegistrySource, parse_source
-from ..addrs.provider import parse_provider_source
-from ..config import CoreVersionRequirement, ModuleCall, RequiredProvider
-from ..config.tree import ModuleTree, RemoteCall
-from ..errors import SourceRange
-from ..lockfile import LockFile
-from ..providers.base import AvailableVersion
-from ..solver.context import Context, SolveOptions
-from ..solver.model import ModuleCandidate, ModuleRequirement
-from ..versions import apparentlymart_go_versions as gvs
-from ..versions.constraints import module_constraint, provider_constraint
-from ..versions.hashicorp_go_version import GoVersion
-from ..versions.target import target_version
+from tofu_solve.addrs.module_source import ModuleSource, RegistrySource, parse_source
+from tofu_solve.addrs.provider import parse_provider_source
+from tofu_solve.config import CoreVersionRequirement, ModuleCall, RequiredProvider
+from tofu_solve.config.tree import ModuleTree, RemoteCall
+from tofu_solve.errors import SourceRange
+from tofu_solve.lockfile import LockFile
+from tofu_solve.providers.base import AvailableVersion
+from tofu_solve.solver.context import Context, SolveOptions
+from tofu_solve.solver.model import ModuleCandidate, ModuleRequirement
+from tofu_solve.versions import apparentlymart_go_versions as gvs
+from tofu_solve.versions.constraints import module_constraint, provider_constraint
+from tofu_solve.versions.hashicorp_go_version import GoVersion
+from tofu_solve.versions.target import target_version
 
 
 @dataclass
