@@ -78,6 +78,9 @@ class Resolution:
     target_origin: str = ""
     product: Product = OPENTOFU  # what tofu is a version of: OpenTofu or Terraform
     released: frozenset[str] = frozenset()  # locks that applied and had to move (the fewest: issue #34)
+    # when the locks as they were admitted no solution: how many locks the search that holds
+    # none (each still preferred) moved, the bound the minimisation started from; else None
+    soft_moves: int | None = None
     # -upgrade=NAME: names a newer version of which needs other locks to move (BlockedUpgrade)
     blocked_upgrades: list = field(default_factory=list)
 
@@ -214,6 +217,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     refuse_gone_provider_locks(subjects, reqs, ctx)
     holds = Holds(subjects, subjects)
     released: frozenset[str] = frozenset()
+    soft_moves: int | None = None
     try:
         done = _search(reqs, ctx, tree, root, holds)
     except Unsatisfiable:
@@ -225,6 +229,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
         started = time.monotonic()
         soft = _search(reqs, ctx, tree, root, Holds(frozenset(), subjects))
         upper = frozenset(moved(soft.result.mapping, module_requirements_of(soft.result.criteria), ctx, subjects))
+        soft_moves = len(upper)
         pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
         dead_locks = [frozenset({s}) for s, lock in ctx.locks.modules.items()
                       if s in subjects and lock.version in pruned.get(s, ())]
@@ -268,7 +273,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
     res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
                      core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
                      product=ctx.options.target.product,
-                     released=released)
+                     released=released, soft_moves=soft_moves)
     res.warnings.extend(fenced_off_warnings(res, ctx))
     res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned)
     return res
