@@ -88,8 +88,9 @@ def test_upgrade_name_moves_nothing_it_does_not_name(isolated, tofu_solve):
     warning = next(w for w in r.json()["warnings"] if w["summary"] == "Newer version needs other locks to move")
     detail = warning["detail"]
     assert f"hashicorp/aws 6.58.0 needs eks {before['eks']} -> 20.37.0; tofu-solve moved nothing else." in detail
-    pin = re.search(r'pin eks to version = "([^"]+)" \(main.tf:(\d+)\)', detail)
-    assert pin and pin.group(1) == "20.37.0" and pin.group(2) == "15"
+    pin = re.search(r'pin eks to version = "([^"]+)" \(main.tf:(\d+)\), then tofu-solve init -upgrade=hashicorp/aws$',
+                    detail)  # the pin and the one command that lands it (issue #48 §4), run below
+    assert pin and pin.group(1) == "20.37.0" and pin.group(2) == "15", detail
     main = root / "main.tf"
     main.write_text(main.read_text().replace('"~> 20.0"', '"20.37.0"'))
     pinned = tofu_solve(root, "init", "-handover=false", "-upgrade=hashicorp/aws")

@@ -91,3 +91,20 @@ def test_cores_known_without_a_search_cost_no_search():
         return not any(c <= held for c in cores)
     release = minimal_release(frozenset(SUBJECTS), feasible, frozenset(SUBJECTS), known=cores)
     assert release == frozenset(f"s{i}" for i in range(6)) and len(asked) == 1
+
+
+def test_a_blocked_upgrade_names_one_command_for_locks_that_go_up_and_down():
+    """Issue #48 §4: when a newer NAME needs one lock to go down (a pin) and another to go up,
+    the warning names the pin and the one ``-upgrade=`` that moves NAME and the other
+    together, not the pin alone (which took three commands)."""
+    from tofu_solve.errors import SourceRange
+    from tofu_solve.solver.resolve import BlockedUpgrade
+
+    b = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("eks", "20.37.2", "20.37.0", SourceRange("main.tf", 7)),
+                                                  ("hashicorp/aws", "5.100.0", "6.58.0", None)))
+    assert b.text(("vpc",)).endswith('what goes down needs a pin: pin eks to version = "20.37.0" (main.tf:7), then '
+                                     "tofu-solve init -upgrade=vpc,hashicorp/aws")
+    up = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("hashicorp/aws", "5.100.0", "6.58.0", None),))
+    assert up.text(("vpc",)).endswith("To allow it: tofu-solve init -upgrade=vpc,hashicorp/aws")
+    nested = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("eks.kms", "2.1.0", "2.0.0", None),))
+    assert nested.text(("vpc",)).endswith("a constraint that excludes the newer ones can.")

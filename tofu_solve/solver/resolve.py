@@ -310,11 +310,15 @@ class BlockedUpgrade:
         if all(_newer(new, old) for _, old, new, _ in self.others):
             names = ",".join(dict.fromkeys((*upgrade_names, self.name, *(n for n, *_ in self.others))))
             return f"{head} To allow it: tofu-solve init -upgrade={names}"
-        # a lock that would have to go down: -upgrade takes the newest, so only a constraint does it
-        pins = [f'{n} to version = "{new}" ({where})' for n, old, new, where in self.others
-                if not _newer(new, old) and where is not None]
-        if pins:
-            return f"{head} -upgrade takes the newest of each; to allow it, pin {'; '.join(pins)}."
+        # a lock that would have to go down: -upgrade takes the newest, so only a constraint does it;
+        # the ones that go up move with the same command as NAME (issue #48 §4: one command, not three)
+        down = [(n, new, where) for n, old, new, where in self.others if not _newer(new, old)]
+        up = [n for n, old, new, _ in self.others if _newer(new, old)]
+        if all(where is not None for _, _, where in down):
+            pins = "; ".join(f'{n} to version = "{new}" ({where})' for n, new, where in down)
+            names = ",".join(dict.fromkeys((*upgrade_names, self.name, *up)))
+            return (f"{head} -upgrade takes the newest of each, so what goes down needs a pin: pin {pins}, then "
+                    f"tofu-solve init -upgrade={names}")
         return f"{head} -upgrade takes the newest of each, so it cannot; a constraint that excludes the newer ones can."
 
 
