@@ -83,8 +83,65 @@ def test_a_cyclonedx_sbom_that_validates(tmp_path, tofu_solve):
     assert sbom["bomFormat"] == "CycloneDX" and sbom["specVersion"] == "1.6"
     comps = {c["bom-ref"]: c for c in sbom["components"]}
     vpc = comps["module:registry.opentofu.org/terraform-aws-modules/vpc/aws@6.6.0"]
-    assert vpc["purl"].startswith("pkg:generic/registry.opentofu.org/terraform-aws-modules/vpc/aws@6.6.0")
+    # purl-spec PR #889's draft terraform type: namespace/name, the registry as repository_url
+    assert vpc["purl"] == ("pkg:terraform/terraform-aws-modules/vpc@6.6.0"
+                           "?repository_url=https://registry.opentofu.org&target_system=aws")
+    assert sbom["metadata"]["properties"] == [{"name": "tofu-solve:product", "value": "OpenTofu"}]
+    lock_vpc = next(i for i in tofu_solve(repo, "list", "-recursive", "-json").json()["items"]
+                    if i["name"].endswith("/vpc/aws"))
+    commit = lock_vpc["package"].rpartition("?ref=")[2]  # the world's registry serves vpc from its git server
+    assert len(commit) == 40, lock_vpc
+    assert [(r["type"], r.get("comment")) for r in vpc["externalReferences"]] == [("vcs", f"commit {commit}")]
     props = {(p["name"], p["value"]) for p in vpc["properties"]}
     assert ("tofu-solve:use", "envs/dev:net") in props and any(n == "tofu-solve:h1" for n, _ in props)
     aws = next(c for ref, c in comps.items() if ref.startswith("provider:registry.opentofu.org/hashicorp/aws@"))
     assert aws["hashes"] and all(h["alg"] == "SHA-256" and len(h["content"]) == 64 for h in aws["hashes"])
+
+
+def test_each_package_kind_has_the_identity_a_scanner_reads():
+    """Issue #50 §3: registry modules and providers get the draft ``pkg:terraform`` purl, a
+    git package a ``vcs`` reference with its commit, an OCI package ``pkg:oci`` with its
+    digest and a ``distribution`` reference hashed SHA-256; the SBOM of all of them passes
+    the library's strict validator and every purl parses back to what was written."""
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+    from packageurl import PackageURL
+
+    from tofu_solve.command.inventory import Item, cyclonedx, identity
+
+    commit, digest = "a" * 40, "b" * 64
+    git_pkg = f"git::https://git.example.com/team/network.git?ref={commit}"
+    items = [
+        Item("module", "registry.terraform.io/terraform-aws-modules/vpc/aws", "6.0.1",
+             package=f"git::https://github.com/terraform-aws-modules/terraform-aws-vpc?ref={commit}"),
+        Item("module", "git::https://git.example.com/team/network.git", "v1.2.0", package=git_pkg),
+        Item("module", "oci://registry.example.com/modules/net", "1.0.0",
+             package=f"oci://registry.example.com/modules/net?digest=sha256:{digest}"),
+        Item("provider", "registry.terraform.io/hashicorp/aws", "6.0.0", hashes={"zh:" + "c" * 64}),
+        Item("provider", "registry.opentofu.org/hashicorp/aws", "6.0.0"),
+    ]
+    got = {i.name: identity(i) for i in items}
+    vpc = got["registry.terraform.io/terraform-aws-modules/vpc/aws"]
+    assert vpc.purl.to_string() == "pkg:terraform/terraform-aws-modules/vpc@6.0.1?target_system=aws"
+    assert vpc.vcs == ("https://github.com/terraform-aws-modules/terraform-aws-vpc", commit)
+    net = got["git::https://git.example.com/team/network.git"]
+    assert net.purl.type == "generic" and net.purl.name == "network"
+    assert net.purl.qualifiers["vcs_url"] == f"git+https://git.example.com/team/network.git@{commit}"
+    oci = got["oci://registry.example.com/modules/net"]
+    assert oci.purl.to_string() == (f"pkg:oci/net@sha256:{digest}"
+                                    "?repository_url=registry.example.com/modules/net&tag=1.0.0")
+    assert oci.distribution == (f"oci://registry.example.com/modules/net@sha256:{digest}", digest)
+    assert got["registry.terraform.io/hashicorp/aws"].purl.to_string() == "pkg:terraform/hashicorp/aws@6.0.0"
+    assert got["registry.opentofu.org/hashicorp/aws"].purl.qualifiers == {
+        "repository_url": "https://registry.opentofu.org"}
+    for ident in got.values():
+        assert PackageURL.from_string(ident.purl.to_string()) == ident.purl
+
+    out = cyclonedx(["."], items, ["Terraform"])
+    assert JsonStrictValidator(SchemaVersion.V1_6).validate_str(out) is None
+    comps = {c["bom-ref"]: c for c in json.loads(out)["components"]}
+    refs = {r["type"]: r for c in comps.values() for r in c.get("externalReferences", [])}
+    assert refs["vcs"]["comment"] == f"commit {commit}"
+    assert refs["distribution"]["hashes"] == [{"alg": "SHA-256", "content": digest}]
+    assert comps["provider:registry.terraform.io/hashicorp/aws@6.0.0"]["hashes"] == [
+        {"alg": "SHA-256", "content": "c" * 64}]

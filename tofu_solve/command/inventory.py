@@ -16,9 +16,10 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._version import __version__
-from ..addrs.module_source import parse_source
+from ..addrs.module_source import OciSource, RegistrySource, parse_source
 from ..config.policy import Policy, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
@@ -26,7 +27,11 @@ from ..settings import Settings
 from ..store.cache import Cache, key_of
 from ..versions.cooldown import format_age, format_day
 from ..versions.hashicorp_go_version import GoVersion
+from ..versions.target import lock_product
 from .monorepo import find_roots, relative_name
+
+if TYPE_CHECKING:
+    from packageurl import PackageURL
 
 
 @dataclass
@@ -136,29 +141,106 @@ def text(names: list[str], items: list[Item], now: float) -> str:
     return "\n".join(out)
 
 
-def cyclonedx(names: list[str], items: list[Item]) -> str:
+#: The purl ``terraform`` type's default registry (purl-spec PR #889, a draft: types/terraform-definition.json).
+PURL_TERRAFORM_DEFAULT = "registry.terraform.io"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a scanner reads to know a component (issue #50 §3).
+
+    Attributes:
+        purl: the package URL (``packageurl.PackageURL``).
+        vcs: (git URL, commit) of a git package, redacted; None for others.
+        distribution: (``oci://host/repo@sha256:…``, hex digest) of an OCI package; None for others.
+    """
+
+    purl: PackageURL
+    vcs: tuple[str, str] | None = None
+    distribution: tuple[str, str] | None = None
+
+
+def identity(i: Item) -> Identity:
+    """The package URL and the immutable references of ``i``:
+
+    * a registry module or a provider: ``pkg:terraform/NAMESPACE/NAME@VERSION``, as the draft
+      purl type of purl-spec PR #889 defines it (a draft, not yet merged: namespace and name
+      as the registry writes them, ``repository_url`` when the registry is not its default
+      ``registry.terraform.io``); a module's target system, which the draft does not place,
+      in a ``target_system`` qualifier;
+    * an OCI package: ``pkg:oci/NAME@sha256:…?repository_url=HOST/REPO&tag=VERSION``
+      (purl-spec's ``oci`` type), its digest also as a ``distribution`` reference;
+    * a git package: ``pkg:generic/NAME@VERSION?vcs_url=git+URL@COMMIT`` (purl has no git
+      type; ``vcs_url`` is its standard qualifier), the commit also as a ``vcs`` reference.
+
+    A registry module whose package is git or OCI gets both its ``pkg:terraform`` purl and the
+    package's reference. Addresses are as the lock writes them (already redacted)."""
+    from packageurl import PackageURL
+
+    def terraform(host: str, namespace: str, name: str, **extra: str) -> PackageURL:
+        qualifiers = dict(extra)
+        if host != PURL_TERRAFORM_DEFAULT:
+            qualifiers["repository_url"] = f"https://{host}"
+        return PackageURL(type="terraform", namespace=namespace, name=name, version=i.version,
+                          qualifiers=qualifiers or None)
+
+    vcs = distribution = None
+    package = None
+    if i.package:
+        try:
+            package = parse_source(i.package)
+        except TofuSolveError:
+            package = None
+    git = getattr(package, "git", None)
+    if git is not None and git.ref:
+        vcs = (git.url, git.ref)
+    if isinstance(package, OciSource) and package.digest:
+        distribution = (f"oci://{package.registry}/{package.repository}@{package.digest}",
+                        package.digest.partition(":")[2])
+    if i.kind == "provider":
+        host, namespace, name = i.name.split("/")
+        return Identity(terraform(host, namespace, name))
+    try:
+        source = parse_source(i.name)
+    except TofuSolveError:
+        source = None
+    if isinstance(source, RegistrySource):
+        p = source.package
+        return Identity(terraform(p.host, p.namespace, p.name, target_system=p.system), vcs, distribution)
+    if isinstance(source, OciSource):
+        name = source.repository.rsplit("/", 1)[-1]
+        digest = package.digest if isinstance(package, OciSource) else ""
+        purl = PackageURL(type="oci", name=name, version=digest or None,
+                          qualifiers={"repository_url": f"{source.registry}/{source.repository}", "tag": i.version})
+        return Identity(purl, None, distribution)
+    url = git.url if git is not None else i.name.removeprefix("git::")
+    name = url.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git") or "package"
+    qualifiers = {"vcs_url": f"git+{url}@{vcs[1]}" if vcs else f"git+{url}"} if i.name.startswith("git::") \
+        else {"download_url": i.package or i.name}
+    return Identity(PackageURL(type="generic", name=name, version=i.version, qualifiers=qualifiers), vcs, None)
+
+
+def cyclonedx(names: list[str], items: list[Item], products: list[str] | None = None) -> str:
     """A CycloneDX 1.6 JSON SBOM of the items (``cyclonedx-python-lib``): one component per
-    module package version and provider version, with a ``pkg:generic`` package URL (purl
-    has no OpenTofu type), its ``zh:`` hashes as SHA-256, and ``h1:`` hashes, call paths and
-    roots as properties (an ``h1:`` is a hash of a directory, which CycloneDX has no
-    algorithm for)."""
-    from cyclonedx.model import HashAlgorithm, HashType, Property
+    module package version and provider version, named by :func:`identity` (package URL,
+    ``vcs`` reference with the commit, ``distribution`` reference with the OCI digest as a
+    SHA-256 hash), its ``zh:`` hashes as SHA-256 in CycloneDX's ``hashes``, ``h1:`` hashes,
+    call paths and roots as properties (an ``h1:`` is a hash of a directory, which CycloneDX
+    has no algorithm for); ``products``, the product each lock was written for (OpenTofu,
+    Terraform), as the metadata's ``tofu-solve:product`` properties."""
+    from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
     from cyclonedx.model.bom import Bom
     from cyclonedx.model.component import Component, ComponentType
     from cyclonedx.output.json import JsonV1Dot6
-    from packageurl import PackageURL
 
     bom = Bom()
     top = bom.metadata.component = Component(name=",".join(names) or ".", type=ComponentType.APPLICATION,
                                              bom_ref="roots")
+    for product in sorted(set(products or [])):
+        bom.metadata.properties.add(Property(name="tofu-solve:product", value=product))
     components = []
     for i in items:
-        namespace, _, name = i.name.rpartition("/")
-        qualifiers = {"opentofu_kind": i.kind}
-        if i.package:
-            qualifiers["download_url"] = i.package
-        purl = PackageURL(type="generic", namespace=namespace or None, name=name, version=i.version,
-                          qualifiers=qualifiers)
+        ident = identity(i)
         props = [Property(name="tofu-solve:h1", value=h) for h in sorted(i.hashes) if h.startswith("h1:")]
         props += [Property(name="tofu-solve:use", value=f"{root}:{path}" if path else root) for root, path in i.uses]
         if i.verdict is not None:
@@ -166,10 +248,18 @@ def cyclonedx(names: list[str], items: list[Item]) -> str:
         if i.released is not None:
             props.append(Property(name="tofu-solve:released", value=format_day(i.released)))
         hashes = [HashType(alg=HashAlgorithm.SHA_256, content=h[3:]) for h in sorted(i.hashes) if h.startswith("zh:")]
+        refs = []
+        if ident.vcs is not None:
+            refs.append(ExternalReference(type=ExternalReferenceType.VCS, url=XsUri(ident.vcs[0]),
+                                          comment=f"commit {ident.vcs[1]}"))
+        if ident.distribution is not None:
+            refs.append(ExternalReference(type=ExternalReferenceType.DISTRIBUTION, url=XsUri(ident.distribution[0]),
+                                          hashes=[HashType(alg=HashAlgorithm.SHA_256, content=ident.distribution[1])]))
         components.append(Component(
-            name=i.name, version=i.version, type=ComponentType.LIBRARY, purl=purl,
+            name=i.name, version=i.version, type=ComponentType.LIBRARY, purl=ident.purl,
             bom_ref=f"{i.kind}:{i.name}@{i.version}", hashes=hashes, properties=props, group=i.kind,
-            description=f"OpenTofu {'module package' if i.kind == 'module' else 'provider'}"))
+            external_references=refs,
+            description="module package" if i.kind == "module" else "provider"))
     for c in components:
         bom.components.add(c)
     bom.register_dependency(top, components)  # what the roots use; the lock records no nesting of versions
@@ -189,10 +279,11 @@ def run(ns, settings: Settings) -> int:
                   sys.stdout, indent=2)
         print()
     elif fmt == "cyclonedx":
-        print(cyclonedx(names, items))
+        found = [lock_product(base / n) for n in names]
+        print(cyclonedx(names, items, [f[0].name for f in found if f is not None]))
     else:
         print(text(names, items, now))
     return 0
 
 
-__all__ = ["Item", "cyclonedx", "inventory", "run", "text"]
+__all__ = ["Identity", "Item", "cyclonedx", "identity", "inventory", "run", "text"]
