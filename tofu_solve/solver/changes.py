@@ -17,6 +17,9 @@ A lock moves for one of these reasons, each with the place that caused it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from ..config.policy import DenyRule
 from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
@@ -24,7 +27,12 @@ from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
 from .holds import provider_lock_applies
-from .model import ROOT, ModuleCandidate, Origin, ProviderRequirement
+from .model import ROOT, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
+
+if TYPE_CHECKING:
+    from ..lockfile import ModuleLock, ProviderLock
+    from .context import Context
+    from .resolve import Resolution
 
 
 def _by(origin: Origin) -> str:
@@ -45,7 +53,7 @@ def denied_reason(rule: DenyRule) -> str:
     return f"denied by {rule.cite()}"
 
 
-def lock_change_reasons(res, ctx, recorded: LockFile) -> dict[str, str]:
+def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile) -> dict[str, str]:
     """Subject (module call path or provider address) -> why its lock changed, for every
     subject whose lock ``res`` adds, moves or removes against ``recorded`` (the lock file
     as read, with any module blocks restored from the last init's record)."""
@@ -66,7 +74,8 @@ def lock_change_reasons(res, ctx, recorded: LockFile) -> dict[str, str]:
     return out
 
 
-def _module_reason(path: str, old, cand: ModuleCandidate | None, res, ctx, freed: bool, targets: str) -> str:
+def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | None, res: Resolution, ctx: Context,
+                   freed: bool, targets: str) -> str:
     req = res.module_requirements.get(path)
     if cand is None or req is None:
         parent = path.rsplit(".", 1)[0] if "." in path else None
@@ -96,7 +105,7 @@ def _module_reason(path: str, old, cand: ModuleCandidate | None, res, ctx, freed
     return _released_module_reason(path, old.version, req, res, ctx)
 
 
-def _module_lock_denial(req, old, ctx) -> DenyRule | None:
+def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -> DenyRule | None:
     """The rule that denies the recorded lock ``old`` of ``req``'s call, when the policy
     does and the lock is for the call's source as it stands (``-upgrade=NAME`` leaves the
     lock out of the context's locks, so the recorded one is asked)."""
@@ -110,7 +119,7 @@ def _module_lock_denial(req, old, ctx) -> DenyRule | None:
     return policy.module_denial(ctx.package_address(req.call.source), version)
 
 
-def _provider_lock_denial(addr: str, locked: str, ctx) -> DenyRule | None:
+def _provider_lock_denial(addr: str, locked: str, ctx: Context) -> DenyRule | None:
     """The rule that denies the recorded lock of the provider, or None."""
     policy = ctx.options.policy
     if policy is None or not policy.rules:
@@ -121,7 +130,7 @@ def _provider_lock_denial(addr: str, locked: str, ctx) -> DenyRule | None:
         return None
 
 
-def _released_module_reason(path: str, locked: str, req, res, ctx) -> str:
+def _released_module_reason(path: str, locked: str, req: ModuleRequirement, res: Resolution, ctx: Context) -> str:
     """What in the new selection the locked version of ``path`` cannot meet."""
     cand = ctx.locked_candidate(req)
     tree = None
@@ -144,7 +153,8 @@ def _released_module_reason(path: str, locked: str, req, res, ctx) -> str:
     return f"keeping {locked} admits no consistent set of versions"
 
 
-def _provider_reason(addr: str, old, new, res, ctx, freed: bool, targets: str, short) -> str:
+def _provider_reason(addr: str, old: ProviderLock | None, new: ProviderCandidate | None, res: Resolution, ctx: Context,
+                     freed: bool, targets: str, short: Callable[[str], str]) -> str:
     reqs: list[ProviderRequirement] = res.provider_requirements.get(addr, [])
     if new is None:
         return "no longer required by the configuration"

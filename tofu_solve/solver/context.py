@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource, lock_source
 from ..addrs.provider import ProviderAddress
@@ -46,6 +46,7 @@ from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
+from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
@@ -178,7 +179,7 @@ class Context:
 
     # ------------------------------------------------------------------ memoized work
 
-    def _wait(self, key: tuple, fn: Callable):
+    def _wait(self, key: tuple, fn: Callable[[], Any]) -> Any:
         """``fn()`` once per key for the run (its error too); concurrent callers wait for
         the first. Never waits on the thread pool, so pool tasks cannot deadlock."""
         return self._memo.run(key, fn)
@@ -197,7 +198,7 @@ class Context:
         # for) and waits for it, or reads it first itself, never pays for it twice.
         self._memo.reserve(key)
 
-        def run():
+        def run() -> None:
             try:
                 self._wait(key, fn)
             except Exception:
@@ -612,7 +613,7 @@ class Context:
                 return  # read, or being read, already
             self._speculative.add(memo_key)
 
-        def run():
+        def run() -> None:
             try:
                 self._wait(memo_key, lambda: self._load_tree(first, key, nested=False))
             except Exception:
@@ -628,7 +629,7 @@ class Context:
             with self._lock:
                 self._speculative.discard(memo_key)
 
-    def _load_tree(self, cand: ModuleCandidate, key, nested: bool = True):
+    def _load_tree(self, cand: ModuleCandidate, key: tuple, nested: bool = True) -> ModuleTree | ConfigurationError:
         """The tree from the metadata cache, else from the index (then kept in the cache,
         unless it was read ahead and nobody asked for it yet). ``nested``: read the trees
         of the nested calls ahead (read_nested_ahead); not for a tree itself read ahead for
@@ -725,7 +726,7 @@ class Context:
             return None
         return policy.provider_denial(address, version)
 
-    def provider_denied(self, address: str, version) -> bool:
+    def provider_denied(self, address: str, version: gvs.Version) -> bool:
         """Whether the policy denies ``version`` of the provider (recorded when it does)."""
         policy = self.options.policy
         rule = policy.provider_denial(address, version) if policy is not None else None
@@ -741,7 +742,8 @@ class Context:
         self.stats.release_time_unknown = self.cooldown.unknown
         return held
 
-    def provider_too_young(self, address, version: str, constraints) -> HeldBack | None:
+    def provider_too_young(self, address: ProviderAddress, version: str,
+                           constraints: Iterable[ProviderConstraint]) -> HeldBack | None:
         """As :meth:`too_young`, for a provider version (the registry's ``published_at``)."""
         if self.client is None:
             return None
@@ -751,7 +753,7 @@ class Context:
 
     # ------------------------------------------------------------------ providers
 
-    def provider_lock_listed(self, address, version: str) -> bool:
+    def provider_lock_listed(self, address: ProviderAddress, version: str) -> bool:
         """Whether ``address``'s listing offers the locked ``version``; a listing kept from
         an earlier run that does not (a teammate locked a newer release) is asked again
         first, unless offline."""
@@ -763,13 +765,14 @@ class Context:
             self._relisted.add(str(address))
         return any(str(v) == version for v in self.provider_versions(address, self.provider_source.relist))
 
-    def provider_versions(self, address, lister=None) -> list[gvs.Version]:
+    def provider_versions(self, address: ProviderAddress,
+                          lister: Callable[[ProviderAddress], list[str]] | None = None) -> list[gvs.Version]:
         """Provider versions ascending (a stable sort of the registry list); after
         :meth:`provider_lock_listed` asked again, the fresh listing."""
         fresh = str(address) in self._relisted
         lister = lister or self.provider_source.provider_versions
 
-        def do():
+        def do() -> list[gvs.Version]:
             out = []
             for text in lister(address):
                 try:
@@ -781,14 +784,14 @@ class Context:
             return out
         return self._wait(("provider", str(address)) + (("fresh",) if fresh else ()), do)
 
-    def provider_allowed(self, address, constraint) -> frozenset:
+    def provider_allowed(self, address: ProviderAddress, constraint: ProviderConstraint) -> frozenset:
         """The released versions of ``address`` one constraint admits (memoized)."""
-        def do():
+        def do() -> frozenset:
             return frozenset(v for v in self.provider_versions(address)
                              if not v.prerelease and gvs.meets(constraint.spec, v))
         return self._wait(("allowed", str(address), constraint.text, str(address) in self._relisted), do)
 
-    def prefetch_provider(self, address) -> None:
+    def prefetch_provider(self, address: ProviderAddress) -> None:
         if self.index.local:
             return
         self._future(("provider_prefetch", str(address)), lambda: self.provider_versions(address))

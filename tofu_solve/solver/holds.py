@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from ..versions import apparentlymart_go_versions as gvs
 from .model import (
@@ -38,6 +38,9 @@ from .model import (
     ProviderCandidate,
     ProviderRequirement,
 )
+
+if TYPE_CHECKING:
+    from .context import Context
 
 T = TypeVar("T")
 
@@ -93,7 +96,7 @@ def provider_lock_applies(address: str, locked_version: str, root_reqs: Iterable
     return True
 
 
-def locked_subjects(root_reqs: Sequence, ctx) -> frozenset[str]:
+def locked_subjects(root_reqs: Sequence, ctx: Context) -> frozenset[str]:
     """Every subject with a lock that may apply: each module call path the context's lock
     holds (whether it applies is judged per requirement, during the search), and each
     locked provider whose lock the root's own constraints admit and the policy does not
@@ -106,7 +109,8 @@ def locked_subjects(root_reqs: Sequence, ctx) -> frozenset[str]:
     return frozenset(out)
 
 
-def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx, subjects: Iterable[str]) -> set[str]:
+def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx: Context,
+          subjects: Iterable[str]) -> set[str]:
     """The subjects of ``subjects`` whose lock applies in this solution but which it puts at
     another version: a module call present with an applicable lock at another version, a
     provider at another version than its lock. ``mapping`` is a resolvelib result's mapping;

@@ -176,7 +176,7 @@ class NetworkIndex:
             return pkg
         return self._fetched.run(tree_key(cand), do)
 
-    def _announced(self, cand: ModuleCandidate):
+    def _announced(self, cand: ModuleCandidate) -> contextlib.AbstractContextManager[object]:
         """A context manager that announces fetching ``cand``: through the counter, only if
         the fetch goes to the network (not for a cached package); else at once."""
         shown = cand.source.for_display if isinstance(cand.source, RegistrySource) else redact(str(cand.source))

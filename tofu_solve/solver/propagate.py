@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from ..addrs.provider import ProviderAddress
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
 from .context import Context
@@ -37,6 +38,7 @@ from .model import (
     ModuleCandidate,
     ModuleRequirement,
     ProviderRequirement,
+    Requirement,
 )
 
 BATCH = 40  # candidates per root call looked at first (newest first)
@@ -79,7 +81,7 @@ def _fetch_all(ctx: Context, cands: list[ModuleCandidate]) -> None:
         ctx.prefetch_tree(c)
 
 
-def _known_tree(ctx: Context, cand: ModuleCandidate, fetch: bool):
+def _known_tree(ctx: Context, cand: ModuleCandidate, fetch: bool) -> ModuleTree | ConfigurationError | None:
     if not fetch and not ctx.tree_known(cand):
         return None
     try:
@@ -157,7 +159,7 @@ class _Effect:
     index: int
     address: object
 
-    def requirement(self, tree: ModuleTree, call_path: str, version: str, ctx: Context):
+    def requirement(self, tree: ModuleTree, call_path: str, version: str, ctx: Context) -> Requirement:
         from .provider import requirements_of_tree
         return requirements_of_tree(tree, call_path, version, None, ctx, modules=False)[self.index]
 
@@ -194,7 +196,7 @@ def _tree_effects(tree: ModuleTree, ctx: Context) -> tuple:
 
 
 def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str, int],
-                    plan: dict[str, set[str] | None] | None = None):
+                    plan: dict[str, set[str] | None] | None = None) -> tuple[Pruning, list[str]]:
     """One propagation over the first ``limits[call]`` (default :data:`BATCH`) candidates
     of each root call. ``plan`` (with ``fetch``): call path -> the versions to fetch (None:
     all); a call it leaves out is examined as with ``fetch=False``; no plan: fetch all.
@@ -226,7 +228,7 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     # domains of the subjects, from the root's own constraints
     domains: dict[Identity, set] = {}
 
-    def provider_domain(addr):
+    def provider_domain(addr: ProviderAddress) -> set | None:
         key = Identity.provider(addr)
         if key not in domains:
             try:

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import itertools
 import operator
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import cast
 
 from resolvelib.providers import AbstractProvider
+from resolvelib.resolvers import Criterion
 
-from ..addrs.module_source import OciSource, RegistrySource, RemoteSource
+from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
+from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import (
@@ -49,7 +52,7 @@ _TEXT = operator.attrgetter("text")
 _RANK = {Kind.UNUSABLE: 0, Kind.OPENTOFU: 1, Kind.MODULE: 2, Kind.PACKAGE: 3, Kind.PROVIDER: 4}
 
 
-def display_package(source) -> str:
+def display_package(source: ModuleSource) -> str:
     """A module package as people name it in output: the registry address, else the source
     address redacted (credentials never reach a line of output or a file)."""
     return source.package.for_display if isinstance(source, RegistrySource) else redact(str(source))
@@ -89,7 +92,7 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
 MAX_CALL_DEPTH = 64
 
 
-def module_identity(source) -> str:
+def module_identity(source: ModuleSource) -> str:
     """What makes two calls the same module for cycle detection: the package without
     any ref, tag or digest, plus the subdirectory."""
     if isinstance(source, RegistrySource):
@@ -213,10 +216,10 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         self._adding: tuple | None = None  # (identifier, criterion or None, requirement) being added
         self._added: tuple | None = None  # (identifier, _Summary) that find_matches made for it
 
-    def identify(self, requirement_or_candidate):
+    def identify(self, requirement_or_candidate: Requirement | Candidate) -> Identity:
         return requirement_or_candidate.identifier
 
-    def get_preference(self, identifier, resolutions: Mapping, candidates: Mapping, information: Mapping,
+    def get_preference(self, identifier: Identity, resolutions: Mapping, candidates: Mapping, information: Mapping,
                        backtrack_causes: Sequence) -> tuple:
         """Unusable markers and OpenTofu first (they prune at once), then module calls
         shallowest first, then packages, then providers last, so that whenever the newest
@@ -233,13 +236,13 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         causes = _cause_identities(backtrack_causes)
         return [min(identifiers, key=lambda i: _preference(i, causes))]
 
-    def search_order(self, identifier) -> tuple:
+    def search_order(self, identifier: Identity) -> tuple:
         """The part of :meth:`get_preference` that does not depend on the search's state:
         identifiers of the last conflict first, then the least of these keys (a total
         order). :class:`~.search.Search` keeps unsatisfied identifiers in a heap by it."""
         return _order(identifier)
 
-    def read_ahead_below_parties(self, information: Iterable, candidate) -> None:
+    def read_ahead_below_parties(self, information: Iterable, candidate: Candidate) -> None:
         """:meth:`read_ahead_below` each module version that imposed one of ``information``
         (a conflict's requirements), except the rejected ``candidate``. A provider's
         conflict names every module version that requires it, again at every rejection:
@@ -273,7 +276,8 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         for c in older[:readahead.CONFLICT]:
             self.ctx.prefetch_tree(c)
 
-    def adding_requirement(self, identifier, criterion, requirement) -> None:
+    def adding_requirement(self, identifier: Identity, criterion: Criterion[Requirement, Candidate] | None,
+                           requirement: Requirement) -> None:
         """:class:`~.search.Search` says that the next :meth:`find_matches` for ``identifier``
         is for the requirements of ``criterion`` (None: there is none yet) followed by
         ``requirement`` (resolvelib's ``_add_to_criteria``). For a provider, the matches
@@ -283,18 +287,19 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         self._adding = (identifier, criterion, requirement) if identifier.kind is Kind.PROVIDER else None
         self._added = None
 
-    def added_requirement(self, identifier, criterion) -> None:
+    def added_requirement(self, identifier: Identity, criterion: Criterion[Requirement, Candidate] | None) -> None:
         """:class:`~.search.Search` says that the add announced by :meth:`adding_requirement`
         made ``criterion``; None: it made none (the requirements conflicted)."""
         added, self._added, self._adding = self._added, None, None
         if added is not None and criterion is not None and added[0] == identifier:
             self._summaries[id(criterion)] = (criterion, added[1])  # holds it: its id is not reused
 
-    def _summary(self, criterion) -> _Summary:
+    def _summary(self, criterion: Criterion[Requirement, Candidate]) -> _Summary:
         hit = self._summaries.get(id(criterion))
         if hit is not None and hit[0] is criterion:
             return hit[1]
-        summary = _Summary.of(list(criterion.iter_requirement()))
+        # a provider's criterion: its requirements are that provider's constraints
+        summary = _Summary.of(cast("list[ProviderRequirement]", list(criterion.iter_requirement())))
         self._summaries[id(criterion)] = (criterion, summary)
         return summary
 
@@ -315,7 +320,8 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             calls = [r for r in reqs if isinstance(r, ModuleRequirement)]
             if not calls:
                 return []
-            return self._module_matches(calls[0], reqs, bad)
+            # resolvelib takes a callable that returns a fresh iterator too (its build_iter_view)
+            return cast("Iterable[Candidate]", self._module_matches(calls[0], reqs, bad))
         if kind is Kind.PACKAGE:  # a package's requirements are its pins
             versions = {r.version for r in reqs if isinstance(r, PackagePin)}
             if len(versions) != 1:
@@ -329,7 +335,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             return [cand] if cand not in bad and all(self.is_satisfied_by(r, cand) for r in reqs) else []
         return []  # unusable
 
-    def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
+    def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set) -> Callable[[], Iterator[ModuleCandidate]]:
         """Lazily: the locked version first, built from the lock without listing the source
         (a warm re-init needs no network); nothing else when the lock is held; else the
         listing, nearest the locked version first when a lock applies (it moves as little
@@ -338,7 +344,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
 
-        def factory():
+        def factory() -> Iterator[ModuleCandidate]:
             locked = self.ctx.locked_candidate(call)
             if locked is not None:
                 if ok(locked):
@@ -376,7 +382,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
     def _provider_matches(self, reqs: list[ProviderRequirement], bad: set) -> list[ProviderCandidate]:
         return self._provider_matches_of(reqs[0].address, _Summary.of(reqs), bad)
 
-    def _provider_matches_of(self, address, summary: _Summary, bad: set) -> list[ProviderCandidate]:
+    def _provider_matches_of(self, address: ProviderAddress, summary: _Summary, bad: set) -> list[ProviderCandidate]:
         """Newest first, every constraint met (``MeetingConstraints`` of all of them ANDed).
         Released versions are checked against each distinct constraint's cached member set;
         prereleases (which one constraint may request for all) against the whole AND."""
@@ -408,7 +414,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out
 
-    def _nearest_provider_versions(self, address, locked: str,
+    def _nearest_provider_versions(self, address: ProviderAddress, locked: str,
                                    cands: list[ProviderCandidate]) -> list[ProviderCandidate]:
         """``cands`` nearest the ``locked`` version first (:func:`~.holds.nearest_first`)."""
         rank = {str(v): i for i, v in enumerate(self.ctx.provider_versions(address))}
@@ -417,7 +423,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             return cands  # not listed: refused before the search (resolve.refuse_gone_provider_locks)
         return nearest_first(cands, lambda c: rank[str(c.version)], at)
 
-    def _meeting_all(self, address, constraints: list) -> list[ProviderCandidate]:
+    def _meeting_all(self, address: ProviderAddress, constraints: list) -> list[ProviderCandidate]:
         """Candidates of every version of ``address`` that meets all ``constraints``, newest
         first (of equal versions the last listed first)."""
         versions = self.ctx.provider_versions(address)
@@ -438,7 +444,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         """Each requirement answers for itself (:mod:`.model`)."""
         return requirement.is_satisfied_by(candidate)
 
-    def get_dependencies(self, candidate) -> Iterable:
+    def get_dependencies(self, candidate: Candidate) -> Iterable:
         if not isinstance(candidate, ModuleCandidate):
             return []
         denied = self._denied(candidate)
@@ -533,7 +539,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                          f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
                          f"({held.note})", at)]
 
-    def _missing_call(self, calls: list[ModuleRequirement]):
+    def _missing_call(self, calls: list[ModuleRequirement]) -> tuple[ModuleRequirement, ModuleNotFound] | None:
         """The first of ``calls`` (whose listings are being read in parallel) whose source
         the registry definitely does not have (404), with that error; None when all exist
         or only fail otherwise (network failures stay errors, raised where the listing is

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from resolvelib import BaseReporter
+from resolvelib.resolvers import Criterion
 
-from .model import Kind, subject_name
+from .model import Candidate, Identity, Kind, Requirement, subject_name
 
 
 class Interrupted(Exception):
@@ -44,7 +45,7 @@ class SearchReporter(BaseReporter):
 
     def __init__(self, interrupt_at: int | None = None, *,
                  on_round: Callable[[int, int], None] | None = None, round_every: int = 200,
-                 on_reject: Callable[[object, object], None] | None = None,
+                 on_reject: Callable[[Criterion[Requirement, Candidate], Candidate], None] | None = None,
                  on_interrupt: Callable[[], bool] | None = None):
         self.interrupt_at = interrupt_at
         self.on_round = on_round
@@ -62,7 +63,7 @@ class SearchReporter(BaseReporter):
         if self.on_round is not None and index and index % self.round_every == 0:
             self.on_round(index, self.backtracks)
 
-    def rejecting_candidate(self, criterion, candidate) -> None:
+    def rejecting_candidate(self, criterion: Criterion[Requirement, Candidate], candidate: Candidate) -> None:
         if self.on_reject is not None:
             self.on_reject(criterion, candidate)
         self.backtracks += 1
@@ -74,7 +75,7 @@ class SearchReporter(BaseReporter):
             if self.on_interrupt is None or self.on_interrupt():
                 raise Interrupted()
 
-    def _note_involved(self, criterion, ident) -> None:
+    def _note_involved(self, criterion: Criterion[Requirement, Candidate], ident: Identity) -> None:
         """Record the module call paths a conflict involves: the rejected candidate's and
         those of the module versions whose requirements it could not meet (each version
         looked at once, by identity: a provider's criterion lists every version that

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from resolvelib import BaseReporter
-from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
+from resolvelib.resolvers import Criterion, ResolutionImpossible, ResolutionTooDeep, Result
 
 from ..addrs.product import OPENTOFU, Product
 from ..config.tree import ModuleTree
@@ -32,6 +33,7 @@ from .fenced import fences, same_line_newer
 from .holds import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
+    Candidate,
     CoreRequirement,
     Identity,
     ModuleCandidate,
@@ -39,6 +41,7 @@ from .model import (
     NewerThan,
     ProviderCandidate,
     ProviderRequirement,
+    Requirement,
     TofuCandidate,
 )
 from .provider import TofuSolveProvider, requirements_of_tree
@@ -98,7 +101,7 @@ class Unsatisfiable(ResolutionError):
     pass proved the clash), the root ``requirements`` and ``tree``, and the ``root`` directory.
     """
 
-    def __init__(self, causes, requirements: list, tree: ModuleTree, root):
+    def __init__(self, causes: Iterable[object], requirements: list, tree: ModuleTree, root: Path | None) -> None:
         super().__init__("No consistent set of versions",
                          "No choice of module, provider and OpenTofu versions meets every constraint.",
                          explanation={"kind": "conflict"})
@@ -191,7 +194,7 @@ class _Searched:
     pruning: Pruning | None
 
 
-def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
+def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolution:
     """Resolve the tree rooted at ``tree``, moving as few locks as a solution allows.
 
     Every lock that applies (:mod:`.holds`) is held first; a warm re-init ends there. When
@@ -233,7 +236,8 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
         pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
         dead_locks = [frozenset({s}) for s, lock in ctx.locks.modules.items()
                       if s in subjects and lock.version in pruned.get(s, ())]
-        released = minimal_release(subjects, lambda held: _feasible(reqs, ctx, pruned, Holds(held, subjects)),
+        released = minimal_release(subjects,
+                                   lambda held: _feasible(reqs, ctx, pruned, Holds(held, subjects)) is not None,
                                    upper, check_budget(len(soft.result.mapping)), known=dead_locks)
         log.debug("locks released in %.2f s: %s (a search holding none moved %d)", time.monotonic() - started,
                   ", ".join(sorted(released)), len(upper))
@@ -280,7 +284,7 @@ def solve(tree: ModuleTree, ctx: Context, root=None) -> Resolution:
 
 
 def _feasible(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], holds: Holds, extra: tuple = (),
-              floors: dict | None = None):
+              floors: dict | None = None) -> Result | None:
     """The result of a search holding ``holds`` (with ``extra`` requirements and provider
     ``floors``, see :class:`~.provider.TofuSolveProvider`), or None when it finds no
     solution within the round cap: one question of the lock minimisation. No dead-end
@@ -360,7 +364,8 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
             continue
         found: dict[frozenset, Result] = {}
 
-        def feasible(held: frozenset, extra=extra, floors=floors, found=found) -> bool:
+        def feasible(held: frozenset, extra: tuple = extra, floors: dict | None = floors,
+                     found: dict[frozenset, Result] = found) -> bool:
             result = _feasible(reqs, ctx, pruned, Holds(held, subjects), extra, floors)
             if result is not None:
                 found[held] = result
@@ -394,7 +399,7 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
     return out
 
 
-def _search(reqs: list, ctx: Context, tree: ModuleTree, root, holds: Holds,
+def _search(reqs: list, ctx: Context, tree: ModuleTree, root: Path | None, holds: Holds,
             pruned: dict | None = None) -> _Searched:
     """One search with ``holds``, with the dead-end pass once it keeps going back.
 
@@ -406,7 +411,7 @@ def _search(reqs: list, ctx: Context, tree: ModuleTree, root, holds: Holds,
     provider = TofuSolveProvider(ctx, pruned, holds)
     pruning = None
 
-    def read_ahead_below_the_other_parties(criterion, candidate) -> None:
+    def read_ahead_below_the_other_parties(criterion: Criterion[Requirement, Candidate], candidate: Candidate) -> None:
         # The other parties to this conflict (module versions already pinned whose
         # requirements the candidate cannot meet): the search may have to go back over
         # them too, so their older versions are read ahead now, beside the candidate's.
@@ -474,7 +479,7 @@ def _involved_root_calls(reqs: list, involved: set[str]) -> set[str] | None:
     return hit or None
 
 
-def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
+def _lag(result: Result, ctx: Context) -> tuple[int, dict[str, int]]:
     """How many candidates each module call skipped: the selected candidate's position in
     the order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
     a locked version first, a lock that must move nearest first, else newest first), so that
@@ -504,8 +509,8 @@ def _lag(result, ctx: Context) -> tuple[int, dict[str, int]]:
 IMPROVE_FETCH_BUDGET = 24  # module versions the improvement pass may fetch beyond what the solve fetched
 
 
-def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, rounds: int = 3000,
-             pruning=None):
+def _improve(result: Result, reqs: list, provider: TofuSolveProvider, ctx: Context, max_attempts: int = 8,
+             rounds: int = 3000, pruning: Pruning | None = None) -> Result:
     """Look for a solution that goes back fewer versions in total.
 
     resolvelib returns the first consistent assignment its order reaches; when it had to go
@@ -525,8 +530,8 @@ def _improve(result, reqs: list, provider, ctx: Context, max_attempts: int = 8, 
     return _improve_within_budget(result, reqs, provider, budgeted, max_attempts, rounds, pruning)
 
 
-def _improve_within_budget(result, reqs: list, provider, ctx: Context, max_attempts: int, rounds: int,
-                           pruning=None):
+def _improve_within_budget(result: Result, reqs: list, provider: TofuSolveProvider, ctx: Context,
+                           max_attempts: int, rounds: int, pruning: Pruning | None = None) -> Result:
     from .context import FetchBudgetExceeded
     from .model import NewerThan
     from .propagate import propagate

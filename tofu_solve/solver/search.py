@@ -53,11 +53,11 @@ from __future__ import annotations
 
 import heapq
 import operator
-from collections.abc import Iterable
-from typing import Any, cast
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, cast
 
-from resolvelib import Resolver
-from resolvelib.resolvers import Result
+from resolvelib import AbstractProvider, BaseReporter, Resolver
+from resolvelib.resolvers import Criterion, Result
 from resolvelib.resolvers import resolution as _resolution
 from resolvelib.resolvers.exceptions import (
     RequirementsConflicted,
@@ -65,6 +65,9 @@ from resolvelib.resolvers.exceptions import (
     ResolutionTooDeep,
 )
 from resolvelib.structs import State
+
+if TYPE_CHECKING:
+    from .model import Candidate, Identity, Requirement
 
 # Every private member of resolvelib's that the loop reads or calls: methods of
 # ``Resolution``, the attributes its ``__init__`` sets, the fields of its ``State`` and
@@ -113,18 +116,18 @@ class _Unsatisfied:
 
     __slots__ = ("heap", "names", "order")
 
-    def __init__(self, names: set, order):
+    def __init__(self, names: set[Identity], order: Callable[[Identity], Any]) -> None:
         self.names = names
         self.order = order
         self.heap = [(order(n), n) for n in names]
         heapq.heapify(self.heap)
 
-    def add(self, name) -> None:
+    def add(self, name: Identity) -> None:
         if name not in self.names:
             self.names.add(name)
             heapq.heappush(self.heap, (self.order(name), name))
 
-    def first(self):
+    def first(self) -> Identity:
         heap, names = self.heap, self.names
         while heap[0][1] not in names:
             heapq.heappop(heap)
@@ -140,19 +143,19 @@ class _Changes(dict):
 
     __slots__ = ("base",)
 
-    def __init__(self, base: dict):
+    def __init__(self, base: dict) -> None:
         super().__init__()
         self.base = base
 
-    def __missing__(self, key):
+    def __missing__(self, key: Identity) -> Criterion:
         return self.base[key]
 
-    def get(self, key, default=None):
+    def get(self, key: Any, default: Any = None) -> Any:
         if dict.__contains__(self, key):
             return dict.__getitem__(self, key)
         return self.base.get(key, default)
 
-    def __contains__(self, key) -> bool:
+    def __contains__(self, key: object) -> bool:
         return dict.__contains__(self, key) or key in self.base
 
     def __bool__(self) -> bool:
@@ -163,7 +166,7 @@ class _IncrementalResolution(_resolution.Resolution):
     """resolvelib's ``Resolution`` with the per-round scans kept up to date instead of
     repeated (see the module)."""
 
-    def __init__(self, provider, reporter):
+    def __init__(self, provider: AbstractProvider, reporter: BaseReporter) -> None:
         super().__init__(provider, reporter)
         # the provider's own extension of resolvelib's protocol (search_order, and
         # adding_requirement / added_requirement when it has them): see the module
@@ -176,7 +179,7 @@ class _IncrementalResolution(_resolution.Resolution):
         # provider's criterion asks, instead of reading all its requirements again)
         self._announce = hasattr(provider, "adding_requirement")
 
-    def _order(self, name):
+    def _order(self, name: Identity) -> Any:
         key = self._orders.get(name)
         if key is None:
             key = self._orders[name] = self._ext.search_order(name)
@@ -184,7 +187,7 @@ class _IncrementalResolution(_resolution.Resolution):
 
     # --- what changed in a round ---------------------------------------------------------
 
-    def _get_updated_criteria(self, candidate):
+    def _get_updated_criteria(self, candidate: Candidate) -> dict[Identity, Criterion]:
         # resolvelib copies every criterion to add a candidate's dependencies, then copies
         # them all back into the state: only the changed ones are held, over the state's
         self._touched = {}  # only the last call's (the candidate pinned) is used
@@ -193,7 +196,8 @@ class _IncrementalResolution(_resolution.Resolution):
             self._add_to_criteria(criteria, requirement, parent=candidate)
         return criteria
 
-    def _add_to_criteria(self, criteria, requirement, parent) -> None:
+    def _add_to_criteria(self, criteria: dict[Identity, Criterion], requirement: Requirement,
+                         parent: Candidate | None) -> None:
         name = self._p.identify(requirement_or_candidate=requirement)
         if self._announce:
             self._ext.adding_requirement(name, criteria.get(name), requirement)
@@ -208,7 +212,7 @@ class _IncrementalResolution(_resolution.Resolution):
         if self._touched is not None:
             self._touched.setdefault(name, name in self.state.criteria)
 
-    def _is_current_pin_satisfying(self, name, criterion) -> bool:
+    def _is_current_pin_satisfying(self, name: Identity, criterion: Criterion) -> bool:
         pin = self.state.mapping.get(name)
         if pin is None:
             return False
@@ -217,7 +221,8 @@ class _IncrementalResolution(_resolution.Resolution):
             old = seen[0]
             if old is criterion:
                 return seen[2]
-            before, now = old.information, criterion.information
+            before: Any = old.information  # lists, as resolvelib's Criterion builds them
+            now: Any = criterion.information
             n = len(before)
             if len(now) > n and all(map(operator.is_, before, now[:n])):
                 # only requirements were added: the old answer stands for the old ones
@@ -237,7 +242,7 @@ class _IncrementalResolution(_resolution.Resolution):
                  if not self._is_current_pin_satisfying(key, criterion)}
         return _Unsatisfied(names, self._order)
 
-    def _choose(self, unsatisfied: _Unsatisfied):
+    def _choose(self, unsatisfied: _Unsatisfied) -> Identity:
         causes = set()
         for c in self.state.backtrack_causes:
             causes.add(self._p.identify(requirement_or_candidate=c.requirement))
@@ -250,7 +255,7 @@ class _IncrementalResolution(_resolution.Resolution):
 
     # --- the loop ----------------------------------------------------------------------
 
-    def resolve(self, requirements, max_rounds: int):
+    def resolve(self, requirements: Iterable[Requirement], max_rounds: int) -> State:
         if self._states:
             raise RuntimeError("already resolved")
         self._r.starting()
