@@ -147,3 +147,27 @@ def test_no_library_module_reads_the_process_environment():
                     {a.name for a in node.names} & {"environ", "environb", "getenv", "getenvb"}:
                 readers.append(f"{mod}:{node.lineno} (from os import ...)")
     assert not readers, "modules reading the environment themselves: " + ", ".join(sorted(readers))
+
+
+def test_the_solver_has_a_front_door_and_nobody_reaches_past_its_provider_hooks():
+    """Issue #51 §3: ``tofu_solve.solver`` exports its public names (each importable), and
+    no module outside ``solver/`` subclasses the resolvelib provider or touches one of its
+    private members: other searches use its hooks (``module_order``, ``lenient_providers``)."""
+    import tofu_solve.solver as solver
+    from tofu_solve.solver.provider import TofuSolveProvider
+
+    assert solver.__doc__ and "Reading order" in solver.__doc__
+    for name in solver.__all__:
+        assert getattr(solver, name) is not None, name
+    private = {n for n in vars(TofuSolveProvider) if n.startswith("_") and not n.startswith("__")}
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if "solver" in path.relative_to(PACKAGE).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(
+                    getattr(b, "id", getattr(b, "attr", None)) == "TofuSolveProvider" for b in node.bases):
+                offenders.append(f"{path.name}: class {node.name}(TofuSolveProvider)")
+            if isinstance(node, ast.Attribute) and node.attr in private:
+                offenders.append(f"{path.name}:{node.lineno}: .{node.attr}")
+    assert not offenders, offenders

@@ -163,36 +163,21 @@ def _short(name: str) -> str:
 # --------------------------------------------------------------------------- the what-if resolver
 
 
-class _NearestFirst(TofuSolveProvider):
-    """The solver's provider, except that a relaxed module call tries the versions its old
-    constraint admitted first (newest first), then the others nearest first."""
+def _nearest_first(ctx: Context, nearest: dict[str, str], pruned: dict | None = None) -> TofuSolveProvider:
+    """The solver's provider, except that a relaxed module call (``nearest``: call path ->
+    the version it had) tries the versions nearest that one first (:func:`nearest_order`),
+    read ahead within the budget from the first candidate on (the versions the old
+    constraint admitted are the ones that clashed, so a relaxed call has in effect gone
+    back already); and a provider that cannot be listed (gone from its registry) rules out
+    the module versions that require it, not the whole what-if (an old line of a relaxed
+    call may need one). Through the provider's public hooks."""
+    def order(call: ModuleRequirement) -> list[ModuleCandidate] | None:
+        old = nearest.get(call.call_path)
+        return None if old is None else nearest_order(ctx.module_candidates(call), old)
 
-    def __init__(self, ctx: Context, nearest: dict[str, str], pruned=None):
-        super().__init__(ctx, pruned)
-        self.nearest = nearest
-        self.spend_budget_at_once = True
-
-    def _provider_matches(self, reqs: list, bad: set):
-        # A provider that cannot be listed (gone from its registry) rules out the module
-        # versions that require it, not the whole what-if: an old line of a relaxed call
-        # may need one.
-        try:
-            return super()._provider_matches(reqs, bad)
-        except TofuSolveError:
-            return []
-
-    def _module_matches(self, call: ModuleRequirement, reqs: list, bad: set):
-        old = self.nearest.get(call.call_path)
-        if old is None:
-            return super()._module_matches(call, reqs, bad)
-        dead = self.pruned.get(call.call_path, ())
-        ok = lambda c: c not in bad and c.version_text not in dead and \
-            all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
-        cands = [c for c in nearest_order(self.ctx.module_candidates(call), old) if ok(c)]
-        # Read ahead as it goes, within the budget, and from the first candidate on: the
-        # versions the old constraint admitted are the ones that clashed, so a relaxed call
-        # has in effect gone back already and usually walks on.
-        return lambda: self.reading_ahead(cands, max(1, len(bad)))
+    provider = TofuSolveProvider(ctx, pruned, module_order=order, lenient_providers=True)
+    provider.spend_budget_at_once = True
+    return provider
 
 
 def _line(c: ModuleCandidate) -> tuple:
@@ -326,7 +311,7 @@ class WhatIf:
                     return bool(found.empty) or {k: set(v) for k, v in found.dead.items()} != pruned
 
                 try:
-                    result = Search(_NearestFirst(view, nearest, pruned),
+                    result = Search(_nearest_first(view, nearest, pruned),
                                     SearchReporter(ATTEMPT_BACKTRACKS, on_interrupt=look_again)).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
                 except Interrupted:
@@ -334,7 +319,7 @@ class WhatIf:
                     if pruning.empty:
                         raise ResolutionImpossible([]) from None
                     pruned = {k: set(v) for k, v in pruning.dead.items()}
-                    result = Search(_NearestFirst(view, nearest, pruned), BaseReporter()).resolve(
+                    result = Search(_nearest_first(view, nearest, pruned), BaseReporter()).resolve(
                         reqs, max_rounds=ATTEMPT_ROUNDS)
                 out = Outcome("solved", mapping=dict(result.mapping))
         except ResolutionImpossible as e:

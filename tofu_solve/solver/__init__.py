@@ -1,0 +1,69 @@
+"""The solver: one version per module call (or package), per provider, and the OpenTofu
+version, chosen with resolvelib, moving as few locks as a solution allows.
+
+The front door (issue #51 §3): :func:`build_context` wires a :class:`Context` from the
+command's settings and :class:`SolveOptions`; :func:`solve` returns a :class:`Resolution`
+or raises :class:`Unsatisfiable` (the facts :mod:`tofu_solve.explain` turns into the error a
+user reads); :func:`lock_change_reasons` says why each lock moved. Another search (the
+what-if solves) uses :class:`TofuSolveProvider` through its public hooks
+(``module_order``, ``lenient_providers``; :data:`ModuleOrder`), never its private methods.
+
+Reading order, outside in:
+
+1. :mod:`.model`: requirements, candidates and their :class:`Identity` (what resolvelib
+   keys a subject by).
+2. :mod:`.resolve`: the orchestration: root requirements, the held search, the
+   conservative update (:mod:`.conservative`, :mod:`.holds`), the improvement pass.
+3. :mod:`.provider`: resolvelib's callbacks; :mod:`.search`, resolvelib's loop kept
+   incremental; :mod:`.reporter`, what the loop counts.
+4. :mod:`.context`, :mod:`.index`, :mod:`.network`, :mod:`.build`: what the search asks of
+   the outside world, memoised and read ahead (:mod:`.readahead`).
+5. The passes around the search: :mod:`.propagate` (dead ends found before the search),
+   :mod:`.fenced`, :mod:`.cooldown`, :mod:`.changes`, :mod:`.baseline` (``tofu init``'s own
+   greedy choice, for comparison).
+
+The names below are imported from their modules when first used (PEP 562), so importing
+one part of the solver does not import all of it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .build import build_context
+    from .changes import lock_change_reasons
+    from .context import Context, SolveOptions
+    from .model import Identity
+    from .provider import ModuleOrder, TofuSolveProvider
+    from .resolve import Resolution, Unsatisfiable, solve
+
+_WHERE = {
+    "build_context": "build", "lock_change_reasons": "changes", "Context": "context", "SolveOptions": "context",
+    "Identity": "model", "ModuleOrder": "provider", "TofuSolveProvider": "provider", "Resolution": "resolve",
+    "Unsatisfiable": "resolve", "solve": "resolve",
+}
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{where}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "Context",
+    "Identity",
+    "ModuleOrder",
+    "Resolution",
+    "SolveOptions",
+    "TofuSolveProvider",
+    "Unsatisfiable",
+    "build_context",
+    "lock_change_reasons",
+    "solve",
+]

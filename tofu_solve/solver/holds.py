@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..versions import apparentlymart_go_versions as gvs
 from .model import (
@@ -40,7 +40,28 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from .context import Context
+    from ..config.policy import DenyRule
+    from ..lockfile import LockFile
+
+
+class _UpgradeOption(Protocol):
+    @property
+    def upgrade(self) -> bool: ...
+
+
+class LockView(Protocol):
+    """What the lock rules ask of a solve's context (:class:`~.context.Context` is one;
+    named here so that this module, which the context uses, does not import it)."""
+
+    @property
+    def options(self) -> _UpgradeOption: ...
+
+    @property
+    def locks(self) -> LockFile: ...
+
+    def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None: ...
+
+    def provider_lock_denial(self, address: str) -> DenyRule | None: ...
 
 T = TypeVar("T")
 
@@ -96,7 +117,7 @@ def provider_lock_applies(address: str, locked_version: str, root_reqs: Iterable
     return True
 
 
-def locked_subjects(root_reqs: Sequence, ctx: Context) -> frozenset[str]:
+def locked_subjects(root_reqs: Sequence, ctx: LockView) -> frozenset[str]:
     """Every subject with a lock that may apply: each module call path the context's lock
     holds (whether it applies is judged per requirement, during the search), and each
     locked provider whose lock the root's own constraints admit and the policy does not
@@ -109,7 +130,7 @@ def locked_subjects(root_reqs: Sequence, ctx: Context) -> frozenset[str]:
     return frozenset(out)
 
 
-def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx: Context,
+def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx: LockView,
           subjects: Iterable[str]) -> set[str]:
     """The subjects of ``subjects`` whose lock applies in this solution but which it puts at
     another version: a module call present with an applicable lock at another version, a

@@ -189,18 +189,35 @@ def cited_source(req: ModuleRequirement) -> SourceRange | None:
     return replace(at, file=f"{req.origin.package} {req.origin.version}: {at.file}")
 
 
+#: A call's candidates in the order a search should try them, or None for the solver's own
+#: order (:class:`TofuSolveProvider`'s ``module_order`` hook).
+ModuleOrder = Callable[[ModuleRequirement], "list[ModuleCandidate] | None"]
+
+
 class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
     """resolvelib callbacks for module calls, module packages, providers and OpenTofu."""
 
     def __init__(self, ctx: Context, pruned: Mapping[str, set[str]] | None = None, holds: Holds | None = None,
-                 floors: Mapping[str, gvs.Version] | None = None):
+                 floors: Mapping[str, gvs.Version] | None = None, *, module_order: ModuleOrder | None = None,
+                 lenient_providers: bool = False):
         """``pruned``: call path -> version texts known to be dead ends
         (:func:`~.propagate.propagate`); they are never offered. ``holds``: the locks this
         search keeps fixed and those it offers first (:class:`~.holds.Holds`); None holds
         nothing and offers every applicable lock first (the what-if solves). ``floors``:
         provider address -> a version only newer ones than which are offered (whether a
-        newer provider is possible, for ``-upgrade=NAME``)."""
+        newer provider is possible, for ``-upgrade=NAME``).
+
+        The public hooks for other searches (the what-if solves of
+        :mod:`tofu_solve.explain.whatif`; issue #51 §3, instead of overriding private
+        methods): ``module_order`` gives, for a call, its candidates in the order to try
+        them, or None for the solver's own order; a call it orders is offered no lock first
+        and is read ahead from its first candidate on, as a call that has already gone back.
+        ``lenient_providers``: when the matches of a provider's whole criterion are asked
+        and its listing fails, it offers no version (ruling out what requires it) instead of
+        failing the search."""
         self.ctx = ctx
+        self.module_order = module_order
+        self.lenient_providers = lenient_providers
         self.pruned = pruned or {}
         self.holds = holds if holds is not None else Holds()
         self.floors = dict(floors or {})
@@ -329,7 +346,13 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             pin = PackageCandidate(identifier.name, versions.pop())
             return [] if pin in bad else [pin]
         if kind is Kind.PROVIDER:  # a provider's requirements are its constraints
-            return self._provider_matches([r for r in reqs if isinstance(r, ProviderRequirement)], bad)
+            provider_reqs = [r for r in reqs if isinstance(r, ProviderRequirement)]
+            if self.lenient_providers:
+                try:
+                    return self._provider_matches(provider_reqs, bad)
+                except TofuSolveError:
+                    return []
+            return self._provider_matches(provider_reqs, bad)
         if kind is Kind.OPENTOFU:
             cand = TofuCandidate(self.ctx.options.target.version)
             return [cand] if cand not in bad and all(self.is_satisfied_by(r, cand) for r in reqs) else []
@@ -343,6 +366,10 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         dead = self.pruned.get(call.call_path, ())
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
+        ordered = self.module_order(call) if self.module_order is not None else None
+        if ordered is not None:
+            cands = [c for c in ordered if ok(c)]
+            return lambda: self.reading_ahead(cands, max(1, len(bad)))
 
         def factory() -> Iterator[ModuleCandidate]:
             locked = self.ctx.locked_candidate(call)
@@ -554,4 +581,4 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         return None
 
 
-__all__ = ["ROOT", "TofuSolveProvider", "requirements_of_tree"]
+__all__ = ["ROOT", "ModuleOrder", "TofuSolveProvider", "requirements_of_tree"]
