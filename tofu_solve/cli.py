@@ -293,14 +293,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("list", parents=[common],
                         help="list every module and provider version in use, from lock files only (an inventory, "
-                             "or a CycloneDX SBOM)",
+                             "or a CycloneDX or SPDX SBOM)",
                         description="Read .terraform.lock.hcl (with -recursive, of every root module under -chdir) "
                                     "and list each module package version and provider version once, with the roots "
                                     "and call paths that use it and the policy's verdict when a policy is in force. "
-                                    "No network. -format=cyclonedx writes a CycloneDX 1.6 SBOM.")
+                                    "No network. -format=cyclonedx writes a CycloneDX 1.6 SBOM, -format=spdx an "
+                                    "SPDX 2.3 document.")
     sp.add_argument("--recursive", action="store_true", help="every root module under -chdir that has a lock file")
-    sp.add_argument("--format", choices=["text", "json", "cyclonedx"], default="text",
-                    help="text (default), json (as -json), or a CycloneDX 1.6 JSON SBOM")
+    sp.add_argument("--format", choices=["text", "json", "cyclonedx", "spdx"], default="text",
+                    help="text (default), json (as -json), a CycloneDX 1.6 JSON SBOM, or an SPDX 2.3 JSON document")
     _policy_flag(sp)
     sp.set_defaults(command_module="inventory")
 

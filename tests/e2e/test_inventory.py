@@ -145,3 +145,58 @@ def test_each_package_kind_has_the_identity_a_scanner_reads():
     assert refs["distribution"]["hashes"] == [{"alg": "SHA-256", "content": digest}]
     assert comps["provider:registry.terraform.io/hashicorp/aws@6.0.0"]["hashes"] == [
         {"alg": "SHA-256", "content": "c" * 64}]
+
+
+def test_an_spdx_document_the_spdx_library_reads_back_valid(tmp_path, tofu_solve):
+    """Issue #50 §3: ``-format=spdx`` is SPDX 2.3 JSON that spdx-tools parses back and finds
+    valid: one package per item with its purl, the git commit as download location, the
+    provider's SHA256 checksums, the roots depending on each; the same locks give the same
+    namespace."""
+    from spdx_tools.spdx.parser.parse_anything import parse_file
+    from spdx_tools.spdx.validation.document_validator import validate_full_spdx_document
+
+    repo = monorepo(tmp_path, tofu_solve)
+    r = tofu_solve(repo, "list", "-recursive", "-format=spdx")
+    assert r.code == 0, r.err
+    path = tmp_path / "sbom.spdx.json"
+    path.write_text(r.out)
+    doc = parse_file(str(path))
+    assert validate_full_spdx_document(doc, "SPDX-2.3") == []
+    assert doc.creation_info.spdx_version == "SPDX-2.3"
+    packages = {p.name: p for p in doc.packages}
+    vpc = packages["registry.opentofu.org/terraform-aws-modules/vpc/aws"]
+    assert vpc.version == "6.6.0"
+    assert [(ref.reference_type, ref.locator) for ref in vpc.external_references] == [
+        ("purl", "pkg:terraform/terraform-aws-modules/vpc@6.6.0"
+                 "?repository_url=https://registry.opentofu.org&target_system=aws")]
+    # the world's git server has a port, which SPDX's download-location grammar has no room for
+    assert str(vpc.download_location) == "NOASSERTION"
+    assert vpc.source_info.startswith("installed from git+git://127.0.0.1:") and len(
+        vpc.source_info.rpartition("@")[2]) == 40
+    aws = next(p for p in doc.packages if p.name == "registry.opentofu.org/hashicorp/aws")
+    assert aws.checksums and all(c.algorithm.name == "SHA256" and len(c.value) == 64 for c in aws.checksums)
+    depends = {(x.spdx_element_id, x.related_spdx_element_id) for x in doc.relationships
+               if x.relationship_type.name == "DEPENDS_ON"}
+    assert {p.spdx_id for p in doc.packages} - {"SPDXRef-roots"} == {b for _, b in depends}
+    assert doc.creation_info.creator_comment == "Lock files written for OpenTofu"
+    again = tofu_solve(repo, "list", "-recursive", "-format=spdx").out
+    assert json.loads(again)["documentNamespace"] == json.loads(r.out)["documentNamespace"]
+
+
+def test_an_spdx_download_location_is_the_commit_where_the_grammar_admits_it():
+    """A git package on a host SPDX's grammar admits: its commit is the download location;
+    an OCI digest address, which the grammar has no scheme for, is the source information."""
+    from tofu_solve.command.inventory import Item, spdx
+
+    commit = "a" * 40
+    items = [Item("module", "git::https://github.com/team/network.git", "v1.2.0",
+                  package=f"git::https://github.com/team/network.git?ref={commit}"),
+             Item("module", "oci://registry.example.com/modules/net", "1.0.0",
+                  package="oci://registry.example.com/modules/net?digest=sha256:" + "b" * 64)]
+    doc = json.loads(spdx(["."], items, ["Terraform"], now=0))
+    by_name = {p["name"]: p for p in doc["packages"]}
+    assert by_name["git::https://github.com/team/network.git"]["downloadLocation"] == \
+        f"git+https://github.com/team/network.git@{commit}"
+    oci = by_name["oci://registry.example.com/modules/net"]
+    assert oci["downloadLocation"] == "NOASSERTION" and oci["sourceInfo"].endswith("@sha256:" + "b" * 64)
+    assert doc["creationInfo"]["created"] == "1970-01-01T00:00:00Z"
