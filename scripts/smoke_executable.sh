@@ -29,4 +29,11 @@ grep -q "from $smoke/cache/corpus/" "$smoke/demo.log" || {
   cat "$smoke/demo.log"; echo "smoke: the demo did not use the corpus the executable carries" >&2; exit 1; }
 test -f "$smoke/demo/2-needs-solver/.terraform.lock.hcl"
 grep -q "all agree" "$smoke/demo/2-needs-solver/check.txt"
-echo "smoke: the executable runs the demo (init, why, graph, check) with no Python on PATH"
+# the SBOMs, whose libraries read data files of their own
+for fmt in cyclonedx spdx; do
+  run "$exe" list -chdir="$smoke/demo/2-needs-solver" -format=$fmt > "$smoke/sbom.$fmt" 2> "$smoke/sbom.err" || {
+    cat "$smoke/sbom.err"; echo "smoke: the executable's list -format=$fmt failed" >&2; exit 1; }
+done
+grep -q '"specVersion": "1.6"' "$smoke/sbom.cyclonedx"
+grep -q '"spdxVersion": "SPDX-2.3"' "$smoke/sbom.spdx"
+echo "smoke: the executable runs the demo (init, why, graph, check) and writes both SBOMs with no Python on PATH"
