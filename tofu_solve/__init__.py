@@ -13,9 +13,9 @@ conflict explanations), ``Settings`` (:mod:`tofu_solve.settings`) and the error 
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
 
+from ._lazy import exports
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -43,10 +43,4 @@ __all__ = ["ConfigurationError", "InitOptions", "InitResult", "IntegrityError", 
            "ResolutionError", "Settings", "TofuSolveError", "__version__", "check", "run_init", "solve"]
 
 
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tofu_solve' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = exports(__name__, globals(), _LAZY)

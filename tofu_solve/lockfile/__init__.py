@@ -7,30 +7,22 @@ hand-over (:mod:`tofu_solve.workdir.stamp`) needs no parser."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
 
 if TYPE_CHECKING:
     from .model import LockChange, LockFile, ModuleLock, ProviderLock
     from .read import LOCK_FILE_NAME, Diagnostic, LockFileErrors, parse_lock_text, read_lock_file
     from .write import format_lock_file, format_module_lock, format_provider_lock, write_atomic, write_lock_file
 
-_WHERE = {
-    "LockChange": "model", "LockFile": "model", "ModuleLock": "model", "ProviderLock": "model",
-    "LOCK_FILE_NAME": "names", "Diagnostic": "read", "LockFileErrors": "read", "parse_lock_text": "read",
-    "read_lock_file": "read", "format_lock_file": "write", "format_module_lock": "write",
-    "format_provider_lock": "write", "write_atomic": "replacefile", "write_lock_file": "write",
-}
 
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{where}", __name__), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = exports(__name__, globals(), {
+    "LockChange": ".model", "LockFile": ".model", "ModuleLock": ".model", "ProviderLock": ".model",
+    "LOCK_FILE_NAME": ".names", "Diagnostic": ".read", "LockFileErrors": ".read", "parse_lock_text": ".read",
+    "read_lock_file": ".read", "format_lock_file": ".write", "format_module_lock": ".write",
+    "format_provider_lock": ".write", "write_atomic": ".replacefile", "write_lock_file": ".write",
+})
 
 __all__ = [
     "LOCK_FILE_NAME",

@@ -28,8 +28,9 @@ one part of the solver does not import all of it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
 
 if TYPE_CHECKING:
     from .build import build_context
@@ -39,21 +40,11 @@ if TYPE_CHECKING:
     from .provider import ModuleOrder, TofuSolveProvider
     from .resolve import Resolution, Unsatisfiable, solve
 
-_WHERE = {
-    "build_context": "build", "lock_change_reasons": "changes", "Context": "context", "SolveOptions": "context",
-    "Identity": "model", "ModuleOrder": "provider", "TofuSolveProvider": "provider", "Resolution": "resolve",
-    "Unsatisfiable": "resolve", "solve": "resolve",
-}
-
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{where}", __name__), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = exports(__name__, globals(), {
+    "build_context": ".build", "lock_change_reasons": ".changes", "Context": ".context", "SolveOptions": ".context",
+    "Identity": ".model", "ModuleOrder": ".provider", "TofuSolveProvider": ".provider", "Resolution": ".resolve",
+    "Unsatisfiable": ".resolve", "solve": ".resolve",
+})
 
 __all__ = [
     "Context",

@@ -14,8 +14,9 @@ Public API::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import exports
 
 if TYPE_CHECKING:
     from .apparentlymart_go_versions import Version as ProviderVersion
@@ -31,23 +32,13 @@ if TYPE_CHECKING:
 
 # Imported from their modules when first used (PEP 562): naming one version parser costs only
 # that parser (the warm path's hand-over needs GoVersion alone).
-_WHERE = {
-    "ProviderVersion": ("apparentlymart_go_versions", "Version"), "ModuleConstraint": ("constraints", None),
-    "ProviderConstraint": ("constraints", None), "module_constraint": ("constraints", None),
-    "provider_constraint": ("constraints", None), "GoConstraints": ("hashicorp_go_version", None),
-    "GoVersion": ("hashicorp_go_version", None), "ModuleVersionListing": ("selection", None),
-    "list_module_versions": ("selection", None), "pick_module_version": ("selection", None),
-    "select_module_version": ("selection", None), "select_provider_version": ("selection", None),
-}
-
-
-def __getattr__(name: str) -> Any:
-    where = _WHERE.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{where[0]}", __name__), where[1] or name)
-    globals()[name] = value
-    return value
+__getattr__ = exports(__name__, globals(), {
+    "ProviderVersion": ".apparentlymart_go_versions:Version", "ModuleConstraint": ".constraints",
+    "ProviderConstraint": ".constraints", "module_constraint": ".constraints", "provider_constraint": ".constraints",
+    "GoConstraints": ".hashicorp_go_version", "GoVersion": ".hashicorp_go_version",
+    "ModuleVersionListing": ".selection", "list_module_versions": ".selection", "pick_module_version": ".selection",
+    "select_module_version": ".selection", "select_provider_version": ".selection",
+})
 
 
 __all__ = [
