@@ -200,3 +200,25 @@ def test_an_spdx_download_location_is_the_commit_where_the_grammar_admits_it():
     oci = by_name["oci://registry.example.com/modules/net"]
     assert oci["downloadLocation"] == "NOASSERTION" and oci["sourceInfo"].endswith("@sha256:" + "b" * 64)
     assert doc["creationInfo"]["created"] == "1970-01-01T00:00:00Z"
+
+
+def test_credentials_in_a_hand_edited_lock_reach_no_output(tmp_path, tofu_solve):
+    """A lock file edited by hand with a password in a git address: text, JSON and both SBOMs
+    name the package without it (the one redaction rule, addrs/redact.py)."""
+    root = tmp_path / "root"
+    root.mkdir()
+    commit = "c" * 40
+    (root / ".terraform.lock.hcl").write_text(
+        'module "net" {\n  version = "v1.0.0"\n'
+        '  source  = "git::https://deploy:hunter2@git.example.com/team/net.git?ref=v1.0.0"\n'
+        '  hashes = [\n    "h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",\n  ]\n'
+        f'  package = "git::https://git.example.com/team/net.git?ref={commit}"\n}}\n')
+    for args in ((), ("-json",), ("-format=cyclonedx",), ("-format=spdx",)):
+        r = tofu_solve(root, "list", *args)
+        assert r.code == 0, r.err
+        assert "hunter2" not in r.out + r.err and "git.example.com/team/net.git" in r.out, args
+    # in the package address the lock reader refuses it outright, at its line, without echoing it
+    text = (root / ".terraform.lock.hcl").read_text()
+    (root / ".terraform.lock.hcl").write_text(text.replace("https://git.example.com", "https://deploy:hunter2@git.example.com"))
+    r = tofu_solve(root, "list", "-format=spdx")
+    assert r.code == 1 and "Invalid module package" in r.err and "line 7" in r.err and "hunter2" not in r.out + r.err

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .._version import __version__
 from ..addrs.module_source import OciSource, RegistrySource, parse_source
+from ..addrs.redact import redact
 from ..config.policy import Policy, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
@@ -90,11 +91,13 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
                 source = parse_source(m.source, host)
             except TofuSolveError:
                 continue
-            address = package_address(source) or m.source
+            # a lock edited by hand may hold credentials tofu-solve never writes: the one
+            # redaction rule again, before any address reaches a line of output or an SBOM
+            address = redact(package_address(source) or m.source)
             item = items.setdefault(("module", address, m.version), Item("module", address, m.version))
             item.uses.append((name, path))
             item.hashes.update(m.hashes)
-            item.package = item.package or m.package
+            item.package = item.package or redact(m.package)
             if policy is not None and item.verdict is None:
                 item.verdict = _module_verdict(policy, source, address, m.version)
         for addr, p in sorted(locks.providers.items()):
