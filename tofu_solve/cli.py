@@ -131,6 +131,13 @@ def _cooldown_flag(sp: argparse.ArgumentParser) -> None:
                          "honoured with a warning (default: $TOFU_SOLVE_MIN_AGE, else none)")
 
 
+def _store_flag(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--package-store", metavar="oci://HOST/PREFIX", dest="package_store",
+                    help="the package store on an OCI registry shared by CI jobs: packages the lock file names are "
+                         "read from it (verified against the lock) before their origins, and packages verified from "
+                         "an origin are pushed to it (default: $TOFU_SOLVE_PACKAGE_STORE; an empty value: none)")
+
+
 def _policy_flag(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--policy", metavar="FILE",
                     help="the module policy: allowed and denied sources, denied versions (default: "
@@ -260,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--platform", action="append", metavar="OS_ARCH",
                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
                          "default: this machine's)")
+    _store_flag(sp)
     _tofu_init_flags(sp)
     sp.set_defaults(command_module="init")
 

@@ -53,7 +53,9 @@ from ..plugins import (
     plan_provider_locks,
 )
 from ..plugins.readahead import ProviderReadAhead
+from ..providers import Package
 from ..remote.ops import OpCounter
+from ..remote.package_store import PackageStore, ProviderKey, module_key, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
 from ..settings import Settings
@@ -92,6 +94,7 @@ from .monorepo import (
     relative_name,
     run_each,
 )
+from .store import report_data, store_warnings
 from .views.init import InitViews, RootsSummary, describe_change, summarize, unchanged_text
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
@@ -123,6 +126,7 @@ class InitOptions:
     vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
     display_prefix: str = ""  # prepended to the root's file names in citations (-recursive: "envs/prod/")
     verbose: bool = False  # -verbose: a rule's warning lists every version it kept out (issue #47 §5)
+    package_store: str | None = None  # -package-store as given ("" turns it off; None: TOFU_SOLVE_PACKAGE_STORE)
 
 
 @dataclass
@@ -146,6 +150,7 @@ class InitResult:
     handover: str | None = None  # the client's init about to run (the command line), if any
     next_command: str | None = None  # else the command the user runs next
     policy: dict | None = None  # the policy applied (-json: its file and every version it denied), or None
+    store: dict | None = None  # what the package store did (-json), or None without one (issue #49)
 
 
 def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = (),
@@ -224,9 +229,13 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     solve_locks, providers_again = locks, frozenset[str]()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
+    store = open_store(store_setting(opts.package_store, settings.environ), settings.environ, settings.limits,
+                       offline=opts.offline)
+    if store is not None:
+        expect_locked_packages(store, locks)
     ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=locks,
                                  refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
-                                 client=registry)
+                                 client=registry, store=store)
     notes.extend(WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings)
     packages = _provider_packages(ctx, counter, opts)
     plugin_cache = packages.plugin_cache_dir
@@ -253,6 +262,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                                                          opts.lockfile == "readonly", moves, memo,
                                                          _hash_diagnosis(root, settings, memo))
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
+            if store is not None:
+                push_verified_modules(store, selected)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
             log.debug("provider locks planned in %.2f s", provider_ms / 1000)
@@ -353,6 +364,11 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
     if opts.install:
         write_state(root, settings, state_doc)
+    store_data = None
+    if store is not None:
+        report = store.finish()
+        res.warnings.extend(store_warnings(store.address, report))
+        store_data = report_data(store.address, report)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "tree_read_ms": round(ctx.stats.read_seconds * 1000),
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
@@ -361,7 +377,30 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "release_time_unknown": ctx.stats.release_time_unknown,
              "hashes_remembered": memo.hits}  # directories not hashed again: unchanged since hashed
     return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, verified, stats, target, plugin_cache, policy=policy_data)
+                      manifest, verified, stats, target, plugin_cache, policy=policy_data, store=store_data)
+
+
+def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
+    """Tell the store what the lock file records (issue #49): each module package's hashes
+    by its identity, each provider version's hashes; nothing else is read from it."""
+    for lock in locks.modules.values():
+        key = module_key(lock.package) if lock.package else None
+        if key is not None:
+            store.expect_module(key, content_hashes(lock), lock.version)
+    for provider in locks.providers.values():
+        a = provider.address
+        store.expect_provider(ProviderKey(a.host, a.namespace, a.type, provider.version), provider.hashes)
+
+
+def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]]) \
+        -> None:
+    """Push every selected module package that did not come from the store, now that it is
+    verified against the new lock (issue #49); in the background."""
+    for _, pkg, lock in selected.values():
+        key = module_key(lock.package) if lock.package else None
+        h1 = next((h for h in lock.hashes if h.startswith("h1:")), None)
+        if key is not None and h1 is not None:
+            store.push_module(key, pkg.root, h1, lock.version)
 
 
 def without_targets(locks: LockFile, tree, names: tuple[str, ...],
@@ -464,7 +503,8 @@ def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> P
     return ProviderPackages(client, fetcher, fetcher.cache, counter,
                             client.cli_config.plugin_cache_dir or opts.plugin_cache,
                             offline=opts.offline,
-                            sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None)
+                            sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None,
+                            store=fetcher.store)
 
 
 def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
@@ -810,7 +850,7 @@ def run(ns, settings: Settings, views: InitViews) -> int:
                        max_rounds=args.max_rounds, offline=args.offline,
                        min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars,
-                       policy=args.policy, verbose=args.verbose)
+                       policy=args.policy, verbose=args.verbose, package_store=args.package_store)
     if args.recursive:
         return _run_recursive(args, opts, views, settings)
     if not any(config_file_names(args.chdir)):

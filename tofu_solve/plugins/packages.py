@@ -43,6 +43,7 @@ from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
 from ..remote.limits import describe_failure, read_document
 from ..remote.ops import OpCounter, lazy_import
+from ..remote.package_store import PackageStore, ProviderKey
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.registry import ProviderDownload, RegistryClient
 from ..store.cache import Cache, key_of
@@ -99,6 +100,10 @@ class PackageInfo:
     directory: Path | None = None
 
 
+class _StoreMismatch(Exception):
+    """A provider package from the store that none of the lock's hashes verifies."""
+
+
 class ProviderPackages:
     """Fetches and authenticates provider packages (thread-safe).
 
@@ -112,7 +117,9 @@ class ProviderPackages:
     """
 
     def __init__(self, client: RegistryClient, fetcher: Fetcher, cache: Cache, counter: OpCounter,
-                 plugin_cache_dir: Path | None = None, offline: bool = False, sources: ProviderSources | None = None):
+                 plugin_cache_dir: Path | None = None, offline: bool = False, sources: ProviderSources | None = None,
+                 store: PackageStore | None = None):
+        self.store = store  # the package store on an OCI registry (issue #49), or None
         self.sources = sources
         self.client = client
         self.fetcher = fetcher
@@ -168,21 +175,33 @@ class ProviderPackages:
         method = self._method(address, version)
         if method.kind != "direct":
             return self._from_mirror(method, address, version, platform)
+        if self.store is not None:
+            stored = self._from_store(address, version, platform)
+            if stored is not None:
+                return stored
         meta = self._answer(address, version, platform)
         log.debug("provider %s %s %s: %s, checksums %s", address, version, platform, redact(meta.download_url),
                   redact(meta.shasums_url))
         what = f"provider {address.for_display} {version}"
         # The checksums, their signature and the zip are fetched at once (one round trip, not
         # three); nothing is recorded as verified until all three checks have passed.
+        kept: list[Path] | None = [] if self.store is not None else None  # the zip, for the store
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-zip") as one:
             unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}{UNPACKED}",
-                                  lambda dest: self._fill(meta, dest, what, max_zip_bytes))
-            signed = self._signed_sums(meta, what)
-            directory = unpacked.result()
+                                  lambda dest: self._fill(meta, dest, what, max_zip_bytes, kept))
+            try:
+                signed = self._signed_sums(meta, what)
+            finally:
+                directory = unpacked.result()
         if f"zh:{meta.shasum}" not in signed or not self._lists(meta):
+            for f in kept or ():
+                f.unlink(missing_ok=True)
             raise IntegrityError("Failed to authenticate provider package",
                                  f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
                                  f"checksum the registry gave ({meta.shasum}).")
+        if self.store is not None and kept:  # signed, and its checksum listed: the store may have it
+            self.store.push_provider(ProviderKey(address.host, address.namespace, address.type, version), platform,
+                                     kept[0])
         info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
         self.cache.write_json("provider-packages", self._key(address, version, platform),
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
@@ -298,17 +317,64 @@ class ProviderPackages:
                                url=redact(url))
         return body
 
-    def _fill(self, meta: ProviderDownload, dest: Path, what: str, max_bytes: int | None = None) -> None:
+    def _fill(self, meta: ProviderDownload, dest: Path, what: str, max_bytes: int | None = None,
+              keep: list[Path] | None = None) -> None:
+        """Download, check against the registry's checksum, unpack into ``dest``; the zip is
+        removed, or handed to ``keep`` when given (for the package store, once verified)."""
         self.counter.add("provider_package")
         archive, sha = self.fetcher.download(meta.download_url, max_bytes=max_bytes)
+        kept = False
         try:
             if sha != meta.shasum:
                 raise IntegrityError("Failed to authenticate provider package",
                                      f"The {meta.platform} package of {what} has SHA-256 {sha}, but the registry and "
                                      f"its signed checksums say {meta.shasum}.")
             extract_archive(archive, "zip", dest, self.fetcher.limits)
+            if keep is not None:
+                keep.append(archive)
+                kept = True
         finally:
-            archive.unlink(missing_ok=True)
+            if not kept:
+                archive.unlink(missing_ok=True)
+
+    def _from_store(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo | None:
+        """The package from the package store, when the lock records hashes for the version
+        and the store's zip matches one of its ``zh:`` hashes, or its unpacked directory
+        one of its ``h1:`` hashes (issue #49); checked before anything reaches the cache.
+        The lock's ``zh:`` hashes stand for the signed document (they were recorded from
+        one). None: the registry is asked as without a store."""
+        store = self.store
+        if store is None:
+            return None
+        key = ProviderKey(address.host, address.namespace, address.type, version)
+        got = store.read_provider(key, platform)
+        if got is None:
+            return None
+        data, zh = got
+        hashes = store.provider_hashes(key)
+        found: list[str] = []
+
+        def fill(dest: Path) -> None:
+            extract_archive(data, "zip", dest, self.fetcher.limits)
+            h1 = hash_dir(dest)
+            if zh not in hashes and h1 not in hashes:
+                raise _StoreMismatch(f"its zip is {zh} and unpacks to {h1}, neither of which the lock records")
+            found.append(h1)
+        try:
+            directory = self.cache.ensure_package(f"provider:{address}", f"{version}/{platform}{UNPACKED}", fill)
+        except (_StoreMismatch, IntegrityError) as e:
+            store.provider_read(key, platform, False, str(e))
+            return None
+        h1 = found[0] if found else hash_dir(directory)
+        if zh not in hashes and h1 not in hashes:  # an entry the cache had already, for other contents
+            store.provider_read(key, platform, False, f"the cached package hashes to {h1}")
+            return None
+        store.provider_read(key, platform, True)
+        info = PackageInfo(h1, tuple(sorted(h for h in hashes if h.startswith("zh:"))), zh[3:], directory)
+        self.cache.write_json("provider-packages", self._key(address, version, platform),
+                              {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
+        self._place(address, version, platform, directory)
+        return info
 
     # ------------------------------------------------------------------ plugin cache
 

@@ -62,6 +62,15 @@ class OciError(TofuSolveError):
     """An OCI artifact that is not an OpenTofu module package."""
 
 
+class PushRefused(NetworkError):
+    """The registry answered a push with an error status (``status``; 401 and 403: the
+    credentials found may read but not write)."""
+
+    def __init__(self, status: int, detail: str):
+        self.status = status
+        super().__init__("OCI registry refused the push", detail)
+
+
 @dataclass(frozen=True)
 class Credentials:
     username: str
@@ -154,7 +163,8 @@ class OciClient:
     for tofu-solve's use (one oras registry object per host, guarded)."""
 
     def __init__(self, env: Mapping[str, str] | None = None, counter: OpCounter | None = None, offline: bool = False,
-                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None):
+                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None, single_attempt: bool = False):
+        self.single_attempt = single_attempt  # no oras retries (minutes of back-off): the package store's client
         self.limits = limits or Limits()
         self.env = dict(env or {})
         self.counter = counter or OpCounter()
@@ -188,6 +198,7 @@ class OciClient:
         challenge = probe.headers.get("WWW-Authenticate", "")
         backend = "token" if challenge.lower().startswith("bearer") else "basic"
         reg = oras.provider.Registry(hostname=host, insecure=scheme == "http", auth_backend=backend)
+        reg.session = _timed_session(self.timeout)  # oras sets no timeout: a silent registry would hang the run
         creds = find_credentials(host, repository, self.env)
         if creds is not None:
             reg.auth.set_basic_auth(creds.username, creds.password)
@@ -200,9 +211,18 @@ class OciClient:
             self._registries[key] = reg
         return reg
 
+    def _do(self, reg, url: str, method: str, **kwargs):
+        """One request through oras (which answers the registry's authentication challenge);
+        with ``single_attempt``, without oras's retry decorator (five attempts, 3 s to 83 s
+        apart), so that a failing package store costs one bounded request."""
+        call = type(reg).do_request
+        if self.single_attempt:
+            call = getattr(call, "__wrapped__", call)
+        return call(reg, url, method, **kwargs)
+
     def _request(self, reg, url: str, what: str, headers: dict | None = None, stream: bool = False):
         try:
-            r = reg.do_request(url, "GET", headers=headers or {}, stream=stream)
+            r = self._do(reg, url, "GET", headers=headers or {}, stream=stream)
         except ValueError as e:  # oras: "Cannot respond to request for authentication." and friends
             raise NetworkError("OCI registry refused the request", f"Could not {what}: {e}") from None
         except requests.RequestException as e:
@@ -242,13 +262,13 @@ class OciClient:
             url = urljoin(url, nxt) if nxt else None
         raise NetworkError("Failed to list OCI tags", f"Could not {what}: more than {MAX_TAG_PAGES} pages of tags.")
 
-    def resolve(self, host: str, repository: str, reference: str) -> Artifact:
-        """The module package a tag or digest names, checked as OpenTofu checks it.
+    def manifest(self, host: str, repository: str, reference: str, accept: str = ACCEPT) -> tuple[bytes, str, str]:
+        """The manifest a tag or digest names: (its bytes, its ``sha256:`` digest, the
+        answer's media type), at most 4 MiB and, fetched by digest, checked against it.
 
         Raises:
-            OciError: not an image manifest, an index, a wrong ``artifactType``, no or several
-                ``archive/zip`` layers, a manifest over 4 MiB or not matching its digest.
-            NetworkError: the registry failed or the reference does not exist.
+            OciError: over 4 MiB, or not matching the digest it was fetched by.
+            NetworkError: the registry failed, or has no such manifest ("OCI artifact not found").
         """
         reg = self._registry(host, repository)
         self.counter.add("oci_manifest")
@@ -256,7 +276,7 @@ class OciClient:
         url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
         # bounded in size and time, like every answer
         r = read_document(self._request(reg, url, f"read the manifest {host}/{repository}:{reference}",
-                                        {"Accept": ACCEPT}, stream=True), self.limits, url)
+                                        {"Accept": accept}, stream=True), self.limits, url)
         if r.status_code == 404:
             raise NetworkError("OCI artifact not found",
                                f"{host}/{repository} has no manifest for {reference!r}.")
@@ -271,7 +291,17 @@ class OciClient:
         if reference.startswith("sha256:") and reference != digest:
             raise OciError("Invalid OCI module package",
                            f"{host}/{repository}: the manifest fetched by {reference} has digest {digest}.")
-        header_type = r.headers.get("Content-Type", "").split(";")[0].strip()
+        return body, digest, r.headers.get("Content-Type", "").split(";")[0].strip()
+
+    def resolve(self, host: str, repository: str, reference: str) -> Artifact:
+        """The module package a tag or digest names, checked as OpenTofu checks it.
+
+        Raises:
+            OciError: not an image manifest, an index, a wrong ``artifactType``, no or several
+                ``archive/zip`` layers, a manifest over 4 MiB or not matching its digest.
+            NetworkError: the registry failed or the reference does not exist.
+        """
+        body, digest, header_type = self.manifest(host, repository, reference)
         try:
             manifest = json.loads(body)
         except ValueError:
@@ -345,26 +375,126 @@ class OciClient:
         """The zip layer's bytes, verified against its digest and size.
 
         Raises IntegrityError (digest or size mismatch), NetworkError."""
-        if art.layer_size > self.limits.download_bytes:
+        return self.blob(host, repository, art.layer_digest, art.layer_size, "the archive/zip layer")
+
+    def blob(self, host: str, repository: str, digest: str, size: int, what: str = "the blob") -> bytes:
+        """A blob's bytes, at most ``size`` (-1: unknown) and the download limit, verified
+        against its ``sha256:``/``sha512:`` digest and size (oras does not verify).
+
+        Raises:
+            IntegrityError: "Corrupt OCI blob", the bytes do not match the digest or size.
+            NetworkError: too large, or the registry failed.
+        """
+        if size > self.limits.download_bytes:
             raise NetworkError("The download is too large",
-                               f"{host}/{repository}: the archive/zip layer declares {art.layer_size} bytes, more "
+                               f"{host}/{repository}: {what} declares {size} bytes, more "
                                f"than {self.limits.download_bytes} (TOFU_SOLVE_MAX_DOWNLOAD_BYTES).")
-        r, url = self._blob(host, repository, art.layer_digest, "download")
+        r, url = self._blob(host, repository, digest, "download")
         if r.status_code != 200:
             r.close()
             raise NetworkError("Failed to download OCI blob",
-                               f"{host}/{repository}@{art.layer_digest}: the registry answered {r.status_code}.")
+                               f"{host}/{repository}@{digest}: the registry answered {r.status_code}.")
         buf = bytearray()
-        limit = min(self.limits.download_bytes, art.layer_size) if art.layer_size >= 0 else self.limits.download_bytes
+        limit = min(self.limits.download_bytes, size) if size >= 0 else self.limits.download_bytes
         read_bounded(r, buf.extend, limit, self.limits.deadline, url)  # size and overall deadline
         data = bytes(buf)
-        algo, _, want = art.layer_digest.partition(":")
+        algo, _, want = digest.partition(":")
         got = hashlib.new(algo, data).hexdigest() if algo in ("sha256", "sha512") else None
-        if got != want or (art.layer_size >= 0 and len(data) != art.layer_size):
+        if got != want or (size >= 0 and len(data) != size):
             raise IntegrityError("Corrupt OCI blob",
-                                 f"{host}/{repository}: the archive/zip layer does not match its digest "
-                                 f"{art.layer_digest} (got {algo}:{got}, {len(data)} bytes).")
+                                 f"{host}/{repository}: {what} does not match its digest "
+                                 f"{digest} (got {algo}:{got}, {len(data)} bytes).")
         return data
+
+    # ------------------------------------------------------------------ writing (the package store)
+
+    def has_manifest(self, host: str, repository: str, reference: str, accept: str = ACCEPT) -> str | None:
+        """The digest of the manifest a tag names (``HEAD``, the registry's
+        ``Docker-Content-Digest``), or None when there is none. Raises NetworkError."""
+        reg = self._registry(host, repository)
+        self.counter.add("oci_manifest")
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
+        try:
+            r = self._do(reg, url, "HEAD", headers={"Accept": accept})
+        except (ValueError, requests.RequestException) as e:
+            raise NetworkError("Failed to reach OCI registry",
+                               f"Could not read {host}/{repository}:{reference} ({describe_failure(e)}).") from None
+        if r.status_code == 404:
+            return None
+        if r.status_code != 200:
+            raise NetworkError("Error reading OCI manifest",
+                               f"{host}/{repository}:{reference}: the registry answered {r.status_code}.")
+        return r.headers.get("Docker-Content-Digest") or ""
+
+    def push_blob(self, host: str, repository: str, data: bytes) -> dict:
+        """Upload ``data`` as a blob unless the repository has it (``HEAD``, then a monolithic
+        ``POST``/``PUT``, OCI distribution spec "Pushing a blob monolithically"); returns its
+        descriptor fields (``digest``, ``size``). Content-addressed, so any number of jobs may
+        push the same blob at once.
+
+        Raises:
+            PushRefused: the registry answered with an error (401/403: read-only credentials).
+            NetworkError: the registry failed.
+        """
+        reg = self._registry(host, repository)
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        prefix = "http" if self._insecure(host) else "https"
+        base = f"{prefix}://{host}/v2/{repository}/blobs"
+        what = f"upload a blob to {host}/{repository}"
+        try:
+            if self._do(reg, f"{base}/{digest}", "HEAD").status_code == 200:
+                return {"digest": digest, "size": len(data)}
+            self.counter.add("oci_push")
+            r = self._do(reg, f"{base}/uploads/", "POST", headers={"Content-Length": "0"})
+            if r.status_code != 202 or not r.headers.get("Location"):
+                raise PushRefused(r.status_code, f"Could not {what}: the registry answered {r.status_code}.")
+            location = urljoin(f"{base}/uploads/", r.headers["Location"])
+            sep = "&" if "?" in location else "?"
+            r = self._do(reg, f"{location}{sep}digest={digest}", "PUT", data=data,
+                         headers={"Content-Type": "application/octet-stream", "Content-Length": str(len(data))})
+        except ValueError as e:  # oras: the registry's authentication challenge could not be answered
+            raise PushRefused(401, f"Could not {what}: {e}") from None
+        except requests.RequestException as e:
+            raise NetworkError("Failed to reach OCI registry", f"Could not {what} ({describe_failure(e)}).") from None
+        if r.status_code not in (200, 201, 202):
+            raise PushRefused(r.status_code, f"Could not {what}: the registry answered {r.status_code}.")
+        return {"digest": digest, "size": len(data)}
+
+    def push_manifest(self, host: str, repository: str, reference: str, body: bytes, media: str) -> str:
+        """``PUT`` a manifest under a tag (or its digest); returns its digest.
+
+        Raises:
+            NetworkError: the registry refused (401/403: read-only credentials) or failed.
+        """
+        reg = self._registry(host, repository)
+        self.counter.add("oci_push")
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
+        try:
+            r = self._do(reg, url, "PUT", headers={"Content-Type": media}, data=body)
+        except ValueError as e:  # oras: the registry's authentication challenge could not be answered
+            raise PushRefused(401, f"Could not write {host}/{repository}:{reference}: {e}") from None
+        except requests.RequestException as e:
+            raise NetworkError("Failed to reach OCI registry",
+                               f"Could not write {host}/{repository}:{reference} ({describe_failure(e)}).") from None
+        if r.status_code not in (200, 201, 202):
+            raise PushRefused(r.status_code, f"Writing {host}/{repository}:{reference}: the registry answered "
+                              f"{r.status_code}.")
+        return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+def _timed_session(timeout: float):
+    """A requests session whose requests wait at most ``timeout`` seconds for a connection
+    and for each read (requests has no default timeout)."""
+    session = requests.Session()
+    plain = session.request
+
+    def request(method, url, *args, **kwargs):
+        kwargs.setdefault("timeout", timeout)
+        return plain(method, url, *args, **kwargs)
+    session.request = request
+    return session
 
 
 CREATED = "org.opencontainers.image.created"  # OCI image-spec annotations.md

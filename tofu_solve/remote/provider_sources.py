@@ -34,7 +34,7 @@ from urllib.parse import urljoin
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..config.cliconfig import DIRECT, InstallationMethod
-from ..errors import RegistryError
+from ..errors import NetworkError, RegistryError
 from .limits import REQUEST_TIMEOUT, describe_failure, read_document
 
 _PACKED_RE = re.compile(r"terraform-provider-(?P<type>[^_]+)_(?P<version>[^_]+)_(?P<platform>[a-z0-9]+_[a-z0-9]+)\.zip")
@@ -144,9 +144,12 @@ class ProviderSources:
     like the registry's so that a warm run asks nothing)."""
 
     def __init__(self, methods: tuple[InstallationMethod, ...] | None, client, mirrors: MirrorClient,
-                 cache=None, offline: bool = False, refresh: bool = False):
+                 cache=None, offline: bool = False, refresh: bool = False, store=None):
         import threading
 
+        # the package store (issue #49): its tags list a provider whose registry cannot be reached
+        self.store = store
+        self.fallbacks: dict[str, str] = {}  # provider address -> why its versions came from the store
         self.methods = methods if methods else (DIRECT,)
         self.client = client
         self.mirrors = mirrors
@@ -172,7 +175,17 @@ class ProviderSources:
 
     def _versions(self, m: InstallationMethod, a: ProviderAddress) -> list[str]:
         if m.kind == "direct":
-            return self.client.provider_versions(a)
+            try:
+                return self.client.provider_versions(a)
+            except NetworkError as e:
+                # the registry cannot be reached: the store's tags are its versions, as
+                # tofu's oci_mirror reads them (issue #49); never when the registry answered
+                listed = self.store.provider_versions(a) if self.store is not None else None
+                if not listed:
+                    raise
+                with self._lock:
+                    self.fallbacks[str(a)] = e.summary
+                return listed
         key = (m.key, str(a))
         with self._lock:
             if key in self._listed:

@@ -15,6 +15,7 @@ from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes
 from ..remote.oci import OciClient
 from ..remote.ops import OpCounter
+from ..remote.package_store import PackageStore
 from ..remote.provider_sources import MirrorClient, ProviderSources
 from ..remote.registry import RegistryClient, open_client
 from ..settings import Settings
@@ -28,7 +29,8 @@ from .network import NetworkIndex
 def build_context(options: SolveOptions, locks: LockFile, settings: Settings, progress: Progress | None, *,
                   recorded_locks: LockFile | None = None, refresh_only: frozenset[str] = frozenset(),
                   cooldown_from_cli_config: bool = False,
-                  client: RegistryClient | None = None) -> tuple[Context, OpCounter]:
+                  client: RegistryClient | None = None,
+                  store: PackageStore | None = None) -> tuple[Context, OpCounter]:
     """A context for one solve, and the counter of its network operations. Everything the
     context holds is given here; nothing is set on it afterwards.
 
@@ -45,6 +47,8 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
             by ``init``'s early start, whose listings may be in flight): used, with its cache,
             CLI configuration, session and counter, when it was opened for this solve's
             options; else one is opened here.
+        store: the package store on an OCI registry (issue #49), which module packages the
+            lock names are read from before their origins; None for none.
 
     Raises:
         ConfigurationError: the CLI configuration is broken (with file and line), or its
@@ -74,11 +78,11 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
             cooldown_label=f"release_cooldown={policy.min_age_text} ({policy.where_of('release_cooldown')})")
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits, environ=settings.environ)
     fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
-                      limits=limits)
+                      limits=limits, store=store)
     oci = OciCandidates(OciClient(settings.environ, counter, offline=options.offline, limits=limits), cache)
     provider_source = ProviderSources(client.cli_config.provider_installation, client,
                                       MirrorClient(session, limits, counter), cache, offline=options.offline,
-                                      refresh=options.upgrade)
+                                      refresh=options.upgrade, store=store)
     metadata = MetadataStore(cache, options.target.product)
     stats = Stats()
     # "Fetching" is announced by the first network operation of a fetch (counter)
@@ -87,5 +91,5 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
                          progress=progress, counter=counter)
     ctx = Context(options, locks, index, metadata, client=client, stats=stats, progress=progress,
                   provider_source=provider_source,
-                  recorded_locks=recorded_locks)
+                  recorded_locks=recorded_locks, store=store)
     return ctx, counter

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource, lock_source
 from ..addrs.provider import ProviderAddress
@@ -96,6 +96,16 @@ class FetchBudgetExceeded(Exception):
     """The after-solve improvement pass asked for more module versions than its budget."""
 
 
+class StoreView(Protocol):
+    """What the solver asks of the package store (:class:`tofu_solve.remote.package_store.PackageStore`)."""
+
+    def expects_package(self, package: str) -> bool:
+        """Whether the lock's ``h1:`` for the immutable ``package`` lets the store serve it."""
+
+    def served_package(self, package: str) -> bool:
+        """Whether the store served ``package`` this run, verified."""
+
+
 class Context:
     """See the module docstring. Thread-safe.
 
@@ -118,7 +128,10 @@ class Context:
     def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
                  *, client: RegistryClient | None = None, stats: Stats | None = None,
                  progress: Progress | None = None, provider_source: ProviderVersionSource | None = None,
-                 recorded_locks: LockFile | None = None):
+                 recorded_locks: LockFile | None = None, store: StoreView | None = None):
+        # the package store (issue #49): a locked package it serves, verified against the
+        # lock's h1:, is as trusted as one in the cache, and its source is not listed
+        self.store = store
         self.options = options
         self.locks = locks
         # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
@@ -676,9 +689,14 @@ class Context:
         if lock is None or req is None or self.options.offline or lock.version != cand.version_text \
                 or not isinstance(cand.source, RegistrySource):
             return None  # a git or OCI lock is its commit or digest, installed as pinned (issue #25)
-        self.prefetch_available(req)
+        store = self.store
+        stored = store is not None and store.expects_package(lock.package)
+        if not stored:
+            self.prefetch_available(req)
 
         def check() -> None:
+            if store is not None and stored and store.served_package(lock.package):
+                return  # verified against the lock's h1: as a cached package is: nothing listed
             try:
                 listed = {a.label for a in self.available(req)} | {
                     a.version.string for a in self.available(req) if a.version is not None}

@@ -29,6 +29,7 @@ class InitArguments:
         json: ``-json``; json_into: ``-json-into=FILE``; no_color: ``-no-color``.
         recursive: ``-recursive``.
         verbose: ``-verbose``: a policy or cooldown warning lists every version it kept out.
+        package_store: ``-package-store`` as written (None: not given).
         passed_on: the tofu init flags the client's init acts on, in OpenTofu's
             ``-name=value`` form (:data:`tofu_solve.workdir.flags.PASSED_ON`).
     """
@@ -54,6 +55,7 @@ class InitArguments:
     recursive: bool = False
     passed_on: tuple[str, ...] = ()
     verbose: bool = False
+    package_store: str | None = None
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> InitArguments:
@@ -70,4 +72,4 @@ class InitArguments:
             json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
             recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed),
-            verbose=bool(getattr(ns, "verbose", False)))
+            verbose=bool(getattr(ns, "verbose", False)), package_store=getattr(ns, "package_store", None))

@@ -87,6 +87,7 @@ def init_result_as_data(result) -> dict:
         "verified": result.verified,
         "override_files_written": [str(p) for p in result.bridge_written],
         "policy": result.policy,
+        "package_store": result.store,
     }
 
 

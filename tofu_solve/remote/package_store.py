@@ -1,0 +1,652 @@
+"""A package store on an OCI registry, shared by a fleet of CI jobs (issue #49).
+
+``TOFU_SOLVE_PACKAGE_STORE=oci://HOST[:PORT]/PREFIX`` (or ``init -package-store=``) names it.
+Before an origin, ``init`` looks in the store for every package the lock file names; what
+comes from the store is untrusted until verified against the lock, and what a job verified
+from an origin it pushes to the store for the next jobs.
+
+Layout, in formats OpenTofu itself reads:
+
+* **Module packages** (:class:`ModuleKey`): ``PREFIX/modules/<origin host and path>-<hash>``,
+  tag ``git-<commit>`` or ``<algorithm>-<checksum>`` (the package's identity, never reused
+  for other contents). An OpenTofu module package (reference §4, ``oci_getter.go``): an
+  image manifest, ``artifactType`` ``application/vnd.opentofu.modulepkg``, one
+  ``archive/zip`` layer holding the whole package, so ``oci://HOST/REPO?tag=...`` works as
+  a module source for ``tofu``. Annotations record the origin address, version, identity
+  and ``h1:``. The zip is built deterministically (sorted names, fixed times and modes), so
+  every job pushes the same bytes for the same package.
+* **Provider packages** (:class:`ProviderKey`): ``PREFIX/providers/${hostname}/${namespace}/
+  ${type}``, a tag per version (``+`` written ``_``), an index manifest of ``artifactType``
+  ``application/vnd.opentofu.provider`` with one ``application/vnd.opentofu.provider-target``
+  image manifest per platform holding the registry's own ``.zip`` (OpenTofu's
+  ``website/docs/cli/oci_registries/provider-mirror.mdx``): ``tofu`` with an ``oci_mirror``
+  block whose ``repository_template`` is ``HOST/PREFIX/providers/${hostname}/${namespace}/
+  ${type}`` installs from the same store.
+
+Trust: a module artifact is installed only when its unpacked contents hash to an ``h1:`` the
+lock records; a provider package only when its zip's SHA-256 is a ``zh:`` the lock records
+or its unpacked ``h1:`` is one. Anything else is reported once (:attr:`PackageStore.reports`)
+and the origin is used. A store that is down, slow or refuses costs at most
+:data:`STORE_TIMEOUT` per request and one warning: after its first failure to answer it is
+not asked again in the run.
+
+Writing: after a package is verified, it is pushed in the background (at most
+:data:`PUSH_WORKERS` at once): blobs first (content-addressed), then the manifest under its
+tag, only when the tag is absent or holds what failed verification. A job killed mid-push
+leaves blobs without a tag, which no job reads; the next job's push completes it.
+:meth:`PackageStore.finish` waits at most a grace period and names what was not pushed.
+``TOFU_SOLVE_PACKAGE_STORE_PUSH=false`` or credentials that may only read: nothing is pushed
+(one note per run).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import logging
+import re
+import shutil
+import stat
+import threading
+import zipfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source, source_dir_subdir
+from ..addrs.provider import ProviderAddress
+from ..addrs.redact import redact
+from ..errors import ConfigurationError, IntegrityError, NetworkError, TofuSolveError
+from ..lockfile.hashes import VCS_DIRS, hash_dir
+from .archives import extract_archive
+from .limits import Limits
+from .oci import IMAGE_INDEX, IMAGE_MANIFEST, OciClient, OciError, PushRefused
+from .ops import OpCounter
+
+log = logging.getLogger(__name__)
+
+STORE_VARIABLE = "TOFU_SOLVE_PACKAGE_STORE"
+PUSH_VARIABLE = "TOFU_SOLVE_PACKAGE_STORE_PUSH"
+GRACE_VARIABLE = "TOFU_SOLVE_PACKAGE_STORE_GRACE"
+STORE_TIMEOUT = 5.0
+"""Seconds one request to the store may wait for a connection or a read: the store is an
+optimisation, so a silent one is given up on sooner than an origin (10 s)."""
+PUSH_GRACE = 10.0
+"""Seconds ``init`` waits at its end for pushes still running (``TOFU_SOLVE_PACKAGE_STORE_GRACE``)."""
+PUSH_WORKERS = 4
+
+MODULE_ARTIFACT = "application/vnd.opentofu.modulepkg"
+PROVIDER_ARTIFACT = "application/vnd.opentofu.provider"
+PROVIDER_TARGET = "application/vnd.opentofu.provider-target"
+ZIP_LAYER = "archive/zip"
+EMPTY_CONFIG = "application/vnd.oci.empty.v1+json"
+EMPTY_JSON = b"{}"
+ANNOTATION = "dev.tofu-solve."  # our annotations' prefix: origin, version, identity, h1
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can hold: the same bytes from every job
+
+_COMPONENT = re.compile(r"[a-z0-9]+(?:(?:\.|_|__|-+)[a-z0-9]+)*")  # OCI distribution spec: a path component
+_VERSION_TAG = re.compile(r"(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)"
+                          r"(?:-[0-9A-Za-z.-]+)?(?:_[0-9A-Za-z.-]+)?")  # semver, "+" written "_"
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
+                   r"(?::[0-9]{1,5})?")
+
+
+@dataclass(frozen=True)
+class StoreAddress:
+    """``oci://HOST[:PORT]/PREFIX``: the registry and the repository prefix of the store."""
+
+    host: str
+    prefix: str
+
+    def repository(self, *parts: str) -> str:
+        return "/".join(p for p in (self.prefix, *parts) if p)
+
+    def __str__(self) -> str:
+        return f"oci://{self.host}/{self.prefix}" if self.prefix else f"oci://{self.host}"
+
+
+def parse_store_address(text: str, origin: str) -> StoreAddress:
+    """``oci://HOST[:PORT][/PREFIX]``; ``origin`` names where it was given (``-package-store``
+    or ``TOFU_SOLVE_PACKAGE_STORE``) for the error.
+
+    Raises:
+        ConfigurationError: "Invalid package store address": another scheme, a credential,
+            a query, or a host or path component an OCI registry refuses.
+    """
+    def bad(why: str) -> ConfigurationError:
+        return ConfigurationError("Invalid package store address",
+                                  f"{origin} is {redact(text)!r}: {why}. Write it as oci://HOST[:PORT]/PREFIX, for "
+                                  "example oci://ghcr.io/my-org/tofu-packages.")
+    if not text.startswith("oci://"):
+        raise bad("the package store is an OCI registry, named with oci://")
+    parts = urlsplit(text)
+    if parts.username or parts.password or "@" in parts.netloc:
+        raise bad("credentials never go in the address; they come from the Docker-style config files")
+    if parts.query or parts.fragment:
+        raise bad("it may not have a query or a fragment")
+    if not _HOST.fullmatch(parts.netloc or ""):
+        raise bad("the host is not a valid registry host")
+    prefix = parts.path.strip("/")
+    for component in prefix.split("/") if prefix else ():
+        if not _COMPONENT.fullmatch(component):
+            raise bad(f"the path component {component!r} is not a valid OCI repository name (lower-case letters, "
+                       "digits and single separators)")
+    return StoreAddress(parts.netloc, prefix)
+
+
+def store_setting(flag: str | None, env: Mapping[str, str]) -> StoreAddress | None:
+    """The store a run uses: ``-package-store`` (an empty value turns the store off), else
+    ``TOFU_SOLVE_PACKAGE_STORE``; None for none. Raises ConfigurationError."""
+    if flag is not None:
+        return parse_store_address(flag, "-package-store") if flag else None
+    text = env.get(STORE_VARIABLE, "")
+    return parse_store_address(text, STORE_VARIABLE) if text else None
+
+
+# --------------------------------------------------------------------------- names
+
+
+def _slug(text: str) -> str:
+    """A path component the registry accepts, from any text (lower-cased, separators folded)."""
+    out = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60].strip("-")
+    return out or "x"
+
+
+def git_base(src: RemoteSource) -> str:
+    """The package address of a git source without its ref (the cache's key for it too)."""
+    return src.with_ref("").package.split("?ref=")[0].rstrip("?")
+
+
+def archive_base(src: RemoteSource) -> tuple[str, str | None]:
+    """An archive address without its ``checksum``, and the checksum (or None)."""
+    parts = urlsplit(src.package.split("::", 1)[-1] if "::" in src.package.split("://", 1)[0] else src.package)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    checksum = dict(query).get("checksum")
+    kept = "&".join(f"{k}={v}" for k, v in query if k != "checksum")
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, kept, "")), checksum
+
+
+@dataclass(frozen=True)
+class ModuleKey:
+    """Where a module package lives in the store: its origin package address (redacted,
+    without ref, subdirectory or checksum) and its identity (a git commit, or an archive's
+    ``algorithm:hex`` checksum)."""
+
+    origin: str
+    identity: str
+
+    @property
+    def tag(self) -> str:
+        algorithm, _, value = self.identity.partition(":")
+        return f"git-{self.identity}" if not value else f"{_slug(algorithm)}-{_slug(value)}"[:128]
+
+    def repository(self, store: StoreAddress) -> str:
+        bare = re.sub(r"^[a-z0-9]+::", "", self.origin)
+        parts = urlsplit(bare if "://" in bare else "x://" + bare)
+        path = [_slug(parts.hostname or "host")] + [_slug(p) for p in parts.path.removesuffix(".git").split("/")
+                                                    if p][:6]
+        path[-1] = f"{path[-1]}-{hashlib.sha256(self.origin.encode()).hexdigest()[:10]}"
+        return store.repository("modules", *path)
+
+
+def module_key(address: str, commit: str | None = None) -> ModuleKey | None:
+    """The store key of a module package: a git address at ``commit`` (else at its ``ref``
+    when that is a commit) or an archive address pinned by ``checksum``; None for what has
+    no identity (an archive without checksum, ``file://``, an OCI package: already in a
+    registry) or does not parse."""
+    from ..addrs.immutable import GIT_COMMIT_RE
+
+    try:
+        src = parse_source(source_dir_subdir(address)[0])
+    except TofuSolveError:
+        return None
+    if not isinstance(src, RemoteSource) or isinstance(src, OciSource):
+        return None
+    if src.kind is SourceKind.GIT:
+        ref = commit or src.git.ref or ""
+        return ModuleKey(redact(git_base(src)), ref) if GIT_COMMIT_RE.fullmatch(ref) else None
+    if src.kind is SourceKind.HTTP:
+        base, checksum = archive_base(src)
+        if checksum and ":" in checksum:
+            return ModuleKey(redact(base), checksum.lower())
+    return None
+
+
+@dataclass(frozen=True)
+class ProviderKey:
+    """A provider package in the store: (hostname, namespace, type, version, platform)."""
+
+    hostname: str
+    namespace: str
+    type: str
+    version: str
+
+    def repository(self, store: StoreAddress) -> str | None:
+        """The oci_mirror repository, or None when a part is not a valid path component."""
+        parts = (self.hostname.lower(), self.namespace.lower(), self.type.lower())
+        return store.repository("providers", *parts) if all(_COMPONENT.fullmatch(p) for p in parts) else None
+
+    @property
+    def tag(self) -> str:
+        return self.version.replace("+", "_")
+
+
+# --------------------------------------------------------------------------- artifacts
+
+
+def package_zip(root: Path) -> bytes:
+    """The package directory as a zip, the same bytes for the same files on every machine:
+    names sorted, times fixed, modes 0644 or 0755, version-control directories left out
+    (as the ``h1:`` leaves them out), links stored as the files they point to (as the
+    ``h1:`` reads them). Raises OSError."""
+    buf = io.BytesIO()
+    files: list[tuple[str, Path]] = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if rel.parts[0] in VCS_DIRS or path.is_dir():
+            continue
+        files.append((rel.as_posix(), path))
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, path in sorted(files):
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            mode = 0o755 if path.stat().st_mode & stat.S_IXUSR else 0o644
+            info.external_attr = (stat.S_IFREG | mode) << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, path.read_bytes(), compresslevel=6)
+    return buf.getvalue()
+
+
+def _image_manifest(artifact: str, layer: dict, config: dict, annotations: Mapping[str, str]) -> bytes:
+    doc = {"schemaVersion": 2, "mediaType": IMAGE_MANIFEST, "artifactType": artifact,
+           "config": {"mediaType": EMPTY_CONFIG, **config},
+           "layers": [{"mediaType": ZIP_LAYER, **layer}]}
+    if annotations:
+        doc["annotations"] = dict(sorted(annotations.items()))
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+
+
+def _empty(directory: Path) -> None:
+    """Remove everything inside ``directory`` (what a rejected artifact unpacked)."""
+    for child in directory.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+
+
+# --------------------------------------------------------------------------- the store
+
+
+@dataclass
+class StoreReport:
+    """What the store did in a run, for warnings and ``-json``.
+
+    Attributes:
+        read: packages installed from the store, verified (labels).
+        pushed: packages pushed.
+        rejected: (package label, what differed) for artifacts that failed verification.
+        not_pushed: packages whose push did not finish within the grace period, or failed.
+        down: why the store stopped being asked ("" while it answers).
+        read_only: why nothing was pushed ("" when pushing).
+    """
+
+    read: list[str] = field(default_factory=list)
+    pushed: list[str] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)
+    not_pushed: list[str] = field(default_factory=list)
+    down: str = ""
+    read_only: str = ""
+
+
+class PackageStore:
+    """The store of one run (thread-safe): reads verified against the lock, pushes after
+    verification. ``expect_module`` / ``expect_provider`` register what the lock records;
+    nothing else is read from the store.
+
+    Args:
+        address: the store.
+        client: an :class:`OciClient` made for it (``single_attempt``, :data:`STORE_TIMEOUT`).
+        push: whether to push what was verified from origins.
+        limits: the run's bounds (sizes of what is unpacked).
+    """
+
+    def __init__(self, address: StoreAddress, client: OciClient, push: bool = True,
+                 limits: Limits | None = None, grace: float = PUSH_GRACE):
+        self.address = address
+        self.client = client
+        self.limits = limits or Limits()
+        self.grace = grace
+        self.report = StoreReport(read_only="" if push else f"{PUSH_VARIABLE}=false")
+        self._lock = threading.Lock()
+        self._modules: dict[ModuleKey, tuple[tuple[str, ...], str]] = {}  # key -> (h1s, version)
+        self._providers: dict[ProviderKey, tuple[str, ...]] = {}  # key -> the lock's hashes
+        self._from_store: set[ModuleKey] = set()
+        self._poisoned: set[tuple[str, str]] = set()  # (repository, tag) that failed verification
+        self._pushing: dict[str, threading.Thread] = {}
+        self._slots = threading.Semaphore(PUSH_WORKERS)
+
+    # ------------------------------------------------------------------ expectations
+
+    def expect_module(self, key: ModuleKey, hashes: tuple[str, ...], version: str = "") -> None:
+        """Record the hashes the lock gives the package at ``key`` (``h1:`` verifies what
+        the store gives; an archive's ``zh:`` is kept for the lock)."""
+        if any(h.startswith("h1:") for h in hashes):
+            with self._lock:
+                self._modules[key] = (tuple(hashes), version)
+
+    def recorded_zh(self, key: ModuleKey) -> str | None:
+        """The hex SHA-256 of the origin's archive that the lock records for ``key`` (its
+        ``zh:``), or None."""
+        with self._lock:
+            hashes = self._modules.get(key, ((), ""))[0]
+        return next((h[3:] for h in hashes if h.startswith("zh:")), None)
+
+    def expects(self, key: ModuleKey) -> bool:
+        """Whether the lock records an ``h1:`` for the package at ``key`` (only such a
+        package is ever read from the store)."""
+        with self._lock:
+            return key in self._modules
+
+    def expect_provider(self, key: ProviderKey, hashes: tuple[str, ...]) -> None:
+        """Record the hashes the lock gives a provider version."""
+        if hashes:
+            with self._lock:
+                self._providers[key] = hashes
+
+    def came_from_store(self, key: ModuleKey) -> bool:
+        """Whether the package at ``key`` was read from the store this run (verified)."""
+        with self._lock:
+            return key in self._from_store
+
+    def expects_package(self, package: str) -> bool:
+        """:meth:`expects` for a lock's immutable ``package`` address."""
+        key = module_key(package) if package else None
+        return key is not None and self.expects(key)
+
+    def served_package(self, package: str) -> bool:
+        """:meth:`came_from_store` for a lock's immutable ``package`` address."""
+        key = module_key(package) if package else None
+        return key is not None and self.came_from_store(key)
+
+    # ------------------------------------------------------------------ failure handling
+
+    def _available(self) -> bool:
+        with self._lock:
+            return not self.report.down
+
+    def _went_down(self, e: TofuSolveError) -> None:
+        with self._lock:
+            if not self.report.down:
+                self.report.down = f"{e.summary}: {e.detail}" if e.detail else e.summary
+                log.warning("package store %s: %s", self.address, self.report.down)
+
+    def _rejected(self, label: str, why: str, where: tuple[str, str]) -> None:
+        with self._lock:
+            self._poisoned.add(where)
+            self.report.rejected.append((label, why))
+
+    # ------------------------------------------------------------------ modules
+
+    def read_module(self, key: ModuleKey, dest: Path) -> bool:
+        """Fill the empty directory ``dest`` with the package at ``key`` from the store,
+        when the lock records an ``h1:`` for it and the artifact's contents hash to one of
+        them. False (``dest`` left empty) on a miss, a store that does not answer, or an
+        artifact that fails OpenTofu's module package checks or the ``h1:``; never raises
+        for the store's sake."""
+        with self._lock:
+            expected = self._modules.get(key)
+        if expected is None or not self._available():
+            return False
+        h1s = tuple(h for h in expected[0] if h.startswith("h1:"))
+        repository, label = key.repository(self.address), f"{key.origin} at {key.identity}"
+        try:
+            art = self.client.resolve(self.address.host, repository, key.tag)
+            data = self.client.download(self.address.host, repository, art, dest)
+        except (OciError, IntegrityError) as e:
+            self._rejected(label, f"{e.summary}: {e.detail}", (repository, key.tag))
+            return False
+        except NetworkError as e:
+            if e.summary != "OCI artifact not found":
+                self._went_down(e)
+            return False
+        try:
+            extract_archive(data, "zip", dest, self.limits)
+            got = hash_dir(dest, exclude=VCS_DIRS)
+        except TofuSolveError as e:
+            _empty(dest)
+            self._rejected(label, f"{e.summary}: {e.detail}", (repository, key.tag))
+            return False
+        if got not in h1s:
+            _empty(dest)
+            self._rejected(label, f"its contents hash to {got}, the lock records {', '.join(h1s)}",
+                           (repository, key.tag))
+            return False
+        with self._lock:
+            self._from_store.add(key)
+            self.report.read.append(label)
+        return True
+
+    def push_module(self, key: ModuleKey, root: Path, h1: str, version: str = "") -> None:
+        """Push the verified package at ``root`` (hashing to ``h1``) in the background,
+        unless it came from the store, is being pushed, or pushing is off."""
+        if self.came_from_store(key) or not self._available():
+            return
+        label = f"{key.origin} at {key.identity}"
+        annotations = {ANNOTATION + "origin": key.origin, ANNOTATION + "identity": key.identity,
+                       ANNOTATION + "h1": h1}
+        if version:
+            annotations[ANNOTATION + "version"] = version
+        repository = key.repository(self.address)
+
+        def push() -> None:
+            data = package_zip(root)
+            layer = self.client.push_blob(self.address.host, repository, data)
+            config = self.client.push_blob(self.address.host, repository, EMPTY_JSON)
+            body = _image_manifest(MODULE_ARTIFACT, layer, config, annotations)
+            self._put_unless_present(repository, key.tag, body, IMAGE_MANIFEST)
+        self._background(label, push)
+
+    def _put_unless_present(self, repository: str, tag: str, body: bytes, media: str) -> None:
+        """Write the manifest under ``tag`` unless the tag already names a manifest that did
+        not fail verification this run (first writer wins: a tag is never turned to other
+        contents, but an artifact that failed verification is replaced)."""
+        with self._lock:
+            poisoned = (repository, tag) in self._poisoned
+        if not poisoned and self.client.has_manifest(self.address.host, repository, tag, media) is not None:
+            return
+        self.client.push_manifest(self.address.host, repository, tag, body, media)
+
+    def _background(self, label: str, job: Callable[[], None]) -> None:
+        with self._lock:
+            if self.report.read_only or label in self._pushing:
+                return
+
+        def run() -> None:
+            with self._slots:
+                if not self._available():
+                    return
+                with self._lock:
+                    if self.report.read_only:
+                        return
+                try:
+                    job()
+                except PushRefused as e:
+                    if e.status in (401, 403):
+                        with self._lock:
+                            self.report.read_only = f"the credentials found may not write ({e.detail})"
+                    else:
+                        with self._lock:
+                            self.report.not_pushed.append(f"{label} ({e.detail})")
+                    return
+                except NetworkError as e:
+                    self._went_down(e)
+                    return
+                except (OSError, TofuSolveError) as e:
+                    with self._lock:
+                        self.report.not_pushed.append(f"{label} ({e})")
+                    return
+                with self._lock:
+                    self.report.pushed.append(label)
+        thread = threading.Thread(target=run, name="tofu-solve-store-push", daemon=True)
+        with self._lock:
+            self._pushing[label] = thread
+        thread.start()
+
+    def finish(self, grace: float | None = None) -> StoreReport:
+        """Wait at most ``grace`` seconds (default the store's) for the pushes still
+        running; those unfinished are named in ``not_pushed`` (their threads are daemons:
+        a push cut off by the process's exit leaves blobs without a tag, which nobody reads)."""
+        import time
+
+        deadline = time.monotonic() + (self.grace if grace is None else grace)
+        with self._lock:
+            threads = list(self._pushing.items())
+        for label, thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                with self._lock:
+                    self.report.not_pushed.append(f"{label} (still pushing after {self.grace:g} s)")
+        return self.report
+
+    # ------------------------------------------------------------------ providers
+
+    def read_provider(self, key: ProviderKey, platform: str) -> tuple[bytes, str] | None:
+        """The zip of a provider package for ``platform`` (``os_arch``) from the store and
+        the hash of the lock it matched (``zh:`` of the zip), or None: no lock hashes for
+        the version, a miss, a store that does not answer, or a package none of the lock's
+        ``zh:`` hashes verifies (reported). The caller checks an ``h1:``-only lock against
+        the unpacked package."""
+        with self._lock:
+            hashes = self._providers.get(key)
+        repository = key.repository(self.address)
+        if hashes is None or repository is None or not self._available():
+            return None
+        label = f"provider {key.hostname}/{key.namespace}/{key.type} {key.version} ({platform})"
+        host = self.address.host
+        try:
+            body, _, _ = self.client.manifest(host, repository, key.tag, IMAGE_INDEX)
+            index = json.loads(body)
+            os_name, _, arch = platform.partition("_")
+            child = next((m for m in index.get("manifests") or [] if isinstance(m, dict)
+                          and m.get("artifactType") == PROVIDER_TARGET
+                          and (m.get("platform") or {}).get("os") == os_name
+                          and (m.get("platform") or {}).get("architecture") == arch), None)
+            if index.get("artifactType") != PROVIDER_ARTIFACT or child is None:
+                return None
+            body, _, _ = self.client.manifest(host, repository, str(child.get("digest")), IMAGE_MANIFEST)
+            manifest = json.loads(body)
+            zips = [layer for layer in manifest.get("layers") or [] if isinstance(layer, dict)
+                    and layer.get("mediaType") == ZIP_LAYER]
+            if manifest.get("artifactType") != PROVIDER_TARGET or len(zips) != 1:
+                self._rejected(label, "not an OpenTofu provider-target manifest with one archive/zip layer",
+                               (repository, key.tag))
+                return None
+            data = self.client.blob(host, repository, str(zips[0].get("digest")), int(zips[0].get("size", -1)))
+        except (OciError, IntegrityError, ValueError, TypeError, AttributeError) as e:
+            self._rejected(label, str(e), (repository, key.tag))
+            return None
+        except NetworkError as e:
+            if e.summary != "OCI artifact not found":
+                self._went_down(e)
+            return None
+        zh = "zh:" + hashlib.sha256(data).hexdigest()
+        if zh not in hashes and not any(h.startswith("h1:") for h in hashes):
+            self._rejected(label, f"its zip is {zh}, which the lock does not record", (repository, key.tag))
+            return None
+        return data, zh
+
+    def provider_versions(self, address: ProviderAddress) -> list[str]:
+        """The versions the store holds for a provider: its repository's tags that are
+        versions (``_`` read as ``+``, as OpenTofu's ``oci_mirror`` reads them), for a run
+        whose registry cannot be reached; [] on a miss or a store that does not answer."""
+        key = ProviderKey(address.host, address.namespace, address.type, "")
+        repository = key.repository(self.address)
+        if repository is None or not self._available():
+            return []
+        try:
+            tags = self.client.tags(self.address.host, repository)
+        except NetworkError as e:
+            if e.summary != "OCI repository not found":
+                self._went_down(e)
+            return []
+        return [t.replace("_", "+") for t in tags if _VERSION_TAG.fullmatch(t)]
+
+    def provider_read(self, key: ProviderKey, platform: str, verified: bool, why: str = "") -> None:
+        """Record the outcome of the caller's check of a package :meth:`read_provider` gave."""
+        label = f"provider {key.hostname}/{key.namespace}/{key.type} {key.version} ({platform})"
+        if verified:
+            with self._lock:
+                self.report.read.append(label)
+        else:
+            repository = key.repository(self.address) or ""
+            self._rejected(label, why, (repository, key.tag))
+
+    def provider_hashes(self, key: ProviderKey) -> tuple[str, ...]:
+        """The hashes the lock records for a provider version (() when none)."""
+        with self._lock:
+            return self._providers.get(key, ())
+
+    def push_provider(self, key: ProviderKey, platform: str, zip_file: Path) -> None:
+        """Add the verified zip of ``platform`` (a file the store removes when done) to the
+        version's index in the background (the index keeps the platforms it has; a platform
+        another job adds at the same moment may be lost from the index, and is added again
+        by the next job that needs it)."""
+        repository = key.repository(self.address)
+        if repository is None or not self._available() or self.report.read_only:
+            zip_file.unlink(missing_ok=True)
+            return
+        label = f"provider {key.hostname}/{key.namespace}/{key.type} {key.version} ({platform})"
+        os_name, _, arch = platform.partition("_")
+
+        def push() -> None:
+            host = self.address.host
+            try:
+                zip_bytes = zip_file.read_bytes()
+            finally:
+                zip_file.unlink(missing_ok=True)
+            layer = self.client.push_blob(host, repository, zip_bytes)
+            config = self.client.push_blob(host, repository, EMPTY_JSON)
+            body = _image_manifest(PROVIDER_TARGET, layer, config, {})
+            digest = self.client.push_manifest(host, repository, "sha256:" + hashlib.sha256(body).hexdigest(),
+                                               body, IMAGE_MANIFEST)
+            entries: list[dict] = []
+            try:
+                old, _, _ = self.client.manifest(host, repository, key.tag, IMAGE_INDEX)
+                entries = [m for m in json.loads(old).get("manifests") or [] if isinstance(m, dict)]
+            except NetworkError as e:
+                if e.summary != "OCI artifact not found":
+                    raise
+            except (OciError, ValueError, AttributeError):
+                entries = []  # not an index we can extend: replaced
+            kept = [m for m in entries if (m.get("platform") or {}) != {"os": os_name, "architecture": arch}
+                    and m.get("artifactType") == PROVIDER_TARGET]
+            if len(kept) != len(entries) and any(m.get("digest") == digest for m in entries):
+                return  # the index has this package already
+            kept.append({"mediaType": IMAGE_MANIFEST, "artifactType": PROVIDER_TARGET, "digest": digest,
+                         "size": len(body), "platform": {"os": os_name, "architecture": arch}})
+            kept.sort(key=lambda m: (str((m.get("platform") or {}).get("os")),
+                                     str((m.get("platform") or {}).get("architecture"))))
+            index = {"schemaVersion": 2, "mediaType": IMAGE_INDEX, "artifactType": PROVIDER_ARTIFACT,
+                     "manifests": kept}
+            self.client.push_manifest(host, repository, key.tag,
+                                      json.dumps(index, separators=(",", ":"), sort_keys=True).encode(), IMAGE_INDEX)
+        self._background(label, push)
+
+
+def open_store(address: StoreAddress | None, env: Mapping[str, str], limits: Limits,
+               counter: OpCounter | None = None, offline: bool = False) -> PackageStore | None:
+    """The run's store, or None (no address, or ``-offline``). ``env`` gives the credentials
+    (Docker-style config files, as for OCI module sources), ``TOFU_SOLVE_PACKAGE_STORE_PUSH``
+    and ``TOFU_SOLVE_PACKAGE_STORE_GRACE`` (seconds)."""
+    if address is None or offline:
+        return None
+    push = env.get(PUSH_VARIABLE, "true").strip().lower() not in ("false", "0", "no", "off")
+    try:
+        grace = float(env.get(GRACE_VARIABLE, "") or PUSH_GRACE)
+    except ValueError:
+        raise ConfigurationError("Invalid package store grace",
+                                 f"{GRACE_VARIABLE} must be a number of seconds.") from None
+    client = OciClient(env, counter, timeout=STORE_TIMEOUT, limits=limits, single_attempt=True)
+    return PackageStore(address, client, push=push, limits=limits, grace=max(0.0, grace))
