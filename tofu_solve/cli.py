@@ -345,6 +345,22 @@ def build_parser() -> argparse.ArgumentParser:
                          ".json is node-link JSON, anything else DOT text")
     sp.set_defaults(command_module="graph")
 
+    sp = sub.add_parser("store", parents=[common],
+                        help="fill the package store on an OCI registry from lock files (store push)",
+                        description="store push: for every lock file (of -chdir, or of every root module under it "
+                                    "with -recursive), push to the package store every module package it names and "
+                                    "every provider package of every platform whose zh: hash it records, each "
+                                    "fetched from its origin and verified as init verifies it; nothing is installed. "
+                                    "Packages already in the store are left as they are. Prepare an air-gapped "
+                                    "store once, then run CI with every origin blocked.")
+    sp.add_argument("action", choices=["push"], metavar="push", help="push: fill the store from lock files")
+    sp.add_argument("--recursive", action="store_true",
+                    help="the lock files of every root module under -chdir")
+    sp.add_argument("--platform", action="append", metavar="OS_ARCH",
+                    help="only these provider platforms (repeatable; default: every platform the lock records)")
+    _store_flag(sp)
+    sp.set_defaults(command_module="store")
+
     sp = sub.add_parser("version", help="show the tofu-solve version (as tofu version does)",
                         description="Print the tofu-solve version; -json prints it as data.")
     sp.add_argument("--json", action="store_true", help="print machine-readable JSON")

@@ -110,10 +110,9 @@ def test_a_filled_store_serves_a_job_whose_origins_are_all_stopped(fleet, world,
     assert not {k for k in ops if k.startswith("git") or k in ("provider_package", "http_download")}, ops
 
 
-def _get(store, path: str) -> str:
+def _get(store, path: str, accept: str = "application/vnd.oci.image.manifest.v1+json") -> str:
     import requests
-    return requests.get(f"http://{store.host}{path}", timeout=10,
-                        headers={"Accept": "application/vnd.oci.image.manifest.v1+json"}).text
+    return requests.get(f"http://{store.host}{path}", timeout=10, headers={"Accept": accept}).text
 
 
 def test_an_artifact_that_fails_verification_is_reported_once_and_the_origin_used(fleet, world, store,
@@ -181,3 +180,108 @@ def test_an_invalid_store_address_is_an_error_naming_its_origin(tmp_path, world,
     err = r.json()["error"]
     assert "Invalid package store address" in json.dumps(err)
     assert "secret" not in r.out + r.err
+
+
+def _store_push(root: Path, cache: Path, cli_config: Path, monkeypatch, *args: str) -> Run:
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(cli_config))
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["store", "push", "-json", *args, f"-chdir={root}"])
+    return Run(code, out.getvalue(), err.getvalue(), root)
+
+
+def test_store_push_prepares_an_air_gapped_store_from_lock_files(fleet, world, store, monkeypatch):
+    with origins(world, fleet / "servers") as rw:
+        # the lock file is written without any store, as a team has it today
+        first = job(write_root(fleet / "root", VPC6_EKS20), fleet / "c1", rw.cli_config, monkeypatch,
+                    "-package-store=")
+        assert first.code == 0, first.err
+        assert json.loads(_get(store, "/v2/_catalog"))["repositories"] == []
+        repo = fleet / "repo"
+        clone(repo, "envs/prod", first.lock)
+        clone(repo, "envs/dev", first.lock)
+        pushed = _store_push(repo, fleet / "c2", rw.cli_config, monkeypatch, "-recursive")
+        assert pushed.code == 0, pushed.err
+        doc = json.loads(pushed.out)
+        assert len(doc["lock_files"]) == 2
+        assert len([p for p in doc["store"]["pushed"] if p.startswith("git::")]) == 3  # once, for two lock files
+        # every platform the lock records a zh: for, not only this machine's
+        aws = sorted(p for p in doc["store"]["pushed"] if "/hashicorp/aws " in p)
+        assert len(aws) >= 2, aws
+        index = json.loads(_get(store, "/v2/ci/providers/registry.opentofu.org/hashicorp/aws/manifests/"
+                                f"{aws[0].split()[2]}", "application/vnd.oci.image.index.v1+json"))
+        assert index["artifactType"] == "application/vnd.opentofu.provider"
+        assert sorted(f"{m['platform']['os']}_{m['platform']['architecture']}" for m in index["manifests"]) == \
+            sorted(p.rsplit("(", 1)[1].rstrip(")") for p in aws)  # every platform, none lost to a race
+        again = _store_push(repo, fleet / "c3", rw.cli_config, monkeypatch, "-recursive")
+        assert again.code == 0, again.err
+        assert json.loads(again.out)["store"]["pushed"] == []  # idempotent: all there already
+        cli_config = rw.cli_config
+    # every origin blocked: CI runs from the store alone
+    ci = job(clone(fleet, "ci", first.lock), fleet / "c4", cli_config, monkeypatch)
+    assert ci.code == 0, ci.err
+    assert ci.lock == first.lock
+    assert installed(ci.root) == installed(first.root)
+
+
+def _job_process(root: Path, cache: Path, cli_config: Path, env: dict):
+    import os
+    import subprocess
+    import sys
+    full = {**os.environ, **env, "TF_CLI_CONFIG_FILE": str(cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+    return subprocess.Popen([sys.executable, "-m", "tofu_solve", "init", "-handover=false", "-json",
+                             f"-chdir={root}"], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_jobs_in_parallel_with_empty_caches_fill_one_store(fleet, world, store, monkeypatch):
+    import os
+    env = {k: os.environ[k] for k in ("TOFU_SOLVE_PACKAGE_STORE", "TOFU_SOLVE_PACKAGE_STORE_GRACE")}
+    with origins(world, fleet / "servers") as rw:
+        first = job(write_root(fleet / "root", VPC6_EKS20), fleet / "c0", rw.cli_config, monkeypatch,
+                    "-package-store=")
+        assert first.code == 0, first.err
+        jobs = [_job_process(clone(fleet, f"job{i}", first.lock), fleet / f"c{i + 1}", rw.cli_config, env)
+                for i in range(4)]
+        results = [(p.wait(300), *p.communicate()) for p in jobs]
+        cli_config = rw.cli_config
+    for code, out, err in results:
+        assert code == 0, err
+        r = Run(code, out, err, fleet)
+        assert r.json()["package_store"]["rejected"] == [] and r.json()["package_store"]["not_pushed"] == []
+    pushed = [label for _, out, err in results for label in Run(0, out, err, fleet).json()["package_store"]["pushed"]]
+    assert len([p for p in pushed if p.startswith("git::")]) >= 3  # racing pushes of one package all succeed
+    for i in range(4):
+        assert (fleet / f"job{i}" / ".terraform.lock.hcl").read_text() == first.lock
+    last = job(clone(fleet, "last", first.lock), fleet / "c9", cli_config, monkeypatch)
+    assert last.code == 0, last.err
+    assert last.json()["package_store"]["rejected"] == []
+    assert installed(last.root) == installed(first.root)
+
+
+def test_a_job_killed_while_pushing_leaves_nothing_unverified_and_the_next_push_completes(fleet, world, store,
+                                                                                       monkeypatch):
+    import os
+    env = {k: os.environ[k] for k in ("TOFU_SOLVE_PACKAGE_STORE", "TOFU_SOLVE_PACKAGE_STORE_GRACE")}
+    with origins(world, fleet / "servers") as rw:
+        first = job(write_root(fleet / "root", VPC6_EKS20), fleet / "c0", rw.cli_config, monkeypatch,
+                    "-package-store=")
+        assert first.code == 0, first.err
+        killed = _job_process(clone(fleet, "killed", first.lock), fleet / "c1", rw.cli_config, env)
+        # wait until its first push has reached the store, then kill it while it still runs
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not list((store.data / "docker").rglob("_uploads")) \
+                and killed.poll() is None:
+            time.sleep(0.005)
+        assert killed.poll() is None, "the job ended before it could be killed mid-push"
+        killed.kill()
+        killed.wait()
+        # the next job installs only what it verified, and completes the store
+        second = job(clone(fleet, "second", first.lock), fleet / "c2", rw.cli_config, monkeypatch)
+        assert second.code == 0, second.err
+        assert second.json()["package_store"]["rejected"] == []
+        assert installed(second.root) == installed(first.root)
+        cli_config = rw.cli_config
+    third = job(clone(fleet, "third", first.lock), fleet / "c3", cli_config, monkeypatch)
+    assert third.code == 0, third.err
+    assert installed(third.root) == installed(first.root)

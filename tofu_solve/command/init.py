@@ -94,8 +94,8 @@ from .monorepo import (
     relative_name,
     run_each,
 )
-from .store import report_data, store_warnings
 from .views.init import InitViews, RootsSummary, describe_change, summarize, unchanged_text
+from .views.store import report_data, store_warnings
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
 

@@ -208,6 +208,29 @@ class ProviderPackages:
         self._place(address, version, platform, directory)
         return info
 
+    def locked_platforms(self, address: ProviderAddress, version: str, hashes: tuple[str, ...]) -> list[str]:
+        """The platforms (``os_arch``) whose package a lock's ``zh:`` hashes record: the
+        lines of the version's signed ``SHA256SUMS`` document (verified as for a package)
+        whose checksum is among ``hashes``, named ``terraform-provider-TYPE_VERSION_OS_ARCH.zip``.
+
+        Raises:
+            RegistryError, NetworkError: the registry failed.
+            IntegrityError: the document's signature is wrong.
+        """
+        meta = self._answer(address, version, current_platform())
+        self._signed_sums(meta, f"provider {address.for_display} {version}")
+        with self._lock:
+            document = self._documents.get(meta.shasums_url, "")
+        name = re.compile(rf"terraform-provider-{re.escape(address.type)}_{re.escape(version)}_"
+                          r"([a-z0-9]+)_([a-z0-9]+)\.zip")
+        out = set()
+        for line in document.splitlines():
+            parts = line.split()
+            found = name.fullmatch(parts[1]) if len(parts) == 2 else None
+            if found and f"zh:{parts[0].lower()}" in hashes:
+                out.add(f"{found[1]}_{found[2]}")
+        return sorted(out)
+
     def from_registry(self, address: ProviderAddress, version: str) -> bool:
         """Whether the package comes straight from its registry (the CLI configuration's
         ``direct`` method), not from a network or filesystem mirror."""

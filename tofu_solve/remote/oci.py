@@ -480,8 +480,20 @@ class OciClient:
                                f"Could not write {host}/{repository}:{reference} ({describe_failure(e)}).") from None
         if r.status_code not in (200, 201, 202):
             raise PushRefused(r.status_code, f"Writing {host}/{repository}:{reference}: the registry answered "
-                              f"{r.status_code}.")
+                              f"{r.status_code}{_error_codes(r)}.")
         return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+def _error_codes(r) -> str:
+    """The OCI error codes of an error answer (distribution spec "Error Codes"), as
+    `` (MANIFEST_BLOB_UNKNOWN)``; "" when it has none or is not JSON. Only the codes, never
+    the messages, which a hostile registry could fill."""
+    try:
+        codes = [e.get("code") for e in json.loads(r.content[:65536]).get("errors", [])]
+    except (ValueError, AttributeError, TypeError):
+        return ""
+    shown = [c for c in codes if isinstance(c, str) and c.replace("_", "").isalnum()][:3]
+    return f" ({', '.join(shown)})" if shown else ""
 
 
 def _timed_session(timeout: float):

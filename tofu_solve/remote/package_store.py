@@ -49,6 +49,7 @@ import re
 import shutil
 import stat
 import threading
+import time
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ optimisation, so a silent one is given up on sooner than an origin (10 s)."""
 PUSH_GRACE = 10.0
 """Seconds ``init`` waits at its end for pushes still running (``TOFU_SOLVE_PACKAGE_STORE_GRACE``)."""
 PUSH_WORKERS = 4
+RETRY_PAUSE = 0.5  # seconds before a push the registry answered 400 is tried again, once
 
 MODULE_ARTIFACT = "application/vnd.opentofu.modulepkg"
 PROVIDER_ARTIFACT = "application/vnd.opentofu.provider"
@@ -326,6 +328,7 @@ class PackageStore:
         self._poisoned: set[tuple[str, str]] = set()  # (repository, tag) that failed verification
         self._pushing: dict[str, threading.Thread] = {}
         self._slots = threading.Semaphore(PUSH_WORKERS)
+        self._index_locks: dict[tuple[str, str], threading.Lock] = {}
 
     # ------------------------------------------------------------------ expectations
 
@@ -471,7 +474,16 @@ class PackageStore:
                     if self.report.read_only:
                         return
                 try:
-                    job()
+                    try:
+                        job()
+                    except PushRefused as e:
+                        if e.status != 400:
+                            raise
+                        # a blob another job was pushing at the same moment was not yet linked
+                        # (distribution: MANIFEST_BLOB_UNKNOWN), or the index changed under us:
+                        # the whole push once more, every step of it idempotent
+                        time.sleep(RETRY_PAUSE)
+                        job()
                 except PushRefused as e:
                     if e.status in (401, 403):
                         with self._lock:
@@ -498,8 +510,6 @@ class PackageStore:
         """Wait at most ``grace`` seconds (default the store's) for the pushes still
         running; those unfinished are named in ``not_pushed`` (their threads are daemons:
         a push cut off by the process's exit leaves blobs without a tag, which nobody reads)."""
-        import time
-
         deadline = time.monotonic() + (self.grace if grace is None else grace)
         with self._lock:
             threads = list(self._pushing.items())
@@ -578,10 +588,40 @@ class PackageStore:
         label = f"provider {key.hostname}/{key.namespace}/{key.type} {key.version} ({platform})"
         if verified:
             with self._lock:
-                self.report.read.append(label)
+                if label not in self.report.read:  # read ahead during the solve, then asked by the plan
+                    self.report.read.append(label)
         else:
             repository = key.repository(self.address) or ""
             self._rejected(label, why, (repository, key.tag))
+
+    def _index_lock(self, repository: str, tag: str) -> threading.Lock:
+        with self._lock:
+            return self._index_locks.setdefault((repository, tag), threading.Lock())
+
+    def _add_to_index(self, repository: str, tag: str, digest: str, size: int, os_name: str, arch: str) -> None:
+        """Write the version's index with the platform manifest ``digest`` in it, keeping
+        the other platforms it lists (a new index when there is none or it is not one)."""
+        host = self.address.host
+        entries: list[dict] = []
+        try:
+            old, _, _ = self.client.manifest(host, repository, tag, IMAGE_INDEX)
+            entries = [m for m in json.loads(old).get("manifests") or [] if isinstance(m, dict)]
+        except NetworkError as e:
+            if e.summary != "OCI artifact not found":
+                raise
+        except (OciError, ValueError, AttributeError):
+            entries = []  # not an index we can extend: replaced
+        if any(m.get("digest") == digest for m in entries):
+            return  # the index has this package already
+        kept = [m for m in entries if (m.get("platform") or {}) != {"os": os_name, "architecture": arch}
+                and m.get("artifactType") == PROVIDER_TARGET]
+        kept.append({"mediaType": IMAGE_MANIFEST, "artifactType": PROVIDER_TARGET, "digest": digest,
+                     "size": size, "platform": {"os": os_name, "architecture": arch}})
+        kept.sort(key=lambda m: (str((m.get("platform") or {}).get("os")),
+                                 str((m.get("platform") or {}).get("architecture"))))
+        index = {"schemaVersion": 2, "mediaType": IMAGE_INDEX, "artifactType": PROVIDER_ARTIFACT, "manifests": kept}
+        self.client.push_manifest(host, repository, tag,
+                                  json.dumps(index, separators=(",", ":"), sort_keys=True).encode(), IMAGE_INDEX)
 
     def provider_hashes(self, key: ProviderKey) -> tuple[str, ...]:
         """The hashes the lock records for a provider version (() when none)."""
@@ -600,38 +640,23 @@ class PackageStore:
         label = f"provider {key.hostname}/{key.namespace}/{key.type} {key.version} ({platform})"
         os_name, _, arch = platform.partition("_")
 
+        read: list[bytes] = []  # the zip, read once (a retried push reads it from here)
+
         def push() -> None:
             host = self.address.host
-            try:
-                zip_bytes = zip_file.read_bytes()
-            finally:
-                zip_file.unlink(missing_ok=True)
+            if not read:
+                try:
+                    read.append(zip_file.read_bytes())
+                finally:
+                    zip_file.unlink(missing_ok=True)
+            zip_bytes = read[0]
             layer = self.client.push_blob(host, repository, zip_bytes)
             config = self.client.push_blob(host, repository, EMPTY_JSON)
             body = _image_manifest(PROVIDER_TARGET, layer, config, {})
             digest = self.client.push_manifest(host, repository, "sha256:" + hashlib.sha256(body).hexdigest(),
                                                body, IMAGE_MANIFEST)
-            entries: list[dict] = []
-            try:
-                old, _, _ = self.client.manifest(host, repository, key.tag, IMAGE_INDEX)
-                entries = [m for m in json.loads(old).get("manifests") or [] if isinstance(m, dict)]
-            except NetworkError as e:
-                if e.summary != "OCI artifact not found":
-                    raise
-            except (OciError, ValueError, AttributeError):
-                entries = []  # not an index we can extend: replaced
-            kept = [m for m in entries if (m.get("platform") or {}) != {"os": os_name, "architecture": arch}
-                    and m.get("artifactType") == PROVIDER_TARGET]
-            if len(kept) != len(entries) and any(m.get("digest") == digest for m in entries):
-                return  # the index has this package already
-            kept.append({"mediaType": IMAGE_MANIFEST, "artifactType": PROVIDER_TARGET, "digest": digest,
-                         "size": len(body), "platform": {"os": os_name, "architecture": arch}})
-            kept.sort(key=lambda m: (str((m.get("platform") or {}).get("os")),
-                                     str((m.get("platform") or {}).get("architecture"))))
-            index = {"schemaVersion": 2, "mediaType": IMAGE_INDEX, "artifactType": PROVIDER_ARTIFACT,
-                     "manifests": kept}
-            self.client.push_manifest(host, repository, key.tag,
-                                      json.dumps(index, separators=(",", ":"), sort_keys=True).encode(), IMAGE_INDEX)
+            with self._index_lock(repository, key.tag):  # one read-modify-write at a time in this run
+                self._add_to_index(repository, key.tag, digest, len(body), os_name, arch)
         self._background(label, push)
 
 
