@@ -24,11 +24,12 @@ class DelayProxy:
         self.setup_rtts = setup_rtts
         self.port = 0
         self.connections = 0
+        self.bytes_down = 0  # bytes carried from the upstream server to clients
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    async def _pipe(self, reader, writer):
+    async def _pipe(self, reader, writer, down: bool = False):
         queue: asyncio.Queue = asyncio.Queue()
 
         async def deliver():
@@ -50,6 +51,8 @@ class DelayProxy:
                 data = await reader.read(65536)
                 if not data:
                     break
+                if down:
+                    self.bytes_down += len(data)
                 queue.put_nowait((time.monotonic() + self.rtt / 2, data))
         except (ConnectionError, OSError):
             pass
@@ -68,7 +71,7 @@ class DelayProxy:
             except OSError:
                 client_w.close()
                 return
-            await asyncio.gather(self._pipe(client_r, up_w), self._pipe(up_r, client_w))
+            await asyncio.gather(self._pipe(client_r, up_w), self._pipe(up_r, client_w, down=True))
         except asyncio.CancelledError:  # the proxy is shutting down
             client_w.close()
 
