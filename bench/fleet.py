@@ -1,6 +1,6 @@
 """A fleet of CI jobs with and without a package store (issue #49 §5).
 
-    python3 bench/fleet.py [--jobs 16] [--rtt-ms 150] [--store-rtt-ms 20] [--roots 4] [--root NAME ...]
+    python3 bench/fleet.py [--jobs 16] [--rtt-ms 150] [--store-rtt-ms 20] [--roots 4] [--root NAME ...] [--python PY]
                            [--real-content GIT_DIR ...] [--parallel 1]
 
 Origins (the fixture registry, its provider files and ``git daemon``) sit behind delay
@@ -52,9 +52,12 @@ from tests.e2e.oci_fixtures import run_registry  # noqa: E402
 from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
 
 
+PYTHON = [sys.executable]  # the interpreter jobs run tofu-solve with (--python)
+
+
 def _init(root: Path, env: dict) -> tuple[float, int, dict]:
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "tofu_solve", "init", "-json", "-handover=false", f"-chdir={root}"],
+    done = subprocess.run([PYTHON[0], "-m", "tofu_solve", "init", "-json", "-handover=false", f"-chdir={root}"],
                           env=env, capture_output=True, text=True)
     took = time.monotonic() - started
     result = {}
@@ -122,7 +125,11 @@ def main() -> int:
     ap.add_argument("--root", action="append", default=[])
     ap.add_argument("--real-content", nargs="*", default=[])
     ap.add_argument("--parallel", type=int, default=1)
+    ap.add_argument("--python", default=sys.executable,
+                    help="the interpreter of the jobs: a virtual environment with tofu-solve installed as users "
+                         "install it (this repository's test extras make oras's import take a second longer)")
     args = ap.parse_args()
+    PYTHON[0] = args.python
     corpus = Path(os.environ.get("TOFU_SOLVE_CORPUS", REPO.parent / "shared" / "corpus"))
     world = build_world(corpus, default_world_dir())
     roots = pick_roots(corpus, args.root, args.roots)

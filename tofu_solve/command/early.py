@@ -113,8 +113,11 @@ def start(args: InitArguments, settings: Settings) -> EarlyStart:
 
 
 def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> EarlyStart:
+    import importlib
+
     from ..addrs.module_source import RegistrySource
     from ..config.policy import find_policy
+    from ..remote.package_store import store_setting
     from ..remote.registry import open_client
 
     root = Path(args.chdir)
@@ -131,15 +134,21 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
                             reads=settings.reads)
     inputs = collect_input_values(root, settings.environ, args.vars)
     tree = read_module_tree(root, confine=False, strict=False, inputs=inputs, product=target.product)
-    locked = set() if args.upgrade else \
-        set(read_lock_file(root / LOCK_FILE_NAME).modules) | set(recorded_module_locks(root, settings))
+    lock_file = read_lock_file(root / LOCK_FILE_NAME)
+    locked = set() if args.upgrade else set(lock_file.modules) | set(recorded_module_locks(root, settings))
     packages = list(dict.fromkeys(
         rc.call.source.package for rc in tree.remote_calls
         if isinstance(rc.call.source, RegistrySource) and ".".join(rc.rel_path) not in locked))
     # a provider_installation block may send them to a mirror: the registry is asked only
     # when it is the one place they come from (as ProviderSources decides)
-    providers = [] if registry.cli_config.provider_installation is not None else \
-        list(dict.fromkeys(rp.address for _, rp in tree.providers if not rp.address.is_builtin))
+    # and the providers the lock file names: the held locks are checked against their listings
+    # (a version withdrawn), even when only modules require them (issue #49: a job whose
+    # packages all come from the package store waits for nothing else)
+    providers = [] if registry.cli_config.provider_installation is not None else list(dict.fromkeys(
+        [rp.address for _, rp in tree.providers if not rp.address.is_builtin]
+        + ([] if args.upgrade else [p.address for p in lock_file.providers.values()])))
+    if store_setting(args.package_store, settings.environ) is not None:
+        _in_thread(_quietly, importlib.import_module, "oras.provider")  # the store's client, imported meanwhile
     if packages:  # module listings go to the network; provider listings may come from the cache,
         # and a locked root's warm re-init imports no network library
         registry.session.headers  # noqa: B018 -- the HTTP library is imported here, not in the threads

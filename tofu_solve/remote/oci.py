@@ -172,6 +172,7 @@ class OciClient:
         self.timeout = timeout
         self._lock = threading.Lock()
         self._registries: dict[str, object] = {}
+        self._probes: dict[str, tuple[int, str, object]] = {}  # host -> (status, challenge, session)
 
     def _insecure(self, host: str) -> bool:
         named = {h.strip() for h in self.env.get("TOFU_SOLVE_OCI_INSECURE", "").split(",") if h.strip()}
@@ -187,22 +188,14 @@ class OciClient:
             if key in self._registries:
                 return self._registries[key]
         scheme = "http" if self._insecure(host) else "https"
-        # Probe first: oras retries unreachable hosts for minutes; a refused connection is final.
-        try:
-            probe = requests.get(f"{scheme}://{host}/v2/", timeout=self.timeout, stream=True)
-            read_document(probe, self.limits, f"{scheme}://{host}/v2/")
-        except requests.RequestException as e:
-            raise NetworkError("Failed to reach OCI registry",
-                               f"Could not contact the OCI registry {host} ({describe_failure(e)}).",
-                               url=f"{scheme}://{host}/v2/") from None
-        challenge = probe.headers.get("WWW-Authenticate", "")
+        status, challenge, session = self._probe(host, scheme)
         backend = "token" if challenge.lower().startswith("bearer") else "basic"
         reg = oras.provider.Registry(hostname=host, insecure=scheme == "http", auth_backend=backend)
-        reg.session = _timed_session(self.timeout)  # oras sets no timeout: a silent registry would hang the run
+        reg.session = session  # one per host (its connections reused by every repository), with a timeout
         creds = find_credentials(host, repository, self.env)
         if creds is not None:
             reg.auth.set_basic_auth(creds.username, creds.password)
-        elif probe.status_code == 401:
+        elif status == 401:
             raise NetworkError("OCI registry requires authentication",
                                f"The OCI registry {host} asks for credentials and none were found for "
                                f"{host}/{repository} in the Docker-style config files (DOCKER_CONFIG, "
@@ -210,6 +203,31 @@ class OciClient:
         with self._lock:
             self._registries[key] = reg
         return reg
+
+    def _probe(self, host: str, scheme: str) -> tuple[int, str, object]:
+        """``GET /v2/`` once per host and run: (its status, its ``WWW-Authenticate``, the
+        session the host's repositories share). Probed first because oras retries
+        unreachable hosts for minutes, while a refused connection is final.
+
+        Raises:
+            NetworkError: the registry cannot be reached.
+        """
+        with self._lock:
+            known = self._probes.get(host)
+        if known is not None:
+            return known
+        session = _timed_session(self.timeout)  # oras sets no timeout: a silent registry would hang the run
+        url = f"{scheme}://{host}/v2/"
+        try:
+            probe = session.get(url, stream=True)
+            read_document(probe, self.limits, url)
+        except requests.RequestException as e:
+            raise NetworkError("Failed to reach OCI registry",
+                               f"Could not contact the OCI registry {host} ({describe_failure(e)}).",
+                               url=url) from None
+        answer = (probe.status_code, probe.headers.get("WWW-Authenticate", ""), session)
+        with self._lock:
+            return self._probes.setdefault(host, answer)
 
     def _do(self, reg, url: str, method: str, **kwargs):
         """One request through oras (which answers the registry's authentication challenge);
