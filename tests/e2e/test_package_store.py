@@ -285,3 +285,114 @@ def test_a_job_killed_while_pushing_leaves_nothing_unverified_and_the_next_push_
     third = job(clone(fleet, "third", first.lock), fleet / "c3", cli_config, monkeypatch)
     assert third.code == 0, third.err
     assert installed(third.root) == installed(first.root)
+
+
+def test_a_rejected_artifact_with_its_origin_down_names_the_package_and_both_places(fleet, world, store,
+                                                                                   monkeypatch):
+    with origins(world, fleet / "servers") as rw:
+        first = job(write_root(fleet / "root", VPC6_EKS20), fleet / "c1", rw.cli_config, monkeypatch)
+        assert first.code == 0, first.err
+        repos = json.loads(_get(store, "/v2/_catalog"))["repositories"]
+        vpc_repo = next(r for r in repos if "terraform-aws-vpc" in r)
+        tag = json.loads(_get(store, f"/v2/{vpc_repo}/tags/list"))["tags"][0]
+        store.push_module(vpc_repo, tag, {"main.tf": 'output "owned" { value = "yes" }\n'})
+        cli_config = rw.cli_config
+    r = job(clone(fleet, "clone", first.lock), fleet / "c2", cli_config, monkeypatch)
+    assert r.code == 1
+    text = json.dumps(r.json()["error"])
+    assert "terraform-aws-vpc" in text  # the package
+    assert f"the package store oci://{store.host}/ci holds it, but it failed verification" in text  # the store
+    assert "git" in text.lower()  # and its origin
+    assert not (r.root / ".terraform" / "modules" / "vpc").exists()  # nothing unverified installed
+
+
+class _BadStore:
+    """An OCI registry that never answers (``drip``) or refuses everything (``refuse``)."""
+
+    def __init__(self, mode: str):
+        import http.server
+        import socket
+        import threading
+        self.mode = mode
+        if mode == "drip":
+            self.sock = socket.socket()
+            self.sock.bind(("127.0.0.1", 0))
+            self.sock.listen(64)  # accepts connections into the backlog, never answers
+            self.port = self.sock.getsockname()[1]
+            return
+
+        class Refuse(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(500)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            do_HEAD = do_POST = do_PUT = do_GET
+            def log_message(self, *a):
+                pass
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refuse)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        if self.mode == "drip":
+            self.sock.close()
+        else:
+            self.httpd.shutdown()
+
+
+@pytest.mark.parametrize("mode", ["drip", "refuse"])
+def test_a_store_that_drips_or_refuses_costs_a_bounded_delay_and_a_warning(tmp_path, world, monkeypatch, mode):
+    bad = _BadStore(mode)
+    monkeypatch.setenv("TOFU_SOLVE_PACKAGE_STORE", f"oci://127.0.0.1:{bad.port}/ci")
+    try:
+        with origins(world, tmp_path / "servers") as rw:
+            first = job(write_root(tmp_path / "root", VPC6_EKS20), tmp_path / "c1", rw.cli_config, monkeypatch,
+                        "-package-store=")
+            assert first.code == 0, first.err
+            started = time.monotonic()
+            r = job(clone(tmp_path, "clone", first.lock), tmp_path / "c2", rw.cli_config, monkeypatch)
+            took = time.monotonic() - started
+    finally:
+        bad.close()
+    assert r.code == 0, r.err
+    assert r.lock == first.lock
+    assert warnings(r).count("Package store unavailable") == 1
+    assert r.json()["package_store"]["read"] == []
+    print(f"{mode}: {took:.1f} s")
+
+
+def test_an_edit_that_moves_a_provider_the_store_listed_gives_the_registries_answer(fleet, world, store,
+                                                                                   monkeypatch):
+    """One truth: the store lists only what jobs locked; an edit that moves a locked provider
+    is solved on the registries' listings, as a run without the store solves it."""
+    edited = VPC6_EKS20 + '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "< 6.50.0"
+    }
+  }
+}
+'''
+    with origins(world, fleet / "servers") as rw:
+        first = job(write_root(fleet / "root", VPC6_EKS20), fleet / "c1", rw.cli_config, monkeypatch)
+        assert first.code == 0, first.err
+        locks, _ = parse_lock_text(first.lock)
+        aws = locks.providers["registry.opentofu.org/hashicorp/aws"].version
+        assert tuple(map(int, aws.split("."))) >= (6, 50, 0)  # the edit below moves it
+        # unchanged: every locked provider listed by the store, nothing asked of the registry
+        quiet = job(clone(fleet, "quiet", first.lock), fleet / "c2", rw.cli_config, monkeypatch)
+        assert quiet.code == 0, quiet.err
+        assert "provider_versions" not in quiet.json()["network_operations"], quiet.json()["network_operations"]
+        runs = {}
+        for name, flag in (("store", ()), ("none", ("-package-store=",))):
+            root = write_root(fleet / f"edit-{name}", edited)
+            (root / ".terraform.lock.hcl").write_text(first.lock)
+            runs[name] = job(root, fleet / f"c-{name}", rw.cli_config, monkeypatch, *flag)
+            assert runs[name].code == 0, runs[name].err
+    assert runs["store"].lock == runs["none"].lock
+    moved, _ = parse_lock_text(runs["store"].lock)
+    assert moved.providers["registry.opentofu.org/hashicorp/aws"].version != aws
+    assert [c["address"] for c in runs["store"].json()["lock_file"]["provider_changes"]] == \
+        [c["address"] for c in runs["none"].json()["lock_file"]["provider_changes"]]

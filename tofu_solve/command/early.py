@@ -149,6 +149,8 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
         + ([] if args.upgrade else [p.address for p in lock_file.providers.values()])))
     if store_setting(args.package_store, settings.environ) is not None:
         _in_thread(_quietly, importlib.import_module, "oras.provider")  # the store's client, imported meanwhile
+        if not args.upgrade:  # the store lists the locked providers (init.store_listing)
+            providers = [a for a in providers if str(a) not in lock_file.providers]
     if packages:  # module listings go to the network; provider listings may come from the cache,
         # and a locked root's warm re-init imports no network library
         registry.session.headers  # noqa: B018 -- the HTTP library is imported here, not in the threads

@@ -246,7 +246,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     moves: dict[str, tuple[str, str]] = {}  # locked packages found at another location (issue #34)
     try:
         started = time.monotonic()
-        res = solve(tree, ctx.view(likely_provider=ahead.likely), root)
+        res = _solve_listing_from_store(tree, ctx, ahead, root, store_listing(ctx, store, solve_locks, opts,
+                                                                              providers_again))
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         _refuse_unloadable(res, target)
@@ -390,6 +391,42 @@ def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
     for provider in locks.providers.values():
         a = provider.address
         store.expect_provider(ProviderKey(a.host, a.namespace, a.type, provider.version), provider.hashes)
+
+
+def store_listing(ctx: Context, store: PackageStore | None, locks: LockFile, opts: InitOptions,
+                  again: frozenset[str]) -> ProviderSources | None:
+    """With a package store, let it list the providers the lock holds (issue #49): the
+    provider sources, told each locked provider's version; None without a store, with
+    ``-upgrade``, or without the CLI configuration's sources."""
+    sources = ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None
+    if store is None or sources is None or opts.upgrade or opts.offline:
+        return None
+    sources.store_listing = {a: p.version for a, p in locks.providers.items() if a not in again}
+    return sources
+
+
+def _solve_listing_from_store(tree, ctx: Context, ahead: ProviderReadAhead, root: Path,
+                              sources: ProviderSources | None) -> Resolution:
+    """The solve, with the locked providers listed by the package store when ``sources``
+    says so; when that solve fails, or moves a provider the store listed, the solve runs
+    again on the registries' listings, so that the answer is the one the registries give
+    (a store holds only the versions jobs locked)."""
+    failure: TofuSolveError | None = None
+    try:
+        res = solve(tree, ctx.view(likely_provider=ahead.likely), root)
+    except TofuSolveError as e:
+        failure = e
+    if sources is None or not sources.listed_by_store:
+        if failure is not None:
+            raise failure
+        return res
+    locked = dict(sources.store_listing)
+    if failure is None and all(str(res.providers[a].version) == locked[a]
+                               for a in sources.listed_by_store if a in res.providers):
+        return res
+    log.debug("a provider the package store listed moved: solving again on the registries' listings")
+    ctx.relist_providers(sources.stop_store_listing())
+    return solve(tree, ctx.view(likely_provider=ahead.likely), root)
 
 
 def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]]) \

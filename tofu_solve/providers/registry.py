@@ -50,14 +50,23 @@ class RegistryCandidates:
         (a repository that needs the credential its redacted address left out, or one
         gone), the version is fetched through the registry as it would be without a lock,
         and the package it resolves to is compared with the lock's by the caller."""
+        first: NetworkError | None = None
         if available.package:
             try:
                 return self._from_location(source, available.package)
             except NetworkError as e:
                 log.info("the locked package %s could not be fetched (%s); asking the registry", available.package,
                          e.summary)
+                first = e
         version = available.version.string if available.version else available.label
-        location = self.client.module_location(source.package, version)
+        try:
+            location = self.client.module_location(source.package, version)
+        except NetworkError as e:
+            if first is None:
+                raise
+            # both failed: say both (the locked package's own failure may name the package store)
+            raise NetworkError(e.summary, f"{e.detail}\nFirst, the locked package {available.package} could not be "
+                               f"fetched: {first.detail}", e.where, e.url) from None
         if isinstance(location, DirectLocation):
             headers = self.client.auth_headers(location.host) if location.use_registry_credentials else {}
             fetched = self.fetcher.fetch_direct(str(location), headers)

@@ -180,8 +180,15 @@ class Fetcher:
                 store, known = self.store, commit
 
                 def from_store_or_origin(d: Path) -> None:
-                    if not store.read_module(key, d):
+                    if store.read_module(key, d):
+                        return
+                    try:
                         self.git.export(g.url, self._git_ref(src, known), d)
+                    except NetworkError as e:  # both places named (issue #49)
+                        label = store.label(key)
+                        raise NetworkError(e.summary, f"{e.detail}\nThe locked package {label} could not come from "
+                                           f"the package store either: {store.why_not(label)}.", e.where, e.url) \
+                            from None
                 path = self.cache.ensure_package(base, commit, from_store_or_origin)
                 return FetchedPackage(path, src.package, src.package, commit)
             if commit and self.cache.package_dir(base, commit).is_dir():

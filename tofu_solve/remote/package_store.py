@@ -385,6 +385,22 @@ class PackageStore:
                 self.report.down = f"{e.summary}: {e.detail}" if e.detail else e.summary
                 log.warning("package store %s: %s", self.address, self.report.down)
 
+    def why_not(self, label: str) -> str:
+        """Why the store did not give the package ``label`` (for an error that names both
+        places when its origin failed too)."""
+        with self._lock:
+            rejected = next((why for lbl, why in self.report.rejected if lbl == label), None)
+            down = self.report.down
+        if rejected is not None:
+            return f"the package store {self.address} holds it, but it failed verification ({rejected})"
+        if down:
+            return f"the package store {self.address} did not answer ({down})"
+        return f"the package store {self.address} does not hold it"
+
+    def label(self, key: ModuleKey) -> str:
+        """How reports name the module package at ``key``."""
+        return f"{key.origin} at {key.identity}"
+
     def _rejected(self, label: str, why: str, where: tuple[str, str]) -> None:
         with self._lock:
             self._poisoned.add(where)

@@ -147,8 +147,11 @@ class ProviderSources:
                  cache=None, offline: bool = False, refresh: bool = False, store=None):
         import threading
 
-        # the package store (issue #49): its tags list a provider whose registry cannot be reached
+        # the package store (issue #49): its tags list a locked provider first (store_listing:
+        # address -> locked version), and a provider whose registry cannot be reached
         self.store = store
+        self.store_listing: dict[str, str] = {}
+        self.listed_by_store: set[str] = set()  # addresses whose listing came from the store's tags
         self.fallbacks: dict[str, str] = {}  # provider address -> why its versions came from the store
         self.methods = methods if methods else (DIRECT,)
         self.client = client
@@ -175,6 +178,16 @@ class ProviderSources:
 
     def _versions(self, m: InstallationMethod, a: ProviderAddress) -> list[str]:
         if m.kind == "direct":
+            locked = self.store_listing.get(str(a))
+            if locked is not None and self.store is not None:
+                # a locked provider whose store holds the locked version is listed by the store (as
+                # tofu's oci_mirror lists it): its registry is not asked. The caller solves again
+                # with the registry's listing if the solve moves it (init: listed_by_store).
+                tags = self.store.provider_versions(a)
+                if locked in tags:
+                    with self._lock:
+                        self.listed_by_store.add(str(a))
+                    return tags
             try:
                 return self.client.provider_versions(a)
             except NetworkError as e:
@@ -207,6 +220,14 @@ class ProviderSources:
         with self._lock:
             self._listed[key] = versions
         return versions
+
+    def stop_store_listing(self) -> set[str]:
+        """List every provider at its registry from now on; returns the addresses the store
+        listed so far (their listings must be asked again)."""
+        with self._lock:
+            listed, self.store_listing = set(self.listed_by_store), {}
+            self.listed_by_store.clear()
+        return listed
 
     def relist(self, a: ProviderAddress) -> list[str]:
         """:meth:`provider_versions` asked of every method again, not of the cache (a lock

@@ -783,6 +783,12 @@ class Context:
             self._relisted.add(str(address))
         return any(str(v) == version for v in self.provider_versions(address, self.provider_source.relist))
 
+    def relist_providers(self, addresses: set[str]) -> None:
+        """Forget the listings of ``addresses`` this run: the next search asks for them again
+        (init, after a search on the package store's listings moved one of them)."""
+        with self._lock:
+            self._relisted |= addresses
+
     def provider_versions(self, address: ProviderAddress,
                           lister: Callable[[ProviderAddress], list[str]] | None = None) -> list[gvs.Version]:
         """Provider versions ascending (a stable sort of the registry list); after
