@@ -141,15 +141,11 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
         if isinstance(rc.call.source, RegistrySource) and ".".join(rc.rel_path) not in locked))
     # a provider_installation block may send them to a mirror: the registry is asked only
     # when it is the one place they come from (as ProviderSources decides)
-    # and the providers the lock file names: the held locks are checked against their listings
-    # (a version withdrawn), even when only modules require them (issue #49: a job whose
-    # packages all come from the package store waits for nothing else)
-    providers = [] if registry.cli_config.provider_installation is not None else list(dict.fromkeys(
-        [rp.address for _, rp in tree.providers if not rp.address.is_builtin]
-        + ([] if args.upgrade else [p.address for p in lock_file.providers.values()])))
+    providers = [] if registry.cli_config.provider_installation is not None else \
+        list(dict.fromkeys(rp.address for _, rp in tree.providers if not rp.address.is_builtin))
     if store_setting(args.package_store, settings.environ) is not None:
         _in_thread(_quietly, importlib.import_module, "oras.provider")  # the store's client, imported meanwhile
-        if not args.upgrade:  # the store lists the locked providers (init.store_listing)
+        if not args.upgrade:  # the package store lists the locked providers (init.store_listing)
             providers = [a for a in providers if str(a) not in lock_file.providers]
     if packages:  # module listings go to the network; provider listings may come from the cache,
         # and a locked root's warm re-init imports no network library
