@@ -396,3 +396,27 @@ terraform {
     assert moved.providers["registry.opentofu.org/hashicorp/aws"].version != aws
     assert [c["address"] for c in runs["store"].json()["lock_file"]["provider_changes"]] == \
         [c["address"] for c in runs["none"].json()["lock_file"]["provider_changes"]]
+
+
+def test_oci_credentials_in_the_cli_configuration_open_a_store_that_needs_them(tmp_path, world, monkeypatch):
+    """OpenTofu's oci_credentials blocks (internal/command/cliconfig/oci_credentials.go) come
+    before Docker-style files; without credentials the store is a warning, not a failure."""
+    with run_registry(tmp_path / "store", htpasswd_user=("ci", "s3cret-pw")) as store:
+        monkeypatch.setenv("TOFU_SOLVE_PACKAGE_STORE", f"oci://{store.host}/ci")
+        monkeypatch.setenv("TOFU_SOLVE_PACKAGE_STORE_GRACE", "120")
+        monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path / "no-docker-config"))
+        with origins(world, tmp_path / "servers") as rw:
+            with_creds = tmp_path / "with-creds.tfrc"
+            with_creds.write_text(rw.cli_config.read_text() + f'\noci_credentials "{store.host}" {{\n'
+                                  '  username = "ci"\n  password = "s3cret-pw"\n}\n')
+            first = job(write_root(tmp_path / "root", VPC6_EKS20), tmp_path / "c1", with_creds, monkeypatch)
+            assert first.code == 0, first.err
+            assert len(first.json()["package_store"]["pushed"]) >= 3
+            second = job(clone(tmp_path, "clone", first.lock), tmp_path / "c2", with_creds, monkeypatch)
+            assert second.code == 0, second.err
+            assert len(second.json()["package_store"]["read"]) >= 3
+            anonymous = job(clone(tmp_path, "anon", first.lock), tmp_path / "c3", rw.cli_config, monkeypatch)
+    assert anonymous.code == 0, anonymous.err
+    assert anonymous.json()["package_store"]["read"] == []
+    assert "Package store unavailable" in warnings(anonymous)
+    assert "s3cret-pw" not in first.out + first.err + second.out + anonymous.out + anonymous.err

@@ -23,6 +23,7 @@ from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config import config_file_names
+from ..config.cliconfig import load_cli_config
 from ..config.policy import DenyRule, load_policy
 from ..config.tree import RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
@@ -229,8 +230,10 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     solve_locks, providers_again = locks, frozenset[str]()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
-    store = open_store(store_setting(opts.package_store, settings.environ), settings.environ, settings.limits,
-                       offline=opts.offline)
+    store_address = store_setting(opts.package_store, settings.environ)
+    store = None if store_address is None else open_store(
+        store_address, settings.environ, settings.limits, offline=opts.offline,
+        configured=(registry.cli_config if registry is not None else load_cli_config(settings.environ)).oci_credentials)
     if store is not None:
         expect_locked_packages(store, locks)
     ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=locks,

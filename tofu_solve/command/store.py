@@ -74,7 +74,8 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
         raise ConfigurationError("No lock file", f"There is no {LOCK_FILE_NAME} in {', '.join(map(str, roots))}: run "
                                  "tofu-solve init first, and commit the lock file.")
     client = open_client(settings)
-    store = open_store(address, settings.environ, settings.limits, client.counter)
+    store = open_store(address, settings.environ, settings.limits, client.counter,
+                       configured=client.cli_config.oci_credentials)
     if store is None or store.report.read_only:
         raise ConfigurationError("Pushing is turned off", f"{PUSH_VARIABLE}=false: store push has nothing to do.")
     remotes = GitRemotes(client.cache, client.counter, limits=settings.limits, environ=settings.environ)

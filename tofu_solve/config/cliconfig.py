@@ -58,6 +58,10 @@ class CliConfig:
             (value, "FILE line N"), or None.
         module_installation: the ``module_installation`` block of OpenTofu's module-cooldown
             RFC (its ``direct`` method's cooldown), or None without one.
+        oci_credentials: OpenTofu's ``oci_credentials "DOMAIN[/PATH]"`` blocks
+            (``internal/command/cliconfig/oci_credentials.go``): label -> (username, password),
+            or label -> ("", helper) for ``docker_credentials_helper = "NAME"``; they come
+            before any Docker-style file (the most specific label wins).
     """
 
     hosts: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -69,6 +73,7 @@ class CliConfig:
     provider_installation: tuple | None = None  # InstallationMethod, in order; None: direct only
     min_age: tuple[str, str] | None = None
     module_installation: ModuleInstallation | None = None
+    oci_credentials: dict[str, tuple[str, str]] = field(default_factory=dict, repr=False)
 
     def services(self, host: str) -> dict[str, str] | None:
         return self.hosts.get(_normalize_host(host))
@@ -95,7 +100,8 @@ def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
     return None
 
 
-def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str]):
+def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str],
+               oci: dict[str, tuple[str, str]] | None = None):
     """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
     and ``tokens``; return its ``plugin_cache_dir``, its ``provider_installation`` methods,
     its ``tofu_solve_min_age`` as (value, "FILE line N") and its ``module_installation``
@@ -143,6 +149,17 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
             services = _literal(block.body.attribute("services"))
             if isinstance(services, dict):
                 hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
+        elif block.type == "oci_credentials" and len(block.labels) == 1 and oci is not None:
+            user, password, helper = (_literal(block.body.attribute(n)) for n in
+                                      ("username", "password", "docker_credentials_helper"))
+            if isinstance(user, str) and isinstance(password, str):
+                oci[block.labels[0].lower()] = (user, password)
+            elif isinstance(helper, str) and helper:
+                oci[block.labels[0].lower()] = ("", helper)
+            else:
+                raise ConfigurationError("Invalid oci_credentials block",
+                                         f"{path} line {block.line}: an oci_credentials block sets username and "
+                                         "password, or docker_credentials_helper.")
         elif block.type == "credentials" and len(block.labels) == 1:
             a = block.body.attribute("token")
             if a is not None:
@@ -191,8 +208,9 @@ def load_cli_config(env: Mapping[str, str], reads: ReadLog | None = None) -> Cli
     installation = None
     min_age = None
     module_installation = None
+    oci: dict[str, tuple[str, str]] = {}
     for f in files:
-        cache_dir, methods, age, modules = _read_file(f, hosts, tokens)
+        cache_dir, methods, age, modules = _read_file(f, hosts, tokens, oci)
         plugin_cache = cache_dir or plugin_cache
         installation = methods if methods is not None else installation
         min_age = age or min_age
@@ -215,7 +233,7 @@ def load_cli_config(env: Mapping[str, str], reads: ReadLog | None = None) -> Cli
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
     return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation, min_age,
-                     module_installation)
+                     module_installation, oci)
 
 
 def _literal(a: hcl.Attribute | None) -> Any:

@@ -113,9 +113,16 @@ def _helper(name: str, host: str) -> Credentials | None:
         return None
 
 
-def find_credentials(host: str, repository: str, env: Mapping[str, str]) -> Credentials | None:
-    """Docker-style credentials for ``host/repository`` (see the module docstring); ``env``
+def find_credentials(host: str, repository: str, env: Mapping[str, str],
+                     configured: Mapping[str, tuple[str, str]] | None = None) -> Credentials | None:
+    """Credentials for ``host/repository``: the CLI configuration's ``oci_credentials``
+    blocks first (``configured``, :attr:`tofu_solve.config.cliconfig.CliConfig.oci_credentials`;
+    the most specific label wins), then Docker-style ones (see the module docstring); ``env``
     is the run's environment (:attr:`tofu_solve.settings.Settings.environ`)."""
+    best = max((configured or {}).items(), key=lambda kv: _match_len(kv[0], host, repository), default=None)
+    if best is not None and _match_len(best[0], host, repository):
+        user, secret = best[1]
+        return Credentials(user, secret) if user else _helper(secret, host)
     for path in _auth_files(env):
         try:
             data = json.loads(path.read_text())
@@ -163,7 +170,9 @@ class OciClient:
     for tofu-solve's use (one oras registry object per host, guarded)."""
 
     def __init__(self, env: Mapping[str, str] | None = None, counter: OpCounter | None = None, offline: bool = False,
-                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None, single_attempt: bool = False):
+                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None, single_attempt: bool = False,
+                 configured: Mapping[str, tuple[str, str]] | None = None):
+        self.configured = dict(configured or {})  # the CLI configuration's oci_credentials blocks
         self.single_attempt = single_attempt  # no oras retries (minutes of back-off): the package store's client
         self.limits = limits or Limits()
         self.env = dict(env or {})
@@ -192,7 +201,7 @@ class OciClient:
         backend = "token" if challenge.lower().startswith("bearer") else "basic"
         reg = oras.provider.Registry(hostname=host, insecure=scheme == "http", auth_backend=backend)
         reg.session = session  # one per host (its connections reused by every repository), with a timeout
-        creds = find_credentials(host, repository, self.env)
+        creds = find_credentials(host, repository, self.env, self.configured)
         if creds is not None:
             reg.auth.set_basic_auth(creds.username, creds.password)
         elif status == 401:

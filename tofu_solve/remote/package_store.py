@@ -677,10 +677,12 @@ class PackageStore:
 
 
 def open_store(address: StoreAddress | None, env: Mapping[str, str], limits: Limits,
-               counter: OpCounter | None = None, offline: bool = False) -> PackageStore | None:
+               counter: OpCounter | None = None, offline: bool = False,
+               configured: Mapping[str, tuple[str, str]] | None = None) -> PackageStore | None:
     """The run's store, or None (no address, or ``-offline``). ``env`` gives the credentials
     (Docker-style config files, as for OCI module sources), ``TOFU_SOLVE_PACKAGE_STORE_PUSH``
-    and ``TOFU_SOLVE_PACKAGE_STORE_GRACE`` (seconds)."""
+    and ``TOFU_SOLVE_PACKAGE_STORE_GRACE`` (seconds); ``configured``: the CLI configuration's
+    ``oci_credentials`` blocks, which come first."""
     if address is None or offline:
         return None
     push = env.get(PUSH_VARIABLE, "true").strip().lower() not in ("false", "0", "no", "off")
@@ -689,5 +691,6 @@ def open_store(address: StoreAddress | None, env: Mapping[str, str], limits: Lim
     except ValueError:
         raise ConfigurationError("Invalid package store grace",
                                  f"{GRACE_VARIABLE} must be a number of seconds.") from None
-    client = OciClient(env, counter, timeout=STORE_TIMEOUT, limits=limits, single_attempt=True)
+    client = OciClient(env, counter, timeout=STORE_TIMEOUT, limits=limits, single_attempt=True,
+                       configured=configured)
     return PackageStore(address, client, push=push, limits=limits, grace=max(0.0, grace))

@@ -79,7 +79,8 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
     remotes = GitRemotes(cache, counter, offline=options.offline, limits=limits, environ=settings.environ)
     fetcher = Fetcher(cache, remotes, session, counter, offline=options.offline, fresh_refs=options.upgrade,
                       limits=limits, store=store)
-    oci = OciCandidates(OciClient(settings.environ, counter, offline=options.offline, limits=limits), cache)
+    oci = OciCandidates(OciClient(settings.environ, counter, offline=options.offline, limits=limits,
+                                  configured=cli_config.oci_credentials), cache)
     provider_source = ProviderSources(client.cli_config.provider_installation, client,
                                       MirrorClient(session, limits, counter), cache, offline=options.offline,
                                       refresh=options.upgrade, store=store)
