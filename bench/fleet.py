@@ -51,7 +51,6 @@ from real_world import real_content_world  # noqa: E402
 from tests.e2e.oci_fixtures import run_registry  # noqa: E402
 from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
 
-
 PYTHON = [sys.executable]  # the interpreter jobs run tofu-solve with (--python)
 
 
