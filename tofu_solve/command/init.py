@@ -25,7 +25,7 @@ from ..addrs.redact import redact
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
 from ..config.policy import DenyRule, load_policy
-from ..config.tree import RootSyntaxCheck, read_module_tree
+from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
     ConfigurationError,
@@ -190,27 +190,118 @@ def run_init(opts: InitOptions, settings: Settings,
 
 def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
           checks: list[RootSyntaxCheck], notes: list[WarningText], registry: RegistryClient | None) -> InitResult:
+    """The pipeline, one named step after another: read the root and the lock file, open the
+    package store, solve and verify, warn, list the lock changes, install and write."""
     root = Path(opts.root)
     target = target_version(opts.tofu_version, root, terraform=opts.terraform_version, client=opts.client,
                             reads=settings.reads)
-    inputs = collect_input_values(root, settings.environ, opts.vars)
     # directory hashes remembered by size and time: an unchanged copy is not hashed again
     memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
                     trust=not settings.environ.get(FULL_CHECK_VARIABLE))
+    tree = _read_root(root, opts, settings, target, checks)
+    read = _read_locks(root, opts, settings, target)
+    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
+                         opts.display_prefix)
+    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
+                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
+    solve_locks, providers_again = read.locks, frozenset[str]()
+    if opts.upgrade_only and not opts.upgrade:
+        solve_locks, providers_again = without_targets(read.locks, tree, opts.upgrade_only, target.product)
+    store = _open_store(opts, settings, registry, read.locks)
+    ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
+                                 refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
+                                 client=registry, store=store)
+    notes.extend(WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings)
+    solved = _solve_and_verify(tree, root, opts, settings, ctx, counter, read.locks, solve_locks, providers_again,
+                               store, memo, progress)
+    res = solved.res
+    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings]
+    res.warnings.extend(_run_warnings(ctx, res, opts, read, solved))
+    changes = _module_lock_changes(read.on_disk, solved, opts)
+    plan = solved.plan
+    plan.changes[:] = [replace(c, reason=solved.reasons.get(c.label, c.reason)) for c in plan.changes]
+    res.warnings.extend(WarningText("Newer version needs other locks to move", b.text(opts.upgrade_only))
+                        for b in res.blocked_upgrades)
+    new_locks = LockFile(plan.providers, dict(solved.new_modules))
+    written_for = lock_product(root) if read.path.exists() else None
+    if written_for is not None and written_for[0] is not target.product:
+        # the repository's product changed (a flag or a version file): a lock change like any other
+        changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
+                                     f"solved for {target} ({target.origin})"))
+    if opts.lockfile == "readonly" and (changes or plan.changes):
+        raise LockFileWouldChange(
+            "Lock file would change",
+            f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
+            "These locks would change:\n" + "\n".join(describe_change(c) for c in plan.changes + changes)
+            + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
+            f"{LOCK_FILE_NAME}.")
+    checks[0].raise_error()  # nothing is written for a root with a syntax error
+    manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
+                                                           target, memo, progress)
+    store_data = None
+    if store is not None:
+        report = store.finish()
+        res.warnings.extend(store_warnings(store.address, report))
+        store_data = report_data(store.address, report)
+    policy_data = None if policy is None else {
+        "file": policy.file,
+        "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())]}
+    stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
+             "tree_read_ms": round(ctx.stats.read_seconds * 1000),
+             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
+             "provider_lock_ms": solved.provider_ms, "improve_fetches": ctx.stats.improve_fetches,
+             "provider_versions_read_ahead": solved.read_ahead,
+             "release_time_unknown": ctx.stats.release_time_unknown,
+             "hashes_remembered": memo.hits}  # directories not hashed again: unchanged since hashed
+    return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
+                      manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
+                      store=store_data)
 
-    def read_root(strict: bool):
+
+def _read_root(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion,
+               checks: list[RootSyntaxCheck]) -> ModuleTree:
+    """What the solve needs of the root now; every argument of the blocks it reads is parsed
+    meanwhile, in the background (``checks``), and its syntax errors come first.
+
+    Raises:
+        ConfigurationError: the first error a whole read reports (an earlier file's syntax error).
+    """
+    inputs = collect_input_values(root, settings.environ, opts.vars)
+
+    def read_root(strict: bool) -> ModuleTree:
         return read_module_tree(root, confine=False, strict=strict, inputs=inputs, product=target.product,
                                 display_prefix=opts.display_prefix)
-    # What the solve needs of the root now; every argument of the blocks it reads is parsed
-    # meanwhile, in the background, and its syntax errors come first.
     try:
         tree = read_root(False)
     except ConfigurationError:
         read_root(True)  # the error a whole read reports first (an earlier file's syntax error)
         raise
     checks.append(RootSyntaxCheck(lambda: read_root(True)))
-    lock_path = root / LOCK_FILE_NAME
-    locks = read_lock_file(lock_path)
+    return tree
+
+
+@dataclass(frozen=True)
+class _LocksRead:
+    """The lock file as ``init`` starts from it.
+
+    Attributes:
+        path: ``.terraform.lock.hcl`` of the root.
+        locks: what the solve honours: the file, Terraform's provider locks carried over to
+            OpenTofu's registry, and module blocks the file lost restored.
+        on_disk: the file's own module blocks (lock changes are reported against them).
+        lost: module blocks the last init recorded that another tool dropped from the file.
+    """
+
+    path: Path
+    locks: LockFile
+    on_disk: dict[str, ModuleLock]
+    lost: dict[str, ModuleLock]
+
+
+def _read_locks(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion) -> _LocksRead:
+    """Read the lock file (raises LockFileError)."""
+    path = root / LOCK_FILE_NAME
+    locks = read_lock_file(path)
     if not target.terraform:
         # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
         # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
@@ -218,30 +309,69 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         locks.upgrade_from_predecessor()
     lost = {} if opts.upgrade else {p: m for p, m in recorded_module_locks(root, settings).items()
                                     if p not in locks.modules}
-    on_disk = locks.modules  # what the file says: lock changes are reported against it
+    on_disk = locks.modules
     if lost:
         # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
-    policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
-                         opts.display_prefix)
-    options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
-                           () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
-    solve_locks, providers_again = locks, frozenset[str]()
-    if opts.upgrade_only and not opts.upgrade:
-        solve_locks, providers_again = without_targets(locks, tree, opts.upgrade_only, target.product)
-    store_address = store_setting(opts.package_store, settings.environ)
-    store = None if store_address is None else open_store(
-        store_address, settings.environ, settings.limits, offline=opts.offline,
-        configured=(registry.cli_config if registry is not None else load_cli_config(settings.environ)).oci_credentials)
+    return _LocksRead(path, locks, on_disk, lost)
+
+
+def _open_store(opts: InitOptions, settings: Settings, registry: RegistryClient | None,
+                locks: LockFile) -> PackageStore | None:
+    """The package store of the run (issue #49), told what the lock file records; None
+    without one. Raises ConfigurationError (an invalid address or CLI configuration)."""
+    address = store_setting(opts.package_store, settings.environ)
+    if address is None:
+        return None
+    cli_config = registry.cli_config if registry is not None else load_cli_config(settings.environ)
+    store = open_store(address, settings.environ, settings.limits, offline=opts.offline,
+                       configured=cli_config.oci_credentials)
     if store is not None:
         expect_locked_packages(store, locks)
-    ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=locks,
-                                 refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
-                                 client=registry, store=store)
-    notes.extend(WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings)
+    return store
+
+
+@dataclass
+class _Solved:
+    """What the solve and the verification gave ``init``.
+
+    Attributes:
+        res: the resolution.
+        selected: call path -> (candidate, package, new lock), verified.
+        trees: the module trees installed copies are written from.
+        verified: call paths whose package matched the lock.
+        plan: the provider lock blocks.
+        new_modules: call path -> new module lock.
+        state_doc: the record ``why`` and ``graph`` read (``.terraform/tofu-solve.json``).
+        reasons: subject -> why its lock changed.
+        moves: call path -> (locked, found) package locations of the same identity.
+        provider_ms: milliseconds the provider locks took, beside the verification.
+        read_ahead: provider versions read ahead during the solve.
+        plugin_cache: where provider packages were placed for the client's init.
+    """
+
+    res: Resolution
+    selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]]
+    trees: dict
+    verified: list[str]
+    plan: ProviderLockPlan
+    new_modules: dict[str, ModuleLock]
+    state_doc: dict
+    reasons: dict[str, str]
+    moves: dict[str, tuple[str, str]]
+    provider_ms: int
+    read_ahead: int
+    plugin_cache: Path | None
+
+
+def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, ctx: Context,
+                      counter: OpCounter, locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
+                      store: PackageStore | None, memo: HashMemo, progress: Progress | None) -> _Solved:
+    """Solve; then verify the module packages against the lock while the provider lock
+    blocks are planned (both are network round trips that do not depend on each other); push
+    what was verified to the package store. The context is closed at the end."""
     packages = _provider_packages(ctx, counter, opts)
-    plugin_cache = packages.plugin_cache_dir
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
     # The solver's likely provider picks are read ahead while it runs (issue #13).
     ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
@@ -253,11 +383,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                                                                               providers_again))
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
-        _refuse_unloadable(res, target)
+        _refuse_unloadable(res, ctx.options.target)
         if progress:
             progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
-        # Provider packages are fetched while module packages are verified: both are network
-        # round trips that do not depend on each other.
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
@@ -274,78 +402,79 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         if progress:
             progress(PhaseDone("providers", len(plan.providers)))
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
-        _refuse_against_policy(policy, new_modules, plan.unsigned)
+        _refuse_against_policy(ctx.options.policy, new_modules, plan.unsigned)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
         reasons = lock_change_reasons(res, ctx, locks)
     finally:
         ahead.close()
         ctx.close()
-    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings]
-    if lost:
-        kept = sorted(p for p in lost if p in new_modules and new_modules[p].version == lost[p].version)
-        if kept:
-            res.warnings.insert(0, WarningText(
-                "Module blocks restored in the lock file",
-                f"{LOCK_FILE_NAME} had lost the module blocks of {', '.join(kept)}, which the last tofu-solve init "
-                "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
-                "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
-                "blocks back; -upgrade=NAME chooses afresh."))
-    res.warnings.extend(_tag_warnings(ctx))
-    res.warnings.extend(_cooldown_warnings(ctx, res, opts.verbose))
-    res.warnings.extend(_policy_warnings(ctx, res, opts.verbose))
-    policy_data = None if policy is None else {
-        "file": policy.file,
-        "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())]}
-    res.warnings.extend(WarningText(
+    return _Solved(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
+                   sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir)
+
+
+def _run_warnings(ctx: Context, res: Resolution, opts: InitOptions, read: _LocksRead,
+                  solved: _Solved) -> list[WarningText]:
+    """The warnings of the run after the solve, in the order they are shown (restored module
+    blocks come first)."""
+    out: list[WarningText] = []
+    kept = sorted(p for p in read.lost if p in solved.new_modules
+                  and solved.new_modules[p].version == read.lost[p].version)
+    if kept:
+        res.warnings.insert(0, WarningText(
+            "Module blocks restored in the lock file",
+            f"{LOCK_FILE_NAME} had lost the module blocks of {', '.join(kept)}, which the last tofu-solve init "
+            "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
+            "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
+            "blocks back; -upgrade=NAME chooses afresh."))
+    out.extend(_tag_warnings(ctx))
+    out.extend(_cooldown_warnings(ctx, res, opts.verbose))
+    out.extend(_policy_warnings(ctx, res, opts.verbose))
+    out.extend(WarningText(
         "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
         "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse)."
-        ) for p in plan.unsigned)
-    res.warnings.extend(WarningText("Damaged cache entry replaced",
-                                    f"The cached copy of {name} was damaged; it was discarded and fetched again.")
-                        for name in ctx.network.metadata.cache.discarded)
-    res.warnings.extend(WarningText(
+        ) for p in solved.plan.unsigned)
+    out.extend(WarningText("Damaged cache entry replaced",
+                           f"The cached copy of {name} was damaged; it was discarded and fetched again.")
+               for name in ctx.network.metadata.cache.discarded)
+    out.extend(WarningText(
         "Module package moved",
         f'The package locked for module "{path}" was found at another location with the same identity (the same '
         f"commit, digest or checksum), and its contents were verified against the lock's h1: hash.\n"
         f"Locked: {was}\nFound:  {now}\n" + (
             "-lockfile=readonly keeps the locked location; the next tofu-solve init records the new one."
             if opts.lockfile == "readonly" else f"{LOCK_FILE_NAME} now records the new location."))
-        for path, (was, now) in sorted(moves.items()))
+        for path, (was, now) in sorted(solved.moves.items()))
+    return out
+
+
+def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: InitOptions) -> list[LockChange]:
+    """Each module block added, changed or removed, against the file as it was, with why."""
     changes = []
-    for path in sorted(set(on_disk) | set(new_modules)):
-        old, new = on_disk.get(path), new_modules.get(path)
+    for path in sorted(set(on_disk) | set(solved.new_modules)):
+        old, new = on_disk.get(path), solved.new_modules.get(path)
         if old is not None and new is not None and same_selection(old, new):
             continue  # an entry written before package pins is completed, not changed
-        reason = reasons.get(path, "")
-        if not reason and path in moves and opts.lockfile != "readonly":
-            reason = f"package moved to {moves[path][1]} (the same identity)"
+        reason = solved.reasons.get(path, "")
+        if not reason and path in solved.moves and opts.lockfile != "readonly":
+            reason = f"package moved to {solved.moves[path][1]} (the same identity)"
         if not reason and old is not None and new is not None and old.version == new.version:
             reason = _same_version_change(old, new)
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None,
                                   reason))
-    provider_changes = [replace(c, reason=reasons.get(c.label, c.reason)) for c in plan.changes]
-    plan.changes[:] = provider_changes
-    res.warnings.extend(WarningText("Newer version needs other locks to move", b.text(opts.upgrade_only))
-                        for b in res.blocked_upgrades)
-    new_locks = LockFile(plan.providers, dict(new_modules))
-    written_for = lock_product(root) if lock_path.exists() else None
-    if written_for is not None and written_for[0] is not target.product:
-        # the repository's product changed (a flag or a version file): a lock change like any other
-        changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
-                                     f"solved for {target} ({target.origin})"))
-    if opts.lockfile == "readonly" and (changes or plan.changes):
-        raise LockFileWouldChange(
-            "Lock file would change",
-            f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
-            "These locks would change:\n" + "\n".join(describe_change(c) for c in plan.changes + changes)
-            + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
-            f"{LOCK_FILE_NAME}.")
-    checks[0].raise_error()  # nothing is written for a root with a syntax error
-    # Install first, lock last: an interrupted init leaves the old lock file in place.
+    return changes
+
+
+def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved: _Solved, new_locks: LockFile,
+                       options: SolveOptions, target: TargetVersion, memo: HashMemo,
+                       progress: Progress | None) -> tuple[Path | None, list[Path], bool]:
+    """Install first, lock last: an interrupted init leaves the old lock file in place.
+    Returns (modules.json written or None, override files written, whether the lock file was
+    written). Raises TofuSolveError ("Failed to write the lock file")."""
+    res, selected = solved.res, solved.selected
     replaced: list[str] = []
     started = time.monotonic()
-    manifest = install(root, settings, selected, res.root_tree, trees, reinstall=opts.upgrade,
+    manifest = install(root, settings, selected, res.root_tree, solved.trees, reinstall=opts.upgrade,
                        replaced=replaced, memo=memo) if opts.install else None
     if opts.install:
         memo.save()
@@ -358,30 +487,19 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         f"/modules/{path}) no longer matched the lock file: it was edited or damaged after installation. It "
         "was reinstalled from the package, verified against the lock; the lock file is the authority.")
         for path in replaced)
-    bridge_written = _write_bridge(root, settings, res, selected, trees, new_modules, options, opts.install)
+    bridge_written = _write_bridge(root, settings, res, selected, solved.trees, solved.new_modules, options,
+                                   opts.install)
     written = False
     if opts.lockfile != "readonly":
+        lock_path = root / LOCK_FILE_NAME
         try:
             written = write_lock_file(lock_path, new_locks, target.product.lock_header)
         except OSError as e:
             raise TofuSolveError("Failed to write the lock file",
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
     if opts.install:
-        write_state(root, settings, state_doc)
-    store_data = None
-    if store is not None:
-        report = store.finish()
-        res.warnings.extend(store_warnings(store.address, report))
-        store_data = report_data(store.address, report)
-    stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
-             "tree_read_ms": round(ctx.stats.read_seconds * 1000),
-             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
-             "provider_lock_ms": provider_ms, "improve_fetches": ctx.stats.improve_fetches,
-             "provider_versions_read_ahead": sum(len(v) for v in ahead.guesses().values()),
-             "release_time_unknown": ctx.stats.release_time_unknown,
-             "hashes_remembered": memo.hits}  # directories not hashed again: unchanged since hashed
-    return InitResult(res, new_locks, changes, written, lock_path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, verified, stats, target, plugin_cache, policy=policy_data, store=store_data)
+        write_state(root, settings, solved.state_doc)
+    return manifest, bridge_written, written
 
 
 def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
