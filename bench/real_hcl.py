@@ -38,7 +38,8 @@ sys.path.insert(0, str(REPO))
 from lark import Tree  # noqa: E402
 
 from tofu_solve.config import hcl  # noqa: E402
-from tofu_solve.config.loader import _wanted, load_module_dir  # noqa: E402
+from tofu_solve.config.loader import load_module_dir  # noqa: E402
+from tofu_solve.config.read_hcl import _wanted  # noqa: E402
 from tofu_solve.errors import TofuSolveError  # noqa: E402
 
 
@@ -165,7 +166,7 @@ def generate_big(path: Path, resources: int = 110_000) -> None:
 
 def big(path: Path) -> None:
     code = ("import sys, time, resource; sys.path.insert(0, %r)\n"  # noqa: UP031 (a program's text)
-            "from tofu_solve.config import hcl\nfrom tofu_solve.config.loader import _wanted\n"
+            "from tofu_solve.config import hcl\nfrom tofu_solve.config.read_hcl import _wanted\n"
             "t = open(%r).read(); s = time.perf_counter(); b = hcl.parse_blocks(t, 'big.tf', _wanted); hcl.force(b)\n"
             "print(f'{len(t) / 2**20:.1f} MiB: {time.perf_counter() - s:.2f} s, {len(b.items)} blocks, peak '"
             "f'{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB')") % (str(REPO), str(path))

@@ -11,7 +11,7 @@ import pytest
 from lark import Tree
 
 from tofu_solve.config import hcl, load_module_dir
-from tofu_solve.config.loader import _wanted
+from tofu_solve.config.read_hcl import _wanted
 from tofu_solve.config.scan import top_level_blocks
 from tofu_solve.errors import ConfigurationError
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..addrs.module_source import RegistrySource, tofu_source
 from ..addrs.names import valid_call_path
-from ..config.loader import OWN_OVERRIDE_FILE
+from ..config.selection import OWN_OVERRIDE_FILE
 from ..config.tree import ModuleTree
 from ..errors import IntegrityError, TofuSolveError
 from ..lockfile import ModuleLock
