@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from tofu_solve.versions.constraints import module_constraint, provider_constraint
+from tofu_solve.versions.hashicorp_go_version import GoVersion
 
 PROVIDER_HOST = "registry.opentofu.org/"
 
@@ -121,3 +122,60 @@ def lock_cost(index: dict, selection: Selection, module_locks: dict[str, tuple[s
         if addr in provs and provs[addr] != version:
             cost += 1
     return cost
+
+
+def _nearest(ordered: list[str], locked: str) -> list[str]:
+    """``ordered`` (ascending) nearest ``locked`` first by position, the newer of two equally
+    near first; the locked version itself first."""
+    rank = {v: i for i, v in enumerate(ordered)}
+    return sorted(ordered, key=lambda v: (abs(rank[v] - rank[locked]), -rank[v]))
+
+
+def objective(index: dict, selection: Selection, module_locks: dict[str, tuple[str, str]],
+              provider_locks: dict[str, str]) -> tuple[int, int, int, int]:
+    """The stated objective of ``selection`` (issue #48 §3, the user guide's "What a solve
+    optimises"), from its words alone: (locks moved, module versions skipped, module versions
+    fenced off by their own line from a selected provider version, provider versions
+    skipped). A call skips the versions before its own in its order: a lock that applies
+    first, then the versions nearest it (by position among the versions its constraint
+    admits; the newer of two equally near first); a call without one, newest first. A
+    provider likewise, among the versions the root's own constraints admit, nearness counted
+    among every version it has."""
+    moved = lock_cost(index, selection, module_locks, provider_locks)
+    calls = calls_of(index, selection)
+    mods = selection.module_map
+    provs = selection.provider_map
+    fenced = module_skip = provider_skip = 0
+    for path, call in calls.items():
+        admitted = sorted((v for v in index["modules"][call["source"]] if _admits_module(call.get("version"), v)),
+                          key=GoVersion.parse)
+        lock = module_locks.get(path)
+        if lock is not None and lock[0] == call["source"] and lock[1] in admitted:
+            order = _nearest(admitted, lock[1])
+        else:
+            order = admitted[::-1]
+        module_skip += order.index(mods[path])
+        mine = GoVersion.parse(mods[path])
+        for addr, version in provs.items():
+            for newer in admitted:
+                nv = GoVersion.parse(newer)
+                if nv.compare(mine) <= 0 or nv.segments[:2] != mine.segments[:2]:
+                    continue
+                texts = [p["version"] for p in index["modules"][call["source"]][newer].get("providers", [])
+                         if PROVIDER_HOST + p["source"] == addr and p.get("version")]
+                if any(not provider_constraint(t).allows(version) for t in texts):
+                    fenced += 1
+                    break
+    root_texts: dict[str, list[str]] = {}
+    for p in index["root"].get("providers", []):
+        root_texts.setdefault(PROVIDER_HOST + p["source"], []).extend([p["version"]] if p.get("version") else [])
+    for addr, version in provs.items():
+        every = sorted(index["providers"][addr.removeprefix(PROVIDER_HOST)], key=GoVersion.parse)
+        admitted = [v for v in every if all(provider_constraint(t).allows(v) for t in root_texts.get(addr, []))]
+        lock = provider_locks.get(addr)
+        if lock is not None and lock in admitted:
+            order = [v for v in _nearest(every, lock) if v in admitted]
+        else:
+            order = admitted[::-1]
+        provider_skip += order.index(version)
+    return moved, module_skip, fenced, provider_skip

@@ -9,6 +9,9 @@ oracle (:mod:`tests.solver.oracle`) enumerates every consistent selection. Prope
 * the solver finds a selection exactly when one exists;
 * under a lock, after any edit, no selection moves fewer locks than the solver's (the
   conservative update: nothing moves that no edit requires);
+* the selection is optimal by the stated objective (issue #48 §3: locks moved, module
+  versions skipped, fenced off, provider versions skipped, lexicographically), the oracle's
+  reading of it computed from the user guide's words, and the solver reports that value;
 * ``-upgrade=NAME`` on an unedited, locked root moves no other lock, and takes NAME to the
   newest version any selection that keeps every other lock allows.
 """
@@ -23,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, event, find, given, settings, target
 from hypothesis import strategies as st
 
-from tests.solver.oracle import PROVIDER_HOST, Selection, lock_cost, solutions
+from tests.solver.oracle import PROVIDER_HOST, Selection, lock_cost, objective, solutions
 from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.addrs.module_source import lock_source, parse_source
 from tofu_solve.addrs.provider import parse_provider_source
@@ -349,6 +352,10 @@ def test_lock_cases(path):
     assert lock_cost(case["after"], got, module_locks, provider_locks) == case["expected_moves"]
     if "expected_modules" in case:  # where the moved locks land: the version nearest each lock
         assert {p: v for p, v in got.module_map.items() if p in case["expected_modules"]} == case["expected_modules"]
+    if "expected_objective" in case:  # issue #48 §3: the best value by the stated objective, and no selection better
+        values = [objective(case["after"], s, module_locks, provider_locks) for s in expected]
+        assert min(values) == tuple(case["expected_objective"])
+        assert objective(case["after"], got, module_locks, provider_locks) == tuple(case["expected_objective"])
 
 
 def _relaxed(index: dict, keep: set[tuple[str, str]]) -> dict:
@@ -465,3 +472,48 @@ def test_a_policy_is_a_constraint_the_oracle_applies_by_removing_the_denied_vers
         return
     assert got is not None, f"no selection found; the oracle has {len(expected)} compliant ones"
     assert got in expected, f"{got} selects a denied version or breaks a constraint"
+
+
+def assert_optimal(case) -> None:
+    """Issue #48 §3: under the lock, after the edit, no selection is better by the stated
+    objective than the solver's (the oracle computes it for every selection on its own), and
+    the solver reports its selection's value and that it is optimal."""
+    if case is None:
+        return
+    _, lock, after = case
+    locks, module_locks, provider_locks = _locks_of(case[0], lock) if lock is not None else (None, {}, {})
+    expected = solutions(after)
+    res = _resolve(after, locks)
+    if not expected or res is None:
+        assert (res is None) == (not expected)
+        return
+    got = _selection(res)
+    values = {s: objective(after, s, module_locks, provider_locks) for s in expected}
+    best = min(values.values())
+    mine = objective(after, got, module_locks, provider_locks)
+    assert res.optimality is not None and res.optimality.optimal, res.optimality
+    assert tuple(res.optimality.objective.data().values()) == mine, (res.optimality, mine)
+    better = [s for s, v in values.items() if v == best]
+    assert mine == best, f"{got} scores {mine}; {better[0]} scores {best} (lock {lock})"
+    if res.optimality.improved:
+        event("the exact optimiser improved on the search")
+    if mine[1] or mine[3]:
+        event("the best selection skips versions")
+
+
+@COMMON
+@given(locked_edits())
+def test_an_edit_lands_on_the_best_selection_by_the_stated_objective(case):
+    assert_optimal(case)
+
+
+@COMMON
+@given(locked_edits(tangled_universes(), forcing=True))
+def test_an_edit_of_a_tangled_root_lands_on_the_best_selection(case):
+    assert_optimal(case)
+
+
+@COMMON
+@given(universes())
+def test_a_fresh_root_lands_on_the_best_selection(index):
+    assert_optimal((index, None, index))

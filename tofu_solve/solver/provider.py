@@ -199,7 +199,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
 
     def __init__(self, ctx: Context, pruned: Mapping[str, set[str]] | None = None, holds: Holds | None = None,
                  floors: Mapping[str, gvs.Version] | None = None, *, module_order: ModuleOrder | None = None,
-                 lenient_providers: bool = False):
+                 lenient_providers: bool = False, provider_first: Mapping[str, gvs.Version] | None = None):
         """``pruned``: call path -> version texts known to be dead ends
         (:func:`~.propagate.propagate`); they are never offered. ``holds``: the locks this
         search keeps fixed and those it offers first (:class:`~.holds.Holds`); None holds
@@ -214,8 +214,10 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         and is read ahead from its first candidate on, as a call that has already gone back.
         ``lenient_providers``: when the matches of a provider's whole criterion are asked
         and its listing fails, it offers no version (ruling out what requires it) instead of
-        failing the search."""
+        failing the search. ``provider_first``: provider address -> a version offered first
+        when it matches (the exact optimiser's answer, :mod:`.optimum`)."""
         self.ctx = ctx
+        self.provider_first = dict(provider_first or {})
         self.module_order = module_order
         self.lenient_providers = lenient_providers
         self.pruned = pruned or {}
@@ -437,6 +439,9 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                 out = self._nearest_provider_versions(address, locked, out)
             if self.ctx.options.min_age:  # the release cooldown (issue #25); the locked version is exempt
                 out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
+        first = self.provider_first.get(key)
+        if first is not None:
+            out = sorted(out, key=lambda c: c.version != first)  # stable: the rest keep their order
         if out and self.ctx.likely_provider is not None:
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out

@@ -44,6 +44,7 @@ from .model import (
     Requirement,
     TofuCandidate,
 )
+from .optimum import Optimality, optimise, settled
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
@@ -86,6 +87,8 @@ class Resolution:
     soft_moves: int | None = None
     # -upgrade=NAME: names a newer version of which needs other locks to move (BlockedUpgrade)
     blocked_upgrades: list = field(default_factory=list)
+    # the selection's objective and whether it is proven best (issue #48 §3; .optimum)
+    optimality: Optimality | None = None
 
 
 THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain dead ends (issue #13: of
@@ -248,8 +251,16 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     started = time.monotonic()
     result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds),
                       pruning=pruning if pruning is not None and not pruning.partial else None)
-
     log.debug("after-solve pass in %.2f s", time.monotonic() - started)
+    started = time.monotonic()
+    optimality = settled(result, ctx, subjects)
+    if optimality is None:  # the stated objective, met exactly over the universe read (issue #48 §3)
+        dead = {k: set(v) for k, v in provider.pruned.items()}
+        if pruning is not None and not pruning.partial:
+            for k, v in pruning.dead.items():
+                dead.setdefault(k, set()).update(v)
+        result, optimality = optimise(result, reqs, ctx, subjects, dead, ctx.options.max_rounds)
+        log.debug("exact optimiser in %.2f s: %s", time.monotonic() - started, optimality)
     modules: dict[str, ModuleCandidate] = {}
     module_reqs: dict[str, ModuleRequirement] = {}
     providers: dict[str, ProviderCandidate] = {}
@@ -277,7 +288,7 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
                      core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
                      product=ctx.options.target.product,
-                     released=released, soft_moves=soft_moves)
+                     released=released, soft_moves=soft_moves, optimality=optimality)
     res.warnings.extend(fenced_off_warnings(res, ctx))
     res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned)
     return res

@@ -88,6 +88,7 @@ def init_result_as_data(result) -> dict:
         "override_files_written": [str(p) for p in result.bridge_written],
         "policy": result.policy,
         "package_store": result.store,
+        "selection": res.optimality.data() if res.optimality is not None else None,
     }
 
 
@@ -141,11 +142,21 @@ def summarize(result, readonly: bool, chdir: str) -> InitSummary:
         after.append(f"Next, to install providers and configure the backend, run:\n  {result.next_command}")
     return InitSummary(
         tuple(modules), tuple(f"- {c.address.for_display} {c.version}" for c in res.providers.values()),
-        f"Solved for {res.product.name} {res.tofu.version} ({res.target_origin}).", tuple(res.warnings),
+        f"Solved for {res.product.name} {res.tofu.version} ({res.target_origin})." + _bounded(res),
+        tuple(res.warnings),
         tuple(changes), tuple(after),
         f"tofu-solve has been successfully initialized: {plural(len(res.modules), 'module call')} and "
         f"{plural(len(result.locks.providers), 'provider')} locked.",
         init_result_as_data(result))
+
+
+def _bounded(res: Any) -> str:
+    """The sentence a selection not proven best adds to "Solved for" (issue #48 §3), else ""."""
+    opt = res.optimality
+    if opt is None or opt.optimal:
+        return ""
+    return (f" The selection is the best found within the search's bounds ({opt.bound}); "
+            "a better one by the stated objective may exist.")
 
 
 SHOWN_ROOTS = 3  # roots a rule's warning names under -recursive before "and N more"

@@ -1,0 +1,543 @@
+"""The objective a solve meets, and the exact optimiser that proves it (issue #48 §3).
+
+What a solve optimises, lexicographically (:class:`Objective`, least first):
+
+1. **locks moved**: subjects whose lock applies (:mod:`.holds`) at another version;
+2. **module versions skipped**: for each module call, the position of its version in the
+   one order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
+   a lock that applies first, then the versions nearest it, the newer of two equally near
+   first; a call without one newest first), among the versions its constraint admits;
+3. **fenced off**: selected module versions whose own line later fenced off a selected
+   provider version (:mod:`.fenced`), where one can be avoided. Issue #48 put this term
+   second; after the versions skipped, it never sends a call to an older line to escape
+   a fence (``-upgrade=eks`` would take eks from 20.37.0 down to 20.36.1:
+   ``tests/e2e/test_day2.py``), and still picks, of selections skipping as many versions,
+   one without a fence;
+4. **provider versions skipped**: the same for each provider, among the versions the root
+   module's own constraints admit (a lock that applies first, then nearest it; else newest).
+
+Positions count versions the constraint admits, dead ends included, so the value does not
+depend on what the search happened to prove. Ties are the search's: of equally good
+selections the one resolvelib reaches first in that order is kept.
+
+:func:`optimise` takes a solution and answers whether a better one exists, over the
+*candidate universe*: every candidate of every call reachable from the root, with its
+requirements. The universe is encoded as weighted MaxSAT (one variable per module candidate
+and provider version, a hard clause per requirement, a soft clause per unit of the objective
+at lexicographic weights) and solved exactly by PySAT's RC2 (Ignatiev, Morgado and
+Marques-Silva, 2019); resolvelib still finds the candidates and explains conflicts, and a
+better answer is taken only once a resolvelib search with its versions first reaches it.
+Reading the universe is bounded by counts, never by time, so every machine writes the same
+lock: at most :data:`FETCH_BUDGET` module versions not read yet, at most
+:data:`MAX_CANDIDATES` module candidates. When a bound cuts it, the answer is the best
+within what was read and :class:`Optimality` says so (``init -json``: ``selection``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from resolvelib import BaseReporter
+from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
+
+from ..errors import TofuSolveError
+from ..versions import apparentlymart_go_versions as gvs
+from .context import Context, FetchBudgetExceeded
+from .fenced import fences, same_line_newer
+from .holds import Holds, nearest_first
+from .model import (
+    CoreRequirement,
+    Identity,
+    ModuleCandidate,
+    ModuleRequirement,
+    PackageCandidate,
+    PackagePin,
+    ProviderCandidate,
+    ProviderRequirement,
+    TofuCandidate,
+    Unusable,
+)
+from .provider import TofuSolveProvider
+from .search import Search
+
+log = logging.getLogger(__name__)
+
+FETCH_BUDGET = 32  # module versions not read yet that reading the universe may fetch
+MAX_CANDIDATES = 4000  # module candidates the universe may hold
+
+
+@dataclass(frozen=True, order=True)
+class Objective:
+    """A selection's value, compared lexicographically (least is best); see the module
+    docstring for each term."""
+
+    locks_moved: int = 0
+    module_versions_skipped: int = 0
+    fenced_off: int = 0
+    provider_versions_skipped: int = 0
+
+    def data(self) -> dict[str, int]:
+        """The terms by name, in the order they are compared (``init -json``'s ``objective``)."""
+        return {"locks_moved": self.locks_moved, "module_versions_skipped": self.module_versions_skipped,
+                "fenced_off": self.fenced_off, "provider_versions_skipped": self.provider_versions_skipped}
+
+
+@dataclass(frozen=True)
+class Optimality:
+    """Whether the selection is proven best by :class:`Objective`.
+
+    Attributes:
+        objective: the selection's value (None: it could not be measured).
+        optimal: no selection is better (the whole universe was read and solved exactly).
+        bound: why it is not proven, in words (a bound that cut the universe), else None.
+        improved: the exact optimiser replaced the search's selection with a better one.
+    """
+
+    objective: Objective | None
+    optimal: bool
+    bound: str | None = None
+    improved: bool = False
+
+    def data(self) -> dict:
+        return {"optimal": self.optimal, "objective": self.objective.data() if self.objective else None,
+                "bound": self.bound, "improved_by_exact_optimiser": self.improved}
+
+
+_MOVED, _MODULE, _FENCED, _PROVIDER = range(4)
+
+
+@dataclass
+class _Universe:
+    """The candidate universe as weighted MaxSAT: variables, hard clauses, soft clauses
+    (clause, tier, units), and what each variable stands for."""
+
+    module_vars: dict[tuple[str, str, str], int] = field(default_factory=dict)
+    module_cands: dict[int, ModuleCandidate] = field(default_factory=dict)
+    provider_vars: dict[tuple[str, str], int] = field(default_factory=dict)
+    provider_cands: dict[int, ProviderCandidate] = field(default_factory=dict)
+    package_vars: dict[tuple[str, str], int] = field(default_factory=dict)
+    hard: list[list[int]] = field(default_factory=list)
+    amo: list[list[int]] = field(default_factory=list)  # groups of which at most one is true
+    soft: list[tuple[list[int], int, int]] = field(default_factory=list)
+    constant: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # units every selection pays
+    cut: list[str] = field(default_factory=list)  # what a bound left out
+    next_var: int = 1
+
+    def var(self) -> int:
+        v = self.next_var
+        self.next_var += 1
+        return v
+
+    def weights(self) -> list[int]:
+        """Lexicographic weights per tier: each tier outweighs every unit below it."""
+        out = [0, 0, 0, 0]
+        w = 1
+        for tier in (_PROVIDER, _FENCED, _MODULE, _MOVED):
+            out[tier] = w
+            w = w * (1 + sum(units for _, t, units in self.soft if t == tier))
+        return out
+
+    def value(self, true: set[int]) -> Objective | None:
+        """The objective of the assignment setting ``true`` (every other variable false), or
+        None when it breaks a hard clause (it is not a selection of this universe)."""
+        if any(not any((lit > 0) == (abs(lit) in true) for lit in c) for c in self.hard) or \
+                any(len(true.intersection(group)) > 1 for group in self.amo):
+            return None
+        units = list(self.constant)
+        for clause, tier, n in self.soft:
+            if not any((lit > 0) == (abs(lit) in true) for lit in clause):
+                units[tier] += n
+        return Objective(*units)
+
+
+def _amo(u: _Universe, lits: list[int]) -> None:
+    """At most one of ``lits`` (encoded when solved: :func:`_solve`)."""
+    if len(lits) > 1:
+        u.amo.append(lits)
+
+
+class _Reader:
+    """Reads the universe reachable from the root requirements, one requirement at a time."""
+
+    def __init__(self, ctx: Context, reqs: list, subjects: frozenset[str], pruned: Mapping[str, set[str]],
+                 skip_cap: int | None = None):
+        """``skip_cap``: when no selection can move fewer locks than the search's, the module
+        versions it skipped: a candidate at a later position can only be part of a worse
+        selection, so it is left out unread (never fetched)."""
+        self.ctx = ctx
+        self.skip_cap = skip_cap
+        self.reqs = reqs
+        self.subjects = subjects
+        self.pruned = pruned
+        self.u = _Universe()
+        self.provider = TofuSolveProvider(ctx, pruned, Holds(frozenset(), subjects))
+        self.expanded: set[int] = set()
+        self.provider_reqs: list[tuple[int | None, ProviderRequirement]] = []
+        self.module_reqs_by_path: dict[str, list[int]] = {}
+        self.target = TofuCandidate(ctx.options.target.version)
+        # (parent, candidate variable, its newer releases of the same line with their trees)
+        self.fence_checks: list[tuple[int | None, int, list]] = []
+
+    def read(self) -> _Universe:
+        stack: list[tuple[int | None, object]] = [(None, r) for r in self.reqs]
+        while stack:
+            parent, r = stack.pop()
+            if isinstance(r, ModuleRequirement):
+                for cand_var in self._module(parent, r):
+                    if cand_var in self.expanded:
+                        continue
+                    self.expanded.add(cand_var)
+                    stack.extend((cand_var, d) for d in self._dependencies(cand_var))
+            elif isinstance(r, ProviderRequirement):
+                self.provider_reqs.append((parent, r))
+            elif isinstance(r, CoreRequirement):
+                if not r.is_satisfied_by(self.target):
+                    self.u.hard.append([-parent] if parent is not None else [])
+            elif isinstance(r, PackagePin) and parent is not None:
+                key = (r.package, r.version)
+                v = self.u.package_vars.get(key)
+                if v is None:
+                    v = self.u.package_vars[key] = self.u.var()
+                self.u.hard.append([-parent, v])
+            elif isinstance(r, Unusable) and parent is not None:
+                self.u.hard.append([-parent])
+        for path_vars in self.module_reqs_by_path.values():
+            _amo(self.u, sorted(set(path_vars)))
+        by_package: dict[str, list[int]] = {}
+        for (package, _), v in self.u.package_vars.items():
+            by_package.setdefault(package, []).append(v)
+        for vs in by_package.values():
+            _amo(self.u, vs)
+        self._providers()
+        return self.u
+
+    def _order(self, req: ModuleRequirement) -> list[ModuleCandidate]:
+        """The call's candidates in the search's order, among those its constraint admits and
+        the policy allows (dead ends included: the objective does not depend on them)."""
+        policy = self.ctx.options.policy
+        cands = [c for c in self.ctx.preferred_candidates(req, denied=lambda c: None) if req.is_satisfied_by(c)]
+        if policy is not None and policy.rules:
+            cands = [c for c in cands if self.ctx.lock_denial(c) is None]
+        return cands
+
+    def _module(self, parent: int | None, req: ModuleRequirement) -> list[int]:
+        u = self.u
+        order = self._order(req)
+        if self.skip_cap is not None:
+            order = order[:self.skip_cap + 1]
+        for c in order:  # their metadata read in parallel (within the fetch budget), then expanded
+            self.ctx.prefetch_tree(c)
+        usable = []
+        for i, c in enumerate(order):
+            key = (req.call_path, c.source_key, c.version_text)
+            v = u.module_vars.get(key)
+            if v is None:
+                if len(u.module_vars) >= MAX_CANDIDATES:
+                    u.cut.append(f"more than {MAX_CANDIDATES} module candidates")
+                    continue
+                v = u.module_vars[key] = u.var()
+                u.module_cands[v] = c
+                self.module_reqs_by_path.setdefault(req.call_path, []).append(v)
+                if c.version_text in self.pruned.get(req.call_path, ()):
+                    u.hard.append([-v])
+            usable.append(v)
+            if i:
+                u.soft.append(([-v] + ([-parent] if parent is not None else []), _MODULE, i))
+            self._fenced(parent, req, c, v, order)
+        u.hard.append(([-parent] if parent is not None else []) + usable)
+        locked = self.ctx.locked_candidate(req)
+        if locked is not None:
+            held = u.module_vars.get((req.call_path, locked.source_key, locked.version_text))
+            if held is not None:
+                u.soft.append(([held] + ([-parent] if parent is not None else []), _MOVED, 1))
+            elif parent is None:
+                u.constant[_MOVED] += 1
+            else:
+                u.soft.append(([-parent], _MOVED, 1))
+        return usable
+
+    def _fenced(self, parent: int | None, req: ModuleRequirement, c: ModuleCandidate, v: int,
+                order: list[ModuleCandidate]) -> None:
+        if c.version is None:
+            return
+        newer = same_line_newer(c.version, ((n.version, n) for n in order if n.version is not None))
+        trees = [(n, t if not isinstance(t := self.ctx.known_tree(n), TofuSolveError) else None) for n in newer]
+        if not any(t is not None for _, t in trees):
+            return
+        self.fence_checks.append((parent, v, trees))
+
+    def _dependencies(self, cand_var: int) -> list:
+        c = self.u.module_cands[cand_var]
+        try:
+            return list(self.provider.get_dependencies(c))
+        except FetchBudgetExceeded:
+            self.u.cut.append(f"{c.call_path} {c.version_text} not read (more than {FETCH_BUDGET} to fetch)")
+        except TofuSolveError as e:
+            self.u.cut.append(f"{c.call_path} {c.version_text} could not be read: {e.summary}")
+        self.u.hard.append([-cand_var])
+        return []
+
+    def _providers(self) -> None:
+        u = self.u
+        addresses: dict[str, object] = {}
+        for _, r in self.provider_reqs:
+            addresses.setdefault(str(r.address), r.address)
+        for key, address in sorted(addresses.items()):
+            root = [r for p, r in self.provider_reqs if p is None and str(r.address) == key]
+            order = self._provider_order(key, address, root)
+            allowed = {str(c.version) for c in self.provider._provider_matches_of(
+                address, _summary(root), set())} if root else None  # type: ignore[arg-type]
+            vs = []
+            for i, pc in enumerate(order):
+                v = u.provider_vars[(key, str(pc.version))] = u.var()
+                u.provider_cands[v] = pc
+                vs.append(v)
+                if allowed is not None and str(pc.version) not in allowed:
+                    u.hard.append([-v])
+                if i:
+                    u.soft.append(([-v], _PROVIDER, i))
+            _amo(u, vs)
+            lock = self.ctx.locks.providers.get(key)
+            if lock is not None and key in self.subjects and not self.ctx.options.upgrade:
+                for v in vs:
+                    if str(u.provider_cands[v].version) != lock.version:
+                        u.soft.append(([-v], _MOVED, 1))
+            for parent, r in self.provider_reqs:
+                if str(r.address) != key:
+                    continue
+                ok = [v for v in vs if r.is_satisfied_by(u.provider_cands[v])]
+                u.hard.append(([-parent] if parent is not None else []) + ok)
+        for parent, v, trees in self.fence_checks:
+            for pv, pc in u.provider_cands.items():
+                chosen = str(pc.address)
+
+                def only(address: str, a: str = chosen, ver: gvs.Version = pc.version) -> gvs.Version | None:
+                    return ver if address == a else None
+                if next(fences(trees, only), None) is not None:
+                    u.soft.append(([-v, -pv] + ([-parent] if parent is not None else []), _FENCED, 1))
+
+    def _provider_order(self, key: str, address: object, root: list[ProviderRequirement]) -> list[ProviderCandidate]:
+        """The provider's versions the root's own constraints admit and the policy allows, in
+        the search's order: nearest an applicable (or denied) lock first, else newest first."""
+        versions = self.ctx.provider_versions(address)  # type: ignore[arg-type]
+        rank = {str(v): i for i, v in enumerate(versions)}
+        policy = self.ctx.options.policy
+        cands = [ProviderCandidate(address, v) for v in reversed(versions)  # type: ignore[arg-type]
+                 if all(r.is_satisfied_by(ProviderCandidate(address, v)) for r in root)  # type: ignore[arg-type]
+                 and (policy is None or policy.provider_denial(key, v) is None)]
+        lock = self.ctx.locks.providers.get(key)
+        applies = lock is not None and not self.ctx.options.upgrade and (
+            key in self.subjects or self.ctx.provider_lock_denial(key) is not None)
+        if applies and lock is not None and lock.version in rank:
+            return nearest_first(cands, lambda c: rank[str(c.version)], rank[lock.version])
+        return cands
+
+
+def _summary(reqs: list[ProviderRequirement]) -> object:
+    from .provider import _Summary
+
+    return _Summary.of(reqs)
+
+
+def assignment(u: _Universe, result: Result) -> set[int] | None:
+    """The variables ``result`` sets true, or None when one of its picks is not in ``u``."""
+    true: set[int] = set()
+    for ident, cand in result.mapping.items():
+        if isinstance(cand, ModuleCandidate):
+            v = u.module_vars.get((ident.name, cand.source_key, cand.version_text))
+        elif isinstance(cand, ProviderCandidate):
+            v = u.provider_vars.get((ident.name, str(cand.version)))
+        elif isinstance(cand, PackageCandidate):
+            v = u.package_vars.get((cand.package, cand.version))
+        else:
+            continue
+        if v is None:
+            return None
+        true.add(v)
+    return true
+
+
+def settled(result: Result, ctx: Context, subjects: frozenset[str]) -> Optimality | None:
+    """The selection proven optimal without reading the universe, or None when that takes
+    more: every pick at its applicable lock (the only selection that moves none: a warm
+    re-init, never a listing), or every term at zero, measured on what the search already
+    listed (the ``tofu init`` case: the newest of every call is consistent)."""
+    reqs_of: dict[str, ModuleRequirement] = {}
+    for ident, crit in result.criteria.items():
+        for info in crit.information:
+            if isinstance(info.requirement, ModuleRequirement):
+                reqs_of[ident.name] = info.requirement
+    reader = _Reader(ctx, [], subjects, {})
+    all_locked = True
+    zero = True
+    for ident, cand in result.mapping.items():
+        if isinstance(cand, ModuleCandidate):
+            req = reqs_of.get(ident.name)
+            if req is None:
+                return None
+            locked = ctx.locked_candidate(req)
+            if locked is not None and locked.version_text == cand.version_text:
+                continue
+            all_locked = False
+            if ctx.listed(req) is None:
+                return None
+            try:
+                order = reader._order(req)
+            except TofuSolveError:
+                return None
+            zero = zero and bool(order) and order[0].version_text == cand.version_text
+        elif isinstance(cand, ProviderCandidate):
+            key = ident.name
+            lock = ctx.locks.providers.get(key)
+            if lock is not None and key in subjects and not ctx.options.upgrade and lock.version == str(cand.version):
+                continue
+            all_locked = False
+            root = reader_root_providers(result, key)
+            try:
+                porder = reader._provider_order(key, cand.address, root)
+            except TofuSolveError:
+                return None
+            zero = zero and bool(porder) and porder[0].version == cand.version
+        if not zero:
+            return None
+    if all_locked:
+        return Optimality(Objective(), True)
+    if _fenced_picks(result, ctx, reqs_of):
+        return None
+    return Optimality(Objective(), True)
+
+
+def reader_root_providers(result: Result, key: str) -> list[ProviderRequirement]:
+    """The root module's own constraints on the provider at ``key`` in ``result``."""
+    crit = result.criteria.get(Identity.provider(key))
+    if crit is None:
+        return []
+    return [i.requirement for i in crit.information
+            if i.parent is None and isinstance(i.requirement, ProviderRequirement)]
+
+
+def _fenced_picks(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequirement]) -> bool:
+    """Whether a module pick is fenced off from a provider pick (metadata already read)."""
+    providers = {str(c.address): c.version for c in result.mapping.values() if isinstance(c, ProviderCandidate)}
+    for ident, cand in result.mapping.items():
+        if not isinstance(cand, ModuleCandidate) or cand.version is None or ident.name not in reqs_of:
+            continue
+        known = ctx.known_candidates(reqs_of[ident.name]) or []
+        newer = same_line_newer(cand.version, ((n.version, n) for n in known if n.version is not None))
+        trees = [(n, t if not isinstance(t := ctx.known_tree(n), TofuSolveError) else None) for n in newer]
+        if next(fences(trees, providers.get), None) is not None:
+            return True
+    return False
+
+
+def _skip_cap(result: Result, ctx: Context, subjects: frozenset[str]) -> int | None:
+    """The module versions ``result`` skipped when it moves no lock (no selection moves
+    fewer, so none that skips more is better), else None (no cap: a selection that moves
+    fewer locks may skip more)."""
+    from .holds import module_requirements_of, moved
+
+    if moved(result.mapping, module_requirements_of(result.criteria), ctx, subjects):
+        return None
+    reader = _Reader(ctx, [], subjects, {})
+    total = 0
+    for req in module_requirements_of(result.criteria).values():
+        cand = result.mapping.get(req.identifier)
+        if not isinstance(cand, ModuleCandidate):
+            continue
+        try:
+            order = reader._order(req)
+        except TofuSolveError:
+            return None
+        total += next((i for i, c in enumerate(order) if c.version_text == cand.version_text), len(order))
+    return total
+
+
+def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[str],
+             pruned: Mapping[str, set[str]], max_rounds: int) -> tuple[Result, Optimality]:
+    """The best selection by :class:`Objective`, starting from the search's ``result``.
+
+    Args:
+        result: a solution (resolvelib's result) of ``reqs``, the root requirements.
+        ctx: the solve's context; the universe is read through a view of it with a fetch
+            budget of :data:`FETCH_BUDGET` module versions.
+        subjects: the locks that apply (:func:`~.holds.locked_subjects`).
+        pruned: call path -> versions proven dead ends (never selected).
+        max_rounds: the round cap of the search that reaches the better selection.
+
+    Returns:
+        (the selection, whether it is proven optimal). ``result`` itself when nothing is
+        better, or when the better answer could not be reached by a search (logged).
+
+    Raises:
+        NetworkError, RegistryError: a listing failed while the universe was read.
+    """
+    budgeted = ctx.view(fetch_budget=FETCH_BUDGET, likely_provider=None)
+    universe = _Reader(budgeted, reqs, subjects, pruned, _skip_cap(result, budgeted, subjects)).read()
+    bound = "; ".join(dict.fromkeys(universe.cut)) or None
+    current_true = assignment(universe, result)
+    current = universe.value(current_true) if current_true is not None else None
+    if current is None:
+        log.debug("exact optimiser: the search's selection is not a selection of the universe read")
+        return result, Optimality(None, False, bound or "the selection could not be measured")
+    if current == Objective(*universe.constant):
+        return result, Optimality(current, True)  # nothing to gain: every term at its least
+    best = _solve(universe)
+    if best is None:
+        return result, Optimality(current, False, bound or "the exact optimiser found no selection")
+    true, value = best
+    if value >= current:
+        return result, Optimality(current, bound is None, bound)
+    chosen_modules = {universe.module_cands[v].call_path: universe.module_cands[v] for v in true
+                      if v in universe.module_cands}
+    chosen_providers = {str(universe.provider_cands[v].address): universe.provider_cands[v].version for v in true
+                        if v in universe.provider_cands}
+    provider = TofuSolveProvider(ctx, pruned, Holds(frozenset(), subjects),
+                                 module_order=lambda r: [chosen_modules[r.call_path]]
+                                 if r.call_path in chosen_modules else None,
+                                 provider_first=chosen_providers)
+    try:
+        better = Search(provider, BaseReporter()).resolve(reqs, max_rounds=max_rounds)
+    except (ResolutionImpossible, ResolutionTooDeep, TofuSolveError) as e:
+        log.debug("exact optimiser: the better selection %s was not reached by a search: %s", value, e)
+        return result, Optimality(current, False, bound or "the better selection was not reached")
+    reached_true = assignment(universe, better)
+    reached = universe.value(reached_true) if reached_true is not None else None
+    if reached is None or reached >= current:
+        log.debug("exact optimiser: the search reached %s, not better than %s", reached, current)
+        return result, Optimality(current, False, bound or "the better selection was not reached")
+    return better, Optimality(reached, bound is None and reached <= value, bound, improved=True)
+
+
+def _solve(u: _Universe) -> tuple[set[int], Objective] | None:
+    """RC2's optimum of ``u``: (the true variables, their objective), or None (no model)."""
+    from pysat.card import CardEnc, EncType
+    from pysat.examples.rc2 import RC2
+    from pysat.formula import WCNF
+
+    weights = u.weights()
+    wcnf = WCNF()
+    for c in u.hard:
+        wcnf.append(c)
+    top = u.next_var - 1
+    for group in u.amo:  # a sequential counter: linear in the group, auxiliary variables above top
+        enc = CardEnc.atmost(lits=group, bound=1, top_id=top, encoding=EncType.seqcounter)
+        top = max(top, enc.nv)
+        for c in enc.clauses:
+            wcnf.append(c)
+    for clause, tier, units in u.soft:
+        wcnf.append(clause, weight=weights[tier] * units)
+    if not u.hard and not u.soft and not u.amo:
+        return set(), Objective(*u.constant)
+    with RC2(wcnf) as rc2:
+        model = rc2.compute()
+    if model is None:
+        return None
+    true = {lit for lit in model if 0 < lit < u.next_var}
+    value = u.value(true)
+    return (true, value) if value is not None else None
+
+
+__all__ = ["FETCH_BUDGET", "MAX_CANDIDATES", "Objective", "Optimality", "optimise"]
+
