@@ -9,7 +9,7 @@ semantics (go-version for modules, go-versions for providers), which the conform
 vectors test on their own.
 
 The lock cost of a selection is the number of locks it moves, in the sense of
-:mod:`tofu_solve.solver.holds`: a module call present whose lock applies (same source, its
+:mod:`tofu_solve.solver.locks`: a module call present whose lock applies (same source, its
 constraint admits the locked version) at another version; a provider whose lock the root's
 constraints admit at another version.
 """

@@ -108,3 +108,42 @@ def test_a_blocked_upgrade_names_one_command_for_locks_that_go_up_and_down():
     assert up.text(("vpc",)).endswith("To allow it: tofu-solve init -upgrade=vpc,hashicorp/aws")
     nested = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("eks.kms", "2.1.0", "2.0.0", None),))
     assert nested.text(("vpc",)).endswith("a constraint that excludes the newer ones can.")
+
+
+def test_the_sequence_searches_each_held_set_once_on_a_budget_and_starts_no_download(monkeypatch):
+    """Issue #48 §4: on an edit that forces the minimisation (``new-call-moves-fewest-locks``),
+    the held set known infeasible is never searched again, no held set is searched twice, the
+    answer the minimisation found is not searched again, every hypothetical search runs on a
+    context with a fetch budget and no listener for provider picks (so no provider package
+    download starts), and the counts reach the resolution."""
+    import json
+    from pathlib import Path
+
+    from tests.solver.oracle import Selection
+    from tests.solver.test_oracle import _locks_of, _resolve
+    from tofu_solve.solver import resolve as resolve_module
+    from tofu_solve.solver.model import Identity
+
+    case = json.loads((Path(__file__).parent / "lock_cases" / "new-call-moves-fewest-locks.json").read_text())
+    lock = Selection(tuple(sorted(case["lock"]["modules"].items())), tuple(sorted(case["lock"]["providers"].items())))
+    locks = _locks_of(case["before"], lock)[0]
+    asked: list[frozenset[str]] = []
+    contexts = []
+    real = resolve_module._feasible
+
+    def feasible(reqs, ctx, pruned, holds, *a, **k):
+        asked.append(holds.held)
+        contexts.append((ctx.fetch_budget, ctx.likely_provider))
+        return real(reqs, ctx, pruned, holds, *a, **k)
+
+    monkeypatch.setattr(resolve_module, "_feasible", feasible)
+    res = _resolve(case["after"], locks)
+    assert res is not None and len(res.released) == case["expected_moves"]
+    subjects = frozenset({Identity.module(p) for p in locks.modules} | {Identity.provider(a) for a in locks.providers})
+    assert asked, "the minimisation asked nothing: the case no longer forces it"
+    assert subjects not in asked  # the held search already failed
+    assert frozenset() not in asked  # the search holding nothing already answered
+    assert len(asked) == len(set(asked))
+    assert all(budget is not None and listener is None for budget, listener in contexts)
+    assert res.searches.held == 1 and res.searches.holding_none == 1
+    assert res.searches.feasibility == len(asked) and res.searches.final == 0

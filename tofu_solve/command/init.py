@@ -252,7 +252,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "provider_lock_ms": solved.provider_ms, "improve_fetches": ctx.stats.improve_fetches,
              "provider_versions_read_ahead": solved.read_ahead,
              "release_time_unknown": ctx.stats.release_time_unknown,
-             "hashes_remembered": memo.hits}  # directories not hashed again: unchanged since hashed
+             "hashes_remembered": memo.hits,  # directories not hashed again: unchanged since hashed
+             # the searches the solve made, by kind, and what its hypothetical ones fetched (issue #48 §4)
+             **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
                       store=store_data)

@@ -13,7 +13,7 @@ Reading order, outside in:
 1. :mod:`.model`: requirements, candidates and their :class:`Identity` (what resolvelib
    keys a subject by).
 2. :mod:`.resolve`: the orchestration: root requirements, the held search, the
-   conservative update (:mod:`.conservative`, :mod:`.holds`), the improvement pass.
+   conservative update (:mod:`.conservative`, :mod:`.locks`), the improvement pass.
 3. :mod:`.provider`: resolvelib's callbacks; :mod:`.search`, resolvelib's loop kept
    incremental; :mod:`.reporter`, what the loop counts.
 4. :mod:`.context`, :mod:`.index`, :mod:`.network`, :mod:`.build`: what the search asks of

@@ -26,8 +26,8 @@ from ..errors import TofuSolveError
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
-from .holds import provider_lock_applies
-from .model import ROOT, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
+from .locks import freed_by_upgrade, provider_lock_applies
+from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
 
 if TYPE_CHECKING:
     from ..lockfile import ModuleLock, ProviderLock
@@ -59,18 +59,18 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile) -> di
     as read, with any module blocks restored from the last init's record)."""
     out: dict[str, str] = {}
     short = ctx.options.target.product.short
-    freed = set(recorded.modules) - set(ctx.locks.modules) | set(recorded.providers) - set(ctx.locks.providers)
+    freed = freed_by_upgrade(recorded, ctx.locks)
     targets = ",".join(ctx.options.upgrade_targets)
     for path in sorted(set(recorded.modules) | set(res.modules)):
         old, cand = recorded.modules.get(path), res.modules.get(path)
         if cand is not None and old is not None and old.version == cand.version_text:
             continue
-        out[path] = _module_reason(path, old, cand, res, ctx, path in freed, targets)
+        out[path] = _module_reason(path, old, cand, res, ctx, Identity.module(path) in freed, targets)
     for addr in sorted(set(recorded.providers) | set(res.providers)):
         old_p, new_p = recorded.providers.get(addr), res.providers.get(addr)
         if new_p is not None and old_p is not None and old_p.version == str(new_p.version):
             continue
-        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, addr in freed, targets, short)
+        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, Identity.provider(addr) in freed, targets, short)
     return out
 
 

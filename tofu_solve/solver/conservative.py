@@ -24,15 +24,69 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from math import comb
+from typing import Any, TypeVar
+
+from .model import Identity
 
 log = logging.getLogger(__name__)
+
+#: A subject of the minimisation: an :class:`~.model.Identity` in the solver (issue #48 §1);
+#: text in the algorithm's own tests. Both are hashable and ordered.
+S = TypeVar("S", str, Identity)
 
 MAX_CHECKS = 200  # feasibility searches one minimisation may make
 MAX_COMBINATIONS = 20000  # hitting sets of one size examined exactly before a greedy answer
 
 
-def min_hitting_set(cores: Sequence[frozenset[str]], prefer: frozenset[str] = frozenset()) -> frozenset[str]:
+@dataclass
+class Feasibility:
+    """Whether holding a set of locks admits a solution, each held set searched at most once
+    (issue #48 §4): a held set known infeasible (the held search that failed) is never
+    searched again, and a solution found for one (holding nothing, or the release the
+    minimisation settles on) is the answer, not searched a second and third time.
+
+    Attributes:
+        search: the search holding exactly the given subjects: its solution, or None (no
+            solution within its round cap or fetch budget).
+        known: held set -> its solution, or None when it admits none, answered without a
+            search.
+        searches: how many searches were made (the ones ``known`` answered not counted).
+    """
+
+    search: Callable[[frozenset[Identity]], Any]  # a resolvelib result, or None
+    known: dict[frozenset[Identity], Any] = field(default_factory=dict)
+    searches: int = 0
+
+    def __call__(self, held: frozenset[Identity]) -> bool:
+        return self.result(held) is not None
+
+    def result(self, held: frozenset[Identity]) -> Any:
+        """The solution holding ``held``, searched once."""
+        if held not in self.known:
+            self.searches += 1
+            self.known[held] = self.search(held)
+        return self.known[held]
+
+
+def fewest_to_release(subjects: frozenset[Identity], feasibility: Feasibility, upper: frozenset[Identity],
+                      max_checks: int = MAX_CHECKS,
+                      known: Iterable[frozenset[Identity]] = ()) -> tuple[frozenset[Identity], Any]:
+    """The conservative update's sequence as one function over a search (issue #48 §4): the
+    fewest of ``subjects`` to release (:func:`minimal_release`) and the solution holding the
+    rest, from ``feasibility``'s memo when a search already found it (None only when no
+    search did: the caller searches once more). ``-upgrade=NAME``'s question and the solve's
+    both go through it.
+
+    ``feasibility.known`` should hold what is already known: ``subjects`` -> None when the
+    held search failed, the empty set and ``subjects - upper`` -> the solution holding
+    nothing (it keeps every lock outside ``upper``)."""
+    release = minimal_release(subjects, feasibility, upper, max_checks, known)
+    return release, feasibility.known.get(subjects - release)
+
+
+def min_hitting_set(cores: Sequence[frozenset[S]], prefer: frozenset[S] = frozenset()) -> frozenset[S]:
     """A smallest set that meets every core (the empty set for no cores). Of equally small
     sets, the one with the most members in ``prefer``, then the first in sorted order (a
     deterministic answer). Exact while a size has at most :data:`MAX_COMBINATIONS`
@@ -49,7 +103,7 @@ def min_hitting_set(cores: Sequence[frozenset[str]], prefer: frozenset[str] = fr
                 if all(c.intersection(s) for c in cores)]
         if hits:
             return min(hits, key=lambda s: (-len(s & prefer), sorted(s)))
-    chosen: set[str] = set()
+    chosen: set[S] = set()
     left = list(cores)
     while left:
         best = max(elements, key=lambda e: (sum(e in c for c in left), e in prefer, e))
@@ -58,13 +112,13 @@ def min_hitting_set(cores: Sequence[frozenset[str]], prefer: frozenset[str] = fr
     return frozenset(chosen)
 
 
-def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]], bool],
-                    upper: frozenset[str], max_checks: int = MAX_CHECKS,
-                    known: Iterable[frozenset[str]] = ()) -> frozenset[str]:
+def minimal_release(subjects: frozenset[S], feasible: Callable[[frozenset[S]], bool],
+                    upper: frozenset[S], max_checks: int = MAX_CHECKS,
+                    known: Iterable[frozenset[S]] = ()) -> frozenset[S]:
     """The fewest of ``subjects`` to release so that holding the others admits a solution.
 
     Args:
-        subjects: the locks that apply (:func:`~.holds.locked_subjects`).
+        subjects: the locks that apply (:func:`~.locks.locked_subjects`).
         feasible: whether holding exactly the given subjects admits a solution (a search).
         upper: a release known to work (the subjects a solution holding nothing moved).
         max_checks: feasibility searches allowed before ``upper`` is the answer.
@@ -74,10 +128,10 @@ def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]
     Returns:
         A release of the smallest size (at most ``len(upper)``).
     """
-    cores: list[frozenset[str]] = [c for c in known if c and c <= subjects]
+    cores: list[frozenset[S]] = [c for c in known if c and c <= subjects]
     checks = 0
 
-    def ask(held: frozenset[str]) -> bool:
+    def ask(held: frozenset[S]) -> bool:
         nonlocal checks
         checks += 1
         return feasible(held)
@@ -99,8 +153,8 @@ def minimal_release(subjects: frozenset[str], feasible: Callable[[frozenset[str]
         cores.append(core)
 
 
-def _shrink(held: frozenset[str], ask: Callable[[frozenset[str]], bool], upper: frozenset[str],
-            budget_left: Callable[[], bool]) -> frozenset[str]:
+def _shrink(held: frozenset[S], ask: Callable[[frozenset[S]], bool], upper: frozenset[S],
+            budget_left: Callable[[], bool]) -> frozenset[S]:
     """A core inside ``held`` (which admits no solution), by QuickXplain (Junker, 2004): split
     the candidates in two, look for the core's part in the second half with the first held,
     then for its part in the first half with that held: O(k log(n/k)) questions for a core of
@@ -109,7 +163,7 @@ def _shrink(held: frozenset[str], ask: Callable[[frozenset[str]], bool], upper: 
     unsplit counts whole: still a core (holding more never helps), just not minimal."""
     order = _deletion_order(held, upper)
 
-    def qx(background: frozenset[str], changed: bool, candidates: list[str]) -> list[str]:
+    def qx(background: frozenset[S], changed: bool, candidates: list[S]) -> list[S]:
         if changed and not ask(background):
             return []  # the background alone admits no solution: nothing of these is needed
         if len(candidates) <= 1 or not budget_left():
@@ -123,7 +177,7 @@ def _shrink(held: frozenset[str], ask: Callable[[frozenset[str]], bool], upper: 
     return frozenset(qx(frozenset(), False, order))
 
 
-def _deletion_order(held: Iterable[str], upper: frozenset[str]) -> list[str]:
+def _deletion_order(held: Iterable[S], upper: frozenset[S]) -> list[S]:
     return sorted(held, key=lambda s: (s in upper, s))
 
 
@@ -138,4 +192,4 @@ def check_budget(calls: int) -> int:
 CALL_SEARCHES = 20000
 
 
-__all__ = ["MAX_CHECKS", "check_budget", "min_hitting_set", "minimal_release"]
+__all__ = ["MAX_CHECKS", "Feasibility", "check_budget", "fewest_to_release", "min_hitting_set", "minimal_release"]

@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource, lock_source
+from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
 from ..config.cliconfig import ModuleInstallation
 from ..config.policy import DenyRule, Policy
@@ -53,8 +53,8 @@ from ..versions.selection import list_module_versions
 from ..versions.target import TargetVersion
 from . import readahead
 from .cooldown import Cooldown
-from .holds import nearest_first
 from .index import ModuleIndex, Stats, tree_key
+from .locks import locked_first, locked_source_base, module_lock_anchor, preferred_order
 from .model import ModuleCandidate, ModuleRequirement, Origin
 
 if TYPE_CHECKING:
@@ -315,7 +315,7 @@ class Context:
         if matching is None:
             matching = self._matching[key] = list_module_versions(req.constraint, list(labels)).matching
         out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in matching]
-        return self._locked_first(req, out)
+        return locked_first(req, out, self.locks, self.options.upgrade)
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:
         """The call's locked version as a candidate, built from the lock alone (no listing),
@@ -345,27 +345,7 @@ class Context:
         """The call's locked version as a candidate whenever the configuration still admits
         it (not upgrading, same source, the constraint allows it), whether or not the policy
         denies it: what a lock that must move moves nearest to."""
-        from ..lockfile.model import locked_commit
-
-        lock = self.locks.modules.get(req.call_path)
-        if self.options.upgrade or lock is None:
-            return None
-        if lock.source != self.locked_source_base(req, lock.version):
-            return None
-        source = req.call.source
-        versioned = req.versioned
-        version = None
-        if versioned:
-            try:
-                version = GoVersion.parse(lock.version)
-            except TofuSolveError:
-                return None
-            if not list_module_versions(req.constraint, [lock.version]).matching:
-                return None
-        # a registry version is named by its version, not by the commit behind its location
-        commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
-        avail = AvailableVersion(lock.version, version, commit, package=lock.package)
-        return ModuleCandidate(req.call_path, source, avail, self.package_address(source))
+        return module_lock_anchor(req, self.locks, self.options.upgrade, self.package_address(req.call.source))
 
     def preferred_candidates(self, req: ModuleRequirement,
                              denied: Callable[[ModuleCandidate], object] | None = None) -> list[ModuleCandidate]:
@@ -374,7 +354,7 @@ class Context:
         when its lock applies; versions the policy denies passed over (kept only when
         nothing else is left, so that the conflict names the rule); then, for a call with a
         lock (applying, or one the policy denies), the versions nearest the locked one first
-        (:func:`~.holds.nearest_first`), else newest first, as ``tofu init`` picks.
+        (:func:`~.locks.nearest_first`), else newest first, as ``tofu init`` picks.
 
         ``denied``: whether the policy denies a candidate (None: allowed); default
         :meth:`lock_denial`. The search passes its own, which records each denial for the
@@ -384,39 +364,14 @@ class Context:
             LockedVersionGone: the source no longer offers the locked version.
             NoVersionsError, network errors: as :meth:`module_candidates`.
         """
-        listed = cands = self.module_candidates(req)
+        listed = self.module_candidates(req)
         policy = self.options.policy
+        is_denied: Callable[[ModuleCandidate], object] | None = None
         if policy is not None and policy.rules:
             is_denied = denied if denied is not None else self.lock_denial
-            allowed = [c for c in cands if is_denied(c) is None]
-            if allowed:
-                cands = allowed
         locked = self.locked_candidate(req)
         anchor = locked if locked is not None else self.lock_anchor(req)
-        if anchor is not None and req.versioned:
-            cands = self._nearest(req, anchor, cands, listed)
-        if locked is not None:
-            cands = [locked] + [c for c in cands if c.version_text != locked.version_text]
-        return cands
-
-    def _nearest(self, req: ModuleRequirement, locked: ModuleCandidate, cands: list[ModuleCandidate],
-                 listed: list[ModuleCandidate]) -> list[ModuleCandidate]:
-        """``cands`` nearest ``locked`` first (:func:`~.holds.nearest_first`), by position in
-        ``listed`` (every version the source offers that the constraint admits, the ones the
-        policy denies included, so that a denied lock is not taken for a withdrawn one).
-
-        Raises:
-            LockedVersionGone: the listing no longer offers the locked version.
-        """
-        ordered = [c for _, c in sorted(((c.version, c) for c in listed if c.version is not None),
-                                        key=lambda vc: vc[0])]
-        rank = {c.version_text: i for i, c in enumerate(ordered)}
-        if locked.version_text not in rank:
-            raise locked_version_gone(f'module "{req.call_path}"', locked.version_text,
-                                      f"-upgrade={req.call_path}", req.call.version_where or req.call.where)
-        keep = set(cands)
-        return nearest_first([c for c in ordered[::-1] if c in keep], lambda c: rank[c.version_text],
-                             rank[locked.version_text])
+        return preferred_order(req, listed, locked, anchor, is_denied)
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
@@ -456,20 +411,9 @@ class Context:
             return None
         return self.client.module_versions_listed_at(req.call.source.package)
 
-    def _locked_first(self, req: ModuleRequirement, cands: list[ModuleCandidate]) -> list[ModuleCandidate]:
-        lock = self.locks.modules.get(req.call_path)
-        if self.options.upgrade or lock is None or not cands:
-            return cands
-        if lock.source != self.locked_source_base(req, lock.version):
-            return cands
-        for i, c in enumerate(cands):
-            if c.version_text == lock.version or c.available.label == lock.version:
-                return [c] + cands[:i] + cands[i + 1:]
-        return cands
-
     def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
-        """The ``source`` a lock entry records for this call at a version."""
-        return lock_source(req.call.source, req.constraint is not None, version_label)
+        """The ``source`` a lock entry records for this call at a version (:func:`.locks.locked_source_base`)."""
+        return locked_source_base(req, version_label)
 
     def no_match_error(self, req: ModuleRequirement) -> TofuSolveError:
         """OpenTofu's "Unresolvable module version constraint" for a call whose constraint

@@ -19,7 +19,8 @@ from ..config.cliconfig import ModuleInstallation
 from ..lockfile import LockFile
 from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack, exact_version, format_duration
-from .model import ModuleCandidate, ModuleRequirement
+from .locks import recorded_at
+from .model import Identity, ModuleCandidate, ModuleRequirement
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,7 @@ class Cooldown:
             return None
         if self.scope is not None and not self.scope.covers(cand.source):
             return None
-        lock = self._locks.modules.get(cand.call_path)
-        if lock is not None and lock.version == cand.version_text:
+        if recorded_at(self._locks, Identity.module(cand.call_path), cand.version_text):
             return None
         at = released()
         key = (cand.call_path, cand.version_text)
@@ -111,8 +111,7 @@ class Cooldown:
         counts as old enough, silently."""
         if not self.min_age or self.scope is not None:  # module_installation covers modules only
             return None
-        lock = self._locks.providers.get(address)
-        if lock is not None and lock.version == version:
+        if recorded_at(self._locks, Identity.provider(address), version):
             return None  # as for modules: the locked version stays
         at = released()
         if at is None:

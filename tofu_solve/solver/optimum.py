@@ -2,7 +2,7 @@
 
 What a solve optimises, lexicographically (:class:`Objective`, least first):
 
-1. **locks moved**: subjects whose lock applies (:mod:`.holds`) at another version;
+1. **locks moved**: subjects whose lock applies (:mod:`.locks`) at another version;
 2. **module versions skipped**: for each module call, the position of its version in the
    one order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
    a lock that applies first, then the versions nearest it, the newer of two equally near
@@ -46,7 +46,7 @@ from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
 from .fenced import fences, same_line_newer
-from .holds import Holds, nearest_first
+from .locks import Holds, nearest_first
 from .model import (
     CoreRequirement,
     Identity,
@@ -161,7 +161,7 @@ def _amo(u: _Universe, lits: list[int]) -> None:
 class _Reader:
     """Reads the universe reachable from the root requirements, one requirement at a time."""
 
-    def __init__(self, ctx: Context, reqs: list, subjects: frozenset[str], pruned: Mapping[str, set[str]],
+    def __init__(self, ctx: Context, reqs: list, subjects: frozenset[Identity], pruned: Mapping[str, set[str]],
                  skip_cap: int | None = None):
         """``skip_cap``: when no selection can move fewer locks than the search's, the module
         versions it skipped: a candidate at a later position can only be part of a worse
@@ -300,7 +300,7 @@ class _Reader:
                     u.soft.append(([-v], _PROVIDER, i))
             _amo(u, vs)
             lock = self.ctx.locks.providers.get(key)
-            if lock is not None and key in self.subjects and not self.ctx.options.upgrade:
+            if lock is not None and Identity.provider(key) in self.subjects and not self.ctx.options.upgrade:
                 for v in vs:
                     if str(u.provider_cands[v].version) != lock.version:
                         u.soft.append(([-v], _MOVED, 1))
@@ -329,7 +329,7 @@ class _Reader:
                  and (policy is None or policy.provider_denial(key, v) is None)]
         lock = self.ctx.locks.providers.get(key)
         applies = lock is not None and not self.ctx.options.upgrade and (
-            key in self.subjects or self.ctx.provider_lock_denial(key) is not None)
+            Identity.provider(key) in self.subjects or self.ctx.provider_lock_denial(key) is not None)
         if applies and lock is not None and lock.version in rank:
             return nearest_first(cands, lambda c: rank[str(c.version)], rank[lock.version])
         return cands
@@ -359,7 +359,7 @@ def assignment(u: _Universe, result: Result) -> set[int] | None:
     return true
 
 
-def settled(result: Result, ctx: Context, subjects: frozenset[str]) -> Optimality | None:
+def settled(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Optimality | None:
     """The selection proven optimal without reading the universe, or None when that takes
     more: every pick at its applicable lock (the only selection that moves none: a warm
     re-init, never a listing), or every term at zero, measured on what the search already
@@ -391,7 +391,7 @@ def settled(result: Result, ctx: Context, subjects: frozenset[str]) -> Optimalit
         elif isinstance(cand, ProviderCandidate):
             key = ident.name
             lock = ctx.locks.providers.get(key)
-            if lock is not None and key in subjects and not ctx.options.upgrade and lock.version == str(cand.version):
+            if lock is not None and ident in subjects and not ctx.options.upgrade and lock.version == str(cand.version):
                 continue
             all_locked = False
             root = reader_root_providers(result, key)
@@ -432,11 +432,11 @@ def _fenced_picks(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequ
     return False
 
 
-def _skip_cap(result: Result, ctx: Context, subjects: frozenset[str]) -> int | None:
+def _skip_cap(result: Result, ctx: Context, subjects: frozenset[Identity]) -> int | None:
     """The module versions ``result`` skipped when it moves no lock (no selection moves
     fewer, so none that skips more is better), else None (no cap: a selection that moves
     fewer locks may skip more)."""
-    from .holds import module_requirements_of, moved
+    from .locks import module_requirements_of, moved
 
     if moved(result.mapping, module_requirements_of(result.criteria), ctx, subjects):
         return None
@@ -454,7 +454,7 @@ def _skip_cap(result: Result, ctx: Context, subjects: frozenset[str]) -> int | N
     return total
 
 
-def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[str],
+def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Identity],
              pruned: Mapping[str, set[str]], max_rounds: int) -> tuple[Result, Optimality]:
     """The best selection by :class:`Objective`, starting from the search's ``result``.
 
@@ -462,7 +462,7 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[str],
         result: a solution (resolvelib's result) of ``reqs``, the root requirements.
         ctx: the solve's context; the universe is read through a view of it with a fetch
             budget of :data:`FETCH_BUDGET` module versions.
-        subjects: the locks that apply (:func:`~.holds.locked_subjects`).
+        subjects: the locks that apply (:func:`~.locks.locked_subjects`).
         pruned: call path -> versions proven dead ends (never selected).
         max_rounds: the round cap of the search that reaches the better selection.
 

@@ -29,7 +29,7 @@ from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import format_age
 from . import readahead
 from .context import Context
-from .holds import Holds, nearest_first
+from .locks import Holds, nearest_first
 from .model import (
     ROOT,
     Candidate,
@@ -202,7 +202,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
                  lenient_providers: bool = False, provider_first: Mapping[str, gvs.Version] | None = None):
         """``pruned``: call path -> version texts known to be dead ends
         (:func:`~.propagate.propagate`); they are never offered. ``holds``: the locks this
-        search keeps fixed and those it offers first (:class:`~.holds.Holds`); None holds
+        search keeps fixed and those it offers first (:class:`~.locks.Holds`); None holds
         nothing and offers every applicable lock first (the what-if solves). ``floors``:
         provider address -> a version only newer ones than which are offered (whether a
         newer provider is possible, for ``-upgrade=NAME``).
@@ -364,7 +364,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         """Lazily: the locked version first, built from the lock without listing the source
         (a warm re-init needs no network); nothing else when the lock is held; else the
         listing, nearest the locked version first when a lock applies (it moves as little
-        as it can), newest first when none does (:mod:`.holds`)."""
+        as it can), newest first when none does (:mod:`.locks`)."""
         dead = self.pruned.get(call.call_path, ())
         ok = lambda c: c not in bad and c.version_text not in dead and \
             all(self.is_satisfied_by(r, c) for r in reqs)  # noqa: E731
@@ -378,7 +378,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             if locked is not None:
                 if ok(locked):
                     yield locked  # a warm re-init stops here: no listing, no network
-                if call.call_path in self.holds:
+                if call.identifier in self.holds:
                     return
             try:
                 cands = self.ctx.preferred_candidates(call, self._denied)
@@ -426,9 +426,10 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             meeting = [c for c in meeting if not self.ctx.provider_denied(key, c.version)]
         lock = self.ctx.locks.providers.get(key)
         # a lock the policy denies no longer applies, but moves as little as one that must (issue #47)
+        subject = Identity.provider(key)
         locked = lock.version if lock is not None and not self.ctx.options.upgrade and (
-            self.holds.applies(key) or self.ctx.provider_lock_denial(key) is not None) else None
-        if locked is not None and key in self.holds:  # held: the locked version or nothing
+            self.holds.applies(subject) or self.ctx.provider_lock_denial(key) is not None) else None
+        if locked is not None and subject in self.holds:  # held: the locked version or nothing
             out = [c for c in meeting if c not in bad and str(c.version) == locked]
         else:
             out = [c for c in meeting if c not in bad]
@@ -448,7 +449,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
 
     def _nearest_provider_versions(self, address: ProviderAddress, locked: str,
                                    cands: list[ProviderCandidate]) -> list[ProviderCandidate]:
-        """``cands`` nearest the ``locked`` version first (:func:`~.holds.nearest_first`)."""
+        """``cands`` nearest the ``locked`` version first (:func:`~.locks.nearest_first`)."""
         rank = {str(v): i for i, v in enumerate(self.ctx.provider_versions(address))}
         at = rank.get(locked)
         if at is None:

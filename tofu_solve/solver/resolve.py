@@ -27,15 +27,16 @@ from ..errors import (
 from ..events import LookingForDeadEnds, StillResolving
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
-from .conservative import check_budget, minimal_release
+from .conservative import Feasibility, check_budget, fewest_to_release
 from .context import Context
 from .fenced import fences, same_line_newer
-from .holds import Holds, locked_subjects, module_requirements_of, moved
+from .locks import Holds, freed_by_upgrade, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
     Candidate,
     CoreRequirement,
     Identity,
+    Kind,
     ModuleCandidate,
     ModuleRequirement,
     NewerThan,
@@ -81,7 +82,7 @@ class Resolution:
     rounds: int = 0
     target_origin: str = ""
     product: Product = OPENTOFU  # what tofu is a version of: OpenTofu or Terraform
-    released: frozenset[str] = frozenset()  # locks that applied and had to move (the fewest: issue #34)
+    released: frozenset[Identity] = frozenset()  # locks that applied and had to move (the fewest: issue #34)
     # when the locks as they were admitted no solution: how many locks the search that holds
     # none (each still preferred) moved, the bound the minimisation started from; else None
     soft_moves: int | None = None
@@ -89,6 +90,38 @@ class Resolution:
     blocked_upgrades: list = field(default_factory=list)
     # the selection's objective and whether it is proven best (issue #48 §3; .optimum)
     optimality: Optimality | None = None
+    searches: SearchCounts = field(default_factory=lambda: SearchCounts())
+
+
+HYPOTHETICAL_FETCH_BUDGET = 64  # module versions the feasibility searches of one question may fetch, together
+
+
+@dataclass
+class SearchCounts:
+    """The searches one solve made (``init -json``: ``stats.searches``; issue #48 §4): the
+    held search, the one holding nothing, the feasibility searches of the lock minimisation
+    and of ``-upgrade=NAME``'s question (memoised: a held set is searched once), a final
+    search when no feasibility search found the answer, the exact optimiser's; and the
+    module versions the hypothetical searches fetched (within
+    :data:`HYPOTHETICAL_FETCH_BUDGET` per question)."""
+
+    held: int = 0
+    holding_none: int = 0
+    feasibility: int = 0
+    final: int = 0
+    exact: int = 0
+    fetches: int = 0
+
+    def data(self) -> dict[str, int]:
+        return {"held": self.held, "holding_none": self.holding_none, "feasibility": self.feasibility,
+                "final": self.final, "exact": self.exact, "hypothetical_fetches": self.fetches}
+
+
+def _hypothetical(ctx: Context) -> Context:
+    """The context of hypothetical searches: the solve's clients and memo, a fetch budget of
+    :data:`HYPOTHETICAL_FETCH_BUDGET` module versions shared by all of them, and nobody told
+    of likely provider picks (so no provider package download starts)."""
+    return ctx.view(fetch_budget=HYPOTHETICAL_FETCH_BUDGET, likely_provider=None)
 
 
 THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain dead ends (issue #13: of
@@ -166,7 +199,7 @@ def refuse_sources(reqs: list, ctx: Context) -> None:
                     r.call.source_at)
 
 
-def refuse_gone_provider_locks(subjects: frozenset[str], reqs: list, ctx: Context) -> None:
+def refuse_gone_provider_locks(subjects: frozenset[Identity], reqs: list, ctx: Context) -> None:
     """A provider lock that applies, whose version the provider's listing no longer offers,
     is an error naming it (OpenTofu: "the previously-selected version %s is no longer
     available"), never a silent re-pick.
@@ -176,7 +209,7 @@ def refuse_gone_provider_locks(subjects: frozenset[str], reqs: list, ctx: Contex
     """
     addresses = {str(r.address): r for r in reqs if isinstance(r, ProviderRequirement)}
     for addr, lock in sorted(ctx.locks.providers.items()):
-        if addr not in subjects:
+        if Identity.provider(addr) not in subjects:
             continue
         req = addresses.get(addr)
         if req is None:
@@ -200,7 +233,7 @@ class _Searched:
 def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolution:
     """Resolve the tree rooted at ``tree``, moving as few locks as a solution allows.
 
-    Every lock that applies (:mod:`.holds`) is held first; a warm re-init ends there. When
+    Every lock that applies (:mod:`.locks`) is held first; a warm re-init ends there. When
     the locks as they are admit no solution (an edit needs another lock to move), the
     fewest locks are released (:func:`.conservative.minimal_release`), each moving to the
     version nearest its lock; a call whose constraint was edited so that it no longer
@@ -222,9 +255,11 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     subjects = locked_subjects(reqs, ctx)
     refuse_gone_provider_locks(subjects, reqs, ctx)
     holds = Holds(subjects, subjects)
-    released: frozenset[str] = frozenset()
+    released: frozenset[Identity] = frozenset()
     soft_moves: int | None = None
+    searches = SearchCounts()
     try:
+        searches.held += 1
         done = _search(reqs, ctx, tree, root, holds)
     except Unsatisfiable:
         if not subjects:
@@ -233,19 +268,31 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
         # offered first) proves one exists, or raises the clash to explain, and what it
         # moved bounds what must move.
         started = time.monotonic()
+        searches.holding_none += 1
         soft = _search(reqs, ctx, tree, root, Holds(frozenset(), subjects))
         upper = frozenset(moved(soft.result.mapping, module_requirements_of(soft.result.criteria), ctx, subjects))
         soft_moves = len(upper)
         pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
-        dead_locks = [frozenset({s}) for s, lock in ctx.locks.modules.items()
-                      if s in subjects and lock.version in pruned.get(s, ())]
-        released = minimal_release(subjects,
-                                   lambda held: _feasible(reqs, ctx, pruned, Holds(held, subjects)) is not None,
-                                   upper, check_budget(len(soft.result.mapping)), known=dead_locks)
-        log.debug("locks released in %.2f s: %s (a search holding none moved %d)", time.monotonic() - started,
-                  ", ".join(sorted(released)), len(upper))
+        dead_locks = [frozenset({Identity.module(p)}) for p, lock in ctx.locks.modules.items()
+                      if Identity.module(p) in subjects and lock.version in pruned.get(p, ())]
+        hypothetical = _hypothetical(ctx)
+        feasibility = Feasibility(
+            lambda held: _feasible(reqs, hypothetical, pruned, Holds(held, subjects)),
+            # the held search failed; holding nothing, and so holding all but what it moved, solved
+            {subjects: None, frozenset(): soft.result, subjects - upper: soft.result})
+        released, found = fewest_to_release(subjects, feasibility, upper, check_budget(len(soft.result.mapping)),
+                                            known=dead_locks)
+        searches.feasibility += feasibility.searches
+        searches.fetches += HYPOTHETICAL_FETCH_BUDGET - (hypothetical.fetch_budget or 0)
+        log.debug("locks released in %.2f s: %s (a search holding none moved %d; %d searches)",
+                  time.monotonic() - started, ", ".join(sorted(s.name for s in released)), len(upper),
+                  feasibility.searches)
         holds = holds.without(released)
-        done = _search(reqs, ctx, tree, root, holds, pruned)
+        if found is not None:  # the search that proved the release feasible found this solution: not searched again
+            done = _Searched(found, TofuSolveProvider(ctx, pruned, holds), soft.reporter, soft.pruning)
+        else:
+            searches.final += 1
+            done = _search(reqs, ctx, tree, root, holds, pruned)
     result, provider, reporter, pruning = done.result, done.provider, done.reporter, done.pruning
     log.debug("search done: %d rounds, %d backtracks", reporter.rounds, reporter.backtracks)
     started = time.monotonic()
@@ -259,6 +306,7 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
         if pruning is not None and not pruning.partial:
             for k, v in pruning.dead.items():
                 dead.setdefault(k, set()).update(v)
+        searches.exact += 1
         result, optimality = optimise(result, reqs, ctx, subjects, dead, ctx.options.max_rounds)
         log.debug("exact optimiser in %.2f s: %s", time.monotonic() - started, optimality)
     modules: dict[str, ModuleCandidate] = {}
@@ -288,9 +336,9 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
                      core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
                      product=ctx.options.target.product,
-                     released=released, soft_moves=soft_moves, optimality=optimality)
+                     released=released, soft_moves=soft_moves, optimality=optimality, searches=searches)
     res.warnings.extend(fenced_off_warnings(res, ctx))
-    res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned)
+    res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned, searches)
     return res
 
 
@@ -300,11 +348,13 @@ def _feasible(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], holds: H
     ``floors``, see :class:`~.provider.TofuSolveProvider`), or None when it finds no
     solution within the round cap: one question of the lock minimisation. No dead-end
     pass, no read-ahead beyond the search's."""
+    from .context import FetchBudgetExceeded
+
     provider = TofuSolveProvider(ctx, pruned, holds, floors)
     try:
         return Search(provider, BaseReporter()).resolve(reqs + list(extra), max_rounds=ctx.options.max_rounds)
-    except (ResolutionImpossible, ResolutionTooDeep):
-        return None
+    except (ResolutionImpossible, ResolutionTooDeep, FetchBudgetExceeded):
+        return None  # beyond the budget counts as no solution: an answer is always one a search found
 
 
 @dataclass(frozen=True)
@@ -344,8 +394,8 @@ def _newer(new: str, old: str) -> bool:
         return False
 
 
-def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozenset[str],
-                     pruned: Mapping[str, set[str]]) -> list[BlockedUpgrade]:
+def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozenset[Identity],
+                     pruned: Mapping[str, set[str]], searches: SearchCounts | None = None) -> list[BlockedUpgrade]:
     """For each ``-upgrade=NAME`` target (a subject the lock file holds that the targets
     freed; for a module, the outermost call), whether a newer version than the one
     selected exists if other locks moved, and the fewest that must (as ``cargo update -p``
@@ -353,9 +403,10 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
     if not ctx.options.upgrade_targets or ctx.options.upgrade:
         return []
     recorded = ctx.recorded_locks
-    freed_modules = sorted(p for p in recorded.modules if p not in ctx.locks.modules)
+    freed_set = freed_by_upgrade(recorded, ctx.locks)
+    freed_modules = sorted(s.name for s in freed_set if s.kind is Kind.MODULE)
     freed = [p for p in freed_modules if not any(p.startswith(q + ".") for q in freed_modules)]
-    freed += sorted(a for a in recorded.providers if a not in ctx.locks.providers)
+    freed += sorted(s.name for s in freed_set if s.kind is Kind.PROVIDER)
     short = ctx.options.target.product.short
     out: list[BlockedUpgrade] = []
     for subject in freed:
@@ -373,38 +424,41 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
             selected, name = str(selected_version), short(subject)
         else:
             continue
-        found: dict[frozenset, Result] = {}
+        hypothetical = _hypothetical(ctx)
 
-        def feasible(held: frozenset, extra: tuple = extra, floors: dict | None = floors,
-                     found: dict[frozenset, Result] = found) -> bool:
-            result = _feasible(reqs, ctx, pruned, Holds(held, subjects), extra, floors)
-            if result is not None:
-                found[held] = result
-            return result is not None
-        if feasible(subjects):
-            continue  # a newer one fits with every lock kept: nothing to say (the search took its own order)
-        if not feasible(frozenset()):
-            continue  # no newer version fits at all: NAME is as new as it can be
-        soft = found[frozenset()]
-        upper = frozenset(moved(soft.mapping, module_requirements_of(soft.criteria), ctx, subjects))
-        release = minimal_release(subjects, feasible, upper, check_budget(len(soft.mapping)))
-        result = found.get(subjects - release, soft)
+        def search(held: frozenset[Identity], extra: tuple = extra, floors: dict = floors,
+                   hypothetical: Context = hypothetical) -> Result | None:
+            return _feasible(reqs, hypothetical, pruned, Holds(held, subjects), extra, floors)
+        feasibility = Feasibility(search)
+        try:
+            if feasibility(subjects):
+                continue  # a newer one fits with every lock kept: nothing to say (the search took its own order)
+            soft = feasibility.result(frozenset())
+            if soft is None:
+                continue  # no newer version fits at all: NAME is as new as it can be
+            upper = frozenset(moved(soft.mapping, module_requirements_of(soft.criteria), ctx, subjects))
+            feasibility.known.setdefault(subjects - upper, soft)
+            release, found = fewest_to_release(subjects, feasibility, upper, check_budget(len(soft.mapping)))
+        finally:
+            if searches is not None:
+                searches.feasibility += feasibility.searches
+                searches.fetches += HYPOTHETICAL_FETCH_BUDGET - (hypothetical.fetch_budget or 0)
+        result = found if found is not None else soft
         picked = result.mapping.get(Identity.module(subject)) or result.mapping.get(Identity.provider(subject))
         if picked is None:
             continue
         newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
         others: list[tuple[str, str, str, SourceRange | None]] = []
         for s in sorted(release):
-            if s in recorded.providers:
-                picked_other = result.mapping.get(Identity.provider(s))
-                to = str(picked_other.version) if picked_other is not None else "?"
-                others.append((short(s), recorded.providers[s].version, to, None))
+            picked_other = result.mapping.get(s)
+            if s.kind is Kind.PROVIDER:
+                to = str(picked_other.version) if isinstance(picked_other, ProviderCandidate) else "?"
+                others.append((short(s.name), recorded.providers[s.name].version, to, None))
             else:
-                picked_other = result.mapping.get(Identity.module(s))
                 to = picked_other.version_text if isinstance(picked_other, ModuleCandidate) else "?"
-                req = res.module_requirements.get(s)
+                req = res.module_requirements.get(s.name)
                 where = req.call.constraint_where if req is not None and req.origin.call_path == ROOT else None
-                others.append((s, recorded.modules[s].version, to, where))
+                others.append((s.name, recorded.modules[s.name].version, to, where))
         if others:
             out.append(BlockedUpgrade(name, selected, newer, tuple(others)))
     return out

@@ -1,0 +1,297 @@
+"""The lock rules, in one place (issue #48 §1): which lock applies, what one search holds,
+in what order a subject's versions come, what a solution moved, and what ``-upgrade=NAME``
+frees. The lock as Cargo treats ``Cargo.lock`` (issue #34).
+
+A *subject* is what a lock block pins, an :class:`~.model.Identity`: a module call
+(``Identity.module("eks.kms")``) or a provider
+(``Identity.provider("registry.opentofu.org/hashicorp/aws")``), never a bare string. A lock
+*applies* to a subject when the configuration still admits it:
+
+* a module call's lock applies while the call has the source it was locked for and its
+  ``version`` constraint admits the locked version (:meth:`Context.locked_candidate`); a
+  nested call is judged against the requirement of the version its parent takes, so a lock
+  applies again wherever the parent's new version calls it the same way;
+* a provider's lock applies while every constraint of the root module (and of its local
+  modules) on the provider admits the locked version;
+* neither applies while the team's policy denies the locked version (issue #47): a policy
+  change is a lock change, as an edited constraint is, except that the lock moves to the
+  allowed version nearest it rather than the newest. A module version's constraint that
+  excludes it does not stop it applying: that is a reason for the lock to move, counted as
+  a move.
+
+:class:`Holds` is what one search keeps fixed: a held subject whose lock applies has only
+its locked version to offer; every other subject with an applicable lock offers its locked
+version first, then the versions nearest to it (:func:`nearest_first`); a subject without
+one (a new call, an edited constraint, an ``-upgrade`` target) offers the newest first, as
+``tofu init`` picks. :func:`moved` counts what a solution moved, the quantity the
+conservative update minimises (:mod:`.conservative`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from ..addrs.module_source import RegistrySource, lock_source
+from ..errors import TofuSolveError, locked_version_gone
+from ..providers import AvailableVersion
+from ..versions import apparentlymart_go_versions as gvs
+from ..versions.hashicorp_go_version import GoVersion
+from ..versions.selection import list_module_versions
+from .model import (
+    Identity,
+    Kind,
+    ModuleCandidate,
+    ModuleRequirement,
+    ProviderCandidate,
+    ProviderRequirement,
+)
+
+if TYPE_CHECKING:
+    from ..config.policy import DenyRule
+    from ..lockfile import LockFile, ModuleLock
+
+
+class _UpgradeOption(Protocol):
+    @property
+    def upgrade(self) -> bool: ...
+
+
+class LockView(Protocol):
+    """What the lock rules ask of a solve's context (:class:`~.context.Context` is one;
+    named here so that this module, which the context uses, does not import it)."""
+
+    @property
+    def options(self) -> _UpgradeOption: ...
+
+    @property
+    def locks(self) -> LockFile: ...
+
+    def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None: ...
+
+    def provider_lock_denial(self, address: str) -> DenyRule | None: ...
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Holds:
+    """What one search keeps fixed.
+
+    Attributes:
+        held: subjects kept at their locked version; a held subject whose lock does not
+            apply is free.
+        applicable: the subjects whose lock applies (:func:`locked_subjects`): they offer
+            their locked version first, then the nearest; None: every locked subject (the
+            what-if solves of the explanations, which hold nothing).
+    """
+
+    held: frozenset[Identity] = frozenset()
+    applicable: frozenset[Identity] | None = None
+
+    def __contains__(self, subject: object) -> bool:
+        return subject in self.held
+
+    def applies(self, subject: Identity) -> bool:
+        return self.applicable is None or subject in self.applicable
+
+    def without(self, released: Iterable[Identity]) -> Holds:
+        return Holds(self.held - frozenset(released), self.applicable)
+
+
+
+
+def nearest_first(ordered: Sequence[T], rank: Callable[[T], int], locked_rank: int) -> list[T]:
+    """``ordered`` (newest first) re-ordered for a subject whose lock may move: the versions
+    nearest the locked one first, by distance in the version order (``rank``: a version's
+    position, ascending with the version), the newer of two equally near first. A lock that
+    has to move moves as little as it can (issue #34: "the fewest locks move, nearest
+    versions first")."""
+    return sorted(ordered, key=lambda c: (abs(rank(c) - locked_rank), -rank(c)))
+
+
+def locked_source_base(req: ModuleRequirement, version_label: str) -> str:
+    """The ``source`` a lock entry records for ``req``'s call at a version: a lock applies
+    only while the call's source is the one it was locked for."""
+    return lock_source(req.call.source, req.constraint is not None, version_label)
+
+
+def module_lock_entry(req: ModuleRequirement, locks: LockFile, upgrade: bool) -> ModuleLock | None:
+    """The lock entry of ``req``'s call that may apply: not ``-upgrade``, and locked for the
+    call's source as it is now (the constraint and the policy are asked separately)."""
+    lock = locks.modules.get(req.call_path)
+    if upgrade or lock is None or lock.source != locked_source_base(req, lock.version):
+        return None
+    return lock
+
+
+def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
+                       package: str) -> ModuleCandidate | None:
+    """The call's locked version as a candidate whenever the configuration still admits it
+    (:func:`module_lock_entry`, and the call's constraint allows it), whether or not the
+    policy denies it: what a lock that must move moves nearest to. ``package``: the
+    package address of the call's source. :meth:`.Context.locked_candidate` adds the policy."""
+    from ..lockfile.model import locked_commit
+
+    lock = module_lock_entry(req, locks, upgrade)
+    if lock is None:
+        return None
+    source = req.call.source
+    version = None
+    if req.versioned:
+        try:
+            version = GoVersion.parse(lock.version)
+        except TofuSolveError:
+            return None
+        if not list_module_versions(req.constraint, [lock.version]).matching:
+            return None
+    # a registry version is named by its version, not by the commit behind its location
+    commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
+    avail = AvailableVersion(lock.version, version, commit, package=lock.package)
+    return ModuleCandidate(req.call_path, source, avail, package)
+
+
+def locked_first(req: ModuleRequirement, cands: list[ModuleCandidate], locks: LockFile,
+                 upgrade: bool) -> list[ModuleCandidate]:
+    """A listing (newest first) with the call's locked version moved to the front when its
+    entry may apply (:func:`module_lock_entry`): the order every reader of a listing sees."""
+    lock = module_lock_entry(req, locks, upgrade)
+    if lock is None or not cands:
+        return cands
+    for i, c in enumerate(cands):
+        if c.version_text == lock.version or c.available.label == lock.version:
+            return [c] + cands[:i] + cands[i + 1:]
+    return cands
+
+
+def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locked: ModuleCandidate | None,
+                    anchor: ModuleCandidate | None,
+                    denied: Callable[[ModuleCandidate], object] | None) -> list[ModuleCandidate]:
+    """The one order a call's versions are offered in (issue #48 §2), for the search, the
+    improvement pass's lag and the objective (:mod:`.optimum`): the locked version first
+    when its lock applies (``locked``); versions the policy denies (``denied`` not None for
+    them) passed over, kept only when nothing else is left, so that the conflict names the
+    rule; then, for a call with a lock (``anchor``: applying, or one the policy denies), the
+    versions nearest it first (:func:`nearest_first`: by position among ``listed``, the
+    newer of two equally near first), else newest first, as ``tofu init`` picks.
+
+    Raises:
+        LockedVersionGone: ``listed`` (the listing) no longer offers the locked version.
+    """
+    cands = listed
+    if denied is not None:
+        allowed = [c for c in cands if denied(c) is None]
+        if allowed:
+            cands = allowed
+    if anchor is not None and req.versioned:
+        ordered = [c for _, c in sorted(((c.version, c) for c in listed if c.version is not None),
+                                        key=lambda vc: vc[0])]
+        rank = {c.version_text: i for i, c in enumerate(ordered)}
+        if anchor.version_text not in rank:
+            raise locked_version_gone(f'module "{req.call_path}"', anchor.version_text,
+                                      f"-upgrade={req.call_path}", req.call.version_where or req.call.where)
+        keep = set(cands)
+        cands = nearest_first([c for c in ordered[::-1] if c in keep], lambda c: rank[c.version_text],
+                              rank[anchor.version_text])
+    if locked is not None:
+        cands = [locked] + [c for c in cands if c.version_text != locked.version_text]
+    return cands
+
+
+def provider_lock_applies(address: str, locked_version: str, root_reqs: Iterable) -> bool:
+    """Whether every constraint of the root module (and its local modules) on ``address``
+    admits ``locked_version`` (see the module docstring). A version that does not parse
+    never applies."""
+    try:
+        v = gvs.Version.parse(locked_version)
+    except Exception:
+        return False
+    for r in root_reqs:
+        if isinstance(r, ProviderRequirement) and str(r.address) == address and r.origin.version is None \
+                and r.constraint is not None and not gvs.meets(r.constraint.spec, v):
+            return False
+    return True
+
+
+def locked_subjects(root_reqs: Sequence, ctx: LockView) -> frozenset[Identity]:
+    """Every subject with a lock that may apply: each module call path the context's lock
+    holds (whether it applies is judged per requirement, during the search), and each
+    locked provider whose lock the root's own constraints admit and the policy does not
+    deny. Empty with ``-upgrade``."""
+    if ctx.options.upgrade:
+        return frozenset()
+    out = {Identity.module(p) for p in ctx.locks.modules}
+    out |= {Identity.provider(a) for a, lock in ctx.locks.providers.items()
+            if provider_lock_applies(a, lock.version, root_reqs) and ctx.provider_lock_denial(a) is None}
+    return frozenset(out)
+
+
+def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx: LockView,
+          subjects: Iterable[Identity]) -> set[Identity]:
+    """The subjects of ``subjects`` whose lock applies in this solution but which it puts at
+    another version: a module call present with an applicable lock at another version, a
+    provider at another version than its lock. ``mapping`` is a resolvelib result's mapping;
+    ``requirements`` the selected requirement of each call path."""
+    out = set()
+    for s in subjects:
+        if s.kind is Kind.MODULE:
+            cand = mapping.get(s)
+            req = requirements.get(s.name)
+            if s.name in ctx.locks.modules and isinstance(cand, ModuleCandidate) and req is not None:
+                locked = ctx.locked_candidate(req)
+                if locked is not None and locked.version_text != cand.version_text:
+                    out.add(s)
+            continue
+        plock = ctx.locks.providers.get(s.name)
+        cand = mapping.get(s)
+        if plock is not None and isinstance(cand, ProviderCandidate) and str(cand.version) != plock.version:
+            out.add(s)
+    return out
+
+
+def freed_by_upgrade(recorded: LockFile, locks: LockFile) -> frozenset[Identity]:
+    """What ``-upgrade=NAME,...`` freed, as an explicit set: the subjects the lock file as
+    read (``recorded``) holds that the locks a solve keeps (``locks``: ``init`` leaves NAME's
+    entries out) do not. The one place the two are compared."""
+    return frozenset({Identity.module(p) for p in recorded.modules if p not in locks.modules}
+                     | {Identity.provider(a) for a in recorded.providers if a not in locks.providers})
+
+
+def recorded_at(recorded: LockFile, subject: Identity, version: str) -> bool:
+    """Whether the lock file as read (``recorded``) locks ``subject`` at ``version``: the
+    release cooldown's exemption (issue #25: a locked version stays, however young; an
+    ``-upgrade=NAME`` target's recorded version too, so NAME never goes down for it)."""
+    if subject.kind is Kind.MODULE:
+        lock = recorded.modules.get(subject.name)
+        return lock is not None and lock.version == version
+    plock = recorded.providers.get(subject.name)
+    return plock is not None and plock.version == version
+
+
+def module_requirements_of(criteria: Mapping) -> dict[str, ModuleRequirement]:
+    """Call path -> its requirement, from a resolvelib result's criteria."""
+    out = {}
+    for crit in criteria.values():
+        for info in crit.information:
+            r = info.requirement
+            if isinstance(r, ModuleRequirement):
+                out[r.call_path] = r
+    return out
+
+
+__all__ = [
+    "Holds",
+    "freed_by_upgrade",
+    "locked_first",
+    "locked_source_base",
+    "locked_subjects",
+    "module_lock_anchor",
+    "module_lock_entry",
+    "module_requirements_of",
+    "moved",
+    "nearest_first",
+    "preferred_order",
+    "provider_lock_applies",
+    "recorded_at",
+]
