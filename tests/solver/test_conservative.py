@@ -147,3 +147,31 @@ def test_the_sequence_searches_each_held_set_once_on_a_budget_and_starts_no_down
     assert all(budget is not None and listener is None for budget, listener in contexts)
     assert res.searches.held == 1 and res.searches.holding_none == 1
     assert res.searches.feasibility == len(asked) and res.searches.final == 0
+
+
+def test_a_provider_lock_the_roots_constraint_excludes_does_not_apply():
+    """Issue #48 §1/§5, the rule of issue #34 (the user guide's "What moves when you edit": a
+    provider's lock applies while the root module's own constraints admit it; where
+    ``tofu init`` asks for ``-upgrade``, the edit lands in one command): aws locked at
+    1.0.0, the root then requires ``>= 2.0.0``. The lock does not apply: nothing is released, no lock counts
+    as moved, and aws takes the newest the root allows. Making every provider lock apply
+    (the mutation the issue names) releases it and counts a move."""
+    from tests.solver.test_oracle import _resolve
+    from tofu_solve.addrs.provider import parse_provider_source
+    from tofu_solve.lockfile import LockFile
+    from tofu_solve.lockfile.model import ProviderLock
+
+    index = {"target": "1.12.6", "providers": {"hashicorp/aws": ["1.0.0", "2.0.0", "2.5.0"]},
+             "modules": {"acme/top-a/aws": {"1.0.0": {"calls": [], "providers": [
+                 {"name": "aws", "source": "hashicorp/aws", "version": ">= 1.0.0", "file": "versions.tf", "line": 3}]}}},
+             "root": {"calls": [{"name": "m0", "source": "acme/top-a/aws", "file": "main.tf", "line": 1,
+                                 "version_line": 3}],
+                      "providers": [{"name": "aws", "source": "hashicorp/aws", "version": ">= 2.0.0",
+                                     "file": "versions.tf", "line": 3}]}}
+    addr = "registry.opentofu.org/hashicorp/aws"
+    locks = LockFile({addr: ProviderLock(parse_provider_source("hashicorp/aws"), "1.0.0")}, {})
+    res = _resolve(index, locks)
+    assert res is not None and str(res.providers[addr].version) == "2.5.0"
+    assert res.released == frozenset() and res.soft_moves is None
+    assert res.optimality is not None and res.optimality.objective is not None
+    assert res.optimality.objective.locks_moved == 0

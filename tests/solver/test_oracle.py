@@ -517,3 +517,32 @@ def test_an_edit_of_a_tangled_root_lands_on_the_best_selection(case):
 @given(universes())
 def test_a_fresh_root_lands_on_the_best_selection(index):
     assert_optimal((index, None, index))
+
+
+@COMMON
+@given(locked_edits(tangled_universes(), forcing=True))
+def test_a_selection_measured_without_the_universe_scores_what_the_oracle_says(case):
+    """One truth (issue #48 §3): where the universe is too large to read, the selection's
+    value is measured from the selection alone (:func:`tofu_solve.solver.optimum.measure`);
+    it must equal the oracle's reading of the objective, and the selection is then not
+    claimed optimal."""
+    from tofu_solve.solver import optimum
+
+    if case is None:
+        return
+    _, lock, after = case
+    locks, module_locks, provider_locks = _locks_of(case[0], lock)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(optimum, "MAX_CANDIDATES", 0)
+        res = _resolve(after, locks)
+    if res is None or res.optimality is None:
+        return
+    got = _selection(res)
+    assert res.optimality.objective is not None
+    if res.optimality.optimal:  # settled: every pick at its lock or first in its order, measured as well
+        assert tuple(res.optimality.objective.data().values()) == objective(after, got, module_locks, provider_locks)
+        return
+    event("measured without the universe")
+    assert res.optimality.bound == "more than 0 module candidates"
+    assert res.optimality.objective is not None
+    assert tuple(res.optimality.objective.data().values()) == objective(after, got, module_locks, provider_locks)

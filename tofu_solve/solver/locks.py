@@ -199,6 +199,20 @@ def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locke
     return cands
 
 
+def nearest_provider_versions(cands: list[ProviderCandidate], versions: Sequence[gvs.Version],
+                              locked: str) -> list[ProviderCandidate]:
+    """The one order of a provider's versions whose lock may move (issue #48 §2):
+    ``cands`` nearest the ``locked`` version first by position among every version the
+    provider has (``versions``, ascending), the newer of two equally near first
+    (:func:`nearest_first`); unchanged when the locked version is not listed (refused
+    before any search: :func:`~.resolve.refuse_gone_provider_locks`)."""
+    rank = {str(v): i for i, v in enumerate(versions)}
+    at = rank.get(locked)
+    if at is None:
+        return cands
+    return nearest_first(cands, lambda c: rank[str(c.version)], at)
+
+
 def provider_lock_applies(address: str, locked_version: str, root_reqs: Iterable) -> bool:
     """Whether every constraint of the root module (and its local modules) on ``address``
     admits ``locked_version`` (see the module docstring). A version that does not parse
@@ -291,6 +305,7 @@ __all__ = [
     "module_requirements_of",
     "moved",
     "nearest_first",
+    "nearest_provider_versions",
     "preferred_order",
     "provider_lock_applies",
     "recorded_at",

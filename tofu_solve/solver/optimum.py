@@ -29,7 +29,8 @@ Marques-Silva, 2019); resolvelib still finds the candidates and explains conflic
 better answer is taken only once a resolvelib search with its versions first reaches it.
 Reading the universe is bounded by counts, never by time, so every machine writes the same
 lock: at most :data:`FETCH_BUDGET` module versions not read yet, at most
-:data:`MAX_CANDIDATES` module candidates. When a bound cuts it, the answer is the best
+:data:`MAX_CANDIDATES` module candidates, for selections of at most :data:`MAX_CALLS` module
+calls. When a bound cuts it, the answer is the best
 within what was read and :class:`Optimality` says so (``init -json``: ``selection``).
 """
 
@@ -46,7 +47,7 @@ from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
 from .fenced import fences, same_line_newer
-from .locks import Holds, nearest_first
+from .locks import Holds, nearest_provider_versions
 from .model import (
     CoreRequirement,
     Identity,
@@ -65,7 +66,12 @@ from .search import Search
 log = logging.getLogger(__name__)
 
 FETCH_BUDGET = 32  # module versions not read yet that reading the universe may fetch
-MAX_CANDIDATES = 4000  # module candidates the universe may hold
+MAX_CANDIDATES = 1000  # module candidates the universe may hold
+MAX_CALLS = 100  # module calls of a selection whose universe is read (the largest real root has 45)
+
+
+class _TooLarge(Exception):
+    """The universe holds more than :data:`MAX_CANDIDATES` module candidates: reading stops."""
 
 
 @dataclass(frozen=True, order=True)
@@ -235,8 +241,7 @@ class _Reader:
             v = u.module_vars.get(key)
             if v is None:
                 if len(u.module_vars) >= MAX_CANDIDATES:
-                    u.cut.append(f"more than {MAX_CANDIDATES} module candidates")
-                    continue
+                    raise _TooLarge()
                 v = u.module_vars[key] = u.var()
                 u.module_cands[v] = c
                 self.module_reqs_by_path.setdefault(req.call_path, []).append(v)
@@ -304,10 +309,13 @@ class _Reader:
                 for v in vs:
                     if str(u.provider_cands[v].version) != lock.version:
                         u.soft.append(([-v], _MOVED, 1))
+            admitted: dict[str, list[int]] = {}  # constraint text -> the versions it admits (asked once)
             for parent, r in self.provider_reqs:
                 if str(r.address) != key:
                     continue
-                ok = [v for v in vs if r.is_satisfied_by(u.provider_cands[v])]
+                ok = admitted.get(r.text)
+                if ok is None:
+                    ok = admitted[r.text] = [v for v in vs if r.is_satisfied_by(u.provider_cands[v])]
                 u.hard.append(([-parent] if parent is not None else []) + ok)
         for parent, v, trees in self.fence_checks:
             for pv, pc in u.provider_cands.items():
@@ -322,7 +330,6 @@ class _Reader:
         """The provider's versions the root's own constraints admit and the policy allows, in
         the search's order: nearest an applicable (or denied) lock first, else newest first."""
         versions = self.ctx.provider_versions(address)  # type: ignore[arg-type]
-        rank = {str(v): i for i, v in enumerate(versions)}
         policy = self.ctx.options.policy
         cands = [ProviderCandidate(address, v) for v in reversed(versions)  # type: ignore[arg-type]
                  if all(r.is_satisfied_by(ProviderCandidate(address, v)) for r in root)  # type: ignore[arg-type]
@@ -330,8 +337,8 @@ class _Reader:
         lock = self.ctx.locks.providers.get(key)
         applies = lock is not None and not self.ctx.options.upgrade and (
             Identity.provider(key) in self.subjects or self.ctx.provider_lock_denial(key) is not None)
-        if applies and lock is not None and lock.version in rank:
-            return nearest_first(cands, lambda c: rank[str(c.version)], rank[lock.version])
+        if applies and lock is not None:
+            return nearest_provider_versions(cands, versions, lock.version)
         return cands
 
 
@@ -402,9 +409,10 @@ def settled(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Opti
             zero = zero and bool(porder) and porder[0].version == cand.version
         if not zero:
             return None
-    if all_locked:
-        return Optimality(Objective(), True)
-    if _fenced_picks(result, ctx, reqs_of):
+    fenced = _fenced_count(result, ctx, reqs_of)
+    if all_locked:  # the only selection that moves no lock, fenced or not
+        return Optimality(Objective(fenced_off=fenced), True)
+    if fenced:
         return None
     return Optimality(Objective(), True)
 
@@ -418,18 +426,74 @@ def reader_root_providers(result: Result, key: str) -> list[ProviderRequirement]
             if i.parent is None and isinstance(i.requirement, ProviderRequirement)]
 
 
-def _fenced_picks(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequirement]) -> bool:
-    """Whether a module pick is fenced off from a provider pick (metadata already read)."""
+def _fenced_count(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequirement]) -> int:
+    """The (module pick, provider pick) pairs where the module's own line fenced the
+    provider's version off (metadata already read), as the encoding counts them."""
     providers = {str(c.address): c.version for c in result.mapping.values() if isinstance(c, ProviderCandidate)}
+    count = 0
     for ident, cand in result.mapping.items():
         if not isinstance(cand, ModuleCandidate) or cand.version is None or ident.name not in reqs_of:
             continue
         known = ctx.known_candidates(reqs_of[ident.name]) or []
         newer = same_line_newer(cand.version, ((n.version, n) for n in known if n.version is not None))
         trees = [(n, t if not isinstance(t := ctx.known_tree(n), TofuSolveError) else None) for n in newer]
-        if next(fences(trees, providers.get), None) is not None:
-            return True
-    return False
+        for address, version in providers.items():
+            def only(a: str, p: str = address, v: gvs.Version = version) -> gvs.Version | None:
+                return v if a == p else None
+            if next(fences(trees, only), None) is not None:
+                count += 1
+    return count
+
+
+def _estimate(result: Result, ctx: Context, cap: int | None) -> int:
+    """A lower bound on the module candidates the universe holds, from the calls ``result``
+    selected and the listings already read (a call not listed counts one)."""
+    from .locks import module_requirements_of
+
+    reader = _Reader(ctx, [], frozenset(), {})
+    total = 0
+    for req in module_requirements_of(result.criteria).values():
+        if ctx.listed(req) is None:
+            total += 1
+            continue
+        try:
+            n = len(reader._order(req))
+        except TofuSolveError:
+            n = 1
+        total += min(n, cap + 1) if cap is not None else n
+    return total
+
+
+def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Objective | None:
+    """``result``'s value by :class:`Objective`, from the selection alone (no universe),
+    where the universe is too large to read; the same terms as the encoding's soft clauses.
+    None when a listing it needs is not known (nothing is listed for it)."""
+    from .locks import module_requirements_of, moved
+
+    reqs_of = module_requirements_of(result.criteria)
+    reader = _Reader(ctx, [], subjects, {})
+    module_skip = provider_skip = 0
+    try:
+        for req in reqs_of.values():
+            cand = result.mapping.get(req.identifier)
+            if not isinstance(cand, ModuleCandidate):
+                continue
+            locked = ctx.locked_candidate(req)
+            if locked is not None and locked.version_text == cand.version_text:
+                continue
+            if ctx.listed(req) is None:
+                return None
+            order = reader._order(req)
+            module_skip += next((i for i, c in enumerate(order) if c.version_text == cand.version_text), len(order))
+        for ident, pick in result.mapping.items():
+            if not isinstance(pick, ProviderCandidate):
+                continue
+            porder = reader._provider_order(ident.name, pick.address, reader_root_providers(result, ident.name))
+            provider_skip += next((i for i, c in enumerate(porder) if c.version == pick.version), len(porder))
+    except TofuSolveError:
+        return None
+    fenced = _fenced_count(result, ctx, reqs_of)
+    return Objective(len(moved(result.mapping, reqs_of, ctx, subjects)), module_skip, fenced, provider_skip)
 
 
 def _skip_cap(result: Result, ctx: Context, subjects: frozenset[Identity]) -> int | None:
@@ -474,7 +538,17 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Ident
         NetworkError, RegistryError: a listing failed while the universe was read.
     """
     budgeted = ctx.view(fetch_budget=FETCH_BUDGET, likely_provider=None)
-    universe = _Reader(budgeted, reqs, subjects, pruned, _skip_cap(result, budgeted, subjects)).read()
+    cap = _skip_cap(result, budgeted, subjects)
+    too_large = f"more than {MAX_CANDIDATES} module candidates"
+    calls = sum(isinstance(c, ModuleCandidate) for c in result.mapping.values())
+    if calls > MAX_CALLS:
+        return result, Optimality(measure(result, budgeted, subjects), False, f"more than {MAX_CALLS} module calls")
+    if _estimate(result, budgeted, cap) > MAX_CANDIDATES:  # the calls already selected say so: nothing read
+        return result, Optimality(measure(result, budgeted, subjects), False, too_large)
+    try:
+        universe = _Reader(budgeted, reqs, subjects, pruned, cap).read()
+    except _TooLarge:
+        return result, Optimality(measure(result, budgeted, subjects), False, too_large)
     bound = "; ".join(dict.fromkeys(universe.cut)) or None
     current_true = assignment(universe, result)
     current = universe.value(current_true) if current_true is not None else None
@@ -539,5 +613,5 @@ def _solve(u: _Universe) -> tuple[set[int], Objective] | None:
     return (true, value) if value is not None else None
 
 
-__all__ = ["FETCH_BUDGET", "MAX_CANDIDATES", "Objective", "Optimality", "optimise"]
+__all__ = ["FETCH_BUDGET", "MAX_CALLS", "MAX_CANDIDATES", "Objective", "Optimality", "optimise"]
 

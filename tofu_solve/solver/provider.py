@@ -29,7 +29,7 @@ from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import format_age
 from . import readahead
 from .context import Context
-from .locks import Holds, nearest_first
+from .locks import Holds, nearest_provider_versions
 from .model import (
     ROOT,
     Candidate,
@@ -437,7 +437,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             if floor is not None:
                 out = [c for c in out if c.version.compare(floor) > 0]
             if locked is not None:  # may move: as little as it can
-                out = self._nearest_provider_versions(address, locked, out)
+                out = nearest_provider_versions(out, self.ctx.provider_versions(address), locked)
             if self.ctx.options.min_age:  # the release cooldown (issue #25); the locked version is exempt
                 out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
         first = self.provider_first.get(key)
@@ -446,15 +446,6 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         if out and self.ctx.likely_provider is not None:
             self.ctx.likely_provider(address, str(out[0].version))  # its package can be read ahead
         return out
-
-    def _nearest_provider_versions(self, address: ProviderAddress, locked: str,
-                                   cands: list[ProviderCandidate]) -> list[ProviderCandidate]:
-        """``cands`` nearest the ``locked`` version first (:func:`~.locks.nearest_first`)."""
-        rank = {str(v): i for i, v in enumerate(self.ctx.provider_versions(address))}
-        at = rank.get(locked)
-        if at is None:
-            return cands  # not listed: refused before the search (resolve.refuse_gone_provider_locks)
-        return nearest_first(cands, lambda c: rank[str(c.version)], at)
 
     def _meeting_all(self, address: ProviderAddress, constraints: list) -> list[ProviderCandidate]:
         """Candidates of every version of ``address`` that meets all ``constraints``, newest
