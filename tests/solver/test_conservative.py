@@ -175,3 +175,42 @@ def test_a_provider_lock_the_roots_constraint_excludes_does_not_apply():
     assert res.released == frozenset() and res.soft_moves is None
     assert res.optimality is not None and res.optimality.objective is not None
     assert res.optimality.objective.locks_moved == 0
+
+
+def test_the_one_command_a_blocked_upgrade_names_is_solved_before_it_is_printed():
+    """Issue #48 §4: ``-upgrade=m0`` with aws held at 1.0.0 keeps m0 at 1.0.0; m0 2.0.0 needs
+    aws 1.0.0 -> 2.0.0. The warning's command (``-upgrade=m0,hashicorp/aws``) is searched
+    before it is printed and lands m0 past 1.0.0; a command that would not land is not
+    offered."""
+    from tests.solver.test_oracle import _resolve
+    from tofu_solve.addrs.module_source import lock_source, parse_source
+    from tofu_solve.addrs.provider import parse_provider_source
+    from tofu_solve.lockfile import LockFile, ModuleLock
+    from tofu_solve.lockfile.model import ProviderLock
+    from tofu_solve.solver.resolve import BlockedUpgrade
+
+    def aws(text: str) -> dict:
+        return {"name": "aws", "source": "hashicorp/aws", "version": text, "file": "versions.tf", "line": 3}
+    index = {"target": "1.12.6", "providers": {"hashicorp/aws": ["1.0.0", "2.0.0"]},
+             "modules": {"acme/top-a/aws": {"1.0.0": {"calls": [], "providers": [aws(">= 1.0.0")]},
+                                            "2.0.0": {"calls": [], "providers": [aws(">= 2.0.0")]}},
+                         "acme/top-b/aws": {"1.0.0": {"calls": [], "providers": [aws(">= 1.0.0")]}}},
+             "root": {"calls": [{"name": "m0", "source": "acme/top-a/aws", "file": "main.tf", "line": 1,
+                                 "version_line": 3},
+                                {"name": "m1", "source": "acme/top-b/aws", "file": "main.tf", "line": 6,
+                                 "version_line": 8}],
+                      "providers": [{"name": "aws", "source": "hashicorp/aws", "file": "versions.tf", "line": 3}]}}
+    addr = "registry.opentofu.org/hashicorp/aws"
+
+    def module_lock(path: str, source: str) -> ModuleLock:
+        return ModuleLock(path, "1.0.0", lock_source(parse_source(source), False, "1.0.0"), "", ("h1:x",), "", True)
+    recorded = LockFile({addr: ProviderLock(parse_provider_source("hashicorp/aws"), "1.0.0")},
+                        {"m0": module_lock("m0", "acme/top-a/aws"), "m1": module_lock("m1", "acme/top-b/aws")})
+    reduced = LockFile(dict(recorded.providers), {"m1": recorded.modules["m1"]})
+    res = _resolve(index, reduced, ("m0",), recorded)
+    assert res is not None and res.modules["m0"].version_text == "1.0.0"
+    [blocked] = res.blocked_upgrades
+    assert blocked.newer == "2.0.0" and blocked.lands is True
+    assert blocked.text(("m0",)).endswith("To allow it: tofu-solve init -upgrade=m0,hashicorp/aws")
+    unlanded = BlockedUpgrade("m0", "1.0.0", "2.0.0", (("hashicorp/aws", "1.0.0", "2.0.0", None),), lands=False)
+    assert "To allow it" not in unlanded.text(("m0",)) and "do not fit together" in unlanded.text(("m0",))

@@ -367,6 +367,9 @@ class BlockedUpgrade:
     selected: str
     newer: str
     others: tuple[tuple[str, str, str, SourceRange | None], ...]
+    # whether freeing NAME and the others (the one -upgrade= the warning names) was solved and
+    # moves NAME past ``selected`` (issue #48 §4: verified before it is printed); None: not asked
+    lands: bool | None = None
 
     def text(self, upgrade_names: tuple[str, ...]) -> str:
         moves = ", ".join(f"{n} {old} -> {new}" for n, old, new, _ in self.others)
@@ -374,6 +377,9 @@ class BlockedUpgrade:
                 f"{self.name} {self.newer} needs {moves}; tofu-solve moved nothing else.")
         if all(_newer(new, old) for _, old, new, _ in self.others):
             names = ",".join(dict.fromkeys((*upgrade_names, self.name, *(n for n, *_ in self.others))))
+            if self.lands is False:  # -upgrade takes the newest of each, and those newest do not fit together
+                return (f"{head} -upgrade={names} would take the newest of each, which do not fit together; "
+                        "constraints that hold the others at those versions do.")
             return f"{head} To allow it: tofu-solve init -upgrade={names}"
         # a lock that would have to go down: -upgrade takes the newest, so only a constraint does it;
         # the ones that go up move with the same command as NAME (issue #48 §4: one command, not three)
@@ -460,8 +466,34 @@ def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozen
                 where = req.call.constraint_where if req is not None and req.origin.call_path == ROOT else None
                 others.append((s.name, recorded.modules[s.name].version, to, where))
         if others:
-            out.append(BlockedUpgrade(name, selected, newer, tuple(others)))
+            lands = None
+            if all(_newer(new, old) for _, old, new, _ in others):
+                lands = _upgrade_lands(reqs, ctx, pruned, release, subject, selected)
+            out.append(BlockedUpgrade(name, selected, newer, tuple(others), lands))
     return out
+
+
+def _upgrade_lands(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], release: frozenset[Identity],
+                   subject: str, selected: str) -> bool:
+    """Whether ``init -upgrade=NAME,OTHERS`` (the warning's command) moves ``subject`` past
+    ``selected``: the subjects of ``release`` (with the calls inside a released call) left
+    out of the locks, as ``init`` leaves them out, every other lock held, searched once on a
+    fetch budget. A search cut off by its budget or round cap counts as "does not land"."""
+    from ..lockfile import LockFile
+
+    def freed(path: str) -> bool:
+        return any(s.kind is Kind.MODULE and (path == s.name or path.startswith(s.name + ".")) for s in release)
+    locks = LockFile({a: p for a, p in ctx.locks.providers.items() if Identity.provider(a) not in release},
+                     {p: m for p, m in ctx.locks.modules.items() if not freed(p)})
+    view = ctx.view(locks=locks, fetch_budget=HYPOTHETICAL_FETCH_BUDGET, likely_provider=None)
+    held = locked_subjects(reqs, view)
+    result = _feasible(reqs, view, pruned, Holds(held, held))
+    if result is None:
+        return False
+    picked = result.mapping.get(Identity.module(subject)) or result.mapping.get(Identity.provider(subject))
+    if isinstance(picked, ModuleCandidate):
+        return _newer(picked.version_text, selected)
+    return isinstance(picked, ProviderCandidate) and _newer(str(picked.version), selected)
 
 
 def _search(reqs: list, ctx: Context, tree: ModuleTree, root: Path | None, holds: Holds,
