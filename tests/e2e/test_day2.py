@@ -149,7 +149,8 @@ def test_init_json_is_opentofus_json_lines_stream(tmp_path, tofu_solve):
     # line fenced off (a fence-free eks would skip more versions, which the objective weighs first)
     assert last["result"]["selection"] == {
         "optimal": True, "bound": None, "improved_by_exact_optimiser": False,
-        "objective": {"locks_moved": 0, "module_versions_skipped": 2, "fenced_off": 1, "provider_versions_skipped": 0}}
+        "objective": {"locks_moved": 0, "module_versions_skipped": 2, "module_versions_skipped_by_depth": [2, 0, 0, 0, 0, 0],
+                      "fenced_off": 1, "provider_versions_skipped": 0}}
     assert any(m["type"] == "log" and m["@message"] == "- vpc in terraform-aws-modules/vpc/aws 6.6.0"
                for m in messages)
 

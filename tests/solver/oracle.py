@@ -131,12 +131,15 @@ def _nearest(ordered: list[str], locked: str) -> list[str]:
     return sorted(ordered, key=lambda v: (abs(rank[v] - rank[locked]), -rank[v]))
 
 
+DEPTHS = 6  # the user guide: deeper calls count with the sixth level
+
+
 def objective(index: dict, selection: Selection, module_locks: dict[str, tuple[str, str]],
-              provider_locks: dict[str, str]) -> tuple[int, int, int, int]:
+              provider_locks: dict[str, str]) -> tuple[int, tuple[int, ...], int, int]:
     """The stated objective of ``selection`` (issue #48 §3, the user guide's "What a solve
-    optimises"), from its words alone: (locks moved, module versions skipped, module versions
-    fenced off by their own line from a selected provider version, provider versions
-    skipped). A call skips the versions before its own in its order: a lock that applies
+    optimises"), from its words alone: (locks moved, module versions skipped per depth of
+    call (the root's calls, the calls inside them, ...), module versions fenced off by their
+    own line from a selected provider version, provider versions skipped). A call skips the versions before its own in its order: a lock that applies
     first, then the versions nearest it (by position among the versions its constraint
     admits; the newer of two equally near first); a call without one, newest first. A
     provider likewise, among the versions the root's own constraints admit, nearness counted
@@ -145,7 +148,8 @@ def objective(index: dict, selection: Selection, module_locks: dict[str, tuple[s
     calls = calls_of(index, selection)
     mods = selection.module_map
     provs = selection.provider_map
-    fenced = module_skip = provider_skip = 0
+    fenced = provider_skip = 0
+    by_depth = [0] * DEPTHS
     for path, call in calls.items():
         admitted = sorted((v for v in index["modules"][call["source"]] if _admits_module(call.get("version"), v)),
                           key=GoVersion.parse)
@@ -154,7 +158,7 @@ def objective(index: dict, selection: Selection, module_locks: dict[str, tuple[s
             order = _nearest(admitted, lock[1])
         else:
             order = admitted[::-1]
-        module_skip += order.index(mods[path])
+        by_depth[min(path.count("."), DEPTHS - 1)] += order.index(mods[path])
         mine = GoVersion.parse(mods[path])
         for addr, version in provs.items():
             for newer in admitted:
@@ -178,4 +182,4 @@ def objective(index: dict, selection: Selection, module_locks: dict[str, tuple[s
         else:
             order = admitted[::-1]
         provider_skip += order.index(version)
-    return moved, module_skip, fenced, provider_skip
+    return moved, tuple(by_depth), fenced, provider_skip

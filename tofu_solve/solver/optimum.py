@@ -7,6 +7,10 @@ What a solve optimises, lexicographically (:class:`Objective`, least first):
    one order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
    a lock that applies first, then the versions nearest it, the newer of two equally near
    first; a call without one newest first), among the versions its constraint admits;
+   summed per depth and compared depth by depth: the root's own calls first, then the calls
+   inside them, and so on. Summed over all calls, a version that calls one module fewer
+   could win over a newer root call (``-upgrade=NAME`` would then not take NAME's newest);
+   by depth, what the root asks for comes first;
 3. **fenced off**: selected module versions whose own line later fenced off a selected
    provider version (:mod:`.fenced`), where one can be avoided. Issue #48 put this term
    second; after the versions skipped, it never sends a call to an older line to escape
@@ -74,19 +78,40 @@ class _TooLarge(Exception):
     """The universe holds more than :data:`MAX_CANDIDATES` module candidates: reading stops."""
 
 
+DEPTHS = 6  # call depths told apart in the objective (deeper calls count with the sixth)
+
+
 @dataclass(frozen=True, order=True)
 class Objective:
     """A selection's value, compared lexicographically (least is best); see the module
-    docstring for each term."""
+    docstring for each term. ``module_versions_skipped_by_depth``: the module versions
+    skipped by the root's own calls, then by the calls inside them, and so on
+    (:data:`DEPTHS` entries, compared in that order)."""
 
     locks_moved: int = 0
-    module_versions_skipped: int = 0
+    module_versions_skipped_by_depth: tuple[int, ...] = (0,) * DEPTHS
     fenced_off: int = 0
     provider_versions_skipped: int = 0
 
-    def data(self) -> dict[str, int]:
-        """The terms by name, in the order they are compared (``init -json``'s ``objective``)."""
+    @staticmethod
+    def of(units: list[int]) -> Objective:
+        """From units per tier (:data:`_MOVED`, the depths, :data:`_FENCED`, :data:`_PROVIDER`)."""
+        return Objective(units[_MOVED], tuple(units[_MODULE:_MODULE + DEPTHS]), units[_FENCED], units[_PROVIDER])
+
+    @property
+    def module_versions_skipped(self) -> int:
+        return sum(self.module_versions_skipped_by_depth)
+
+    def terms(self) -> tuple[int, tuple[int, ...], int, int]:
+        """The terms in the order they are compared."""
+        return (self.locks_moved, self.module_versions_skipped_by_depth, self.fenced_off,
+                self.provider_versions_skipped)
+
+    def data(self) -> dict:
+        """The terms by name, in the order they are compared (``init -json``'s ``objective``),
+        with the total of versions skipped."""
         return {"locks_moved": self.locks_moved, "module_versions_skipped": self.module_versions_skipped,
+                "module_versions_skipped_by_depth": list(self.module_versions_skipped_by_depth),
                 "fenced_off": self.fenced_off, "provider_versions_skipped": self.provider_versions_skipped}
 
 
@@ -111,7 +136,13 @@ class Optimality:
                 "bound": self.bound, "improved_by_exact_optimiser": self.improved}
 
 
-_MOVED, _MODULE, _FENCED, _PROVIDER = range(4)
+_MOVED, _MODULE = 0, 1  # tiers: locks moved, then one per depth of call from _MODULE on
+_FENCED, _PROVIDER = _MODULE + DEPTHS, _MODULE + DEPTHS + 1
+_TIERS = _PROVIDER + 1
+
+
+def _depth_tier(call_path: str) -> int:
+    return _MODULE + min(call_path.count("."), DEPTHS - 1)
 
 
 @dataclass
@@ -127,7 +158,7 @@ class _Universe:
     hard: list[list[int]] = field(default_factory=list)
     amo: list[list[int]] = field(default_factory=list)  # groups of which at most one is true
     soft: list[tuple[list[int], int, int]] = field(default_factory=list)
-    constant: list[int] = field(default_factory=lambda: [0, 0, 0, 0])  # units every selection pays
+    constant: list[int] = field(default_factory=lambda: [0] * _TIERS)  # units every selection pays
     cut: list[str] = field(default_factory=list)  # what a bound left out
     next_var: int = 1
 
@@ -138,9 +169,9 @@ class _Universe:
 
     def weights(self) -> list[int]:
         """Lexicographic weights per tier: each tier outweighs every unit below it."""
-        out = [0, 0, 0, 0]
+        out = [0] * _TIERS
         w = 1
-        for tier in (_PROVIDER, _FENCED, _MODULE, _MOVED):
+        for tier in reversed(range(_TIERS)):
             out[tier] = w
             w = w * (1 + sum(units for _, t, units in self.soft if t == tier))
         return out
@@ -155,7 +186,7 @@ class _Universe:
         for clause, tier, n in self.soft:
             if not any((lit > 0) == (abs(lit) in true) for lit in clause):
                 units[tier] += n
-        return Objective(*units)
+        return Objective.of(units)
 
 
 def _amo(u: _Universe, lits: list[int]) -> None:
@@ -231,7 +262,7 @@ class _Reader:
     def _module(self, parent: int | None, req: ModuleRequirement) -> list[int]:
         u = self.u
         order = self._order(req)
-        if self.skip_cap is not None:
+        if self.skip_cap is not None and "." not in req.call_path:  # a root call (see _skip_cap)
             order = order[:self.skip_cap + 1]
         for c in order:  # their metadata read in parallel (within the fetch budget), then expanded
             self.ctx.prefetch_tree(c)
@@ -249,7 +280,7 @@ class _Reader:
                     u.hard.append([-v])
             usable.append(v)
             if i:
-                u.soft.append(([-v] + ([-parent] if parent is not None else []), _MODULE, i))
+                u.soft.append(([-v] + ([-parent] if parent is not None else []), _depth_tier(req.call_path), i))
             self._fenced(parent, req, c, v, order)
         u.hard.append(([-parent] if parent is not None else []) + usable)
         locked = self.ctx.locked_candidate(req)
@@ -472,7 +503,7 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
 
     reqs_of = module_requirements_of(result.criteria)
     reader = _Reader(ctx, [], subjects, {})
-    module_skip = provider_skip = 0
+    units = [0] * _TIERS
     try:
         for req in reqs_of.values():
             cand = result.mapping.get(req.identifier)
@@ -484,22 +515,26 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
             if ctx.listed(req) is None:
                 return None
             order = reader._order(req)
-            module_skip += next((i for i, c in enumerate(order) if c.version_text == cand.version_text), len(order))
+            units[_depth_tier(req.call_path)] += next(
+                (i for i, c in enumerate(order) if c.version_text == cand.version_text), len(order))
         for ident, pick in result.mapping.items():
             if not isinstance(pick, ProviderCandidate):
                 continue
             porder = reader._provider_order(ident.name, pick.address, reader_root_providers(result, ident.name))
-            provider_skip += next((i for i, c in enumerate(porder) if c.version == pick.version), len(porder))
+            units[_PROVIDER] += next((i for i, c in enumerate(porder) if c.version == pick.version), len(porder))
     except TofuSolveError:
         return None
-    fenced = _fenced_count(result, ctx, reqs_of)
-    return Objective(len(moved(result.mapping, reqs_of, ctx, subjects)), module_skip, fenced, provider_skip)
+    units[_FENCED] = _fenced_count(result, ctx, reqs_of)
+    units[_MOVED] = len(moved(result.mapping, reqs_of, ctx, subjects))
+    return Objective.of(units)
 
 
 def _skip_cap(result: Result, ctx: Context, subjects: frozenset[Identity]) -> int | None:
-    """The module versions ``result`` skipped when it moves no lock (no selection moves
-    fewer, so none that skips more is better), else None (no cap: a selection that moves
-    fewer locks may skip more)."""
+    """The module versions ``result``'s root calls skipped when it moves no lock: no
+    selection moves fewer, so none in which a root call skips more than that is better (the
+    root's calls are compared first); else None (no cap: a selection that moves fewer locks
+    may skip more). The calls inside them are not capped: a better root may need any of
+    theirs."""
     from .locks import module_requirements_of, moved
 
     if moved(result.mapping, module_requirements_of(result.criteria), ctx, subjects):
@@ -508,7 +543,7 @@ def _skip_cap(result: Result, ctx: Context, subjects: frozenset[Identity]) -> in
     total = 0
     for req in module_requirements_of(result.criteria).values():
         cand = result.mapping.get(req.identifier)
-        if not isinstance(cand, ModuleCandidate):
+        if not isinstance(cand, ModuleCandidate) or "." in req.call_path:
             continue
         try:
             order = reader._order(req)
@@ -555,7 +590,7 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Ident
     if current is None:
         log.debug("exact optimiser: the search's selection is not a selection of the universe read")
         return result, Optimality(None, False, bound or "the selection could not be measured")
-    if current == Objective(*universe.constant):
+    if current == Objective.of(universe.constant):
         return result, Optimality(current, True)  # nothing to gain: every term at its least
     best = _solve(universe)
     if best is None:
@@ -603,7 +638,7 @@ def _solve(u: _Universe) -> tuple[set[int], Objective] | None:
     for clause, tier, units in u.soft:
         wcnf.append(clause, weight=weights[tier] * units)
     if not u.hard and not u.soft and not u.amo:
-        return set(), Objective(*u.constant)
+        return set(), Objective.of(u.constant)
     with RC2(wcnf) as rc2:
         model = rc2.compute()
     if model is None:

@@ -45,7 +45,7 @@ from .model import (
     Requirement,
     TofuCandidate,
 )
-from .optimum import Optimality, optimise, settled
+from .optimum import DEPTHS, Optimality, optimise, settled
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
@@ -576,7 +576,7 @@ def _involved_root_calls(reqs: list, involved: set[str]) -> set[str] | None:
     return hit or None
 
 
-def _lag(result: Result, ctx: Context) -> tuple[int, dict[str, int]]:
+def _lag(result: Result, ctx: Context) -> tuple[tuple[int, ...], dict[str, int]]:
     """How many candidates each module call skipped: the selected candidate's position in
     the order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
     a locked version first, a lock that must move nearest first, else newest first), so that
@@ -600,7 +600,11 @@ def _lag(result: Result, ctx: Context) -> tuple[int, dict[str, int]]:
             continue
         per_call[ident.name] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
                                    len(cands))
-    return sum(per_call.values()), per_call
+    # compared as the objective compares it (.optimum): depth by depth, the root's calls first
+    by_depth = [0] * DEPTHS
+    for path, lag in per_call.items():
+        by_depth[min(path.count("."), DEPTHS - 1)] += lag
+    return tuple(by_depth), per_call
 
 
 IMPROVE_FETCH_BUDGET = 24  # module versions the improvement pass may fetch beyond what the solve fetched
@@ -634,7 +638,7 @@ def _improve_within_budget(result: Result, reqs: list, provider: TofuSolveProvid
     from .propagate import propagate
 
     total, per_call = _lag(result, ctx)
-    if total == 0:
+    if not any(total):
         return result
     # What is already read proves some newer versions dead (a root constraint they cannot
     # meet): an attempt for a call whose every newer version is dead is not made, and dead
@@ -650,7 +654,7 @@ def _improve_within_budget(result: Result, reqs: list, provider: TofuSolveProvid
     provider = TofuSolveProvider(ctx, dead, provider.holds, provider.floors)  # the same locks held
     attempts = 0
     tried = set()
-    while total > 0 and attempts < max_attempts:
+    while any(total) and attempts < max_attempts:
         improved = False
         for call_path, lag in sorted(per_call.items(), key=lambda kv: (-kv[1], kv[0])):
             if lag == 0 or attempts >= max_attempts:
