@@ -161,6 +161,7 @@ class _Universe:
     constant: list[int] = field(default_factory=lambda: [0] * _TIERS)  # units every selection pays
     cut: list[str] = field(default_factory=list)  # what a bound left out
     next_var: int = 1
+    modules_forced: bool = False  # every call has one candidate: only the providers are a choice
 
     def var(self) -> int:
         v = self.next_var
@@ -242,6 +243,7 @@ class _Reader:
                 self.u.hard.append([-parent])
         for path_vars in self.module_reqs_by_path.values():
             _amo(self.u, sorted(set(path_vars)))
+        self.u.modules_forced = all(len(set(vs)) == 1 for vs in self.module_reqs_by_path.values())
         by_package: dict[str, list[int]] = {}
         for (package, _), v in self.u.package_vars.items():
             by_package.setdefault(package, []).append(v)
@@ -592,6 +594,11 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Ident
         return result, Optimality(None, False, bound or "the selection could not be measured")
     if current == Objective.of(universe.constant):
         return result, Optimality(current, True)  # nothing to gain: every term at its least
+    if universe.modules_forced and current.fenced_off == universe.constant[_FENCED]:
+        # The module versions are forced, so each provider is a choice of its own among the
+        # versions every constraint admits, and the search took the first of them in the one
+        # order (locked first, then nearest; else newest): least moved, least skipped.
+        return result, Optimality(current, bound is None)
     best = _solve(universe)
     if best is None:
         return result, Optimality(current, False, bound or "the exact optimiser found no selection")
@@ -622,7 +629,7 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Ident
 def _solve(u: _Universe) -> tuple[set[int], Objective] | None:
     """RC2's optimum of ``u``: (the true variables, their objective), or None (no model)."""
     from pysat.card import CardEnc, EncType
-    from pysat.examples.rc2 import RC2
+    from pysat.examples.rc2 import RC2Stratified
     from pysat.formula import WCNF
 
     weights = u.weights()
@@ -639,7 +646,7 @@ def _solve(u: _Universe) -> tuple[set[int], Objective] | None:
         wcnf.append(clause, weight=weights[tier] * units)
     if not u.hard and not u.soft and not u.amo:
         return set(), Objective.of(u.constant)
-    with RC2(wcnf) as rc2:
+    with RC2Stratified(wcnf, adapt=True, exhaust=True, minz=True) as rc2:
         model = rc2.compute()
     if model is None:
         return None
