@@ -254,45 +254,15 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     precheck(reqs, ctx)
     subjects = locked_subjects(reqs, ctx)
     refuse_gone_provider_locks(subjects, reqs, ctx)
-    holds = Holds(subjects, subjects)
     released: frozenset[Identity] = frozenset()
     soft_moves: int | None = None
-    searches = SearchCounts()
+    searches = SearchCounts(held=1)
     try:
-        searches.held += 1
-        done = _search(reqs, ctx, tree, root, holds)
+        done = _search(reqs, ctx, tree, root, Holds(subjects, subjects))
     except Unsatisfiable:
         if not subjects:
             raise
-        # The locks as they are admit no solution: a search that holds none (each still
-        # offered first) proves one exists, or raises the clash to explain, and what it
-        # moved bounds what must move.
-        started = time.monotonic()
-        searches.holding_none += 1
-        soft = _search(reqs, ctx, tree, root, Holds(frozenset(), subjects))
-        upper = frozenset(moved(soft.result.mapping, module_requirements_of(soft.result.criteria), ctx, subjects))
-        soft_moves = len(upper)
-        pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
-        dead_locks = [frozenset({Identity.module(p)}) for p, lock in ctx.locks.modules.items()
-                      if Identity.module(p) in subjects and lock.version in pruned.get(p, ())]
-        hypothetical = _hypothetical(ctx)
-        feasibility = Feasibility(
-            lambda held: _feasible(reqs, hypothetical, pruned, Holds(held, subjects)),
-            # the held search failed; holding nothing, and so holding all but what it moved, solved
-            {subjects: None, frozenset(): soft.result, subjects - upper: soft.result})
-        released, found = fewest_to_release(subjects, feasibility, upper, check_budget(len(soft.result.mapping)),
-                                            known=dead_locks)
-        searches.feasibility += feasibility.searches
-        searches.fetches += HYPOTHETICAL_FETCH_BUDGET - (hypothetical.fetch_budget or 0)
-        log.debug("locks released in %.2f s: %s (a search holding none moved %d; %d searches)",
-                  time.monotonic() - started, ", ".join(sorted(s.name for s in released)), len(upper),
-                  feasibility.searches)
-        holds = holds.without(released)
-        if found is not None:  # the search that proved the release feasible found this solution: not searched again
-            done = _Searched(found, TofuSolveProvider(ctx, pruned, holds), soft.reporter, soft.pruning)
-        else:
-            searches.final += 1
-            done = _search(reqs, ctx, tree, root, holds, pruned)
+        done, released, soft_moves = _release_fewest(reqs, ctx, tree, root, subjects, searches)
     result, provider, reporter, pruning = done.result, done.provider, done.reporter, done.pruning
     log.debug("search done: %d rounds, %d backtracks", reporter.rounds, reporter.backtracks)
     started = time.monotonic()
@@ -340,6 +310,44 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     res.warnings.extend(fenced_off_warnings(res, ctx))
     res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned, searches)
     return res
+
+
+def _release_fewest(reqs: list, ctx: Context, tree: ModuleTree, root: Path | None, subjects: frozenset[Identity],
+                    searches: SearchCounts) -> tuple[_Searched, frozenset[Identity], int]:
+    """The locks as they are admit no solution: a search that holds none (each still offered
+    first) proves one exists, or raises the clash to explain, and what it moved bounds what
+    must move; the fewest locks are released (:func:`.conservative.fewest_to_release`, each
+    held set searched once, on a fetch budget). Returns (the solution, the released locks,
+    how many the search holding none moved).
+
+    Raises:
+        Unsatisfiable, ResolutionError: as :func:`solve`.
+    """
+    started = time.monotonic()
+    searches.holding_none += 1
+    soft = _search(reqs, ctx, tree, root, Holds(frozenset(), subjects))
+    upper = frozenset(moved(soft.result.mapping, module_requirements_of(soft.result.criteria), ctx, subjects))
+    pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
+    dead_locks = [frozenset({Identity.module(p)}) for p, lock in ctx.locks.modules.items()
+                  if Identity.module(p) in subjects and lock.version in pruned.get(p, ())]
+    hypothetical = _hypothetical(ctx)
+    feasibility = Feasibility(
+        lambda held: _feasible(reqs, hypothetical, pruned, Holds(held, subjects)),
+        # the held search failed; holding nothing, and so holding all but what it moved, solved
+        {subjects: None, frozenset(): soft.result, subjects - upper: soft.result})
+    released, found = fewest_to_release(subjects, feasibility, upper, check_budget(len(soft.result.mapping)),
+                                        known=dead_locks)
+    searches.feasibility += feasibility.searches
+    searches.fetches += HYPOTHETICAL_FETCH_BUDGET - (hypothetical.fetch_budget or 0)
+    log.debug("locks released in %.2f s: %s (a search holding none moved %d; %d searches)",
+              time.monotonic() - started, ", ".join(sorted(s.name for s in released)), len(upper),
+              feasibility.searches)
+    holds = Holds(subjects, subjects).without(released)
+    if found is not None:  # the search that proved the release feasible found this solution: not searched again
+        done = _Searched(found, TofuSolveProvider(ctx, pruned, holds), soft.reporter, soft.pruning)
+        return done, released, len(upper)
+    searches.final += 1
+    return _search(reqs, ctx, tree, root, holds, pruned), released, len(upper)
 
 
 def _feasible(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], holds: Holds, extra: tuple = (),
