@@ -200,18 +200,19 @@ class _Reader:
     """Reads the universe reachable from the root requirements, one requirement at a time."""
 
     def __init__(self, ctx: Context, reqs: list, subjects: frozenset[Identity], pruned: Mapping[str, set[str]],
-                 skip_cap: int | None = None):
-        """``skip_cap``: when no selection can move fewer locks than the search's, the module
-        versions it skipped: a candidate at a later position can only be part of a worse
-        selection, so it is left out unread (never fetched)."""
+                 skip_caps: Mapping[str, int] | None = None):
+        """``skip_caps``: root call path -> the last position of its order that can be part of
+        a selection no worse than the search's (:func:`_skip_caps`); a candidate at a later
+        position is left out unread (never fetched)."""
         self.ctx = ctx
-        self.skip_cap = skip_cap
+        self.skip_caps = skip_caps
         self.reqs = reqs
         self.subjects = subjects
         self.pruned = pruned
         self.u = _Universe()
         self.provider = TofuSolveProvider(ctx, pruned, Holds(frozenset(), subjects))
         self.expanded: set[int] = set()
+        self.dead: set[int] = set()  # variables of proven dead ends (``pruned``)
         self.provider_reqs: list[tuple[int | None, ProviderRequirement]] = []
         self.module_reqs_by_path: dict[str, list[int]] = {}
         self.target = TofuCandidate(ctx.options.target.version)
@@ -224,8 +225,8 @@ class _Reader:
             parent, r = stack.pop()
             if isinstance(r, ModuleRequirement):
                 for cand_var in self._module(parent, r):
-                    if cand_var in self.expanded:
-                        continue
+                    if cand_var in self.expanded or cand_var in self.dead:
+                        continue  # a proven dead end is never selected: its requirements are not read
                     self.expanded.add(cand_var)
                     stack.extend((cand_var, d) for d in self._dependencies(cand_var))
             elif isinstance(r, ProviderRequirement):
@@ -264,10 +265,12 @@ class _Reader:
     def _module(self, parent: int | None, req: ModuleRequirement) -> list[int]:
         u = self.u
         order = self._order(req)
-        if self.skip_cap is not None and "." not in req.call_path:  # a root call (see _skip_cap)
-            order = order[:self.skip_cap + 1]
+        if self.skip_caps is not None and req.call_path in self.skip_caps:  # a root call (see _skip_caps)
+            order = order[:self.skip_caps[req.call_path] + 1]
+        dead = self.pruned.get(req.call_path, ())
         for c in order:  # their metadata read in parallel (within the fetch budget), then expanded
-            self.ctx.prefetch_tree(c)
+            if c.version_text not in dead:
+                self.ctx.prefetch_tree(c)
         usable = []
         for i, c in enumerate(order):
             key = (req.call_path, c.source_key, c.version_text)
@@ -278,8 +281,9 @@ class _Reader:
                 v = u.module_vars[key] = u.var()
                 u.module_cands[v] = c
                 self.module_reqs_by_path.setdefault(req.call_path, []).append(v)
-                if c.version_text in self.pruned.get(req.call_path, ()):
+                if c.version_text in dead:
                     u.hard.append([-v])
+                    self.dead.add(v)
             usable.append(v)
             if i:
                 u.soft.append(([-v] + ([-parent] if parent is not None else []), _depth_tier(req.call_path), i))
@@ -324,7 +328,7 @@ class _Reader:
             addresses.setdefault(str(r.address), r.address)
         for key, address in sorted(addresses.items()):
             root = [r for p, r in self.provider_reqs if p is None and str(r.address) == key]
-            order = self._provider_order(key, address, root)
+            order = self.provider_order(key, address, root)
             allowed = {str(c.version) for c in self.provider._provider_matches_of(
                 address, _summary(root), set())} if root else None  # type: ignore[arg-type]
             vs = []
@@ -359,7 +363,7 @@ class _Reader:
                 if next(fences(trees, only), None) is not None:
                     u.soft.append(([-v, -pv] + ([-parent] if parent is not None else []), _FENCED, 1))
 
-    def _provider_order(self, key: str, address: object, root: list[ProviderRequirement]) -> list[ProviderCandidate]:
+    def provider_order(self, key: str, address: object, root: list[ProviderRequirement]) -> list[ProviderCandidate]:
         """The provider's versions the root's own constraints admit and the policy allows, in
         the search's order: nearest an applicable (or denied) lock first, else newest first."""
         versions = self.ctx.provider_versions(address)  # type: ignore[arg-type]
@@ -436,7 +440,7 @@ def settled(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Opti
             all_locked = False
             root = reader_root_providers(result, key)
             try:
-                porder = reader._provider_order(key, cand.address, root)
+                porder = reader.provider_order(key, cand.address, root)
             except TofuSolveError:
                 return None
             zero = zero and bool(porder) and porder[0].version == cand.version
@@ -478,7 +482,7 @@ def _fenced_count(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequ
     return count
 
 
-def _estimate(result: Result, ctx: Context, cap: int | None) -> int:
+def _estimate(result: Result, ctx: Context, caps: Mapping[str, int] | None) -> int:
     """A lower bound on the module candidates the universe holds, from the calls ``result``
     selected and the listings already read (a call not listed counts one)."""
     from .locks import module_requirements_of
@@ -493,7 +497,7 @@ def _estimate(result: Result, ctx: Context, cap: int | None) -> int:
             n = len(reader._order(req))
         except TofuSolveError:
             n = 1
-        total += min(n, cap + 1) if cap is not None else n
+        total += min(n, caps[req.call_path] + 1) if caps is not None and req.call_path in caps else n
     return total
 
 
@@ -522,7 +526,7 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
         for ident, pick in result.mapping.items():
             if not isinstance(pick, ProviderCandidate):
                 continue
-            porder = reader._provider_order(ident.name, pick.address, reader_root_providers(result, ident.name))
+            porder = reader.provider_order(ident.name, pick.address, reader_root_providers(result, ident.name))
             units[_PROVIDER] += next((i for i, c in enumerate(porder) if c.version == pick.version), len(porder))
     except TofuSolveError:
         return None
@@ -531,18 +535,53 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
     return Objective.of(units)
 
 
-def _skip_cap(result: Result, ctx: Context, subjects: frozenset[Identity]) -> int | None:
-    """The module versions ``result``'s root calls skipped when it moves no lock: no
-    selection moves fewer, so none in which a root call skips more than that is better (the
-    root's calls are compared first); else None (no cap: a selection that moves fewer locks
-    may skip more). The calls inside them are not capped: a better root may need any of
-    theirs."""
+def _dead_alone(reader: _Reader, cand: ModuleCandidate, root: Mapping[str, list[ProviderRequirement]]) -> bool:
+    """Whether ``cand`` is in no selection whatever the other calls take, from what is
+    already read (never fetches): its tree failed, or one of its own requirements no
+    version the root module's own constraints admit meets (a provider), or the target
+    OpenTofu version does not meet (``required_version``). Unknown: False."""
+    tree = reader.ctx.known_tree(cand)
+    if tree is None:
+        return False
+    if isinstance(tree, TofuSolveError):
+        return True
+    try:
+        deps = list(reader.provider.get_dependencies(cand))
+    except TofuSolveError:
+        return True
+    for r in deps:
+        if isinstance(r, Unusable) or (isinstance(r, CoreRequirement) and not r.is_satisfied_by(reader.target)):
+            return True
+        if isinstance(r, ProviderRequirement) and str(r.address) in root:
+            admitted = reader.provider_order(str(r.address), r.address, root[str(r.address)])
+            if not any(r.is_satisfied_by(pc) for pc in admitted):
+                return True
+    return False
+
+
+def _skip_caps(result: Result, ctx: Context, subjects: frozenset[Identity], reqs: list,
+               pruned: Mapping[str, set[str]]) -> dict[str, int] | None:
+    """Root call path -> the last position in its order that a selection no worse than
+    ``result`` can take, when ``result`` moves no lock; else None (no cap: a selection that
+    moves fewer locks may skip more).
+
+    No selection moves fewer locks, and the root's calls are compared first, so a better one
+    skips at most the ``S`` versions ``result``'s root calls skipped. Every other root call
+    skips at least the proven dead ends (``pruned``, never selected) at the head of its
+    order, and those dead whatever else is selected (:func:`_dead_alone`), so call ``X`` may
+    take a position up to ``S`` minus those of the others. The calls inside them are not
+    capped: a better root may need any of theirs."""
     from .locks import module_requirements_of, moved
 
     if moved(result.mapping, module_requirements_of(result.criteria), ctx, subjects):
         return None
     reader = _Reader(ctx, [], subjects, {})
-    total = 0
+    root: dict[str, list[ProviderRequirement]] = {}
+    for r in reqs:
+        if isinstance(r, ProviderRequirement):
+            root.setdefault(str(r.address), []).append(r)
+    taken: dict[str, int] = {}
+    least: dict[str, int] = {}
     for req in module_requirements_of(result.criteria).values():
         cand = result.mapping.get(req.identifier)
         if not isinstance(cand, ModuleCandidate) or "." in req.call_path:
@@ -551,8 +590,14 @@ def _skip_cap(result: Result, ctx: Context, subjects: frozenset[Identity]) -> in
             order = reader._order(req)
         except TofuSolveError:
             return None
-        total += next((i for i, c in enumerate(order) if c.version_text == cand.version_text), len(order))
-    return total
+        dead = pruned.get(req.call_path, ())
+        taken[req.call_path] = next((i for i, c in enumerate(order) if c.version_text == cand.version_text),
+                                    len(order))
+        least[req.call_path] = next((i for i, c in enumerate(order[:taken[req.call_path]])
+                                     if c.version_text not in dead and not _dead_alone(reader, c, root)),
+                                    taken[req.call_path])
+    skipped, floor = sum(taken.values()), sum(least.values())
+    return {path: skipped - (floor - least[path]) for path in taken}
 
 
 def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Identity],
@@ -575,15 +620,15 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Ident
         NetworkError, RegistryError: a listing failed while the universe was read.
     """
     budgeted = ctx.view(fetch_budget=FETCH_BUDGET, likely_provider=None)
-    cap = _skip_cap(result, budgeted, subjects)
+    caps = _skip_caps(result, budgeted, subjects, reqs, pruned)
     too_large = f"more than {MAX_CANDIDATES} module candidates"
     calls = sum(isinstance(c, ModuleCandidate) for c in result.mapping.values())
     if calls > MAX_CALLS:
         return result, Optimality(measure(result, budgeted, subjects), False, f"more than {MAX_CALLS} module calls")
-    if _estimate(result, budgeted, cap) > MAX_CANDIDATES:  # the calls already selected say so: nothing read
+    if _estimate(result, budgeted, caps) > MAX_CANDIDATES:  # the calls already selected say so: nothing read
         return result, Optimality(measure(result, budgeted, subjects), False, too_large)
     try:
-        universe = _Reader(budgeted, reqs, subjects, pruned, cap).read()
+        universe = _Reader(budgeted, reqs, subjects, pruned, caps).read()
     except _TooLarge:
         return result, Optimality(measure(result, budgeted, subjects), False, too_large)
     bound = "; ".join(dict.fromkeys(universe.cut)) or None
