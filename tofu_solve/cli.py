@@ -514,18 +514,19 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
 
     handler = configure_logging(settings.log_level, settings.log_path)
     try:
-        code = _run(args, settings)
+        outcome = _run(args, settings)
     finally:
         if handler is not None:
             import logging
 
             logging.getLogger("tofu_solve").removeHandler(handler)
             handler.close()
-    message = getattr(args, "stamp_message", None)
-    if code == 0 and message is not None:  # a verified run that changed nothing: the next may answer at once
-        stamp.record(argv, environ, message, handover=getattr(args, "stamp_handover", None),
+    if not isinstance(outcome, stamp.Finished):
+        return outcome
+    if outcome.code == 0 and outcome.message is not None:  # verified, nothing changed: the next may answer at once
+        stamp.record(argv, environ, outcome.message, handover=outcome.handover,
                      watched=settings.reads.paths, listed=settings.reads.dirs)
-    return code
+    return outcome.code
 
 
 def _passed_on(argv: Sequence[str]) -> tuple[str, ...]:

@@ -128,6 +128,12 @@ class WarningText(str):
         return obj
 
 
+class RepairWarning(WarningText):
+    """A warning that the run mended something: a damaged cache entry fetched again, an
+    installed module copy that no longer matched the lock reinstalled. A run that mended
+    something is not one the warm path may answer for (:mod:`tofu_solve.workdir.stamp`)."""
+
+
 class RuleWarning(WarningText):
     """A warning about what one rule (a policy ``deny`` block, or the release cooldown)
     changed in a selection (issue #47 §5): ``rule`` the rule's identity (its text as cited),

@@ -43,7 +43,7 @@ from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, hash_mismatch, read_manifest
 from ..workdir.solved import recorded_module_locks
-from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
+from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, Finished, HashMemo
 from .arguments import CheckArguments
 from .views.reports import AGREE, CheckView
 
@@ -315,8 +315,9 @@ def _target(args: CheckArguments, root, client, reads: ReadLog | None = None) ->
                           reads=reads)
 
 
-def run(ns, settings: Settings) -> int:
-    """The command: ``ns`` as the parser left it, read once into :class:`CheckArguments`."""
+def run(ns, settings: Settings) -> int | Finished:
+    """The command: ``ns`` as the parser left it, read once into :class:`CheckArguments`.
+    Agreeing in text mode, what the next identical check may answer from the stamp."""
     args = CheckArguments.from_namespace(ns)
     if args.recursive:
         return _run_recursive(args, settings)
@@ -327,8 +328,8 @@ def run(ns, settings: Settings) -> int:
     diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
     CheckView(args.json).result(diffs)
     if not diffs and not args.json:  # the warm path may answer the next check (workdir/stamp.py)
-        ns.stamp_message = (f"{AGREE[:-1]} (as the last check found them: every file has the size and "
-                            "modification time it had then).")
+        return Finished(0, f"{AGREE[:-1]} (as the last check found them: every file has the size and "
+                           "modification time it had then).")
     return 1 if diffs else 0
 
 

@@ -31,6 +31,7 @@ from ..errors import (
     ConfigurationError,
     IntegrityError,
     LockFileWouldChange,
+    RepairWarning,
     RuleWarning,
     TofuSolveError,
     WarningText,
@@ -436,7 +437,7 @@ def _run_warnings(ctx: Context, res: Resolution, opts: InitOptions, read: _Locks
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
         "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse)."
         ) for p in solved.plan.unsigned)
-    out.extend(WarningText("Damaged cache entry replaced",
+    out.extend(RepairWarning("Damaged cache entry replaced",
                            f"The cached copy of {name} was damaged; it was discarded and fetched again.")
                for name in ctx.network.metadata.cache.discarded)
     out.extend(WarningText(
@@ -483,7 +484,7 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
         log.debug("%d modules installed in %.2f s", len(selected), time.monotonic() - started)
     if progress and opts.install:
         progress(PhaseDone("install", len(selected)))
-    res.warnings.extend(WarningText(
+    res.warnings.extend(RepairWarning(
         "Installed module copy replaced",
         f'The installed copy of module "{path}" ({os.path.relpath(data_dir(root, settings.data_dir), root)}'
         f"/modules/{path}) no longer matched the lock file: it was edited or damaged after installation. It "
@@ -997,8 +998,9 @@ def open_views(ns, settings: Settings) -> InitViews:
     return InitViews(ns.chdir, bool(ns.json), getattr(ns, "json_into", None), bool(ns.no_color), settings.no_color)
 
 
-def run(ns, settings: Settings, views: InitViews) -> int:
-    """The command: ``ns`` as the parser left it, read once into :class:`InitArguments`."""
+def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
+    """The command: ``ns`` as the parser left it, read once into :class:`InitArguments`.
+    A run the next identical one may answer from the stamp returns what the stamp keeps."""
     args = InitArguments.from_namespace(ns)
     early = getattr(ns, "early_start", None)  # started by the CLI before this module was imported
     client = early.client() if early is not None else configured_client(
@@ -1023,18 +1025,20 @@ def run(ns, settings: Settings, views: InitViews) -> int:
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
     summary = summarize(result, opts.lockfile == "readonly", args.chdir)
     views.summary(summary)
-    if _warm(args, result, h):  # the next run may answer from the stamp (workdir/stamp.py)
-        ns.stamp_message = unchanged_text(summary)
-        if h is not None:
-            added = {k: v for k, v in h.environ.items() if settings.environ.get(k) != v and k != "CHECKPOINT_DISABLE"}
-            ns.stamp_handover = stamp.handover_record(
-                h.argv, args.passed_on, added,
-                {"path": h.client.path, "product": h.client.product.command, "version": str(h.client.version),
-                 "origin": h.client.origin},
-                f" ({h.client.product.name} {h.client.version}, {h.client.origin})...",
-                MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) if result.locks.modules
-                else "")
-    return _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
+    code = _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
+    if not _warm(args, result, h):
+        return code
+    record = None  # the next run may answer from the stamp (workdir/stamp.py)
+    if h is not None:
+        added = {k: v for k, v in h.environ.items() if settings.environ.get(k) != v and k != "CHECKPOINT_DISABLE"}
+        record = stamp.handover_record(
+            h.argv, args.passed_on, added,
+            {"path": h.client.path, "product": h.client.product.command, "version": str(h.client.version),
+             "origin": h.client.origin},
+            f" ({h.client.product.name} {h.client.version}, {h.client.origin})...",
+            MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) if result.locks.modules
+            else "")
+    return stamp.Finished(code, unchanged_text(summary), record)
 
 
 def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) -> bool:
@@ -1045,10 +1049,7 @@ def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) 
                 or args.upgrade or args.upgrade_only or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())
-                or any(getattr(w, "summary", "") in _REPAIRS for w in result.resolution.warnings))
-
-
-_REPAIRS = ("Installed module copy replaced", "Damaged cache entry replaced")  # this run mended something
+                or any(isinstance(w, RepairWarning) for w in result.resolution.warnings))
 
 
 def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, settings: Settings,

@@ -41,6 +41,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from .._version import __version__
 
@@ -50,6 +51,19 @@ RACY_NS = 2_000_000_000
 """A file modified less than this many nanoseconds before the stamp is written is stamped by
 its content too (a change within the same clock tick keeps its size and time)."""
 MAX_RUNS = 16  # stamped runs (argument sets) kept per working directory, the newest
+
+@dataclass(frozen=True)
+class Finished:
+    """What a command that may be answered from the stamp returns (``init``, ``check``):
+    its exit status, and for a verified run that changed nothing, what :func:`record`
+    keeps for the next identical run: the ``message`` it prints, and the ``handover``
+    (:func:`handover_record`) it runs again. None: nothing to stamp (issue #51 §4: the
+    command returns its result; it does not write it into the parsed arguments)."""
+
+    code: int
+    message: str | None = None
+    handover: dict | None = None
+
 
 FULL_CHECK_VARIABLE = "TOFU_SOLVE_FULL_CHECK"
 COMMANDS = ("init", "check")

@@ -31,13 +31,6 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def module_line(path, cand) -> str:
-    src = cand.source
-    shown = src.for_display if hasattr(src, "for_display") else redact(str(src))
-    ver = f" {cand.version_text}" if cand.version_text else ""
-    return f"- {path} in {shown}{ver}"
-
-
 def describe_change(c) -> str:
     """One lock change as a line of the lists ``init`` prints and refuses with:
     ``  ~ module "eks" 20.37.2 -> 21.19.0: constraint edited to "~> 21.0" (main.tf:19)``."""
@@ -93,28 +86,68 @@ def init_result_as_data(result) -> dict:
 
 
 @dataclass(frozen=True)
+class ModuleSelected:
+    """A module call's selection as ``init`` shows it: the call path, its source address as
+    displayed (credentials redacted), the version (empty for a local or unversioned source),
+    and whether its installed copy was verified against the lock's ``h1:`` this run."""
+
+    call: str
+    source: str
+    version: str
+    verified: bool
+
+
+@dataclass(frozen=True)
+class ProviderSelected:
+    """A provider locked: its address as displayed and the version."""
+
+    address: str
+    version: str
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the selection was solved for: the product (``OpenTofu``, ``Terraform``), its
+    version, where the version came from, and, when the selection is not proven best by the
+    stated objective (issue #48 §3), the bound that cut the search (else None)."""
+
+    product: str
+    version: str
+    origin: str
+    bound: str | None = None
+
+
+@dataclass(frozen=True)
 class InitSummary:
-    """What one ``init`` did, as its views show it (built by :func:`summarize`).
+    """What one ``init`` did, as values its views render (built by :func:`summarize`;
+    issue #51 §4: views take data, never lines).
 
     Attributes:
-        modules: a line per module call selected (``- vpc in .../vpc/aws 6.0.1``), each
-            followed by ``  Verified checksum matches lock file`` when its copy was verified.
-        providers: a line per provider locked.
-        solved_for: ``Solved for OpenTofu 1.10.6 (...)``.
-        warnings: the resolution's warnings.
-        changes: the lock file's changes, a heading line first (or "up to date").
-        after: what was written beside the lock and what to run next, a paragraph each.
-        final: the closing success line.
+        modules: each module call selected.
+        providers: each provider locked.
+        target: what the selection was solved for.
+        warnings: the resolution's warnings (:class:`~tofu_solve.errors.WarningText`).
+        lock_changes: the lock file's changes (``LockChange``), the providers' first.
+        lock_name: the lock file's name.
+        readonly: ``-lockfile=readonly``: the changes are what *would* change.
+        written: the override files written beside the lock, as shown (relative paths).
+        client: the client that installs through them (``tofu init (OpenTofu 1.10 or later)``).
+        next_command: what to run next, or None.
+        providers_locked: how many providers the lock file holds.
         data: the result document (``init -json``'s ``init_result``).
     """
 
-    modules: tuple[str, ...]
-    providers: tuple[str, ...]
-    solved_for: str
+    modules: tuple[ModuleSelected, ...]
+    providers: tuple[ProviderSelected, ...]
+    target: Target
     warnings: tuple[Any, ...]
-    changes: tuple[str, ...]
-    after: tuple[str, ...]
-    final: str
+    lock_changes: tuple[Any, ...]
+    lock_name: str
+    readonly: bool
+    written: tuple[str, ...]
+    client: str
+    next_command: str | None
+    providers_locked: int
     data: dict
 
 
@@ -122,41 +155,73 @@ def summarize(result, readonly: bool, chdir: str) -> InitSummary:
     """The summary of ``result`` (an ``InitResult``); ``readonly``: ``-lockfile=readonly``
     (the lock changes are what *would* change); ``chdir``: the directory paths are shown from."""
     res = result.resolution
-    modules: list[str] = []
-    for path, cand in res.modules.items():
-        modules.append(module_line(path, cand))
-        if path in result.verified:
-            modules.append("  Verified checksum matches lock file")
-    changes: list[str] = []
-    if result.changes or result.provider_changes:
-        verb = "would update" if readonly else "has updated"
-        changes.append(f"tofu-solve {verb} the lock file {result.lock_path.name}:")
-        changes.extend(describe_change(c) for c in result.provider_changes + result.changes)
-    else:
-        changes.append("The lock file is up to date.")
-    since = ".".join(map(str, res.product.bridge_from))
-    client_name = f"{res.product.command} init ({res.product.name} {since} or later)"
-    after = [f"tofu-solve wrote {os.path.relpath(p, chdir)}: {client_name} installs the locked "
-             "tags of the git and OCI calls with a version constraint through it." for p in result.bridge_written]
-    if result.next_command:
-        after.append(f"Next, to install providers and configure the backend, run:\n  {result.next_command}")
-    return InitSummary(
-        tuple(modules), tuple(f"- {c.address.for_display} {c.version}" for c in res.providers.values()),
-        f"Solved for {res.product.name} {res.tofu.version} ({res.target_origin})." + _bounded(res),
-        tuple(res.warnings),
-        tuple(changes), tuple(after),
-        f"tofu-solve has been successfully initialized: {plural(len(res.modules), 'module call')} and "
-        f"{plural(len(result.locks.providers), 'provider')} locked.",
-        init_result_as_data(result))
-
-
-def _bounded(res: Any) -> str:
-    """The sentence a selection not proven best adds to "Solved for" (issue #48 §3), else ""."""
     opt = res.optimality
-    if opt is None or opt.optimal:
-        return ""
-    return (f" The selection is the best found within the search's bounds ({opt.bound}); "
+    since = ".".join(map(str, res.product.bridge_from))
+    return InitSummary(
+        modules=tuple(ModuleSelected(path, _source_shown(cand.source), cand.version_text, path in result.verified)
+                      for path, cand in res.modules.items()),
+        providers=tuple(ProviderSelected(c.address.for_display, str(c.version)) for c in res.providers.values()),
+        target=Target(res.product.name, str(res.tofu.version), res.target_origin,
+                      opt.bound if opt is not None and not opt.optimal else None),
+        warnings=tuple(res.warnings),
+        lock_changes=tuple(result.provider_changes + result.changes),
+        lock_name=result.lock_path.name, readonly=readonly,
+        written=tuple(os.path.relpath(p, chdir) for p in result.bridge_written),
+        client=f"{res.product.command} init ({res.product.name} {since} or later)",
+        next_command=result.next_command,
+        providers_locked=len(result.locks.providers),
+        data=init_result_as_data(result))
+
+
+def _source_shown(src: Any) -> str:
+    return src.for_display if hasattr(src, "for_display") else redact(str(src))
+
+
+def _module_text(m: ModuleSelected) -> str:
+    return f"- {m.call} in {m.source}" + (f" {m.version}" if m.version else "")
+
+
+VERIFIED = "Verified checksum matches lock file"
+
+
+def _provider_text(p: ProviderSelected) -> str:
+    return f"- {p.address} {p.version}"
+
+
+def _solved_for(t: Target) -> str:
+    """``Solved for OpenTofu 1.10.6 (...).``, with the sentence a selection not proven best
+    adds (issue #48 §3)."""
+    text = f"Solved for {t.product} {t.version} ({t.origin})."
+    if t.bound is None:
+        return text
+    return (f"{text} The selection is the best found within the search's bounds ({t.bound}); "
             "a better one by the stated objective may exist.")
+
+
+def _changes_text(s: InitSummary) -> list[str]:
+    """The lock file's changes, a heading line first, or that it is up to date."""
+    if not s.lock_changes:
+        return ["The lock file is up to date."]
+    verb = "would update" if s.readonly else "has updated"
+    return [f"tofu-solve {verb} the lock file {s.lock_name}:", *(describe_change(c) for c in s.lock_changes)]
+
+
+def _next_text(command: str) -> str:
+    return f"Next, to install providers and configure the backend, run:\n  {command}"
+
+
+def _after_text(s: InitSummary) -> list[str]:
+    """What was written beside the lock and what to run next, a paragraph each."""
+    after = [f"tofu-solve wrote {p}: {s.client} installs the locked tags of the git and OCI calls with a "
+             "version constraint through it." for p in s.written]
+    if s.next_command:
+        after.append(_next_text(s.next_command))
+    return after
+
+
+def _final_text(s: InitSummary) -> str:
+    return (f"tofu-solve has been successfully initialized: {plural(len(s.modules), 'module call')} and "
+            f"{plural(s.providers_locked, 'provider')} locked.")
 
 
 SHOWN_ROOTS = 3  # roots a rule's warning names under -recursive before "and N more"
@@ -182,17 +247,18 @@ def unchanged_text(s: InitSummary) -> str:
     """What a warm ``init`` prints when the working directory is as the verified run left it
     (:mod:`tofu_solve.workdir.stamp`): that run's modules, providers, target, warnings and
     next step; the checksums were verified then, by size and time now."""
-    lines = ["Initializing modules..."] + [m for m in s.modules if not m.startswith("  Verified")]
+    lines = ["Initializing modules...", *(_module_text(m) for m in s.modules)]
     if s.providers:
-        lines += ["", "Initializing provider locks...", *s.providers]
-    lines += ["", s.solved_for]
+        lines += ["", "Initializing provider locks...", *(_provider_text(p) for p in s.providers)]
+    lines += ["", _solved_for(s.target)]
     for w in s.warnings:
         lines += ["", f"Warning: {w}"]
     lines += ["", "The lock file is up to date. The configuration, the lock file and every installed module have the "
               "sizes and modification times of the last verified init, whose checksums matched the lock file "
               "(TOFU_SOLVE_FULL_CHECK=1 reads and verifies them again)."]
-    lines += [x for a in s.after if a.startswith("Next,") for x in ("", a)]
-    return "\n".join([*lines, "", s.final])
+    if s.next_command:
+        lines += ["", _next_text(s.next_command)]
+    return "\n".join([*lines, "", _final_text(s)])
 
 
 @dataclass(frozen=True)
@@ -261,25 +327,27 @@ class InitHuman:
 
     def summary(self, s: InitSummary) -> None:
         h = self.human
-        for text in s.modules:
-            h.line(text)
+        for m in s.modules:
+            h.line(_module_text(m))
+            if m.verified:
+                h.line(f"  {VERIFIED}")
         if s.providers:
             h.line()
             h.heading("Initializing provider locks...")
-            for text in s.providers:
-                h.line(text)
+            for p in s.providers:
+                h.line(_provider_text(p))
         h.line()
-        h.line(s.solved_for)
+        h.line(_solved_for(s.target))
         for w in s.warnings:
             h.warning(w)
         h.line()
-        for text in s.changes:
+        for text in _changes_text(s):
             h.line(text)
-        for text in s.after:
+        for text in _after_text(s):
             h.line()
             h.line(text)
         h.line()
-        h.success(s.final)
+        h.success(_final_text(s))
 
     def roots_summary(self, s: RootsSummary) -> None:
         h = self.human
@@ -380,18 +448,20 @@ class InitJson:
         self.stream.error(e)
 
     def summary(self, s: InitSummary) -> None:
-        for text in s.modules:
-            self.stream.log(text.strip() if text.startswith("  ") else text)
+        for m in s.modules:
+            self.stream.log(_module_text(m))
+            if m.verified:
+                self.stream.log(VERIFIED)
         if s.providers:
             self.stream.init_output("Initializing provider locks...", "initializing_provider_plugin_message")
-            for text in s.providers:
-                self.stream.log(text)
-        self.stream.log(s.solved_for)
+            for p in s.providers:
+                self.stream.log(_provider_text(p))
+        self.stream.log(_solved_for(s.target))
         for w in s.warnings:
             self.stream.warning(w)
-        for text in s.changes + s.after:
+        for text in _changes_text(s) + _after_text(s):
             self.stream.log(text)
-        self.stream.result("init", s.final, s.data)
+        self.stream.result("init", _final_text(s), s.data)
 
     def roots_summary(self, s: RootsSummary) -> None:
         failed = s.failed
