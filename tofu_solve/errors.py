@@ -227,6 +227,10 @@ class NetworkError(TofuSolveError):
         super().__init__(summary, detail, where)
 
 
+class TruncatedDownload(NetworkError):
+    """The connection broke, or the body ended, before the announced size: worth one retry."""
+
+
 class RegistryError(TofuSolveError):
     """A registry answered, but not with what the protocol requires (404, bad JSON...)."""
 
@@ -256,6 +260,15 @@ class ResolutionError(TofuSolveError):
 
 class IntegrityError(TofuSolveError):
     """A package whose content does not match its recorded hash."""
+
+
+class ChecksumMismatch(IntegrityError):
+    """A download whose checksum is not the one its source published: worth one retry."""
+
+
+class LockHashEdited(IntegrityError):
+    """The lock's ``h1:`` matches neither the package nor the installed copy, which agree:
+    the lock file was edited, not the package (:func:`tofu_solve.workdir.install.hash_mismatch`)."""
 
 
 class CacheError(TofuSolveError):

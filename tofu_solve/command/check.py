@@ -33,7 +33,7 @@ from ..addrs.module_source import LocalSource, RegistrySource, lock_source, pars
 from ..config.policy import Policy, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
-from ..errors import ConfigurationError, HashError, SourceRange, TofuSolveError
+from ..errors import ConfigurationError, HashError, LockHashEdited, SourceRange, TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import ReadLog, Settings
@@ -160,7 +160,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
                 rec = recorded.get(path)
                 problem = hash_mismatch(path, lock, None, actual, rec.hashes if rec is not None else (),
                                         LOCK_FILE_NAME)
-                edited = problem is not None and problem.summary == "Lock file hash edited"
+                edited = isinstance(problem, LockHashEdited)
                 out.append(Difference("lock-hash" if edited else "hash", subject,
                                       " ".join(problem.detail.split()) if problem is not None
                                       else f"the installed copy in {_rel(installed, root)} has {actual}, the lock "

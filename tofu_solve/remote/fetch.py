@@ -29,7 +29,7 @@ from ..addrs.immutable import GIT_COMMIT_RE
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source
 from ..addrs.redact import redact
 from ..config.files import PackageFiles
-from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
+from ..errors import ChecksumMismatch, IntegrityError, NetworkError, OfflineError, TofuSolveError, TruncatedDownload
 from ..store.cache import Cache
 from .archives import extract_archive, sniff_archive
 from .flight import SingleFlight
@@ -263,9 +263,7 @@ class Fetcher:
                 archive, sha = self.download(clean)
                 if checksum:
                     _verify_checksum(checksum, archive, clean)
-            except (NetworkError, IntegrityError) as first:
-                if not first.summary.startswith(("Truncated", "Checksum mismatch")):
-                    raise
+            except (TruncatedDownload, ChecksumMismatch):
                 self.counter.add("http_retry")
                 archive, sha = self.download(clean)
                 if checksum:
@@ -312,7 +310,7 @@ class Fetcher:
             expected = r.headers.get("Content-Length")
             if expected and r.headers.get("Content-Encoding", "identity") == "identity" and \
                     expected.isdigit() and int(expected) != got:
-                raise NetworkError("Truncated download", f"{redact(url)}: got {got} of {expected} bytes.")
+                raise TruncatedDownload("Truncated download", f"{redact(url)}: got {got} of {expected} bytes.")
         except BaseException:
             path.unlink(missing_ok=True)
             raise
@@ -423,7 +421,7 @@ def _verify_checksum(spec: str, archive: Path, url: str) -> None:
         for chunk in iter(lambda: fh.read(1 << 16), b""):
             h.update(chunk)
     if h.digest() != want:
-        raise IntegrityError("Checksum mismatch", f"{redact(url)}: expected {algo}:{value.lower()}, got "
+        raise ChecksumMismatch("Checksum mismatch", f"{redact(url)}: expected {algo}:{value.lower()}, got "
                              f"{algo}:{h.hexdigest()}.")
 
 

@@ -83,14 +83,14 @@ def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: 
     """
     import requests
 
-    from ..errors import NetworkError
+    from ..errors import NetworkError, TruncatedDownload
 
     end = time.monotonic() + deadline
     total = 0
     raw = response.raw
 
     def broken(e: BaseException) -> NetworkError:
-        return NetworkError(f"Truncated {what}",
+        return TruncatedDownload(f"Truncated {what}",
                             f"{redact(url)}: the connection broke after {total} bytes ({describe_failure(e)}).",
                             url=redact(url))
 

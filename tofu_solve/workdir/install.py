@@ -26,7 +26,7 @@ from ..addrs.module_source import RegistrySource, tofu_source
 from ..addrs.names import valid_call_path
 from ..config.selection import OWN_OVERRIDE_FILE
 from ..config.tree import ModuleTree
-from ..errors import IntegrityError, TofuSolveError
+from ..errors import IntegrityError, LockHashEdited, TofuSolveError
 from ..lockfile import ModuleLock
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..lockfile.replacefile import replace_dir, write_atomic
@@ -124,7 +124,7 @@ def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, inst
     accept = (f"If the new hash is intended, review the package, then accept it for this call alone with:\n"
               f"  tofu-solve init -upgrade={call_path}")
     if genuine is not None and genuine not in locked and (installed_h1 == genuine or genuine in recorded_h1s):
-        return IntegrityError(
+        return LockHashEdited(
             "Lock file hash edited",
             f'The module "{call_path}" block of {lock_file} records {", ".join(locked)}, but the package it locks '
             f"hashes to {genuine}" + (", as does the installed copy" if installed_h1 == genuine else "") +
