@@ -94,102 +94,132 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     """
     root = Path(root)
     target = target or target_version(None, root)
-    locks = read_lock_file(root / LOCK_FILE_NAME)
-    modules_dir = data_dir(root, settings.data_dir) / "modules"
-    # the hashes init remembered by size and time (read only: check writes nothing)
-    memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
-                    trust=not settings.environ.get(FULL_CHECK_VARIABLE))
-    recorded = recorded_module_locks(root, settings)
-    manifest = read_manifest(modules_dir / MANIFEST)
-    out: list[Difference] = []
-    seen: set[str] = set()
-    copies: dict[str, tuple[ModuleTree, Path, str]] = {}
-    providers: dict[str, list] = {}
-    skipped: list[str] = []  # calls whose installed copy was not read: their providers are unknown
+    walk = _Walk(root, settings, target)  # the lock file, modules.json and the hash memo are read first
     root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
                                  product=target.product, display_prefix=display_prefix)
-
-    def visit(tree: ModuleTree, prefix: str, base: str) -> None:
-        for _, p in tree.providers:
-            providers.setdefault(str(p.address), []).append(p)
-        for rc in tree.remote_calls:
-            path = ".".join(([prefix] if prefix else []) + list(rc.rel_path))
-            seen.add(path)
-            call, subject = rc.call, f'module "{path}"'
-            at = call.constraint_where  # one citation form (issue #34): the version, else the source attribute
-            if base and at is not None:  # name the installed copy's file, not the package's
-                at = SourceRange(f"{base}/{at.file}", at.line)
-            lock = locks.modules.get(path)
-            if lock is None and path in recorded:
-                out.append(Difference("no-lock", subject, f"its module block is missing from the lock file, which the "
-                                      f"last tofu-solve init locked at {recorded[path].version}: a tool that "
-                                      "rewrites the lock file (tofu providers lock, tofu init -upgrade) drops module "
-                                      "blocks; tofu-solve init writes it back.", at))
-                lock = recorded[path]  # what init will write back: the installed copy is checked against it
-            if lock is None:
-                out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", at))
-                skipped.append(path)
-                continue
-            want_constraint = call.version.text if call.version else ""
-            if lock.constraints != want_constraint:
-                out.append(Difference("constraints", subject,
-                                      f'its version constraint is "{want_constraint}" but the lock has '
-                                      f'"{lock.constraints}"; run tofu-solve init.', at))
-            versioned = call.version is not None
-            if lock.source != lock_source(call.source, versioned, lock.version):
-                out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run "
-                                      "tofu-solve init.", at))
-                skipped.append(path)
-                continue
-            installed = modules_dir / path
-            if not _check_manifest(out, subject, manifest.get(path), call, lock, installed, root, at):
-                skipped.append(path)
-                continue  # another version is installed: its hash and its calls say nothing more
-            if not installed.is_dir():
-                out.append(Difference("not-installed", subject, f"{_rel(installed, root)} does not exist; run "
-                                      "tofu-solve init.", at))
-                skipped.append(path)
-                continue
-            h1s = [h for h in lock.hashes if h.startswith("h1:")]
-            try:
-                actual = memo.h1(installed, lambda p: hash_dir(p, exclude=VCS_DIRS, exclude_files=NOT_HASHED))
-            except HashError as e:
-                actual = f"(cannot hash: {e.detail})"
-            if h1s and actual not in h1s:
-                # the one diagnosis init gives too (issue #47 §6): the lock, or the copy?
-                rec = recorded.get(path)
-                problem = hash_mismatch(path, lock, None, actual, rec.hashes if rec is not None else (),
-                                        LOCK_FILE_NAME)
-                edited = isinstance(problem, LockHashEdited)
-                out.append(Difference("lock-hash" if edited else "hash", subject,
-                                      " ".join(problem.detail.split()) if problem is not None
-                                      else f"the installed copy in {_rel(installed, root)} has {actual}, the lock "
-                                      f"records {', '.join(h1s)}.",
-                                      problem.where if edited and problem is not None else at))
-                skipped.append(path)
-                continue
-            subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
-            try:
-                tree = read_module_tree(installed, subdir, product=target.product, symbols=call.symbols)
-            except ConfigurationError as e:
-                out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.",
-                                      at))
-                skipped.append(path)
-                continue
-            copies[path] = (tree, installed, subdir)
-            visit(tree, path, _rel(installed, root))
-
-    visit(root_tree, "", "")
-    unread = tuple(p + "." for p in skipped)  # calls inside a copy not read are unknown, not stale
-    for path in sorted(p for p in set(locks.modules) - seen if not p.startswith(unread)):
+    walk.visit(root_tree, "", "")
+    out, locks = walk.out, walk.locks
+    unread = tuple(p + "." for p in walk.skipped)  # calls inside a copy not read are unknown, not stale
+    for path in sorted(p for p in set(locks.modules) - walk.seen if not p.startswith(unread)):
         out.append(Difference("stale-lock", f'module "{path}"', "is locked but no module call has that path any "
                               "more; run tofu-solve init to drop it."))
     if overrides.bridge_supported(target):  # else init writes none, and says why
-        _check_overrides(out, root, modules_dir, root_tree, copies, {p: m.source for p, m in locks.modules.items()})
-    _check_providers(out, locks, providers, complete=not skipped)
+        _check_overrides(out, root, walk.modules_dir, root_tree, walk.copies,
+                         {p: m.source for p, m in locks.modules.items()})
+    _check_providers(out, locks, walk.providers, complete=not walk.skipped)
     if policy is not None:
         _check_policy(out, locks, policy, target.product.registry_host)
     return out
+
+
+class _Walk:
+    """One walk of the module calls from the root down through the installed copies: each
+    call checked against its lock entry, ``modules.json`` and its installed copy, whose own
+    calls are then walked. Collects the differences (``out``), the call paths met
+    (``seen``), the copies read (``copies``: call path -> (tree, directory, subdir)), every
+    provider requirement met (``providers``) and the calls whose copy was not read
+    (``skipped``: their providers and calls are unknown)."""
+
+    def __init__(self, root: Path, settings: Settings, target: TargetVersion):
+        self.root, self.target = root, target
+        self.locks = read_lock_file(root / LOCK_FILE_NAME)
+        self.modules_dir = data_dir(root, settings.data_dir) / "modules"
+        # the hashes init remembered by size and time (read only: check writes nothing)
+        self.memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
+                             trust=not settings.environ.get(FULL_CHECK_VARIABLE))
+        self.recorded = recorded_module_locks(root, settings)
+        self.manifest = read_manifest(self.modules_dir / MANIFEST)
+        self.out: list[Difference] = []
+        self.seen: set[str] = set()
+        self.copies: dict[str, tuple[ModuleTree, Path, str]] = {}
+        self.providers: dict[str, list] = {}
+        self.skipped: list[str] = []
+
+    def visit(self, tree: ModuleTree, prefix: str, base: str) -> None:
+        """``tree``'s providers and remote calls, the calls at ``prefix`` (their call paths'
+        start), its files cited under ``base`` (the installed copy's directory, relative)."""
+        for _, p in tree.providers:
+            self.providers.setdefault(str(p.address), []).append(p)
+        for rc in tree.remote_calls:
+            path = ".".join(([prefix] if prefix else []) + list(rc.rel_path))
+            self.seen.add(path)
+            at = rc.call.constraint_where  # one citation form (issue #34): the version, else the source attribute
+            if base and at is not None:  # name the installed copy's file, not the package's
+                at = SourceRange(f"{base}/{at.file}", at.line)
+            copy = self._call(path, rc.call, at)
+            if copy is None:
+                self.skipped.append(path)
+                continue
+            self.copies[path] = copy
+            self.visit(copy[0], path, _rel(copy[1], self.root))
+
+    def _call(self, path: str, call, at: SourceRange | None) -> tuple[ModuleTree, Path, str] | None:
+        """Check one call; its installed copy's (tree, directory, subdir) when it is read,
+        else None (a difference says why)."""
+        out, subject = self.out, f'module "{path}"'
+        lock = self._lock(path, subject, at)
+        if lock is None:
+            return None
+        want_constraint = call.version.text if call.version else ""
+        if lock.constraints != want_constraint:
+            out.append(Difference("constraints", subject,
+                                  f'its version constraint is "{want_constraint}" but the lock has '
+                                  f'"{lock.constraints}"; run tofu-solve init.', at))
+        if lock.source != lock_source(call.source, call.version is not None, lock.version):
+            out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run "
+                                  "tofu-solve init.", at))
+            return None
+        installed = self.modules_dir / path
+        if not _check_manifest(out, subject, self.manifest.get(path), call, lock, installed, self.root, at):
+            return None  # another version is installed: its hash and its calls say nothing more
+        if not installed.is_dir():
+            out.append(Difference("not-installed", subject, f"{_rel(installed, self.root)} does not exist; run "
+                                  "tofu-solve init.", at))
+            return None
+        if not self._hash_matches(path, subject, lock, installed, at):
+            return None
+        subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
+        try:
+            tree = read_module_tree(installed, subdir, product=self.target.product, symbols=call.symbols)
+        except ConfigurationError as e:
+            out.append(Difference("not-installed", subject, f"the installed copy cannot be read: {e.summary}.", at))
+            return None
+        return tree, installed, subdir
+
+    def _lock(self, path: str, subject: str, at: SourceRange | None):
+        """The call's lock entry; one the last init recorded when a tool dropped it from the
+        lock file (what init writes back); None when there is none (a difference says so)."""
+        lock = self.locks.modules.get(path)
+        if lock is None and path in self.recorded:
+            self.out.append(Difference(
+                "no-lock", subject, f"its module block is missing from the lock file, which the last tofu-solve "
+                f"init locked at {self.recorded[path].version}: a tool that rewrites the lock file (tofu providers "
+                "lock, tofu init -upgrade) drops module blocks; tofu-solve init writes it back.", at))
+            return self.recorded[path]  # the installed copy is checked against it
+        if lock is None:
+            self.out.append(Difference("no-lock", subject, "has no module lock entry; run tofu-solve init.", at))
+        return lock
+
+    def _hash_matches(self, path: str, subject: str, lock, installed: Path, at: SourceRange | None) -> bool:
+        """Whether the installed copy's ``h1:`` is one the lock records (or the lock records
+        none); else a difference with the one diagnosis init gives too (issue #47 §6: the
+        lock, or the copy?)."""
+        h1s = [h for h in lock.hashes if h.startswith("h1:")]
+        try:
+            actual = self.memo.h1(installed, lambda p: hash_dir(p, exclude=VCS_DIRS, exclude_files=NOT_HASHED))
+        except HashError as e:
+            actual = f"(cannot hash: {e.detail})"
+        if not h1s or actual in h1s:
+            return True
+        rec = self.recorded.get(path)
+        problem = hash_mismatch(path, lock, None, actual, rec.hashes if rec is not None else (), LOCK_FILE_NAME)
+        edited = isinstance(problem, LockHashEdited)
+        self.out.append(Difference("lock-hash" if edited else "hash", subject,
+                                   " ".join(problem.detail.split()) if problem is not None
+                                   else f"the installed copy in {_rel(installed, self.root)} has {actual}, the lock "
+                                   f"records {', '.join(h1s)}.",
+                                   problem.where if edited and problem is not None else at))
+        return False
 
 
 def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> None:
