@@ -275,94 +275,117 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigurationError("Failed to read the policy file", f"{name} could not be read ({e}).") from None
+    reader = _PolicyReader(name, text, registry_host)
     body = hcl.parse(text, name)
+    for a in body.attributes:
+        reader.setting(a)
+    for b in body.blocks:
+        if b.type == "sources" and not b.labels:
+            reader.sources(b)
+        elif b.type == "deny" and len(b.labels) == 2 and b.labels[0] in ("module", "provider"):
+            reader.deny(b)
+        else:
+            raise ConfigurationError("Unsupported block type",
+                                     f'Blocks of type "{b.type}" with {len(b.labels)} labels are not expected in a '
+                                     'policy file (sources, deny "module" "ADDRESS", deny "provider" "ADDRESS").',
+                                     reader.here(b.line))
+    return Policy(name, tuple(reader.allow), tuple(reader.deny_patterns), tuple(reader.rules),
+                  settings_where=tuple(reader.where.items()), **reader.settings)
 
-    def here(line: int, context: str = "") -> SourceRange:
-        lines = text.splitlines()
-        return SourceRange(name, line, context, lines[line - 1] if 0 < line <= len(lines) else "")
 
-    def literal(attr, what: str, shape: str, fits):
+class _PolicyReader:
+    """One policy file read: its settings, source patterns and deny rules as they are met
+    (``name``: the file as messages name it; ``text``: its contents)."""
+
+    def __init__(self, name: str, text: str, registry_host: str):
+        self.name, self.lines, self.registry_host = name, text.splitlines(), registry_host
+        self.allow: list[SourcePattern] = []
+        self.deny_patterns: list[SourcePattern] = []
+        self.rules: list[DenyRule] = []
+        self.settings: dict = {}
+        self.where: dict = {}
+
+    def here(self, line: int, context: str = "") -> SourceRange:
+        return SourceRange(self.name, line, context, self.lines[line - 1] if 0 < line <= len(self.lines) else "")
+
+    def literal(self, attr, what: str, shape: str, fits):
         """The argument's constant value when ``fits`` it, else "Invalid policy value"."""
+        from . import hcl
+
         try:
             v = attr.expr.literal()
         except hcl.NotLiteral:
             v = None
         if not fits(v):
-            raise ConfigurationError("Invalid policy value", f"{what} must be {shape}.", here(attr.line))
+            raise ConfigurationError("Invalid policy value", f"{what} must be {shape}.", self.here(attr.line))
         return v
 
-    def string(attr, what: str) -> str:
-        return literal(attr, what, "a string", lambda v: isinstance(v, str))
+    def string(self, attr, what: str) -> str:
+        return self.literal(attr, what, "a string", lambda v: isinstance(v, str))
 
-    def strings(attr, what: str) -> list[str]:
-        return literal(attr, what, "a list of strings",
-                       lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+    def strings(self, attr, what: str) -> list[str]:
+        return self.literal(attr, what, "a list of strings",
+                            lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
 
-    allow: list[SourcePattern] = []
-    deny: list[SourcePattern] = []
-    rules: list[DenyRule] = []
-    settings: dict = {}
-    where: dict = {}
-    for a in body.attributes:
+    def setting(self, a) -> None:
+        """A top-level argument: ``release_cooldown``, ``require_package_pins``,
+        ``require_signed_providers``."""
         if a.name == "release_cooldown":
             from ..versions.cooldown import parse_duration
 
-            text_value = string(a, "release_cooldown")
+            text_value = self.string(a, "release_cooldown")
             try:
-                settings["min_age"], settings["min_age_text"] = parse_duration(text_value, "release_cooldown"), \
-                    text_value
+                self.settings["min_age"] = parse_duration(text_value, "release_cooldown")
             except TofuSolveError as e:
-                raise ConfigurationError(e.summary, e.detail, here(a.line)) from None
+                raise ConfigurationError(e.summary, e.detail, self.here(a.line)) from None
+            self.settings["min_age_text"] = text_value
         elif a.name in ("require_package_pins", "require_signed_providers"):
-            settings["require_pins" if a.name == "require_package_pins" else "require_signed"] = \
-                literal(a, a.name, "true or false", lambda v: isinstance(v, bool))
+            self.settings["require_pins" if a.name == "require_package_pins" else "require_signed"] = \
+                self.literal(a, a.name, "true or false", lambda v: isinstance(v, bool))
         else:
             raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected in a '
-                                     "policy file.", here(a.line))
-        where[a.name] = here(a.line)
-    for b in body.blocks:
-        if b.type == "sources" and not b.labels:
-            for a in b.body.attributes:
-                if a.name not in ("allow", "deny"):
-                    raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected '
-                                             'in a "sources" block.', here(a.line, "sources"))
-                into = allow if a.name == "allow" else deny
-                into += [SourcePattern(_qualified(p, registry_host), here(a.line, "sources"))
-                         for p in strings(a, f"sources.{a.name}")]
-        elif b.type == "deny" and len(b.labels) == 2 and b.labels[0] in ("module", "provider"):
-            kind, subject = b.labels
-            ctx = f'deny "{kind}" "{subject}"'
-            args = {a.name: a for a in b.body.attributes}
-            for n in args:
-                if n not in ("versions", "reason", "link"):
-                    raise ConfigurationError("Unsupported argument", f'An argument named "{n}" is not expected '
-                                             f"in a {ctx} block.", here(args[n].line, ctx))
-            for n in ("versions", "reason"):
-                if n not in args:
-                    raise ConfigurationError("Missing required argument", f'The argument "{n}" is required in a '
-                                             f"{ctx} block.", here(b.line, ctx))
-            versions = string(args["versions"], f"{ctx}: versions")
-            if kind == "provider" and "*" not in subject:
-                try:
-                    subject = str(parse_provider_source(subject, registry_host))
-                except ProviderAddressError as e:
-                    raise ConfigurationError(e.summary, e.detail, here(b.line, ctx)) from None
-            elif kind == "module":
-                subject = _qualified(subject, registry_host)
+                                     "policy file.", self.here(a.line))
+        self.where[a.name] = self.here(a.line)
+
+    def sources(self, b) -> None:
+        """A ``sources`` block: its ``allow`` and ``deny`` patterns."""
+        for a in b.body.attributes:
+            if a.name not in ("allow", "deny"):
+                raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected '
+                                         'in a "sources" block.', self.here(a.line, "sources"))
+            into = self.allow if a.name == "allow" else self.deny_patterns
+            into += [SourcePattern(_qualified(p, self.registry_host), self.here(a.line, "sources"))
+                     for p in self.strings(a, f"sources.{a.name}")]
+
+    def deny(self, b) -> None:
+        """A ``deny "module" "ADDRESS"`` or ``deny "provider" "ADDRESS"`` block."""
+        kind, subject = b.labels
+        ctx = f'deny "{kind}" "{subject}"'
+        args = {a.name: a for a in b.body.attributes}
+        for n in args:
+            if n not in ("versions", "reason", "link"):
+                raise ConfigurationError("Unsupported argument", f'An argument named "{n}" is not expected '
+                                         f"in a {ctx} block.", self.here(args[n].line, ctx))
+        for n in ("versions", "reason"):
+            if n not in args:
+                raise ConfigurationError("Missing required argument", f'The argument "{n}" is required in a '
+                                         f"{ctx} block.", self.here(b.line, ctx))
+        versions = self.string(args["versions"], f"{ctx}: versions")
+        if kind == "provider" and "*" not in subject:
             try:
-                constraint: ModuleConstraint | ProviderConstraint = \
-                    module_constraint(versions) if kind == "module" else provider_constraint(versions)
-            except TofuSolveError as e:
-                raise ConfigurationError(e.summary, e.detail, here(args["versions"].line, ctx)) from None
-            link = string(args["link"], f"{ctx}: link") if "link" in args else ""
-            rules.append(DenyRule(kind, subject, constraint, string(args["reason"], f"{ctx}: reason"), link,
-                                  here(b.line, ctx)))
-        else:
-            raise ConfigurationError("Unsupported block type",
-                                     f'Blocks of type "{b.type}" with {len(b.labels)} labels are not expected in a '
-                                     'policy file (sources, deny "module" "ADDRESS", deny "provider" "ADDRESS").',
-                                     here(b.line))
-    return Policy(name, tuple(allow), tuple(deny), tuple(rules), settings_where=tuple(where.items()), **settings)
+                subject = str(parse_provider_source(subject, self.registry_host))
+            except ProviderAddressError as e:
+                raise ConfigurationError(e.summary, e.detail, self.here(b.line, ctx)) from None
+        elif kind == "module":
+            subject = _qualified(subject, self.registry_host)
+        try:
+            constraint: ModuleConstraint | ProviderConstraint = \
+                module_constraint(versions) if kind == "module" else provider_constraint(versions)
+        except TofuSolveError as e:
+            raise ConfigurationError(e.summary, e.detail, self.here(args["versions"].line, ctx)) from None
+        link = self.string(args["link"], f"{ctx}: link") if "link" in args else ""
+        self.rules.append(DenyRule(kind, subject, constraint, self.string(args["reason"], f"{ctx}: reason"), link,
+                                   self.here(b.line, ctx)))
 
 
 __all__ = ["POLICY_FILE", "POLICY_VARIABLE", "DenyRule", "Policy", "SourcePattern", "find_policy", "package_address",
