@@ -239,73 +239,13 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
         StateError: no state file, or the lock no longer matches it.
         ConfigurationError, LockFileError: the configuration or lock is broken.
     """
-    from ..explain.holdback import HoldBack
-
     root = Path(root)
-    path = data_dir(root, settings.data_dir) / STATE_FILE
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
-        raise StateError("No solved configuration",
-                         f"{path} was not found: run tofu-solve init in {root} first.") from None
-    if doc.get("schema") != SCHEMA:
-        raise StateError("No solved configuration", f"{path} was written by another tofu-solve; run init again.")
-    locks = read_lock_file(root / LOCK_FILE_NAME)
-    if {p: m.version for p, m in locks.modules.items()} != doc.get("lock"):
-        raise StateError("The lock file changed since the last init",
-                         f"{LOCK_FILE_NAME} no longer matches what tofu-solve init selected; run tofu-solve init "
-                         "again before asking why.")
+    doc = _state(root, settings)
     product = product_named(doc.get("product", "tofu")) or OPENTOFU
-    store = MetadataStore(Cache(settings.cache_dir), product)
     root_tree = read_module_tree(root, confine=False,
                                  inputs=collect_input_values(root, settings.environ, cli_vars), product=product)
-
-    def tree_of(key) -> ModuleTree | None:
-        t = store.get(*key)
-        return t if isinstance(t, ModuleTree) else None
-
-    # Issue #47 §4: a command that reads the lock does not need the download cache. The tree
-    # of a selected version comes from the metadata cache, else from the installed copy that
-    # modules.json names at that version (read as the solver reads a package); a call whose
-    # tree neither holds is listed in ``missing``, never silently left out.
-    modules_dir = data_dir(root, settings.data_dir) / "modules"
-    manifest = read_manifest(modules_dir / "modules.json")
-
-    def installed_tree(path: str, call: ModuleCall, version: str) -> ModuleTree | None:
-        record = manifest.get(path)
-        if record is None or record.get("Version", "") != version:
-            return None
-        try:
-            installed = inside(modules_dir, path)
-            subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
-            return read_module_tree(installed, subdir, product=product, symbols=call.symbols) \
-                if installed.is_dir() else None
-        except TofuSolveError:
-            return None
-
-    calls: dict[str, CallNode] = {}
-    missing: list[str] = []
-    names = set(doc["modules"])
-    call_defs: dict[str, ModuleCall] = {}
-    for rc in root_tree.remote_calls:
-        call_defs[".".join(rc.rel_path)] = rc.call
-    for p, m in sorted(doc["modules"].items()):  # a parent sorts before the calls inside it
-        call = call_defs.get(p)
-        if call is None:
-            if _parent_of(p, names) in missing:
-                missing.append(p)  # inside a package whose contents are not at hand
-            continue
-        tree = tree_of(m["key"]) or installed_tree(p, call, m["version"])
-        if tree is None:
-            missing.append(p)
-        else:
-            for rc in tree.remote_calls:
-                call_defs[f"{p}." + ".".join(rc.rel_path)] = rc.call
-        newer = [h for h in (HoldBack.from_data(n) for n in m.get("newer") or []) if h is not None]
-        fenced = m.get("fenced_off")
-        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], tree, newer, m.get("package", ""),
-                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"),
-                            fenced if isinstance(fenced, str) else None)
+    trees = _SelectedTrees(root, settings, product)
+    calls, missing = _call_nodes(doc, root_tree, trees)
     uses: dict[str, list[ProviderConstraintUse]] = {}
     core = []
 
@@ -322,6 +262,88 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
     return Solved(root_tree, calls, doc["providers"], uses, core, doc["opentofu"], doc.get("target_origin", ""),
                   product, missing)
 
+
+def _state(root: Path, settings: Settings) -> dict:
+    """The state file the last init wrote, checked against the lock file.
+
+    Raises:
+        StateError: no state file (or another tofu-solve's), or the lock no longer matches it.
+        LockFileError: the lock file is broken.
+    """
+    path = data_dir(root, settings.data_dir) / STATE_FILE
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        raise StateError("No solved configuration",
+                         f"{path} was not found: run tofu-solve init in {root} first.") from None
+    if doc.get("schema") != SCHEMA:
+        raise StateError("No solved configuration", f"{path} was written by another tofu-solve; run init again.")
+    locks = read_lock_file(root / LOCK_FILE_NAME)
+    if {p: m.version for p, m in locks.modules.items()} != doc.get("lock"):
+        raise StateError("The lock file changed since the last init",
+                         f"{LOCK_FILE_NAME} no longer matches what tofu-solve init selected; run tofu-solve init "
+                         "again before asking why.")
+    return doc
+
+
+class _SelectedTrees:
+    """Where the tree of a selected version comes from (issue #47 §4: a command that reads
+    the lock does not need the download cache): the metadata cache, else the installed copy
+    that ``modules.json`` names at that version (read as the solver reads a package)."""
+
+    def __init__(self, root: Path, settings: Settings, product: Product):
+        self.product = product
+        self.store = MetadataStore(Cache(settings.cache_dir), product)
+        self.modules_dir = data_dir(root, settings.data_dir) / "modules"
+        self.manifest = read_manifest(self.modules_dir / "modules.json")
+
+    def tree(self, key, path: str, call: ModuleCall, version: str) -> ModuleTree | None:
+        """The tree cached at ``key``, else the installed copy's at ``path``, else None."""
+        t = self.store.get(*key)
+        return t if isinstance(t, ModuleTree) else self._installed(path, call, version)
+
+    def _installed(self, path: str, call: ModuleCall, version: str) -> ModuleTree | None:
+        record = self.manifest.get(path)
+        if record is None or record.get("Version", "") != version:
+            return None
+        try:
+            installed = inside(self.modules_dir, path)
+            subdir = "" if isinstance(call.source, LocalSource) else call.source.subdir
+            return read_module_tree(installed, subdir, product=self.product, symbols=call.symbols) \
+                if installed.is_dir() else None
+        except TofuSolveError:
+            return None
+
+
+def _call_nodes(doc: dict, root_tree: ModuleTree, trees: _SelectedTrees) -> tuple[dict[str, CallNode], list[str]]:
+    """Each selected call as the state file records it, with its tree, and the calls whose
+    tree is not at hand (``missing``: listed, never silently left out)."""
+    from ..explain.holdback import HoldBack
+
+    calls: dict[str, CallNode] = {}
+    missing: list[str] = []
+    names = set(doc["modules"])
+    call_defs: dict[str, ModuleCall] = {}
+    for rc in root_tree.remote_calls:
+        call_defs[".".join(rc.rel_path)] = rc.call
+    for p, m in sorted(doc["modules"].items()):  # a parent sorts before the calls inside it
+        call = call_defs.get(p)
+        if call is None:
+            if _parent_of(p, names) in missing:
+                missing.append(p)  # inside a package whose contents are not at hand
+            continue
+        tree = trees.tree(m["key"], p, call, m["version"])
+        if tree is None:
+            missing.append(p)
+        else:
+            for rc in tree.remote_calls:
+                call_defs[f"{p}." + ".".join(rc.rel_path)] = rc.call
+        newer = [h for h in (HoldBack.from_data(n) for n in m.get("newer") or []) if h is not None]
+        fenced = m.get("fenced_off")
+        calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], tree, newer, m.get("package", ""),
+                            bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"),
+                            fenced if isinstance(fenced, str) else None)
+    return calls, missing
 
 
 __all__ = ["CallNode", "ConfigurationError", "Solved", "StateError", "load_solved", "snapshot", "write_state"]
