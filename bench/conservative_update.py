@@ -21,6 +21,7 @@ import time
 
 from synthetic import MemoryContext, make_universe
 
+import tofu_solve.solver.hypothetical as hypothetical
 import tofu_solve.solver.resolve as resolve
 from tofu_solve.addrs.module_source import lock_source
 from tofu_solve.cli import tune_collector
@@ -86,12 +87,12 @@ def timed(u, locks=None):
 def main() -> None:
     tune_collector()
     asked = {"searches": 0}
-    real = resolve._feasible
+    real = hypothetical.feasible
 
     def counting(*a, **k):
         asked["searches"] += 1
         return real(*a, **k)
-    resolve._feasible = counting
+    hypothetical.feasible = counting
     rows = []
     for args in ((60, 30, 2, 15), (450, 40, 2, 150)):
         u = make_universe(*args)

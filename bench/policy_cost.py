@@ -44,7 +44,7 @@ from tofu_solve.world.roots import example_roots  # noqa: E402
 def timed_solve(root: Path, settings: Settings, policy) -> tuple[float, dict]:
     target = target_version(None, root)
     tree = read_module_tree(root, confine=False, product=target.product)
-    ctx, _ = build_context(SolveOptions(target, upgrade=True, policy=policy), LockFile(), settings, None)
+    ctx = build_context(SolveOptions(target, upgrade=True, policy=policy), LockFile(), settings, None).context
     t = time.perf_counter()
     try:
         res = solve(tree, ctx, root)

@@ -99,7 +99,7 @@ def bench_resolve_rate(roots, rw, work: Path) -> dict:
     results = []
     for i, root in enumerate(roots):
         d = root.write(work / "rate" / f"r{i}")
-        ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), Settings.from_environ(env), None)
+        ctx = build_context(SolveOptions(target_version(None)), LockFile(), Settings.from_environ(env), None).context
         try:
             base = newest_per_call(read_module_tree(d, confine=False), ctx)
             base_ok, base_why = base.ok, base.failure

@@ -47,7 +47,7 @@ def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shar
 
     root = write_root(tmp_path, VPC6_EKS20)
     env = running.env(shared_cache)
-    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), Settings.from_environ(env), None)
+    ctx = build_context(SolveOptions(target_version(None)), LockFile(), Settings.from_environ(env), None).context
     try:
         base = newest_per_call(read_module_tree(root, confine=False), ctx)
     finally:
@@ -126,7 +126,7 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
 
     root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
                                          '  version = ">= 1.0"\n}\n')
-    ctx, _ = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(tmp_path / "cache")), None)
+    ctx = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(tmp_path / "cache")), None).context
     try:
         kms = next(r for r in root_requirements(read_module_tree(root, confine=False), ctx)
                    if isinstance(r, ModuleRequirement))

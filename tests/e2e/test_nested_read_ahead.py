@@ -25,8 +25,8 @@ def test_a_nested_calls_tree_is_read_ahead_and_counts_only_once_asked_for(runnin
 
     root = write_root(tmp_path / "root", 'module "eks" {\n  source  = "terraform-aws-modules/eks/aws"\n'
                                          '  version = "20.37.0"\n}\n')
-    ctx, _ = build_context(SolveOptions(target_version("1.10.0")), LockFile(),
-                           Settings.from_environ(running.env(tmp_path / "cache")), None)
+    ctx = build_context(SolveOptions(target_version("1.10.0")), LockFile(),
+                           Settings.from_environ(running.env(tmp_path / "cache")), None).context
     try:
         eks = next(r for r in root_requirements(read_module_tree(root, confine=False), ctx)
                    if isinstance(r, ModuleRequirement))

@@ -275,9 +275,10 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     size = len(running.registry.provider_files.package("hashicorp/aws", "5.98.0", platform))
     for bound, guess_cached in ((size - 1, False), (size, True)):
         cache = tmp_path / f"cache-{bound}"
-        ctx, counter = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(cache)), None)
+        wired = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(cache)), None)
+        ctx, counter = wired.context, wired.counter
         try:
-            packages = _provider_packages(ctx, counter, InitOptions())
+            packages = _provider_packages(wired, InitOptions())
             ahead = ProviderReadAhead(packages, (platform,), {AWS: "5.99.0"}, zip_bytes=bound)
             ahead.likely(aws, "5.98.0")  # a guess
             ahead.likely(aws, "5.99.0")  # the locked version

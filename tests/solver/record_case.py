@@ -53,7 +53,7 @@ def record(root_text: str, shared: bool = False) -> tuple[dict, dict]:
         tree = read_module_tree(root, confine=False)
         if not tree.remote_calls:
             raise SystemExit("the root module calls no remote module: nothing to record")
-        ctx, _ = build_context(SolveOptions(target_version(TARGET), shared=shared), LockFile(), settings, None)
+        ctx = build_context(SolveOptions(target_version(TARGET), shared=shared), LockFile(), settings, None).context
         try:
             try:
                 res = solve(tree, ctx, root)

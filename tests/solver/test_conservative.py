@@ -97,17 +97,18 @@ def test_a_blocked_upgrade_names_one_command_for_locks_that_go_up_and_down():
     """Issue #48 §4: when a newer NAME needs one lock to go down (a pin) and another to go up,
     the warning names the pin and the one ``-upgrade=`` that moves NAME and the other
     together, not the pin alone (which took three commands)."""
+    from tofu_solve.command.views.warnings import blocked_upgrade_text
     from tofu_solve.errors import SourceRange
-    from tofu_solve.solver.resolve import BlockedUpgrade
+    from tofu_solve.solver.upgrades import BlockedUpgrade
 
     b = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("eks", "20.37.2", "20.37.0", SourceRange("main.tf", 7)),
                                                   ("hashicorp/aws", "5.100.0", "6.58.0", None)))
-    assert b.text(("vpc",)).endswith('what goes down needs a pin: pin eks to version = "20.37.0" (main.tf:7), then '
+    assert blocked_upgrade_text(b, ("vpc",)).endswith('what goes down needs a pin: pin eks to version = "20.37.0" (main.tf:7), then '
                                      "tofu-solve init -upgrade=vpc,hashicorp/aws")
     up = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("hashicorp/aws", "5.100.0", "6.58.0", None),))
-    assert up.text(("vpc",)).endswith("To allow it: tofu-solve init -upgrade=vpc,hashicorp/aws")
+    assert blocked_upgrade_text(up, ("vpc",)).endswith("To allow it: tofu-solve init -upgrade=vpc,hashicorp/aws")
     nested = BlockedUpgrade("vpc", "6.5.1", "6.6.0", (("eks.kms", "2.1.0", "2.0.0", None),))
-    assert nested.text(("vpc",)).endswith("a constraint that excludes the newer ones can.")
+    assert blocked_upgrade_text(nested, ("vpc",)).endswith("a constraint that excludes the newer ones can.")
 
 
 def test_the_sequence_searches_each_held_set_once_on_a_budget_and_starts_no_download(monkeypatch):
@@ -121,7 +122,7 @@ def test_the_sequence_searches_each_held_set_once_on_a_budget_and_starts_no_down
 
     from tests.solver.oracle import Selection
     from tests.solver.test_oracle import _locks_of, _resolve
-    from tofu_solve.solver import resolve as resolve_module
+    from tofu_solve.solver import hypothetical
     from tofu_solve.solver.model import Identity
 
     case = json.loads((Path(__file__).parent / "lock_cases" / "new-call-moves-fewest-locks.json").read_text())
@@ -129,14 +130,14 @@ def test_the_sequence_searches_each_held_set_once_on_a_budget_and_starts_no_down
     locks = _locks_of(case["before"], lock)[0]
     asked: list[frozenset[str]] = []
     contexts = []
-    real = resolve_module._feasible
+    real = hypothetical.feasible
 
     def feasible(reqs, ctx, pruned, holds, *a, **k):
         asked.append(holds.held)
         contexts.append((ctx.fetch_budget, ctx.likely_provider))
         return real(reqs, ctx, pruned, holds, *a, **k)
 
-    monkeypatch.setattr(resolve_module, "_feasible", feasible)
+    monkeypatch.setattr(hypothetical, "feasible", feasible)
     res = _resolve(case["after"], locks)
     assert res is not None and len(res.released) == case["expected_moves"]
     subjects = frozenset({Identity.module(p) for p in locks.modules} | {Identity.provider(a) for a in locks.providers})
@@ -185,9 +186,10 @@ def test_the_one_command_a_blocked_upgrade_names_is_solved_before_it_is_printed(
     from tests.solver.test_oracle import _resolve
     from tofu_solve.addrs.module_source import lock_source, parse_source
     from tofu_solve.addrs.provider import parse_provider_source
+    from tofu_solve.command.views.warnings import blocked_upgrade_text
     from tofu_solve.lockfile import LockFile, ModuleLock
     from tofu_solve.lockfile.model import ProviderLock
-    from tofu_solve.solver.resolve import BlockedUpgrade
+    from tofu_solve.solver.upgrades import BlockedUpgrade
 
     def aws(text: str) -> dict:
         return {"name": "aws", "source": "hashicorp/aws", "version": text, "file": "versions.tf", "line": 3}
@@ -211,6 +213,6 @@ def test_the_one_command_a_blocked_upgrade_names_is_solved_before_it_is_printed(
     assert res is not None and res.modules["m0"].version_text == "1.0.0"
     [blocked] = res.blocked_upgrades
     assert blocked.newer == "2.0.0" and blocked.lands is True
-    assert blocked.text(("m0",)).endswith("To allow it: tofu-solve init -upgrade=m0,hashicorp/aws")
+    assert blocked_upgrade_text(blocked, ("m0",)).endswith("To allow it: tofu-solve init -upgrade=m0,hashicorp/aws")
     unlanded = BlockedUpgrade("m0", "1.0.0", "2.0.0", (("hashicorp/aws", "1.0.0", "2.0.0", None),), lands=False)
-    assert "To allow it" not in unlanded.text(("m0",)) and "do not fit together" in unlanded.text(("m0",))
+    assert "To allow it" not in blocked_upgrade_text(unlanded, ("m0",)) and "do not fit together" in blocked_upgrade_text(unlanded, ("m0",))

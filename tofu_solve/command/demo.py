@@ -83,7 +83,7 @@ def _run(run_cli: RunCli, args: list[str], environ: Mapping[str, str]) -> tuple[
 
 
 def _baseline(root: Path, settings: Settings) -> str:
-    ctx, _ = build_context(SolveOptions(target_version(None)), LockFile(), settings, None)
+    ctx = build_context(SolveOptions(target_version(None)), LockFile(), settings, None).context
     try:
         b = newest_per_call(read_module_tree(root, confine=False), ctx)
     except TofuSolveError as e:

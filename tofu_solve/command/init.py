@@ -56,12 +56,12 @@ from ..plugins import (
 )
 from ..plugins.readahead import ProviderReadAhead
 from ..providers import Package
-from ..remote.ops import OpCounter
+from ..remote.git import GitRemotes
 from ..remote.package_store import PackageStore, ProviderKey, module_key, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
 from ..settings import Settings
-from ..solver.build import build_context
+from ..solver.build import Wiring, build_context
 from ..solver.changes import lock_change_reasons
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
@@ -98,6 +98,7 @@ from .monorepo import (
 )
 from .views.init import InitViews, RootsSummary, describe_change, summarize, unchanged_text
 from .views.store import report_data, store_warnings
+from .views.warnings import blocked_upgrade_warning, fenced_off_warning
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
 
@@ -209,20 +210,21 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(read.locks, tree, opts.upgrade_only, target.product)
     store = _open_store(opts, settings, registry, read.locks)
-    ctx, counter = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
-                                 refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
-                                 client=registry, store=store)
-    notes.extend(WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings)
-    solved = _solve_and_verify(tree, root, opts, settings, ctx, counter, read.locks, solve_locks, providers_again,
+    wired = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
+                          refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
+                          client=registry, store=store)
+    ctx, counter = wired.context, wired.counter
+    notes.extend(WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings)
+    solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
                                store, memo, progress)
     res = solved.res
-    res.warnings[:0] = [WarningText("CLI configuration", w) for w in ctx.network.client.cli_config.warnings]
-    res.warnings.extend(_run_warnings(ctx, res, opts, read, solved))
+    res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
+    res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
+    res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
     changes = _module_lock_changes(read.on_disk, solved, opts)
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=solved.reasons.get(c.label, c.reason)) for c in plan.changes]
-    res.warnings.extend(WarningText("Newer version needs other locks to move", b.text(opts.upgrade_only))
-                        for b in res.blocked_upgrades)
+    res.warnings.extend(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(solved.new_modules))
     written_for = lock_product(root) if read.path.exists() else None
     if written_for is not None and written_for[0] is not target.product:
@@ -368,13 +370,14 @@ class _Solved:
     plugin_cache: Path | None
 
 
-def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, ctx: Context,
-                      counter: OpCounter, locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
+def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, wired: Wiring,
+                      locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
                       store: PackageStore | None, memo: HashMemo, progress: Progress | None) -> _Solved:
     """Solve; then verify the module packages against the lock while the provider lock
     blocks are planned (both are network round trips that do not depend on each other); push
     what was verified to the package store. The context is closed at the end."""
-    packages = _provider_packages(ctx, counter, opts)
+    ctx = wired.context
+    packages = _provider_packages(wired, opts)
     platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
     # The solver's likely provider picks are read ahead while it runs (issue #13).
     ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
@@ -393,7 +396,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
-            selected, trees, verified = _verify_packages(res, solve_locks, ctx, opts.upgrade,
+            selected, trees, verified = _verify_packages(res, solve_locks, wired, opts.upgrade,
                                                          opts.lockfile == "readonly", moves, memo,
                                                          _hash_diagnosis(root, settings, memo))
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
@@ -415,7 +418,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
                    sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir)
 
 
-def _run_warnings(ctx: Context, res: Resolution, opts: InitOptions, read: _LocksRead,
+def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _LocksRead,
                   solved: _Solved) -> list[WarningText]:
     """The warnings of the run after the solve, in the order they are shown (restored module
     blocks come first)."""
@@ -429,7 +432,8 @@ def _run_warnings(ctx: Context, res: Resolution, opts: InitOptions, read: _Locks
             "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
             "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
             "blocks back; -upgrade=NAME chooses afresh."))
-    out.extend(_tag_warnings(ctx))
+    ctx = wired.context
+    out.extend(_tag_warnings(wired.remotes))
     out.extend(_cooldown_warnings(ctx, res, opts.verbose))
     out.extend(_policy_warnings(ctx, res, opts.verbose))
     out.extend(WarningText(
@@ -439,7 +443,7 @@ def _run_warnings(ctx: Context, res: Resolution, opts: InitOptions, read: _Locks
         ) for p in solved.plan.unsigned)
     out.extend(RepairWarning("Damaged cache entry replaced",
                            f"The cached copy of {name} was damaged; it was discarded and fetched again.")
-               for name in ctx.network.metadata.cache.discarded)
+               for name in wired.cache.discarded)
     out.extend(WarningText(
         "Module package moved",
         f'The package locked for module "{path}" was found at another location with the same identity (the same '
@@ -656,12 +660,11 @@ def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dic
                            else overrides.existing(root))
 
 
-def _provider_packages(ctx: Context, counter: OpCounter, opts: InitOptions) -> ProviderPackages:
+def _provider_packages(wired: Wiring, opts: InitOptions) -> ProviderPackages:
     """Where this run's provider packages come from (one object, so that what was read
     ahead during the solve is found by the plan after it)."""
-    fetcher = ctx.network.registry.fetcher
-    client = ctx.network.client
-    return ProviderPackages(client, fetcher, fetcher.cache, counter,
+    ctx, fetcher, client = wired.context, wired.fetcher, wired.client
+    return ProviderPackages(client, fetcher, fetcher.cache, wired.counter,
                             client.cli_config.plugin_cache_dir or opts.plugin_cache,
                             offline=opts.offline,
                             sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None,
@@ -706,7 +709,7 @@ def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages,
                                refresh)
 
 
-def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bool, readonly: bool = False,
+def _verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bool, readonly: bool = False,
                      moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None,
                      diagnose: Callable[[str, ModuleLock, str], TofuSolveError] | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
@@ -722,14 +725,14 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
     pinned = _pinned_selections(locks)
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
-        ctx.pool.submit(_quiet, ctx.network.fetch, res.modules[path])
+        wired.pool.submit(_quiet, wired.index.fetch, res.modules[path])
     hashed: dict[tuple, tuple[str, ...]] = {}  # a package many calls share is hashed once
     for path in paths:
         cand = res.modules[path]
-        pkg = ctx.network.fetch(cand)
+        pkg = wired.index.fetch(cand)
         hashes = hashed.get((pkg.root, pkg.zh))
         if hashes is None:
-            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg, memo, ctx.network.metadata.cache)
+            hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg, memo, wired.cache)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
         moved_from = _check_package(path, cand, new, locks, pinned)
         if moved_from is not None:
@@ -745,7 +748,7 @@ def _verify_packages(res: Resolution, locks: LockFile, ctx: Context, upgrade: bo
             new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
             verified.append(path)
         selected[path] = (cand, pkg, new)
-        tree = ctx.tree(cand)
+        tree = wired.context.tree(cand)
         if not isinstance(tree, TofuSolveError):
             trees[path] = tree
     return selected, trees, verified
@@ -968,9 +971,8 @@ def _cooldown_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> 
     return out
 
 
-def _tag_warnings(ctx: Context) -> list[WarningText]:
+def _tag_warnings(remotes: GitRemotes) -> list[WarningText]:
     """Tags that moved or disappeared since this machine last listed their remote."""
-    remotes = ctx.network.git.remotes
     remotes.join_background()
     out: list[WarningText] = []
     for url, moved in sorted(remotes.moved.items()):

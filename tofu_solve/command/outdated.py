@@ -92,7 +92,7 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     if not target.terraform:
         locks.upgrade_from_predecessor()
     options = SolveOptions(target, upgrade=True, shared=shared, min_age=min_age or 0.0, policy=policy)
-    ctx, _ = build_context(options, locks, settings, progress, cooldown_from_cli_config=min_age is None)
+    ctx = build_context(options, locks, settings, progress, cooldown_from_cli_config=min_age is None).context
     try:
         res = solve(tree, ctx, root)
         rows = [_denied(_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx)),
@@ -115,7 +115,7 @@ def _locked_hold_backs(tree: ModuleTree, root: Path, locks, options: SolveOption
     ``why`` and ``graph`` show (:mod:`tofu_solve.explain.holdback`, issue #47 §3), over what
     the upgraded solve just read. Empty when the lock admits no selection (``init`` would
     say why)."""
-    ctx, _ = build_context(options, locks, settings, None, cooldown_from_cli_config=min_age is None)
+    ctx = build_context(options, locks, settings, None, cooldown_from_cli_config=min_age is None).context
     try:
         res = solve(tree, ctx, root)
         modules, providers = analyse(res, ctx)

@@ -13,7 +13,9 @@ Reading order, outside in:
 1. :mod:`.model`: requirements, candidates and their :class:`Identity` (what resolvelib
    keys a subject by).
 2. :mod:`.resolve`: the orchestration: root requirements, the held search, the
-   conservative update (:mod:`.conservative`, :mod:`.locks`), the improvement pass.
+   conservative update (:mod:`.conservative`, :mod:`.locks`, over the searches of
+   :mod:`.hypothetical`), the improvement pass (:mod:`.improve`), the exact optimiser
+   (:mod:`.optimum`), what ``-upgrade=NAME`` could not move (:mod:`.upgrades`).
 3. :mod:`.provider`: resolvelib's callbacks; :mod:`.search`, resolvelib's loop kept
    incremental; :mod:`.reporter`, what the loop counts.
 4. :mod:`.context`, :mod:`.index`, :mod:`.network`, :mod:`.build`: what the search asks of

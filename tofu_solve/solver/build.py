@@ -6,6 +6,8 @@ providers per source kind, and where provider versions come from."""
 from __future__ import annotations
 
 import dataclasses
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from ..events import Progress
 from ..lockfile import LockFile
@@ -19,6 +21,7 @@ from ..remote.package_store import PackageStore
 from ..remote.provider_sources import MirrorClient, ProviderSources
 from ..remote.registry import RegistryClient, open_client
 from ..settings import Settings
+from ..store.cache import Cache
 from ..store.metadata import MetadataStore
 from ..versions.cooldown import min_age_setting, parse_duration
 from .context import Context, SolveOptions
@@ -26,13 +29,43 @@ from .index import Stats
 from .network import NetworkIndex
 
 
+@dataclass(frozen=True)
+class Wiring:
+    """What :func:`build_context` built for one solve: the context the solver asks, and the
+    parts a command uses beside it, so that no command reaches through the context (issue #51
+    §1): installing and verifying (``index.fetch``, ``fetcher``, ``cache``, ``pool``), the
+    provider packages (``client``, ``fetcher``) and the warnings (the client's CLI
+    configuration, the git ``remotes``, the cache's discarded entries).
+
+    Attributes:
+        context: the solver's context.
+        counter: the run's network operations.
+        client: the registry client (its CLI configuration and kept listings).
+        index: the module index over the network (``fetch`` a selected package).
+        fetcher: module and provider package downloads.
+        remotes: the git remotes (the tags that moved or were deleted).
+        cache: the download cache.
+        pool: the context's thread pool (background fetches; closed with the context).
+    """
+
+    context: Context
+    counter: OpCounter
+    client: RegistryClient
+    index: NetworkIndex
+    fetcher: Fetcher
+    remotes: GitRemotes
+    cache: Cache
+    pool: ThreadPoolExecutor
+
+
 def build_context(options: SolveOptions, locks: LockFile, settings: Settings, progress: Progress | None, *,
                   recorded_locks: LockFile | None = None, refresh_only: frozenset[str] = frozenset(),
                   cooldown_from_cli_config: bool = False,
                   client: RegistryClient | None = None,
-                  store: PackageStore | None = None) -> tuple[Context, OpCounter]:
-    """A context for one solve, and the counter of its network operations. Everything the
-    context holds is given here; nothing is set on it afterwards.
+                  store: PackageStore | None = None) -> Wiring:
+    """A context for one solve, with the counter of its network operations and the clients
+    a command uses beside it (:class:`Wiring`). Everything the context holds is given here;
+    nothing is set on it afterwards.
 
     Args:
         options: the solve's options.
@@ -93,4 +126,4 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
     ctx = Context(options, locks, index, metadata, client=client, stats=stats, progress=progress,
                   provider_source=provider_source,
                   recorded_locks=recorded_locks, store=store)
-    return ctx, counter
+    return Wiring(ctx, counter, client, index, fetcher, remotes, cache, ctx.pool)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
@@ -56,9 +56,6 @@ from .cooldown import Cooldown
 from .index import ModuleIndex, Stats, tree_key
 from .locks import locked_first, locked_source_base, module_lock_anchor, preferred_order
 from .model import ModuleCandidate, ModuleRequirement, Origin
-
-if TYPE_CHECKING:
-    from .network import NetworkIndex
 
 log = logging.getLogger(__name__)
 
@@ -243,19 +240,6 @@ class Context:
         return v
 
     # ------------------------------------------------------------------ candidate providers
-
-    @property
-    def network(self) -> NetworkIndex:
-        """The index as the network's (what installing and the git warnings use).
-
-        Raises:
-            TypeError: the index is not the network's (an in-memory universe).
-        """
-        from .network import NetworkIndex
-
-        if not isinstance(self.index, NetworkIndex):
-            raise TypeError("this context's module index does not go to the network")
-        return self.index
 
     def _listing_key(self, req: ModuleRequirement) -> tuple:
         """The memo key of the call's listing: one per package for a versioned call, one

@@ -1,19 +1,24 @@
 """A selected module version "fenced off by its own line": a newer release of the same
 major.minor (its authors' later word on the same line) requires a provider range that excludes
 the provider version selected, as eks 20.37.1 requires aws < 6.0.0 while 20.37.0 is selected
-with aws 6.x. ``init`` warns about it (:func:`tofu_solve.solver.resolve.fenced_off_warnings`),
+with aws 6.x. A solve records each (:func:`fenced_off`, ``Resolution.fenced_off``) and ``init`` warns about it,
 an explanation ranks a fix that lands there lower, and ``graph`` marks it; all three ask
 :func:`fences`. Only metadata already read is consulted; nothing is fetched."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
 
 from ..config.model import RequiredProvider
 from ..config.tree import ModuleTree
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
+
+if TYPE_CHECKING:
+    from .context import Context
+    from .model import ModuleCandidate, ModuleRequirement, ProviderCandidate
 
 T = TypeVar("T")
 
@@ -46,3 +51,41 @@ def fences(newer: Iterable[tuple[T, ModuleTree | None]],
             version = chosen(str(r.address))
             if version is not None and r.constraint is not None and not r.constraint.allows(version):
                 yield release, r, version
+
+
+@dataclass(frozen=True)
+class FencedOff:
+    """A selected module version its own line fenced off: ``call`` is at ``selected``, but
+    ``newer`` of the same major.minor requires ``requirement`` (a provider's constraint, with
+    where it is written), which excludes the provider version ``chosen``."""
+
+    call: str
+    selected: str
+    newer: str
+    requirement: RequiredProvider
+    chosen: str
+
+
+def fenced_off(modules: Mapping[str, ModuleCandidate], module_requirements: Mapping[str, ModuleRequirement],
+               providers: Mapping[str, ProviderCandidate], ctx: Context) -> list[FencedOff]:
+    """Each selected module version (call path -> candidate, with its requirement) whose own
+    line later fenced off a selected provider version (address -> candidate): the first
+    fence per call and provider, in order. Uses only metadata already known (this run's listing,
+    or the one an earlier run cached); never fetches."""
+    out: list[FencedOff] = []
+    for path, cand in modules.items():
+        req = module_requirements.get(path)
+        if cand.version is None or req is None:
+            continue
+        cands = ctx.known_candidates(req)  # this run's listing, or the cached one (a re-init lists nothing)
+        if cands is None:
+            continue
+        newer = same_line_newer(cand.version, ((c.version, c) for c in cands if c.version is not None))
+        trees = [(n, tree if isinstance(tree := ctx.known_tree(n), ModuleTree) else None) for n in newer]
+        for prov_addr, pcand in providers.items():
+            def only(address: str, p: str = prov_addr, v: gvs.Version = pcand.version) -> gvs.Version | None:
+                return v if address == p else None
+            for n, r, version in fences(trees, only):
+                out.append(FencedOff(path, cand.version_text, n.version_text, r, str(version)))
+                break
+    return out

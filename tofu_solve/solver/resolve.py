@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from resolvelib import BaseReporter
 from resolvelib.resolvers import Criterion, ResolutionImpossible, ResolutionTooDeep, Result
 
 from ..addrs.product import OPENTOFU, Product
@@ -19,36 +18,34 @@ from ..errors import (
     ConfigurationError,
     NoMatchingVersionError,
     ResolutionError,
-    SourceRange,
     TofuSolveError,
-    WarningText,
     locked_version_gone,
 )
 from ..events import LookingForDeadEnds, StillResolving
-from ..versions import apparentlymart_go_versions as gvs
-from ..versions.hashicorp_go_version import GoVersion
+from . import hypothetical
 from .conservative import Feasibility, check_budget, fewest_to_release
 from .context import Context
-from .fenced import fences, same_line_newer
-from .locks import Holds, freed_by_upgrade, locked_subjects, module_requirements_of, moved
+from .fenced import FencedOff, fenced_off
+from .hypothetical import SearchCounts
+from .improve import improve
+from .locks import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
     Candidate,
     CoreRequirement,
     Identity,
-    Kind,
     ModuleCandidate,
     ModuleRequirement,
-    NewerThan,
     ProviderCandidate,
     ProviderRequirement,
     Requirement,
     TofuCandidate,
 )
-from .optimum import DEPTHS, Optimality, optimise, settled
+from .optimum import Optimality, optimise, settled
 from .provider import TofuSolveProvider, requirements_of_tree
 from .reporter import Interrupted, SearchReporter
 from .search import Search
+from .upgrades import BlockedUpgrade, blocked_upgrades
 
 if TYPE_CHECKING:
     from .propagate import Pruning
@@ -86,42 +83,13 @@ class Resolution:
     # when the locks as they were admitted no solution: how many locks the search that holds
     # none (each still preferred) moved, the bound the minimisation started from; else None
     soft_moves: int | None = None
-    # -upgrade=NAME: names a newer version of which needs other locks to move (BlockedUpgrade)
-    blocked_upgrades: list = field(default_factory=list)
+    # -upgrade=NAME: names a newer version of which needs other locks to move
+    blocked_upgrades: list[BlockedUpgrade] = field(default_factory=list)
+    # selected module versions their own line fenced off (init warns about each)
+    fenced_off: list[FencedOff] = field(default_factory=list)
     # the selection's objective and whether it is proven best (issue #48 §3; .optimum)
     optimality: Optimality | None = None
     searches: SearchCounts = field(default_factory=lambda: SearchCounts())
-
-
-HYPOTHETICAL_FETCH_BUDGET = 64  # module versions the feasibility searches of one question may fetch, together
-
-
-@dataclass
-class SearchCounts:
-    """The searches one solve made (``init -json``: ``stats.searches``; issue #48 §4): the
-    held search, the one holding nothing, the feasibility searches of the lock minimisation
-    and of ``-upgrade=NAME``'s question (memoised: a held set is searched once), a final
-    search when no feasibility search found the answer, the exact optimiser's; and the
-    module versions the hypothetical searches fetched (within
-    :data:`HYPOTHETICAL_FETCH_BUDGET` per question)."""
-
-    held: int = 0
-    holding_none: int = 0
-    feasibility: int = 0
-    final: int = 0
-    exact: int = 0
-    fetches: int = 0
-
-    def data(self) -> dict[str, int]:
-        return {"held": self.held, "holding_none": self.holding_none, "feasibility": self.feasibility,
-                "final": self.final, "exact": self.exact, "hypothetical_fetches": self.fetches}
-
-
-def _hypothetical(ctx: Context) -> Context:
-    """The context of hypothetical searches: the solve's clients and memo, a fetch budget of
-    :data:`HYPOTHETICAL_FETCH_BUDGET` module versions shared by all of them, and nobody told
-    of likely provider picks (so no provider package download starts)."""
-    return ctx.view(fetch_budget=HYPOTHETICAL_FETCH_BUDGET, likely_provider=None)
 
 
 THRASH_BACKTRACKS = 16  # backtracks before the search stops to look for certain dead ends (issue #13: of
@@ -266,8 +234,8 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     result, provider, reporter, pruning = done.result, done.provider, done.reporter, done.pruning
     log.debug("search done: %d rounds, %d backtracks", reporter.rounds, reporter.backtracks)
     started = time.monotonic()
-    result = _improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds),
-                      pruning=pruning if pruning is not None and not pruning.partial else None)
+    result = improve(result, reqs, provider, ctx, rounds=max(500, 2 * reporter.rounds),
+                     pruning=pruning if pruning is not None and not pruning.partial else None)
     log.debug("after-solve pass in %.2f s", time.monotonic() - started)
     started = time.monotonic()
     optimality = settled(result, ctx, subjects)
@@ -279,6 +247,19 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
         searches.exact += 1
         result, optimality = optimise(result, reqs, ctx, subjects, dead, ctx.options.max_rounds)
         log.debug("exact optimiser in %.2f s: %s", time.monotonic() - started, optimality)
+    res = _collect(result, ctx, tree)
+    res.rounds, res.released, res.soft_moves, res.optimality, res.searches = \
+        reporter.rounds, released, soft_moves, optimality, searches
+    res.fenced_off = fenced_off(res.modules, res.module_requirements, res.providers, ctx)
+    res.blocked_upgrades = blocked_upgrades((res.modules, res.module_requirements, res.providers), reqs, ctx,
+                                            subjects, provider.pruned, searches)
+    return res
+
+
+def _collect(result: Result, ctx: Context, tree: ModuleTree) -> Resolution:
+    """The resolution a search's ``result`` selects: each module call's and provider's pick
+    (sorted), every requirement that took part, the OpenTofu version (the target's when no
+    requirement named one)."""
     modules: dict[str, ModuleCandidate] = {}
     module_reqs: dict[str, ModuleRequirement] = {}
     providers: dict[str, ProviderCandidate] = {}
@@ -303,13 +284,8 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
                 core.append(r)
     if tofu is None:
         tofu = TofuCandidate(ctx.options.target.version)
-    res = Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
-                     core, tofu, tree, rounds=reporter.rounds, target_origin=ctx.options.target.origin,
-                     product=ctx.options.target.product,
-                     released=released, soft_moves=soft_moves, optimality=optimality, searches=searches)
-    res.warnings.extend(fenced_off_warnings(res, ctx))
-    res.blocked_upgrades = blocked_upgrades(res, reqs, ctx, subjects, provider.pruned, searches)
-    return res
+    return Resolution(dict(sorted(modules.items())), module_reqs, dict(sorted(providers.items())), provider_reqs,
+                      core, tofu, tree, target_origin=ctx.options.target.origin, product=ctx.options.target.product)
 
 
 def _release_fewest(reqs: list, ctx: Context, tree: ModuleTree, root: Path | None, subjects: frozenset[Identity],
@@ -330,15 +306,15 @@ def _release_fewest(reqs: list, ctx: Context, tree: ModuleTree, root: Path | Non
     pruned = {k: set(v) for k, v in soft.provider.pruned.items()}
     dead_locks = [frozenset({Identity.module(p)}) for p, lock in ctx.locks.modules.items()
                   if Identity.module(p) in subjects and lock.version in pruned.get(p, ())]
-    hypothetical = _hypothetical(ctx)
+    view = hypothetical.view(ctx)
     feasibility = Feasibility(
-        lambda held: _feasible(reqs, hypothetical, pruned, Holds(held, subjects)),
+        lambda held: hypothetical.feasible(reqs, view, pruned, Holds(held, subjects)),
         # the held search failed; holding nothing, and so holding all but what it moved, solved
         {subjects: None, frozenset(): soft.result, subjects - upper: soft.result})
     released, found = fewest_to_release(subjects, feasibility, upper, check_budget(len(soft.result.mapping)),
                                         known=dead_locks)
     searches.feasibility += feasibility.searches
-    searches.fetches += HYPOTHETICAL_FETCH_BUDGET - (hypothetical.fetch_budget or 0)
+    searches.spent(view)
     log.debug("locks released in %.2f s: %s (a search holding none moved %d; %d searches)",
               time.monotonic() - started, ", ".join(sorted(s.name for s in released)), len(upper),
               feasibility.searches)
@@ -348,160 +324,6 @@ def _release_fewest(reqs: list, ctx: Context, tree: ModuleTree, root: Path | Non
         return done, released, len(upper)
     searches.final += 1
     return _search(reqs, ctx, tree, root, holds, pruned), released, len(upper)
-
-
-def _feasible(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], holds: Holds, extra: tuple = (),
-              floors: dict | None = None) -> Result | None:
-    """The result of a search holding ``holds`` (with ``extra`` requirements and provider
-    ``floors``, see :class:`~.provider.TofuSolveProvider`), or None when it finds no
-    solution within the round cap: one question of the lock minimisation. No dead-end
-    pass, no read-ahead beyond the search's."""
-    from .context import FetchBudgetExceeded
-
-    provider = TofuSolveProvider(ctx, pruned, holds, floors)
-    try:
-        return Search(provider, BaseReporter()).resolve(reqs + list(extra), max_rounds=ctx.options.max_rounds)
-    except (ResolutionImpossible, ResolutionTooDeep, FetchBudgetExceeded):
-        return None  # beyond the budget counts as no solution: an answer is always one a search found
-
-
-@dataclass(frozen=True)
-class BlockedUpgrade:
-    """``-upgrade=NAME`` moved NAME only as far as every other lock allows: ``newer`` needs
-    the locks in ``others`` to move too, each (name as people name it, locked version,
-    version it would take, where its constraint is written when it is a root module call)."""
-
-    name: str
-    selected: str
-    newer: str
-    others: tuple[tuple[str, str, str, SourceRange | None], ...]
-    # whether freeing NAME and the others (the one -upgrade= the warning names) was solved and
-    # moves NAME past ``selected`` (issue #48 §4: verified before it is printed); None: not asked
-    lands: bool | None = None
-
-    def text(self, upgrade_names: tuple[str, ...]) -> str:
-        moves = ", ".join(f"{n} {old} -> {new}" for n, old, new, _ in self.others)
-        head = (f"{self.name} is at {self.selected}, the newest its constraints allow while every other lock is kept. "
-                f"{self.name} {self.newer} needs {moves}; tofu-solve moved nothing else.")
-        if all(_newer(new, old) for _, old, new, _ in self.others):
-            names = ",".join(dict.fromkeys((*upgrade_names, self.name, *(n for n, *_ in self.others))))
-            if self.lands is False:  # -upgrade takes the newest of each, and those newest do not fit together
-                return (f"{head} -upgrade={names} would take the newest of each, which do not fit together; "
-                        "constraints that hold the others at those versions do.")
-            return f"{head} To allow it: tofu-solve init -upgrade={names}"
-        # a lock that would have to go down: -upgrade takes the newest, so only a constraint does it;
-        # the ones that go up move with the same command as NAME (issue #48 §4: one command, not three)
-        down = [(n, new, where) for n, old, new, where in self.others if not _newer(new, old)]
-        up = [n for n, old, new, _ in self.others if _newer(new, old)]
-        if all(where is not None for _, _, where in down):
-            pins = "; ".join(f'{n} to version = "{new}" ({where})' for n, new, where in down)
-            names = ",".join(dict.fromkeys((*upgrade_names, self.name, *up)))
-            return (f"{head} -upgrade takes the newest of each, so what goes down needs a pin: pin {pins}, then "
-                    f"tofu-solve init -upgrade={names}")
-        return f"{head} -upgrade takes the newest of each, so it cannot; a constraint that excludes the newer ones can."
-
-
-def _newer(new: str, old: str) -> bool:
-    try:
-        return GoVersion.parse(new).compare(GoVersion.parse(old)) > 0
-    except TofuSolveError:
-        return False
-
-
-def blocked_upgrades(res: Resolution, reqs: list, ctx: Context, subjects: frozenset[Identity],
-                     pruned: Mapping[str, set[str]], searches: SearchCounts | None = None) -> list[BlockedUpgrade]:
-    """For each ``-upgrade=NAME`` target (a subject the lock file holds that the targets
-    freed; for a module, the outermost call), whether a newer version than the one
-    selected exists if other locks moved, and the fewest that must (as ``cargo update -p``
-    says nothing moves but NAME, tofu-solve says what a newer NAME would need)."""
-    if not ctx.options.upgrade_targets or ctx.options.upgrade:
-        return []
-    recorded = ctx.recorded_locks
-    freed_set = freed_by_upgrade(recorded, ctx.locks)
-    freed_modules = sorted(s.name for s in freed_set if s.kind is Kind.MODULE)
-    freed = [p for p in freed_modules if not any(p.startswith(q + ".") for q in freed_modules)]
-    freed += sorted(s.name for s in freed_set if s.kind is Kind.PROVIDER)
-    short = ctx.options.target.product.short
-    out: list[BlockedUpgrade] = []
-    for subject in freed:
-        extra: tuple = ()
-        floors: dict = {}
-        if subject in res.modules:
-            cand = res.modules[subject]
-            if cand.version is None:
-                continue
-            extra = (NewerThan(subject, cand.version, cand.version_text),)
-            selected, name = cand.version_text, subject
-        elif subject in res.providers:
-            selected_version = res.providers[subject].version
-            floors = {subject: selected_version}
-            selected, name = str(selected_version), short(subject)
-        else:
-            continue
-        hypothetical = _hypothetical(ctx)
-
-        def search(held: frozenset[Identity], extra: tuple = extra, floors: dict = floors,
-                   hypothetical: Context = hypothetical) -> Result | None:
-            return _feasible(reqs, hypothetical, pruned, Holds(held, subjects), extra, floors)
-        feasibility = Feasibility(search)
-        try:
-            if feasibility(subjects):
-                continue  # a newer one fits with every lock kept: nothing to say (the search took its own order)
-            soft = feasibility.result(frozenset())
-            if soft is None:
-                continue  # no newer version fits at all: NAME is as new as it can be
-            upper = frozenset(moved(soft.mapping, module_requirements_of(soft.criteria), ctx, subjects))
-            feasibility.known.setdefault(subjects - upper, soft)
-            release, found = fewest_to_release(subjects, feasibility, upper, check_budget(len(soft.mapping)))
-        finally:
-            if searches is not None:
-                searches.feasibility += feasibility.searches
-                searches.fetches += HYPOTHETICAL_FETCH_BUDGET - (hypothetical.fetch_budget or 0)
-        result = found if found is not None else soft
-        picked = result.mapping.get(Identity.module(subject)) or result.mapping.get(Identity.provider(subject))
-        if picked is None:
-            continue
-        newer = picked.version_text if isinstance(picked, ModuleCandidate) else str(picked.version)
-        others: list[tuple[str, str, str, SourceRange | None]] = []
-        for s in sorted(release):
-            picked_other = result.mapping.get(s)
-            if s.kind is Kind.PROVIDER:
-                to = str(picked_other.version) if isinstance(picked_other, ProviderCandidate) else "?"
-                others.append((short(s.name), recorded.providers[s.name].version, to, None))
-            else:
-                to = picked_other.version_text if isinstance(picked_other, ModuleCandidate) else "?"
-                req = res.module_requirements.get(s.name)
-                where = req.call.constraint_where if req is not None and req.origin.call_path == ROOT else None
-                others.append((s.name, recorded.modules[s.name].version, to, where))
-        if others:
-            lands = None
-            if all(_newer(new, old) for _, old, new, _ in others):
-                lands = _upgrade_lands(reqs, ctx, pruned, release, subject, selected)
-            out.append(BlockedUpgrade(name, selected, newer, tuple(others), lands))
-    return out
-
-
-def _upgrade_lands(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], release: frozenset[Identity],
-                   subject: str, selected: str) -> bool:
-    """Whether ``init -upgrade=NAME,OTHERS`` (the warning's command) moves ``subject`` past
-    ``selected``: the subjects of ``release`` (with the calls inside a released call) left
-    out of the locks, as ``init`` leaves them out, every other lock held, searched once on a
-    fetch budget. A search cut off by its budget or round cap counts as "does not land"."""
-    from ..lockfile import LockFile
-
-    def freed(path: str) -> bool:
-        return any(s.kind is Kind.MODULE and (path == s.name or path.startswith(s.name + ".")) for s in release)
-    locks = LockFile({a: p for a, p in ctx.locks.providers.items() if Identity.provider(a) not in release},
-                     {p: m for p, m in ctx.locks.modules.items() if not freed(p)})
-    view = ctx.view(locks=locks, fetch_budget=HYPOTHETICAL_FETCH_BUDGET, likely_provider=None)
-    held = locked_subjects(reqs, view)
-    result = _feasible(reqs, view, pruned, Holds(held, held))
-    if result is None:
-        return False
-    picked = result.mapping.get(Identity.module(subject)) or result.mapping.get(Identity.provider(subject))
-    if isinstance(picked, ModuleCandidate):
-        return _newer(picked.version_text, selected)
-    return isinstance(picked, ProviderCandidate) and _newer(str(picked.version), selected)
 
 
 def _search(reqs: list, ctx: Context, tree: ModuleTree, root: Path | None, holds: Holds,
@@ -582,148 +404,6 @@ def _involved_root_calls(reqs: list, involved: set[str]) -> set[str] | None:
     paths = {r.call_path for r in reqs if isinstance(r, ModuleRequirement)}
     hit = {p for p in paths if any(c == p or c.startswith(p + ".") for c in involved)}
     return hit or None
-
-
-def _lag(result: Result, ctx: Context) -> tuple[tuple[int, ...], dict[str, int]]:
-    """How many candidates each module call skipped: the selected candidate's position in
-    the order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
-    a locked version first, a lock that must move nearest first, else newest first), so that
-    the pass never moves a call away from what that order prefers (issue #47)."""
-    per_call = {}
-    reqs = {}
-    for ident, crit in result.criteria.items():
-        for info in crit.information:
-            if isinstance(info.requirement, ModuleRequirement):
-                reqs[ident] = info.requirement
-    for ident, cand in result.mapping.items():
-        if not isinstance(cand, ModuleCandidate) or cand.version is None or ident not in reqs:
-            continue
-        locked = ctx.locked_candidate(reqs[ident])
-        if locked is not None and locked.version_text == cand.version_text:
-            per_call[ident.name] = 0
-            continue
-        try:
-            cands = ctx.preferred_candidates(reqs[ident])
-        except TofuSolveError:
-            continue
-        per_call[ident.name] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
-                                   len(cands))
-    # compared as the objective compares it (.optimum): depth by depth, the root's calls first
-    by_depth = [0] * DEPTHS
-    for path, lag in per_call.items():
-        by_depth[min(path.count("."), DEPTHS - 1)] += lag
-    return tuple(by_depth), per_call
-
-
-IMPROVE_FETCH_BUDGET = 24  # module versions the improvement pass may fetch beyond what the solve fetched
-
-
-def _improve(result: Result, reqs: list, provider: TofuSolveProvider, ctx: Context, max_attempts: int = 8,
-             rounds: int = 3000, pruning: Pruning | None = None) -> Result:
-    """Look for a solution that goes back fewer versions in total.
-
-    resolvelib returns the first consistent assignment its order reaches; when it had to go
-    back, which call went back depends on that order. Here each call that went back is
-    asked, in turn, to take a newer version than it got; a solution found that way with a
-    smaller total lag (versions skipped, summed over calls) replaces the current one.
-    Bounded in attempts, rounds and downloads: metadata is memoized, and at most
-    :data:`IMPROVE_FETCH_BUDGET` module versions not fetched by the solve are fetched. Each
-    attempt may take at most twice the rounds of the first resolution. When nothing went back
-    (newest-per-call is consistent, the ``tofu init`` case) it does nothing. ``pruning``: the
-    solve's own dead-end pass, when it made one (what it proved is not computed again).
-    """
-    # The pass may look at module versions the solve never fetched, but only a few: an
-    # attempt that needs more is abandoned (a lower total lag is a preference, not worth
-    # hundreds of downloads), and nothing is prefetched meanwhile.
-    budgeted = ctx.view(fetch_budget=IMPROVE_FETCH_BUDGET, likely_provider=ctx.likely_provider)
-    return _improve_within_budget(result, reqs, provider, budgeted, max_attempts, rounds, pruning)
-
-
-def _improve_within_budget(result: Result, reqs: list, provider: TofuSolveProvider, ctx: Context,
-                           max_attempts: int, rounds: int, pruning: Pruning | None = None) -> Result:
-    from .context import FetchBudgetExceeded
-    from .model import NewerThan
-    from .propagate import propagate
-
-    total, per_call = _lag(result, ctx)
-    if not any(total):
-        return result
-    # What is already read proves some newer versions dead (a root constraint they cannot
-    # meet): an attempt for a call whose every newer version is dead is not made, and dead
-    # versions are never offered, so no fetch is spent on them.
-    if pruning is None:
-        pruning = propagate(reqs, ctx, fetch=False)
-    # else the solve's pass, which fetched every candidate it examined: the same pass over
-    # what is known now examines the same candidates with the same metadata and finds the
-    # same dead ends
-    dead = {k: set(v) for k, v in pruning.dead.items()}
-    for k, v in getattr(provider, "pruned", {}).items():
-        dead.setdefault(k, set()).update(v)
-    provider = TofuSolveProvider(ctx, dead, provider.holds, provider.floors)  # the same locks held
-    attempts = 0
-    tried = set()
-    while any(total) and attempts < max_attempts:
-        improved = False
-        for call_path, lag in sorted(per_call.items(), key=lambda kv: (-kv[1], kv[0])):
-            if lag == 0 or attempts >= max_attempts:
-                continue
-            cand = result.mapping[Identity.module(call_path)]
-            key = (call_path, cand.version.string)
-            if key in tried:
-                continue
-            tried.add(key)
-            crit = result.criteria.get(Identity.module(call_path))
-            call_req = next((i.requirement for i in crit.information if isinstance(i.requirement, ModuleRequirement)),
-                            None) if crit is not None else None
-            listed = ctx.listed(call_req) if call_req is not None else None
-            if listed is not None and all(c.version_text in dead.get(call_path, ()) for c in listed
-                                          if c.version is not None and c.version.compare(cand.version) > 0):
-                continue  # every newer version is a proven dead end
-            attempts += 1
-            floor = NewerThan(call_path, cand.version, cand.version.string)
-            try:
-                alt = Search(provider, BaseReporter()).resolve(reqs + [floor], max_rounds=rounds)
-            except (ResolutionImpossible, ResolutionTooDeep, FetchBudgetExceeded):
-                continue
-            alt_total, alt_per_call = _lag(alt, ctx)
-            if alt_total < total:
-                result, total, per_call = alt, alt_total, alt_per_call
-                improved = True
-                break
-        if not improved:
-            break
-    return result
-
-
-def fenced_off_warnings(res: Resolution, ctx: Context) -> list[str]:
-    """Warn when a selected module version's own line later fenced off the provider version
-    chosen: a newer release of the same major.minor (within the call's constraint) narrows
-    that provider's range to exclude it (e.g. eks 20.37.0 chosen with aws 6.x while 20.37.1
-    requires aws < 6.0.0). Uses only metadata already known; never fetches."""
-    out: list[str] = []
-    for path, cand in res.modules.items():
-        if cand.version is None:
-            continue
-        req = res.module_requirements.get(path)
-        if req is None:
-            continue
-        cands = ctx.known_candidates(req)  # this run's listing, or the cached one (a re-init lists nothing)
-        if cands is None:
-            continue
-        newer = same_line_newer(cand.version, ((c.version, c) for c in cands if c.version is not None))
-        trees = [(n, tree if isinstance(tree := ctx.known_tree(n), ModuleTree) else None) for n in newer]
-        for prov_addr, pcand in res.providers.items():
-            def only(address: str, p: str = prov_addr, v: gvs.Version = pcand.version) -> gvs.Version | None:
-                return v if address == p else None
-            for n, r, version in fences(trees, only):
-                out.append(WarningText(
-                    "Module version fenced off by its own line",
-                    f'Module "{path}" is at {cand.version_text}, but {n.version_text} of the same line requires '
-                    f'{r.address.for_display} "{r.constraint.text if r.constraint else ""}" ({r.where}), which '
-                    f"excludes the selected {version}: its authors may have found {cand.version_text} incompatible "
-                    "with it."))
-                break
-    return out
 
 
 __all__ = ["NoMatchingVersionError", "Resolution", "solve"]
