@@ -24,6 +24,19 @@ class _NotConstant(Exception):
     reports it at the argument that needed the value, as Terraform does."""
 
 
+def _declared(table: dict, kind: str, prefix: str, name: str, what: str, v: _Value) -> Any:
+    """``table[name]``, the declaration a ``var.NAME`` or ``local.NAME`` reference names.
+
+    Raises:
+        ConfigurationError: "Reference to undeclared input variable" (or local value) at ``v``.
+    """
+    target = table.get(name)
+    if target is None:
+        raise ConfigurationError(f"Reference to undeclared {kind}",
+                                 f"{what} refers to {prefix}.{name}, which is not declared in this module.", v.where)
+    return target
+
+
 class _Scope:
     def __init__(self, variables: dict[str, _Value], locals_: dict[str, _Value],
                  inputs: Mapping[str, InputValue] | None = None, const: Mapping[str, Any] | None = None,
@@ -90,11 +103,7 @@ class _Scope:
 
     def _ref(self, ref: tuple[str, ...], v: _Value, what: str, depth: int) -> Any:
         if len(ref) == 2 and ref[0] == "var":
-            target = self.variables.get(ref[1])
-            if target is None:
-                raise ConfigurationError("Reference to undeclared input variable",
-                                         f'{what} refers to var.{ref[1]}, which is not declared in this module.',
-                                         v.where)
+            target = _declared(self.variables, "input variable", "var", ref[1], what, v)
             const = self.const.get(ref[1])
             if self.product.static_needs_const and const is not True:
                 raise _NotConstant(ref[1])  # Terraform 1.15: only `const = true` variables
@@ -115,12 +124,8 @@ class _Scope:
                     "terraform.tfvars or a *.auto.tfvars file, or a literal default.", v.where)
             return self.static(target, f"The default of var.{ref[1]}", depth + 1)
         if len(ref) == 2 and ref[0] == "local":
-            target = self.locals.get(ref[1])
-            if target is None:
-                raise ConfigurationError("Reference to undeclared local value",
-                                         f"{what} refers to local.{ref[1]}, which is not declared in this module.",
-                                         v.where)
-            return self.static(target, f"local.{ref[1]}", depth + 1)
+            local = _declared(self.locals, "local value", "local", ref[1], what, v)
+            return self.static(local, f"local.{ref[1]}", depth + 1)
         raise self._unsupported(v, what)
 
     @staticmethod

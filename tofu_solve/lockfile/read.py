@@ -81,6 +81,19 @@ def _every_block(block, text: str) -> bool:
     return True
 
 
+def _only(block, allowed: set[str], where: str, err) -> bool:
+    """Whether ``block`` holds only arguments named in ``allowed`` and no nested block; else
+    the first offender is reported through ``err`` ("not expected " + ``where``)."""
+    for a in block.body.attributes:
+        if a.name not in allowed:
+            err("Unsupported argument", f'An argument named "{a.name}" is not expected {where}.', a.line)
+            return False
+    for b in block.body.blocks:
+        err("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.', b.line)
+        return False
+    return True
+
+
 def _string_attr(block: hcl.Block, name: str, err) -> tuple[str | None, int]:
     a = block.body.attribute(name)
     if a is None:
@@ -145,13 +158,7 @@ def _provider_block(block: hcl.Block, text: str, locks: LockFile, err) -> None:
     if str(addr) in locks.providers:
         err("Duplicate provider lock", f'This lock file already declared a lock for provider {addr}.', block.line)
         return
-    allowed = {"version", "constraints", "hashes"}
-    for a in block.body.attributes:
-        if a.name not in allowed:
-            err("Unsupported argument", f'An argument named "{a.name}" is not expected here.', a.line)
-            return
-    for b in block.body.blocks:
-        err("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.', b.line)
+    if not _only(block, {"version", "constraints", "hashes"}, "here", err):
         return
     version, vline = _string_attr(block, "version", err)
     if version is None:
@@ -205,13 +212,8 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
     if path in locks.modules:
         err("Duplicate module lock", f'This lock file already declared a lock for module "{path}".', block.line)
         return
-    allowed = {"version", "source", "constraints", "hashes", "package", "floating"}
-    for a in block.body.attributes:
-        if a.name not in allowed:
-            err("Unsupported argument", f'An argument named "{a.name}" is not expected in a module lock.', a.line)
-            return
-    for b in block.body.blocks:
-        err("Unsupported block type", f'Blocks of type "{b.type}" are not expected here.', b.line)
+    if not _only(block, {"version", "source", "constraints", "hashes", "package", "floating"}, "in a module lock",
+                 err):
         return
     version, vline = _string_attr(block, "version", err)
     source, sline = _string_attr(block, "source", err)

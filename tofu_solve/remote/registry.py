@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
@@ -236,11 +237,7 @@ class RegistryClient:
         Raises:
             NetworkError, RegistryError: "Module not found" on 404, and other failures.
         """
-        key = str(package)
-        with self._lock:
-            if key in self._module_versions:
-                return self._module_versions[key]
-        return self._listings.run(("module", key), lambda: self._list_module_versions(package))
+        return self._listed(self._module_versions, "module", str(package), lambda: self._list_module_versions(package))
 
     def _list_module_versions(self, package: RegistryPackage) -> list[str]:
         key = str(package)
@@ -423,11 +420,16 @@ class RegistryClient:
         Raises:
             NetworkError, RegistryError ("Provider not found" on 404).
         """
-        key = str(provider)
+        return self._listed(self._provider_versions, "provider", str(provider),
+                            lambda: self._list_provider_versions(provider))
+
+    def _listed(self, kept: dict[str, list[str]], kind: str, key: str, fn: Callable[[], list[str]]) -> list[str]:
+        """The listing ``kept`` holds for ``key``, else ``fn()``, asked once per run however
+        many callers ask at the same time (single flight)."""
         with self._lock:
-            if key in self._provider_versions:
-                return self._provider_versions[key]
-        return self._listings.run(("provider", key), lambda: self._list_provider_versions(provider))
+            if key in kept:
+                return kept[key]
+        return self._listings.run((kind, key), fn)
 
     def _list_provider_versions(self, provider: ProviderAddress) -> list[str]:
         key = str(provider)

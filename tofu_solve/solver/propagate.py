@@ -202,160 +202,204 @@ def _propagate_once(root_reqs: list, ctx: Context, fetch: bool, limits: dict[str
     all); a call it leaves out is examined as with ``fetch=False``; no plan: fetch all.
     Returns the pruning and the calls whose every examined candidate is dead while more
     remain."""
-    from .provider import requirements_of_tree
+    run = _Propagation(root_reqs, ctx)
+    run.candidates(fetch, limits, plan)
+    run.root_domains()
+    for r in run.calls:
+        run.effects_of(r)
+    run.fixpoint()
+    out = run.out
+    out.dead = {k: v for k, v in out.dead.items() if v}
+    starved = [p for p, cs in run.cands.items() if p not in run.complete and cs
+               and all(c.version_text in out.dead.get(p, {}) for c in cs)]
+    return out, starved
 
-    out = Pruning()
-    calls = [r for r in root_reqs if isinstance(r, ModuleRequirement) and r.versioned]
-    shared = ctx.options.shared
-    cands: dict[str, list[ModuleCandidate]] = {}
-    complete: set[str] = set()  # calls whose every candidate is looked at
-    fetched: dict[str, set[str] | None] = {}  # call path -> versions fetched (None: all)
-    for r in calls:
-        try:
-            full = ctx.module_candidates(r)
-        except TofuSolveError:
-            continue
-        limit = limits.get(r.call_path, BATCH)
-        cands[r.call_path] = full[:limit]
-        if len(full) <= limit:
-            complete.add(r.call_path)
-        if not fetch:
-            continue
-        wanted = None if plan is None else plan.get(r.call_path, set())
-        fetched[r.call_path] = wanted
-        _fetch_all(ctx, [c for c in cands[r.call_path] if wanted is None or c.version_text in wanted])
 
-    # domains of the subjects, from the root's own constraints
-    domains: dict[Identity, set] = {}
+class _Propagation:
+    """One propagation's state: the root calls' candidates examined, the subjects' domains
+    (provider versions, packages with ``-module-versions=shared``, OpenTofu), each examined
+    version's effects on them, and the pruning found."""
 
-    def provider_domain(addr: ProviderAddress) -> set | None:
-        key = Identity.provider(addr)
-        if key not in domains:
+    def __init__(self, root_reqs: list, ctx: Context):
+        self.root_reqs, self.ctx = root_reqs, ctx
+        self.out = Pruning()
+        self.calls = [r for r in root_reqs if isinstance(r, ModuleRequirement) and r.versioned]
+        self.shared = ctx.options.shared
+        self.cands: dict[str, list[ModuleCandidate]] = {}
+        self.complete: set[str] = set()  # calls whose every candidate is looked at
+        self.fetched: dict[str, set[str] | None] = {}  # call path -> versions fetched (None: all)
+        self.domains: dict[Identity, set] = {}  # the subjects' domains, from the root's own constraints
+        # per call and version: subject -> (allowed set, requirement)
+        self.effects: dict[str, dict[str, Sequence]] = {}
+        # versions whose metadata is unknown: only their own package pin (shared mode) is certain
+        self.unknown_pins: dict[str, dict[str, list]] = {r.call_path: {} for r in self.calls}
+        self.tree_of: dict[str, dict[str, ModuleTree]] = {}  # call path -> version -> its tree
+        self.checked: dict[int, tuple] = {}  # id of a tree's effects -> those whose provider can be listed
+
+    def candidates(self, fetch: bool, limits: dict[str, int], plan: dict[str, set[str] | None] | None) -> None:
+        """Each root call's first candidates, fetched as ``plan`` says (see :func:`_propagate_once`)."""
+        for r in self.calls:
             try:
-                versions = [v for v in ctx.provider_versions(addr) if not v.prerelease]
+                full = self.ctx.module_candidates(r)
+            except TofuSolveError:
+                continue
+            limit = limits.get(r.call_path, BATCH)
+            self.cands[r.call_path] = full[:limit]
+            if len(full) <= limit:
+                self.complete.add(r.call_path)
+            if not fetch:
+                continue
+            wanted = None if plan is None else plan.get(r.call_path, set())
+            self.fetched[r.call_path] = wanted
+            _fetch_all(self.ctx, [c for c in self.cands[r.call_path] if wanted is None or c.version_text in wanted])
+
+    def provider_domain(self, addr: ProviderAddress) -> set | None:
+        key = Identity.provider(addr)
+        if key not in self.domains:
+            try:
+                versions = [v for v in self.ctx.provider_versions(addr) if not v.prerelease]
             except TofuSolveError:
                 return None
             # (locks are not constraints here: what is dead is dead whatever may move, so
             # the pass serves every search of the conservative update, issue #34)
-            domains[key] = set(versions)
-        return domains[key]
+            self.domains[key] = set(versions)
+        return self.domains[key]
 
-    for r in root_reqs:
-        if isinstance(r, ProviderRequirement) and r.constraint is not None:
-            if "-" in r.constraint.text:
-                continue  # a prerelease request: the released-only domain would be wrong
-            d = provider_domain(r.address)
-            if d is not None:
-                d &= ctx.provider_allowed(r.address, r.constraint)
-    if shared:
-        for r in calls:
-            if r.call_path in cands:
-                key = Identity.package(ctx.package_address(r.call.source))
-                labels = {c.available.label for c in cands[r.call_path]}
-                domains[key] = labels if key not in domains else domains[key] & labels
+    def root_domains(self) -> None:
+        """The domains the root's own constraints leave: its providers' released versions
+        it admits, and with ``-module-versions=shared`` each package's examined versions."""
+        for r in self.root_reqs:
+            if isinstance(r, ProviderRequirement) and r.constraint is not None:
+                if "-" in r.constraint.text:
+                    continue  # a prerelease request: the released-only domain would be wrong
+                d = self.provider_domain(r.address)
+                if d is not None:
+                    d &= self.ctx.provider_allowed(r.address, r.constraint)
+        if self.shared:
+            for r in self.calls:
+                if r.call_path in self.cands:
+                    key = Identity.package(self.ctx.package_address(r.call.source))
+                    labels = {c.available.label for c in self.cands[r.call_path]}
+                    self.domains[key] = labels if key not in self.domains else self.domains[key] & labels
 
-    # per call and version: subject -> (allowed set, requirement)
-    effects: dict[str, dict[str, Sequence]] = {}
-    # versions whose metadata is unknown: only their own package pin (shared mode) is certain
-    unknown_pins: dict[str, dict[str, list]] = {r.call_path: {} for r in calls}
-    tree_of: dict[str, dict[str, ModuleTree]] = {}  # call path -> version -> its tree
-    checked: dict[int, tuple] = {}  # id of a tree's effects -> those whose provider can be listed
-    for r in calls:
+    def effects_of(self, r: ModuleRequirement) -> None:
+        """Each examined version's effects on the subjects, for the root call ``r``."""
+        ctx, shared = self.ctx, self.shared
         per_version: dict[str, Sequence] = {}
-        trees = tree_of[r.call_path] = {}
-        wanted = fetched.get(r.call_path, set())
-        for c in cands.get(r.call_path, []):
+        trees = self.tree_of[r.call_path] = {}
+        wanted = self.fetched.get(r.call_path, set())
+        for c in self.cands.get(r.call_path, []):
             fetch_this = wanted is None or c.version_text in wanted
             if not fetch_this and not ctx.tree_known(c):
-                out.partial = True  # counted as live for want of its metadata
+                self.out.partial = True  # counted as live for want of its metadata
             tree = _known_tree(ctx, c, fetch_this)
             own = (Identity.package(c.package), frozenset([c.available.label]), None) if shared else None
             if tree is None and shared:
-                unknown_pins[r.call_path][c.version_text] = [own]
+                self.unknown_pins[r.call_path][c.version_text] = [own]
             if isinstance(tree, ConfigurationError):
                 per_version[c.version_text] = [(Identity(Kind.UNUSABLE, r.call_path), frozenset(), tree)]
                 continue
             if not isinstance(tree, ModuleTree):
                 continue
             own_effects = _tree_effects(tree, ctx)
-            usable = checked.get(id(own_effects))
+            usable = self.checked.get(id(own_effects))
             if usable is None:  # without the providers whose versions cannot be listed
-                usable = checked[id(own_effects)] = tuple(
-                    e for e in own_effects if e[2].address is None or provider_domain(e[2].address) is not None)
+                usable = self.checked[id(own_effects)] = tuple(
+                    e for e in own_effects if e[2].address is None or self.provider_domain(e[2].address) is not None)
             trees[c.version_text] = tree
-            items: Sequence[tuple]
-            if shared:  # in requirements_of_tree's order: the nested calls first
-                pins: list[tuple] = []
-                for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
-                    if isinstance(d, ModuleRequirement) and d.versioned:
-                        try:
-                            pinned = frozenset(x.available.label for x in ctx.module_candidates(d))
-                        except TofuSolveError:
-                            continue
-                        pins.append((Identity.package(ctx.package_address(d.call.source)), pinned, d))
-                pins.extend(usable)
-                if own is not None:
-                    pins.append(own)
-                items = pins
-            else:
-                items = usable
-            per_version[c.version_text] = items
-        effects[r.call_path] = per_version
-        out.examined[r.call_path] = set(per_version)
+            per_version[c.version_text] = self._pins(r, c, tree, usable, own) if shared else usable
+        self.effects[r.call_path] = per_version
+        self.out.examined[r.call_path] = set(per_version)
 
-    domains.setdefault(OPENTOFU, {ctx.options.target.version})
-    for _ in range(MAX_PASSES):
+    def _pins(self, r: ModuleRequirement, c: ModuleCandidate, tree: ModuleTree, usable: tuple,
+              own: tuple | None) -> list[tuple]:
+        """With ``-module-versions=shared``: the version's effects, in requirements_of_tree's
+        order (the nested calls' packages first, then its providers, then its own package)."""
+        from .provider import requirements_of_tree
+
+        ctx = self.ctx
+        pins: list[tuple] = []
+        for d in requirements_of_tree(tree, r.call_path, c.version_text, None, ctx):
+            if isinstance(d, ModuleRequirement) and d.versioned:
+                try:
+                    pinned = frozenset(x.available.label for x in ctx.module_candidates(d))
+                except TofuSolveError:
+                    continue
+                pins.append((Identity.package(ctx.package_address(d.call.source)), pinned, d))
+        pins.extend(usable)
+        if own is not None:
+            pins.append(own)
+        return pins
+
+    def fixpoint(self) -> None:
+        """Kill versions whose effect meets an empty domain, and narrow the domains to what
+        the live versions of a fully examined call allow, until nothing changes (at most
+        :data:`MAX_PASSES` passes)."""
+        self.domains.setdefault(OPENTOFU, {self.ctx.options.target.version})
+        for _ in range(MAX_PASSES):
+            changed = False
+            for r in self.calls:
+                changed = self._kill(r.call_path) | changed
+                changed = self._narrow(r.call_path) | changed
+            if not changed:
+                break
+
+    def _kill(self, path: str) -> bool:
+        """Mark the call's versions an effect rules out; whether any was."""
         changed = False
-        for r in calls:
-            path = r.call_path
-            per_version = effects.get(path, {})
-            dead = out.dead.setdefault(path, {})
-            for v, items in list(per_version.items()) + list(unknown_pins.get(path, {}).items()):
-                if v in dead:
-                    continue
-                for subject, allowed, req in items:
-                    if subject.kind is Kind.UNUSABLE:
-                        dead[v] = Kill(subject, req)
-                        break
-                    dom = domains.get(subject)
-                    if dom is not None and dom.isdisjoint(allowed):
-                        if isinstance(req, _Effect):
-                            req = req.requirement(tree_of[path][v], path, v, ctx)
-                        dead[v] = Kill(subject, req)
-                        break
-                if v in dead:
-                    changed = True
-            live = [v for v in (c.version_text for c in cands.get(path, [])) if v not in dead]
-            full_view = path in complete and len(per_version) == len(cands.get(path, []))
-            if not live and cands.get(path) and full_view:
-                if path not in out.empty:
-                    out.empty.append(path)
+        per_version = self.effects.get(path, {})
+        dead = self.out.dead.setdefault(path, {})
+        for v, items in list(per_version.items()) + list(self.unknown_pins.get(path, {}).items()):
+            if v in dead:
                 continue
-            if not full_view:
-                continue  # some versions unknown or not looked at: they could admit anything
-            subjects = None
+            for subject, allowed, req in items:
+                if subject.kind is Kind.UNUSABLE:
+                    dead[v] = Kill(subject, req)
+                    break
+                dom = self.domains.get(subject)
+                if dom is not None and dom.isdisjoint(allowed):
+                    if isinstance(req, _Effect):
+                        req = req.requirement(self.tree_of[path][v], path, v, self.ctx)
+                    dead[v] = Kill(subject, req)
+                    break
+            if v in dead:
+                changed = True
+        return changed
+
+    def _narrow(self, path: str) -> bool:
+        """Narrow each subject every live version of a fully examined call names to the
+        union of what they allow (or record the call as left with none); whether any
+        domain changed."""
+        per_version = self.effects.get(path, {})
+        dead = self.out.dead.get(path, {})
+        cands = self.cands.get(path, [])
+        live = [v for v in (c.version_text for c in cands) if v not in dead]
+        full_view = path in self.complete and len(per_version) == len(cands)
+        if not live and cands and full_view:
+            if path not in self.out.empty:
+                self.out.empty.append(path)
+            return False
+        if not full_view:
+            return False  # some versions unknown or not looked at: they could admit anything
+        subjects = None
+        for v in live:
+            named = {subject for subject, _, _ in per_version[v]}
+            subjects = named if subjects is None else subjects & named
+        changed = False
+        for subject in subjects or ():
+            if subject not in self.domains:
+                continue
+            union = set()
             for v in live:
-                named = {subject for subject, _, _ in per_version[v]}
-                subjects = named if subjects is None else subjects & named
-            for subject in subjects or ():
-                if subject not in domains:
-                    continue
-                union = set()
-                for v in live:
-                    for s, allowed, _ in per_version[v]:
-                        if s == subject:
-                            union |= allowed
-                new = domains[subject] & union
-                if new != domains[subject]:
-                    domains[subject] = new
-                    out.narrowed_by.setdefault(subject, []).append(path)
-                    changed = True
-        if not changed:
-            break
-    out.dead = {k: v for k, v in out.dead.items() if v}
-    starved = [p for p, cs in cands.items() if p not in complete and cs
-               and all(c.version_text in out.dead.get(p, {}) for c in cs)]
-    return out, starved
+                for s, allowed, _ in per_version[v]:
+                    if s == subject:
+                        union |= allowed
+            new = self.domains[subject] & union
+            if new != self.domains[subject]:
+                self.domains[subject] = new
+                self.out.narrowed_by.setdefault(subject, []).append(path)
+                changed = True
+        return changed
 
 
 __all__ = ["ROOT", "Kill", "Pruning", "propagate"]
