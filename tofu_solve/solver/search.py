@@ -269,75 +269,91 @@ class _IncrementalResolution(_resolution.Resolution):
                 raise ResolutionImpossible(e.criterion.information) from e
         self._push_new_state()  # the root state: a sentinel to go back to (as resolvelib)
 
-        optimistic_rounds_cutoff = None
-        optimistic_backjumping_start_round = None
+        self._optimistic_start: int | None = None
+        self._optimistic_cutoff: int | None = None
         for round_index in range(max_rounds):
             self._r.starting_round(index=round_index)
-
-            # resolvelib's optimistic backjumping, as its loop runs it
-            if self._optimistic_backjumping_ratio and self._save_states is not None:
-                if optimistic_backjumping_start_round is None:
-                    optimistic_backjumping_start_round = round_index
-                    optimistic_rounds_cutoff = int((max_rounds - round_index) * self._optimistic_backjumping_ratio)
-                    if optimistic_rounds_cutoff <= 0:
-                        self._rollback_states()
-                        continue
-                elif optimistic_rounds_cutoff is not None and \
-                        round_index - optimistic_backjumping_start_round >= optimistic_rounds_cutoff:
-                    self._rollback_states()
-                    continue
-
+            if self._optimistic_rollback(round_index, max_rounds):
+                continue
             unsatisfied = self._unsatisfied()
             if not unsatisfied.names:
                 self._r.ending(state=self.state)
                 return self.state
             name = self._choose(unsatisfied)
-
             failure_criterion = self._attempt_to_pin_criterion(name)
             if failure_criterion:
-                self._known = None
-                causes = self._extract_causes(failure_criterion)
-                self._r.resolving_conflicts(causes=causes)
-                try:
-                    success = self._backjump(causes)
-                except ResolutionImpossible:
-                    if self._optimistic_backjumping_ratio and self._save_states:
-                        failed_optimistic_backjumping = True
-                    else:
-                        raise
-                else:
-                    failed_optimistic_backjumping = bool(
-                        not success and self._optimistic_backjumping_ratio and self._save_states)
-                if failed_optimistic_backjumping and self._save_states:
-                    self._rollback_states()
-                else:
-                    self.state.backtrack_causes[:] = causes
-                    if not success:
-                        raise ResolutionImpossible(self.state.backtrack_causes)
+                self._go_back(failure_criterion)
             else:
-                touched, self._touched = self._touched or {}, None
-                criteria = self.state.criteria
-                # satisfied before the pin and not now: only a criterion that changed can be
-                newly_unsatisfied = {
-                    key for key, existed in touched.items()
-                    if existed and key not in unsatisfied.names
-                    and not self._is_current_pin_satisfying(key, criteria[key])}
-                self._remove_information_from_criteria(criteria, newly_unsatisfied)
-                self._push_new_state()
-                if newly_unsatisfied:
-                    self._known = None  # every criterion was rebuilt
-                else:
-                    state = self.state
-                    for key in (name, *touched):
-                        if self._is_current_pin_satisfying(key, state.criteria[key]):
-                            unsatisfied.names.discard(key)
-                        else:
-                            unsatisfied.add(key)
-                    self._known = (state, unsatisfied)
-
+                self._pinned(name, unsatisfied)
             self._r.ending_round(index=round_index, state=self.state)
 
         raise ResolutionTooDeep(max_rounds)
+
+    def _optimistic_rollback(self, round_index: int, max_rounds: int) -> bool:
+        """resolvelib's optimistic backjumping, as its loop runs it: whether this round
+        rolled the states back instead of pinning."""
+        if not (self._optimistic_backjumping_ratio and self._save_states is not None):
+            return False
+        if self._optimistic_start is None:
+            self._optimistic_start = round_index
+            self._optimistic_cutoff = int((max_rounds - round_index) * self._optimistic_backjumping_ratio)
+            if self._optimistic_cutoff <= 0:
+                self._rollback_states()
+                return True
+        elif self._optimistic_cutoff is not None and \
+                round_index - self._optimistic_start >= self._optimistic_cutoff:
+            self._rollback_states()
+            return True
+        return False
+
+    def _go_back(self, failure_criterion: Any) -> None:
+        """The pin failed: backjump over the causes (resolvelib's order and outcomes).
+
+        Raises:
+            ResolutionImpossible: nothing left to go back to.
+        """
+        self._known = None
+        causes = self._extract_causes(failure_criterion)
+        self._r.resolving_conflicts(causes=causes)
+        try:
+            success = self._backjump(causes)
+        except ResolutionImpossible:
+            if self._optimistic_backjumping_ratio and self._save_states:
+                failed_optimistic_backjumping = True
+            else:
+                raise
+        else:
+            failed_optimistic_backjumping = bool(
+                not success and self._optimistic_backjumping_ratio and self._save_states)
+        if failed_optimistic_backjumping and self._save_states:
+            self._rollback_states()
+        else:
+            self.state.backtrack_causes[:] = causes
+            if not success:
+                raise ResolutionImpossible(self.state.backtrack_causes)
+
+    def _pinned(self, name: Any, unsatisfied: Any) -> None:
+        """``name`` was pinned: drop what no longer holds and keep the unsatisfied set
+        current for the next round (only a criterion the pin touched can have changed)."""
+        touched, self._touched = self._touched or {}, None
+        criteria = self.state.criteria
+        # satisfied before the pin and not now: only a criterion that changed can be
+        newly_unsatisfied = {
+            key for key, existed in touched.items()
+            if existed and key not in unsatisfied.names
+            and not self._is_current_pin_satisfying(key, criteria[key])}
+        self._remove_information_from_criteria(criteria, newly_unsatisfied)
+        self._push_new_state()
+        if newly_unsatisfied:
+            self._known = None  # every criterion was rebuilt
+            return
+        state = self.state
+        for key in (name, *touched):
+            if self._is_current_pin_satisfying(key, state.criteria[key]):
+                unsatisfied.names.discard(key)
+            else:
+                unsatisfied.add(key)
+        self._known = (state, unsatisfied)
 
 
 class Search(Resolver):
