@@ -163,6 +163,41 @@ def _short(name: str) -> str:
 # --------------------------------------------------------------------------- the what-if resolver
 
 
+def _search_relaxed(reqs: list, view: Context, nearest: dict[str, str]) -> Outcome:
+    """One what-if search over ``reqs`` on ``view``: the dead ends known first (an empty
+    call: impossible at once), then a search offering the relaxed calls' versions nearest
+    their constraint, which stops to look for dead ends again once it keeps going back.
+
+    Raises:
+        ResolutionImpossible, ResolutionTooDeep, FetchBudgetExceeded, TofuSolveError.
+    """
+    pruning = propagate(reqs, view, fetch=False)
+    if pruning.empty:
+        return Outcome("impossible", pruning=pruning)
+    pruned = {k: set(v) for k, v in pruning.dead.items()}
+    looked: list[Pruning] = []
+
+    def look_again() -> bool:
+        # what the search has read since may prove a dead end now; when it
+        # proves nothing new, the search goes on where it stood
+        found = propagate(reqs, view, fetch=False)
+        looked.append(found)
+        return bool(found.empty) or {k: set(v) for k, v in found.dead.items()} != pruned
+
+    try:
+        result = Search(_nearest_first(view, nearest, pruned),
+                        SearchReporter(ATTEMPT_BACKTRACKS, on_interrupt=look_again)).resolve(
+            reqs, max_rounds=ATTEMPT_ROUNDS)
+    except Interrupted:
+        pruning = looked[0]
+        if pruning.empty:
+            raise ResolutionImpossible([]) from None
+        pruned = {k: set(v) for k, v in pruning.dead.items()}
+        result = Search(_nearest_first(view, nearest, pruned), BaseReporter()).resolve(
+            reqs, max_rounds=ATTEMPT_ROUNDS)
+    return Outcome("solved", mapping=dict(result.mapping))
+
+
 def _nearest_first(ctx: Context, nearest: dict[str, str], pruned: dict | None = None) -> TofuSolveProvider:
     """The solver's provider, except that a relaxed module call (``nearest``: call path ->
     the version it had) tries the versions nearest that one first (:func:`nearest_order`),
@@ -271,9 +306,33 @@ class WhatIf:
         self.attempts += 1
         t0 = time.monotonic()
         ctx = self.ctx
+        reqs, nearest, locks = self._relaxed(relaxed, changed, unlock)
+        budget = max(self.budget, allowance) if again else min(self.budget, FETCH_PER_ATTEMPT)
+        view = ctx.view(locks=locks, fetch_budget=budget, likely_provider=ctx.likely_provider, own_calls=True)
+        try:
+            out = _search_relaxed(reqs, view, nearest)
+        except ResolutionImpossible as e:
+            out = Outcome("impossible", causes=list(e.causes))
+        except (ResolutionTooDeep, FetchBudgetExceeded):
+            self.exhausted = True
+            out = Outcome("unknown")
+        except TofuSolveError as e:
+            log.debug("what-if attempt unknown: %s: %s: %s", type(e).__name__, e.summary, e.detail[:200])
+            out = Outcome("unknown")
+        finally:
+            self.budget = max(0, self.budget - (budget - (view.fetch_budget or 0)))
+        self._seen[key] = out
+        log.debug("what-if #%d: relaxed=%s changed=%s -> %s (%.2f s, budget %d)", self.attempts, sorted(relaxed),
+                  changed, out.status, time.monotonic() - t0, self.budget)
+        return out
+
+    def _relaxed(self, relaxed: frozenset, changed: dict, unlock: bool) -> tuple[list, dict[str, str], LockFile]:
+        """The root requirements with the levers in ``relaxed`` free and those in ``changed``
+        rewritten, the module calls relaxed (name -> its constraint, whose versions come
+        nearest first), and the locks (none with ``unlock``; a changed lever's lock dropped)."""
         by_index = {lv.index: lv for lv in self.levers}
         reqs, nearest = [], {}
-        locks = LockFile() if unlock else LockFile(dict(ctx.locks.providers), dict(ctx.locks.modules))
+        locks = LockFile() if unlock else LockFile(dict(self.ctx.locks.providers), dict(self.ctx.locks.modules))
         for i, r in enumerate(self.reqs):
             lv = by_index.get(i)
             if lv is None or (i not in relaxed and i not in changed):
@@ -293,49 +352,7 @@ class WhatIf:
                 locks.providers.pop(lv.name, None)
             elif new is not None:
                 reqs.append(dataclasses.replace(r, constraint=module_constraint(new), text=new))
-        budget = max(self.budget, allowance) if again else min(self.budget, FETCH_PER_ATTEMPT)
-        view = ctx.view(locks=locks, fetch_budget=budget, likely_provider=ctx.likely_provider, own_calls=True)
-        try:
-            pruning = propagate(reqs, view, fetch=False)
-            if pruning.empty:
-                out = Outcome("impossible", pruning=pruning)
-            else:
-                pruned = {k: set(v) for k, v in pruning.dead.items()}
-                looked: list[Pruning] = []
-
-                def look_again() -> bool:
-                    # what the search has read since may prove a dead end now; when it
-                    # proves nothing new, the search goes on where it stood
-                    found = propagate(reqs, view, fetch=False)
-                    looked.append(found)
-                    return bool(found.empty) or {k: set(v) for k, v in found.dead.items()} != pruned
-
-                try:
-                    result = Search(_nearest_first(view, nearest, pruned),
-                                    SearchReporter(ATTEMPT_BACKTRACKS, on_interrupt=look_again)).resolve(
-                        reqs, max_rounds=ATTEMPT_ROUNDS)
-                except Interrupted:
-                    pruning = looked[0]
-                    if pruning.empty:
-                        raise ResolutionImpossible([]) from None
-                    pruned = {k: set(v) for k, v in pruning.dead.items()}
-                    result = Search(_nearest_first(view, nearest, pruned), BaseReporter()).resolve(
-                        reqs, max_rounds=ATTEMPT_ROUNDS)
-                out = Outcome("solved", mapping=dict(result.mapping))
-        except ResolutionImpossible as e:
-            out = Outcome("impossible", causes=list(e.causes))
-        except (ResolutionTooDeep, FetchBudgetExceeded):
-            self.exhausted = True
-            out = Outcome("unknown")
-        except TofuSolveError as e:
-            log.debug("what-if attempt unknown: %s: %s: %s", type(e).__name__, e.summary, e.detail[:200])
-            out = Outcome("unknown")
-        finally:
-            self.budget = max(0, self.budget - (budget - (view.fetch_budget or 0)))
-        self._seen[key] = out
-        log.debug("what-if #%d: relaxed=%s changed=%s -> %s (%.2f s, budget %d)", self.attempts, sorted(relaxed),
-                  changed, out.status, time.monotonic() - t0, self.budget)
-        return out
+        return reqs, nearest, locks
 
     # ------------------------------------------------------------------ clashes
 
