@@ -75,6 +75,50 @@ def same_version_change(old: ProviderLock, new: ProviderLock) -> str:
     return ", ".join(parts)
 
 
+def _needs_packages(want: tuple[ProviderAddress, str, str], old: ProviderLock | None, refresh: bool,
+                    packages: ProviderPackages, platforms: tuple[str, ...]) -> bool:
+    """Whether a provider's packages must be looked at, every target platform: its block
+    (``old``) cannot be kept on the evidence of the cache alone."""
+    addr, version, constraints = want
+    if refresh or old is None or old.version != version or old.constraints != constraints:
+        return True
+    if any(not h.startswith(_PREFERRED) for h in old.hashes):
+        return True  # tofu init keeps only h1:/zh: of a lock (PreferredHashes) and would rewrite it
+    for p in platforms:
+        hit = packages.cached(addr, version, p)
+        if hit is None:
+            return not packages.offline  # a fresh clone: learn this platform's h1 as tofu init would
+        if hit.h1 not in old.hashes or not set(hit.signed) <= set(old.hashes):
+            return True
+    return packages.plugin_cache_dir is not None and not all(
+        packages.in_plugin_cache(addr, version, p) for p in platforms)
+
+
+def _package_infos(todo: dict[str, tuple[ProviderAddress, str, str]], packages: ProviderPackages,
+                   platforms: tuple[str, ...], workers: int) -> dict[tuple[str, str], PackageInfo]:
+    """(address, platform) -> the package's information, for each provider in ``todo``,
+    read in parallel.
+
+    Raises:
+        TofuSolveError: the first failure, once every read has ended.
+    """
+    infos: dict[tuple[str, str], PackageInfo] = {}
+    if not todo:
+        return infos
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="tofu-solve-provider") as pool:
+        futures = {(a, p): pool.submit(packages.info, want[0], want[1], p) for a, want in todo.items()
+                   for p in platforms}
+        errors = []
+        for key, fut in futures.items():
+            try:
+                infos[key] = fut.result()
+            except TofuSolveError as e:
+                errors.append(e)
+        if errors:
+            raise errors[0]
+    return infos
+
+
 def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requirements: dict[str, list],
                         locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
                         workers: int = 8, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
@@ -96,39 +140,9 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
     wanted = {a: (addr, v, lock_constraints(requirements.get(a, ()))) for a, (addr, v) in sorted(selected.items())
               if not addr.is_builtin and not addr.is_legacy}
 
-    # Which packages must be looked at: every target platform of every provider whose
-    # block cannot be kept on the evidence of the cache alone.
-    def needs(a: str) -> bool:
-        addr, version, constraints = wanted[a]
-        old = locks.providers.get(a)
-        if a in refresh or old is None or old.version != version or old.constraints != constraints:
-            return True
-        if any(not h.startswith(_PREFERRED) for h in old.hashes):
-            return True  # tofu init keeps only h1:/zh: of a lock (PreferredHashes) and would rewrite it
-        for p in platforms:
-            hit = packages.cached(addr, version, p)
-            if hit is None:
-                return not packages.offline  # a fresh clone: learn this platform's h1 as tofu init would
-            if hit.h1 not in old.hashes or not set(hit.signed) <= set(old.hashes):
-                return True
-        return packages.plugin_cache_dir is not None and not all(
-            packages.in_plugin_cache(addr, version, p) for p in platforms)
-
-    todo = [a for a in wanted if needs(a)]
-    infos: dict[tuple[str, str], PackageInfo] = {}
-    if todo:
-        with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="tofu-solve-provider") as pool:
-            futures = {(a, p): pool.submit(packages.info, wanted[a][0], wanted[a][1], p)
-                       for a in todo for p in platforms}
-            errors = []
-            for key, fut in futures.items():
-                try:
-                    infos[key] = fut.result()
-                except TofuSolveError as e:
-                    errors.append(e)
-            if errors:
-                raise errors[0]
-
+    todo = [a for a in wanted if _needs_packages(wanted[a], locks.providers.get(a), a in refresh, packages,
+                                                 platforms)]
+    infos = _package_infos({a: wanted[a] for a in todo}, packages, platforms, workers)
     for a, (addr, version, constraints) in wanted.items():
         old = locks.providers.get(a)
         if a not in todo and old is not None:
