@@ -128,157 +128,8 @@ class RegistryServer:
         return f"git::file://{self.built.repo_path(repo)}?ref={tag}"
 
     def start(self) -> RegistryServer:
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def _send(self, status: int, body: dict | None = None, headers: dict | None = None):
-                data = b"" if body is None else json.dumps(body).encode()
-                self.send_response(status)
-                if body is not None:
-                    self.send_header("Content-Type", "application/json")
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-                server.log.add((self.command, self.path, status))
-
-            def do_GET(self):
-                if server.down:
-                    self._send(503, {"errors": ["registry is down"]})
-                    return
-                public = self.path.startswith("/provider-files/")  # like a release host: no registry token
-                if server.token and not public and self.headers.get("Authorization") != f"Bearer {server.token}":
-                    self._send(401, {"errors": ["unauthorized"]})
-                    return
-                path = urlsplit(self.path).path
-                parts = [p for p in path.split("/") if p]
-                if path == "/.well-known/terraform.json":
-                    self._send(200, {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"})
-                elif parts[:2] == ["v1", "modules"] and len(parts) == 6 and parts[5] == "versions":
-                    self._module_versions("/".join(parts[2:5]))
-                elif parts[:2] == ["v1", "modules"] and len(parts) == 7 and parts[6] == "download":
-                    self._module_download("/".join(parts[2:5]), parts[5])
-                elif parts[:1] == ["archives"] and len(parts) >= 3:
-                    self._archive("/".join(parts[1:-1]), parts[-1])
-                elif parts[:2] == ["v1", "providers"] and len(parts) == 5 and parts[4] == "versions":
-                    self._provider_versions("/".join(parts[2:4]))
-                elif parts[:2] == ["v1", "providers"] and len(parts) == 8 and parts[5] == "download":
-                    self._provider_download("/".join(parts[2:4]), parts[4], f"{parts[6]}_{parts[7]}")
-                elif parts[:1] == ["provider-files"] and len(parts) == 5:
-                    self._provider_file("/".join(parts[1:3]), parts[3], parts[4])
-                else:
-                    self._send(404, {"errors": ["not found"]})
-
-            def _module_versions(self, addr: str):
-                entry = server.extra.get(addr) or (server.world.modules.get(addr) if server.world else None)
-                if entry is None:
-                    self._send(404, {"errors": ["not found"]})
-                    return
-                dates = entry.get("dates") or (server.world.module_dates.get(addr, {}) if server.world else {})
-                discovered = entry.get("discovered") or {}
-                versions = [{"version": v, **({"published_at": dates[v]} if v in dates else {}),
-                             **({"discovered": discovered[v]} if v in discovered else {})}
-                            for v in entry["versions"]]
-                self._send(200, {"modules": [{"source": addr, "versions": versions}]})
-
-            def _module_download(self, addr: str, version: str):
-                if addr in server.extra:
-                    loc = server.extra[addr]["versions"].get(version)
-                    if loc is None:
-                        loc = server.extra[addr]["versions"].get("v" + version)
-                else:
-                    entry = server.world.modules.get(addr) if server.world else None
-                    tag = None
-                    if entry:
-                        tag = entry["versions"].get(version) or entry["versions"].get(f"v{version}")
-                    loc = server.location(entry["repo"], tag) if entry and tag else None
-                if loc is None:
-                    self._send(404, {"errors": ["not found"]})
-                elif server.download_style == "direct" and addr not in server.extra and entry is not None:
-                    self._send(200, {"location": f"/archives/{entry['repo']}/{tag}",
-                                     "use_registry_credentials": True})
-                elif server.download_style == "json":
-                    self._send(200, {"location": loc})
-                else:
-                    self._send(204, None, {"X-Terraform-Get": loc})
-
-            def _archive(self, repo: str, tag: str):
-                import subprocess
-                r = subprocess.run(["git", "--git-dir", str(server.built.repo_path(repo)), "archive", "--format=zip",
-                                    tag], capture_output=True)
-                if r.returncode != 0:
-                    self._send(404, {"errors": ["no such archive"]})
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/zip")
-                self.send_header("Content-Length", str(len(r.stdout)))
-                self.end_headers()
-                self.wfile.write(r.stdout)
-                server.log.add((self.command, self.path, 200))
-
-            def _provider_versions(self, addr: str):
-                versions = server.world.providers.get(addr) if server.world else None
-                if versions is None:
-                    self._send(404, {"errors": ["not found"]})
-                    return
-                platforms = [dict(zip(("os", "arch"), p.split("_"), strict=False)) for p in PLATFORMS]
-                dates = server.built.provider_dates.get(addr, {})
-                body = {"versions": [{"version": v, "protocols": ["5.0"], "platforms": platforms,
-                                      **({"published_at": dates[v]} if v in dates else {})} for v in versions]}
-                self._send(200, body)
-
-            def _provider_download(self, addr: str, version: str, platform: str):
-                versions = server.world.providers.get(addr) if server.world else None
-                if not versions or version not in versions or platform not in PLATFORMS:
-                    self._send(404, {"errors": ["not found"]})
-                    return
-                files = server.files
-                type_ = addr.split("/")[1]
-                base = f"/provider-files/{addr}/{version}/"
-                pkg = files.package(addr, version, platform)
-                os_, arch = platform.split("_")
-                self._send(200, {
-                    "protocols": ["5.0"], "os": os_, "arch": arch,
-                    "filename": package_name(type_, version, platform),
-                    "download_url": base + package_name(type_, version, platform),
-                    "shasums_url": base + shasums_name(type_, version),
-                    "shasums_signature_url": base + shasums_name(type_, version) + ".sig",
-                    "shasum": hashlib.sha256(pkg).hexdigest(),
-                    "signing_keys": {"gpg_public_keys": [{"key_id": files.key_id,
-                                                          "ascii_armor": files.public_key_armor}]
-                                     if server.signing_keys else []},
-                })
-
-            def _provider_file(self, addr: str, version: str, name: str):
-                versions = server.world.providers.get(addr) if server.world else None
-                type_ = addr.split("/")[1]
-                body = None
-                if versions and version in versions:
-                    files = server.files
-                    if name == shasums_name(type_, version):
-                        body = files.sums(addr, version).document
-                    elif name == shasums_name(type_, version) + ".sig":
-                        body = files.sums(addr, version).signature
-                    else:
-                        body = next((files.package(addr, version, p) for p in PLATFORMS
-                                     if name == package_name(type_, version, p)), None)
-                if body is None:
-                    self._send(404, {"errors": ["not found"]})
-                    return
-                self.send_response(200)
-                self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-                server.log.add((self.command, self.path, 200))
-
-        self._httpd = _Server((LOOPBACK, 0), Handler)
+        self._httpd = _Server((LOOPBACK, 0), _RegistryHandler)
+        self._httpd.owner = self  # type: ignore[attr-defined]  # what the handler serves
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
@@ -295,6 +146,162 @@ class RegistryServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+class _RegistryHandler(BaseHTTPRequestHandler):
+    """The module and provider registry protocols, the archives and the provider files that
+    :class:`RegistryServer` serves."""
+
+    protocol_version = "HTTP/1.1"
+
+    @property
+    def owner(self) -> RegistryServer:
+        return self.server.owner  # type: ignore[attr-defined]  # set by RegistryServer.start
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def _send(self, status: int, body: dict | None = None, headers: dict | None = None):
+        data = b"" if body is None else json.dumps(body).encode()
+        self.send_response(status)
+        if body is not None:
+            self.send_header("Content-Type", "application/json")
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.owner.log.add((self.command, self.path, status))
+
+    def do_GET(self):
+        if self.owner.down:
+            self._send(503, {"errors": ["registry is down"]})
+            return
+        public = self.path.startswith("/provider-files/")  # like a release host: no registry token
+        if self.owner.token and not public and self.headers.get("Authorization") != f"Bearer {self.owner.token}":
+            self._send(401, {"errors": ["unauthorized"]})
+            return
+        path = urlsplit(self.path).path
+        parts = [p for p in path.split("/") if p]
+        if path == "/.well-known/terraform.json":
+            self._send(200, {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"})
+        elif parts[:2] == ["v1", "modules"] and len(parts) == 6 and parts[5] == "versions":
+            self._module_versions("/".join(parts[2:5]))
+        elif parts[:2] == ["v1", "modules"] and len(parts) == 7 and parts[6] == "download":
+            self._module_download("/".join(parts[2:5]), parts[5])
+        elif parts[:1] == ["archives"] and len(parts) >= 3:
+            self._archive("/".join(parts[1:-1]), parts[-1])
+        elif parts[:2] == ["v1", "providers"] and len(parts) == 5 and parts[4] == "versions":
+            self._provider_versions("/".join(parts[2:4]))
+        elif parts[:2] == ["v1", "providers"] and len(parts) == 8 and parts[5] == "download":
+            self._provider_download("/".join(parts[2:4]), parts[4], f"{parts[6]}_{parts[7]}")
+        elif parts[:1] == ["provider-files"] and len(parts) == 5:
+            self._provider_file("/".join(parts[1:3]), parts[3], parts[4])
+        else:
+            self._send(404, {"errors": ["not found"]})
+
+    def _module_versions(self, addr: str):
+        entry = self.owner.extra.get(addr) or (self.owner.world.modules.get(addr) if self.owner.world else None)
+        if entry is None:
+            self._send(404, {"errors": ["not found"]})
+            return
+        dates = entry.get("dates") or (self.owner.world.module_dates.get(addr, {}) if self.owner.world else {})
+        discovered = entry.get("discovered") or {}
+        versions = [{"version": v, **({"published_at": dates[v]} if v in dates else {}),
+                     **({"discovered": discovered[v]} if v in discovered else {})}
+                    for v in entry["versions"]]
+        self._send(200, {"modules": [{"source": addr, "versions": versions}]})
+
+    def _module_download(self, addr: str, version: str):
+        if addr in self.owner.extra:
+            loc = self.owner.extra[addr]["versions"].get(version)
+            if loc is None:
+                loc = self.owner.extra[addr]["versions"].get("v" + version)
+        else:
+            entry = self.owner.world.modules.get(addr) if self.owner.world else None
+            tag = None
+            if entry:
+                tag = entry["versions"].get(version) or entry["versions"].get(f"v{version}")
+            loc = self.owner.location(entry["repo"], tag) if entry and tag else None
+        if loc is None:
+            self._send(404, {"errors": ["not found"]})
+        elif self.owner.download_style == "direct" and addr not in self.owner.extra and entry is not None:
+            self._send(200, {"location": f"/archives/{entry['repo']}/{tag}",
+                             "use_registry_credentials": True})
+        elif self.owner.download_style == "json":
+            self._send(200, {"location": loc})
+        else:
+            self._send(204, None, {"X-Terraform-Get": loc})
+
+    def _archive(self, repo: str, tag: str):
+        import subprocess
+        r = subprocess.run(["git", "--git-dir", str(self.owner.built.repo_path(repo)), "archive", "--format=zip",
+                            tag], capture_output=True)
+        if r.returncode != 0:
+            self._send(404, {"errors": ["no such archive"]})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/zip")
+        self.send_header("Content-Length", str(len(r.stdout)))
+        self.end_headers()
+        self.wfile.write(r.stdout)
+        self.owner.log.add((self.command, self.path, 200))
+
+    def _provider_versions(self, addr: str):
+        versions = self.owner.world.providers.get(addr) if self.owner.world else None
+        if versions is None:
+            self._send(404, {"errors": ["not found"]})
+            return
+        platforms = [dict(zip(("os", "arch"), p.split("_"), strict=False)) for p in PLATFORMS]
+        dates = self.owner.built.provider_dates.get(addr, {})
+        body = {"versions": [{"version": v, "protocols": ["5.0"], "platforms": platforms,
+                              **({"published_at": dates[v]} if v in dates else {})} for v in versions]}
+        self._send(200, body)
+
+    def _provider_download(self, addr: str, version: str, platform: str):
+        versions = self.owner.world.providers.get(addr) if self.owner.world else None
+        if not versions or version not in versions or platform not in PLATFORMS:
+            self._send(404, {"errors": ["not found"]})
+            return
+        files = self.owner.files
+        type_ = addr.split("/")[1]
+        base = f"/provider-files/{addr}/{version}/"
+        pkg = files.package(addr, version, platform)
+        os_, arch = platform.split("_")
+        self._send(200, {
+            "protocols": ["5.0"], "os": os_, "arch": arch,
+            "filename": package_name(type_, version, platform),
+            "download_url": base + package_name(type_, version, platform),
+            "shasums_url": base + shasums_name(type_, version),
+            "shasums_signature_url": base + shasums_name(type_, version) + ".sig",
+            "shasum": hashlib.sha256(pkg).hexdigest(),
+            "signing_keys": {"gpg_public_keys": [{"key_id": files.key_id,
+                                                  "ascii_armor": files.public_key_armor}]
+                             if self.owner.signing_keys else []},
+        })
+
+    def _provider_file(self, addr: str, version: str, name: str):
+        versions = self.owner.world.providers.get(addr) if self.owner.world else None
+        type_ = addr.split("/")[1]
+        body = None
+        if versions and version in versions:
+            files = self.owner.files
+            if name == shasums_name(type_, version):
+                body = files.sums(addr, version).document
+            elif name == shasums_name(type_, version) + ".sig":
+                body = files.sums(addr, version).signature
+            else:
+                body = next((files.package(addr, version, p) for p in PLATFORMS
+                             if name == package_name(type_, version, p)), None)
+        if body is None:
+            self._send(404, {"errors": ["not found"]})
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.owner.log.add((self.command, self.path, 200))
 
 
 class GitDaemon:
