@@ -38,9 +38,9 @@ def test_a_nested_calls_tree_is_read_ahead_and_counts_only_once_asked_for(runnin
         assert kms_first.version_text == "2.1.0"
         key = ctx.tree_key(kms_first)
         deadline = time.monotonic() + 60
-        while not ctx._memo.done(("tree",) + key) and time.monotonic() < deadline:
+        while not ctx.run.memo.done(("tree",) + key) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert ctx._memo.done(("tree",) + key)  # read ahead, without being asked for
+        assert ctx.run.memo.done(("tree",) + key)  # read ahead, without being asked for
         read = ctx.stats.trees_read
         assert not ctx.tree_known(kms_first)  # ... yet it counts as not read
         assert ctx.metadata.get(*key) is None  # ... and is not in the metadata cache

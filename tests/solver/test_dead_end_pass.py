@@ -23,6 +23,11 @@ class ReadingContext(MemoryContext):
         self.read: set[tuple[str, str]] = set()
         self.known: set[tuple[str, str]] = set()
 
+    def view(self, **kw):
+        v = super().view(**kw)
+        v.read, v.known = self.read, self.known  # one record for the run, whichever view reads
+        return v
+
     def tree_known(self, cand):
         return (cand.package, cand.version_text) in self.known
 

@@ -18,12 +18,11 @@ requested in the background, so network round trips overlap while the resolver w
 
 from __future__ import annotations
 
-import copy
 import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
@@ -103,6 +102,76 @@ class StoreView(Protocol):
         """Whether the store served ``package`` this run, verified."""
 
 
+@dataclass
+class Scope:
+    """What one search, or one part of a run, has of its own (issue #51 §1: a view is the
+    run's context with another scope, never a copy): the locks it honours; how many module
+    versions not yet known it may still fetch (None: no limit; the improvement pass, the
+    exact optimiser and the hypothetical searches set one); who is told the solver's likely
+    provider picks, so that their packages can be read ahead
+    (:mod:`tofu_solve.plugins.readahead`; None: nobody); and the calls it has seen (call
+    path -> latest requirement: what explanations, holds and the cooldown look calls up in),
+    the run's own unless a view asks for its own record."""
+
+    locks: LockFile
+    fetch_budget: int | None = None
+    likely_provider: Callable[[ProviderAddress, str], None] | None = None
+    calls: dict[str, ModuleRequirement] = field(default_factory=dict)
+
+
+class Run:
+    """What every view of one run shares: the clients and the index, the options, the
+    memo of what was read (listings, trees, candidates, matching versions, the dead-end
+    pass's effects), the read-ahead bookkeeping, the pool, the statistics and the records
+    of the cooldown and the policy. Arguments as :class:`Context`'s.
+
+    Raises:
+        TypeError: neither a provider source nor a client is given.
+    """
+
+    def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
+                 *, client: RegistryClient | None, stats: Stats | None, progress: Progress | None,
+                 provider_source: ProviderVersionSource | None, recorded_locks: LockFile | None,
+                 store: StoreView | None):
+        # the package store (issue #49): a locked package it serves, verified against the
+        # lock's h1:, is as trusted as one in the cache, and its source is not listed
+        self.store = store
+        self.options = options
+        # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
+        # the user's configuration was locked with (explanations compare against it)
+        self.recorded_locks = recorded_locks if recorded_locks is not None else locks
+        self.index = index
+        self.client = client
+        # where provider versions are listed (the CLI config's methods); the registry client alone
+        # when no other source is given
+        source = provider_source if provider_source is not None else client
+        if source is None:
+            raise TypeError("a context needs a provider source or a registry client")
+        self.provider_source: ProviderVersionSource = source
+        self.metadata = metadata
+        self.stats = stats if stats is not None else Stats()
+        self.progress: Progress = progress or (lambda msg: None)
+        self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
+        self.lock = threading.Lock()
+        self.memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
+        self.candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
+        self.matching: dict[tuple, tuple] = {}  # (labels listed, constraint) -> versions selected
+        # The release cooldown (issue #25): its policy, and what it held back and let through.
+        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
+                                 label=options.cooldown_label)
+        self.denied: dict[tuple[str, str], DenyRule] = {}  # (subject, version) the policy kept out (issue #39)
+        # The dead-end pass's view of each tree read: id -> (tree, effects)
+        # (tofu_solve.solver.propagate._tree_effects).
+        self.tree_effects: dict[int, tuple] = {}
+        # Trees of nested calls read ahead of the search (read_nested_ahead): until something
+        # asks for one it counts as not read (tree_known, fetch budgets) and is not written to
+        # the metadata cache, so the solve and its explanations are those of a run that never
+        # read it; memo key -> its value once read ("unsaved" until asked for).
+        self.speculative: set[tuple] = set()
+        self.unsaved: dict[tuple, object] = {}
+        self.relisted: set[str] = set()  # provider addresses listed afresh (provider_lock_listed)
+
+
 class Context:
     """See the module docstring. Thread-safe.
 
@@ -126,57 +195,98 @@ class Context:
                  *, client: RegistryClient | None = None, stats: Stats | None = None,
                  progress: Progress | None = None, provider_source: ProviderVersionSource | None = None,
                  recorded_locks: LockFile | None = None, store: StoreView | None = None):
-        # the package store (issue #49): a locked package it serves, verified against the
-        # lock's h1:, is as trusted as one in the cache, and its source is not listed
-        self.store = store
-        self.options = options
-        self.locks = locks
-        # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
-        # the user's configuration was locked with (explanations compare against it)
-        self.recorded_locks = recorded_locks if recorded_locks is not None else locks
-        self.index = index
-        self.client = client
-        # where provider versions are listed (the CLI config's methods); the registry client alone
-        # when no other source is given
-        source = provider_source if provider_source is not None else client
-        if source is None:
-            raise TypeError("a context needs a provider source or a registry client")
-        self.provider_source: ProviderVersionSource = source
-        self.metadata = metadata
-        self.stats = stats if stats is not None else Stats()
-        self.progress: Progress = progress or (lambda msg: None)
-        self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
-        self._lock = threading.Lock()
-        self._memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
-        self._candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
-        self._matching: dict[tuple, tuple] = {}  # (labels listed, constraint) -> versions selected
-        self.calls: dict[str, ModuleRequirement] = {}  # call path -> latest requirement seen
-        # When set, how many module versions not yet known may still be fetched (the
-        # after-solve improvement pass); None: no limit.
-        self.fetch_budget: int | None = None
-        # Called with (provider address, version) whenever the solver's first choice for a
-        # provider is known or changes, so that its package can be read ahead
-        # (tofu_solve.plugins.readahead); None: nobody listens.
-        self.likely_provider: Callable[[ProviderAddress, str], None] | None = None
-        # The release cooldown (issue #25): its policy, and what it held back and let through.
-        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
-                                 label=options.cooldown_label)
-        self.denied: dict[tuple[str, str], DenyRule] = {}  # (subject, version) the policy kept out (issue #39)
-        # The dead-end pass's view of each tree read: id -> (tree, effects)
-        # (tofu_solve.solver.propagate._tree_effects).
-        self.tree_effects: dict[int, tuple] = {}
-        # Trees of nested calls read ahead of the search (read_nested_ahead): until something
-        # asks for one it counts as not read (tree_known, fetch budgets) and is not written to
-        # the metadata cache, so the solve and its explanations are those of a run that never
-        # read it; memo key -> its value once read ("unsaved" until asked for).
-        self._speculative: set[tuple] = set()
-        self._unsaved: dict[tuple, object] = {}
-        self._relisted: set[str] = set()  # provider addresses listed afresh (provider_lock_listed)
+        self.run = Run(options, locks, index, metadata, client=client, stats=stats, progress=progress,
+                       provider_source=provider_source, recorded_locks=recorded_locks, store=store)
+        self.scope = Scope(locks)
+
+    # ------------------------------------------------------------------ the run's, shared by every view
+
+    @property
+    def options(self) -> SolveOptions:
+        return self.run.options
+
+    @options.setter
+    def options(self, value: SolveOptions) -> None:
+        self.run.options = value
+
+    @property
+    def recorded_locks(self) -> LockFile:
+        return self.run.recorded_locks
+
+    @property
+    def index(self) -> ModuleIndex:
+        return self.run.index
+
+    @property
+    def client(self) -> RegistryClient | None:
+        return self.run.client
+
+    @property
+    def provider_source(self) -> ProviderVersionSource:
+        return self.run.provider_source
+
+    @property
+    def metadata(self) -> MetadataStore | None:
+        return self.run.metadata
+
+    @property
+    def store(self) -> StoreView | None:
+        return self.run.store
+
+    @property
+    def stats(self) -> Stats:
+        return self.run.stats
+
+    @property
+    def progress(self) -> Progress:
+        return self.run.progress
+
+    @progress.setter
+    def progress(self, value: Progress) -> None:
+        self.run.progress = value
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        return self.run.pool
+
+    @pool.setter
+    def pool(self, value: ThreadPoolExecutor) -> None:
+        self.run.pool = value
+
+    @property
+    def cooldown(self) -> Cooldown:
+        return self.run.cooldown
+
+    @property
+    def denied(self) -> dict[tuple[str, str], DenyRule]:
+        return self.run.denied
+
+    @property
+    def tree_effects(self) -> dict[int, tuple]:
+        return self.run.tree_effects
+
+    # ------------------------------------------------------------------ this view's own (its Scope)
+
+    @property
+    def locks(self) -> LockFile:
+        return self.scope.locks
+
+    @property
+    def fetch_budget(self) -> int | None:
+        return self.scope.fetch_budget
+
+    @property
+    def likely_provider(self) -> Callable[[ProviderAddress, str], None] | None:
+        return self.scope.likely_provider
+
+    @property
+    def calls(self) -> dict[str, ModuleRequirement]:
+        return self.scope.calls
 
     def sources_listed(self) -> int:
         """How many distinct sources were listed this run."""
-        with self._lock:
-            return sum(1 for k in self._memo.keys() if k[0] == "list" and self._memo.succeeded(k))  # noqa: SIM118 (SingleFlight is no mapping)
+        with self.run.lock:
+            return sum(1 for k in self.run.memo.keys() if k[0] == "list" and self.run.memo.succeeded(k))  # noqa: SIM118 (SingleFlight is no mapping)
 
     def close(self) -> None:
         """End the run's background work: queued prefetches are dropped, git fetches and
@@ -192,13 +302,13 @@ class Context:
     def _wait(self, key: tuple, fn: Callable[[], Any]) -> Any:
         """``fn()`` once per key for the run (its error too); concurrent callers wait for
         the first. Never waits on the thread pool, so pool tasks cannot deadlock."""
-        return self._memo.run(key, fn)
+        return self.run.memo.run(key, fn)
 
     def _future(self, key: tuple, fn: Callable) -> None:
         """Start ``_wait(key, fn)`` in the background (prefetch); errors surface later,
         when the result is asked for. Nothing is prefetched while a fetch budget is set."""
-        with self._lock:
-            if key in self._memo or self.fetch_budget is not None:
+        with self.run.lock:
+            if key in self.run.memo or self.fetch_budget is not None:
                 return
         self._submit(key, fn)
 
@@ -206,7 +316,7 @@ class Context:
         # The entry exists from now on, not from when a worker starts the task: whoever asks
         # for the key meanwhile sees it as being read (under a fetch budget, already paid
         # for) and waits for it, or reads it first itself, never pays for it twice.
-        self._memo.reserve(key)
+        self.run.memo.reserve(key)
 
         def run() -> None:
             try:
@@ -231,12 +341,10 @@ class Context:
         (None: no limit), provider-pick listener (None: nobody listens) and, with
         ``own_calls``, its own record of the calls seen, so that this context's is left as
         it was."""
-        v = copy.copy(self)
-        v.locks = locks if locks is not None else self.locks
-        v.fetch_budget = fetch_budget
-        v.likely_provider = likely_provider
-        if own_calls:
-            v.calls = dict(self.calls)
+        v = object.__new__(type(self))  # the same run, a scope of its own
+        v.run = self.run
+        v.scope = Scope(locks if locks is not None else self.locks, fetch_budget, likely_provider,
+                        dict(self.calls) if own_calls else self.calls)
         return v
 
     # ------------------------------------------------------------------ candidate providers
@@ -275,9 +383,9 @@ class Context:
         lock = self.locks.modules.get(req.call_path)
         key = (req.call_path, req.source_key, req.constraint.text if req.constraint is not None else None,
                (lock.version, lock.source) if lock is not None else None, self.options.upgrade)
-        hit = self._candidates.get(key)
+        hit = self.run.candidates.get(key)
         if hit is None:
-            hit = self._candidates[key] = self._module_candidates(req)
+            hit = self.run.candidates[key] = self._module_candidates(req)
         return list(hit)
 
     def _module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
@@ -295,9 +403,9 @@ class Context:
         labels = tuple(a.label for a in avail)
         # many calls share a package and a constraint: select once per pair
         key = (labels, req.constraint.text if req.constraint is not None else None)
-        matching = self._matching.get(key)
+        matching = self.run.matching.get(key)
         if matching is None:
-            matching = self._matching[key] = list_module_versions(req.constraint, list(labels)).matching
+            matching = self.run.matching[key] = list_module_versions(req.constraint, list(labels)).matching
         out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in matching]
         return locked_first(req, out, self.locks, self.options.upgrade)
 
@@ -360,7 +468,7 @@ class Context:
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
         (never touches the network)."""
-        if not self._memo.succeeded(self._listing_key(req)):
+        if not self.run.memo.succeeded(self._listing_key(req)):
             return None
         try:
             return self.module_candidates(req)
@@ -443,34 +551,43 @@ class Context:
         """
         key = self.tree_key(cand)
         if self.fetch_budget is not None and not self.index.local and \
-                not self._known_this_run(("tree",) + key) and self._cached(key) is None:
-            with self._lock:
-                if self.fetch_budget <= 0:
-                    raise FetchBudgetExceeded()
-                self.fetch_budget -= 1
-                self.stats.improve_fetches += 1
+                not self._known_this_run(("tree",) + key) and self._cached(key) is None and not self._spend_fetch():
+            raise FetchBudgetExceeded()
         self._claim(("tree",) + key)
         return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
+
+    def _spend_fetch(self) -> bool:
+        """Take one module version from this view's fetch budget (counted in the run's
+        statistics); False when it is spent. No budget: always True."""
+        with self.run.lock:
+            left = self.scope.fetch_budget
+            if left is None:
+                return True
+            if left <= 0:
+                return False
+            self.scope.fetch_budget = left - 1
+            self.stats.improve_fetches += 1
+            return True
 
     def _known_this_run(self, memo_key: tuple) -> bool:
         """Read this run, or being read (a prefetch already counted), by someone who asked
         for it: a nested call's tree read ahead and not yet asked for does not count."""
-        with self._lock:
-            if memo_key in self._speculative:
+        with self.run.lock:
+            if memo_key in self.run.speculative:
                 return False
-        return memo_key in self._memo
+        return memo_key in self.run.memo
 
     def _claim(self, memo_key: tuple) -> None:
         """Someone asks for the tree at ``memo_key``: if it was read ahead for a nested call,
         it counts as read from now on, and is written to the metadata cache (now, or when
         its read ends)."""
-        with self._lock:
-            if memo_key not in self._speculative:
+        with self.run.lock:
+            if memo_key not in self.run.speculative:
                 return
-            self._speculative.discard(memo_key)
-            if memo_key not in self._unsaved:
+            self.run.speculative.discard(memo_key)
+            if memo_key not in self.run.unsaved:
                 return  # still being read: _load_tree writes it
-            value = self._unsaved.pop(memo_key)
+            value = self.run.unsaved.pop(memo_key)
         _, package, ref, subdir = memo_key
         if self.metadata is not None:
             self.metadata.put(package, ref, subdir, value)
@@ -481,7 +598,7 @@ class Context:
         if self.index.local:
             return True
         key = self.tree_key(cand)
-        if self._memo.done(("tree",) + key) and self._known_this_run(("tree",) + key):
+        if self.run.memo.done(("tree",) + key) and self._known_this_run(("tree",) + key):
             return True
         return self._cached(key) is not None
 
@@ -497,14 +614,10 @@ class Context:
             return
         if self._known_this_run(("tree",) + key):
             return
-        if self._cached(key) is None:
-            with self._lock:
-                if self.fetch_budget <= 0:
-                    return
-                self.fetch_budget -= 1
-                self.stats.improve_fetches += 1
+        if self._cached(key) is None and not self._spend_fetch():
+            return
         self._claim(("tree",) + key)
-        if ("tree",) + key not in self._memo:
+        if ("tree",) + key not in self.run.memo:
             self._submit(("tree",) + key, lambda: self._load_tree(cand, key))
 
     def read_nested_ahead(self, cand: ModuleCandidate, tree: ModuleTree) -> None:
@@ -549,10 +662,10 @@ class Context:
             first = cands[0]
         key = self.tree_key(first)
         memo_key = ("tree",) + key
-        with self._lock:
-            if not self._memo.reserve(memo_key):
+        with self.run.lock:
+            if not self.run.memo.reserve(memo_key):
                 return  # read, or being read, already
-            self._speculative.add(memo_key)
+            self.run.speculative.add(memo_key)
 
         def run() -> None:
             try:
@@ -560,15 +673,15 @@ class Context:
             except Exception:
                 # nobody asked for it: the run goes on as if it had never been read (a
                 # failure that was only bad luck is not remembered for the search)
-                with self._lock:
-                    if memo_key in self._speculative:
-                        self._speculative.discard(memo_key)
-                        self._memo.forget_failure(memo_key)
+                with self.run.lock:
+                    if memo_key in self.run.speculative:
+                        self.run.speculative.discard(memo_key)
+                        self.run.memo.forget_failure(memo_key)
         try:
             self.pool.submit(run)
         except RuntimeError:  # the run is closing: nobody will ask for it
-            with self._lock:
-                self._speculative.discard(memo_key)
+            with self.run.lock:
+                self.run.speculative.discard(memo_key)
 
     def _load_tree(self, cand: ModuleCandidate, key: tuple, nested: bool = True) -> ModuleTree | ConfigurationError:
         """The tree from the metadata cache, else from the index (then kept in the cache,
@@ -578,7 +691,7 @@ class Context:
         nested = nested and not self.index.local
         cached = self._cached(key)
         if cached is not None:
-            with self._lock:
+            with self.run.lock:
                 self.stats.trees_from_cache += 1
             if nested and isinstance(cached, ModuleTree):
                 self.read_nested_ahead(cand, cached)
@@ -592,11 +705,11 @@ class Context:
             raise
         if check is not None:
             check()
-        with self._lock:
+        with self.run.lock:
             self.stats.trees_read += 1
-            unsaved = ("tree",) + key in self._speculative
+            unsaved = ("tree",) + key in self.run.speculative
             if unsaved:
-                self._unsaved[("tree",) + key] = value
+                self.run.unsaved[("tree",) + key] = value
         if not unsaved and self.metadata is not None:
             self.metadata.put(key[0], key[1], key[2], value)
         if nested and isinstance(value, ModuleTree):
@@ -655,7 +768,7 @@ class Context:
     def note_denied(self, subject: str, version: str, rule: DenyRule) -> None:
         """Record that the policy kept ``version`` of ``subject`` (a call path or provider
         address) out, for the warnings and ``-json``."""
-        with self._lock:
+        with self.run.lock:
             self.denied[(subject, version)] = rule
 
     def provider_lock_denial(self, address: str) -> DenyRule | None:
@@ -707,21 +820,21 @@ class Context:
             return True
         if self.options.offline:
             return False
-        with self._lock:
-            self._relisted.add(str(address))
+        with self.run.lock:
+            self.run.relisted.add(str(address))
         return any(str(v) == version for v in self.provider_versions(address, self.provider_source.relist))
 
     def relist_providers(self, addresses: set[str]) -> None:
         """Forget the listings of ``addresses`` this run: the next search asks for them again
         (init, after a search on the package store's listings moved one of them)."""
-        with self._lock:
-            self._relisted |= addresses
+        with self.run.lock:
+            self.run.relisted |= addresses
 
     def provider_versions(self, address: ProviderAddress,
                           lister: Callable[[ProviderAddress], list[str]] | None = None) -> list[gvs.Version]:
         """Provider versions ascending (a stable sort of the registry list); after
         :meth:`provider_lock_listed` asked again, the fresh listing."""
-        fresh = str(address) in self._relisted
+        fresh = str(address) in self.run.relisted
         lister = lister or self.provider_source.provider_versions
 
         def do() -> list[gvs.Version]:
@@ -741,7 +854,7 @@ class Context:
         def do() -> frozenset:
             return frozenset(v for v in self.provider_versions(address)
                              if not v.prerelease and gvs.meets(constraint.spec, v))
-        return self._wait(("allowed", str(address), constraint.text, str(address) in self._relisted), do)
+        return self._wait(("allowed", str(address), constraint.text, str(address) in self.run.relisted), do)
 
     def prefetch_provider(self, address: ProviderAddress) -> None:
         if self.index.local:
