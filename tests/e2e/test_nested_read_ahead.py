@@ -1,4 +1,4 @@
-"""The trees of nested calls are read ahead of the search (Context.read_nested_ahead, issue
+"""The trees of nested calls are read ahead of the search (Prefetcher.nested, issue
 #23): reading eks 20.x starts reading the kms version its nested call takes, so that a walk
 down eks costs one round trip per version, not two. Until the search asks for it, such a
 tree counts as never read: not known to the dead-end pass, paid for from a fetch budget when

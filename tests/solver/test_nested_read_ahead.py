@@ -1,10 +1,12 @@
-"""Reading nested calls ahead of the search (Context.read_nested_ahead, issue #23), bounded:
-the behaviour against real servers is in tests/e2e/test_nested_read_ahead.py."""
+"""Reading nested calls ahead of the search (Prefetcher.nested, issue #23), bounded: the
+behaviour against real servers is in tests/e2e/test_nested_read_ahead.py. An in-memory run is
+given no prefetcher; these give one to a memory context, its pool replaced by a recorder."""
 
 from __future__ import annotations
 
 from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.solver.model import ModuleCandidate
+from tofu_solve.solver.prefetch import Prefetcher
 from tofu_solve.solver.provider import requirements_of_tree
 from tofu_solve.solver.readahead import NESTED as NESTED_READ_AHEAD
 from tofu_solve.solver.resolve import root_requirements
@@ -33,13 +35,14 @@ def test_nested_calls_read_ahead_are_bounded_and_deduplicated():
                                          "t/same/null": {"1.0.0": {"calls": same}}},
                              "root": {"calls": root}})
     ctx = MemoryContext(u)
+    ahead = ctx.run.prefetcher = Prefetcher(ctx.run.memo, ctx.run.lock, ctx.run.speculative, 1)
     pool = ctx.pool
     try:
         for req, expected in zip(root_requirements(u.root, ctx), (NESTED_READ_AHEAD, 1), strict=False):
             package = req.call.source.package.for_display
             cand = ModuleCandidate(req.call_path, req.call.source, ctx.available(req)[0], package)
             ctx.pool = _Submitted()
-            ctx.read_nested_ahead(cand, u.trees[(package, "1.0.0")])
+            ahead.nested(ctx, cand, u.trees[(package, "1.0.0")])
             assert len(ctx.pool.calls) == expected, package
     finally:
         ctx.pool = pool
@@ -64,7 +67,7 @@ def test_a_read_ahead_that_fails_is_forgotten():
             super().__init__(u)
             self.loads = 0
 
-        def _load_tree(self, cand, key, nested=True):
+        def load_tree(self, cand, key, nested=True):
             self.loads += 1
             if self.loads == 1:
                 raise NetworkError("Connection reset", "the server went away")
@@ -75,12 +78,13 @@ def test_a_read_ahead_that_fails_is_forgotten():
         "t/b/null": {"1.0.0": {}}}, "root": {"calls": [{"name": "a", "source": "t/a/null", "file": "main.tf",
                                                         "line": 1}]}})
     ctx = FailsOnce(u)
+    ahead = ctx.run.prefetcher = Prefetcher(ctx.run.memo, ctx.run.lock, ctx.run.speculative, 1)
     pool = ctx.pool
     try:
         ctx.pool = _Inline()
         (root_call,) = root_requirements(u.root, ctx)
         a = ModuleCandidate("a", root_call.call.source, ctx.available(root_call)[0], "t/a/null")
-        ctx.read_nested_ahead(a, u.trees[("t/a/null", "1.0.0")])  # b 1.0.0 read ahead: fails
+        ahead.nested(ctx, a, u.trees[("t/a/null", "1.0.0")])  # b 1.0.0 read ahead: fails
         assert ctx.loads == 1
         (b_call,) = requirements_of_tree(u.trees[("t/a/null", "1.0.0")], "a", "1.0.0", None, ctx)
         ctx.note_calls([b_call])

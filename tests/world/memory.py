@@ -130,8 +130,6 @@ class UniverseIndex:
     tree in memory, nothing fetched; a module package is named by its display address
     (``acme/net/aws``)."""
 
-    local = True
-
     def __init__(self, u: Universe):
         self.u = u
         self._listed: dict[str, list[AvailableVersion]] = {}
@@ -151,6 +149,13 @@ class UniverseIndex:
         if listed is None:
             listed = self._listed[pkg] = [AvailableVersion(v, GoVersion.parse(v)) for v in self.u.versions.get(pkg, [])]
         return list(listed)
+
+    def held(self, cand: ModuleCandidate) -> ModuleTree | None:
+        """Every tree the universe holds, known without reading."""
+        try:
+            return self.tree(cand)
+        except KeyError:
+            return None
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree:
         """Raises KeyError for a version the universe does not hold."""
@@ -173,7 +178,7 @@ class MemoryContext(Context):
         super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1,
                                       upgrade_targets=upgrade_targets),
                          locks or LockFile(), UniverseIndex(u), None, provider_source=_MemoryProviders(u),
-                         recorded_locks=recorded_locks)
+                         recorded_locks=recorded_locks, prefetch=False)  # nothing to read ahead
         self.u = u
 
 

@@ -9,26 +9,26 @@
 What module sources offer and what a version requires come from a
 :class:`~tofu_solve.solver.index.ModuleIndex`: the network's
 (:class:`~tofu_solve.solver.network.NetworkIndex`) or a universe in memory; the context
-memoizes, budgets, reads ahead and caches around it the same way for both.
+memoizes, budgets and caches around it the same way for both.
 
-Listings and fetches run on a bounded thread pool: when a module version's requirements
-are read, the listings of its child calls and the content of their newest candidates are
-requested in the background, so network round trips overlap while the resolver works.
+A context is a :class:`Run` (what every part of one run shares) and a :class:`Scope` (what
+one search has of its own); :meth:`Context.view` gives a part of the run a scope of its own.
+A run over the network reads ahead (:class:`~tofu_solve.solver.prefetch.Prefetcher`): when
+a module version's requirements are read, the listings of its child calls and the content
+of their newest candidates are requested in the background, so network round trips overlap
+while the resolver works; an in-memory run is given no prefetcher.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
-from ..config.cliconfig import ModuleInstallation
-from ..config.policy import DenyRule, Policy
+from ..config.policy import DenyRule
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -41,7 +41,6 @@ from ..events import Progress
 from ..lockfile import LockFile
 from ..providers import AvailableVersion
 from ..providers.base import ProviderVersionSource
-from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
@@ -49,127 +48,17 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
-from ..versions.target import TargetVersion
-from . import readahead
 from .cooldown import Cooldown
 from .index import ModuleIndex, Stats, tree_key
 from .locks import locked_first, locked_source_base, module_lock_anchor, preferred_order
-from .model import ModuleCandidate, ModuleRequirement, Origin
+from .model import ModuleCandidate, ModuleRequirement
+from .run import Run, Scope, SolveOptions, StoreView
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class SolveOptions:
-    """How to solve.
-
-    Attributes:
-        upgrade: ignore locked versions (``-upgrade``).
-        upgrade_targets: the names ``-upgrade=NAME,...`` gave (their locks are already
-            left out of the context's); advice that names an ``-upgrade=`` keeps them.
-        shared: one version per module package (``-module-versions=shared``).
-        target: the OpenTofu version solved for.
-        max_rounds: resolvelib round cap.
-        workers: size of the network thread pool.
-    """
-
-    target: TargetVersion
-    upgrade: bool = False
-    shared: bool = False
-    max_rounds: int = 20000
-    workers: int = 8
-    offline: bool = False
-    upgrade_targets: tuple[str, ...] = ()  # -upgrade=NAME,...: what the user let move (for advice)
-    min_age: float = 0.0  # the release cooldown, seconds (issue #25); 0: none
-    # what the cooldown covers when the CLI configuration's module_installation set it (its
-    # modules, by include/exclude); None: every module and provider (-min-age and the like)
-    cooldown_scope: ModuleInstallation | None = None
-    policy: Policy | None = None  # the team's module policy (issue #39): refused sources, denied versions
-    cooldown_label: str | None = None  # who set the cooldown, when not -min-age or the CLI configuration
-
-
 class FetchBudgetExceeded(Exception):
     """The after-solve improvement pass asked for more module versions than its budget."""
-
-
-class StoreView(Protocol):
-    """What the solver asks of the package store (:class:`tofu_solve.remote.package_store.PackageStore`)."""
-
-    def expects_package(self, package: str) -> bool:
-        """Whether the lock's ``h1:`` for the immutable ``package`` lets the store serve it."""
-
-    def served_package(self, package: str) -> bool:
-        """Whether the store served ``package`` this run, verified."""
-
-
-@dataclass
-class Scope:
-    """What one search, or one part of a run, has of its own (issue #51 §1: a view is the
-    run's context with another scope, never a copy): the locks it honours; how many module
-    versions not yet known it may still fetch (None: no limit; the improvement pass, the
-    exact optimiser and the hypothetical searches set one); who is told the solver's likely
-    provider picks, so that their packages can be read ahead
-    (:mod:`tofu_solve.plugins.readahead`; None: nobody); and the calls it has seen (call
-    path -> latest requirement: what explanations, holds and the cooldown look calls up in),
-    the run's own unless a view asks for its own record."""
-
-    locks: LockFile
-    fetch_budget: int | None = None
-    likely_provider: Callable[[ProviderAddress, str], None] | None = None
-    calls: dict[str, ModuleRequirement] = field(default_factory=dict)
-
-
-class Run:
-    """What every view of one run shares: the clients and the index, the options, the
-    memo of what was read (listings, trees, candidates, matching versions, the dead-end
-    pass's effects), the read-ahead bookkeeping, the pool, the statistics and the records
-    of the cooldown and the policy. Arguments as :class:`Context`'s.
-
-    Raises:
-        TypeError: neither a provider source nor a client is given.
-    """
-
-    def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
-                 *, client: RegistryClient | None, stats: Stats | None, progress: Progress | None,
-                 provider_source: ProviderVersionSource | None, recorded_locks: LockFile | None,
-                 store: StoreView | None):
-        # the package store (issue #49): a locked package it serves, verified against the
-        # lock's h1:, is as trusted as one in the cache, and its source is not listed
-        self.store = store
-        self.options = options
-        # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
-        # the user's configuration was locked with (explanations compare against it)
-        self.recorded_locks = recorded_locks if recorded_locks is not None else locks
-        self.index = index
-        self.client = client
-        # where provider versions are listed (the CLI config's methods); the registry client alone
-        # when no other source is given
-        source = provider_source if provider_source is not None else client
-        if source is None:
-            raise TypeError("a context needs a provider source or a registry client")
-        self.provider_source: ProviderVersionSource = source
-        self.metadata = metadata
-        self.stats = stats if stats is not None else Stats()
-        self.progress: Progress = progress or (lambda msg: None)
-        self.pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="tofu-solve-net")
-        self.lock = threading.Lock()
-        self.memo = SingleFlight(remember_errors=True)  # listings and trees, once per run
-        self.candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
-        self.matching: dict[tuple, tuple] = {}  # (labels listed, constraint) -> versions selected
-        # The release cooldown (issue #25): its policy, and what it held back and let through.
-        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
-                                 label=options.cooldown_label)
-        self.denied: dict[tuple[str, str], DenyRule] = {}  # (subject, version) the policy kept out (issue #39)
-        # The dead-end pass's view of each tree read: id -> (tree, effects)
-        # (tofu_solve.solver.propagate._tree_effects).
-        self.tree_effects: dict[int, tuple] = {}
-        # Trees of nested calls read ahead of the search (read_nested_ahead): until something
-        # asks for one it counts as not read (tree_known, fetch budgets) and is not written to
-        # the metadata cache, so the solve and its explanations are those of a run that never
-        # read it; memo key -> its value once read ("unsaved" until asked for).
-        self.speculative: set[tuple] = set()
-        self.unsaved: dict[tuple, object] = {}
-        self.relisted: set[str] = set()  # provider addresses listed afresh (provider_lock_listed)
 
 
 class Context:
@@ -194,9 +83,10 @@ class Context:
     def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
                  *, client: RegistryClient | None = None, stats: Stats | None = None,
                  progress: Progress | None = None, provider_source: ProviderVersionSource | None = None,
-                 recorded_locks: LockFile | None = None, store: StoreView | None = None):
+                 recorded_locks: LockFile | None = None, store: StoreView | None = None, prefetch: bool = True):
         self.run = Run(options, locks, index, metadata, client=client, stats=stats, progress=progress,
-                       provider_source=provider_source, recorded_locks=recorded_locks, store=store)
+                       provider_source=provider_source, recorded_locks=recorded_locks, store=store,
+                       prefetch=prefetch)
         self.scope = Scope(locks)
 
     # ------------------------------------------------------------------ the run's, shared by every view
@@ -247,11 +137,20 @@ class Context:
 
     @property
     def pool(self) -> ThreadPoolExecutor:
-        return self.run.pool
+        """The read-ahead's pool (a run over the network).
+
+        Raises:
+            TypeError: an in-memory run, which reads nothing ahead.
+        """
+        if self.run.prefetcher is None:
+            raise TypeError("an in-memory run has no read-ahead pool")
+        return self.run.prefetcher.pool
 
     @pool.setter
     def pool(self, value: ThreadPoolExecutor) -> None:
-        self.run.pool = value
+        if self.run.prefetcher is None:
+            raise TypeError("an in-memory run has no read-ahead pool")
+        self.run.prefetcher.pool = value
 
     @property
     def cooldown(self) -> Cooldown:
@@ -293,9 +192,10 @@ class Context:
         downloads still running (read-ahead the solve no longer needs) are stopped, then the
         pool's threads are joined, so nothing writes into the cache after this returns
         (issue #13: the run no longer waits for fetches nobody will read)."""
-        self.pool.shutdown(wait=False, cancel_futures=True)
-        self.index.abort()
-        self.pool.shutdown(wait=True)
+        if self.run.prefetcher is not None:
+            self.run.prefetcher.close(self.index.abort)
+        else:
+            self.index.abort()
 
     # ------------------------------------------------------------------ memoized work
 
@@ -303,27 +203,6 @@ class Context:
         """``fn()`` once per key for the run (its error too); concurrent callers wait for
         the first. Never waits on the thread pool, so pool tasks cannot deadlock."""
         return self.run.memo.run(key, fn)
-
-    def _future(self, key: tuple, fn: Callable) -> None:
-        """Start ``_wait(key, fn)`` in the background (prefetch); errors surface later,
-        when the result is asked for. Nothing is prefetched while a fetch budget is set."""
-        with self.run.lock:
-            if key in self.run.memo or self.fetch_budget is not None:
-                return
-        self._submit(key, fn)
-
-    def _submit(self, key: tuple, fn: Callable) -> None:
-        # The entry exists from now on, not from when a worker starts the task: whoever asks
-        # for the key meanwhile sees it as being read (under a fetch budget, already paid
-        # for) and waits for it, or reads it first itself, never pays for it twice.
-        self.run.memo.reserve(key)
-
-        def run() -> None:
-            try:
-                self._wait(key, fn)
-            except Exception:
-                pass
-        self.pool.submit(run)
 
     def note_calls(self, reqs: Iterable[object]) -> None:
         """Record the module calls among ``reqs`` as the latest requirement of each call path
@@ -370,8 +249,9 @@ class Context:
         return self._wait(self._listing_key(req), lambda: self.index.versions(req))
 
     def prefetch_available(self, req: ModuleRequirement) -> None:
-        if not self.index.local:
-            self._future(self._listing_key(req), lambda: self.index.versions(req))
+        if self.run.prefetcher is not None:
+            self.run.prefetcher.future(self._listing_key(req), lambda: self.index.versions(req),
+                                       self.fetch_budget is not None)
 
     def module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
         """Candidates for the call, best first. Raises NoVersionsError (nothing usable
@@ -527,12 +407,8 @@ class Context:
         """The candidate's tree as the metadata cache holds it (read this run or an earlier
         one), or, from an in-memory index, as the index holds it; None when unknown. Never
         fetches."""
-        if self.index.local:
-            try:
-                return self.index.tree(cand)
-            except KeyError:
-                return None
-        return self._cached(self.tree_key(cand))
+        held = self.index.held(cand)
+        return held if held is not None else self._cached(self.tree_key(cand))
 
     def _cached(self, key: tuple[str, str, str]) -> ModuleTree | ConfigurationError | None:
         return self.metadata.get(*key) if self.metadata is not None else None
@@ -550,11 +426,11 @@ class Context:
                 spent; the tree is neither fetched nor remembered as failed.
         """
         key = self.tree_key(cand)
-        if self.fetch_budget is not None and not self.index.local and \
+        if self.fetch_budget is not None and self.index.held(cand) is None and \
                 not self._known_this_run(("tree",) + key) and self._cached(key) is None and not self._spend_fetch():
             raise FetchBudgetExceeded()
         self._claim(("tree",) + key)
-        return self._wait(("tree",) + key, lambda: self._load_tree(cand, key))
+        return self._wait(("tree",) + key, lambda: self.load_tree(cand, key))
 
     def _spend_fetch(self) -> bool:
         """Take one module version from this view's fetch budget (counted in the run's
@@ -586,7 +462,7 @@ class Context:
                 return
             self.run.speculative.discard(memo_key)
             if memo_key not in self.run.unsaved:
-                return  # still being read: _load_tree writes it
+                return  # still being read: load_tree writes it
             value = self.run.unsaved.pop(memo_key)
         _, package, ref, subdir = memo_key
         if self.metadata is not None:
@@ -595,7 +471,7 @@ class Context:
     def tree_known(self, cand: ModuleCandidate) -> bool:
         """Whether :meth:`tree` would answer without fetching (read this run, or in the
         metadata cache, or held by an in-memory index)."""
-        if self.index.local:
+        if self.index.held(cand) is not None:
             return True
         key = self.tree_key(cand)
         if self.run.memo.done(("tree",) + key) and self._known_this_run(("tree",) + key):
@@ -605,11 +481,12 @@ class Context:
     def prefetch_tree(self, cand: ModuleCandidate) -> None:
         """Start reading the candidate's tree in the background. Under a fetch budget, a
         tree not yet known is read ahead only while the budget lasts, and counts against it."""
-        if self.index.local:
+        ahead = self.run.prefetcher
+        if ahead is None:
             return
         key = self.tree_key(cand)
         if self.fetch_budget is None:
-            self._future(("tree",) + key, lambda: self._load_tree(cand, key))
+            ahead.future(("tree",) + key, lambda: self.load_tree(cand, key), False)
             self._claim(("tree",) + key)
             return
         if self._known_this_run(("tree",) + key):
@@ -618,83 +495,21 @@ class Context:
             return
         self._claim(("tree",) + key)
         if ("tree",) + key not in self.run.memo:
-            self._submit(("tree",) + key, lambda: self._load_tree(cand, key))
+            ahead.submit(("tree",) + key, lambda: self.load_tree(cand, key))
 
-    def read_nested_ahead(self, cand: ModuleCandidate, tree: ModuleTree) -> None:
-        """Start reading, in the background, the tree that each nested call of ``cand``
-        (read at its ``tree``) takes first: its listing, then its first candidate (the
-        newest its constraint admits, or its locked version). Whether or not the search
-        pins ``cand``, this shortens a walk down a call that has nested calls from one
-        round trip per level to one (each version of eks, then the kms its version calls,
-        issue #23). Until asked for, such a tree counts as not read (see ``_speculative``).
-        Not with a release cooldown (listing a nested call would note held-back versions
-        for calls the search may never reach)."""
-        if self.options.min_age:
-            return
-        prefix = f"{cand.call_path}."
-        seen: set[tuple] = set()
-        for rc in tree.remote_calls:
-            what = (str(rc.call.source), rc.call.version.text if rc.call.version is not None else None)
-            if what in seen:
-                continue  # another call to the same source and constraint takes the same version
-            if len(seen) >= readahead.NESTED:
-                return  # bounded: a version with hundreds of calls is read as the search reaches them
-            seen.add(what)
-            child = prefix + ".".join(rc.rel_path)
-            req = ModuleRequirement(child, rc.call, Origin(cand.call_path, cand.version_text, rc.call.where),
-                                    str(rc.call.source))
-            try:
-                self.pool.submit(self._read_first_candidate_ahead, req)
-            except RuntimeError:  # the run is closing
-                return
-
-    def _read_first_candidate_ahead(self, req: ModuleRequirement) -> None:
-        # as the search takes them: the locked version, built from the lock (a warm re-init
-        # lists nothing), else the first of the listing
-        first = self.locked_candidate(req)
-        if first is None:
-            try:
-                cands = self.module_candidates(req)
-            except Exception:  # the search meets the same error, if it gets there
-                return
-            if not cands:
-                return
-            first = cands[0]
-        key = self.tree_key(first)
-        memo_key = ("tree",) + key
-        with self.run.lock:
-            if not self.run.memo.reserve(memo_key):
-                return  # read, or being read, already
-            self.run.speculative.add(memo_key)
-
-        def run() -> None:
-            try:
-                self._wait(memo_key, lambda: self._load_tree(first, key, nested=False))
-            except Exception:
-                # nobody asked for it: the run goes on as if it had never been read (a
-                # failure that was only bad luck is not remembered for the search)
-                with self.run.lock:
-                    if memo_key in self.run.speculative:
-                        self.run.speculative.discard(memo_key)
-                        self.run.memo.forget_failure(memo_key)
-        try:
-            self.pool.submit(run)
-        except RuntimeError:  # the run is closing: nobody will ask for it
-            with self.run.lock:
-                self.run.speculative.discard(memo_key)
-
-    def _load_tree(self, cand: ModuleCandidate, key: tuple, nested: bool = True) -> ModuleTree | ConfigurationError:
+    def load_tree(self, cand: ModuleCandidate, key: tuple, nested: bool = True) -> ModuleTree | ConfigurationError:
         """The tree from the metadata cache, else from the index (then kept in the cache,
         unless it was read ahead and nobody asked for it yet). ``nested``: read the trees
-        of the nested calls ahead (read_nested_ahead); not for a tree itself read ahead for
-        a nested call (one level, no cascade), nor from an in-memory index."""
-        nested = nested and not self.index.local
+        of the nested calls ahead (:meth:`.prefetch.Prefetcher.nested`); not for a tree itself
+        read ahead for a nested call (one level, no cascade), nor in a run without read-ahead
+        (an in-memory index)."""
+        ahead = self.run.prefetcher if nested else None
         cached = self._cached(key)
         if cached is not None:
             with self.run.lock:
                 self.stats.trees_from_cache += 1
-            if nested and isinstance(cached, ModuleTree):
-                self.read_nested_ahead(cand, cached)
+            if ahead is not None and isinstance(cached, ModuleTree):
+                ahead.nested(self, cand, cached)
             return cached
         check = self._locked_version_check(cand)
         try:
@@ -712,8 +527,8 @@ class Context:
                 self.run.unsaved[("tree",) + key] = value
         if not unsaved and self.metadata is not None:
             self.metadata.put(key[0], key[1], key[2], value)
-        if nested and isinstance(value, ModuleTree):
-            self.read_nested_ahead(cand, value)
+        if ahead is not None and isinstance(value, ModuleTree):
+            ahead.nested(self, cand, value)
         return value
 
     def _locked_version_check(self, cand: ModuleCandidate) -> Callable[[], None] | None:
@@ -857,6 +672,9 @@ class Context:
         return self._wait(("allowed", str(address), constraint.text, str(address) in self.run.relisted), do)
 
     def prefetch_provider(self, address: ProviderAddress) -> None:
-        if self.index.local:
-            return
-        self._future(("provider_prefetch", str(address)), lambda: self.provider_versions(address))
+        if self.run.prefetcher is not None:
+            self.run.prefetcher.future(("provider_prefetch", str(address)), lambda: self.provider_versions(address),
+                                       self.fetch_budget is not None)
+
+
+__all__ = ["Context", "FetchBudgetExceeded", "Run", "Scope", "SolveOptions", "StoreView"]

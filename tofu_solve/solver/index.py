@@ -69,14 +69,18 @@ def tree_key(cand: ModuleCandidate) -> tuple[str, str, str]:
 
 
 class ModuleIndex(Protocol):
-    """What module sources offer and what their versions require.
-
-    ``local`` is True when every answer is already in memory (nothing to read ahead, no
-    tree to cache, every tree known without reading); False for an index that goes to the
-    network.
+    """What module sources offer and what their versions require. An index answers: what
+    was read this run is remembered by the context (:class:`~.run.Run`), what is read
+    ahead is the prefetcher's (:class:`~.prefetch.Prefetcher`); the network's index keeps
+    only where a registry version's package was read from (its pin, in the metadata cache,
+    so that a run that finds the tree there still knows it).
     """
 
-    local: bool
+    def held(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError | None:
+        """The candidate's tree when the index holds it in memory, never read (an in-memory
+        universe holds every one: known without reading, never cached, no fetch budget
+        spent); None for an index that reads it (the network's)."""
+        ...
 
     def package_address(self, source: ModuleSource) -> str:
         """The address that names the source's package across calls, without a version

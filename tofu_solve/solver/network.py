@@ -58,7 +58,6 @@ class NetworkIndex:
         progress, counter: how fetches are announced (see the module docstring).
     """
 
-    local = False
 
     def __init__(self, registry: RegistryCandidates, git: GitCandidates, pinned: PinnedCandidates,
                  oci: OciCandidates | None, client: RegistryClient, metadata: MetadataStore, stats: Stats,
@@ -115,6 +114,10 @@ class NetworkIndex:
         return self.candidate_provider(source, req.versioned).versions(source)
 
     # ------------------------------------------------------------------ trees
+
+    def held(self, cand: ModuleCandidate) -> None:
+        """None: every tree is read (from the network, or the context's metadata cache)."""
+        return None
 
     def tree(self, cand: ModuleCandidate) -> ModuleTree | ConfigurationError:
         key = tree_key(cand)
