@@ -18,8 +18,9 @@ Reading order, outside in:
    (:mod:`.optimum`), what ``-upgrade=NAME`` could not move (:mod:`.upgrades`).
 3. :mod:`.provider`: resolvelib's callbacks; :mod:`.search`, resolvelib's loop kept
    incremental; :mod:`.reporter`, what the loop counts.
-4. :mod:`.context`, :mod:`.index`, :mod:`.network`, :mod:`.build`: what the search asks of
-   the outside world, memoised and read ahead (:mod:`.readahead`).
+4. :mod:`.context` (a :mod:`.run` and a scope), :mod:`.index`, :mod:`.network`,
+   :mod:`.build`: what the search asks of the outside world, memoised, and read ahead
+   (:mod:`.prefetch`, within :mod:`.readahead`'s counts).
 5. The passes around the search: :mod:`.propagate` (dead ends found before the search),
    :mod:`.fenced`, :mod:`.cooldown`, :mod:`.changes`, :mod:`.baseline` (``tofu init``'s own
    greedy choice, for comparison).
