@@ -364,17 +364,9 @@ def run(ns, settings: Settings) -> int | Finished:
 
 
 def _run_recursive(args: CheckArguments, settings: Settings) -> int:
-    from .monorepo import (  # only -recursive pays for the fan-out
-        display_prefix,
-        each_root,
-    )
+    from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
 
-    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
-    base = Path(args.chdir)
-    def one(root: Path) -> list[Difference]:
-        target = _target(args, root, client)
-        return check(root, settings, tuple(args.vars or ()), target, display_prefix(root, base),
-                     policy=load_policy(root, args.policy, settings.environ, target.product.registry_host))
-    results = each_root(args.chdir, one)
+    results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: check(
+        root, settings, tuple(args.vars or ()), target, prefix, policy=policy))
     CheckView(args.json).roots(results)
     return 1 if any(not o.ok or o.value for _, o in results) else 0

@@ -823,7 +823,7 @@ def _cooldown_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> 
     selected = {**{p: c.version_text for p, c in res.modules.items()},
                 **{a: str(c.version) for a, c in res.providers.items()}}
     by_subject: dict[str, list] = {}  # subject -> its HeldBack entries
-    for one in ctx.held_back.values():
+    for one in ctx.cooldown.held_back.values():
         if one.subject in selected and _moved_by_rule(ctx, res, one.subject):
             by_subject.setdefault(one.subject, []).append(one)
     if by_subject:
@@ -833,7 +833,7 @@ def _cooldown_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> 
             held.append((_shown_subject(subject, res), selected[subject],
                          [f"{h.version}, {h.note}" for h in youngest]))
         out.append(_rule_warning("Versions held back by the cooldown", limit, "", held, verbose))
-    for (subject, version), pin in sorted(ctx.young_pins.items()):
+    for (subject, version), pin in sorted(ctx.cooldown.young_pins.items()):
         if selected.get(subject) == version:
             kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
             out.append(WarningText(

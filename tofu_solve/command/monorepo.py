@@ -160,3 +160,22 @@ def each_root(chdir: str, fn) -> list:
     Returns [(relative name, outcome)]."""
     base = Path(chdir)
     return [(relative_name(o.root, base), o) for o in run_each(find_roots(base), fn)]
+
+
+def each_root_for_its_target(args, settings, fn: Callable) -> list:
+    """``-recursive`` for a command that reads each root for its own target (``check``,
+    ``outdated``): the client named once (``args``: ``tf_path``, ``tofu_version``,
+    ``terraform_version``, ``policy``, ``chdir``), then, for every root, ``fn(root,
+    target, display prefix, policy)``. Returns [(relative name, outcome)] as
+    :func:`each_root`."""
+    from ..config.policy import load_policy
+    from ..versions.target import configured_client, target_version
+
+    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
+    base = Path(args.chdir)
+
+    def one(root: Path):
+        target = target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
+        policy = load_policy(root, args.policy, settings.environ, target.product.registry_host)
+        return fn(root, target, display_prefix(root, base), policy)
+    return each_root(args.chdir, one)

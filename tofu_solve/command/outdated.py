@@ -147,7 +147,7 @@ def _module_newer(path: str, cand, res, ctx) -> list[tuple[str, float | None]]:
         allowed = ctx.module_candidates(req)
     except TofuSolveError:
         return []
-    return [(c.version_text, ctx.release_time(c)) for c in allowed
+    return [(c.version_text, ctx.index.release_time(c)) for c in allowed
             if c.version is not None and c.version.compare(cand.version) > 0]
 
 
@@ -167,7 +167,7 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
     cooldown is what holds the row back."""
     now = time.time()
     for version, released in newer:
-        held = ctx.held_back.get((row.name, version))
+        held = ctx.cooldown.held_back.get((row.name, version))
         row.newer.append({"version": version, "age_seconds": None if released is None else round(now - released),
                           "cooldown": held is not None,
                           **({"discovered": format_day(held.released), "clears_cooldown": format_day(held.clears)}
@@ -385,20 +385,11 @@ def run(ns, settings: Settings) -> int:
 
 
 def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
-    from .monorepo import (  # only -recursive pays for the fan-out
-        display_prefix,
-        each_root,
-    )
+    from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
 
-    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
-    base = Path(args.chdir)
-    results = each_root(args.chdir, lambda root: outdated(root, settings, tuple(args.vars or ()),
-                                                     _target(args, root, client), args.shared,
-                                                     display_prefix=display_prefix(root, base),
-                                                     min_age=given_min_age(args.min_age, settings.min_age),
-                                                     policy=load_policy(root, args.policy, settings.environ,
-                                                                        _target(args, root, client).product
-                                                                        .registry_host)))
+    results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: outdated(
+        root, settings, tuple(args.vars or ()), target, args.shared, display_prefix=prefix,
+        min_age=given_min_age(args.min_age, settings.min_age), policy=policy))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     OutdatedView(args.json).roots(results, render_table)

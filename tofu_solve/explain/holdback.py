@@ -135,7 +135,7 @@ def _module_hold_back(res, ctx: Context, path: str, v: ModuleCandidate, held: bo
     rule = ctx.lock_denial(v)
     if rule is not None:
         return HoldBack(v.version_text, "policy", f"denied by {rule.cite()}", *_where(rule.where))
-    cooled = ctx.held_back.get((path, v.version_text))
+    cooled = ctx.cooldown.held_back.get((path, v.version_text))
     if cooled is not None:
         return HoldBack(v.version_text, "cooldown", f"the release cooldown: {cooldown_reason(ctx, cooled)}")
     tree = ctx.known_tree(v)
@@ -237,7 +237,7 @@ def provider_hold_backs(res, ctx: Context, addr: str) -> list[HoldBack]:
     for v in newer:
         text = str(v)
         rule = policy.provider_denial(addr, v) if policy is not None else None
-        cooled = ctx.held_back.get((addr, text))
+        cooled = ctx.cooldown.held_back.get((addr, text))
         binding = [r for r in reqs if r.constraint is not None and not r.constraint.allows(v)]
         if rule is not None:
             out.append(HoldBack(text, "policy", f"denied by {rule.cite()}", *_where(rule.where)))

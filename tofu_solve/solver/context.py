@@ -45,7 +45,6 @@ from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
-from ..versions.cooldown import HeldBack
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
 from .cooldown import Cooldown
@@ -562,68 +561,6 @@ class Context:
                 raise locked_version_gone(f'module "{cand.call_path}"', cand.version_text,
                                           f"-upgrade={cand.call_path}", req.call.version_where or req.call.where)
         return check
-
-    # ------------------------------------------------------------------ cooldown (issue #25)
-
-    def release_time(self, cand: ModuleCandidate) -> float | None:
-        """When ``cand`` was released (seconds since the epoch), or None when its source
-        cannot tell (:meth:`.index.ModuleIndex.release_time`)."""
-        return self.index.release_time(cand)
-
-    @property
-    def held_back(self) -> dict[tuple[str, str], HeldBack]:
-        """What the release cooldown kept out (:attr:`.cooldown.Cooldown.held_back`)."""
-        return self.cooldown.held_back
-
-    @property
-    def young_pins(self) -> dict[tuple[str, str], HeldBack]:
-        """Young versions an exact constraint pinned (:attr:`.cooldown.Cooldown.young_pins`)."""
-        return self.cooldown.young_pins
-
-    def note_denied(self, subject: str, version: str, rule: DenyRule) -> None:
-        """Record that the policy kept ``version`` of ``subject`` (a call path or provider
-        address) out, for the warnings and ``-json``."""
-        with self.run.lock:
-            self.denied[(subject, version)] = rule
-
-    def provider_lock_denial(self, address: str) -> DenyRule | None:
-        """The policy rule that denies the locked version of the provider at ``address``, or
-        None (no lock, ``-upgrade``, no rule): such a lock no longer applies; it moves to the
-        nearest allowed version (issue #47)."""
-        policy = self.options.policy
-        lock = self.locks.providers.get(address)
-        if policy is None or not policy.rules or lock is None or self.options.upgrade:
-            return None
-        try:
-            version = gvs.Version.parse(lock.version)
-        except TofuSolveError:
-            return None
-        return policy.provider_denial(address, version)
-
-    def provider_denied(self, address: str, version: gvs.Version) -> bool:
-        """Whether the policy denies ``version`` of the provider (recorded when it does)."""
-        policy = self.options.policy
-        rule = policy.provider_denial(address, version) if policy is not None else None
-        if rule is not None:
-            self.note_denied(address, str(version), rule)
-        return rule is not None
-
-    def too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
-        """``cand`` as held back when the release cooldown keeps it out
-        (:meth:`.cooldown.Cooldown.module`), its release time asked of its source
-        (:meth:`release_time`) only when needed."""
-        held = self.cooldown.module(cand, self.calls.get(cand.call_path), lambda: self.release_time(cand), final)
-        self.stats.release_time_unknown = self.cooldown.unknown
-        return held
-
-    def provider_too_young(self, address: ProviderAddress, version: str,
-                           constraints: Iterable[ProviderConstraint]) -> HeldBack | None:
-        """As :meth:`too_young`, for a provider version (the registry's ``published_at``)."""
-        if self.client is None:
-            return None
-        client = self.client
-        return self.cooldown.provider(str(address), version, constraints,
-                                      lambda: client.release_times("provider", str(address)).get(version))
 
     # ------------------------------------------------------------------ providers
 

@@ -49,13 +49,16 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ..config.policy import DenyRule
+    from ..config.policy import DenyRule, Policy
     from ..lockfile import LockFile, ModuleLock
 
 
 class _UpgradeOption(Protocol):
     @property
     def upgrade(self) -> bool: ...
+
+    @property
+    def policy(self) -> Policy | None: ...
 
 
 class LockView(Protocol):
@@ -69,8 +72,6 @@ class LockView(Protocol):
     def locks(self) -> LockFile: ...
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None: ...
-
-    def provider_lock_denial(self, address: str) -> DenyRule | None: ...
 
 T = TypeVar("T")
 
@@ -237,7 +238,7 @@ def locked_subjects(root_reqs: Sequence, ctx: LockView) -> frozenset[Identity]:
         return frozenset()
     out = {Identity.module(p) for p in ctx.locks.modules}
     out |= {Identity.provider(a) for a, lock in ctx.locks.providers.items()
-            if provider_lock_applies(a, lock.version, root_reqs) and ctx.provider_lock_denial(a) is None}
+            if provider_lock_applies(a, lock.version, root_reqs) and provider_lock_denial(ctx, a) is None}
     return frozenset(out)
 
 
@@ -283,6 +284,21 @@ def recorded_at(recorded: LockFile, subject: Identity, version: str) -> bool:
     return plock is not None and plock.version == version
 
 
+def provider_lock_denial(ctx: LockView, address: str) -> DenyRule | None:
+    """The policy rule that denies the locked version of the provider at ``address``, or
+    None (no lock, ``-upgrade``, no rule): such a lock no longer applies; it moves to the
+    nearest allowed version (issue #47)."""
+    policy = ctx.options.policy
+    lock = ctx.locks.providers.get(address)
+    if policy is None or not policy.rules or lock is None or ctx.options.upgrade:
+        return None
+    try:
+        version = gvs.Version.parse(lock.version)
+    except TofuSolveError:
+        return None
+    return policy.provider_denial(address, version)
+
+
 def module_requirements_of(criteria: Mapping) -> dict[str, ModuleRequirement]:
     """Call path -> its requirement, from a resolvelib result's criteria."""
     out = {}
@@ -308,5 +324,6 @@ __all__ = [
     "nearest_provider_versions",
     "preferred_order",
     "provider_lock_applies",
+    "provider_lock_denial",
     "recorded_at",
 ]

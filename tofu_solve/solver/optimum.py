@@ -51,7 +51,7 @@ from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
 from .fenced import fences, same_line_newer
-from .locks import Holds, nearest_provider_versions
+from .locks import Holds, nearest_provider_versions, provider_lock_denial
 from .model import (
     CoreRequirement,
     Identity,
@@ -373,7 +373,7 @@ class _Reader:
                  and (policy is None or policy.provider_denial(key, v) is None)]
         lock = self.ctx.locks.providers.get(key)
         applies = lock is not None and not self.ctx.options.upgrade and (
-            Identity.provider(key) in self.subjects or self.ctx.provider_lock_denial(key) is not None)
+            Identity.provider(key) in self.subjects or provider_lock_denial(self.ctx, key) is not None)
         if applies and lock is not None:
             return nearest_provider_versions(cands, versions, lock.version)
         return cands

@@ -18,6 +18,7 @@ from resolvelib.resolvers import Criterion
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
+from ..config.policy import DenyRule
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -26,10 +27,11 @@ from ..errors import (
     TofuSolveError,
 )
 from ..versions import apparentlymart_go_versions as gvs
-from ..versions.cooldown import format_age
+from ..versions.constraints import ProviderConstraint
+from ..versions.cooldown import HeldBack, format_age
 from . import readahead
 from .context import Context
-from .locks import Holds, nearest_provider_versions
+from .locks import Holds, nearest_provider_versions, provider_lock_denial
 from .model import (
     ROOT,
     Candidate,
@@ -423,12 +425,12 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         meeting, constraints = hit
         key = str(address)
         if self.ctx.options.policy is not None:  # denied versions are not candidates, locked or not (issue #39)
-            meeting = [c for c in meeting if not self.ctx.provider_denied(key, c.version)]
+            meeting = [c for c in meeting if not self._provider_denied(key, c.version)]
         lock = self.ctx.locks.providers.get(key)
         # a lock the policy denies no longer applies, but moves as little as one that must (issue #47)
         subject = Identity.provider(key)
         locked = lock.version if lock is not None and not self.ctx.options.upgrade and (
-            self.holds.applies(subject) or self.ctx.provider_lock_denial(key) is not None) else None
+            self.holds.applies(subject) or provider_lock_denial(self.ctx, key) is not None) else None
         if locked is not None and subject in self.holds:  # held: the locked version or nothing
             out = [c for c in meeting if c not in bad and str(c.version) == locked]
         else:
@@ -439,7 +441,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
             if locked is not None:  # may move: as little as it can
                 out = nearest_provider_versions(out, self.ctx.provider_versions(address), locked)
             if self.ctx.options.min_age:  # the release cooldown (issue #25); the locked version is exempt
-                out = [c for c in out if self.ctx.provider_too_young(address, str(c.version), constraints) is None]
+                out = [c for c in out if self._provider_too_young(address, str(c.version), constraints) is None]
         first = self.provider_first.get(key)
         if first is not None:
             out = sorted(out, key=lambda c: c.version != first)  # stable: the rest keep their order
@@ -532,7 +534,7 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         rule = policy.module_denial(candidate.package, candidate.version) if policy is not None else None
         if rule is None:
             return None
-        self.ctx.note_denied(candidate.call_path, candidate.version_text, rule)
+        self._note_denied(candidate.call_path, candidate.version_text, rule)
         return [Unusable(candidate.call_path, candidate.version_text, f"the policy denies it: {rule.cite()}",
                          rule.where)]
 
@@ -553,8 +555,8 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
 
     def _cooldown(self, candidate: ModuleCandidate, final: bool = True) -> list | None:
         """An :class:`Unusable` marker when the release cooldown keeps ``candidate`` out
-        (:meth:`Context.too_young`), citing the call's version constraint; else None."""
-        held = self.ctx.too_young(candidate, final)
+        (:meth:`_too_young`), citing the call's version constraint; else None."""
+        held = self._too_young(candidate, final)
         if held is None:
             return None
         call = self.ctx.calls.get(candidate.call_path)
@@ -562,6 +564,40 @@ class TofuSolveProvider(AbstractProvider[Requirement, Candidate, Identity]):
         return [Unusable(candidate.call_path, candidate.version_text,
                          f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
                          f"({held.note})", at)]
+
+    # -------------------------------------------------------------- the cooldown's and the policy's record
+
+    def _note_denied(self, subject: str, version: str, rule: DenyRule) -> None:
+        """Record that the policy kept ``version`` of ``subject`` (a call path or provider
+        address) out, for the warnings and ``-json`` (the run's record)."""
+        with self.ctx.run.lock:
+            self.ctx.denied[(subject, version)] = rule
+
+    def _provider_denied(self, address: str, version: gvs.Version) -> bool:
+        """Whether the policy denies ``version`` of the provider (recorded when it does)."""
+        policy = self.ctx.options.policy
+        rule = policy.provider_denial(address, version) if policy is not None else None
+        if rule is not None:
+            self._note_denied(address, str(version), rule)
+        return rule is not None
+
+    def _too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
+        """``cand`` as held back when the release cooldown keeps it out
+        (:meth:`.cooldown.Cooldown.module`), its release time asked of its source only when
+        needed."""
+        ctx = self.ctx
+        held = ctx.cooldown.module(cand, ctx.calls.get(cand.call_path), lambda: ctx.index.release_time(cand), final)
+        ctx.stats.release_time_unknown = ctx.cooldown.unknown
+        return held
+
+    def _provider_too_young(self, address: ProviderAddress, version: str,
+                            constraints: Iterable[ProviderConstraint]) -> HeldBack | None:
+        """As :meth:`_too_young`, for a provider version (the registry's ``published_at``)."""
+        client = self.ctx.client
+        if client is None:
+            return None
+        return self.ctx.cooldown.provider(str(address), version, constraints,
+                                          lambda: client.release_times("provider", str(address)).get(version))
 
     def _missing_call(self, calls: list[ModuleRequirement]) -> tuple[ModuleRequirement, ModuleNotFound] | None:
         """The first of ``calls`` (whose listings are being read in parallel) whose source

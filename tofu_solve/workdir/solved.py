@@ -78,7 +78,7 @@ def snapshot(res, ctx, result_locks) -> dict:
             pass
         providers[addr] = {"version": str(pc.version), "next": nxt,
                            "newer": [h.as_data() for h in held],
-                           "cooldown": {h.version: cooldown_reason(ctx, ctx.held_back[(addr, h.version)])
+                           "cooldown": {h.version: cooldown_reason(ctx, ctx.cooldown.held_back[(addr, h.version)])
                                         for h in held if h.kind == "cooldown"}}
     return {"schema": SCHEMA, "opentofu": str(res.tofu.version), "target_origin": res.target_origin,
             "product": res.product.command,
