@@ -97,26 +97,6 @@ def document(top: list[Record]) -> dict:
     return {"format_version": FORMAT_VERSION, "modules": out}
 
 
-def tree_text(top: list[Record]) -> str:
-    """Terraform's text: ``Modules declared by configuration:`` and a tree from ``.``."""
-    if not top:
-        return "No modules found in configuration."
-    lines = ["", "Modules declared by configuration:", "."]
-
-    def walk(rs: list[Record], indent: str) -> None:
-        for i, r in enumerate(rs):
-            last = i == len(rs) - 1
-            item = f'"{r.key}"[{r.source}]'
-            if r.version:
-                item += f" {r.version}"
-                if r.constraint and r.constraint != r.version:
-                    item += f" ({r.constraint})"
-            lines.append(f"{indent}{'└── ' if last else '├── '}{item}")
-            walk(r.children, indent + ("    " if last else "│   "))
-    walk(top, "")
-    return "\n".join(lines) + "\n"
-
-
 def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`ModulesArguments`."""
     args = ModulesArguments.from_namespace(ns)
@@ -127,11 +107,11 @@ def run(ns, settings: Settings) -> int:
         found = [(relative_name(r, base), records(r, settings, tuple(args.vars or ()))) for r in find_roots(base)]
         view = ModulesView(args.json)
         for name, top in found:
-            view.root(name, document(top), tree_text(top))
+            view.root(name, document(top), top)
         return 0
     top = records(Path(args.chdir), settings, tuple(args.vars or ()))
-    ModulesView(args.json).result(document(top), tree_text(top))
+    ModulesView(args.json).result(document(top), top)
     return 0
 
 
-__all__ = ["FORMAT_VERSION", "Record", "document", "records", "tree_text"]
+__all__ = ["FORMAT_VERSION", "Record", "document", "records"]

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Literal
 
 from ..addrs.immutable import immutable_address, pinned_reference
-from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config.policy import Policy, load_policy
 from ..config.tree import ModuleTree, read_module_tree
@@ -41,7 +40,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
 from ..solver.context import SolveOptions
-from ..versions.cooldown import format_age, format_day, given_min_age
+from ..versions.cooldown import format_day, given_min_age
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
@@ -336,30 +335,7 @@ def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
     return Outdated("provider", addr, locked, to, newest_allowed, newest, None, "at the newest release")
 
 
-def render_table(rows: list[Outdated], product: Product = OPENTOFU) -> str:
-    """A plain-text table, one row per call and provider (named without ``product``'s
-    registry host), with a header."""
-    head = ("NAME", "LOCKED", "CAN MOVE TO", "NEWEST ALLOWED", "NEWEST", "HELD BACK BY")
-    body = [(product.short(r.name) if r.kind == "provider" else r.name,
-             r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", _with_age(r.newest, r) or "-",
-             (r.held_by or "-") if r.held_by is None else f"{r.held_by}: {r.reason}")
-            for r in rows]
-    widths = [max(len(x[i]) for x in [head] + body) for i in range(5)]
-    lines = []
-    for row in [head] + body:
-        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row[:5])) + "  " + row[5])
-    return "\n".join(line.rstrip() for line in lines)
-
-
-def _with_age(version: str | None, row: Outdated) -> str | None:
-    """``version`` followed by its age when known (``6.6.0 (2 days)``)."""
-    for n in row.newer:
-        if version and n["version"].lstrip("v") == version.lstrip("v") and n["age_seconds"] is not None:
-            return f"{version} ({format_age(n['age_seconds'])})"
-    return version
-
-
-__all__ = ["Outdated", "outdated", "render_table"]
+__all__ = ["Outdated", "outdated"]
 
 
 def _target(args: CheckArguments, root, client) -> TargetVersion:
@@ -380,7 +356,7 @@ def run(ns, settings: Settings) -> int:
     movable = [r for r in rows if r.can_move]
     names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable
                      if r.command is not None)
-    OutdatedView(args.json).result(rows, render_table(rows, target.product), names)
+    OutdatedView(args.json).result(rows, target.product, names)
     return 2 if movable else 0
 
 
@@ -392,5 +368,5 @@ def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
         min_age=given_min_age(args.min_age, settings.min_age), policy=policy))
     movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
-    OutdatedView(args.json).roots(results, render_table)
+    OutdatedView(args.json).roots(results)
     return 1 if failed else 2 if movable else 0

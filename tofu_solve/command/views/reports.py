@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ...addrs.product import Product
 
 AGREE = "The lock file, .terraform/modules, modules.json and the override files all agree."
 
@@ -77,15 +80,16 @@ class CheckView(_View):
 class OutdatedView(_View):
     """``outdated``: what could move, and what holds the rest."""
 
-    def result(self, rows: Sequence[Any], table: str, upgrade_names: str) -> None:
-        """``rows``: the ``Outdated`` rows; ``table``: them as text; ``upgrade_names``: the
+    def result(self, rows: Sequence[Any], product: Product, upgrade_names: str) -> None:
+        """``rows``: the ``Outdated`` rows (providers named without ``product``'s registry
+        host); ``upgrade_names``: the
         ``-upgrade=`` list of those that can move on their own, each proven to (issue #47
         §3: a command is named only when it lands something); "" when none can."""
         movable = [r for r in rows if r.can_move]
         if self.json:
             self._dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]})
             return
-        self._print(table)
+        self._print(render_table(rows, product))
         alone = len(upgrade_names.split(",")) if upgrade_names else 0
         if alone:
             self._print(f"\n{alone} can move within the constraints: tofu-solve init -upgrade={upgrade_names}")
@@ -96,7 +100,7 @@ class OutdatedView(_View):
         if not movable:
             self._print("\nNothing can move without changing a constraint.")
 
-    def roots(self, results: Sequence[tuple[str, Any]], render_table) -> None:
+    def roots(self, results: Sequence[tuple[str, Any]]) -> None:
         """``outdated -recursive``: (root name, ``RootOutcome`` of its rows) per root."""
         if self.json:
             movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
@@ -120,21 +124,22 @@ class OutdatedView(_View):
 class ModulesView(_View):
     """``modules``: Terraform's ``modules`` output, text or its ``-json`` document."""
 
-    def result(self, doc: dict, text: str) -> None:
-        """``doc``: the ``terraform modules -json`` document; ``text``: the tree."""
+    def result(self, doc: dict, top: Sequence[Any]) -> None:
+        """``doc``: the ``terraform modules -json`` document; ``top``: the root's module
+        records (``Record``), drawn as a tree."""
         if self.json:
             print(json.dumps(doc, separators=(",", ":")), file=self.out)  # as Go's json.Marshal, one line
         else:
-            self._print(text)  # as Terraform prints it: the tree, then an empty line
+            self._print(tree_text(top))  # as Terraform prints it: the tree, then an empty line
 
-    def root(self, name: str, doc: dict, text: str) -> None:
+    def root(self, name: str, doc: dict, top: Sequence[Any]) -> None:
         """One root of ``-recursive``: a JSON line ``{"root", ...document}``, or the tree under
         the root's name."""
         if self.json:
             print(json.dumps({"root": name, **doc}, separators=(",", ":")), file=self.out)
         else:
             self._print(f"== {name}")
-            self._print(text)
+            self._print(tree_text(top))
 
 
 class GraphView(_View):
@@ -197,3 +202,52 @@ class VersionView(_View):
             self._dump({"tofu_solve_version": version}, indent=None)
         else:
             self._print(f"tofu-solve v{version}")
+
+
+def render_table(rows: Sequence[Any], product: Product | None = None) -> str:
+    """A plain-text table, one row per call and provider (named without ``product``'s
+    registry host; default OpenTofu's), with a header."""
+    if product is None:
+        from ...addrs.product import OPENTOFU  # this module stays light: check imports it
+
+        product = OPENTOFU
+    head = ("NAME", "LOCKED", "CAN MOVE TO", "NEWEST ALLOWED", "NEWEST", "HELD BACK BY")
+    body = [(product.short(r.name) if r.kind == "provider" else r.name,
+             r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", _with_age(r.newest, r) or "-",
+             (r.held_by or "-") if r.held_by is None else f"{r.held_by}: {r.reason}")
+            for r in rows]
+    widths = [max(len(x[i]) for x in [head] + body) for i in range(5)]
+    lines = []
+    for row in [head] + body:
+        lines.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row[:5])) + "  " + row[5])
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _with_age(version: str | None, row: Any) -> str | None:
+    """``version`` followed by its age when known (``6.6.0 (2 days)``)."""
+    from ...versions.cooldown import format_age
+
+    for n in row.newer:
+        if version and n["version"].lstrip("v") == version.lstrip("v") and n["age_seconds"] is not None:
+            return f"{version} ({format_age(n['age_seconds'])})"
+    return version
+
+
+def tree_text(top: Sequence[Any]) -> str:
+    """Terraform's text: ``Modules declared by configuration:`` and a tree from ``.``."""
+    if not top:
+        return "No modules found in configuration."
+    lines = ["", "Modules declared by configuration:", "."]
+
+    def walk(rs: Sequence[Any], indent: str) -> None:
+        for i, r in enumerate(rs):
+            last = i == len(rs) - 1
+            item = f'"{r.key}"[{r.source}]'
+            if r.version:
+                item += f" {r.version}"
+                if r.constraint and r.constraint != r.version:
+                    item += f" ({r.constraint})"
+            lines.append(f"{indent}{'└── ' if last else '├── '}{item}")
+            walk(r.children, indent + ("    " if last else "│   "))
+    walk(top, "")
+    return "\n".join(lines) + "\n"
