@@ -87,7 +87,7 @@ from .monorepo import (
     relative_name,
     run_each,
 )
-from .views.init import InitViews, RootsSummary, describe_change, summarize, unchanged_text
+from .views.init import InitViews, RootsSummary, describe_change, module_locks_text, summarize, unchanged_text
 from .views.store import report_data, store_warnings
 from .views.warnings import blocked_upgrade_warning, fenced_off_warning
 
@@ -901,7 +901,7 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
             {"path": h.client.path, "product": h.client.product.command, "version": str(h.client.version),
              "origin": h.client.origin},
             f" ({h.client.product.name} {h.client.version}, {h.client.origin})...",
-            MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) if result.locks.modules
+            module_locks_text(h.client.product.name, LOCK_FILE_NAME) if result.locks.modules
             else "")
     return stamp.Finished(code, unchanged_text(summary), record)
 
@@ -953,12 +953,6 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-MODULE_LOCKS_NOTE = (
-    'The client\'s warning "Dependency locks for modules are not yet supported" is expected: {name} reads '
-    "the module blocks tofu-solve writes into {lock} as placeholders and keeps them (its "
-    "internal/depsfile/locks_file.go); tofu-solve verifies them on every init.")
-
-
 def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = False) -> int:
     """Run the client's init after what tofu-solve printed; its exit status is ``init``'s.
     ``module_locks``: the lock file holds module blocks, which the client warns about: say
@@ -966,7 +960,7 @@ def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = Fals
     views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin)
     code = handover.run(h)
     if module_locks:
-        views.module_locks_note(MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME))
+        views.module_locks_note(h.client.product.name, LOCK_FILE_NAME)
     return code
 
 
@@ -1013,13 +1007,12 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
         views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin)
         views.client_output(output)
         if o.value.locks.modules and not said_locks_note:
-            views.module_locks_note(MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME))
+            views.module_locks_note(h.client.product.name, LOCK_FILE_NAME)
             said_locks_note = True
     if quiet and not said_locks_note and any(o.value is not None and o.value.locks.modules and o.root in handovers
                                              for o in outcomes):
         h = next(iter(handovers.values()))
-        views.module_locks_note(MODULE_LOCKS_NOTE.format(name=h.client.product.name, lock=LOCK_FILE_NAME) +
-                                " Each root's client output is shown only where it said more (-verbose shows all).")
+        views.module_locks_note(h.client.product.name, LOCK_FILE_NAME, outputs_hidden=True)
     return 1 if summary.failed or any(codes) else 0
 
 

@@ -224,6 +224,18 @@ def _final_text(s: InitSummary) -> str:
             f"{plural(s.providers_locked, 'provider')} locked.")
 
 
+def module_locks_text(product: str, lock: str, outputs_hidden: bool = False) -> str:
+    """The note after the client's init: its warning about module locks is expected
+    (``product``: the client's name; ``lock``: the lock file's name); ``outputs_hidden``:
+    under ``-recursive``, each root's client output was shown only where it said more."""
+    text = (f'The client\'s warning "Dependency locks for modules are not yet supported" is expected: {product} reads '
+            f"the module blocks tofu-solve writes into {lock} as placeholders and keeps them (its "
+            "internal/depsfile/locks_file.go); tofu-solve verifies them on every init.")
+    if outputs_hidden:
+        text += " Each root's client output is shown only where it said more (-verbose shows all)."
+    return text
+
+
 SHOWN_ROOTS = 3  # roots a rule's warning names under -recursive before "and N more"
 
 
@@ -292,7 +304,7 @@ class InitView(Protocol):
     def roots_summary(self, s: RootsSummary) -> None: ...
     def in_root(self, name: str) -> None: ...
     def handing_over(self, command_line: str, product: str, version: str, origin: str) -> None: ...
-    def module_locks_note(self, note: str) -> None: ...
+    def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None: ...
     def close(self) -> None: ...
 
 
@@ -412,9 +424,9 @@ class InitHuman:
         self.human.line()
         self.human.heading(f"Handing over to {command_line} ({product} {version}, {origin})...")
 
-    def module_locks_note(self, note: str) -> None:
+    def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
         self.human.line()
-        self.human.line(note)
+        self.human.line(module_locks_text(product, lock, outputs_hidden))
 
     def close(self) -> None:
         self.human.stop_progress()
@@ -484,8 +496,8 @@ class InitJson:
     def handing_over(self, command_line: str, product: str, version: str, origin: str) -> None:
         pass  # the client's own -json stream follows
 
-    def module_locks_note(self, note: str) -> None:
-        self.stream.log(note)
+    def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
+        self.stream.log(module_locks_text(product, lock, outputs_hidden))
 
     def close(self) -> None:
         pass
@@ -560,9 +572,9 @@ class InitViews:
         for v in self._views:
             v.handing_over(command_line, product, version, origin)
 
-    def module_locks_note(self, note: str) -> None:
+    def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
         for v in self._views:
-            v.module_locks_note(note)
+            v.module_locks_note(product, lock, outputs_hidden)
 
     def root_handed_over(self, name: str, product: str, seconds: float) -> None:
         """``-recursive``, text: a root whose client's init succeeded and said nothing more
