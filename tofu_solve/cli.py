@@ -237,231 +237,234 @@ class _Command:
         self.defaults, self.common, self.arguments = defaults, common, arguments
 
 
-# The commands, in the order --help lists them (issue #51 §2: the parser built from data).
-COMMANDS: tuple[_Command, ...] = (
-    _Command(
-        "inspect",
-        help="show the module calls, provider requirements and OpenTofu constraints of a root module",
-        description="Read the root module (.tf, .tf.json, .tofu, .tofu.json) and print every module "
-                    "call, required provider and OpenTofu version constraint with its file and line.",
-        common=True,
-        arguments=(
-            _Group(_target_flags, "read as"),
+def _commands() -> tuple[_Command, ...]:
+    """The commands, in the order --help lists them (issue #51 §2: the parser built from
+    data). A function, not a module constant: a warm ``init`` or ``check`` answered from
+    the stamp never builds the parser, so it does not build its table either."""
+    return (
+        _Command(
+            "inspect",
+            help="show the module calls, provider requirements and OpenTofu constraints of a root module",
+            description="Read the root module (.tf, .tf.json, .tofu, .tofu.json) and print every module "
+                        "call, required provider and OpenTofu version constraint with its file and line.",
+            common=True,
+            arguments=(
+                _Group(_target_flags, "read as"),
+            ),
+            defaults={"command_module": "inspect"},
         ),
-        defaults={"command_module": "inspect"},
-    ),
-    _Command(
-        "init",
-        help="select a consistent version for every module call, provider and OpenTofu, and lock "
-             "module and provider versions",
-        description="Read the root module, find every candidate version of every remote module "
-                    "call (transitively), solve for one consistent choice together with provider "
-                    "and OpenTofu versions, install the modules, and write .terraform.lock.hcl: the "
-                    "provider blocks tofu init would write and a module block per call, so that "
-                    "tofu init afterwards changes nothing. When no consistent choice exists, "
-                    "explain why.",
-        common=True,
-        arguments=(
-            _Arg("--recursive", action="store_true",
-                 help="every root module under -chdir (directories with configuration that no other directory "
-                      "calls as a local module; .terraform, .terragrunt-cache and hidden directories left out), "
-                      "in parallel over one cache, with a summary and a cross-root report"),
-            _Arg("--json-into", metavar="FILE", dest="json_into",
-                 help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output"),
-            _Arg("--verbose", action="store_true",
-                 help="a policy or release-cooldown warning lists every version it kept out of every call and "
-                      "provider (by default: one warning per rule, under two lines; -json always has the list)"),
-            _Arg("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
-                 help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
-                      "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "
-                      "every other lock"),
-            _Arg("--lockfile", choices=["readonly"], help="readonly: never write the lock file; fail if it "
-                                                         "would change"),
-            _Arg("--module-versions", choices=["per-call", "shared"], default="per-call",
-                 help="per-call (default): a version per module call, as OpenTofu installs them; shared: one "
-                      "version per module package across the tree"),
-            _Group(_target_flags, "solve for"),
-            _Arg("--handover", action=argparse.BooleanOptionalAction, default=True,
-                 help="after locking and installing modules, run the client's own init (-lockfile=readonly) "
-                      "to install providers and configure the backend (default true; -handover=false stops "
-                      "after the modules and prints the command to run next)"),
-            _Arg("--offline", action="store_true",
-                 help="resolve from the lock file and the cache only; fail naming what is missing"),
-            _Arg("--max-rounds", type=_positive_int, default=20000, metavar="N",
-                 help="give up after N resolution rounds (default 20000)"),
-            _Group(_cooldown_flag),
-            _Group(_policy_flag),
-            _Arg("--platform", action="append", metavar="OS_ARCH",
-                 help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
-                      "default: this machine's)"),
-            _Group(_store_flag),
-            _Group(_tofu_init_flags),
+        _Command(
+            "init",
+            help="select a consistent version for every module call, provider and OpenTofu, and lock "
+                 "module and provider versions",
+            description="Read the root module, find every candidate version of every remote module "
+                        "call (transitively), solve for one consistent choice together with provider "
+                        "and OpenTofu versions, install the modules, and write .terraform.lock.hcl: the "
+                        "provider blocks tofu init would write and a module block per call, so that "
+                        "tofu init afterwards changes nothing. When no consistent choice exists, "
+                        "explain why.",
+            common=True,
+            arguments=(
+                _Arg("--recursive", action="store_true",
+                     help="every root module under -chdir (directories with configuration that no other directory "
+                          "calls as a local module; .terraform, .terragrunt-cache and hidden directories left out), "
+                          "in parallel over one cache, with a summary and a cross-root report"),
+                _Arg("--json-into", metavar="FILE", dest="json_into",
+                     help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output"),
+                _Arg("--verbose", action="store_true",
+                     help="a policy or release-cooldown warning lists every version it kept out of every call and "
+                          "provider (by default: one warning per rule, under two lines; -json always has the list)"),
+                _Arg("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
+                     help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
+                          "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "
+                          "every other lock"),
+                _Arg("--lockfile", choices=["readonly"], help="readonly: never write the lock file; fail if it "
+                                                             "would change"),
+                _Arg("--module-versions", choices=["per-call", "shared"], default="per-call",
+                     help="per-call (default): a version per module call, as OpenTofu installs them; shared: one "
+                          "version per module package across the tree"),
+                _Group(_target_flags, "solve for"),
+                _Arg("--handover", action=argparse.BooleanOptionalAction, default=True,
+                     help="after locking and installing modules, run the client's own init (-lockfile=readonly) "
+                          "to install providers and configure the backend (default true; -handover=false stops "
+                          "after the modules and prints the command to run next)"),
+                _Arg("--offline", action="store_true",
+                     help="resolve from the lock file and the cache only; fail naming what is missing"),
+                _Arg("--max-rounds", type=_positive_int, default=20000, metavar="N",
+                     help="give up after N resolution rounds (default 20000)"),
+                _Group(_cooldown_flag),
+                _Group(_policy_flag),
+                _Arg("--platform", action="append", metavar="OS_ARCH",
+                     help="record provider h1: hashes for this platform too (repeatable, as in tofu providers lock; "
+                          "default: this machine's)"),
+                _Group(_store_flag),
+                _Group(_tofu_init_flags),
+            ),
+            defaults={"command_module": "init"},
         ),
-        defaults={"command_module": "init"},
-    ),
-    _Command(
-        "check",
-        help="check, offline, that what is installed is exactly what the lock file says",
-        description="Compare the configuration, .terraform.lock.hcl, .terraform/modules, modules.json "
-                    "and the override files, without any network, and list every difference: a call "
-                    "without a lock or with a changed constraint, a module tofu init installed at "
-                    "another version, an installed copy whose h1: does not match, a missing or stale "
-                    "override file, a provider lock the configuration no longer meets. Exit status "
-                    "1 when anything differs.",
-        common=True,
-        arguments=(
-            _Group(_target_flags, "check for (decides whether override files are expected),"),
-            _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
-            _Group(_policy_flag),
+        _Command(
+            "check",
+            help="check, offline, that what is installed is exactly what the lock file says",
+            description="Compare the configuration, .terraform.lock.hcl, .terraform/modules, modules.json "
+                        "and the override files, without any network, and list every difference: a call "
+                        "without a lock or with a changed constraint, a module tofu init installed at "
+                        "another version, an installed copy whose h1: does not match, a missing or stale "
+                        "override file, a provider lock the configuration no longer meets. Exit status "
+                        "1 when anything differs.",
+            common=True,
+            arguments=(
+                _Group(_target_flags, "check for (decides whether override files are expected),"),
+                _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
+                _Group(_policy_flag),
+            ),
+            defaults={"command_module": "check"},
         ),
-        defaults={"command_module": "check"},
-    ),
-    _Command(
-        "outdated",
-        help="show what could move: per call and provider, locked, newest allowed, newest, and why",
-        description="For every module call and provider: the locked version, what init -upgrade "
-                    "would select, the newest version the constraints allow, the newest published, "
-                    "and what holds it back (the lock, a provider, OpenTofu, another module, a "
-                    "constraint). Reads the network, writes nothing. Exit status 0 when nothing "
-                    "can move, 2 when something can (as -detailed-exitcode), 1 on error.",
-        common=True,
-        arguments=(
-            _Group(_target_flags, "solve for"),
-            _Arg("--module-versions", choices=["per-call", "shared"], default="per-call",
-                 help="as for init"),
-            _Group(_cooldown_flag),
-            _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
-            _Group(_policy_flag),
+        _Command(
+            "outdated",
+            help="show what could move: per call and provider, locked, newest allowed, newest, and why",
+            description="For every module call and provider: the locked version, what init -upgrade "
+                        "would select, the newest version the constraints allow, the newest published, "
+                        "and what holds it back (the lock, a provider, OpenTofu, another module, a "
+                        "constraint). Reads the network, writes nothing. Exit status 0 when nothing "
+                        "can move, 2 when something can (as -detailed-exitcode), 1 on error.",
+            common=True,
+            arguments=(
+                _Group(_target_flags, "solve for"),
+                _Arg("--module-versions", choices=["per-call", "shared"], default="per-call",
+                     help="as for init"),
+                _Group(_cooldown_flag),
+                _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
+                _Group(_policy_flag),
+            ),
+            defaults={"command_module": "outdated"},
         ),
-        defaults={"command_module": "outdated"},
-    ),
-    _Command(
-        "list",
-        help="list every module and provider version in use, from lock files only (an inventory, "
-             "or a CycloneDX or SPDX SBOM)",
-        description="Read .terraform.lock.hcl (with -recursive, of every root module under -chdir) "
-                    "and list each module package version and provider version once, with the roots "
-                    "and call paths that use it and the policy's verdict when a policy is in force. "
-                    "No network. -format=cyclonedx writes a CycloneDX 1.6 SBOM, -format=spdx an "
-                    "SPDX 2.3 document.",
-        common=True,
-        arguments=(
-            _Arg("--recursive", action="store_true", help="every root module under -chdir that has a lock file"),
-            _Arg("--format", choices=["text", "json", "cyclonedx", "spdx"], default="text",
-                 help="text (default), json (as -json), a CycloneDX 1.6 JSON SBOM, or an SPDX 2.3 JSON document"),
-            _Group(_policy_flag),
+        _Command(
+            "list",
+            help="list every module and provider version in use, from lock files only (an inventory, "
+                 "or a CycloneDX or SPDX SBOM)",
+            description="Read .terraform.lock.hcl (with -recursive, of every root module under -chdir) "
+                        "and list each module package version and provider version once, with the roots "
+                        "and call paths that use it and the policy's verdict when a policy is in force. "
+                        "No network. -format=cyclonedx writes a CycloneDX 1.6 SBOM, -format=spdx an "
+                        "SPDX 2.3 document.",
+            common=True,
+            arguments=(
+                _Arg("--recursive", action="store_true", help="every root module under -chdir that has a lock file"),
+                _Arg("--format", choices=["text", "json", "cyclonedx", "spdx"], default="text",
+                     help="text (default), json (as -json), a CycloneDX 1.6 JSON SBOM, or an SPDX 2.3 JSON document"),
+                _Group(_policy_flag),
+            ),
+            defaults={"command_module": "inventory"},
         ),
-        defaults={"command_module": "inventory"},
-    ),
-    _Command(
-        "why",
-        help="explain why a module call or provider is at its version",
-        description="Explain, from the last init (no network), why NAME is at its version. NAME is a "
-                    "call name, a call path (vpc.nested), a module package "
-                    "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).",
-        common=True,
-        arguments=(
-            _Arg("name", metavar="NAME"),
+        _Command(
+            "why",
+            help="explain why a module call or provider is at its version",
+            description="Explain, from the last init (no network), why NAME is at its version. NAME is a "
+                        "call name, a call path (vpc.nested), a module package "
+                        "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).",
+            common=True,
+            arguments=(
+                _Arg("name", metavar="NAME"),
+            ),
+            defaults={"command_module": "why"},
         ),
-        defaults={"command_module": "why"},
-    ),
-    _Command(
-        "modules",
-        help="list the declared modules and the versions installed, as terraform modules does",
-        description="Print every module the configuration declares, with its source and the version "
-                    "installed, as terraform modules prints it; -json prints the document terraform "
-                    "modules -json prints, for OpenTofu and Terraform targets alike. Reads "
-                    ".terraform/modules/modules.json, else the lock file (no network).",
-        common=True,
-        arguments=(
-            _Arg("--recursive", action="store_true",
-                 help="every root module under -chdir: a tree each, or with -json one document per line"),
+        _Command(
+            "modules",
+            help="list the declared modules and the versions installed, as terraform modules does",
+            description="Print every module the configuration declares, with its source and the version "
+                        "installed, as terraform modules prints it; -json prints the document terraform "
+                        "modules -json prints, for OpenTofu and Terraform targets alike. Reads "
+                        ".terraform/modules/modules.json, else the lock file (no network).",
+            common=True,
+            arguments=(
+                _Arg("--recursive", action="store_true",
+                     help="every root module under -chdir: a tree each, or with -json one document per line"),
+            ),
+            defaults={"command_module": "modules"},
         ),
-        defaults={"command_module": "modules"},
-    ),
-    _Command(
-        "graph",
-        help="draw the solved module tree (DOT, JSON, SVG or PNG)",
-        description="Draw the solved tree of the last init (no network), left to right: the module "
-                    "calls with package and version, edges labelled with the call's constraint; "
-                    "held-back calls dashed, fenced-off versions red, packages at several versions "
-                    "orange. -providers and -opentofu add those nodes. DOT by default; -json for "
-                    "node-link JSON; -o FILE.svg or .png renders with Graphviz.",
-        common=True,
-        arguments=(
-            _Arg("--dot", action="store_true", help="Graphviz DOT (the default)"),
-            _Arg("--providers", action="store_true",
-                 help="add the providers, each edge with its distinct constraints, the binding one in red"),
-            _Arg("--opentofu", action="store_true", help="add the OpenTofu version and its constraints"),
-            _Arg("--output", "-o", metavar="FILE",
-                 help="write to FILE instead of standard output: .svg, .png or .pdf are rendered by Graphviz dot, "
-                      ".json is node-link JSON, anything else DOT text"),
+        _Command(
+            "graph",
+            help="draw the solved module tree (DOT, JSON, SVG or PNG)",
+            description="Draw the solved tree of the last init (no network), left to right: the module "
+                        "calls with package and version, edges labelled with the call's constraint; "
+                        "held-back calls dashed, fenced-off versions red, packages at several versions "
+                        "orange. -providers and -opentofu add those nodes. DOT by default; -json for "
+                        "node-link JSON; -o FILE.svg or .png renders with Graphviz.",
+            common=True,
+            arguments=(
+                _Arg("--dot", action="store_true", help="Graphviz DOT (the default)"),
+                _Arg("--providers", action="store_true",
+                     help="add the providers, each edge with its distinct constraints, the binding one in red"),
+                _Arg("--opentofu", action="store_true", help="add the OpenTofu version and its constraints"),
+                _Arg("--output", "-o", metavar="FILE",
+                     help="write to FILE instead of standard output: .svg, .png or .pdf are rendered by Graphviz dot, "
+                          ".json is node-link JSON, anything else DOT text"),
+            ),
+            defaults={"command_module": "graph"},
         ),
-        defaults={"command_module": "graph"},
-    ),
-    _Command(
-        "store",
-        help="fill the package store on an OCI registry from lock files (store push)",
-        description="store push: for every lock file (of -chdir, or of every root module under it "
-                    "with -recursive), push to the package store every module package it names and "
-                    "every provider package of every platform whose zh: hash it records, each "
-                    "fetched from its origin and verified as init verifies it; nothing is installed. "
-                    "Packages already in the store are left as they are. Prepare an air-gapped "
-                    "store once, then run CI with every origin blocked.",
-        common=True,
-        arguments=(
-            _Arg("action", choices=["push"], metavar="push", help="push: fill the store from lock files"),
-            _Arg("--recursive", action="store_true",
-                 help="the lock files of every root module under -chdir"),
-            _Arg("--platform", action="append", metavar="OS_ARCH",
-                 help="only these provider platforms (repeatable; default: every platform the lock records)"),
-            _Group(_store_flag),
+        _Command(
+            "store",
+            help="fill the package store on an OCI registry from lock files (store push)",
+            description="store push: for every lock file (of -chdir, or of every root module under it "
+                        "with -recursive), push to the package store every module package it names and "
+                        "every provider package of every platform whose zh: hash it records, each "
+                        "fetched from its origin and verified as init verifies it; nothing is installed. "
+                        "Packages already in the store are left as they are. Prepare an air-gapped "
+                        "store once, then run CI with every origin blocked.",
+            common=True,
+            arguments=(
+                _Arg("action", choices=["push"], metavar="push", help="push: fill the store from lock files"),
+                _Arg("--recursive", action="store_true",
+                     help="the lock files of every root module under -chdir"),
+                _Arg("--platform", action="append", metavar="OS_ARCH",
+                     help="only these provider platforms (repeatable; default: every platform the lock records)"),
+                _Group(_store_flag),
+            ),
+            defaults={"command_module": "store"},
         ),
-        defaults={"command_module": "store"},
-    ),
-    _Command(
-        "version",
-        help="show the tofu-solve version (as tofu version does)",
-        description="Print the tofu-solve version; -json prints it as data.",
-        arguments=(
-            _Arg("--json", action="store_true", help="print machine-readable JSON"),
+        _Command(
+            "version",
+            help="show the tofu-solve version (as tofu version does)",
+            description="Print the tofu-solve version; -json prints it as data.",
+            arguments=(
+                _Arg("--json", action="store_true", help="print machine-readable JSON"),
+            ),
+            defaults={"command_module": "version", "chdir": None},
         ),
-        defaults={"command_module": "version", "chdir": None},
-    ),
-    _Command(
-        "completion",
-        help="print the shell completion script for bash, zsh, fish or tcsh",
-        description="Print the completion script for SHELL, generated from tofu-solve's own flags at "
-                    "the moment it is asked for, so it never drifts from them. Install it where the "
-                    "shell looks: bash: tofu-solve completion bash > "
-                    "~/.local/share/bash-completion/completions/tofu-solve; zsh: tofu-solve "
-                    "completion zsh > ~/.zfunc/_tofu-solve (with ~/.zfunc in fpath); fish: "
-                    "tofu-solve completion fish > ~/.config/fish/completions/tofu-solve.fish.",
-        arguments=(
-            _Arg("shell", choices=["bash", "zsh", "fish", "tcsh"], metavar="SHELL",
-                 help="bash, zsh, fish or tcsh"),
+        _Command(
+            "completion",
+            help="print the shell completion script for bash, zsh, fish or tcsh",
+            description="Print the completion script for SHELL, generated from tofu-solve's own flags at "
+                        "the moment it is asked for, so it never drifts from them. Install it where the "
+                        "shell looks: bash: tofu-solve completion bash > "
+                        "~/.local/share/bash-completion/completions/tofu-solve; zsh: tofu-solve "
+                        "completion zsh > ~/.zfunc/_tofu-solve (with ~/.zfunc in fpath); fish: "
+                        "tofu-solve completion fish > ~/.config/fish/completions/tofu-solve.fish.",
+            arguments=(
+                _Arg("shell", choices=["bash", "zsh", "fish", "tcsh"], metavar="SHELL",
+                     help="bash, zsh, fish or tcsh"),
+            ),
+            defaults={"command_module": "completion", "json": False, "chdir": None},
         ),
-        defaults={"command_module": "completion", "json": False, "chdir": None},
-    ),
-    _Command(
-        "demo",
-        help="build the real-data fixture world and show init, why and graph on it",
-        description="Build (or reuse) a fixture world from the real dependency corpus, start a module "
-                    "and provider registry and a git daemon on 127.0.0.1, run init on three bundled "
-                    "roots (resolvable, needs a joint solver, impossible), then why and graph; stop "
-                    "the servers and leave every result in a folder.",
-        arguments=(
-            _Arg("--output", metavar="DIR", default="tofu-solve-demo",
-                 help="results folder (default ./tofu-solve-demo)"),
-            _Arg("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus, else the copy the "
-                                                 "installed package carries)"),
-            _Arg("--serve", action="store_true",
-                 help="keep the fixture world running for your own roots: print the CLI configuration that "
-                      "points tofu-solve and tofu or terraform at it, and wait until interrupted"),
+        _Command(
+            "demo",
+            help="build the real-data fixture world and show init, why and graph on it",
+            description="Build (or reuse) a fixture world from the real dependency corpus, start a module "
+                        "and provider registry and a git daemon on 127.0.0.1, run init on three bundled "
+                        "roots (resolvable, needs a joint solver, impossible), then why and graph; stop "
+                        "the servers and leave every result in a folder.",
+            arguments=(
+                _Arg("--output", metavar="DIR", default="tofu-solve-demo",
+                     help="results folder (default ./tofu-solve-demo)"),
+                _Arg("--corpus", metavar="DIR", help="the corpus (default: ../shared/corpus, else the copy the "
+                                                     "installed package carries)"),
+                _Arg("--serve", action="store_true",
+                     help="keep the fixture world running for your own roots: print the CLI configuration that "
+                          "points tofu-solve and tofu or terraform at it, and wait until interrupted"),
+            ),
+            defaults={"command_module": "demo", "json": False, "chdir": None},
         ),
-        defaults={"command_module": "demo", "json": False, "chdir": None},
-    ),
-)
+    )
 
 
 
@@ -487,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--var-file", action=_VarOption, dest="vars", metavar="FILE",
                         help="read root module variables from a .tfvars or .tfvars.json file (repeatable)")
 
-    for c in COMMANDS:
+    for c in _commands():
         sp = sub.add_parser(c.name, parents=[common] if c.common else [], help=c.help, description=c.description)
         for a in c.arguments:
             a.add_to(sp)

@@ -535,11 +535,14 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
     return Objective.of(units)
 
 
-def _dead_alone(reader: _Reader, cand: ModuleCandidate, root: Mapping[str, list[ProviderRequirement]]) -> bool:
+def _dead_alone(reader: _Reader, cand: ModuleCandidate, root: Mapping[str, list[ProviderRequirement]],
+                admitted: dict[str, list[ProviderCandidate]]) -> bool:
     """Whether ``cand`` is in no selection whatever the other calls take, from what is
     already read (never fetches): its tree failed, or one of its own requirements no
     version the root module's own constraints admit meets (a provider), or the target
-    OpenTofu version does not meet (``required_version``). Unknown: False."""
+    OpenTofu version does not meet (``required_version``). Unknown: False. ``admitted``:
+    provider address -> the versions the root admits, filled as they are asked (one order
+    per address for all the candidates examined)."""
     tree = reader.ctx.known_tree(cand)
     if tree is None:
         return False
@@ -553,8 +556,10 @@ def _dead_alone(reader: _Reader, cand: ModuleCandidate, root: Mapping[str, list[
         if isinstance(r, Unusable) or (isinstance(r, CoreRequirement) and not r.is_satisfied_by(reader.target)):
             return True
         if isinstance(r, ProviderRequirement) and str(r.address) in root:
-            admitted = reader.provider_order(str(r.address), r.address, root[str(r.address)])
-            if not any(r.is_satisfied_by(pc) for pc in admitted):
+            key = str(r.address)
+            if key not in admitted:
+                admitted[key] = reader.provider_order(key, r.address, root[key])
+            if not any(r.is_satisfied_by(pc) for pc in admitted[key]):
                 return True
     return False
 
@@ -582,6 +587,7 @@ def _skip_caps(result: Result, ctx: Context, subjects: frozenset[Identity], reqs
             root.setdefault(str(r.address), []).append(r)
     taken: dict[str, int] = {}
     least: dict[str, int] = {}
+    admitted: dict[str, list[ProviderCandidate]] = {}
     for req in module_requirements_of(result.criteria).values():
         cand = result.mapping.get(req.identifier)
         if not isinstance(cand, ModuleCandidate) or "." in req.call_path:
@@ -594,7 +600,7 @@ def _skip_caps(result: Result, ctx: Context, subjects: frozenset[Identity], reqs
         taken[req.call_path] = next((i for i, c in enumerate(order) if c.version_text == cand.version_text),
                                     len(order))
         least[req.call_path] = next((i for i, c in enumerate(order[:taken[req.call_path]])
-                                     if c.version_text not in dead and not _dead_alone(reader, c, root)),
+                                     if c.version_text not in dead and not _dead_alone(reader, c, root, admitted)),
                                     taken[req.call_path])
     skipped, floor = sum(taken.values()), sum(least.values())
     return {path: skipped - (floor - least[path]) for path in taken}
