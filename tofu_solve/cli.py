@@ -404,20 +404,27 @@ def _commands() -> tuple[_Command, ...]:
         ),
         _Command(
             "store",
-            help="fill the package store on an OCI registry from lock files (store push)",
+            help="fill the package store on an OCI registry from lock files, and verify it (store push|verify)",
             description="store push: for every lock file (of -chdir, or of every root module under it "
-                        "with -recursive), push to the package store every module package it names and "
-                        "every provider package of every platform whose zh: hash it records, each "
-                        "fetched from its origin and verified as init verifies it; nothing is installed. "
-                        "Packages already in the store are left as they are. Prepare an air-gapped "
-                        "store once, then run CI with every origin blocked.",
+                        "with -recursive), make the package store hold every module package it names and "
+                        "every provider package of every platform whose zh: hash it records, whatever the "
+                        "local cache holds: what the store lacks, or holds corrupt, is pushed from the cache "
+                        "or its origin, verified as init verifies it; a partial provider index is completed; "
+                        "nothing is installed. Each package is reported complete, pushed, missing or rejected. "
+                        "store verify: read every package the lock files name from the store and verify it "
+                        "exactly as init would, without installing. Both exit 0 only when every package is "
+                        "in the store (verify: verified), else 1. Prepare an air-gapped store once, verify "
+                        "it, then run CI with every origin blocked.",
             common=True,
             arguments=(
-                _Arg("action", choices=["push"], metavar="push", help="push: fill the store from lock files"),
+                _Arg("action", choices=["push", "verify"], metavar="push|verify",
+                     help="push: fill the store from lock files; verify: check that every locked package "
+                          "installs from it"),
                 _Arg("--recursive", action="store_true",
                      help="the lock files of every root module under -chdir"),
                 _Arg("--platform", action="append", metavar="OS_ARCH",
-                     help="only these provider platforms (repeatable; default: every platform the lock records)"),
+                     help="only these provider platforms (repeatable; default: every platform the lock records "
+                          "a zh: hash for)"),
                 _Group(_store_flag),
             ),
             defaults={"command_module": "store"},

@@ -91,6 +91,14 @@ class TofuSolveError(Exception):
         cited.args = (cited.render(),)
         return cited
 
+    def adding(self, text: str) -> TofuSolveError:
+        """A copy of this error whose detail ends with ``text`` (a further paragraph: what
+        another place, tried first, said of the same thing)."""
+        told = copy.copy(self)
+        told.detail = f"{self.detail}\n\n{text}" if self.detail else text
+        told.args = (told.render(),)
+        return told
+
     def render(self) -> str:
         """The message as a user sees it (no trailing newline)."""
         out = [f"Error: {self.summary}"]
@@ -229,6 +237,11 @@ class NetworkError(TofuSolveError):
 
 class TruncatedDownload(NetworkError):
     """The connection broke, or the body ended, before the announced size: worth one retry."""
+
+
+class DownloadTooLarge(NetworkError):
+    """A download that sent more than the bound it was read under (the run's limit, or the
+    size a descriptor declared)."""
 
 
 class RegistryError(TofuSolveError):

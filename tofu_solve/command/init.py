@@ -161,17 +161,22 @@ def run_init(opts: InitOptions, settings: Settings,
     """
     checks: list[RootSyntaxCheck] = []
     notes: list[WarningText] = []  # warnings known before a failure, which may explain it
+    stores: list[PackageStore] = []  # the run's package store, once opened
     try:
-        return _init(opts, settings, progress, checks, notes, registry)
+        return _init(opts, settings, progress, checks, notes, registry, stores)
     except TofuSolveError as e:
         for c in checks:
             c.raise_error()  # the root's own syntax error first, as tofu reports it
         e.warnings = (*notes, *e.warnings)
         raise
+    finally:
+        for store in stores:
+            store.discard()  # the provider zips it held for a lock that was not written
 
 
 def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
-          checks: list[RootSyntaxCheck], notes: list[WarningText], registry: RegistryClient | None) -> InitResult:
+          checks: list[RootSyntaxCheck], notes: list[WarningText], registry: RegistryClient | None,
+          stores: list[PackageStore]) -> InitResult:
     """The pipeline, one named step after another: read the root and the lock file, open the
     package store, solve and verify, warn, list the lock changes, install and write."""
     root = Path(opts.root)
@@ -190,6 +195,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(read.locks, tree, opts.upgrade_only, target.product)
     store = _open_store(opts, settings, registry, read.locks)
+    stores.extend([store] if store is not None else [])
     wired = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
                           refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
                           client=registry, store=store)
@@ -219,6 +225,10 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
             + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
             f"{LOCK_FILE_NAME}.")
     checks[0].raise_error()  # nothing is written for a root with a syntax error
+    if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
+        push_verified_modules(store, solved.selected)
+        store.publish_providers({ProviderKey(a.host, a.namespace, a.type, p.version): p.hashes
+                                 for a, p in ((p.address, p) for p in new_locks.providers.values())})
     manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
                                                            target, memo, progress)
     store_data = None
@@ -380,8 +390,6 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
                                                          opts.lockfile == "readonly", moves, memo,
                                                          hash_diagnosis(root, settings, memo))
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
-            if store is not None:
-                push_verified_modules(store, selected)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
             log.debug("provider locks planned in %.2f s", provider_ms / 1000)

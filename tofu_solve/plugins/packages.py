@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
-from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError
+from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError, RegistryError
 from ..lockfile.hashes import hash_dir, zh_hashes_from_sha256sums, zip_sha256
 from ..lockfile.replacefile import replace_dir
 from ..remote.archives import extract_archive
@@ -43,7 +43,7 @@ from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
 from ..remote.limits import describe_failure, read_document
 from ..remote.ops import OpCounter, lazy_import
-from ..remote.package_store import PackageStore, ProviderKey
+from ..remote.package_store import PackageStore, ProviderKey, provider_label
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.registry import ProviderDownload, RegistryClient
 from ..store.cache import Cache, key_of
@@ -179,7 +179,7 @@ class ProviderPackages:
             stored = self._from_store(address, version, platform)
             if stored is not None:
                 return stored
-        meta = self._answer(address, version, platform)
+        meta = self._origin_answer(address, version, platform)
         log.debug("provider %s %s %s: %s, checksums %s", address, version, platform, redact(meta.download_url),
                   redact(meta.shasums_url))
         what = f"provider {address.for_display} {version}"
@@ -199,9 +199,9 @@ class ProviderPackages:
             raise IntegrityError("Failed to authenticate provider package",
                                  f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
                                  f"checksum the registry gave ({meta.shasum}).")
-        if self.store is not None and kept:  # signed, and its checksum listed: the store may have it
-            self.store.push_provider(ProviderKey(address.host, address.namespace, address.type, version), platform,
-                                     kept[0])
+        if self.store is not None and kept:  # signed, and its checksum listed: pushed if a lock names it
+            self.store.offer_provider(ProviderKey(address.host, address.namespace, address.type, version), platform,
+                                      kept[0])
         info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
         self.cache.write_json("provider-packages", self._key(address, version, platform),
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
@@ -235,6 +235,42 @@ class ProviderPackages:
         """Whether the package comes straight from its registry (the CLI configuration's
         ``direct`` method), not from a network or filesystem mirror."""
         return self._method(address, version).kind == "direct"
+
+    def _origin_answer(self, address: ProviderAddress, version: str, platform: str) -> ProviderDownload:
+        """:meth:`_answer`, for a package the store did not give: when the registry fails
+        too and the lock records the version, the error says what the store lacked or
+        rejected as well (issue #57)."""
+        try:
+            return self._answer(address, version, platform)
+        except (NetworkError, RegistryError) as e:
+            key = ProviderKey(address.host, address.namespace, address.type, version)
+            if self.store is None or not self.store.provider_hashes(key):
+                raise
+            label = provider_label(key, platform)
+            raise e.adding(f"The locked package {label} could not come from the package store either: "
+                           f"{self.store.why_not(label)}.") from None
+
+    def origin_zip(self, address: ProviderAddress, version: str, platform: str) -> tuple[Path, str]:
+        """The package's zip from its registry, authenticated as :meth:`info` authenticates
+        it (the registry's checksum, and the signed ``SHA256SUMS`` listing it under its
+        file name), in a temporary file the caller removes, with its ``zh:`` hash. For
+        ``store push``: the cache keeps unpacked packages, whose zip cannot be rebuilt.
+
+        Raises:
+            RegistryError, NetworkError: the registry or the download failed.
+            IntegrityError: the signature, the checksum or the listing is wrong.
+        """
+        meta = self._answer(address, version, platform)
+        what = f"provider {address.for_display} {version}"
+        signed = self._signed_sums(meta, what)
+        self.counter.add("provider_package")
+        archive, sha = self.fetcher.download(meta.download_url)
+        if sha != meta.shasum or f"zh:{sha}" not in signed or not self._lists(meta):
+            archive.unlink(missing_ok=True)
+            raise IntegrityError("Failed to authenticate provider package",
+                                 f"The {platform} package of {what} has SHA-256 {sha}; the registry says "
+                                 f"{meta.shasum}, and its signed checksums must list it as {meta.filename}.")
+        return archive, f"zh:{sha}"
 
     def _answer(self, address: ProviderAddress, version: str, platform: str) -> ProviderDownload:
         """The registry's package answer, asked once per run (concurrent askers wait for

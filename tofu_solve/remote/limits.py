@@ -83,7 +83,7 @@ def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: 
     """
     import requests
 
-    from ..errors import NetworkError, TruncatedDownload
+    from ..errors import DownloadTooLarge, NetworkError, TruncatedDownload
 
     end = time.monotonic() + deadline
     total = 0
@@ -114,7 +114,7 @@ def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: 
             total += len(chunk)
             if total > limit:
                 var = "TOFU_SOLVE_MAX_DOCUMENT_BYTES" if what == "registry answer" else "TOFU_SOLVE_MAX_DOWNLOAD_BYTES"
-                raise NetworkError(f"The {what} is too large",
+                raise DownloadTooLarge(f"The {what} is too large",
                                    f"{redact(url)} sent more than {limit} bytes. Raise the limit ({var}) if the "
                                    "package is really that large.", url=redact(url))
             sink(chunk)  # its own OSError (a full disk) is the caller's to report

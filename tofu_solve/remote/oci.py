@@ -23,10 +23,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import logging
 import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,7 +36,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from ..addrs.redact import is_loopback_host
-from ..errors import IntegrityError, NetworkError, OfflineError, TofuSolveError
+from ..errors import DownloadTooLarge, IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .limits import (
     CREDENTIAL_HELPER_TIMEOUT,
     MAX_TAG_PAGES,
@@ -48,6 +50,16 @@ from .limits import (
 from .ops import OpCounter, lazy_import
 
 requests = lazy_import("requests")  # loaded on first use: no network, no import
+log = logging.getLogger(__name__)
+
+STORE_ATTEMPTS = 3
+"""Attempts a ``single_attempt`` client (the package store's) makes of one request that
+met a transient fault (a refused or reset connection, a timeout, a 429 or 5xx answer)
+before the fault is the store's answer; urllib3's ``Retry`` waits 0 s, then 0.5 s between
+them. A read timeout is tried twice at most, so one silent request costs at most
+2 x the client's timeout."""
+RETRY_BACKOFF = 0.25  # urllib3's backoff_factor: the n-th retry waits 0.25 * 2**(n-1) s (the first: 0)
+TRANSIENT_STATUS = (429, 500, 502, 503, 504)
 
 ARTIFACT_TYPE = "application/vnd.opentofu.modulepkg"
 IMAGE_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
@@ -69,6 +81,17 @@ class PushRefused(NetworkError):
     def __init__(self, status: int, detail: str):
         self.status = status
         super().__init__("OCI registry refused the push", detail)
+
+
+class StoredBlobCorrupt(TofuSolveError):
+    """The registry holds a blob under a digest its bytes do not have (``repository``,
+    ``digest``): a push of the right bytes cannot replace it, since a registry keeps one
+    copy per digest."""
+
+    def __init__(self, repository: str, digest: str, why: str):
+        self.repository = repository
+        self.digest = digest
+        super().__init__("Corrupt OCI blob in the registry", f"{repository}@{digest}: {why}.")
 
 
 @dataclass(frozen=True)
@@ -225,7 +248,8 @@ class OciClient:
             known = self._probes.get(host)
         if known is not None:
             return known
-        session = _timed_session(self.timeout)  # oras sets no timeout: a silent registry would hang the run
+        # oras sets no timeout: a silent registry would hang the run
+        session = _timed_session(self.timeout, retries=self.single_attempt)
         url = f"{scheme}://{host}/v2/"
         try:
             probe = session.get(url, stream=True)
@@ -245,7 +269,16 @@ class OciClient:
         call = type(reg).do_request
         if self.single_attempt:
             call = getattr(call, "__wrapped__", call)
-        return call(reg, url, method, **kwargs)
+        started = time.monotonic()
+        try:
+            r = call(reg, url, method, **kwargs)
+        except Exception as e:
+            log.debug("OCI %s %s: %s after %.0f ms", method, _request_name(url), type(e).__name__,
+                      (time.monotonic() - started) * 1000)
+            raise
+        log.debug("OCI %s %s -> %d in %.0f ms", method, _request_name(url), r.status_code,
+                  (time.monotonic() - started) * 1000)
+        return r
 
     def _request(self, reg, url: str, what: str, headers: dict | None = None, stream: bool = False):
         try:
@@ -421,9 +454,22 @@ class OciClient:
             r.close()
             raise NetworkError("Failed to download OCI blob",
                                f"{host}/{repository}@{digest}: the registry answered {r.status_code}.")
+        declared = r.headers.get("Content-Length", "")
+        if size >= 0 and declared.isdigit() and int(declared) != size:
+            r.close()  # the registry's copy is not the blob its descriptor names: nothing to read
+            raise IntegrityError("Corrupt OCI blob",
+                                 f"{host}/{repository}: {what} {digest} is {declared} bytes in the registry, but its "
+                                 f"descriptor says {size}.")
         buf = bytearray()
         limit = min(self.limits.download_bytes, size) if size >= 0 else self.limits.download_bytes
-        read_bounded(r, buf.extend, limit, self.limits.deadline, url)  # size and overall deadline
+        try:
+            read_bounded(r, buf.extend, limit, self.limits.deadline, url)  # size and overall deadline
+        except DownloadTooLarge:
+            if 0 <= size < self.limits.download_bytes:  # the bound was the size the descriptor declares
+                raise IntegrityError("Corrupt OCI blob",
+                                     f"{host}/{repository}: {what} {digest} sent more than the {size} bytes its "
+                                     "descriptor says.") from None
+            raise
         data = bytes(buf)
         algo, _, want = digest.partition(":")
         got = hashlib.new(algo, data).hexdigest() if algo in ("sha256", "sha512") else None
@@ -454,13 +500,34 @@ class OciClient:
                                f"{host}/{repository}:{reference}: the registry answered {r.status_code}.")
         return r.headers.get("Docker-Content-Digest") or ""
 
-    def push_blob(self, host: str, repository: str, data: bytes) -> dict:
+    def blob_size(self, host: str, repository: str, digest: str) -> int | None:
+        """The size the registry gives for a blob (``HEAD``, its ``Content-Length``; -1 when
+        it names none), or None when the repository has no such blob. Raises NetworkError."""
+        reg = self._registry(host, repository)
+        prefix = "http" if self._insecure(host) else "https"
+        url = f"{prefix}://{host}/v2/{repository}/blobs/{digest}"
+        try:
+            r = self._do(reg, url, "HEAD")
+        except (ValueError, requests.RequestException) as e:
+            raise NetworkError("Failed to reach OCI registry",
+                               f"Could not read {host}/{repository}@{digest} ({describe_failure(e)}).") from None
+        if r.status_code == 404:
+            return None
+        if r.status_code != 200:
+            raise NetworkError("Error reading OCI blob",
+                               f"{host}/{repository}@{digest}: the registry answered {r.status_code}.")
+        length = r.headers.get("Content-Length", "")
+        return int(length) if length.isdigit() else -1
+
+    def push_blob(self, host: str, repository: str, data: bytes) -> tuple[dict, bool]:
         """Upload ``data`` as a blob unless the repository has it (``HEAD``, then a monolithic
         ``POST``/``PUT``, OCI distribution spec "Pushing a blob monolithically"); returns its
-        descriptor fields (``digest``, ``size``). Content-addressed, so any number of jobs may
-        push the same blob at once.
+        descriptor fields (``digest``, ``size``) and whether anything was uploaded.
+        Content-addressed, so any number of jobs may push the same blob at once.
 
         Raises:
+            StoredBlobCorrupt: the repository has a blob of that digest of another size (a
+                registry keeps one copy per digest: uploading again changes nothing).
             PushRefused: the registry answered with an error (401/403: read-only credentials).
             NetworkError: the registry failed.
         """
@@ -469,9 +536,12 @@ class OciClient:
         prefix = "http" if self._insecure(host) else "https"
         base = f"{prefix}://{host}/v2/{repository}/blobs"
         what = f"upload a blob to {host}/{repository}"
+        present = self.blob_size(host, repository, digest)
+        if present is not None:
+            if present not in (-1, len(data)):
+                raise StoredBlobCorrupt(repository, digest, f"it is {present} bytes, the blob is {len(data)}")
+            return {"digest": digest, "size": len(data)}, False
         try:
-            if self._do(reg, f"{base}/{digest}", "HEAD").status_code == 200:
-                return {"digest": digest, "size": len(data)}
             self.counter.add("oci_push")
             r = self._do(reg, f"{base}/uploads/", "POST", headers={"Content-Length": "0"})
             if r.status_code != 202 or not r.headers.get("Location"):
@@ -486,7 +556,7 @@ class OciClient:
             raise NetworkError("Failed to reach OCI registry", f"Could not {what} ({describe_failure(e)}).") from None
         if r.status_code not in (200, 201, 202):
             raise PushRefused(r.status_code, f"Could not {what}: the registry answered {r.status_code}.")
-        return {"digest": digest, "size": len(data)}
+        return {"digest": digest, "size": len(data)}, True
 
     def push_manifest(self, host: str, repository: str, reference: str, body: bytes, media: str) -> str:
         """``PUT`` a manifest under a tag (or its digest); returns its digest.
@@ -511,6 +581,21 @@ class OciClient:
         return "sha256:" + hashlib.sha256(body).hexdigest()
 
 
+def _request_name(url: str) -> str:
+    """How a log line names an OCI request: ``HOST REPOSITORY manifests|blobs|tags
+    REFERENCE`` from its URL (``/v2/<repository>/<kind>/<reference>``), without the query
+    (an upload's session state)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    path = parts.path.removeprefix("/v2/")
+    for kind in ("/manifests/", "/blobs/uploads/", "/blobs/", "/tags/"):
+        repository, found, reference = path.partition(kind)
+        if found:
+            return f"{parts.netloc} {repository} {kind.strip('/')} {reference}".rstrip()
+    return f"{parts.netloc} {parts.path}"
+
+
 def _error_codes(r) -> str:
     """The OCI error codes of an error answer (distribution spec "Error Codes"), as
     `` (MANIFEST_BLOB_UNKNOWN)``; "" when it has none or is not JSON. Only the codes, never
@@ -523,10 +608,23 @@ def _error_codes(r) -> str:
     return f" ({', '.join(shown)})" if shown else ""
 
 
-def _timed_session(timeout: float):
+def _timed_session(timeout: float, retries: bool = False):
     """A requests session whose requests wait at most ``timeout`` seconds for a connection
-    and for each read (requests has no default timeout)."""
+    and for each read (requests has no default timeout); with ``retries``, transient faults
+    are tried again as :data:`STORE_ATTEMPTS` says (urllib3's ``Retry``, every method: each
+    request the store makes is idempotent, a blob upload's ``POST`` opening a new session)."""
     session = requests.Session()
+    if retries:
+        from requests.adapters import HTTPAdapter
+        from urllib3.util.retry import Retry
+
+        policy = Retry(total=STORE_ATTEMPTS - 1, connect=STORE_ATTEMPTS - 1, read=1, status=STORE_ATTEMPTS - 1,
+                       other=STORE_ATTEMPTS - 1, backoff_factor=RETRY_BACKOFF, backoff_max=1.0,
+                       status_forcelist=TRANSIENT_STATUS, allowed_methods=None, raise_on_status=False,
+                       respect_retry_after_header=False)
+        adapter = HTTPAdapter(max_retries=policy)
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
     plain = session.request
 
     def request(method, url, *args, **kwargs):

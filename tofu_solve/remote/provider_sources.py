@@ -194,6 +194,9 @@ class ProviderSources:
                 # the registry cannot be reached: the store's tags are its versions, as
                 # tofu's oci_mirror reads them (issue #49); never when the registry answered
                 listed = self.store.provider_versions(a) if self.store is not None else None
+                if not listed and self.store is not None:  # both places named (issue #57)
+                    raise e.adding(f"The versions of {a} could not come from the package store either: "
+                                   f"{self.store.why_not(f'provider {a}')}.") from None
                 if not listed:
                     raise
                 with self._lock:

@@ -20,6 +20,7 @@ from ...errors import RuleWarning, WarningText
 from ...events import Event
 from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
+from .store import summary_line
 
 EMPTY_DIRECTORY = ("tofu-solve initialized in an empty directory!",
                    "The directory has no OpenTofu configuration files. You may begin working with OpenTofu "
@@ -358,6 +359,10 @@ class InitHuman:
         for text in _after_text(s):
             h.line()
             h.line(text)
+        store = summary_line([s.data.get("package_store")])
+        if store:
+            h.line()
+            h.line(store)
         h.line()
         h.success(_final_text(s))
 
@@ -403,6 +408,10 @@ class InitHuman:
             h.line()
             for line in lines:
                 h.line(line)
+        store = summary_line([o.value.store for o in s.outcomes if o.value is not None], roots=len(s.outcomes))
+        if store:
+            h.line()
+            h.line(store)
         h.line()
         if failed:
             h.line(f"{len(failed)} of {len(s.outcomes)} root modules failed.", "bold red")
