@@ -113,8 +113,6 @@ def start(args: InitArguments, settings: Settings) -> EarlyStart:
 
 
 def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> EarlyStart:
-    import importlib
-
     from ..addrs.module_source import RegistrySource
     from ..config.policy import find_policy
     from ..remote.package_store import store_setting
@@ -143,10 +141,11 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
     # when it is the one place they come from (as ProviderSources decides)
     providers = [] if registry.cli_config.provider_installation is not None else \
         list(dict.fromkeys(rp.address for _, rp in tree.providers if not rp.address.is_builtin))
-    if store_setting(args.package_store, settings.environ) is not None:
-        _in_thread(_quietly, importlib.import_module, "oras.provider")  # the store's client, imported meanwhile
-        if not args.upgrade:  # the package store lists the locked providers (init.store_listing)
-            providers = [a for a in providers if str(a) not in lock_file.providers]
+    # (oras is not imported ahead for the store: its client needs it only for a registry that
+    # asks for authentication, and the import costs up to 0.9 s of CPU; issue #57 §5)
+    if store_setting(args.package_store, settings.environ) is not None and not args.upgrade:
+        # the package store lists the locked providers (init.store_listing)
+        providers = [a for a in providers if str(a) not in lock_file.providers]
     if packages:  # module listings go to the network; provider listings may come from the cache,
         # and a locked root's warm re-init imports no network library
         registry.session.headers  # noqa: B018 -- the HTTP library is imported here, not in the threads

@@ -211,8 +211,11 @@ class OciClient:
         return is_loopback_host(host) or host in named
 
     def _registry(self, host: str, repository: str):
-        import oras.provider
-
+        """The object requests to ``host/repository`` go through: oras's ``Registry``, which
+        answers the registry's authentication challenges, or, for a registry that asked for
+        none at its ``/v2/`` probe and for which no credentials are configured, the host's
+        session itself (:class:`_Open`: oras's import, 0.1 s and up to 0.9 s where
+        ``jsonschema[format]`` is installed, is not paid for nothing; issue #57 §5)."""
         if self.offline:
             raise OfflineError("Not available offline", f"-offline forbids contacting the OCI registry {host}.")
         key = f"{host}/{repository}"
@@ -221,10 +224,15 @@ class OciClient:
                 return self._registries[key]
         scheme = "http" if self._insecure(host) else "https"
         status, challenge, session = self._probe(host, scheme)
+        creds = find_credentials(host, repository, self.env, self.configured)
+        if status == 200 and creds is None:
+            with self._lock:
+                return self._registries.setdefault(key, _Open(session))
+        import oras.provider
+
         backend = "token" if challenge.lower().startswith("bearer") else "basic"
         reg = oras.provider.Registry(hostname=host, insecure=scheme == "http", auth_backend=backend)
         reg.session = session  # one per host (its connections reused by every repository), with a timeout
-        creds = find_credentials(host, repository, self.env, self.configured)
         if creds is not None:
             reg.auth.set_basic_auth(creds.username, creds.password)
         elif status == 401:
@@ -579,6 +587,18 @@ class OciClient:
             raise PushRefused(r.status_code, f"Writing {host}/{repository}:{reference}: the registry answered "
                               f"{r.status_code}{_error_codes(r)}.")
         return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+class _Open:
+    """A registry that asks for no authentication: its requests go straight to the host's
+    session (what oras's ``do_request`` does when no challenge comes)."""
+
+    def __init__(self, session):
+        self.session = session
+
+    def do_request(self, url: str, method: str = "GET", data=None, headers: dict | None = None,
+                   json=None, stream: bool = False):
+        return self.session.request(method, url, data=data, headers=headers or {}, json=json, stream=stream)
 
 
 def _request_name(url: str) -> str:
