@@ -625,6 +625,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     from .command.logs import configure as configure_logging
 
     handler = configure_logging(settings.log_level, settings.log_path)
+    # what the user edits, as the run begins: a stamp is never taken of a file saved meanwhile
+    before = stamp.inputs(argv, environ) if args.command in ("init", "check") else None
     try:
         outcome = _run(args, settings)
     finally:
@@ -637,7 +639,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return outcome
     if outcome.code == 0 and outcome.message is not None:  # verified, nothing changed: the next may answer at once
         stamp.record(argv, environ, outcome.message, handover=outcome.handover,
-                     watched=settings.reads.paths, listed=settings.reads.dirs)
+                     watched=settings.reads.paths, listed=settings.reads.dirs, before=before,
+                     changed=settings.reads.changed())
     return outcome.code
 
 

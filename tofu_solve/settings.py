@@ -103,6 +103,9 @@ class ReadLog:
     the verified run depended on, a policy or version file appearing in a parent directory
     included, takes the full path. Reading code calls :meth:`saw` for a file it read or
     looked for (found or not) and :meth:`listed` for a directory whose entries it read.
+    Each is kept with what it was when first registered (a file's size and modification
+    time, or its absence; a directory's entry names), so that :meth:`changed` can say what
+    changed while the run went on, and the stamp is not taken of a file saved meanwhile.
     Thread-safe; paths are made absolute.
     """
 
@@ -110,18 +113,54 @@ class ReadLog:
         import threading
 
         self._lock = threading.Lock()
-        self._paths: set[str] = set()
-        self._dirs: set[str] = set()
+        self._paths: dict[str, tuple[int, int] | None] = {}
+        self._dirs: dict[str, tuple[str, ...] | None] = {}
+
+    @staticmethod
+    def _file(path: str) -> tuple[int, int] | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return (st.st_size, st.st_mtime_ns)
+
+    @staticmethod
+    def _names(path: str) -> tuple[str, ...] | None:
+        try:
+            return tuple(sorted(os.listdir(path)))
+        except OSError:
+            return None
 
     def saw(self, *paths: str | os.PathLike[str]) -> None:
         """Files read, or looked for and not found."""
-        with self._lock:
-            self._paths.update(os.path.abspath(p) for p in paths)
+        for p in paths:
+            full = os.path.abspath(p)
+            with self._lock:
+                if full in self._paths:
+                    continue
+            seen = self._file(full)
+            with self._lock:
+                self._paths.setdefault(full, seen)
 
     def listed(self, directory: str | os.PathLike[str]) -> None:
         """A directory whose entries were read (a glob, a search)."""
+        full = os.path.abspath(directory)
         with self._lock:
-            self._dirs.add(os.path.abspath(directory))
+            if full in self._dirs:
+                return
+        names = self._names(full)
+        with self._lock:
+            self._dirs.setdefault(full, names)
+
+    def changed(self) -> list[str]:
+        """The files and directories registered that are no longer as they were when
+        first registered (sorted): a file whose size or time changed, that appeared or
+        went; a directory whose entries changed."""
+        with self._lock:
+            paths, dirs = dict(self._paths), dict(self._dirs)
+        out = [p for p, seen in paths.items() if self._file(p) != seen]
+        out += [d for d, seen in dirs.items() if self._names(d) != seen]
+        return sorted(out)
 
     @property
     def paths(self) -> tuple[str, ...]:

@@ -194,3 +194,58 @@ def test_a_racy_file_is_stamped_by_content_and_secrets_are_not_kept(tmp_path):
     assert stamp.fast_path(argv, env, Out) == 0
     (root / "terraform.tfvars").write_text('region = "x"\n')  # a new file in the root: another state
     assert stamp.fast_path(argv, env, Out) is None
+
+
+def test_a_file_saved_while_the_run_was_going_is_not_stamped(tmp_path, running, monkeypatch):
+    """Issue #58 §1: the stamp is of what the run saw before it ran; a configuration saved
+    while the run (or the client's init it hands over to) was going leaves no stamp."""
+    import contextlib
+    import io
+
+    from tofu_solve import cli
+
+    root = write_root(tmp_path / "root", MAIN)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+    assert run(root, env, "init", "-handover=false")[0] == 0
+    settle(root, cache, env)
+    (root / ".terraform" / stamp.STAMP_FILE).unlink()
+    backdate(root, cache, running.cli_config)
+    for name in ("TF_CLI_CONFIG_FILE", "TOFU_SOLVE_CACHE_DIR"):
+        monkeypatch.setenv(name, env[name])
+    original = cli._run
+
+    def run_then_save(args, settings):
+        done = original(args, settings)
+        (root / "main.tf").write_text(MAIN.replace('"~> 6.0"', '"~> 5.0"'))  # saved as the run ends
+        return done
+    monkeypatch.setattr(cli, "_run", run_then_save)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main(["init", "-handover=false", f"-chdir={root}"]) == 0
+    monkeypatch.setattr(cli, "_run", original)
+    assert not (root / ".terraform" / stamp.STAMP_FILE).exists()
+    # the next run reads the file as saved: the lock no longer matches it
+    code, out, modules = run(root, env, "check")
+    assert code == 1 and "tofu_solve.command.check" in modules, out
+
+
+def test_the_read_log_says_what_changed_after_it_was_read(tmp_path):
+    """Issue #58 §1: each file and directory a run registered is kept as it was then."""
+    from tofu_solve.settings import ReadLog
+
+    log = ReadLog()
+    policy, absent = tmp_path / "tofu-solve-policy.hcl", tmp_path / "up" / ".opentofu-version"
+    policy.write_text("x")
+    log.saw(policy, absent)
+    log.listed(tmp_path)
+    assert log.paths == tuple(sorted((str(absent), str(policy)))) and log.dirs == (str(tmp_path),)
+    assert log.changed() == []
+    policy.write_text("xy")
+    assert log.changed() == [str(policy)]
+    (tmp_path / "new.tf").write_text("")
+    assert log.changed() == [str(tmp_path), str(policy)]
+    absent.parent.mkdir()
+    absent.write_text("1.10.0\n")
+    assert log.changed() == sorted([str(tmp_path), str(absent), str(policy)])
+    log.saw(policy)  # registered again: still compared with what it was when first read
+    assert str(policy) in log.changed()

@@ -19,7 +19,13 @@ looked for in each parent directory (found or not), a policy file named by ``-po
 its own state, so an ``init`` and a ``check`` that read different files each keep theirs.
 
 The stamp is written only after a run that changed nothing and asked the network nothing (a
-warm run: its output is what the next one would print). A file modified within
+warm run: its output is what the next one would print), and only when what it read is what is
+there when it ends: the root's and the local modules' directories as :func:`inputs` saw them
+before the run, and each file and directory the run registered as it was when registered
+(:meth:`tofu_solve.settings.ReadLog.changed`). A file saved while the run (or the client's
+init it handed over to) was going is not stamped with its new size and time: no stamp is
+written, and the next run takes the full path (issue #58: Git stamps what it saw when it read
+it). A file modified within
 :data:`RACY_NS` of the stamp (Git's "racily clean" entries: it could change again in the same
 clock tick without its size or time changing) is stamped by its content too, and checked by
 content next time. A run with flags passed on to the client's init (``-backend-config``,
@@ -233,6 +239,32 @@ def state(root: str, rest: Sequence[str], environ: Mapping[str, str], watched: S
     return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest(), w
 
 
+def inputs(argv: Sequence[str], environ: Mapping[str, str]) -> str | None:
+    """A digest of what the user edits in the working directory of ``argv``: the root
+    module's directory and each local module directory ``modules.json`` names (entries, with
+    sizes and times); taken before a run and again when its stamp is recorded (the run
+    writes none of them when it is warm). None when the directory cannot be read."""
+    chdir, _ = split_argv(argv)
+    root = os.path.abspath(chdir)
+    w = _Walk()
+    try:
+        doc: dict = {"root": w.entries(root)}
+        try:
+            with open(os.path.join(data_dir(root, environ), "modules", "modules.json"), encoding="utf-8") as f:
+                records = json.load(f).get("Modules", [])
+        except (OSError, ValueError, AttributeError):
+            records = []
+        modules = os.path.join(data_dir(root, environ), "modules")
+        for rec in records:
+            d = os.path.normpath(os.path.join(root, str(rec.get("Dir", ""))))
+            rel = os.path.relpath(d, modules)
+            if (rel == os.curdir or rel.startswith(os.pardir)) and d not in doc and os.path.isdir(d):
+                doc[d] = w.entries(d)
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    return hashlib.sha256(json.dumps(doc, sort_keys=True).encode()).hexdigest()
+
+
 def _key(root: str, rest: Sequence[str], environ: Mapping[str, str]) -> str:
     """What a run is besides the files: its arguments, its environment (``TF_*``,
     ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...), whether its output is a terminal, the clients
@@ -256,16 +288,22 @@ def _path(root: str, environ: Mapping[str, str]) -> str:
 
 
 def record(argv: Sequence[str], environ: Mapping[str, str], message: str, now_ns: int | None = None,
-           handover: Mapping | None = None, watched: Sequence[str] = (), listed: Sequence[str] = ()) -> bool:
+           handover: Mapping | None = None, watched: Sequence[str] = (), listed: Sequence[str] = (),
+           before: str | None = None, changed: Sequence[str] = ()) -> bool:
     """After a verified run of ``argv`` (an ``init`` or ``check`` that changed nothing and
     read nothing from the network) that printed ``message``: remember the working
     directory's state, what the run read or looked for beyond it (``watched`` files,
     ``listed`` directories: :class:`tofu_solve.settings.ReadLog`) and the message;
     ``handover``, the client's init that run handed over to (:func:`handover_record`), to run
-    again. A file modified within :data:`RACY_NS` is stamped by content too. Returns whether
-    a stamp was written (not when the directory cannot be read). Written atomically; never
+    again. ``before``: :func:`inputs` as the run began; ``changed``: what the run registered
+    that changed after it was read (:meth:`~tofu_solve.settings.ReadLog.changed`): when
+    either says an input changed during the run, nothing is written. A file modified within
+    :data:`RACY_NS` is stamped by content too. Returns whether a stamp was written (not when
+    the directory cannot be read, nor when an input changed). Written atomically; never
     raises."""
-    if environ.get(FULL_CHECK_VARIABLE):
+    if environ.get(FULL_CHECK_VARIABLE) or changed:
+        return False
+    if before is not None and inputs(argv, environ) != before:
         return False
     chdir, rest = split_argv(argv)
     root = os.path.abspath(chdir)
