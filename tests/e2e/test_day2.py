@@ -498,3 +498,27 @@ def test_versions_the_solver_only_reads_are_never_unpacked(isolated, own_cache, 
     assert unpacked == sorted(f"# {p.split('/', 1)[1]} {v}" for p, v in selected)
     # and what is installed is verified against the lock, as always
     assert tofu_solve(root, "check").code == 0
+
+
+def test_outdated_names_the_provider_clash_when_one_call_name_prefixes_another(tmp_path, tofu_solve, own_cache):
+    """Issue #58 §1.3: ``e``'s newest allowed version needs hashicorp/aws ">= 3.0", and the
+    call ``e2`` (whose name ``e`` prefixes) needs "< 3.0": the clash is named, from the same
+    held-back analysis ``why`` and ``graph`` show, not "does not fit the rest"."""
+    from tests.e2e.conftest import make_repo
+
+    def needs(constraint: str) -> dict[str, str]:
+        return {"main.tf": 'terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n'
+                           f'      version = "{constraint}"\n    }}\n  }}\n}}\n'}
+    e = make_repo(tmp_path / "e", [("v1.0.0", needs(">= 1.0")), ("v1.1.0", needs(">= 3.0"))])
+    e2 = make_repo(tmp_path / "e2", [("v1.0.0", needs("< 3.0"))])
+    root = write_root(tmp_path / "root", f'module "e" {{\n  source  = "git::{e}"\n  version = "~> 1.0"\n}}\n'
+                                         f'module "e2" {{\n  source  = "git::{e2}"\n  version = "~> 1.0"\n}}\n')
+    assert tofu_solve(root, "init", "-handover=false").code == 0, "init"
+    r = tofu_solve(root, "outdated", "-json")
+    rows = {i["name"]: i for i in r.json()["items"]}
+    assert rows["e"]["can_move_to"] == "v1.0.0" and rows["e"]["newest_allowed"] == "v1.1.0", rows["e"]
+    assert rows["e"]["held_by"] == "provider", rows["e"]
+    assert 'v1.1.0 needs hashicorp/aws ">= 3.0"' in rows["e"]["reason"]
+    assert 'module "e2" v1.0.0 needs "< 3.0"' in rows["e"]["reason"], rows["e"]["reason"]
+    why = tofu_solve(root, "why", "e")
+    assert ">= 3.0" in why.out and "e2" in why.out, why.out

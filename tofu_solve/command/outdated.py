@@ -35,7 +35,7 @@ from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
 from ..explain import solve
-from ..explain.holdback import HoldBack, analyse
+from ..explain.holdback import HoldBack, analyse, module_hold_backs
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.build import build_context
@@ -239,8 +239,7 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
                         f"the lock holds {locked}; tofu-solve init -upgrade={path} selects {to}")
     if newest_allowed is not None and newest_allowed != to:
         kind, why = _blocker(path, allowed[0], res, ctx)
-        return Outdated("module", path, locked, to, newest_allowed, newest, kind,
-                        f"{newest_allowed} {why}")
+        return Outdated("module", path, locked, to, newest_allowed, newest, kind, why)
     if newest is not None and newest != to:
         return Outdated("module", path, locked, to, newest_allowed, newest, "constraint",
                         f'"{constraint}" ({where}) excludes {newest}')
@@ -269,45 +268,20 @@ def _key(v: GoVersion):
     return functools.cmp_to_key(GoVersion.compare)(v)
 
 
-def _inside(cand, where) -> str:
-    """``where`` in ``cand``'s package, cited package and version first."""
-    src = cand.source
-    shown = src.package.for_display if hasattr(src, "package") and hasattr(src.package, "for_display") else \
-        redact(str(src))
-    return f"{shown} {cand.version_text}: {where}"
-
-
 def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
-    """Why the newest allowed version of ``path`` is not in the upgraded solution."""
+    """Why the newest allowed version ``cand`` of ``path`` is not in the upgraded solution:
+    its contents are read (``outdated`` may fetch them), then the one held-back analysis
+    ``init``, ``why`` and ``graph`` use says it (:func:`tofu_solve.explain.holdback.module_hold_backs`,
+    issue #58: never a second rule of its own)."""
     try:
-        tree = ctx.tree(cand)
+        ctx.tree(cand)
     except TofuSolveError as e:
-        return "module", f"could not be read: {e.summary}"
-    if not isinstance(tree, ModuleTree):
-        return "module", f"cannot be used: {tree.summary}"
-    for _, r in tree.providers:
-        chosen = res.providers.get(str(r.address))
-        if r.constraint is None or chosen is None:
-            continue
-        others = [o for o in res.provider_requirements.get(str(r.address), [])
-                  if o.constraint is not None and not o.origin.call_path.startswith(path)]
-        for o in others:
-            both = r.constraint & o.constraint
-            try:
-                ok = any(both.allows(v) for v in ctx.provider_versions(r.address))
-            except TofuSolveError:
-                ok = True
-            if not ok:
-                who = "the root module" if not o.origin.call_path else \
-                    f'module "{o.origin.call_path}" {o.origin.version}'
-                return "provider", (f'needs {r.address.for_display} "{r.constraint.text}" ({_inside(cand, r.where)}), '
-                                    f'and {who} needs "{o.constraint.text}" ({o.origin.cite()})')
-    for _, c in tree.core:
-        t = ctx.options.target
-        if c.counts_for(t.triple, t.terraform) and not c.constraint.allows(t.version):
-            return "opentofu", (f'needs {ctx.options.target.product.name} "{c.constraint.text}" '
-                                f"({_inside(cand, c.where)}); this is solved for {ctx.options.target.version}")
-    return "module", "does not fit the rest of the solution (a nested call or a joint provider range)"
+        return "module", f"{cand.version_text} could not be read: {e.summary}"
+    held = next((h for h in module_hold_backs(res, ctx, path) if h.version == cand.version_text), None)
+    if held is None or held.kind in ("objective", "unknown"):
+        return "module", f"{cand.version_text} does not fit the rest of the solution (a nested call or a joint " \
+                         "provider range)"
+    return held.kind, held.reason
 
 
 def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:

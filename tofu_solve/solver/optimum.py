@@ -331,12 +331,18 @@ class _Reader:
             order = self.provider_order(key, address, root)
             allowed = {str(c.version) for c in self.provider._provider_matches_of(
                 address, _summary(root), set())} if root else None  # type: ignore[arg-type]
+            # the release cooldown holds back every provider's young versions, declared by the root
+            # or not, exact pins anywhere in the universe exempt (issue #58 §1.2: the search cannot
+            # take them, so neither may the optimum)
+            pins = [r.constraint for _, r in self.provider_reqs if str(r.address) == key and r.constraint is not None]
+            young = {str(pc.version) for pc in order if self.ctx.options.min_age and
+                     self.provider._provider_too_young(address, str(pc.version), pins) is not None}  # type: ignore[arg-type]
             vs = []
             for i, pc in enumerate(order):
                 v = u.provider_vars[(key, str(pc.version))] = u.var()
                 u.provider_cands[v] = pc
                 vs.append(v)
-                if allowed is not None and str(pc.version) not in allowed:
+                if (allowed is not None and str(pc.version) not in allowed) or str(pc.version) in young:
                     u.hard.append([-v])
                 if i:
                     u.soft.append(([-v], _PROVIDER, i))
