@@ -522,3 +522,36 @@ def test_outdated_names_the_provider_clash_when_one_call_name_prefixes_another(t
     assert 'module "e2" v1.0.0 needs "< 3.0"' in rows["e"]["reason"], rows["e"]["reason"]
     why = tofu_solve(root, "why", "e")
     assert ">= 3.0" in why.out and "e2" in why.out, why.out
+
+
+def test_the_walk_finds_roots_and_only_roots(tmp_path, tofu_solve, monkeypatch):
+    """Issue #59 §4: a download cache inside the repository (where a CI cache step puts it),
+    ``.terraform``, ``.terragrunt-cache``, hidden directories and what the repository's git
+    ignores are never roots, and ``init -recursive`` writes nothing into them."""
+    import os
+    import subprocess
+
+    from tofu_solve.command.monorepo import find_roots, git_ignored
+    from tofu_solve.settings import Settings
+
+    base = _monorepo(tmp_path / "repo")
+    cache = base / "ci-cache"  # TOFU_SOLVE_CACHE_DIR inside the repository
+    for where in ("ci-cache/packages/x", ".hidden/app", "live/dev/.terragrunt-cache/y", "build/out/app",
+                  "live/dev/app/.terraform/modules/z"):
+        write_root(base / where, "# a module\n")
+    (base / ".gitignore").write_text("/build/\n")
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    subprocess.run(["git", "init", "-q", str(base)], check=True, env=env)
+    assert git_ignored(base, env) == {"build/"}
+    settings = Settings.from_environ({**env, "TOFU_SOLVE_CACHE_DIR": str(cache)})
+    found = [p.relative_to(base).as_posix() for p in find_roots(base, skip=(settings.cache_dir,), environ=env)]
+    assert found == ["live/dev/app", "live/prod/app"]
+    # without the skip and git, the cache's package and the ignored build output are taken for roots
+    assert {"ci-cache/packages/x", "build/out/app"} <= {p.relative_to(base).as_posix() for p in find_roots(base)}
+    # the real run, with the cache inside the repository: nothing written into the cache's packages
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
+    r = tofu_solve(base, "init", "-recursive", "-json", "-handover=false")
+    assert r.code == 0, r.err
+    assert [x["root"] for x in r.json()["roots"]] == ["live/dev/app", "live/prod/app"]
+    assert not (cache / "packages" / "x" / ".terraform.lock.hcl").exists()
+    assert not (base / "build" / "out" / "app" / ".terraform.lock.hcl").exists()

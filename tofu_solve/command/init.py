@@ -83,9 +83,9 @@ from .arguments import InitArguments
 from .monorepo import (
     cross_root_report,
     display_prefix,
-    find_roots,
     relative_name,
     run_each,
+    walk_roots,
 )
 from .views.init import InitViews, RootsSummary, describe_change, module_locks_text, summarize, unchanged_text
 from .views.store import report_data, store_warnings
@@ -975,7 +975,7 @@ def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = Fals
 def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, settings: Settings) -> int:
     """``init -recursive``: every root module under -chdir, in parallel over one cache."""
     base = Path(args.chdir)
-    roots = find_roots(base)
+    roots = walk_roots(base, settings)
     views.initializing_roots(len(roots), base)
 
     handovers: dict[Path, handover.Handover] = {}

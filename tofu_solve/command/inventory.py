@@ -29,7 +29,7 @@ from ..store.cache import Cache, key_of
 from ..versions.cooldown import format_age, format_day
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import lock_product
-from .monorepo import find_roots, relative_name
+from .monorepo import relative_name, walk_roots
 
 if TYPE_CHECKING:
     from packageurl import PackageURL
@@ -70,16 +70,18 @@ class Item:
 
 
 def inventory(base: Path, recursive: bool, policy: Policy | None = None,
-              host: str = "registry.opentofu.org", cache: Cache | None = None) -> tuple[list[str], list[Item]]:
+              host: str = "registry.opentofu.org", cache: Cache | None = None,
+              settings: Settings | None = None) -> tuple[list[str], list[Item]]:
     """The roots read (named from ``base``) and the items, sorted (modules first); with
     ``cache``, each version's release time where an earlier run's registry listing kept it
-    (read only: nothing is fetched).
+    (read only: nothing is fetched); ``settings``: the run's, for the walk (the download
+    cache and what git ignores are not entered).
 
     Raises:
         LockFileError: a lock file that does not parse (file and line).
         ConfigurationError: ``base`` cannot be read.
     """
-    roots = [r for r in (find_roots(base) if recursive else [base]) if (r / LOCK_FILE_NAME).is_file()]
+    roots = [r for r in (walk_roots(base, settings) if recursive else [base]) if (r / LOCK_FILE_NAME).is_file()]
     items: dict[tuple[str, str, str], Item] = {}
     names = []
     for root in roots:
@@ -345,7 +347,7 @@ def run(ns, settings: Settings) -> int:
     base = Path(ns.chdir)
     host = "registry.opentofu.org"
     policy = load_policy(base, getattr(ns, "policy", None), settings.environ, host)
-    names, items = inventory(base, bool(ns.recursive), policy, host, Cache(settings.cache_dir))
+    names, items = inventory(base, bool(ns.recursive), policy, host, Cache(settings.cache_dir), settings)
     fmt = "json" if ns.json else ns.format
     now = time.time()
     if fmt == "json":

@@ -101,10 +101,11 @@ def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`ModulesArguments`."""
     args = ModulesArguments.from_namespace(ns)
     if args.recursive:
-        from .monorepo import find_roots, relative_name
+        from .monorepo import relative_name, walk_roots
 
         base = Path(args.chdir)
-        found = [(relative_name(r, base), records(r, settings, tuple(args.vars or ()))) for r in find_roots(base)]
+        found = [(relative_name(r, base), records(r, settings, tuple(args.vars or ())))
+                 for r in walk_roots(base, settings)]
         view = ModulesView(args.json)
         for name, top in found:
             view.root(name, document(top), top)

@@ -4,9 +4,12 @@ over one shared cache, and report which roots use which versions.
 A **root module**, as a user of a ``live/ENV/SERVICE`` tree (Terragrunt style or plain)
 means it: a directory holding configuration files (``.tf``, ``.tf.json``, ``.tofu``,
 ``.tofu.json``) that no other directory of the tree calls as a local module
-(``source = "./..."`` or ``"../..."``). Hidden directories, ``.terraform`` and
-``.terragrunt-cache`` are never entered. A directory whose configuration cannot be read
-is still a root (its error is reported for it); its local calls are then unknown.
+(``source = "./..."`` or ``"../..."``). Hidden directories, ``.terraform``,
+``.terragrunt-cache`` and ``node_modules`` are never entered, nor the download cache (a CI
+cache step may put ``TOFU_SOLVE_CACHE_DIR`` inside the repository: its packages are not
+roots), nor what the repository's git ignores (issue #59 §4). A directory whose
+configuration cannot be read is still a root (its error is reported for it); its local
+calls are then unknown.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,17 +32,44 @@ SKIPPED_DIRS = {".terraform", ".terragrunt-cache", "node_modules"}
 MAX_PARALLEL = 4  # roots solved at once (each has its own network pool)
 
 
-def find_roots(base: Path) -> list[Path]:
+def git_ignored(base: Path, environ: Mapping[str, str]) -> set[str]:
+    """The directories under ``base`` that its repository's git ignores (paths relative to
+    ``base``, ``/``-separated, with a trailing ``/``), as ``git ls-files --others --ignored
+    --exclude-standard --directory`` lists them (``.gitignore`` files, ``.git/info/exclude``,
+    ``core.excludesFile``); empty outside a git work tree, or where git is missing or slow
+    (30 s)."""
+    from ..remote.gitcmd import GitError, run
+
+    try:
+        out = run(["-C", str(base), "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"],
+                  environ, timeout=30)
+    except (GitError, OSError):
+        return set()
+    return {p for p in out.decode("utf-8", "replace").split("\0") if p.endswith("/")}
+
+
+def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str] | None = None) -> list[Path]:
     """The root modules under ``base`` (``base`` itself included), sorted by path in natural
-    order (:func:`natural_key`).
+    order (:func:`natural_key`). Never entered: hidden directories, :data:`SKIPPED_DIRS`,
+    the directories in ``skip`` (the download cache), and, with ``environ`` (the run's
+    environment, for git), what the repository's git ignores (:func:`git_ignored`).
 
     Raises: ConfigurationError when ``base`` cannot be read; unreadable subdirectories
     are skipped.
     """
     base = Path(base)
+    skipped = {os.path.realpath(p) for p in skip}
+    ignored = git_ignored(base, environ) if environ is not None else set()
+
+    def entered(dirpath: str, d: str) -> bool:
+        full = os.path.join(dirpath, d)
+        if d.startswith(".") or d in SKIPPED_DIRS or os.path.realpath(full) in skipped:
+            return False
+        return not ignored or os.path.relpath(full, base).replace(os.sep, "/") + "/" not in ignored
+
     module_dirs: list[Path] = []
     for dirpath, dirnames, _ in os.walk(base):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in SKIPPED_DIRS)
+        dirnames[:] = sorted(d for d in dirnames if entered(dirpath, d))
         try:
             primary, overrides = config_file_names(dirpath)
         except TofuSolveError:
@@ -151,15 +181,24 @@ def display_prefix(root: Path, base: Path) -> str:
     return "" if rel == "." else rel.replace(os.sep, "/") + "/"
 
 
-__all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefix", "find_roots", "relative_name",
-           "run_each"]
+__all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefix", "find_roots", "git_ignored",
+           "relative_name", "run_each", "walk_roots"]
 
 
-def each_root(chdir: str, fn) -> list:
-    """``-recursive``: ``fn(root)`` for every root module under ``chdir``, in parallel.
-    Returns [(relative name, outcome)]."""
+def each_root(chdir: str, fn, settings=None) -> list:
+    """``-recursive``: ``fn(root)`` for every root module under ``chdir`` (found as
+    :func:`walk_roots` finds them for ``settings``), in parallel. Returns [(relative name,
+    outcome)]."""
     base = Path(chdir)
-    return [(relative_name(o.root, base), o) for o in run_each(find_roots(base), fn)]
+    return [(relative_name(o.root, base), o) for o in run_each(walk_roots(base, settings), fn)]
+
+
+def walk_roots(base: Path, settings=None) -> list[Path]:
+    """:func:`find_roots` for a run with ``settings`` (a :class:`~tofu_solve.settings.Settings`):
+    the download cache is not entered, and what git ignores is left out."""
+    if settings is None:
+        return find_roots(base)
+    return find_roots(base, skip=(settings.cache_dir,), environ=settings.environ)
 
 
 def each_root_for_its_target(args, settings, fn: Callable) -> list:
@@ -178,4 +217,4 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
         target = target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
         policy = load_policy(root, args.policy, settings.environ, target.product.registry_host)
         return fn(root, target, display_prefix(root, base), policy)
-    return each_root(args.chdir, one)
+    return each_root(args.chdir, one, settings)

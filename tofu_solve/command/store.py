@@ -264,14 +264,14 @@ def _verify_provider(store: PackageStore, key: ProviderKey, provider: ProviderLo
 def run(ns, settings: Settings) -> int:
     """``tofu-solve store push|verify``: ``ns`` as the parser left it. Exit 0 when every
     package the lock files name is in the store (verified, for ``verify``), else 1."""
-    from .monorepo import find_roots
+    from .monorepo import walk_roots
 
     address = store_setting(ns.package_store, settings.environ)
     if address is None:
         raise ConfigurationError("No package store", "Name the store with -package-store=oci://HOST/PREFIX or "
                                  f"{STORE_VARIABLE}.")
     base = Path(ns.chdir or ".")
-    roots = find_roots(base) if ns.recursive else [base]
+    roots = walk_roots(base, settings) if ns.recursive else [base]
     platforms = tuple(dict.fromkeys(parse_platform(p) for p in ns.platform or ()))
     act = verify_from_locks if ns.action == "verify" else push_from_locks
     result = act(roots, address, settings, platforms)
