@@ -275,6 +275,9 @@ def _commands() -> tuple[_Command, ...]:
                 _Arg("--verbose", action="store_true",
                      help="a policy or release-cooldown warning lists every version it kept out of every call and "
                           "provider (by default: one warning per rule, under two lines; -json always has the list)"),
+                _Arg("--quiet", action="store_true",
+                     help="no progress lines on standard error (the results, warnings and errors are printed as "
+                          "without it)"),
                 _Arg("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
                      help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
                           "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "

@@ -60,10 +60,12 @@ class InRoot:
 
 @dataclass(frozen=True)
 class RootDone:
-    """The root module ``root`` (``-recursive``) is initialized with ``module_calls`` calls."""
+    """The root module ``root`` (``-recursive``) is initialized with ``module_calls`` calls,
+    or failed (``error``: the error's summary; "" when it did not)."""
 
     root: str
     module_calls: int
+    error: str = ""
 
 
 Event = FetchingPackage | StillResolving | LookingForDeadEnds | PhaseDone | InRoot | RootDone

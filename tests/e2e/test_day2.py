@@ -321,7 +321,9 @@ def test_init_recursive_solves_every_root_and_reports_across_them(tmp_path, tofu
     assert not (base / "modules" / "net" / ".terraform.lock.hcl").exists()  # a called module is no root
     text = tofu_solve(base, "init", "-recursive")
     assert text.code == 0
-    assert "terraform-aws-modules/kms/aws  (several versions)" in text.out
+    # what matters across roots, one line (issue #59 §1); -verbose: who uses each version
+    assert "  terraform-aws-modules/kms/aws: " in text.out and " in 1 root" in text.out, text.out
+    assert "terraform-aws-modules/kms/aws  (several versions)" in tofu_solve(base, "init", "-recursive", "-verbose").out
     assert tofu_solve(base, "check", "-recursive").code == 0
     # outdated -recursive: a root where nothing can move is one line, the others their table (issue #50 §1)
     o = tofu_solve(base, "outdated", "-recursive")
@@ -555,3 +557,50 @@ def test_the_walk_finds_roots_and_only_roots(tmp_path, tofu_solve, monkeypatch):
     assert [x["root"] for x in r.json()["roots"]] == ["live/dev/app", "live/prod/app"]
     assert not (cache / "packages" / "x" / ".terraform.lock.hcl").exists()
     assert not (base / "build" / "out" / "app" / ".terraform.lock.hcl").exists()
+
+
+KMS3 = 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "~> 3.0"\n}\n'
+
+
+def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
+    """Issue #59 §1-3, on 20 roots: a no-op run is a line per root and a few more (none
+    longer than 120 characters off a terminal; -quiet drops the progress lines); a failing
+    run ties every error to its root and names no next command; a lock change is listed
+    under its root as a single-root run lists it; -json gives every diagnostic its root."""
+    import json
+
+    base = tmp_path / "repo"
+    names = [f"live/env{i}/app" for i in range(20)]
+    for name in names:
+        write_root(base / name, KMS3)
+    first = tofu_solve(base, "init", "-recursive", "-handover=false")
+    assert first.code == 0, first.err
+    again = tofu_solve(base, "init", "-recursive", "-handover=false")
+    assert again.code == 0, again.err
+    out, err = again.out.splitlines(), again.err.splitlines()
+    assert len(err) == 20 and all(line.endswith(f"of 20)") for line in err), err  # a line per finished root
+    assert len(out) <= 20 + 8, again.out  # a header, the verdict, the next command: a few lines
+    assert all(len(line) <= 120 for line in out + err), again.out
+    assert [line.split()[0] for line in out if line.startswith("live/")] == names  # natural order
+    assert all(line.split()[1:5] == ["ok", "1", "1", "up"] for line in out if line.startswith("live/"))
+    quiet = tofu_solve(base, "init", "-recursive", "-handover=false", "-quiet")
+    assert quiet.err == "" and len(quiet.out.splitlines()) <= 20 + 8
+    # a policy denies the locked version: -lockfile=readonly fails in every root, each error under its root
+    (base / "tofu-solve-policy.hcl").write_text('deny "module" "terraform-aws-modules/kms/aws" {\n'
+                                                '  versions = "3.1.1"\n  reason   = "a bad release"\n}\n')
+    ci = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly")
+    assert ci.code == 1
+    assert "Next" not in ci.out and "20 of 20 root modules failed." in ci.out
+    lines = ci.err.splitlines()
+    errors = [i for i, line in enumerate(lines) if line.startswith("Error: ")]
+    assert len(errors) == 20 and all(lines[i - 1] == f"In {name}:" for i, name in zip(errors, names, strict=True))
+    assert all(len(line) <= 120 for line in ci.out.splitlines() + lines), ci.err
+    as_json = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly", "-json")
+    diagnostics = [m for m in map(json.loads, as_json.out.splitlines()) if m.get("type") == "diagnostic"]
+    assert len(diagnostics) == 20 and sorted(m.get("root") for m in diagnostics) == sorted(names), diagnostics
+    landed = tofu_solve(base, "init", "-recursive", "-handover=false")
+    assert landed.code == 0
+    text = " ".join(landed.out.split())
+    for name in names:  # each root's change under its root, as a single-root init lists it
+        assert f'In {name}: tofu-solve has updated the lock file .terraform.lock.hcl: ~ module "kms" 3.1.1 -> ' in text
+    assert text.count("denied by deny") == 20 and text.count("held back kms") == 1  # the rule's warning once

@@ -418,7 +418,10 @@ def test_recursive_hands_over_in_each_root(tmp_path, tofu_solve, client_env, ter
     r = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false")
     assert r.code == 0, r.out + r.err
     assert "Terraform has been successfully initialized!" not in r.out  # the banners stay behind -verbose
-    assert r.out.index("  env2: Terraform init done (") < r.out.index("  env10: Terraform init done (")
+    rows = [line for line in r.out.splitlines() if line.startswith("env")]
+    # one line per root, its client's init in it (issue #59 §1), env2 before env10
+    assert [row.split()[0] for row in rows] == ["env2", "env10"], r.out
+    assert all(row.split()[1] == "ok" and "Terraform init done (" in row for row in rows), r.out
     assert r.out.count("is expected") == 1 and "-verbose shows all" in r.out
     verbose = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false", "-verbose")
     assert verbose.code == 0 and verbose.out.count("Terraform has been successfully initialized!") == 2
@@ -428,7 +431,9 @@ def test_recursive_hands_over_in_each_root(tmp_path, tofu_solve, client_env, ter
         assert 'module "net"' in (base / name / ".terraform.lock.hcl").read_text()
     off = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-handover=false")
     assert off.code == 0 and "Terraform has been successfully initialized!" not in off.out
-    assert "(cd env2 && terraform init -lockfile=readonly)" in off.out
+    assert "run terraform init -lockfile=readonly in each of 2 root modules (env2, env10)" in " ".join(off.out.split())
+    assert "(cd env2 && terraform init -lockfile=readonly)" in tofu_solve(
+        base, "init", "-recursive", f"-tf-path={terraform_1155}", "-handover=false", "-verbose").out
     (base / "env10" / "backend.tf").write_text('terraform {\n  backend "nowhere" {}\n}\n')  # the client refuses it
     bad = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false")
     assert bad.code == 1 and "In env10:" in bad.out and "In env2:" not in bad.out, bad.out

@@ -87,7 +87,15 @@ from .monorepo import (
     run_each,
     walk_roots,
 )
-from .views.init import InitViews, RootsSummary, describe_change, module_locks_text, summarize, unchanged_text
+from .views.init import (
+    HandedOver,
+    InitViews,
+    RootsSummary,
+    describe_change,
+    module_locks_text,
+    summarize,
+    unchanged_text,
+)
 from .views.store import report_data, store_warnings
 from .views.warnings import blocked_upgrade_warning, fenced_off_warning
 
@@ -209,7 +217,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
     changes = _module_lock_changes(read.on_disk, solved, opts)
     plan = solved.plan
-    plan.changes[:] = [replace(c, reason=solved.reasons.get(c.label, c.reason)) for c in plan.changes]
+    plan.changes[:] = [replace(c, reason=_provider_change_reason(c, solved.reasons.get(c.label)))
+                       for c in plan.changes]
     res.warnings.extend(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(solved.new_modules))
     written_for = lock_product(root) if read.path.exists() else None
@@ -251,6 +260,17 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
                       store=store_data)
+
+
+def _provider_change_reason(c: LockChange, why: str | None) -> str:
+    """A provider block's change with its reason: the version's reason, or, when the
+    version stays, what changed in the block (its constraints, its hashes) and why its
+    constraints moved (issue #59 §2)."""
+    if why is None:
+        return c.reason
+    if c.old == c.new and c.reason:
+        return f"{c.reason}: {why}"
+    return why
 
 
 def _read_root(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion,
@@ -868,7 +888,8 @@ def _tag_warnings(remotes: GitRemotes) -> list[WarningText]:
 
 def open_views(ns, settings: Settings) -> InitViews:
     """The views this run speaks to (the error boundary reports a failure to them too)."""
-    return InitViews(ns.chdir, bool(ns.json), getattr(ns, "json_into", None), bool(ns.no_color), settings.no_color)
+    return InitViews(ns.chdir, bool(ns.json), getattr(ns, "json_into", None), bool(ns.no_color), settings.no_color,
+                     quiet=bool(getattr(ns, "quiet", False)))
 
 
 def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
@@ -982,8 +1003,12 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
 
     def one(root: Path):
         name = relative_name(root, base)
-        result = run_init(dataclasses.replace(opts, root=root, display_prefix=display_prefix(root, base)), settings,
-                          progress=lambda e: views.progress(InRoot(name, e)))
+        try:
+            result = run_init(dataclasses.replace(opts, root=root, display_prefix=display_prefix(root, base)),
+                              settings, progress=lambda e: views.progress(InRoot(name, e)))
+        except TofuSolveError as e:
+            views.progress(RootDone(name, 0, e.summary))
+            raise
         views.progress(RootDone(name, len(result.resolution.modules)))
         h = _handover_for(args, opts, result, settings, root)
         if h is not None:
@@ -991,37 +1016,34 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
         return result
     with views.working():
         outcomes = run_each(roots, one)
-    summary = RootsSummary(outcomes, base, cross_root_report(outcomes, base))
+    report = cross_root_report(outcomes, base)
+    quiet = views.human is not None and views.stream is None and not args.verbose  # text: a line per root
+    if quiet:
+        # each root's client init first, one at a time in the order of the roots, its output kept:
+        # its result stands in the root's line, its output under the root only where it said more
+        handed = {o.root: _hand_over_quietly(handovers[o.root]) for o in outcomes
+                  if o.value is not None and o.root in handovers}
+        summary = RootsSummary(outcomes, base, report, handed, verbose=False,
+                               readonly=opts.lockfile == "readonly")
+        views.roots_summary(summary)
+        return 1 if summary.failed or any(ho.code for ho in handed.values()) else 0
+    summary = RootsSummary(outcomes, base, report, verbose=args.verbose, readonly=opts.lockfile == "readonly")
     views.roots_summary(summary)
-    # one client at a time, in the order of the roots
-    codes = []
-    quiet = views.human is not None and views.stream is None and not args.verbose  # text: a line per clean root
-    said_locks_note = False
+    codes = []  # -verbose or -json: each client's whole output, under its root, one at a time
     for o in outcomes:
         h = handovers.get(o.root)
         if h is None or o.value is None:
             continue
-        name = relative_name(o.root, base)
-        if not quiet:
-            views.in_root(name)
-            codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
-            continue
-        code, output, seconds = _hand_over_captured(h)
-        codes.append(code)
-        if code == 0 and not client_said_more(output):
-            views.root_handed_over(name, h.client.product.name, seconds)
-            continue
-        views.in_root(name)  # what the client said, under the root's name
-        views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin)
-        views.client_output(output)
-        if o.value.locks.modules and not said_locks_note:
-            views.module_locks_note(h.client.product.name, LOCK_FILE_NAME)
-            said_locks_note = True
-    if quiet and not said_locks_note and any(o.value is not None and o.value.locks.modules and o.root in handovers
-                                             for o in outcomes):
-        h = next(iter(handovers.values()))
-        views.module_locks_note(h.client.product.name, LOCK_FILE_NAME, outputs_hidden=True)
+        views.in_root(relative_name(o.root, base))
+        codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
     return 1 if summary.failed or any(codes) else 0
+
+
+def _hand_over_quietly(h: handover.Handover) -> HandedOver:
+    """The client's init for ``-recursive`` text output, its output kept (see :class:`HandedOver`)."""
+    code, output, seconds = _hand_over_captured(h)
+    return HandedOver(h.client.product.name, h.command_line, str(h.client.version), h.client.origin, code, output,
+                      seconds, code != 0 or client_said_more(output))
 
 
 MODULE_LOCK_WARNING = "Dependency locks for modules are not yet supported"

@@ -135,6 +135,22 @@ class CrossRootReport:
     def as_data(self) -> dict:
         return {"modules": self.modules, "providers": self.providers}
 
+    def several_lines(self) -> list[str]:
+        """Text, what matters across roots: each package or provider at more than one
+        version, one line, with how many roots use each version (``-verbose``: :meth:`lines`)."""
+        out = []
+        for title, table in (("Module packages", self.modules), ("Providers", self.providers)):
+            several = {name: versions for name, versions in sorted(table.items()) if len(versions) > 1}
+            if not several:
+                continue
+            out.append(f"{title} at several versions across roots (-verbose lists who uses each):")
+            for name, versions in several.items():
+                counts = ", ".join(f"{v} in {n} {'root' if n == 1 else 'roots'}"
+                                   for v, users in sorted(versions.items())
+                                   for n in [len({u.split(':', 1)[0] for u in users})])
+                out.append(f"  {name.removeprefix('registry.opentofu.org/')}: {counts}")
+        return out
+
     def lines(self) -> list[str]:
         """Text: one block per package or provider, its versions and who uses each; a
         package or provider at more than one version is marked."""

@@ -69,9 +69,32 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile) -> di
     for addr in sorted(set(recorded.providers) | set(res.providers)):
         old_p, new_p = recorded.providers.get(addr), res.providers.get(addr)
         if new_p is not None and old_p is not None and old_p.version == str(new_p.version):
+            moved = constraints_reason(old_p.constraints, res.provider_requirements.get(addr, []))
+            if moved:
+                out[addr] = moved
             continue
         out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, Identity.provider(addr) in freed, targets, short)
     return out
+
+
+def constraints_reason(old: str, reqs: list[ProviderRequirement]) -> str:
+    """Why a provider block's ``constraints`` moved while its version stayed (issue #59 §2):
+    each constraint now required that the block did not record, with what requires it
+    (``">= 6.0.0" required by vpc 6.5.1 (terraform-aws-modules/vpc/aws 6.5.1: versions.tf:7)``),
+    and each it recorded that nothing requires any more; "" when they did not move. The
+    parts are those of the canonical string the lock records (``VersionConstraintsString``)."""
+    def parts(text: str) -> list[str]:
+        return [p.strip() for p in text.split(",") if p.strip()]
+    new = [(p, r) for r in reqs if r.constraint is not None for p in parts(gvs.canonical_string(r.constraint.spec))]
+    before = parts(old)
+    added: dict[str, list[ProviderRequirement]] = {}
+    for p, r in new:
+        if p not in before:
+            added.setdefault(p, []).append(r)
+    gone = [p for p in dict.fromkeys(before) if p not in {q for q, _ in new}]
+    said = [f'"{p}" required by {_by(rs[0].origin)} ({_at(rs[0].origin)})' for p, rs in added.items()]
+    said += [f'"{p}" no longer required' for p in gone]
+    return "; ".join(said)
 
 
 def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | None, res: Resolution, ctx: Context,

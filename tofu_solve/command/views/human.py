@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
+from ...events import InRoot, RootDone
 from .progress import is_fetch, progress_text
 
 log = logging.getLogger("tofu_solve.progress")
@@ -35,7 +36,7 @@ class HumanView:
     so the live line is cleared before results are printed.
     """
 
-    def __init__(self, color: bool, out=None, err=None):
+    def __init__(self, color: bool, out=None, err=None, quiet: bool = False):
         self.out_stream = out or sys.stdout
         self.err_stream = err or sys.stderr
         self.out = Console(file=self.out_stream, no_color=not color, highlight=False, markup=False,
@@ -43,10 +44,18 @@ class HumanView:
         self.err = Console(file=self.err_stream, no_color=not color, highlight=False, markup=False,
                            emoji=False, soft_wrap=True, stderr=self.err_stream is sys.stderr)
         self.color = color
-        self.live = self.err.is_terminal
+        self.quiet = quiet  # -quiet: no progress at all
+        self.live = self.err.is_terminal and not quiet
         self._status: Status | None = None
         self._lock = threading.Lock()
         self.fetched = 0
+        self.roots = 0  # -recursive: the root modules of the run, and how many are done
+        self.roots_done = 0
+
+    @property
+    def width(self) -> int:
+        """How wide a line may be: the terminal's width, or 120 off a terminal (issue #59 §3)."""
+        return self.out.width if self.out.is_terminal else 120
 
     # ------------------------------------------------------------------ progress
 
@@ -67,16 +76,29 @@ class HumanView:
                 self._status = None
 
     def progress(self, event) -> None:
-        """A progress event (:mod:`tofu_solve.events`): the live line on a terminal, else a line."""
+        """A progress event (:mod:`tofu_solve.events`): the live line on a terminal, else a
+        line. Under ``-recursive`` (:class:`InRoot`, :class:`RootDone`), the live line counts
+        the roots done of all of them, and off a terminal only each finished root is a line
+        (issue #59 §1)."""
+        if self.quiet:
+            return
         msg = progress_text(event)
         with self._lock:
             if is_fetch(event):
                 self.fetched += 1
+            if isinstance(event, RootDone):
+                self.roots_done += 1
+                msg = f"{msg} ({self.roots_done} of {self.roots})" if self.roots else msg
             if self._status is not None:
                 text = msg.lstrip("- ")
+                if isinstance(event, InRoot | RootDone) and self.roots:
+                    text = f"{self.roots_done} of {self.roots} root modules done; {text}"
                 suffix = f" ({self.fetched} fetched)" if self.fetched else ""
                 self._status.update(Text(text + suffix))
                 return
+        if isinstance(event, InRoot):
+            log.debug("%s", msg)  # a root's phases: detail for TF_LOG; its end is the line people see
+            return
         if is_fetch(event):
             # off a terminal, one line per phase (PhaseDone), in a stable order; each download
             # is detail for TF_LOG (issue #24: CI logs drown the answer otherwise)
@@ -96,13 +118,51 @@ class HumanView:
     def success(self, text: str) -> None:
         self.line(text, "bold green")
 
-    def warning(self, w) -> None:
-        summary = getattr(w, "summary", None)
+    def warning(self, w, wrap: bool = False) -> None:
+        """``Warning: TEXT`` after a blank line; with ``wrap``, each paragraph folded at
+        :attr:`width` (``-recursive``'s summary: no line longer than the terminal, or 120)."""
         head = Text("Warning: ", style="bold yellow" if self.color else "")
-        head.append(str(w))
+        text = str(w)
+        if wrap:
+            text = self.fold("Warning: " + text)[len("Warning: "):]
+        head.append(text)
         self.out.print()
         self.out.print(head)
-        del summary
+
+    def fold(self, text: str, indent: str = "") -> str:
+        """``text`` with each of its lines folded at :attr:`width` (words are never broken:
+        an address longer than the line stays whole), continuation lines indented by
+        ``indent`` beyond the line's own indentation."""
+        import re
+        import textwrap
+
+        def whole(m: re.Match) -> str:  # a quoted constraint is not folded inside: ">= 6.28.0"
+            return m.group(0).replace(" ", "\u00a0")
+        out = []
+        for line in text.split("\n"):
+            if len(line) <= self.width:
+                out.append(line)
+                continue
+            lead = line[:len(line) - len(line.lstrip(" "))]
+            kept = re.sub(r'"[^"\n]{1,60}"', whole, line)
+            out.append(textwrap.fill(kept, self.width, subsequent_indent=lead + indent, break_long_words=False,
+                                     break_on_hyphens=False).replace("\u00a0", " "))
+        return "\n".join(out)
+
+    def folded(self, text: str = "", style: str | None = None, indent: str = "") -> None:
+        """:meth:`line`, folded as :meth:`fold` folds it."""
+        self.line(self.fold(text, indent), style)
+
+    def error_in_root(self, root: str, rendered: str) -> None:
+        """``-recursive``: a root's error on standard error, under the root's name there too,
+        so that the error is tied to its root in a log whatever the order of the two streams."""
+        self.stop_progress()
+        self.err.print()
+        self.err.print(Text(f"In {root}:", style="bold" if self.color else ""))
+        first, _, rest = rendered.partition("\n")
+        self.err.print(Text(first, style="bold red" if self.color else ""))
+        if rest:
+            self.err.print(self.fold(rest, indent="    "))
 
     def error_text(self, rendered: str) -> None:
         """An error as :meth:`TofuSolveError.render` wrote it, "Error:" in red."""

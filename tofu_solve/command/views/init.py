@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -275,13 +275,43 @@ def unchanged_text(s: InitSummary) -> str:
 
 
 @dataclass(frozen=True)
+class HandedOver:
+    """A root's hand-over under ``-recursive`` (text): the client's init, run with its output
+    kept, before the summary, so that its result stands in the root's line (issue #59 §1).
+
+    Attributes:
+        product: the client's name (``OpenTofu``, ``Terraform``).
+        command_line: what was run.
+        version, origin: the client's version and how it was found.
+        code: its exit status.
+        output: what it printed (both streams).
+        seconds: how long it took.
+        said_more: whether it said more than expected (a warning or error besides its
+            warning about tofu-solve's module blocks): then its output is shown under the root.
+    """
+
+    product: str
+    command_line: str
+    version: str
+    origin: str
+    code: int
+    output: str
+    seconds: float
+    said_more: bool
+
+
+@dataclass(frozen=True)
 class RootsSummary:
     """What ``init -recursive`` did: each root's outcome (``RootOutcome`` of an
-    ``InitResult``), named from ``base``, and the cross-root report."""
+    ``InitResult``), named from ``base``, the cross-root report, and (text) each root's
+    hand-over, run before the summary; ``verbose``: every root named, the whole report."""
 
     outcomes: Sequence[Any]
     base: Path
     report: Any
+    handed: Mapping[Path, HandedOver] = field(default_factory=dict)
+    verbose: bool = False
+    readonly: bool = False
 
     def name(self, root: Path) -> str:
         from ..monorepo import relative_name
@@ -290,6 +320,42 @@ class RootsSummary:
     @property
     def failed(self) -> list[tuple[Path, Any]]:
         return [(o.root, o.error) for o in self.outcomes if o.error is not None]
+
+
+def named_roots(names: Sequence[str], verbose: bool = False) -> str:
+    """Roots in a sentence: the first :data:`SHOWN_ROOTS` and how many more (``-verbose``:
+    all of them)."""
+    if verbose or len(names) <= SHOWN_ROOTS:
+        return ", ".join(names)
+    return f"{', '.join(names[:SHOWN_ROOTS])} and {len(names) - SHOWN_ROOTS} more (-verbose names them all)"
+
+
+def _root_line_lock(r: Any) -> str:
+    n = len(r.changes) + len(r.provider_changes)
+    return "up to date" if not n else f"updated ({plural(n, 'change')})"
+
+
+def _client_cell(ho: HandedOver | None) -> str:
+    if ho is None:
+        return "-"
+    return f"{ho.product} init done ({ho.seconds:.1f} s)" if ho.code == 0 else \
+        f"{ho.product} init failed (exit {ho.code})"
+
+
+def shared_warnings(s: RootsSummary) -> tuple[dict[tuple[str, str], list[str]], set[tuple[str, str]]]:
+    """The warnings of the roots that are the same text in several of them: (summary, text)
+    -> the roots' names, in order; and the set of those keys (issue #59 §3: said once, with
+    the roots counted). Rule warnings are grouped by their rule instead (:func:`across_roots`)."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for o in s.outcomes:
+        for w in (o.value.resolution.warnings if o.value is not None else ()):
+            if isinstance(w, RuleWarning):
+                continue
+            names = where.setdefault((getattr(w, "summary", ""), str(w)), [])
+            if s.name(o.root) not in names:
+                names.append(s.name(o.root))
+    shared = {k for k, names in where.items() if len(names) > 1}
+    return {k: v for k, v in where.items() if k in shared}, shared
 
 
 class InitView(Protocol):
@@ -320,6 +386,7 @@ class InitHuman:
         self.human.heading("Initializing modules...")
 
     def initializing_roots(self, count: int, base: Path) -> None:
+        self.human.roots = count
         self.human.heading(f"Initializing {count} root module{'s' if count != 1 else ''} (under {base})...")
 
     def empty_directory(self) -> None:
@@ -367,63 +434,99 @@ class InitHuman:
         h.success(_final_text(s))
 
     def roots_summary(self, s: RootsSummary) -> None:
+        """One line per root (its result, counts, lock file and client init), then a section
+        under each root's name only where something happened there (lock changes, its own
+        warnings, its error, what its client said), each warning several roots share once
+        with the roots counted, what is at several versions across roots, and the verdict
+        (issue #59 §1-3)."""
         h = self.human
         rows = []
+        handed = bool(s.handed)
         for o in s.outcomes:
             name = s.name(o.root)
+            ho = s.handed.get(o.root)
             if o.value is not None:
                 r = o.value
-                lock = "up to date" if not (r.changes or r.provider_changes) else \
-                    f"updated ({len(r.changes) + len(r.provider_changes)} changes)"
-                rows.append((name, "ok", str(len(r.resolution.modules)), str(len(r.locks.providers)), lock))
+                row = [name, "ok" if ho is None or ho.code == 0 else "error", str(len(r.resolution.modules)),
+                       str(len(r.locks.providers)), _root_line_lock(r)]
             else:
-                rows.append((name, "error", "-", "-", o.error.summary if o.error else ""))
-        head = ("ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE")
-        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
+                row = [name, "error", "-", "-", o.error.summary if o.error else ""]
+            rows.append(row + ([_client_cell(ho)] if handed else []))
+        head = ["ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE"] + (["CLIENT INIT"] if handed else [])
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
         for r in [head, *rows]:
-            h.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:4])) + "  " + r[4])
-        # a policy or cooldown rule is warned about once across roots, with the roots it touched
-        # counted (issue #47 §5); every other warning under the root it is about
+            h.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:-1])) + "  " + r[-1])
+        shared, shared_keys = shared_warnings(s)
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for o in s.outcomes:
+            name = s.name(o.root)
             warnings = o.value.resolution.warnings if o.value is not None else ()
             for w in warnings:
                 if isinstance(w, RuleWarning):
-                    by_rule.setdefault((w.summary, w.rule), []).append((s.name(o.root), w))
-            own = [w for w in warnings if not isinstance(w, RuleWarning)]
-            if own:
+                    by_rule.setdefault((w.summary, w.rule), []).append((name, w))
+            own = [w for w in warnings if not isinstance(w, RuleWarning)
+                   and (getattr(w, "summary", ""), str(w)) not in shared_keys]
+            changes = list(o.value.provider_changes + o.value.changes) if o.value is not None else []
+            ho = s.handed.get(o.root)
+            client = ho is not None and (ho.code != 0 or ho.said_more)
+            if own or changes or client:
                 h.line()
-                h.line(f"In {s.name(o.root)}:", "bold")
+                h.line(f"In {name}:", "bold")
+                if changes:
+                    h.line(f"tofu-solve has updated the lock file {o.value.lock_path.name}:")
+                    for c in changes:
+                        h.folded(describe_change(c), indent="    ")
                 for w in own:
-                    h.warning(w)
+                    h.warning(w, wrap=True)
+                if client and ho is not None:
+                    h.line()
+                    h.line(f"{ho.product} {ho.version} ({ho.origin}): {ho.command_line}")
+                    for line in ho.output.rstrip("\n").splitlines():
+                        h.line(line)
+            if o.error is not None:  # on standard error, under the root's name there too
+                h.error_in_root(name, o.error.render())
+        for (summary, text), names in shared.items():
+            h.warning(WarningText(summary, f"{text}\n(In {len(names)} root modules: "
+                                           f"{named_roots(names, s.verbose)}.)"), wrap=True)
         for (summary, rule), found in by_rule.items():
-            h.warning(WarningText(summary, across_roots(rule, found)))
-        failed = s.failed
-        for failed_root, error in failed:
-            h.line()
-            h.line(f"In {s.name(failed_root)}:", "bold")
-            h.error_text(error.render())
-        lines = s.report.lines()
+            h.warning(WarningText(summary, across_roots(rule, found)), wrap=True)
+        lines = s.report.lines() if s.verbose else s.report.several_lines()
         if lines:
             h.line()
             for line in lines:
-                h.line(line)
+                h.folded(line, indent="    ")
         store = summary_line([o.value.store for o in s.outcomes if o.value is not None], roots=len(s.outcomes))
         if store:
             h.line()
-            h.line(store)
+            h.folded(store)
+        if any(ho.code == 0 and not ho.said_more for ho in s.handed.values()) and any(
+                o.value is not None and o.value.locks.modules and o.root in s.handed for o in s.outcomes):
+            ho = next(iter(s.handed.values()))
+            h.line()
+            h.folded(module_locks_text(ho.product, s.outcomes[0].value.lock_path.name if s.outcomes[0].value
+                                     else ".terraform.lock.hcl", outputs_hidden=True))
+        failed = s.failed
+        clients_failed = [o for o in s.outcomes if (ho := s.handed.get(o.root)) is not None and ho.code != 0]
         h.line()
-        if failed:
-            h.line(f"{len(failed)} of {len(s.outcomes)} root modules failed.", "bold red")
-        else:
-            h.success(f"tofu-solve has been successfully initialized: {len(s.outcomes)} root modules.")
-        nexts = [(s.name(o.root), o.value.next_command) for o in s.outcomes
-                 if o.value is not None and o.value.next_command]
+        if failed or clients_failed:
+            h.line(f"{len(failed) + len(clients_failed)} of {len(s.outcomes)} root modules failed.", "bold red")
+            return  # a failed run names no next command (issue #59 §2)
+        h.success(f"tofu-solve has been successfully initialized: {len(s.outcomes)} root modules.")
+        nexts: dict[str, list[str]] = {}
+        for o in s.outcomes:
+            if o.value is not None and o.value.next_command and o.root not in s.handed:
+                nexts.setdefault(o.value.next_command, []).append(s.name(o.root))
         if nexts:
             h.line()
-            h.line("Next, in each root, to install providers and configure the backend, run:")
-            for name, cmd in nexts:
-                h.line(f"  (cd {name} && {cmd})")
+            for cmd, names in nexts.items():
+                if s.verbose:
+                    h.line("Next, to install providers and configure the backend, in each of "
+                           f"{plural(len(names), 'root module')}, run:")
+                    for name in names:
+                        h.line(f"  (cd {name} && {cmd})")
+                else:
+                    h.folded(f"Next, to install providers and configure the backend, run {cmd} in each of "
+                             f"{plural(len(names), 'root module')} ({named_roots(names)}).")
 
     def in_root(self, name: str) -> None:
         self.human.line()
@@ -486,8 +589,8 @@ class InitJson:
 
     def roots_summary(self, s: RootsSummary) -> None:
         failed = s.failed
-        for _, error in failed:
-            self.stream.error(error)
+        for failed_root, error in failed:  # every diagnostic names its root (issue #59 §2)
+            self.stream.error(error, root=s.name(failed_root))
         for o in s.outcomes:  # each root's warnings, as a plain init shows them, naming the root
             for w in (o.value.resolution.warnings if o.value is not None else ()):
                 d = warning_data(w)
@@ -518,8 +621,8 @@ class InitViews:
     file (``-json-into=FILE``), as OpenTofu pairs its human and JSON views."""
 
     def __init__(self, chdir: str, as_json: bool = False, json_into: str | None = None, no_color: bool = False,
-                 no_color_env: bool = False):
-        self.human = None if as_json else HumanView(use_color(no_color, no_color_env))
+                 no_color_env: bool = False, quiet: bool = False):
+        self.human = None if as_json else HumanView(use_color(no_color, no_color_env), quiet=quiet)
         outs = []
         if as_json:
             outs.append(sys.stdout)
@@ -584,18 +687,6 @@ class InitViews:
     def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
         for v in self._views:
             v.module_locks_note(product, lock, outputs_hidden)
-
-    def root_handed_over(self, name: str, product: str, seconds: float) -> None:
-        """``-recursive``, text: a root whose client's init succeeded and said nothing more
-        than expected, as one line (issue #50 §1)."""
-        if self.human is not None:
-            self.human.line(f"  {name}: {product} init done ({seconds:.1f} s)")
-
-    def client_output(self, output: str) -> None:
-        """``-recursive``, text: what a root's client said, when it said more than expected."""
-        if self.human is not None:
-            for line in output.rstrip("\n").splitlines():
-                self.human.line(line)
 
     def close(self) -> None:
         for v in self._views:

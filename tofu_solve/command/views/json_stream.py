@@ -123,9 +123,9 @@ class JsonStream:
         d = warning_data(w)
         self.diagnostic("warning", d["summary"], d["detail"])
 
-    def error(self, e: TofuSolveError) -> None:
+    def error(self, e: TofuSolveError, **extra) -> None:
         self.errors += 1
-        self.diagnostic("error", e.summary, e.detail, e.where, error=e.to_dict())
+        self.diagnostic("error", e.summary, e.detail, e.where, error=e.to_dict(), **extra)
 
     def result(self, command: str, message: str, doc: dict) -> None:
         self.emit("info", message, f"{command}_result", result=doc)

@@ -36,6 +36,8 @@ def progress_text(event: Event) -> str:
             return f"- {phase.capitalize()}: {_n(done, 'module call')} installed"
         case InRoot(root=root, event=inner):
             return f"[{root}] {progress_text(inner)}"
+        case RootDone(root=root, error=error) if error:
+            return f"[{root}] failed: {error}"
         case RootDone(root=root, module_calls=n):
             return f"[{root}] done: {_n(n, 'module call')}"
     raise TypeError(f"not a progress event: {event!r}")
@@ -54,6 +56,8 @@ def message_code(event: Event) -> str:
             return f"{phase}_done"
         case InRoot(event=inner):
             return message_code(inner)
+        case RootDone(error=error) if error:
+            return "root_module_failed"
         case RootDone():
             return "root_module_initialized"
     raise TypeError(f"not a progress event: {event!r}")
