@@ -604,3 +604,21 @@ def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
     for name in names:  # each root's change under its root, as a single-root init lists it
         assert f'In {name}: tofu-solve has updated the lock file .terraform.lock.hcl: ~ module "kms" 3.1.1 -> ' in text
     assert text.count("denied by deny") == 20 and text.count("held back kms") == 1  # the rule's warning once
+
+
+def test_a_broken_shared_policy_is_said_once_before_any_root(tmp_path, tofu_solve):
+    """Issue #59 §3: the policy file every root shares is read once; an error in it is
+    reported once, with its file and line, and no root is touched or blamed."""
+    base = tmp_path / "repo"
+    for i in range(5):
+        write_root(base / f"live/env{i}/app", KMS3)
+    (base / "tofu-solve-policy.hcl").write_text('deny "module" "terraform-aws-modules/kms/aws" {\n'
+                                                '  versions = "3.1.1\n  reason = "x"\n}\n')
+    for command in (("init", "-recursive", "-handover=false"), ("check", "-recursive"), ("outdated", "-recursive")):
+        r = tofu_solve(base, *command)
+        assert r.code == 1, (command, r.out, r.err)
+        both = r.out + r.err
+        assert both.count("Error: ") == 1, (command, both)
+        assert "tofu-solve-policy.hcl" in both and "line 2" in both, (command, both)
+        assert "live/env" not in both, (command, both)  # no root blamed
+    assert not any((base / f"live/env{i}/app/.terraform.lock.hcl").exists() for i in range(5))

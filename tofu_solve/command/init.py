@@ -83,6 +83,7 @@ from .arguments import InitArguments
 from .monorepo import (
     cross_root_report,
     display_prefix,
+    read_shared_inputs,
     relative_name,
     run_each,
     walk_roots,
@@ -996,6 +997,8 @@ def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = Fals
 def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, settings: Settings) -> int:
     """``init -recursive``: every root module under -chdir, in parallel over one cache."""
     base = Path(args.chdir)
+    # what every root shares is read once: an error in it is said once, before any root (issue #59 §3)
+    read_shared_inputs(base, settings, opts.policy, opts.tofu_version, opts.terraform_version)
     roots = walk_roots(base, settings)
     views.initializing_roots(len(roots), base)
 

@@ -198,7 +198,28 @@ def display_prefix(root: Path, base: Path) -> str:
 
 
 __all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefix", "find_roots", "git_ignored",
-           "relative_name", "run_each", "walk_roots"]
+           "read_shared_inputs", "relative_name", "run_each", "walk_roots"]
+
+
+def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_version: str | None = None,
+                       terraform_version: str | None = None) -> None:
+    """Read, once and before any root is touched, what every root under ``base`` shares:
+    the CLI configuration, a version file in ``base`` or above (or the version flags), and
+    the policy file that applies from ``base`` (``-policy``, ``TOFU_SOLVE_POLICY``, or the
+    first ``tofu-solve-policy.hcl`` from ``base`` upward), named relative to ``base``, as
+    the user ran the command (issue #59 §3: an error in them is said once, with its file and
+    line, and the run stops without blaming a root or a lock file).
+
+    Raises:
+        ConfigurationError: the first of them that cannot be read.
+    """
+    from ..config.cliconfig import load_cli_config
+    from ..config.policy import load_policy
+    from ..versions.target import target_version
+
+    load_cli_config(settings.environ)
+    target = target_version(tofu_version, base, terraform=terraform_version)
+    load_policy(base, policy, settings.environ, target.product.registry_host)
 
 
 def each_root(chdir: str, fn, settings=None) -> list:
@@ -228,6 +249,7 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     base = Path(args.chdir)
+    read_shared_inputs(base, settings, args.policy, args.tofu_version, args.terraform_version)
 
     def one(root: Path):
         target = target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)

@@ -102,6 +102,12 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
                         "There is no closing brace for this block before the end of the file. This may be caused "
                         f"by incorrect brace nesting elsewhere in {filename}.",
                         SourceRange(filename, line, "", _line_text(text, line))) from None
+        split = _quoted_newline_line(text)
+        if split is not None and split <= line:  # hclsyntax's token check: a quoted string split over lines
+            raise error("Invalid multi-line string",
+                        "Quoted strings may not be split over multiple lines. To produce a multi-line string, either "
+                        'use the \\n escape to represent a newline character or use the "heredoc" multi-line template '
+                        "syntax.", SourceRange(filename, split, "", _line_text(text, split))) from None
         what = "Invalid character" if isinstance(e, UnexpectedCharacters) else "Invalid syntax"
         near = _line_text(text, line)
         raise error(what, f"{filename} is not valid HCL: unexpected input near {near!r}.",
@@ -115,6 +121,53 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
         raise error("Invalid string literal",
                     'Template sequences are not allowed in this string. To include a literal "$", double it (as '
                     '"$$") to escape it.', SourceRange(filename, e.line, "", _line_text(text, e.line))) from None
+
+
+def _quoted_newline_line(text: str) -> int | None:
+    """The line of the first quoted string that a newline ends before its closing quote
+    (outside ``${ }``, comments and heredocs), which hclsyntax reports as "Invalid
+    multi-line string" at that line (``hclsyntax/token.go``, ``TokenQuotedNewline``); None
+    when there is none."""
+    i, n, line = 0, len(text), 1
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line += 1
+        elif c == "#" or text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            line += text.count("\n", i, n if j < 0 else j)
+            i = n if j < 0 else j + 2
+            continue
+        elif c == '"':
+            i += 1
+            depth = 0  # inside ${ }: newlines allowed, quotes nest
+            while i < n and (text[i] != '"' or depth):
+                if text[i] == "\\":
+                    i += 1
+                elif text.startswith("${", i) or text.startswith("%{", i):
+                    depth += 1
+                    i += 1
+                elif text[i] == "}" and depth:
+                    depth -= 1
+                elif text[i] == "\n":
+                    if not depth:
+                        return line
+                    line += 1
+                i += 1
+        elif text.startswith("<<", i):
+            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n", text[i:])
+            if m:
+                end = re.search(rf"^\s*{re.escape(m.group(1))}\s*$", text[i + m.end():], re.M)
+                stop = n if end is None else i + m.end() + end.end()
+                line += text.count("\n", i, stop)
+                i = stop
+                continue
+        i += 1
+    return None
 
 
 def _unclosed_brace_line(text: str) -> int | None:
