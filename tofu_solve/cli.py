@@ -320,6 +320,10 @@ def _commands() -> tuple[_Command, ...]:
                 _Group(_target_flags, "check for (decides whether override files are expected),"),
                 _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
                 _Group(_policy_flag),
+                _Arg("--format", choices=["text", "json", "sarif"], default="text",
+                     help="text (the default; with GITHUB_ACTIONS=true, GitHub Actions annotations too), json (as "
+                          "-json), or sarif: a SARIF 2.1.0 log for code scanning, each difference at its file and "
+                          "line"),
             ),
             defaults={"command_module": "check"},
         ),

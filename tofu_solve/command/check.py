@@ -356,8 +356,8 @@ def run(ns, settings: Settings) -> int | Finished:
     policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
                          settings.reads)
     diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
-    CheckView(args.json).result(diffs)
-    if not diffs and not args.json:  # the warm path may answer the next check (workdir/stamp.py)
+    _view(args, settings).result(diffs)
+    if not diffs and args.format == "text":  # the warm path may answer the next check (workdir/stamp.py)
         return Finished(0, f"{AGREE[:-1]} (as the last check found them: every file has the size and "
                            "modification time it had then).")
     return 1 if diffs else 0
@@ -368,5 +368,14 @@ def _run_recursive(args: CheckArguments, settings: Settings) -> int:
 
     results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: check(
         root, settings, tuple(args.vars or ()), target, prefix, policy=policy))
-    CheckView(args.json).roots(results)
+    _view(args, settings).roots(results)
     return 1 if any(not o.ok or o.value for _, o in results) else 0
+
+
+def _view(args: CheckArguments, settings: Settings) -> CheckView:
+    """The view of ``args``' format; annotations for GitHub Actions where its runner says so."""
+    import os
+
+    return CheckView(args.json, sarif=args.format == "sarif",
+                     annotations=settings.environ.get("GITHUB_ACTIONS") == "true", base=args.chdir,
+                     cwd=os.getcwd())

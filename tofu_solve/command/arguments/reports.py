@@ -36,12 +36,16 @@ class CheckArguments(RootArguments):
     tf_path: str | None = None
     recursive: bool = False
     policy: str | None = None  # -policy (check only)
+    format: str = "text"  # -format (check only): text, json or sarif
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> CheckArguments:
-        return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
+        fmt = getattr(ns, "format", None) or "text"
+        common = cls._common(ns)
+        common["json"] = common["json"] or fmt == "json"
+        return cls(**common, tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
-                   policy=getattr(ns, "policy", None))
+                   policy=getattr(ns, "policy", None), format="json" if fmt == "json" or ns.json else fmt)
 
 
 @dataclass(frozen=True)

@@ -38,10 +38,36 @@ class _View:
 
 
 class CheckView(_View):
-    """``check``: whether the working directory matches the lock file."""
+    """``check``: whether the working directory matches the lock file; ``sarif``: the
+    findings as a SARIF 2.1.0 log instead (:mod:`.sarif`); ``annotations``: GitHub Actions
+    workflow commands after the text (``GITHUB_ACTIONS=true``); ``base``: the ``-chdir``
+    directory; ``cwd``: where the command was run (the log's paths are relative to it)."""
+
+    def __init__(self, as_json: bool, sarif: bool = False, annotations: bool = False, base: str = ".",
+                 cwd: str = ".", out: IO[str] | None = None, err: IO[str] | None = None):
+        super().__init__(as_json, out, err)
+        self.sarif = sarif
+        self.annotations = annotations and not as_json and not sarif
+        self.base = base
+        self.cwd = cwd
+
+    def _scanning(self, found: Sequence[tuple[str, Sequence[Any]]]) -> bool:
+        """The SARIF log (True: it is the whole output), or the annotations after the text."""
+        from .sarif import check_log, github_annotations
+
+        if self.sarif:
+            self._dump(check_log(found, self.base, self.cwd))
+            return True
+        if self.annotations:
+            for line in github_annotations(found, self.base, self.cwd):
+                self._print(line)
+        return False
 
     def result(self, diffs: Sequence[Any]) -> None:
         """``diffs``: the differences (``check.Difference``), none when all agree."""
+        if self.sarif:
+            self._scanning([(".", diffs)])
+            return
         if self.json:
             self._dump({"ok": not diffs, "differences": [d.as_data() for d in diffs]})
         elif diffs:
@@ -57,10 +83,17 @@ class CheckView(_View):
                             err=True)
         else:
             self._print(AGREE)
+        self._scanning([(".", diffs)])
 
     def roots(self, results: Sequence[tuple[str, Any]]) -> None:
         """``check -recursive``: (root name, ``RootOutcome`` of its differences) per root."""
         bad = [(n, o) for n, o in results if not o.ok or o.value]
+        if self.sarif:
+            self._scanning([(n, o.value) for n, o in results if o.ok])
+            for n, o in results:
+                if not o.ok:
+                    self._print(f"\nIn {n}:\n{o.error.render()}", err=True)
+            return
         if self.json:
             self._dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
                                                   "differences": [d.as_data() for d in o.value] if o.ok else None,
@@ -75,6 +108,7 @@ class CheckView(_View):
                 self._print(f"  {d}")
         self._print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
                     f"\nAll {len(results)} root modules agree with their lock files.")
+        self._scanning([(n, o.value) for n, o in results if o.ok])
 
 
 class OutdatedView(_View):

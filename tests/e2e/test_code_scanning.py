@@ -1,0 +1,92 @@
+"""``check``'s findings as CI code scanning reads them (issue #59 §5): a SARIF 2.1.0 log
+validated by Microsoft's SARIF multitool against the schema and its rules (``.ci/run``
+installs it into ``.node-sarif/``; elsewhere point ``TOFU_SOLVE_SARIF_MULTITOOL`` at it),
+each difference at its file and line; and GitHub Actions annotations with
+``GITHUB_ACTIONS=true``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from tests.conftest import require_tool
+from tests.e2e.conftest import write_root
+
+REPO = Path(__file__).resolve().parents[2]
+MULTITOOL = Path(os.environ.get("TOFU_SOLVE_SARIF_MULTITOOL")
+                 or REPO / ".node-sarif" / "node_modules" / ".bin" / "sarif-multitool")
+
+KMS = 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "~> 3.0"\n}\n'
+
+
+def _validate(log: Path, tmp: Path) -> list[dict]:
+    """The multitool's findings of error level on ``log`` (none: valid SARIF 2.1.0)."""
+    require_tool(MULTITOOL.exists() and shutil.which("node"), "Microsoft's SARIF multitool (npm)",
+                 "nodejs npm; npm install --prefix .node-sarif @microsoft/sarif-multitool")
+    out = tmp / "validation.sarif"
+    done = subprocess.run([str(MULTITOOL), "validate", str(log), "-o", str(out), "--log", "ForceOverwrite"], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(out.read_text())["runs"][0].get("results", [])
+    return [r for r in results if r.get("level", "warning") == "error"]
+
+
+def _monorepo(tmp_path: Path, tofu_solve) -> Path:
+    base = tmp_path / "repo"
+    for name in ("live/a", "live/b"):
+        write_root(base / name, KMS)
+    assert tofu_solve(base, "init", "-recursive", "-handover=false").code == 0
+    # a constraint edited after init, and an installed copy removed
+    main = base / "live/a/main.tf"
+    main.write_text(main.read_text().replace('"~> 3.0"', '"~> 3.1"'))
+    shutil.rmtree(base / "live/b/.terraform/modules/kms")
+    return base
+
+
+def test_check_writes_sarif_that_code_scanning_reads(tmp_path, tofu_solve, isolated, monkeypatch):
+    base = _monorepo(tmp_path, tofu_solve)
+    monkeypatch.chdir(base)  # paths are relative to where the command was run
+    r = tofu_solve(base, "check", "-recursive", "-format=sarif")
+    assert r.code == 1
+    log = json.loads(r.out)
+    assert log["version"] == "2.1.0"
+    results = log["runs"][0]["results"]
+    where = {(x["ruleId"], x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+              x["locations"][0]["physicalLocation"]["region"]["startLine"]) for x in results}
+    assert ("constraints", "live/a/main.tf", 3) in where, where  # the version line of the edited call
+    assert any(rule == "not-installed" and uri.startswith("live/b/") for rule, uri, _ in where), where
+    assert all("root module live/" in x["message"]["text"] for x in results)
+    rules = {rule["id"] for rule in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert {x["ruleId"] for x in results} <= rules
+    path = tmp_path / "check.sarif"
+    path.write_text(r.out)
+    assert _validate(path, tmp_path) == []
+    # one root, and a clean tree: an empty log, still valid
+    single = tofu_solve(base / "live/a", "check", "-format=sarif")
+    assert single.code == 1
+    assert {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for x in json.loads(single.out)["runs"][0]["results"]} == {"live/a/main.tf"}
+    assert tofu_solve(base, "init", "-recursive", "-handover=false").code == 0
+    clean = tofu_solve(base, "check", "-recursive", "-format=sarif")
+    assert clean.code == 0 and json.loads(clean.out)["runs"][0]["results"] == []
+    path.write_text(clean.out)
+    assert _validate(path, tmp_path) == []
+
+
+def test_check_annotates_a_github_actions_run(tmp_path, tofu_solve, isolated, monkeypatch):
+    base = _monorepo(tmp_path, tofu_solve)
+    monkeypatch.chdir(base)
+    plain = tofu_solve(base, "check", "-recursive")
+    assert "::error" not in plain.out
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    r = tofu_solve(base, "check", "-recursive")
+    assert r.code == 1
+    notes = [line for line in r.out.splitlines() if line.startswith("::error ")]
+    assert any(line.startswith("::error file=live/a/main.tf,line=3,title=ConstraintNotLocked::module \"kms\"")
+               for line in notes), notes
+    assert all("\n" not in line and "%0A" not in line.split("::", 2)[1] for line in notes)
+    assert len(notes) == len([x for x in json.loads(tofu_solve(base, "check", "-recursive", "-format=sarif").out)
+                              ["runs"][0]["results"]])
