@@ -604,6 +604,12 @@ def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
     for name in names:  # each root's change under its root, as a single-root init lists it
         assert f'In {name}: tofu-solve has updated the lock file .terraform.lock.hcl: ~ module "kms" 3.1.1 -> ' in text
     assert text.count("denied by deny") == 20 and text.count("held back kms") == 1  # the rule's warning once
+    # the graph never calls a denied version allowed (issue #59 §6)
+    kms = next(n for n in tofu_solve(base / names[0], "graph", "-json").json()["nodes"] if n["id"] == "module.kms")
+    assert "held back (3.1.1 denied): by the policy" in kms["label"] and "allowed" not in kms["label"], kms
+    # outdated -recursive shows the held-back row with its reason, in every root
+    o = tofu_solve(base, "outdated", "-recursive")
+    assert o.out.count("policy: denied by") == 20 and "nothing can move" not in o.out, o.out
 
 
 def test_a_broken_shared_policy_is_said_once_before_any_root(tmp_path, tofu_solve):

@@ -375,7 +375,10 @@ def test_json_output_and_provider_block_completed_as_tofu_init_would(tmp_path, t
     assert aws["version"] == "5.100.0"  # the locked provider version is what tofu init will use
     assert data["lock_file"]["written"] is True
     for c in data["lock_file"]["provider_changes"]:  # the same version: what changed in the block (issue #50 §5)
-        assert c.pop("reason") == 'constraints ">= 4.0.0" -> ">= 5.49.0", 5 hashes added'
+        # ... and which constraint moved the constraints (issue #59 §2)
+        assert c.pop("reason") == ('constraints ">= 4.0.0" -> ">= 5.49.0" (">= 5.49.0" required by kms 3.1.1 '
+                                   '(terraform-aws-modules/kms/aws 3.1.1: versions.tf:7); ">= 4.0.0" no longer '
+                                   'required), 5 hashes added')
 
     assert data["lock_file"]["provider_changes"] == [
         {"address": "registry.opentofu.org/hashicorp/aws", "kind": "changed", "old": "5.100.0", "new": "5.100.0"}]

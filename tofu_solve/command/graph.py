@@ -62,8 +62,10 @@ def build_graph(s: Solved, providers: bool = False, opentofu: bool = False) -> n
         label = [name, node.display_source, node.version]
         first = node.newer[0] if node.newer else None  # the one analysis init made (issue #47 §3)
         held = first.version if first is not None else None
-        if first is not None:
-            label.append(f"held back ({first.version} allowed): {HELD_BY.get(first.kind, first.kind)}")
+        if first is not None:  # a version the policy or the cooldown keeps out is never called allowed (#59 §6)
+            newer = f"{first.version} denied" if first.kind == "policy" else \
+                f"{first.version} too young" if first.kind == "cooldown" else f"{first.version} allowed"
+            label.append(f"held back ({newer}): {HELD_BY.get(first.kind, first.kind)}")
         fenced = node.fenced_off
         if fenced:
             label.append(f"fenced off by {fenced}")

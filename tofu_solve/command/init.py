@@ -44,7 +44,7 @@ from ..lockfile import (
     read_lock_file,
     write_lock_file,
 )
-from ..lockfile.model import content_hashes, same_selection
+from ..lockfile.model import ProviderLock, content_hashes, same_selection
 from ..plugins import (
     ProviderLockPlan,
     ProviderPackages,
@@ -52,6 +52,7 @@ from ..plugins import (
     parse_platform,
     plan_provider_locks,
 )
+from ..plugins.locks import same_version_change
 from ..plugins.readahead import ProviderReadAhead
 from ..providers import Package
 from ..remote.git import GitRemotes
@@ -218,7 +219,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
     changes = _module_lock_changes(read.on_disk, solved, opts)
     plan = solved.plan
-    plan.changes[:] = [replace(c, reason=_provider_change_reason(c, solved.reasons.get(c.label)))
+    plan.changes[:] = [replace(c, reason=_provider_change_reason(c, solved.reasons.get(c.label),
+                                                                 read.locks.providers.get(c.label),
+                                                                 plan.providers.get(c.label)))
                        for c in plan.changes]
     res.warnings.extend(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(solved.new_modules))
@@ -263,14 +266,15 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                       store=store_data)
 
 
-def _provider_change_reason(c: LockChange, why: str | None) -> str:
+def _provider_change_reason(c: LockChange, why: str | None, old: ProviderLock | None,
+                            new: ProviderLock | None) -> str:
     """A provider block's change with its reason: the version's reason, or, when the
-    version stays, what changed in the block (its constraints, its hashes) and why its
-    constraints moved (issue #59 §2)."""
+    version stays, what changed in the block (its constraints, with what moved them, issue
+    #59 §2; its hashes)."""
     if why is None:
         return c.reason
-    if c.old == c.new and c.reason:
-        return f"{c.reason}: {why}"
+    if c.old == c.new and old is not None and new is not None:
+        return same_version_change(old, new, why) or c.reason
     return why
 
 

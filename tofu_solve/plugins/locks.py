@@ -58,15 +58,16 @@ def lock_constraints(requirements) -> str:
     return gvs.canonical_string(spec)
 
 
-def same_version_change(old: ProviderLock, new: ProviderLock) -> str:
+def same_version_change(old: ProviderLock, new: ProviderLock, why: str = "") -> str:
     """What changed in a provider block whose version stays (issue #50 §5: name it rather
-    than "constraints or hashes"): ``constraints "…" -> "…"`` and/or ``hashes added``, ``hashes
-    removed``; "" when the version changed (the reason says why)."""
+    than "constraints or hashes"): ``constraints "…" -> "…"`` (followed by ``why``, in
+    parentheses, when given: which constraint moved them, issue #59 §2) and/or ``hashes
+    added``, ``hashes removed``; "" when the version changed (the reason says why)."""
     if old.version != new.version:
         return ""
     parts = []
     if old.constraints != new.constraints:
-        parts.append(f'constraints "{old.constraints}" -> "{new.constraints}"')
+        parts.append(f'constraints "{old.constraints}" -> "{new.constraints}"' + (f" ({why})" if why else ""))
     added, removed = set(new.hashes) - set(old.hashes), set(old.hashes) - set(new.hashes)
     if added:
         parts.append(f"{len(added)} hash{'es' if len(added) > 1 else ''} added")

@@ -135,20 +135,34 @@ class OutdatedView(_View):
             self._print("\nNothing can move without changing a constraint.")
 
     def roots(self, results: Sequence[tuple[str, Any]]) -> None:
-        """``outdated -recursive``: (root name, ``RootOutcome`` of its rows) per root."""
+        """``outdated -recursive``: (root name, ``RootOutcome`` of its rows) per root. A root
+        where nothing can move and nothing newer that the constraints allow is held back is
+        one line; the others show the rows that can move or are held back, each with what
+        holds it (issue #59 §6: the rows the single-root table shows for them)."""
         if self.json:
             movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
             self._dump({"can_move": movable,
                         "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
                                    "error": o.error.to_dict() if o.error else None} for n, o in results]})
             return
-        quiet = [name for name, o in results if o.ok and not any(r.can_move for r in o.value)]
-        for name, o in results:  # a root where nothing can move is one line (issue #50 §1)
-            if name in quiet:
+        quiet = []
+        for name, o in results:
+            if not o.ok:
+                self._print(f"== {name}")
+                self._print("\n" + o.error.render())
+                self._print()
+                continue
+            shown = [r for r in o.value if r.can_move or (r.newest_allowed is not None and r.can_move_to is not None
+                                                          and r.newest_allowed != r.can_move_to)]
+            if not shown:  # a root where nothing can move is one line (issue #50 §1)
+                quiet.append(name)
                 self._print(f"{name}: nothing can move without changing a constraint")
                 continue
             self._print(f"== {name}")
-            self._print(render_table(o.value) if o.ok else "\n" + o.error.render())
+            self._print(render_table(shown))
+            if len(shown) < len(o.value):
+                self._print(f"({len(o.value) - len(shown)} more at the newest their constraints allow: outdated "
+                            f"-chdir={name} shows every row)")
             self._print()
         if quiet and len(quiet) < len(results):
             self._print(f"{len(quiet)} of {len(results)} root modules: nothing can move (outdated -chdir=ROOT shows "
