@@ -583,6 +583,10 @@ def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
     assert all(len(line) <= 120 for line in out + err), again.out
     assert [line.split()[0] for line in out if line.startswith("live/")] == names  # natural order
     assert all(line.split()[1:5] == ["ok", "1", "1", "up"] for line in out if line.startswith("live/"))
+    for command in (("list", "-recursive"), ("init", "-recursive", "-handover=false", "-verbose"),
+                    ("check", "-recursive"), ("outdated", "-recursive")):
+        r = tofu_solve(base, *command)
+        assert all(len(line) <= 120 for line in (r.out + r.err).splitlines()), (command, r.out)
     quiet = tofu_solve(base, "init", "-recursive", "-handover=false", "-quiet")
     assert quiet.err == "" and len(quiet.out.splitlines()) <= 20 + 8
     # a policy denies the locked version: -lockfile=readonly fails in every root, each error under its root

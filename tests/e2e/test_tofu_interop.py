@@ -317,7 +317,7 @@ def test_a_warm_init_with_the_hand_over_runs_only_the_client(tmp_path, acme, run
     assert "has been successfully initialized!" in out  # the client ran, and said so
 
 
-def test_modules_json_is_the_document_terraform_modules_prints(tmp_path, tofu_solve):
+def test_modules_json_is_the_document_terraform_modules_prints(tmp_path, tofu_solve, monkeypatch):
     """Issue #50 §2: ``tofu-solve modules -json`` is the document ``terraform modules -json``
     prints for the same installed root (registry calls with their versions, a nested
     registry call, local modules inside a package and in the root), entry for entry;
@@ -368,10 +368,17 @@ def test_modules_json_is_the_document_terraform_modules_prints(tmp_path, tofu_so
             theirs = subprocess.run([*cmd, "modules", "-no-color"], cwd=simple, env=_base_env(tmp_path),
                                     capture_output=True, text=True, timeout=300)
             assert theirs.stdout == text, name
-    # from the lock alone
+    # a fresh clone (no .terraform) with the packages in the download cache: the same document, the
+    # local modules inside the packages read from the cache, offline (issue #59 §6)
     shutil.rmtree(root / ".terraform")
-    alone = json.loads(tofu_solve(root, "modules", "-json").out)
-    assert sorted(alone["modules"], key=key) == sorted(
+    fresh = tofu_solve(root, "modules", "-json")
+    assert fresh.code == 0 and fresh.err == "", fresh.err
+    assert sorted(json.loads(fresh.out)["modules"], key=key) == sorted(ours["modules"], key=key)
+    # an empty cache: the lock's calls and the root's local calls, and on standard error what is missing
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "empty-cache"))
+    alone = tofu_solve(root, "modules", "-json")
+    assert alone.code == 1 and "Warning: Modules not listed" in alone.err and "download cache" in alone.err
+    assert sorted(json.loads(alone.out)["modules"], key=key) == sorted(
         [e for e in ours["modules"] if e["key"] in ("vpc", "eks", "kms", "local")], key=key)
 
 

@@ -132,7 +132,15 @@ def _module_verdict(policy: Policy, source, address: str, version: str) -> str:
 def text(names: list[str], items: list[Item], now: float) -> str:
     """The inventory for people: one line per version (with its release day and age where
     known), its uses under it."""
-    out = [f"{len(names)} root module{'s' if len(names) != 1 else ''} with a lock file: {', '.join(names) or '-'}"]
+    import shutil
+    import sys
+    import textwrap
+
+    width = shutil.get_terminal_size((120, 24)).columns if sys.stdout.isatty() else 120
+    # long lists fold on indented lines (issue #59 §3): no line longer than the terminal, or 120
+    out = [textwrap.fill(f"{len(names)} root module{'s' if len(names) != 1 else ''} with a lock file: "
+                         f"{', '.join(names) or '-'}", width, subsequent_indent="    ", break_long_words=False,
+                         break_on_hyphens=False)]
     for kind, title in (("module", "Modules"), ("provider", "Providers")):
         rows = [i for i in items if i.kind == kind]
         out += ["", f"{title} ({len(rows)} version{'s' if len(rows) != 1 else ''}):"]

@@ -49,10 +49,13 @@ class Record:
         return self.path.rsplit(".", 1)[-1]
 
 
-def records(root: Path, settings: Settings, cli_vars: tuple = ()) -> list[Record]:
+def records(root: Path, settings: Settings, cli_vars: tuple = (), unlisted: list[str] | None = None) -> list[Record]:
     """The root's declared modules as a tree (top-level records, each with its children),
-    from ``modules.json`` when the working directory has one, else from the lock file and
-    the root module's local calls.
+    from ``modules.json`` when the working directory has one, else from the lock file, the
+    root module's local calls and, with ``unlisted`` (a list to fill), the local modules
+    inside each locked package whose contents the download cache holds (issue #59 §6: a
+    fresh clone with a warm cache lists what ``terraform modules -json`` lists after an
+    init); what could not be listed, and why, goes to ``unlisted``.
 
     Raises:
         ConfigurationError, LockFileError: the configuration or the lock file is broken.
@@ -73,11 +76,53 @@ def records(root: Path, settings: Settings, cli_vars: tuple = ()) -> list[Record
         for lc in tree.local_calls:
             path = ".".join(lc.path)
             flat.setdefault(path, Record(path, str(lc.call.source)))
+        if locks.modules and unlisted is not None:
+            unlisted.extend(_package_locals(root, settings, cli_vars, locks, flat))
     top: list[Record] = []
     for path in sorted(flat, key=lambda p: p.split(".")):
         parent = path.rsplit(".", 1)[0] if "." in path else ""
         (flat[parent].children if parent in flat else top).append(flat[path])
     return top
+
+
+def _package_locals(root: Path, settings: Settings, cli_vars: tuple, locks, flat: dict[str, Record]) -> list[str]:
+    """Add to ``flat`` the local module calls inside each locked package (at the locked
+    versions, from the download cache, offline: the selection an offline ``init`` makes,
+    nothing fetched); returns what could not be listed and why ([] when all was)."""
+    from ..errors import TofuSolveError
+    from ..solver.build import build_context
+    from ..solver.resolve import solve
+    from ..solver.run import SolveOptions
+    from ..versions.target import configured_client, target_version
+
+    try:  # the target init solves for (its registry host names the lock's registry modules)
+        target = target_version(None, root, client=configured_client(settings, None, named=False))
+        tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
+                                product=target.product)
+        ctx = build_context(SolveOptions(target, offline=True), locks, settings, None).context
+    except TofuSolveError as e:
+        return [f"{e.summary}: {e.detail}".rstrip(": ")]
+    try:
+        res = solve(tree, ctx, root)
+        trees = {path: ctx.known_tree(cand) for path, cand in res.modules.items()}
+    except TofuSolveError as e:
+        return [f"the local modules inside the locked packages: {e.summary}"
+                + (" (their contents are not in the download cache; tofu-solve init installs them)"
+                   if "offline" in e.summary.lower() else f" ({e.detail.splitlines()[0]})" if e.detail else "")]
+    finally:
+        ctx.close()
+    missing = []
+    for path, t in sorted(trees.items()):
+        if t is None or isinstance(t, TofuSolveError):
+            missing.append(path)
+            continue
+        for lc in t.local_calls:
+            child = f"{path}." + ".".join(lc.path)
+            flat.setdefault(child, Record(child, str(lc.call.source)))
+    if missing:
+        return [f"the local modules inside {', '.join(missing)}: their contents are not in the download cache "
+                "(tofu-solve init installs them)"]
+    return []
 
 
 def _registry(source: str) -> bool:
@@ -97,6 +142,14 @@ def document(top: list[Record]) -> dict:
     return {"format_version": FORMAT_VERSION, "modules": out}
 
 
+@dataclass(frozen=True)
+class _Unlisted:
+    """What ``modules`` could not list, as the view's warning says it."""
+
+    detail: str
+    summary: str = "Modules not listed"
+
+
 def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`ModulesArguments`."""
     args = ModulesArguments.from_namespace(ns)
@@ -104,15 +157,23 @@ def run(ns, settings: Settings) -> int:
         from .monorepo import relative_name, walk_roots
 
         base = Path(args.chdir)
-        found = [(relative_name(r, base), records(r, settings, tuple(args.vars or ())))
-                 for r in walk_roots(base, settings)]
         view = ModulesView(args.json)
-        for name, top in found:
-            view.root(name, document(top), top)
-        return 0
-    top = records(Path(args.chdir), settings, tuple(args.vars or ()))
-    ModulesView(args.json).result(document(top), top)
-    return 0
+        code = 0
+        for r in walk_roots(base, settings):
+            lacking: list[str] = []
+            top = records(r, settings, tuple(args.vars or ()), lacking)
+            view.root(relative_name(r, base), document(top), top)
+            for what in lacking:
+                view.incomplete(_Unlisted(f"{relative_name(r, base)}: {what}"))
+                code = 1
+        return code
+    unlisted: list[str] = []
+    top = records(Path(args.chdir), settings, tuple(args.vars or ()), unlisted)
+    view = ModulesView(args.json)
+    view.result(document(top), top)
+    for what in unlisted:  # partial: said, never silent (the document stays valid JSON)
+        view.incomplete(_Unlisted(what))
+    return 1 if unlisted else 0
 
 
 __all__ = ["FORMAT_VERSION", "Record", "document", "records"]
