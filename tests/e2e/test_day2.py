@@ -608,6 +608,12 @@ def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
     for name in names:  # each root's change under its root, as a single-root init lists it
         assert f'In {name}: tofu-solve has updated the lock file .terraform.lock.hcl: ~ module "kms" 3.1.1 -> ' in text
     assert text.count("denied by deny") == 20 and text.count("held back kms") == 1  # the rule's warning once
+    # one path convention (issue #59 §3): in a root, why (from init -recursive's record) and outdated name the
+    # policy file alike, from that root
+    why = tofu_solve(base / names[0], "why", "kms")
+    one = tofu_solve(base / names[0], "outdated")
+    assert "(../../../tofu-solve-policy.hcl:1)" in why.out and "(../../../tofu-solve-policy.hcl:1)" in one.out, \
+        why.out + one.out
     # the graph never calls a denied version allowed (issue #59 §6)
     kms = next(n for n in tofu_solve(base / names[0], "graph", "-json").json()["nodes"] if n["id"] == "module.kms")
     assert "held back (3.1.1 denied): by the policy" in kms["label"] and "allowed" not in kms["label"], kms

@@ -22,7 +22,7 @@ from ..addrs.product import OPENTOFU, Product
 from ..addrs.redact import redact
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
-from ..config.policy import DenyRule, load_policy
+from ..config.policy import DenyRule, find_policy, load_policy
 from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
@@ -213,6 +213,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     notes.extend(WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings)
     solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
                                store, memo, progress)
+    if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
+        solved.state_doc = _cited_from_root(solved.state_doc, policy.file, root, opts, settings)
     res = solved.res
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
@@ -264,6 +266,31 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
                       store=store_data)
+
+
+def _cited_from_root(doc: dict, shown: str, root: Path, opts: InitOptions, settings: Settings) -> dict:
+    """The state record of a root solved under ``-recursive`` with the policy file named as
+    from the root (``why`` and ``graph`` run there read it), not as the recursive run's
+    messages name it (``shown``, from where that run was started; issue #59 §3: one path
+    convention, relative to where the command is run)."""
+    import json
+
+    found = find_policy(root, opts.policy, settings.environ)
+    if found is None:
+        return doc
+    own = os.path.relpath(found, root)
+    if own == shown:
+        return doc
+    text = json.dumps(doc).replace(json.dumps(f"{shown}")[1:-1] + ":", json.dumps(own)[1:-1] + ":")
+    out = json.loads(text)
+
+    def files(node):
+        if isinstance(node, dict):
+            return {k: (own if k == "file" and v == shown else files(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [files(v) for v in node]
+        return node
+    return files(out)
 
 
 def _provider_change_reason(c: LockChange, why: str | None, old: ProviderLock | None,
