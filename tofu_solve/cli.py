@@ -278,6 +278,11 @@ def _commands() -> tuple[_Command, ...]:
                 _Arg("--quiet", action="store_true",
                      help="no progress lines on standard error (the results, warnings and errors are printed as "
                           "without it)"),
+                _Arg("--format", choices=["text", "sarif"], default="text",
+                     help="sarif: with -lockfile=readonly, each lock that would change as a SARIF 2.1.0 log on "
+                          "standard output, at the line of the call or provider that moves it (the text goes to "
+                          "standard error); text (default; with GITHUB_ACTIONS=true, GitHub Actions annotations "
+                          "too)"),
                 _Arg("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
                      help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
                           "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "

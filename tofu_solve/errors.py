@@ -198,7 +198,15 @@ class LockFileError(TofuSolveError):
 
 class LockFileWouldChange(TofuSolveError):
     """``-lockfile=readonly`` and the selection differs from the lock file (a well-formed
-    one): a different kind from :class:`LockFileError`."""
+    one): a different kind from :class:`LockFileError`.
+
+    Attributes:
+        changes: each lock that would change, as findings for code scanning: (subject, what
+            would change and why, where it is written in the root module or None for the
+            lock file).
+    """
+
+    changes: tuple[tuple[str, str, SourceRange | None], ...] = ()
 
 
 class LockedVersionGone(VersionError):

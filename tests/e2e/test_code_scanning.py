@@ -90,3 +90,35 @@ def test_check_annotates_a_github_actions_run(tmp_path, tofu_solve, isolated, mo
     assert all("\n" not in line and "%0A" not in line.split("::", 2)[1] for line in notes)
     assert len(notes) == len([x for x in json.loads(tofu_solve(base, "check", "-recursive", "-format=sarif").out)
                               ["runs"][0]["results"]])
+
+
+def test_init_lockfile_readonly_writes_the_refused_lock_changes_as_sarif(tmp_path, tofu_solve, isolated,
+                                                                        monkeypatch):
+    """``init -lockfile=readonly -format=sarif``: each lock that would change, at the line of
+    the root's call (else the lock file), the text on standard error; annotations under
+    GitHub Actions."""
+    base = tmp_path / "repo"
+    for name in ("live/a", "live/b"):
+        write_root(base / name, KMS)
+    assert tofu_solve(base, "init", "-recursive", "-handover=false").code == 0
+    (base / "tofu-solve-policy.hcl").write_text('deny "module" "terraform-aws-modules/kms/aws" {\n'
+                                                '  versions = "3.1.1"\n  reason   = "a bad release"\n}\n')
+    monkeypatch.chdir(base)
+    r = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly", "-format=sarif")
+    assert r.code == 1
+    log = json.loads(r.out)  # standard output is the log alone
+    results = log["runs"][0]["results"]
+    modules = [x for x in results if x["message"]["text"].startswith('module "kms"')]
+    assert sorted((x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                   x["locations"][0]["physicalLocation"]["region"]["startLine"]) for x in modules) == \
+        [("live/a/main.tf", 3), ("live/b/main.tf", 3)], results
+    assert all(x["ruleId"] == "lock-change" and "denied by deny" in x["message"]["text"] for x in modules)
+    assert "Lock file would change" in r.err
+    path = tmp_path / "init.sarif"
+    path.write_text(r.out)
+    assert _validate(path, tmp_path) == []
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    gh = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly")
+    notes = [line for line in gh.out.splitlines() if line.startswith("::error ")]
+    assert any(line.startswith("::error file=live/b/main.tf,line=3,title=LockFileWouldChange::module \"kms\"")
+               for line in notes), notes

@@ -31,6 +31,7 @@ from ..errors import (
     LockFileWouldChange,
     RepairWarning,
     RuleWarning,
+    SourceRange,
     TofuSolveError,
     WarningText,
 )
@@ -233,12 +234,15 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
                                      f"solved for {target} ({target.origin})"))
     if opts.lockfile == "readonly" and (changes or plan.changes):
-        raise LockFileWouldChange(
+        refused = LockFileWouldChange(
             "Lock file would change",
             f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
             "These locks would change:\n" + "\n".join(describe_change(c) for c in plan.changes + changes)
             + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
             f"{LOCK_FILE_NAME}.")
+        refused.changes = tuple((f'{c.block} "{c.label}"', describe_change(c).strip(), _change_where(c, res))
+                                for c in plan.changes + changes)
+        raise refused
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
         push_verified_modules(store, solved.selected)
@@ -266,6 +270,21 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
                       store=store_data)
+
+
+def _change_where(c: LockChange, res: Resolution) -> SourceRange | None:
+    """Where a lock change is shown to code scanning: a root module call's ``version`` (else
+    ``source``) line, a provider's entry in the root's ``required_providers``; None (the
+    lock file) for what the root module does not write itself."""
+    if c.block == "module":
+        req = res.module_requirements.get(c.label)
+        if req is not None and not req.origin.call_path:
+            return req.call.constraint_where
+        return None
+    if c.block == "provider":
+        return next((r.origin.where for r in res.provider_requirements.get(c.label, [])
+                     if not r.origin.call_path and r.origin.where is not None), None)
+    return None
 
 
 def _cited_from_root(doc: dict, shown: str, root: Path, opts: InitOptions, settings: Settings) -> dict:
@@ -921,7 +940,8 @@ def _tag_warnings(remotes: GitRemotes) -> list[WarningText]:
 def open_views(ns, settings: Settings) -> InitViews:
     """The views this run speaks to (the error boundary reports a failure to them too)."""
     return InitViews(ns.chdir, bool(ns.json), getattr(ns, "json_into", None), bool(ns.no_color), settings.no_color,
-                     quiet=bool(getattr(ns, "quiet", False)))
+                     quiet=bool(getattr(ns, "quiet", False)), sarif=getattr(ns, "format", "text") == "sarif",
+                     annotations=settings.environ.get("GITHUB_ACTIONS") == "true", cwd=os.getcwd())
 
 
 def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
@@ -971,7 +991,7 @@ def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) 
     """Whether this run changed nothing and asked the network nothing, in text mode without
     -upgrade: its summary is what the next run would print. A hand-over with passed-on flags
     counts too: the stamp keeps it without them (issue #47 §2; :func:`stamp.handover_record`)."""
-    return not (args.json or args.json_into or (args.handover and h is None)
+    return not (args.json or args.json_into or args.format != "text" or (args.handover and h is None)
                 or args.upgrade or args.upgrade_only or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())

@@ -30,6 +30,7 @@ class InitArguments:
         recursive: ``-recursive``.
         verbose: ``-verbose``: a policy or cooldown warning lists every version it kept out.
         package_store: ``-package-store`` as written (None: not given).
+        format: ``-format`` (``text`` or ``sarif``).
         passed_on: the tofu init flags the client's init acts on, in OpenTofu's
             ``-name=value`` form (:data:`tofu_solve.workdir.flags.PASSED_ON`).
     """
@@ -56,6 +57,7 @@ class InitArguments:
     passed_on: tuple[str, ...] = ()
     verbose: bool = False
     package_store: str | None = None
+    format: str = "text"  # -format: text or sarif (the lock changes -lockfile=readonly refuses, for code scanning)
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace) -> InitArguments:
@@ -72,4 +74,5 @@ class InitArguments:
             json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
             recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed),
-            verbose=bool(getattr(ns, "verbose", False)), package_store=getattr(ns, "package_store", None))
+            verbose=bool(getattr(ns, "verbose", False)), package_store=getattr(ns, "package_store", None),
+            format=getattr(ns, "format", None) or "text")

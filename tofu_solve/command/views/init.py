@@ -621,8 +621,15 @@ class InitViews:
     file (``-json-into=FILE``), as OpenTofu pairs its human and JSON views."""
 
     def __init__(self, chdir: str, as_json: bool = False, json_into: str | None = None, no_color: bool = False,
-                 no_color_env: bool = False, quiet: bool = False):
-        self.human = None if as_json else HumanView(use_color(no_color, no_color_env), quiet=quiet)
+                 no_color_env: bool = False, quiet: bool = False, sarif: bool = False, annotations: bool = False,
+                 cwd: str = "."):
+        # -format=sarif: the SARIF log is standard output, the text goes to standard error
+        self.human = None if as_json else HumanView(use_color(no_color, no_color_env), quiet=quiet,
+                                                    out=sys.stderr if sarif else None)
+        self.sarif = sarif
+        self.annotations = annotations and not as_json and not sarif
+        self._chdir, self._cwd = chdir, cwd
+        self.findings: list[tuple[str, list[Any]]] = []  # (root, the lock changes -lockfile=readonly refused)
         outs = []
         if as_json:
             outs.append(sys.stdout)
@@ -665,14 +672,26 @@ class InitViews:
 
     def error(self, e: Any) -> None:
         """A failure, after the warnings that may explain it (``e.warnings``)."""
+        self._found(".", e)
         for v in self._views:
             v.error(e)
+
+    def _found(self, root: str, e: Any) -> None:
+        """Keep what ``-lockfile=readonly`` refused, for ``-format=sarif`` and GitHub annotations."""
+        from .sarif import Finding
+
+        changes = getattr(e, "changes", ())
+        if changes:
+            self.findings.append((root, [Finding("lock-change", subject, detail, where)
+                                         for subject, detail, where in changes]))
 
     def summary(self, s: InitSummary) -> None:
         for v in self._views:
             v.summary(s)
 
     def roots_summary(self, s: RootsSummary) -> None:
+        for failed_root, error in s.failed:
+            self._found(s.name(failed_root), error)
         for v in self._views:
             v.roots_summary(s)
 
@@ -693,3 +712,13 @@ class InitViews:
             v.close()
         if self._into is not None:
             self._into.close()
+        if self.sarif or self.annotations:  # issue #59 §5: the findings at their lines, for CI
+            from .sarif import check_log, github_annotations
+
+            if self.sarif:
+                import json
+
+                print(json.dumps(check_log(self.findings, self._chdir, self._cwd), indent=2))
+            else:
+                for line in github_annotations(self.findings, self._chdir, self._cwd):
+                    print(line)

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..._version import __version__
+from ...errors import SourceRange
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 BASE_ID = "SRCROOT"
@@ -33,8 +35,21 @@ RULES: Mapping[str, tuple[str, str]] = {
     "override": ("OverrideFileStale", "The override bridge file is missing, stale or no longer needed."),
     "provider": ("ProviderLockDiffers", "A provider lock is missing, or the configuration no longer meets it."),
     "policy": ("PolicyDenies", "A locked version or source that the team's policy denies."),
+    "lock-change": ("LockFileWouldChange", "A lock that init would change, which -lockfile=readonly forbids."),
 }
 """Difference kind -> (the rule's name, its one-line description)."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A finding that is not one of ``check``'s differences (``init -lockfile=readonly``'s
+    lock changes), in the same shape: ``kind`` (a :data:`RULES` key), ``subject``,
+    ``detail``, ``where`` (None: the root's lock file)."""
+
+    kind: str
+    subject: str
+    detail: str
+    where: SourceRange | None = None
 
 
 def _uri(root: str, file: str, cwd: str) -> str:
@@ -117,4 +132,4 @@ def github_annotations(found: Sequence[tuple[str, Sequence[Any]]], base: str, cw
     return out
 
 
-__all__ = ["RULES", "check_log", "github_annotations"]
+__all__ = ["RULES", "Finding", "check_log", "github_annotations"]
