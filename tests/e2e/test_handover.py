@@ -526,3 +526,24 @@ def test_a_warm_init_with_backend_flags_answers_from_the_stamp_and_passes_them_o
             "-reconfigure -no-color") in again.out
     backend = json.loads((root / ".terraform" / "terraform.tfstate").read_text())["backend"]
     assert backend["config"]["path"] == "state/prod.tfstate"
+
+
+def test_a_twenty_root_run_with_the_real_client_is_a_line_per_root(tmp_path, tofu_solve, client_env,
+                                                                   terraform_1155, acme):
+    """Issue #59 §1, with the real client: a no-op ``init -recursive`` over 20 roots hands
+    over in each and prints a line per root, the client's result in it, and a few more; the
+    progress is a line per finished root, none with ``-quiet``."""
+    base = tmp_path / "live"
+    names = [f"env{i}" for i in range(20)]
+    for name in names:
+        write_root(base / name, ROOT)
+    first = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false")
+    assert first.code == 0, first.out + first.err
+    again = tofu_solve(base, "init", "-recursive", f"-tf-path={terraform_1155}", "-input=false", "-quiet")
+    assert again.code == 0, again.out + again.err
+    out = again.out.splitlines()
+    rows = [line for line in out if line.split()[:1] and line.split()[0] in names]
+    assert [row.split()[0] for row in rows] == names  # natural order
+    assert all("up to date" in row and "Terraform init done (" in row for row in rows), again.out
+    assert again.err == "" and len(out) <= 20 + 8, again.out
+    assert all(len(line) <= 120 for line in out), again.out
