@@ -88,8 +88,8 @@ def test_check_annotates_a_github_actions_run(tmp_path, tofu_solve, isolated, mo
     assert any(line.startswith("::error file=live/a/main.tf,line=3,title=ConstraintNotLocked::module \"kms\"")
                for line in notes), notes
     assert all("\n" not in line and "%0A" not in line.split("::", 2)[1] for line in notes)
-    assert len(notes) == len([x for x in json.loads(tofu_solve(base, "check", "-recursive", "-format=sarif").out)
-                              ["runs"][0]["results"]])
+    assert len(notes) == len(json.loads(tofu_solve(base, "check", "-recursive", "-format=sarif").out)
+                             ["runs"][0]["results"])
 
 
 def test_init_lockfile_readonly_writes_the_refused_lock_changes_as_sarif(tmp_path, tofu_solve, isolated,

@@ -578,7 +578,7 @@ def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
     again = tofu_solve(base, "init", "-recursive", "-handover=false")
     assert again.code == 0, again.err
     out, err = again.out.splitlines(), again.err.splitlines()
-    assert len(err) == 20 and all(line.endswith(f"of 20)") for line in err), err  # a line per finished root
+    assert len(err) == 20 and all(line.endswith("of 20)") for line in err), err  # a line per finished root
     assert len(out) <= 20 + 8, again.out  # a header, the verdict, the next command: a few lines
     assert all(len(line) <= 120 for line in out + err), again.out
     assert [line.split()[0] for line in out if line.startswith("live/")] == names  # natural order

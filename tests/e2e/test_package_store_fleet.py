@@ -207,7 +207,7 @@ def test_a_corrupt_module_blob_is_rejected_by_name_and_repaired_by_the_job(fleet
     with origins(world, fleet / "servers") as rw:
         first = _first(fleet, rw, monkeypatch)
         assert store_cmd("push", first.root, fleet / "c1", rw.cli_config, monkeypatch).code == 0
-        repo, tag, manifest = module_repo(store, "terraform-aws-eks")
+        _, _, manifest = module_repo(store, "terraform-aws-eks")
         blob = store.blob_path(manifest["layers"][0]["digest"])
         _grow(blob, b"x" * 31) if damage == "grown" else _same_size(blob)
         verify = store_cmd("verify", first.root, fleet / "c2", rw.cli_config, monkeypatch)
