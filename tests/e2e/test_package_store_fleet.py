@@ -137,19 +137,25 @@ def test_store_push_from_a_warm_cache_fills_what_a_job_with_every_origin_down_ne
     assert ci.json()["package_store"]["rejected"] == []
 
 
+def _drop_this_platform(store, lock: str) -> tuple[str, dict]:
+    """This machine's platform dropped out of hashicorp/aws's index, the others kept (a push
+    cut off, a hand edit): (the locked version, the index as written)."""
+    locks, _ = parse_lock_text(lock)
+    version = next(p.version for a, p in locks.providers.items() if a.endswith("/hashicorp/aws"))
+    index = aws_index(store, version)
+    os_name, arch = current_platform().split("_")
+    assert len(index["manifests"]) >= 2
+    index["manifests"] = [m for m in index["manifests"] if m["platform"] != {"os": os_name, "architecture": arch}]
+    store.put_manifest(f"{PROVIDERS}/aws", version, index, INDEX)
+    return version, index
+
+
 def test_a_partial_provider_index_is_missing_to_verify_and_completed_by_the_next_push(fleet, world, store,
                                                                                        monkeypatch):
     with origins(world, fleet / "servers") as rw:
         first = _first(fleet, rw, monkeypatch)
         assert store_cmd("push", first.root, fleet / "c1", rw.cli_config, monkeypatch).code == 0
-        locks, _ = parse_lock_text(first.lock)
-        version = next(p.version for a, p in locks.providers.items() if a.endswith("/hashicorp/aws"))
-        index = aws_index(store, version)
-        os_name, arch = current_platform().split("_")
-        assert len(index["manifests"]) >= 2
-        # this machine's platform drops out of the index, the others stay (a push cut off, a hand edit)
-        index["manifests"] = [m for m in index["manifests"] if m["platform"] != {"os": os_name, "architecture": arch}]
-        store.put_manifest(f"{PROVIDERS}/aws", version, index, INDEX)
+        version, index = _drop_this_platform(store, first.lock)
         cli_config = rw.cli_config
         label = f"provider registry.opentofu.org/hashicorp/aws {version} ({current_platform()})"
         before = store_cmd("verify", first.root, fleet / "c2", cli_config, monkeypatch)
@@ -176,12 +182,7 @@ def test_with_the_origins_down_a_job_names_what_the_store_lacked(fleet, world, s
     with origins(world, fleet / "servers") as rw:
         first = _first(fleet, rw, monkeypatch)
         assert store_cmd("push", first.root, fleet / "c1", rw.cli_config, monkeypatch).code == 0
-        locks, _ = parse_lock_text(first.lock)
-        version = next(p.version for a, p in locks.providers.items() if a.endswith("/hashicorp/aws"))
-        index = aws_index(store, version)
-        os_name, arch = current_platform().split("_")
-        index["manifests"] = [m for m in index["manifests"] if m["platform"] != {"os": os_name, "architecture": arch}]
-        store.put_manifest(f"{PROVIDERS}/aws", version, index, INDEX)
+        _drop_this_platform(store, first.lock)
         cli_config = rw.cli_config
     r = job(clone(fleet, "ci", first.lock), fleet / "c2", cli_config, monkeypatch)
     assert r.code == 1

@@ -489,41 +489,41 @@ class OciClient:
 
     # ------------------------------------------------------------------ writing (the package store)
 
-    def has_manifest(self, host: str, repository: str, reference: str, accept: str = ACCEPT) -> str | None:
-        """The digest of the manifest a tag names (``HEAD``, the registry's
-        ``Docker-Content-Digest``), or None when there is none. Raises NetworkError."""
+    def _head(self, host: str, repository: str, kind: str, reference: str, headers: dict | None = None):
+        """``HEAD /v2/<repository>/<kind>/<reference>``: the answer, or None for a 404.
+
+        Raises:
+            NetworkError: the registry cannot be reached, or answered otherwise than 200/404.
+        """
         reg = self._registry(host, repository)
-        self.counter.add("oci_manifest")
         prefix = "http" if self._insecure(host) else "https"
-        url = f"{prefix}://{host}/v2/{repository}/manifests/{reference}"
+        url = f"{prefix}://{host}/v2/{repository}/{kind}/{reference}"
+        shown = f"{host}/{repository}{'@' if kind == 'blobs' else ':'}{reference}"
         try:
-            r = self._do(reg, url, "HEAD", headers={"Accept": accept})
+            r = self._do(reg, url, "HEAD", headers=headers or {})
         except (ValueError, requests.RequestException) as e:
-            raise NetworkError("Failed to reach OCI registry",
-                               f"Could not read {host}/{repository}:{reference} ({describe_failure(e)}).") from None
+            raise NetworkError("Failed to reach OCI registry", f"Could not read {shown} ({describe_failure(e)}).") \
+                from None
         if r.status_code == 404:
             return None
         if r.status_code != 200:
-            raise NetworkError("Error reading OCI manifest",
-                               f"{host}/{repository}:{reference}: the registry answered {r.status_code}.")
-        return r.headers.get("Docker-Content-Digest") or ""
+            raise NetworkError("Error reading OCI manifest" if kind == "manifests" else "Error reading OCI blob",
+                               f"{shown}: the registry answered {r.status_code}.")
+        return r
+
+    def has_manifest(self, host: str, repository: str, reference: str, accept: str = ACCEPT) -> str | None:
+        """The digest of the manifest a tag names (``HEAD``, the registry's
+        ``Docker-Content-Digest``), or None when there is none. Raises NetworkError."""
+        self.counter.add("oci_manifest")
+        r = self._head(host, repository, "manifests", reference, {"Accept": accept})
+        return None if r is None else r.headers.get("Docker-Content-Digest") or ""
 
     def blob_size(self, host: str, repository: str, digest: str) -> int | None:
         """The size the registry gives for a blob (``HEAD``, its ``Content-Length``; -1 when
         it names none), or None when the repository has no such blob. Raises NetworkError."""
-        reg = self._registry(host, repository)
-        prefix = "http" if self._insecure(host) else "https"
-        url = f"{prefix}://{host}/v2/{repository}/blobs/{digest}"
-        try:
-            r = self._do(reg, url, "HEAD")
-        except (ValueError, requests.RequestException) as e:
-            raise NetworkError("Failed to reach OCI registry",
-                               f"Could not read {host}/{repository}@{digest} ({describe_failure(e)}).") from None
-        if r.status_code == 404:
+        r = self._head(host, repository, "blobs", digest)
+        if r is None:
             return None
-        if r.status_code != 200:
-            raise NetworkError("Error reading OCI blob",
-                               f"{host}/{repository}@{digest}: the registry answered {r.status_code}.")
         length = r.headers.get("Content-Length", "")
         return int(length) if length.isdigit() else -1
 

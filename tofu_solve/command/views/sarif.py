@@ -12,7 +12,7 @@ the difference kinds of :mod:`tofu_solve.command.check`."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -74,26 +74,29 @@ def _place(diff: Any, root: str, cwd: str, lock_file: str) -> tuple[str, int]:
     return _uri(root, lock_file, cwd), 1
 
 
+def _placed(found: Sequence[tuple[str, Sequence[Any]]], base: str, cwd: str,
+            lock_file: str) -> Iterator[tuple[str, Any, str, int]]:
+    """Each finding with where it is shown: (root, finding, URI, line). Under ``-recursive``
+    a finding's file is already named from ``base`` (the root's prefix); else from its root."""
+    for root, diffs in found:
+        for d in diffs:
+            where = getattr(d, "where", None)
+            anchor = base if where is not None and where.file and root != "." else os.path.join(base, root)
+            uri, line = _place(d, anchor, cwd, lock_file)
+            yield root, d, uri, line
+
+
 def check_log(found: Sequence[tuple[str, Sequence[Any]]], base: str, cwd: str,
               lock_file: str = ".terraform.lock.hcl") -> dict:
     """The SARIF log of ``check``: ``found`` is (root directory relative to ``base``, its
     differences) per root (one root, ``"."``, without ``-recursive``); ``base``: the
-    ``-chdir`` directory; ``cwd``: where the command was run. A difference's file is
-    relative to its root, or, under ``-recursive``, already to ``base``."""
+    ``-chdir`` directory; ``cwd``: where the command was run."""
     kinds = list(RULES)
-    results = []
-    for root, diffs in found:
-        for d in diffs:
-            where = getattr(d, "where", None)
-            # under -recursive a difference's file is already named from base (the root's prefix)
-            anchor = base if where is not None and where.file and root != "." else os.path.join(base, root)
-            uri, line = _place(d, anchor, cwd, lock_file)
-            results.append({
-                "ruleId": d.kind, "ruleIndex": kinds.index(d.kind), "level": "error",
+    results = [{"ruleId": d.kind, "ruleIndex": kinds.index(d.kind), "level": "error",
                 "message": {"text": f"{d.subject}: {d.detail}" + (f" (root module {root})" if root != "." else "")},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": uri, "uriBaseId": BASE_ID},
-                    "region": {"startLine": line}}}]})
+                "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": BASE_ID},
+                                                    "region": {"startLine": line}}}]}
+               for root, d, uri, line in _placed(found, base, cwd, lock_file)]
     rules = [{"id": kind, "name": name, "shortDescription": {"text": text},
               "defaultConfiguration": {"level": "error"},
               "help": {"text": f"{text} Run tofu-solve init to make the working directory match the lock "
@@ -120,16 +123,9 @@ def github_annotations(found: Sequence[tuple[str, Sequence[Any]]], base: str, cw
     :func:`check_log` places them): ``::error file=F,line=L,title=T::MESSAGE``, escaped as
     the runner reads them (``%``, CR and LF in the message; ``:`` and ``,`` too in
     properties)."""
-    out = []
-    for root, diffs in found:
-        for d in diffs:
-            where = getattr(d, "where", None)
-            anchor = base if where is not None and where.file and root != "." else os.path.join(base, root)
-            uri, line = _place(d, anchor, cwd, lock_file)
-            title = RULES.get(d.kind, (d.kind, ""))[0]
-            out.append(f"::error file={_escape_property(uri)},line={line},title={_escape_property(title)}::"
-                       f"{_escape_data(f'{d.subject}: {d.detail}')}")
-    return out
+    return [f"::error file={_escape_property(uri)},line={line},"
+            f"title={_escape_property(RULES.get(d.kind, (d.kind, ''))[0])}::{_escape_data(f'{d.subject}: {d.detail}')}"
+            for _, d, uri, line in _placed(found, base, cwd, lock_file)]
 
 
 __all__ = ["RULES", "Finding", "check_log", "github_annotations"]

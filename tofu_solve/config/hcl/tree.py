@@ -7,6 +7,7 @@ reader that imports the parser library: it is imported when something must be pa
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -123,28 +124,34 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
                     '"$$") to escape it.', SourceRange(filename, e.line, "", _line_text(text, e.line))) from None
 
 
-def _quoted_newline_line(text: str) -> int | None:
-    """The line of the first quoted string that a newline ends before its closing quote
-    (outside ``${ }``, comments and heredocs), which hclsyntax reports as "Invalid
-    multi-line string" at that line (``hclsyntax/token.go``, ``TokenQuotedNewline``); None
-    when there is none."""
+def _outside_comments(text: str) -> Iterator[tuple[str, int, int]]:
+    """What a scan of HCL native syntax sees outside comments and heredocs: ``("char", i,
+    line)`` for each character of code, and ``("string", line, split)`` for each quoted
+    string (``split``: the line where a newline ends it before its closing quote, outside
+    ``${ }`` and ``%{ }``, where newlines are allowed; 0 when none does)."""
     i, n, line = 0, len(text), 1
     while i < n:
         c = text[i]
-        if c == "\n":
-            line += 1
-        elif c == "#" or text.startswith("//", i):
+        if c == "#" or text.startswith("//", i):
             j = text.find("\n", i)
             i = n if j < 0 else j
             continue
-        elif text.startswith("/*", i):
+        if text.startswith("/*", i):
             j = text.find("*/", i + 2)
             line += text.count("\n", i, n if j < 0 else j)
             i = n if j < 0 else j + 2
             continue
-        elif c == '"':
+        if text.startswith("<<", i):
+            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n", text[i:])
+            if m:
+                end = re.search(rf"^\s*{re.escape(m.group(1))}\s*$", text[i + m.end():], re.M)
+                stop = n if end is None else i + m.end() + end.end()
+                line += text.count("\n", i, stop)
+                i = stop
+                continue
+        if c == '"':
+            start, split, depth = line, 0, 0  # inside ${ }: newlines allowed, quotes nest
             i += 1
-            depth = 0  # inside ${ }: newlines allowed, quotes nest
             while i < n and (text[i] != '"' or depth):
                 if text[i] == "\\":
                     i += 1
@@ -154,61 +161,37 @@ def _quoted_newline_line(text: str) -> int | None:
                 elif text[i] == "}" and depth:
                     depth -= 1
                 elif text[i] == "\n":
-                    if not depth:
-                        return line
+                    split = split or (line if not depth else 0)
                     line += 1
                 i += 1
-        elif text.startswith("<<", i):
-            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n", text[i:])
-            if m:
-                end = re.search(rf"^\s*{re.escape(m.group(1))}\s*$", text[i + m.end():], re.M)
-                stop = n if end is None else i + m.end() + end.end()
-                line += text.count("\n", i, stop)
-                i = stop
-                continue
+            yield "string", start, split
+            i += 1
+            continue
+        yield "char", i, line
+        if c == "\n":
+            line += 1
         i += 1
-    return None
+
+
+def _quoted_newline_line(text: str) -> int | None:
+    """The line of the first quoted string that a newline ends before its closing quote
+    (outside ``${ }``, comments and heredocs), which hclsyntax reports as "Invalid
+    multi-line string" at that line (``hclsyntax/token.go``, ``TokenQuotedNewline``); None
+    when there is none."""
+    return next((split for kind, _, split in _outside_comments(text) if kind == "string" and split), None)
 
 
 def _unclosed_brace_line(text: str) -> int | None:
     """The line of the innermost ``{`` left open at the end of ``text`` (strings, comments
     and heredocs skipped), or None when every brace is closed."""
     stack: list[int] = []
-    i, n, line = 0, len(text), 1
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-        elif c == "#" or text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
+    for kind, i, line in _outside_comments(text):
+        if kind != "char":
             continue
-        elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            line += text.count("\n", i, n if j < 0 else j)
-            i = n if j < 0 else j + 2
-            continue
-        elif c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                if text[i] == "\\":
-                    i += 1
-                elif text[i] == "\n":
-                    line += 1
-                i += 1
-        elif text.startswith("<<", i):
-            m = re.match(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)\r?\n", text[i:])
-            if m:
-                end = re.search(rf"^\s*{re.escape(m.group(1))}\s*$", text[i + m.end():], re.M)
-                stop = n if end is None else i + m.end() + end.end()
-                line += text.count("\n", i, stop)
-                i = stop
-                continue
-        elif c == "{":
+        if text[i] == "{":
             stack.append(line)
-        elif c == "}" and stack:
+        elif text[i] == "}" and stack:
             stack.pop()
-        i += 1
     return stack[-1] if stack else None
 
 
