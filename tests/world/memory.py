@@ -174,9 +174,9 @@ class MemoryContext(Context):
     universe."""
 
     def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | None = None, *,
-                 recorded_locks: LockFile | None = None, upgrade_targets: tuple[str, ...] = ()):
+                 recorded_locks: LockFile | None = None, upgrade_targets: tuple[str, ...] = (), policy=None):
         super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1,
-                                      upgrade_targets=upgrade_targets),
+                                      upgrade_targets=upgrade_targets, policy=policy),
                          locks or LockFile(), UniverseIndex(u), None, provider_source=_MemoryProviders(u),
                          recorded_locks=recorded_locks, prefetch=False)  # nothing to read ahead
         self.u = u

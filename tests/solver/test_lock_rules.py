@@ -1,0 +1,66 @@
+"""The lock rules the solver keeps, on in-memory universes (issue #58 §3: each fails a test
+outside ``tests/e2e/`` when switched off): a lock the policy denies moves to the nearest
+allowed version, recorded as the policy's doing; a provider lock that an edited constraint
+excludes is free, as a module lock whose constraint was edited is: the newest version the
+edit admits, where the nearest would be another (the lock does not apply)."""
+
+from __future__ import annotations
+
+from tests.solver.oracle import Selection
+from tests.solver.test_oracle import _locks_of
+from tests.world.memory import MemoryContext, universe_from_index
+from tofu_solve.config.policy import read_policy
+from tofu_solve.solver.changes import lock_change_reasons
+from tofu_solve.solver.resolve import solve
+
+AWS = "registry.opentofu.org/hashicorp/aws"
+
+
+def _index(root_aws: str | None = None, aws: tuple[str, ...] = ("1.0.0", "2.0.0")) -> dict:
+    versions = ("1.0.0", "1.1.0", "2.0.0", "2.1.0", "3.0.0", "4.0.0")
+    provider = {"name": "aws", "source": "hashicorp/aws", "file": "versions.tf", "line": 3}
+    return {"target": "1.12.6", "providers": {"hashicorp/aws": list(aws)},
+            "modules": {"acme/net/aws": {v: {"calls": [], "providers": []} for v in versions}},
+            "root": {"calls": [{"name": "m", "source": "acme/net/aws", "version": ">= 1.0.0", "file": "main.tf",
+                                "line": 1, "version_line": 3}],
+                     "providers": [dict(provider, **({"version": root_aws} if root_aws else {}))]}}
+
+
+def test_a_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path):
+    index = _index()
+    locks, _, _ = _locks_of(index, Selection((("m", "2.0.0"),), ((AWS, "2.0.0"),)))
+    policy_file = tmp_path / "tofu-solve-policy.hcl"
+    policy_file.write_text('deny "module" "acme/net/aws" {\n  versions = "2.0.0"\n  reason   = "broken"\n}\n')
+    u = universe_from_index(index)
+    ctx = MemoryContext(u, locks=locks, recorded_locks=locks, policy=read_policy(policy_file))
+    try:
+        res = solve(u.root, ctx)
+        assert res.modules["m"].version_text == "2.1.0"  # nearest the denied lock, not the newest (4.0.0)
+        assert ("m", "2.0.0") in ctx.denied  # the solver's own denial, recorded for the warnings
+        reasons = lock_change_reasons(res, ctx, locks)
+        assert reasons["m"].startswith('denied by deny "module"') and "broken" in reasons["m"], reasons
+    finally:
+        ctx.close()
+    # without the policy, the lock holds
+    ctx = MemoryContext(u, locks=locks, recorded_locks=locks)
+    try:
+        assert solve(u.root, ctx).modules["m"].version_text == "2.0.0"
+    finally:
+        ctx.close()
+
+
+def test_a_provider_lock_an_edit_excludes_is_free_and_lands_on_the_newest_it_admits():
+    aws = ("1.0.0", "2.0.0", "2.5.0", "3.0.0", "4.0.0")
+    before = _index(aws=aws)
+    locks, _, _ = _locks_of(before, Selection((("m", "2.0.0"),), ((AWS, "2.0.0"),)))
+    after = _index(">= 2.1.0", aws)
+    u = universe_from_index(after)
+    ctx = MemoryContext(u, locks=locks, recorded_locks=locks)
+    try:
+        res = solve(u.root, ctx)
+        # the lock no longer applies: the newest ">= 2.1.0" admits, not 2.5.0, the nearest to the lock (which
+        # every provider lock made to apply would give)
+        assert str(res.providers[AWS].version) == "4.0.0"
+        assert res.modules["m"].version_text == "2.0.0"  # the module lock, untouched by the edit, holds
+    finally:
+        ctx.close()
