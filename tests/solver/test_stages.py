@@ -79,9 +79,8 @@ def test_each_stage_changes_the_answer_of_some_fresh_root():
             return
         mattered["the search alone misses the optimum"] += 1
         event("the search alone misses the optimum")
-        for stage, kept in (("the improvement pass", dict(improve=True, exact=False)),
-                            ("the exact stage", dict(improve=False, exact=True))):
-            got = _without(index, **kept)
+        for stage, improve, exact in (("the improvement pass", True, False), ("the exact stage", False, True)):
+            got = _without(index, improve=improve, exact=exact)
             if got is not None and objective(index, got, {}, {}) == best:
                 mattered[f"{stage} alone reaches it"] += 1
                 event(f"{stage} alone reaches it")
