@@ -271,6 +271,9 @@ def unchanged_text(s: InitSummary) -> str:
               "(TOFU_SOLVE_FULL_CHECK=1 reads and verifies them again)."]
     if s.next_command:
         lines += ["", _next_text(s.next_command)]
+    store = summary_line([s.data.get("package_store")])  # a run with a store says so, warm or not (#57 §4)
+    if store:
+        lines += ["", store]
     return "\n".join([*lines, "", _final_text(s)])
 
 
