@@ -33,9 +33,9 @@ from tofu_solve.config.tree import read_module_tree  # noqa: E402
 from tofu_solve.errors import TofuSolveError  # noqa: E402
 from tofu_solve.lockfile import LockFile  # noqa: E402
 from tofu_solve.settings import Settings  # noqa: E402
-from tofu_solve.solver.build import build_context  # noqa: E402
 from tofu_solve.solver.context import SolveOptions  # noqa: E402
 from tofu_solve.solver.resolve import solve  # noqa: E402
+from tofu_solve.solver.wiring import build_context  # noqa: E402
 from tofu_solve.versions.target import target_version  # noqa: E402
 from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_world_dir, write_cli_config  # noqa: E402
 from tofu_solve.world.roots import example_roots  # noqa: E402

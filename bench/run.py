@@ -37,8 +37,8 @@ from tofu_solve.errors import TofuSolveError  # noqa: E402
 from tofu_solve.lockfile import LockFile  # noqa: E402
 from tofu_solve.settings import Settings  # noqa: E402
 from tofu_solve.solver.baseline import newest_per_call  # noqa: E402
-from tofu_solve.solver.build import build_context  # noqa: E402
 from tofu_solve.solver.context import SolveOptions  # noqa: E402
+from tofu_solve.solver.wiring import build_context  # noqa: E402
 from tofu_solve.versions.target import target_version  # noqa: E402
 from tofu_solve.world import build_world, default_world_dir, running_world  # noqa: E402
 from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402

@@ -41,8 +41,8 @@ def test_newest_per_call_baseline_fails_on_the_same_root(tmp_path, running, shar
     from tofu_solve.lockfile import LockFile
     from tofu_solve.settings import Settings
     from tofu_solve.solver.baseline import newest_per_call
-    from tofu_solve.solver.build import build_context
     from tofu_solve.solver.context import SolveOptions
+    from tofu_solve.solver.wiring import build_context
     from tofu_solve.versions.target import target_version
 
     root = write_root(tmp_path, VPC6_EKS20)
@@ -118,10 +118,10 @@ def test_after_solve_pass_fetches_within_its_budget(running, tmp_path):
     from tofu_solve.config.tree import read_module_tree
     from tofu_solve.lockfile import LockFile
     from tofu_solve.settings import Settings
-    from tofu_solve.solver.build import build_context
     from tofu_solve.solver.context import FetchBudgetExceeded, SolveOptions
     from tofu_solve.solver.model import ModuleRequirement
     from tofu_solve.solver.resolve import root_requirements
+    from tofu_solve.solver.wiring import build_context
     from tofu_solve.versions.target import target_version
 
     root = write_root(tmp_path / "root", 'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'

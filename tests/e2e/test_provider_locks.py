@@ -264,10 +264,10 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     from tofu_solve.addrs.provider import parse_provider_source
     from tofu_solve.command.init import InitOptions, _provider_packages
     from tofu_solve.lockfile import LockFile
-    from tofu_solve.plugins.readahead import MAX_GUESSES, ProviderReadAhead
+    from tofu_solve.plugins.provider_readahead import MAX_GUESSES, ProviderReadAhead
     from tofu_solve.settings import Settings
-    from tofu_solve.solver.build import build_context
     from tofu_solve.solver.context import SolveOptions
+    from tofu_solve.solver.wiring import build_context
     from tofu_solve.versions.target import target_version
 
     aws = parse_provider_source("hashicorp/aws")

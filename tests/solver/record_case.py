@@ -28,9 +28,9 @@ from tofu_solve.errors import TofuSolveError
 from tofu_solve.explain import solve
 from tofu_solve.lockfile import LockFile
 from tofu_solve.settings import Settings
-from tofu_solve.solver.build import build_context
 from tofu_solve.solver.context import SolveOptions
 from tofu_solve.solver.model import ModuleCandidate, ModuleRequirement, Origin
+from tofu_solve.solver.wiring import build_context
 from tofu_solve.versions.target import target_version
 from tofu_solve.world import build_world, default_world_dir, running_world
 

@@ -31,8 +31,8 @@ from ..errors import ConfigurationError, TofuSolveError
 from ..lockfile import LockFile
 from ..settings import Settings
 from ..solver.baseline import newest_per_call
-from ..solver.build import build_context
 from ..solver.context import SolveOptions
+from ..solver.wiring import build_context
 from ..versions.target import target_version
 from ..world import build_world, default_world_dir, running_world
 from ..world.corpus import bundled_corpus

@@ -53,19 +53,19 @@ from ..plugins import (
     parse_platform,
     plan_provider_locks,
 )
-from ..plugins.locks import same_version_change
-from ..plugins.readahead import ProviderReadAhead
+from ..plugins.provider_locks import same_version_change
+from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
 from ..remote.git import GitRemotes
 from ..remote.package_store import PackageStore, ProviderKey, module_key, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
 from ..settings import Settings
-from ..solver.build import Wiring, build_context
 from ..solver.changes import lock_change_reasons
 from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
+from ..solver.wiring import Wiring, build_context
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import (
     format_age,
@@ -762,7 +762,7 @@ def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
                    opts: InitOptions, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """The provider blocks ``tofu init`` would write for this solution (see
-    :mod:`tofu_solve.plugins.locks`)."""
+    :mod:`tofu_solve.plugins.provider_locks`)."""
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
                                refresh)

@@ -90,9 +90,9 @@ def _package_locals(root: Path, settings: Settings, cli_vars: tuple, locks, flat
     versions, from the download cache, offline: the selection an offline ``init`` makes,
     nothing fetched); returns what could not be listed and why ([] when all was)."""
     from ..errors import TofuSolveError
-    from ..solver.build import build_context
     from ..solver.resolve import solve
     from ..solver.run import SolveOptions
+    from ..solver.wiring import build_context
     from ..versions.target import configured_client, target_version
 
     try:  # the target init solves for (its registry host names the lock's registry modules)

@@ -38,8 +38,8 @@ from ..explain import solve
 from ..explain.holdback import HoldBack, analyse, module_hold_backs
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
-from ..solver.build import build_context
 from ..solver.context import SolveOptions
+from ..solver.wiring import build_context
 from ..versions.cooldown import format_day, given_min_age
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version

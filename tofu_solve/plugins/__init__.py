@@ -7,7 +7,7 @@ each target platform), verifies them as OpenTofu's installer does, and builds th
 ``provider`` lock block ``tofu init`` would write itself.
 """
 
-from .locks import ProviderLockPlan, plan_provider_locks
 from .packages import ProviderPackages, current_platform, parse_platform
+from .provider_locks import ProviderLockPlan, plan_provider_locks
 
 __all__ = ["ProviderLockPlan", "ProviderPackages", "current_platform", "parse_platform", "plan_provider_locks"]

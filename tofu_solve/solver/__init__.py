@@ -19,10 +19,10 @@ Reading order, outside in:
 3. :mod:`.provider`: resolvelib's callbacks; :mod:`.search`, resolvelib's loop kept
    incremental; :mod:`.reporter`, what the loop counts.
 4. :mod:`.context` (a :mod:`.run` and a scope), :mod:`.index`, :mod:`.network`,
-   :mod:`.build`: what the search asks of the outside world, memoised, and read ahead
+   :mod:`.wiring`: what the search asks of the outside world, memoised, and read ahead
    (:mod:`.prefetch`, within :mod:`.readahead`'s counts).
 5. The passes around the search: :mod:`.propagate` (dead ends found before the search),
-   :mod:`.fenced`, :mod:`.cooldown`, :mod:`.changes`, :mod:`.baseline` (``tofu init``'s own
+   :mod:`.fenced`, :mod:`.release_cooldown`, :mod:`.changes`, :mod:`.baseline` (``tofu init``'s own
    greedy choice, for comparison).
 
 The names below are imported from their modules when first used (PEP 562), so importing
@@ -36,15 +36,15 @@ from typing import TYPE_CHECKING
 from .._lazy import exports
 
 if TYPE_CHECKING:
-    from .build import build_context
     from .changes import lock_change_reasons
     from .context import Context, SolveOptions
     from .model import Identity
     from .provider import ModuleOrder, TofuSolveProvider
     from .resolve import Resolution, Unsatisfiable, solve
+    from .wiring import build_context
 
 __getattr__ = exports(__name__, globals(), {
-    "build_context": ".build", "lock_change_reasons": ".changes", "Context": ".context", "SolveOptions": ".context",
+    "build_context": ".wiring", "lock_change_reasons": ".changes", "Context": ".context", "SolveOptions": ".context",
     "Identity": ".model", "ModuleOrder": ".provider", "TofuSolveProvider": ".provider", "Resolution": ".resolve",
     "Unsatisfiable": ".resolve", "solve": ".resolve",
 })

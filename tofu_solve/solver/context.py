@@ -47,10 +47,10 @@ from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
-from .cooldown import Cooldown
 from .index import ModuleIndex, Stats, tree_key
 from .locks import locked_first, locked_source_base, module_lock_anchor, preferred_order
 from .model import ModuleCandidate, ModuleRequirement
+from .release_cooldown import Cooldown
 from .run import Run, Scope, SolveOptions, StoreView
 
 log = logging.getLogger(__name__)

@@ -21,10 +21,10 @@ from ..remote.flight import SingleFlight
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions.target import TargetVersion
-from .cooldown import Cooldown
 from .index import ModuleIndex, Stats
 from .model import ModuleRequirement
 from .prefetch import Prefetcher
+from .release_cooldown import Cooldown
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Scope:
     versions not yet known it may still fetch (None: no limit; the improvement pass, the
     exact optimiser and the hypothetical searches set one); who is told the solver's likely
     provider picks, so that their packages can be read ahead
-    (:mod:`tofu_solve.plugins.readahead`; None: nobody); and the calls it has seen (call
+    (:mod:`tofu_solve.plugins.provider_readahead`; None: nobody); and the calls it has seen (call
     path -> latest requirement: what explanations, holds and the cooldown look calls up in),
     the run's own unless a view asks for its own record."""
 

@@ -33,8 +33,8 @@ from .solved import recorded_module_locks
 from .stamp import HashMemo
 
 if TYPE_CHECKING:
-    from ..solver.build import Wiring
     from ..solver.resolve import Resolution
+    from ..solver.wiring import Wiring
 
 
 def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: tuple[str, ...] = (),
