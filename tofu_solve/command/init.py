@@ -234,20 +234,12 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
                                      f"solved for {target} ({target.origin})"))
     if opts.lockfile == "readonly" and (changes or plan.changes):
-        refused = LockFileWouldChange(
-            "Lock file would change",
-            f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
-            "These locks would change:\n" + "\n".join(describe_change(c) for c in plan.changes + changes)
-            + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
-            f"{LOCK_FILE_NAME}.")
-        refused.changes = tuple((f'{c.block} "{c.label}"', describe_change(c).strip(), _change_where(c, res))
-                                for c in plan.changes + changes)
-        raise refused
+        raise _refused(plan.changes + changes, res)
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
         push_verified_modules(store, solved.selected)
-        store.publish_providers({ProviderKey(a.host, a.namespace, a.type, p.version): p.hashes
-                                 for a, p in ((p.address, p) for p in new_locks.providers.values())})
+        store.publish_providers({ProviderKey(p.address.host, p.address.namespace, p.address.type, p.version):
+                                 p.hashes for p in new_locks.providers.values()})
     manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
                                                            target, memo, progress)
     store_data = None
@@ -270,6 +262,20 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
                       store=store_data)
+
+
+def _refused(changes: list[LockChange], res: Resolution) -> LockFileWouldChange:
+    """``-lockfile=readonly``'s error for ``changes``, each also kept as a finding at its line
+    (:attr:`LockFileWouldChange.changes`, for ``-format=sarif`` and annotations)."""
+    refused = LockFileWouldChange(
+        "Lock file would change",
+        f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
+        "These locks would change:\n" + "\n".join(describe_change(c) for c in changes)
+        + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
+        f"{LOCK_FILE_NAME}.")
+    refused.changes = tuple((f'{c.block} "{c.label}"', describe_change(c).strip(), _change_where(c, res))
+                            for c in changes)
+    return refused
 
 
 def _change_where(c: LockChange, res: Resolution) -> SourceRange | None:

@@ -28,7 +28,6 @@ from ..remote.package_store import (
     StoreReport,
     module_key,
     open_store,
-    provider_label,
     store_setting,
 )
 from ..settings import Settings
@@ -288,4 +287,4 @@ def run(ns, settings: Settings) -> int:
     return 0 if result.complete else 1
 
 
-__all__ = ["PUSH_DEADLINE", "StoreRun", "provider_label", "push_from_locks", "run", "verify_from_locks"]
+__all__ = ["PUSH_DEADLINE", "StoreRun", "push_from_locks", "run", "verify_from_locks"]

@@ -502,9 +502,11 @@ class PackageStore:
             return False
         return self._read_module(key, dest, tuple(h for h in expected[0] if h.startswith("h1:"))) is None
 
-    def _read_module(self, key: ModuleKey, dest: Path, h1s: tuple[str, ...]) -> PackageOutcome | None:
+    def _read_module(self, key: ModuleKey, dest: Path, h1s: tuple[str, ...],
+                     installing: bool = True) -> PackageOutcome | None:
         """:meth:`read_module`'s work: None when ``dest`` holds the verified package, else
-        what the store holds instead (missing, rejected)."""
+        what the store holds instead (missing, rejected); ``installing``: the package is
+        installed from it, and counts as read from the store this run (a check's is not)."""
         repository, label = key.repository(self.address), self.label(key)
         if self._was_rejected(label):
             return PackageOutcome(label, StoreOutcome.REJECTED, self._rejection(label))
@@ -537,10 +539,11 @@ class PackageStore:
             why = f"its contents hash to {got}, the lock records {', '.join(h1s)}"
             self._rejected(label, why, (repository, key.tag))
             return PackageOutcome(label, StoreOutcome.REJECTED, why)
-        with self._lock:
-            self._from_store.add(key)
-            if label not in self.report.read:
-                self.report.read.append(label)
+        if installing:
+            with self._lock:
+                self._from_store.add(key)
+                if label not in self.report.read:
+                    self.report.read.append(label)
         return None
 
     def _rejection(self, label: str) -> str:
@@ -556,16 +559,10 @@ class PackageStore:
         if not self._available():
             return PackageOutcome(label, StoreOutcome.MISSING, f"the store did not answer ({self.report.down})")
         try:
-            found = self._read_module(key, scratch, h1s)
+            found = self._read_module(key, scratch, h1s, installing=False)
         finally:
             _empty(scratch)
-        if found is None:
-            with self._lock:  # a check, not an install: the run's "read" counts what was installed
-                self._from_store.discard(key)
-                if label in self.report.read:
-                    self.report.read.remove(label)
-            return PackageOutcome(label, StoreOutcome.VERIFIED)
-        return found
+        return found or PackageOutcome(label, StoreOutcome.VERIFIED)
 
     def push_module(self, key: ModuleKey, root: Path, h1: str, version: str = "") -> None:
         """Push the verified package at ``root`` (hashing to ``h1``) in the background,

@@ -443,51 +443,14 @@ class InitHuman:
         with the roots counted, what is at several versions across roots, and the verdict
         (issue #59 §1-3)."""
         h = self.human
-        rows = []
-        handed = bool(s.handed)
-        for o in s.outcomes:
-            name = s.name(o.root)
-            ho = s.handed.get(o.root)
-            if o.value is not None:
-                r = o.value
-                row = [name, "ok" if ho is None or ho.code == 0 else "error", str(len(r.resolution.modules)),
-                       str(len(r.locks.providers)), _root_line_lock(r)]
-            else:
-                row = [name, "error", "-", "-", o.error.summary if o.error else ""]
-            rows.append(row + ([_client_cell(ho)] if handed else []))
-        head = ["ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE"] + (["CLIENT INIT"] if handed else [])
-        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
-        for r in [head, *rows]:
-            h.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:-1])) + "  " + r[-1])
+        self._roots_table(s)
         shared, shared_keys = shared_warnings(s)
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for o in s.outcomes:
-            name = s.name(o.root)
-            warnings = o.value.resolution.warnings if o.value is not None else ()
-            for w in warnings:
+            for w in o.value.resolution.warnings if o.value is not None else ():
                 if isinstance(w, RuleWarning):
-                    by_rule.setdefault((w.summary, w.rule), []).append((name, w))
-            own = [w for w in warnings if not isinstance(w, RuleWarning)
-                   and (getattr(w, "summary", ""), str(w)) not in shared_keys]
-            changes = list(o.value.provider_changes + o.value.changes) if o.value is not None else []
-            ho = s.handed.get(o.root)
-            client = ho is not None and (ho.code != 0 or ho.said_more)
-            if own or changes or client:
-                h.line()
-                h.line(f"In {name}:", "bold")
-                if changes:
-                    h.line(f"tofu-solve has updated the lock file {o.value.lock_path.name}:")
-                    for c in changes:
-                        h.folded(describe_change(c), indent="    ")
-                for w in own:
-                    h.warning(w, wrap=True)
-                if client and ho is not None:
-                    h.line()
-                    h.line(f"{ho.product} {ho.version} ({ho.origin}): {ho.command_line}")
-                    for line in ho.output.rstrip("\n").splitlines():
-                        h.line(line)
-            if o.error is not None:  # on standard error, under the root's name there too
-                h.error_in_root(name, o.error.render())
+                    by_rule.setdefault((w.summary, w.rule), []).append((s.name(o.root), w))
+            self._root_section(s, o, shared_keys)
         for (summary, text), names in shared.items():
             h.warning(WarningText(summary, f"{text}\n(In {len(names)} root modules: "
                                            f"{named_roots(names, s.verbose)}.)"), wrap=True)
@@ -502,34 +465,83 @@ class InitHuman:
         if store:
             h.line()
             h.folded(store)
-        if any(ho.code == 0 and not ho.said_more for ho in s.handed.values()) and any(
-                o.value is not None and o.value.locks.modules and o.root in s.handed for o in s.outcomes):
-            ho = next(iter(s.handed.values()))
+        self._roots_verdict(s)
+
+    def _roots_table(self, s: RootsSummary) -> None:
+        """The line of each root: result, module calls, providers, lock file, client init."""
+        rows = []
+        handed = bool(s.handed)
+        for o in s.outcomes:
+            ho = s.handed.get(o.root)
+            if o.value is not None:
+                r = o.value
+                row = [s.name(o.root), "ok" if ho is None or ho.code == 0 else "error",
+                       str(len(r.resolution.modules)), str(len(r.locks.providers)), _root_line_lock(r)]
+            else:
+                row = [s.name(o.root), "error", "-", "-", o.error.summary if o.error else ""]
+            rows.append(row + ([_client_cell(ho)] if handed else []))
+        head = ["ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE"] + (["CLIENT INIT"] if handed else [])
+        widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
+        for r in [head, *rows]:
+            self.human.line("  ".join(c.ljust(widths[i]) for i, c in enumerate(r[:-1])) + "  " + r[-1])
+
+    def _root_section(self, s: RootsSummary, o: Any, shared_keys: set[tuple[str, str]]) -> None:
+        """What happened in one root, under its name, only when something did: its lock
+        changes, its own warnings (not those several roots share), what its client said
+        beyond the expected; its error on standard error, under its name there too."""
+        h = self.human
+        name = s.name(o.root)
+        own = [w for w in (o.value.resolution.warnings if o.value is not None else ())
+               if not isinstance(w, RuleWarning) and (getattr(w, "summary", ""), str(w)) not in shared_keys]
+        changes = list(o.value.provider_changes + o.value.changes) if o.value is not None else []
+        ho = s.handed.get(o.root)
+        client = ho is not None and (ho.code != 0 or ho.said_more)
+        if own or changes or client:
             h.line()
-            h.folded(module_locks_text(ho.product, s.outcomes[0].value.lock_path.name if s.outcomes[0].value
-                                     else ".terraform.lock.hcl", outputs_hidden=True))
-        failed = s.failed
-        clients_failed = [o for o in s.outcomes if (ho := s.handed.get(o.root)) is not None and ho.code != 0]
+            h.line(f"In {name}:", "bold")
+            if changes:
+                h.line(f"tofu-solve has updated the lock file {o.value.lock_path.name}:")
+                for c in changes:
+                    h.folded(describe_change(c), indent="    ")
+            for w in own:
+                h.warning(w, wrap=True)
+            if client and ho is not None:
+                h.line()
+                h.line(f"{ho.product} {ho.version} ({ho.origin}): {ho.command_line}")
+                for line in ho.output.rstrip("\n").splitlines():
+                    h.line(line)
+        if o.error is not None:
+            h.error_in_root(name, o.error.render())
+
+    def _roots_verdict(self, s: RootsSummary) -> None:
+        """The module-lock note (once), how many roots failed or that all succeeded, and,
+        only then, the next command, one line per distinct command (``-verbose``: per root)."""
+        h = self.human
+        noted = [o for o in s.outcomes if o.value is not None and o.value.locks.modules and o.root in s.handed]
+        if noted and any(ho.code == 0 and not ho.said_more for ho in s.handed.values()):
+            h.line()
+            h.folded(module_locks_text(s.handed[noted[0].root].product, noted[0].value.lock_path.name,
+                                       outputs_hidden=True))
+        failed = len(s.failed) + sum(1 for ho in s.handed.values() if ho.code != 0)
         h.line()
-        if failed or clients_failed:
-            h.line(f"{len(failed) + len(clients_failed)} of {len(s.outcomes)} root modules failed.", "bold red")
+        if failed:
+            h.line(f"{failed} of {len(s.outcomes)} root modules failed.", "bold red")
             return  # a failed run names no next command (issue #59 §2)
         h.success(f"tofu-solve has been successfully initialized: {len(s.outcomes)} root modules.")
         nexts: dict[str, list[str]] = {}
         for o in s.outcomes:
             if o.value is not None and o.value.next_command and o.root not in s.handed:
                 nexts.setdefault(o.value.next_command, []).append(s.name(o.root))
-        if nexts:
+        for cmd, names in nexts.items():
             h.line()
-            for cmd, names in nexts.items():
-                if s.verbose:
-                    h.line("Next, to install providers and configure the backend, in each of "
-                           f"{plural(len(names), 'root module')}, run:")
-                    for name in names:
-                        h.line(f"  (cd {name} && {cmd})")
-                else:
-                    h.folded(f"Next, to install providers and configure the backend, run {cmd} in each of "
-                             f"{plural(len(names), 'root module')} ({named_roots(names)}).")
+            if s.verbose:
+                h.line("Next, to install providers and configure the backend, in each of "
+                       f"{plural(len(names), 'root module')}, run:")
+                for name in names:
+                    h.line(f"  (cd {name} && {cmd})")
+            else:
+                h.folded(f"Next, to install providers and configure the backend, run {cmd} in each of "
+                         f"{plural(len(names), 'root module')} ({named_roots(names)}).")
 
     def in_root(self, name: str) -> None:
         self.human.line()
