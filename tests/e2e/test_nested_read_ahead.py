@@ -17,8 +17,8 @@ def test_a_nested_calls_tree_is_read_ahead_and_counts_only_once_asked_for(runnin
     from tofu_solve.lockfile import LockFile
     from tofu_solve.settings import Settings
     from tofu_solve.solver.context import SolveOptions
+    from tofu_solve.solver.factory import requirements_of_tree
     from tofu_solve.solver.model import ModuleRequirement
-    from tofu_solve.solver.provider import requirements_of_tree
     from tofu_solve.solver.resolve import root_requirements
     from tofu_solve.solver.wiring import build_context
     from tofu_solve.versions.target import target_version

@@ -5,9 +5,9 @@ given no prefetcher; these give one to a memory context, its pool replaced by a 
 from __future__ import annotations
 
 from tests.world.memory import MemoryContext, universe_from_index
+from tofu_solve.solver.factory import requirements_of_tree
 from tofu_solve.solver.model import ModuleCandidate
 from tofu_solve.solver.prefetch import Prefetcher
-from tofu_solve.solver.provider import requirements_of_tree
 from tofu_solve.solver.readahead import NESTED as NESTED_READ_AHEAD
 from tofu_solve.solver.resolve import root_requirements
 

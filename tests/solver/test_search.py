@@ -205,7 +205,8 @@ class CheckedProvider(CountingProvider):
         got = super().find_matches(identifier, requirements, incompatibilities)
         if kept:  # a provider's: a list (a module call's are a factory, for resolvelib to take lazily)
             self.kept += 1
-            full = self._provider_matches(list(requirements[identifier]), set(incompatibilities[identifier]))
+            full = list(self.factory.matches(identifier, list(requirements[identifier]),
+                                             set(incompatibilities[identifier])))
             assert got == full, identifier
         return got
 

@@ -43,6 +43,7 @@ from ..lockfile import LockFile
 from ..solver import readahead
 from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.fenced import fences, same_line_newer
+from ..solver.locks import nearest_first
 from ..solver.model import (
     ROOT,
     Identity,
@@ -210,8 +211,7 @@ def _nearest_first(ctx: Context, nearest: dict[str, str], pruned: dict | None = 
         old = nearest.get(call.call_path)
         return None if old is None else nearest_order(ctx.module_candidates(call), old)
 
-    provider = TofuSolveProvider(ctx, pruned, module_order=order, lenient_providers=True)
-    provider.spend_budget_at_once = True
+    provider = TofuSolveProvider(ctx, pruned, module_order=order, lenient_providers=True, spend_budget_at_once=True)
     return provider
 
 
@@ -231,8 +231,8 @@ def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidat
     so that one wave of reads reaches a line that works however far it is, and a line whose
     early releases work though its newest does not (a dependency added mid-line) comes
     before a farther line (issue #24: eks 18.0.0, which calls no kms, before eks 15.x); then
-    every other release by distance in releases from the nearest admitted one (older first
-    on a tie)."""
+    every other release by distance in releases from the nearest admitted one (newer first
+    on a tie, as :func:`~tofu_solve.solver.locks.nearest_first` breaks every tie)."""
     inside = [i for i, c in enumerate(cands) if c.version is not None and module_constraint_allows(old, c.version_text)]
     if not inside:
         return cands
@@ -244,16 +244,15 @@ def nearest_order(cands: list[ModuleCandidate], old: str) -> list[ModuleCandidat
             newest.setdefault(_line(c), i)  # newest first: the first seen is the line's newest
             oldest[_line(c)] = i  # and the last seen its oldest
     head_at = set(newest.values()) | set(oldest.values())
-
-    def key(ic):
-        i, c = ic
-        if i in inside:
-            return (0, 0, i)
-        d = min(abs(i - j) for j in inside)
-        if c.version is not None and _line(c) in lines_inside:
-            return (1, d, -i)  # the rest of the admitted lines (``~> 6.1``: 6.0.x) first
-        return (2 if i in head_at else 3, d, -i)  # a larger index is older
-    return [c for _, c in sorted(enumerate(cands), key=key)]
+    tiers: list[list[int]] = [[], [], []]  # the rest of the admitted lines; each other line's ends; the rest
+    for i, c in enumerate(cands):
+        if i not in inside:
+            tiers[0 if c.version is not None and _line(c) in lines_inside else 1 if i in head_at else 2].append(i)
+    rank = lambda i: len(cands) - i  # noqa: E731  (ascending with the version: cands are newest first)
+    out = [cands[i] for i in inside]
+    for tier in tiers:  # each nearest the admitted releases first (the one "nearest", newer on a tie)
+        out += [cands[i] for i in nearest_first(tier, rank, [rank(j) for j in inside])]
+    return out
 
 
 def _hitting_sets(parts: list[list[Lever]], size: int) -> Iterator[frozenset[int]]:

@@ -6,7 +6,8 @@ command's settings and :class:`SolveOptions`; :func:`solve` returns a :class:`Re
 or raises :class:`Unsatisfiable` (the facts :mod:`tofu_solve.explain` turns into the error a
 user reads); :func:`lock_change_reasons` says why each lock moved. Another search (the
 what-if solves) uses :class:`TofuSolveProvider` through its public hooks
-(``module_order``, ``lenient_providers``; :data:`ModuleOrder`), never its private methods.
+(``module_order``, ``lenient_providers``; :data:`ModuleOrder`), never its private methods;
+a stage that measures a selection asks :class:`CandidateFactory` for the one order.
 
 Reading order, outside in:
 
@@ -16,8 +17,10 @@ Reading order, outside in:
    conservative update (:mod:`.conservative`, :mod:`.locks`, over the searches of
    :mod:`.hypothetical`), the improvement pass (:mod:`.improve`), the exact optimiser
    (:mod:`.optimum`), what ``-upgrade=NAME`` could not move (:mod:`.upgrades`).
-3. :mod:`.provider`: resolvelib's callbacks; :mod:`.search`, resolvelib's loop kept
-   incremental; :mod:`.reporter`, what the loop counts.
+3. :mod:`.provider`: resolvelib's callbacks only, over :mod:`.factory` (the candidate
+   factory: reading, the one order of each subject, a candidate's position in it, and a
+   module version's requirements with the policy's and the cooldown's verdicts);
+   :mod:`.search`, resolvelib's loop kept incremental; :mod:`.reporter`, what the loop counts.
 4. :mod:`.context` (a :mod:`.run` and a scope), :mod:`.index`, :mod:`.network`,
    :mod:`.wiring`: what the search asks of the outside world, memoised, and read ahead
    (:mod:`.prefetch`, within :mod:`.readahead`'s counts).
@@ -38,18 +41,21 @@ from .._lazy import exports
 if TYPE_CHECKING:
     from .changes import lock_change_reasons
     from .context import Context, SolveOptions
+    from .factory import CandidateFactory, ModuleOrder
     from .model import Identity
-    from .provider import ModuleOrder, TofuSolveProvider
+    from .provider import TofuSolveProvider
     from .resolve import Resolution, Unsatisfiable, solve
     from .wiring import build_context
 
 __getattr__ = exports(__name__, globals(), {
     "build_context": ".wiring", "lock_change_reasons": ".changes", "Context": ".context", "SolveOptions": ".context",
-    "Identity": ".model", "ModuleOrder": ".provider", "TofuSolveProvider": ".provider", "Resolution": ".resolve",
+    "Identity": ".model", "CandidateFactory": ".factory", "ModuleOrder": ".factory",
+    "TofuSolveProvider": ".provider", "Resolution": ".resolve",
     "Unsatisfiable": ".resolve", "solve": ".resolve",
 })
 
 __all__ = [
+    "CandidateFactory",
     "Context",
     "Identity",
     "ModuleOrder",

@@ -16,8 +16,8 @@ from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context
+from .factory import requirements_of_tree
 from .model import ModuleCandidate, ModuleRequirement, ProviderRequirement
-from .provider import requirements_of_tree
 from .resolve import root_requirements
 
 

@@ -12,6 +12,7 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 
 from ..errors import TofuSolveError
 from .context import Context, FetchBudgetExceeded
+from .factory import CandidateFactory, position
 from .model import Identity, ModuleCandidate, ModuleRequirement, NewerThan
 from .optimum import DEPTHS
 from .propagate import Pruning, propagate
@@ -21,9 +22,10 @@ from .search import Search
 
 def versions_skipped(result: Result, ctx: Context) -> tuple[tuple[int, ...], dict[str, int]]:
     """How many candidates each module call skipped: the selected candidate's position in
-    the order the search offers the call's candidates (:meth:`.Context.preferred_candidates`:
+    the one order the search offers the call's candidates (:meth:`.CandidateFactory.module_order`:
     a locked version first, a lock that must move nearest first, else newest first), so that
     the pass never moves a call away from what that order prefers (issue #47)."""
+    factory = CandidateFactory(ctx)
     per_call = {}
     reqs = {}
     for ident, crit in result.criteria.items():
@@ -38,11 +40,9 @@ def versions_skipped(result: Result, ctx: Context) -> tuple[tuple[int, ...], dic
             per_call[ident.name] = 0
             continue
         try:
-            cands = ctx.preferred_candidates(reqs[ident])
+            per_call[ident.name] = position(factory.module_order(reqs[ident]), cand.version_text)
         except TofuSolveError:
             continue
-        per_call[ident.name] = next((i for i, c in enumerate(cands) if c.version_text == cand.version_text),
-                                   len(cands))
     # compared as the objective compares it (.optimum): depth by depth, the root's calls first
     by_depth = [0] * DEPTHS
     for path, lag in per_call.items():

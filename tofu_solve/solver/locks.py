@@ -103,13 +103,16 @@ class Holds:
 
 
 
-def nearest_first(ordered: Sequence[T], rank: Callable[[T], int], locked_rank: int) -> list[T]:
-    """``ordered`` (newest first) re-ordered for a subject whose lock may move: the versions
-    nearest the locked one first, by distance in the version order (``rank``: a version's
-    position, ascending with the version), the newer of two equally near first. A lock that
-    has to move moves as little as it can (issue #34: "the fewest locks move, nearest
-    versions first")."""
-    return sorted(ordered, key=lambda c: (abs(rank(c) - locked_rank), -rank(c)))
+def nearest_first(ordered: Sequence[T], rank: Callable[[T], int], anchor: int | Iterable[int]) -> list[T]:
+    """``ordered`` re-ordered nearest ``anchor`` first: by distance in the version order
+    (``rank``: a version's position, ascending with the version) to the anchor (a locked
+    version's rank; or several ranks, the nearest of which counts), the newer of two
+    equally near first. The one "nearest" of the project: a lock that has to move moves as
+    little as it can (issue #34: "the fewest locks move, nearest versions first"), and a
+    what-if search walks out from the versions a constraint admitted
+    (:func:`tofu_solve.explain.whatif.nearest_order`)."""
+    anchors = (anchor,) if isinstance(anchor, int) else tuple(anchor)
+    return sorted(ordered, key=lambda c: (min(abs(rank(c) - a) for a in anchors), -rank(c)))
 
 
 def locked_source_base(req: ModuleRequirement, version_label: str) -> str:

@@ -50,8 +50,9 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
+from .factory import CandidateFactory, Summary, position
 from .fenced import fences, same_line_newer
-from .locks import Holds, nearest_provider_versions, provider_lock_denial
+from .locks import Holds
 from .model import (
     CoreRequirement,
     Identity,
@@ -210,7 +211,7 @@ class _Reader:
         self.subjects = subjects
         self.pruned = pruned
         self.u = _Universe()
-        self.provider = TofuSolveProvider(ctx, pruned, Holds(frozenset(), subjects))
+        self.factory = CandidateFactory(ctx, pruned, Holds(frozenset(), subjects))
         self.expanded: set[int] = set()
         self.dead: set[int] = set()  # variables of proven dead ends (``pruned``)
         self.provider_reqs: list[tuple[int | None, ProviderRequirement]] = []
@@ -253,18 +254,13 @@ class _Reader:
         self._providers()
         return self.u
 
-    def _order(self, req: ModuleRequirement) -> list[ModuleCandidate]:
-        """The call's candidates in the search's order, among those its constraint admits and
-        the policy allows (dead ends included: the objective does not depend on them)."""
-        policy = self.ctx.options.policy
-        cands = [c for c in self.ctx.preferred_candidates(req, denied=lambda c: None) if req.is_satisfied_by(c)]
-        if policy is not None and policy.rules:
-            cands = [c for c in cands if self.ctx.lock_denial(c) is None]
-        return cands
+    def order(self, req: ModuleRequirement) -> list[ModuleCandidate]:
+        """The call's candidates in the search's one order (:meth:`.CandidateFactory.module_order`)."""
+        return self.factory.module_order(req)
 
     def _module(self, parent: int | None, req: ModuleRequirement) -> list[int]:
         u = self.u
-        order = self._order(req)
+        order = self.order(req)
         if self.skip_caps is not None and req.call_path in self.skip_caps:  # a root call (see _skip_caps)
             order = order[:self.skip_caps[req.call_path] + 1]
         dead = self.pruned.get(req.call_path, ())
@@ -313,7 +309,7 @@ class _Reader:
     def _dependencies(self, cand_var: int) -> list:
         c = self.u.module_cands[cand_var]
         try:
-            return list(self.provider.get_dependencies(c))
+            return list(self.factory.dependencies(c))
         except FetchBudgetExceeded:
             self.u.cut.append(f"{c.call_path} {c.version_text} not read (more than {FETCH_BUDGET} to fetch)")
         except TofuSolveError as e:
@@ -329,20 +325,18 @@ class _Reader:
         for key, address in sorted(addresses.items()):
             root = [r for p, r in self.provider_reqs if p is None and str(r.address) == key]
             order = self.provider_order(key, address, root)
-            allowed = {str(c.version) for c in self.provider._provider_matches_of(
-                address, _summary(root), set())} if root else None  # type: ignore[arg-type]
             # the release cooldown holds back every provider's young versions, declared by the root
             # or not, exact pins anywhere in the universe exempt (issue #58 §1.2: the search cannot
             # take them, so neither may the optimum)
             pins = [r.constraint for _, r in self.provider_reqs if str(r.address) == key and r.constraint is not None]
             young = {str(pc.version) for pc in order if self.ctx.options.min_age and
-                     self.provider._provider_too_young(address, str(pc.version), pins) is not None}  # type: ignore[arg-type]
+                     self.factory.provider_too_young(address, str(pc.version), pins) is not None}  # type: ignore[arg-type]
             vs = []
             for i, pc in enumerate(order):
                 v = u.provider_vars[(key, str(pc.version))] = u.var()
                 u.provider_cands[v] = pc
                 vs.append(v)
-                if (allowed is not None and str(pc.version) not in allowed) or str(pc.version) in young:
+                if str(pc.version) in young:
                     u.hard.append([-v])
                 if i:
                     u.soft.append(([-v], _PROVIDER, i))
@@ -371,24 +365,9 @@ class _Reader:
 
     def provider_order(self, key: str, address: object, root: list[ProviderRequirement]) -> list[ProviderCandidate]:
         """The provider's versions the root's own constraints admit and the policy allows, in
-        the search's order: nearest an applicable (or denied) lock first, else newest first."""
-        versions = self.ctx.provider_versions(address)  # type: ignore[arg-type]
-        policy = self.ctx.options.policy
-        cands = [ProviderCandidate(address, v) for v in reversed(versions)  # type: ignore[arg-type]
-                 if all(r.is_satisfied_by(ProviderCandidate(address, v)) for r in root)  # type: ignore[arg-type]
-                 and (policy is None or policy.provider_denial(key, v) is None)]
-        lock = self.ctx.locks.providers.get(key)
-        applies = lock is not None and not self.ctx.options.upgrade and (
-            Identity.provider(key) in self.subjects or provider_lock_denial(self.ctx, key) is not None)
-        if applies and lock is not None:
-            return nearest_provider_versions(cands, versions, lock.version)
-        return cands
-
-
-def _summary(reqs: list[ProviderRequirement]) -> object:
-    from .provider import _Summary
-
-    return _Summary.of(reqs)
+        the search's one order (:meth:`.CandidateFactory.provider_order`), the young ones
+        kept: the universe rules them out with its own pins (:meth:`_providers`)."""
+        return self.factory.provider_order(address, Summary.of(root), cooled=False)  # type: ignore[arg-type]
 
 
 def assignment(u: _Universe, result: Result) -> set[int] | None:
@@ -434,10 +413,10 @@ def settled(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Opti
             if ctx.listed(req) is None:
                 return None
             try:
-                order = reader._order(req)
+                order = reader.order(req)
             except TofuSolveError:
                 return None
-            zero = zero and bool(order) and order[0].version_text == cand.version_text
+            zero = zero and bool(order) and position(order, cand.version_text) == 0
         elif isinstance(cand, ProviderCandidate):
             key = ident.name
             lock = ctx.locks.providers.get(key)
@@ -449,7 +428,7 @@ def settled(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Opti
                 porder = reader.provider_order(key, cand.address, root)
             except TofuSolveError:
                 return None
-            zero = zero and bool(porder) and porder[0].version == cand.version
+            zero = zero and bool(porder) and position(porder, str(cand.version)) == 0
         if not zero:
             return None
     fenced = _fenced_count(result, ctx, reqs_of)
@@ -500,7 +479,7 @@ def _estimate(result: Result, ctx: Context, caps: Mapping[str, int] | None) -> i
             total += 1
             continue
         try:
-            n = len(reader._order(req))
+            n = len(reader.order(req))
         except TofuSolveError:
             n = 1
         total += min(n, caps[req.call_path] + 1) if caps is not None and req.call_path in caps else n
@@ -526,14 +505,13 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
                 continue
             if ctx.listed(req) is None:
                 return None
-            order = reader._order(req)
-            units[_depth_tier(req.call_path)] += next(
-                (i for i, c in enumerate(order) if c.version_text == cand.version_text), len(order))
+            order = reader.order(req)
+            units[_depth_tier(req.call_path)] += position(order, cand.version_text)
         for ident, pick in result.mapping.items():
             if not isinstance(pick, ProviderCandidate):
                 continue
             porder = reader.provider_order(ident.name, pick.address, reader_root_providers(result, ident.name))
-            units[_PROVIDER] += next((i for i, c in enumerate(porder) if c.version == pick.version), len(porder))
+            units[_PROVIDER] += position(porder, str(pick.version))
     except TofuSolveError:
         return None
     units[_FENCED] = _fenced_count(result, ctx, reqs_of)
@@ -555,7 +533,7 @@ def _dead_alone(reader: _Reader, cand: ModuleCandidate, root: Mapping[str, list[
     if isinstance(tree, TofuSolveError):
         return True
     try:
-        deps = list(reader.provider.get_dependencies(cand))
+        deps = list(reader.factory.dependencies(cand))
     except TofuSolveError:
         return True
     for r in deps:
@@ -599,12 +577,11 @@ def _skip_caps(result: Result, ctx: Context, subjects: frozenset[Identity], reqs
         if not isinstance(cand, ModuleCandidate) or "." in req.call_path:
             continue
         try:
-            order = reader._order(req)
+            order = reader.order(req)
         except TofuSolveError:
             return None
         dead = pruned.get(req.call_path, ())
-        taken[req.call_path] = next((i for i, c in enumerate(order) if c.version_text == cand.version_text),
-                                    len(order))
+        taken[req.call_path] = position(order, cand.version_text)
         least[req.call_path] = next((i for i, c in enumerate(order[:taken[req.call_path]])
                                      if c.version_text not in dead and not _dead_alone(reader, c, root, admitted)),
                                     taken[req.call_path])

@@ -152,7 +152,7 @@ def _before_first_live(r: ModuleRequirement, known: Pruning, ctx: Context) -> se
 
 @dataclass(frozen=True)
 class _Effect:
-    """The ``index``-th requirement :func:`~.provider.requirements_of_tree` builds with
+    """The ``index``-th requirement :func:`~.factory.requirements_of_tree` builds with
     ``modules=False`` for a tree (on a provider ``address``, or on OpenTofu: None), built
     only when it proves a version dead."""
 
@@ -160,13 +160,13 @@ class _Effect:
     address: object
 
     def requirement(self, tree: ModuleTree, call_path: str, version: str, ctx: Context) -> Requirement:
-        from .provider import requirements_of_tree
+        from .factory import requirements_of_tree
         return requirements_of_tree(tree, call_path, version, None, ctx, modules=False)[self.index]
 
 
 def _tree_effects(tree: ModuleTree, ctx: Context) -> tuple:
     """What a tree's own provider and OpenTofu requirements allow, wherever it is called:
-    ``(subject, allowed, _Effect)`` per requirement that :func:`~.provider.requirements_of_tree`
+    ``(subject, allowed, _Effect)`` per requirement that :func:`~.factory.requirements_of_tree`
     builds with ``modules=False``, without building them. Read once per tree and run (the
     pass looks at thousands of candidates, and the explanation's what-if solves pass over
     them again and again)."""
@@ -315,7 +315,7 @@ class _Propagation:
               own: tuple | None) -> list[tuple]:
         """With ``-module-versions=shared``: the version's effects, in requirements_of_tree's
         order (the nested calls' packages first, then its providers, then its own package)."""
-        from .provider import requirements_of_tree
+        from .factory import requirements_of_tree
 
         ctx = self.ctx
         pins: list[tuple] = []

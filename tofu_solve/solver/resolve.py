@@ -25,6 +25,7 @@ from ..events import LookingForDeadEnds, StillResolving
 from . import hypothetical
 from .conservative import Feasibility, check_budget, fewest_to_release
 from .context import Context
+from .factory import requirements_of_tree
 from .fenced import FencedOff, fenced_off
 from .hypothetical import SearchCounts
 from .improve import improve
@@ -42,7 +43,7 @@ from .model import (
     TofuCandidate,
 )
 from .optimum import Optimality, optimise, settled
-from .provider import TofuSolveProvider, requirements_of_tree
+from .provider import TofuSolveProvider
 from .reporter import Interrupted, SearchReporter
 from .search import Search
 from .upgrades import BlockedUpgrade, blocked_upgrades
