@@ -178,7 +178,8 @@ def test_outdated_and_why_name_the_cooldown(tmp_path, tofu_solve, own_cache):
     r = tofu_solve(root, "outdated", "-min-age=7d", "-json")
     row = next(x for x in json.loads(r.out)["items"] if x["name"] == "m")
     assert row["held_by"] == "cooldown" and row["can_move_to"] == "v1.0.0", row
-    assert f"younger than -min-age=7d: v1.1.0 ({young})" in row["reason"]
+    # the one held-back analysis's words, as why says them (issue #58 §2)
+    assert "the release cooldown: younger than -min-age=7d: released 2 days" in row["reason"] and young in row["reason"]
     assert [(n["version"], n["cooldown"]) for n in row["newer"]] == [("v1.1.0", True)]
     assert 2 * DAY - 600 < row["newer"][0]["age_seconds"] < 2 * DAY + 600
     r = tofu_solve(root, "outdated", "-min-age=7d")

@@ -37,8 +37,9 @@ from ..errors import ConfigurationError, HashError, LockHashEdited, SourceRange,
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import ReadLog, Settings
+from ..solver.locks import policy_denial
+from ..solver.model import Kind
 from ..versions import apparentlymart_go_versions as gvs
-from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, hash_mismatch, read_manifest
@@ -230,7 +231,6 @@ def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> No
     for path, m in sorted(locks.modules.items()):
         try:
             source = parse_source(m.source, host)
-            version = GoVersion.parse(m.version)
         except TofuSolveError:
             continue
         refusal = policy.source_refusal(source)
@@ -238,12 +238,12 @@ def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> No
         if refusal is not None:
             out.append(Difference("policy", f'module "{path}"', f"is locked to {refusal[1]}, which the policy refuses "
                                   f"({policy.refusal_words(refusal[0])}); change the call's source."))
-        elif address is not None and (rule := policy.module_denial(address, version)) is not None:
+        elif address is not None and (rule := policy_denial(policy, Kind.MODULE, address, m.version)) is not None:
             out.append(Difference("policy", f'module "{path}"', f"is locked at {m.version}, which the policy denies "
                                   f"({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",
                                   rule.where))
     for addr, p in sorted(locks.providers.items()):
-        rule = policy.provider_denial(addr, p.version)
+        rule = policy_denial(policy, Kind.PROVIDER, addr, p.version)
         if rule is not None:
             out.append(Difference("policy", f'provider "{addr}"', f"is locked at {p.version}, which the policy "
                                   f"denies ({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",

@@ -25,9 +25,10 @@ from ..config.policy import Policy, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
+from ..solver.locks import policy_denial
+from ..solver.model import Kind
 from ..store.cache import Cache, key_of
 from ..versions.cooldown import format_age, format_day
-from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import lock_product
 from .monorepo import relative_name, walk_roots
 
@@ -107,7 +108,7 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
             item.uses.append((name, ""))
             item.hashes.update(p.hashes)
             if policy is not None and item.verdict is None:
-                rule = policy.provider_denial(addr, p.version)
+                rule = policy_denial(policy, Kind.PROVIDER, addr, p.version)
                 item.verdict = f"denied: {rule.cite()}" if rule is not None else "allowed"
     if cache is not None:
         for i in items.values():
@@ -121,11 +122,7 @@ def _module_verdict(policy: Policy, source, address: str, version: str) -> str:
     refusal = policy.source_refusal(source)
     if refusal is not None:
         return f"refused source: {policy.refusal_words(refusal[0])}"
-    try:
-        v = GoVersion.parse(version)
-    except TofuSolveError:
-        return "allowed"
-    rule = policy.module_denial(address, v)
+    rule = policy_denial(policy, Kind.MODULE, address, version)
     return f"denied: {rule.cite()}" if rule is not None else "allowed"
 
 

@@ -35,10 +35,12 @@ from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
 from ..explain import solve
-from ..explain.holdback import HoldBack, analyse, module_hold_backs
+from ..explain.holdback import HoldBack, analyse, module_hold_backs, provider_hold_backs
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.context import SolveOptions
+from ..solver.locks import policy_denial
+from ..solver.model import Kind
 from ..solver.wiring import build_context
 from ..versions.cooldown import format_day, given_min_age
 from ..versions.hashicorp_go_version import GoVersion
@@ -95,11 +97,11 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     try:
         res = solve(tree, ctx, root)
         rows = [_denied(_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx)),
-                        lambda v, cand=cand: _module_denial(policy, cand, v))
+                        lambda v, cand=cand: policy_denial(policy, Kind.MODULE, cand.package, v))
                 for path, cand in res.modules.items()]
         rows += [_module_gone(path, lock) for path, lock in sorted(locks.modules.items()) if path not in res.modules]
         rows += [_denied(_cooled(_provider_row(addr, cand, res, ctx, locks), ctx, _provider_newer(addr, cand, ctx)),
-                         lambda v, addr=addr: policy.provider_denial(addr, v) if policy is not None else None)
+                         lambda v, addr=addr: policy_denial(policy, Kind.PROVIDER, addr, v))
                  for addr, cand in res.providers.items()]
     finally:
         ctx.close()
@@ -161,9 +163,9 @@ def _provider_newer(addr: str, cand, ctx) -> list[tuple[str, float | None]]:
 
 
 def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdated:
-    """``row`` with the ages of the releases newer than its selection and what the release
-    cooldown held back (issue #25): when the newest allowed version is held back, the
-    cooldown is what holds the row back."""
+    """``row`` with the ages of the releases newer than its selection and which of them the
+    release cooldown held back (issue #25; the cooldown's own record). What holds the row
+    back is the held-back analysis's to say (:func:`_blocker`), not this mark's."""
     now = time.time()
     for version, released in newer:
         held = ctx.cooldown.held_back.get((row.name, version))
@@ -171,37 +173,15 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
                           "cooldown": held is not None,
                           **({"discovered": format_day(held.released), "clears_cooldown": format_day(held.clears)}
                              if held is not None else {})})
-    cooled = [n for n in row.newer if n["cooldown"]]
-    if cooled and row.held_by not in ("lock",) and row.newest_allowed == cooled[0]["version"]:
-        ages = ", ".join(f"{n['version']} (discovered {n['discovered']}, clears cooldown {n['clears_cooldown']})"
-                         for n in cooled)
-        row.held_by = "cooldown"
-        row.reason = f"younger than {ctx.cooldown.label}: {ages}"
     return row
 
 
-def _module_denial(policy: Policy | None, cand, version: str):
-    if policy is None:
-        return None
-    try:
-        return policy.module_denial(cand.package, GoVersion.parse(version))
-    except TofuSolveError:
-        return None
-
-
 def _denied(row: Outdated, denial) -> Outdated:
-    """``row`` with each newer version the policy denies marked (``denied``: the rule), and
-    the policy as what holds the row back when it denies the newest version the constraints
-    allow (issue #39)."""
-    rules = []
+    """``row`` with each newer version the policy denies marked (``denied``: the rule cited;
+    :func:`~tofu_solve.solver.locks.policy_denial`, issue #39)."""
     for n in row.newer:
         rule = denial(n["version"])
         n["denied"] = rule.cite() if rule is not None else None
-        if rule is not None:
-            rules.append((n["version"], rule))
-    if rules and row.held_by != "lock" and row.newest_allowed == rules[0][0]:
-        row.held_by = "policy"
-        row.reason = "denied by the policy: " + "; ".join(f"{v} ({r.cite()})" for v, r in rules)
     return row
 
 
@@ -299,6 +279,10 @@ def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
     if locked is not None and locked != to:
         return Outdated("provider", addr, locked, to, newest_allowed, newest, "lock",
                         f"the lock holds {locked}; tofu-solve init -upgrade={cand.address.for_display} selects {to}")
+    if newest_allowed is not None and newest_allowed != to:  # the one analysis says what holds it back
+        held = next((h for h in provider_hold_backs(res, ctx, addr) if h.version == newest_allowed), None)
+        if held is not None and held.kind not in ("objective", "unknown"):
+            return Outdated("provider", addr, locked, to, newest_allowed, newest, held.kind, held.reason)
     if newest is not None and newest != to:
         binding = [r for r in reqs if not r.constraint.allows(versions[-1])]
         named = "; ".join(f'"{r.constraint.text}" ({"root" if not r.origin.call_path else r.origin.call_path}'

@@ -35,7 +35,8 @@ from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
 from ..solver.context import Context
 from ..solver.fenced import fences, same_line_newer
-from ..solver.model import ModuleCandidate, ProviderRequirement
+from ..solver.locks import policy_denial
+from ..solver.model import Kind, ModuleCandidate, ProviderRequirement
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import format_age
 
@@ -236,7 +237,7 @@ def provider_hold_backs(res, ctx: Context, addr: str) -> list[HoldBack]:
     fitting: str | None = None
     for v in newer:
         text = str(v)
-        rule = policy.provider_denial(addr, v) if policy is not None else None
+        rule = policy_denial(policy, Kind.PROVIDER, addr, v)
         cooled = ctx.cooldown.held_back.get((addr, text))
         binding = [r for r in reqs if r.constraint is not None and not r.constraint.allows(v)]
         if rule is not None:

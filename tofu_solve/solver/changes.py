@@ -22,10 +22,8 @@ from typing import TYPE_CHECKING
 
 from ..config.policy import DenyRule
 from ..config.tree import ModuleTree
-from ..errors import TofuSolveError
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
-from ..versions.hashicorp_go_version import GoVersion
 from .locks import freed_by_upgrade, provider_lock_applies
 from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
 
@@ -129,28 +127,19 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
 
 
 def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -> DenyRule | None:
-    """The rule that denies the recorded lock ``old`` of ``req``'s call, when the policy
-    does and the lock is for the call's source as it stands (``-upgrade=NAME`` leaves the
-    lock out of the context's locks, so the recorded one is asked)."""
-    policy = ctx.options.policy
-    if policy is None or not policy.rules or old.source != ctx.locked_source_base(req, old.version):
+    """The rule that kept the recorded lock ``old`` of ``req``'s call out of this run's
+    search, when the lock is for the call's source as it stands: read from the solver's
+    record (``ctx.denied``, which its one denial check writes for every version it keeps
+    out: :meth:`.CandidateFactory.denied_rule`), never decided again here."""
+    if old.source != ctx.locked_source_base(req, old.version):
         return None
-    try:
-        version = GoVersion.parse(old.version)
-    except TofuSolveError:
-        return None
-    return policy.module_denial(ctx.package_address(req.call.source), version)
+    return ctx.denied.get((req.call_path, old.version))
 
 
 def _provider_lock_denial(addr: str, locked: str, ctx: Context) -> DenyRule | None:
-    """The rule that denies the recorded lock of the provider, or None."""
-    policy = ctx.options.policy
-    if policy is None or not policy.rules:
-        return None
-    try:
-        return policy.provider_denial(addr, gvs.Version.parse(locked))
-    except TofuSolveError:
-        return None
+    """The rule that kept the recorded lock of the provider out of this run's search (the
+    solver's record, as :func:`_module_lock_denial`), or None."""
+    return ctx.denied.get((addr, locked))
 
 
 def _released_module_reason(path: str, locked: str, req: ModuleRequirement, res: Resolution, ctx: Context) -> str:

@@ -48,8 +48,8 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
 from .index import ModuleIndex, Stats, tree_key
-from .locks import locked_first, locked_source_base, module_lock_anchor, preferred_order
-from .model import ModuleCandidate, ModuleRequirement
+from .locks import locked_first, locked_source_base, module_lock_anchor, policy_denial, preferred_order
+from .model import Kind, ModuleCandidate, ModuleRequirement
 from .release_cooldown import Cooldown
 from .run import Run, Scope, SolveOptions, StoreView
 
@@ -299,11 +299,9 @@ class Context:
         return cand
 
     def lock_denial(self, cand: ModuleCandidate) -> DenyRule | None:
-        """The policy rule that denies ``cand``'s version of its package, or None."""
-        policy = self.options.policy
-        if policy is None or not policy.rules or cand.version is None:
-            return None
-        return policy.module_denial(cand.package, cand.version)
+        """The policy rule that denies ``cand``'s version of its package, or None
+        (:func:`~.locks.policy_denial`)."""
+        return policy_denial(self.options.policy, Kind.MODULE, cand.package, cand.version)
 
     def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, DenyRule] | None:
         """The call's lock with the rule that denies it, when the lock would apply but for the

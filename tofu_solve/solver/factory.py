@@ -27,7 +27,7 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack, format_age
 from . import readahead
 from .context import Context
-from .locks import Holds, nearest_provider_versions, provider_lock_denial
+from .locks import Holds, nearest_provider_versions, policy_denial, provider_lock_denial
 from .model import (
     ROOT,
     Candidate,
@@ -560,8 +560,7 @@ class CandidateFactory:
 
     def provider_denial(self, address: str, version: gvs.Version) -> DenyRule | None:
         """The policy rule that denies ``version`` of the provider (recorded when one does)."""
-        policy = self.ctx.options.policy
-        rule = policy.provider_denial(address, version) if policy is not None else None
+        rule = policy_denial(self.ctx.options.policy, Kind.PROVIDER, address, version)
         if rule is not None:
             self._note_denied(address, str(version), rule)
         return rule

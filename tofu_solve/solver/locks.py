@@ -287,19 +287,38 @@ def recorded_at(recorded: LockFile, subject: Identity, version: str) -> bool:
     return plock is not None and plock.version == version
 
 
+def policy_denial(policy: Policy | None, kind: Kind, name: str,
+                  version: str | GoVersion | gvs.Version | None) -> DenyRule | None:
+    """The policy rule that denies ``version`` of a subject, or None: the one home of the
+    question "does the policy deny this version" (issue #58 §2), asked of a locked version
+    (whether its lock applies), of a candidate (the search), of a lock file (``check``) and
+    of a newer release (the held-back analysis, ``outdated``).
+
+    ``kind``: :attr:`Kind.MODULE` (``name`` the package address, the version by
+    hashicorp/go-version) or :attr:`Kind.PROVIDER` (``name`` the provider address, the
+    version by apparentlymart/go-versions); ``version`` as text or already parsed. None
+    without a policy, without rules, or when the version does not parse (a lock that names
+    no version is refused elsewhere, never denied here)."""
+    if policy is None or not policy.rules or version is None:
+        return None
+    try:
+        if kind is Kind.MODULE:
+            parsed = version if isinstance(version, GoVersion) else GoVersion.parse(str(version))
+            return policy.module_denial(name, parsed)
+        return policy.provider_denial(name, version if isinstance(version, gvs.Version)
+                                      else gvs.Version.parse(str(version)))
+    except TofuSolveError:
+        return None
+
+
 def provider_lock_denial(ctx: LockView, address: str) -> DenyRule | None:
     """The policy rule that denies the locked version of the provider at ``address``, or
     None (no lock, ``-upgrade``, no rule): such a lock no longer applies; it moves to the
-    nearest allowed version (issue #47)."""
-    policy = ctx.options.policy
+    nearest allowed version (issue #47). :func:`policy_denial` of the lock."""
     lock = ctx.locks.providers.get(address)
-    if policy is None or not policy.rules or lock is None or ctx.options.upgrade:
+    if lock is None or ctx.options.upgrade:
         return None
-    try:
-        version = gvs.Version.parse(lock.version)
-    except TofuSolveError:
-        return None
-    return policy.provider_denial(address, version)
+    return policy_denial(ctx.options.policy, Kind.PROVIDER, address, lock.version)
 
 
 def module_requirements_of(criteria: Mapping) -> dict[str, ModuleRequirement]:
@@ -325,6 +344,7 @@ __all__ = [
     "moved",
     "nearest_first",
     "nearest_provider_versions",
+    "policy_denial",
     "preferred_order",
     "provider_lock_applies",
     "provider_lock_denial",
