@@ -34,7 +34,6 @@ from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
 from ..solver.context import Context
-from ..solver.fenced import fences, same_line_newer
 from ..solver.locks import policy_denial
 from ..solver.model import Kind, ModuleCandidate, ProviderRequirement
 from ..versions import apparentlymart_go_versions as gvs
@@ -259,26 +258,6 @@ def provider_hold_backs(res, ctx: Context, addr: str) -> list[HoldBack]:
             if h.kind == "lock" else h for h in out]
 
 
-def fenced_off(res, ctx: Context, path: str) -> str | None:
-    """The newest release of the selected version's own major.minor whose provider
-    constraint excludes a provider version selected (its authors found the selected version
-    incompatible: :mod:`tofu_solve.solver.fenced`), among the releases the call's constraint
-    allows whose contents were read; None when there is none."""
-    cand = res.modules.get(path)
-    req = res.module_requirements.get(path)
-    if cand is None or req is None or cand.version is None:
-        return None
-    listed = ctx.known_candidates(req)
-    if not listed:
-        return None
-    line = same_line_newer(cand.version, ((c.version, c) for c in listed if c.version is not None))
-    trees = [(c, t if isinstance(t := ctx.known_tree(c), ModuleTree) else None) for c in reversed(line)]
-    for c, _, _ in fences(trees, lambda address: res.providers[address].version if address in res.providers
-                          else None):
-        return c.version_text
-    return None
-
-
 def analyse(res, ctx: Context) -> tuple[dict[str, list[HoldBack]], dict[str, list[HoldBack]]]:
     """Every module call's and provider's hold-backs: (call path -> list, provider address
     -> list), each list newest first (see :func:`module_hold_backs`)."""
@@ -286,4 +265,4 @@ def analyse(res, ctx: Context) -> tuple[dict[str, list[HoldBack]], dict[str, lis
             {a: provider_hold_backs(res, ctx, a) for a in res.providers})
 
 
-__all__ = ["KINDS", "HoldBack", "analyse", "fenced_off", "module_hold_backs", "provider_hold_backs"]
+__all__ = ["KINDS", "HoldBack", "analyse", "module_hold_backs", "provider_hold_backs"]

@@ -66,26 +66,54 @@ class FencedOff:
     chosen: str
 
 
+def line_trees(cand: ModuleCandidate, req: ModuleRequirement, ctx: Context,
+               listed: Iterable[ModuleCandidate] | None = None) -> list[tuple[ModuleCandidate, ModuleTree | None]]:
+    """The releases of ``cand``'s own line newer than it (:func:`same_line_newer`, oldest
+    first), each with its module tree when already read (None otherwise): ``listed``, or
+    the call's known listing (this run's, or the one an earlier run cached). Never fetches."""
+    if cand.version is None:
+        return []
+    cands = list(listed) if listed is not None else ctx.known_candidates(req)
+    if not cands:
+        return []
+    newer = same_line_newer(cand.version, ((c.version, c) for c in cands if c.version is not None))
+    return [(n, tree if isinstance(tree := ctx.known_tree(n), ModuleTree) else None) for n in newer]
+
+
+def _selected(providers: Mapping[str, ProviderCandidate], only: str | None = None) -> Callable[[str], Chosen | None]:
+    def chosen(address: str) -> Chosen | None:
+        pick = providers.get(address) if only is None or address == only else None
+        return pick.version if pick is not None else None
+    return chosen
+
+
 def fenced_off(modules: Mapping[str, ModuleCandidate], module_requirements: Mapping[str, ModuleRequirement],
                providers: Mapping[str, ProviderCandidate], ctx: Context) -> list[FencedOff]:
     """Each selected module version (call path -> candidate, with its requirement) whose own
     line later fenced off a selected provider version (address -> candidate): the first
     fence per call and provider, in order. Uses only metadata already known (this run's listing,
-    or the one an earlier run cached); never fetches."""
+    or the one an earlier run cached); never fetches. Its length is the objective's
+    "fenced off" term (:mod:`.optimum`)."""
     out: list[FencedOff] = []
     for path, cand in modules.items():
         req = module_requirements.get(path)
-        if cand.version is None or req is None:
+        if req is None:
             continue
-        cands = ctx.known_candidates(req)  # this run's listing, or the cached one (a re-init lists nothing)
-        if cands is None:
+        trees = line_trees(cand, req, ctx)
+        if not trees:
             continue
-        newer = same_line_newer(cand.version, ((c.version, c) for c in cands if c.version is not None))
-        trees = [(n, tree if isinstance(tree := ctx.known_tree(n), ModuleTree) else None) for n in newer]
-        for prov_addr, pcand in providers.items():
-            def only(address: str, p: str = prov_addr, v: gvs.Version = pcand.version) -> gvs.Version | None:
-                return v if address == p else None
-            for n, r, version in fences(trees, only):
+        for prov_addr in providers:
+            for n, r, version in fences(trees, _selected(providers, prov_addr)):
                 out.append(FencedOff(path, cand.version_text, n.version_text, r, str(version)))
                 break
     return out
+
+
+def newest_fence(cand: ModuleCandidate, req: ModuleRequirement, providers: Mapping[str, ProviderCandidate],
+                 ctx: Context) -> str | None:
+    """The newest release of ``cand``'s own line whose provider constraint excludes a
+    provider version selected (``providers``: address -> candidate), among those whose
+    contents were read; None when there is none. What ``why`` and ``graph`` mark."""
+    for n, _, _ in fences(reversed(line_trees(cand, req, ctx)), _selected(providers)):
+        return n.version_text
+    return None

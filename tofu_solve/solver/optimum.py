@@ -51,7 +51,7 @@ from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
 from .factory import CandidateFactory, Summary, position
-from .fenced import fences, same_line_newer
+from .fenced import fenced_off, fences, line_trees
 from .locks import Holds
 from .model import (
     CoreRequirement,
@@ -298,10 +298,7 @@ class _Reader:
 
     def _fenced(self, parent: int | None, req: ModuleRequirement, c: ModuleCandidate, v: int,
                 order: list[ModuleCandidate]) -> None:
-        if c.version is None:
-            return
-        newer = same_line_newer(c.version, ((n.version, n) for n in order if n.version is not None))
-        trees = [(n, t if not isinstance(t := self.ctx.known_tree(n), TofuSolveError) else None) for n in newer]
+        trees = line_trees(c, req, self.ctx, order)  # the one reading of a line's newer releases
         if not any(t is not None for _, t in trees):
             return
         self.fence_checks.append((parent, v, trees))
@@ -450,21 +447,11 @@ def reader_root_providers(result: Result, key: str) -> list[ProviderRequirement]
 
 def _fenced_count(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequirement]) -> int:
     """The (module pick, provider pick) pairs where the module's own line fenced the
-    provider's version off (metadata already read), as the encoding counts them."""
-    providers = {str(c.address): c.version for c in result.mapping.values() if isinstance(c, ProviderCandidate)}
-    count = 0
-    for ident, cand in result.mapping.items():
-        if not isinstance(cand, ModuleCandidate) or cand.version is None or ident.name not in reqs_of:
-            continue
-        known = ctx.known_candidates(reqs_of[ident.name]) or []
-        newer = same_line_newer(cand.version, ((n.version, n) for n in known if n.version is not None))
-        trees = [(n, t if not isinstance(t := ctx.known_tree(n), TofuSolveError) else None) for n in newer]
-        for address, version in providers.items():
-            def only(a: str, p: str = address, v: gvs.Version = version) -> gvs.Version | None:
-                return v if a == p else None
-            if next(fences(trees, only), None) is not None:
-                count += 1
-    return count
+    provider's version off (metadata already read): :func:`~.fenced.fenced_off`'s count, as
+    the encoding counts them."""
+    modules = {i.name: c for i, c in result.mapping.items() if isinstance(c, ModuleCandidate)}
+    providers = {str(c.address): c for c in result.mapping.values() if isinstance(c, ProviderCandidate)}
+    return len(fenced_off(modules, reqs_of, providers, ctx))
 
 
 def _estimate(result: Result, ctx: Context, caps: Mapping[str, int] | None) -> int:

@@ -49,7 +49,8 @@ def snapshot(res, ctx, result_locks) -> dict:
     """The state document for a resolution (see the module docstring). Every newer version
     of a call or provider carries its hold-back (:mod:`tofu_solve.explain.holdback`), the one
     analysis ``why``, ``graph`` and ``outdated`` show, computed here once."""
-    from ..explain.holdback import cooldown_reason, fenced_off, module_hold_backs, provider_hold_backs
+    from ..explain.holdback import cooldown_reason, module_hold_backs, provider_hold_backs
+    from ..solver.fenced import newest_fence
 
     modules = {}
     for path, cand in res.modules.items():
@@ -66,7 +67,7 @@ def snapshot(res, ctx, result_locks) -> dict:
         modules[path] = {"version": cand.version_text, "key": _state_key(ctx.tree_key(cand)),
                          "package": redact(cand.package), "newer": newer, "locked": locked,
                          "listed": listed is not None, "listed_at": listed_at,
-                         "fenced_off": fenced_off(res, ctx, path)}
+                         "fenced_off": newest_fence(cand, req, res.providers, ctx) if req is not None else None}
     providers = {}
     for addr, pc in res.providers.items():
         held = provider_hold_backs(res, ctx, addr)
