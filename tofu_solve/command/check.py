@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..addrs.module_source import LocalSource, RegistrySource, lock_source, parse_source, tofu_source
+from ..addrs.module_source import LocalSource, RegistrySource, parse_source, tofu_source
 from ..config.policy import Policy, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
@@ -37,7 +37,7 @@ from ..errors import ConfigurationError, HashError, LockHashEdited, SourceRange,
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import ReadLog, Settings
-from ..solver.locks import policy_denial
+from ..solver.locks import locked_for, policy_denial
 from ..solver.model import Kind
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.target import TargetVersion, configured_client, target_version
@@ -166,7 +166,7 @@ class _Walk:
             out.append(Difference("constraints", subject,
                                   f'its version constraint is "{want_constraint}" but the lock has '
                                   f'"{lock.constraints}"; run tofu-solve init.', at))
-        if lock.source != lock_source(call.source, call.version is not None, lock.version):
+        if not locked_for(lock, call):
             out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run "
                                   "tofu-solve init.", at))
             return None

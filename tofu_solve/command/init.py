@@ -19,10 +19,9 @@ from pathlib import Path
 
 from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
-from ..addrs.redact import redact
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
-from ..config.policy import DenyRule, find_policy, load_policy
+from ..config.policy import find_policy, load_policy
 from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
@@ -30,7 +29,6 @@ from ..errors import (
     IntegrityError,
     LockFileWouldChange,
     RepairWarning,
-    RuleWarning,
     SourceRange,
     TofuSolveError,
     WarningText,
@@ -56,7 +54,6 @@ from ..plugins import (
 from ..plugins.provider_locks import same_version_change
 from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
-from ..remote.git import GitRemotes
 from ..remote.package_store import PackageStore, ProviderKey, module_key, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
@@ -66,12 +63,9 @@ from ..solver.context import Context, SolveOptions
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
 from ..solver.wiring import Wiring, build_context
-from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import (
-    format_age,
     given_min_age,
 )
-from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides, stamp
 from ..workdir.install import (
@@ -100,7 +94,13 @@ from .views.init import (
     unchanged_text,
 )
 from .views.store import report_data, store_warnings
-from .views.warnings import blocked_upgrade_warning, fenced_off_warning
+from .views.warnings import (
+    blocked_upgrade_warning,
+    cooldown_warnings,
+    fenced_off_warning,
+    policy_warnings,
+    tag_warnings,
+)
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
 
@@ -498,9 +498,12 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
             "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
             "blocks back; -upgrade=NAME chooses afresh."))
     ctx = wired.context
-    out.extend(_tag_warnings(wired.remotes))
-    out.extend(_cooldown_warnings(ctx, res, opts.verbose))
-    out.extend(_policy_warnings(ctx, res, opts.verbose))
+    wired.remotes.join_background()
+    out.extend(tag_warnings(wired.remotes.moved, wired.remotes.deleted))
+    changed = lambda subject: _moved_by_rule(ctx, res, subject)  # noqa: E731
+    if ctx.options.min_age:
+        out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
+    out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
     out.extend(WarningText(
         "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
@@ -813,28 +816,6 @@ def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> 
             f"{', '.join(sorted(unsigned))}.", policy.where_of("require_signed_providers"))
 
 
-def _rule_warning(summary: str, rule: str, why: str, held: list[tuple[str, str, list[str]]],
-                  verbose: bool) -> RuleWarning:
-    """One rule's warning: what it held back, in under two lines (the first
-    :data:`SHOWN_SUBJECTS` subjects with the newest version kept out of each, the others
-    counted), or with ``verbose`` every version it kept out of every subject."""
-    if verbose:
-        listed = "; ".join(f"{name} at {selected}, not {', '.join(versions)}" for name, selected, versions in held)
-    else:
-        listed = ", ".join(f"{name} at {selected} (kept out: {len(versions)} newer, the newest {versions[0]})"
-                           if len(versions) > 1 else f"{name} at {selected} (kept out: {versions[0]})"
-                           for name, selected, versions in held[:SHOWN_SUBJECTS])
-        if len(held) > SHOWN_SUBJECTS:
-            listed += f" and {len(held) - SHOWN_SUBJECTS} more (-verbose lists them)"
-    w = RuleWarning(summary, f"{rule} held back {listed}{why}.")
-    w.rule, w.why = rule, why
-    w.held = tuple((n, sel, tuple(vs)) for n, sel, vs in held)
-    return w
-
-
-SHOWN_SUBJECTS = 1  # subjects a rule's warning names before "and N more" (two lines at most)
-
-
 def _moved_by_rule(ctx: Context, res: Resolution, subject: str) -> bool:
     """Whether a rule could have changed ``subject``'s selection this run: it is not the
     version its lock holds (issue #47 §5: nothing is warned about where a rule changed
@@ -845,102 +826,6 @@ def _moved_by_rule(ctx: Context, res: Resolution, subject: str) -> bool:
     lock = ctx.locks.providers.get(subject)
     return ctx.options.upgrade or lock is None or subject not in res.providers or \
         lock.version != str(res.providers[subject].version)
-
-
-def _shown_subject(subject: str, res: Resolution) -> str:
-    return subject if subject in res.modules else res.product.short(subject)
-
-
-def _policy_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> list[WarningText]:
-    """One warning per policy rule that kept a version newer than the selected one out of
-    a call or provider this run (issue #39; issue #47 §5: once per rule, under two lines,
-    only where the rule changed something); the full list with ``verbose``, and in
-    ``-json``'s ``policy.denied``."""
-    selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
-                **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
-    by_rule: dict[str, tuple[DenyRule, dict[str, list[str]]]] = {}
-    for (subject, version), rule in sorted(ctx.denied.items()):
-        if subject not in selected or not _moved_by_rule(ctx, res, subject) or \
-                not _newer_than(version, subject, selected[subject][0], res):
-            continue
-        by_rule.setdefault(rule.cite(), (rule, {}))[1].setdefault(subject, []).append(version)
-    out: list[WarningText] = []
-    for _, (rule, subjects) in sorted(by_rule.items()):
-        held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
-                for s, vs in sorted(subjects.items())]
-        why = f": {rule.reason}" + (f" ({rule.link})" if rule.link else "")
-        out.append(_rule_warning("Versions denied by the policy", f'deny "{rule.kind}" "{rule.subject}" ({rule.where})',
-                                 why, held, verbose))
-    return out
-
-
-def _newer_than(version: str, subject: str, selected, res: Resolution) -> bool:
-    """Whether ``version`` (as the source names it) is newer than the selected one."""
-    try:
-        if subject in res.modules:
-            return GoVersion.parse(version).compare(selected) > 0
-        return gvs.Version.parse(version).compare(selected) > 0
-    except TofuSolveError:
-        return False
-
-
-def _newest_first(versions: list[str], subject: str, res: Resolution) -> list[str]:
-    """``versions`` of ``subject`` (a call path or provider address), newest first."""
-    import functools
-
-    def parse(text: str) -> GoVersion | gvs.Version:
-        return GoVersion.parse(text) if subject in res.modules else gvs.Version.parse(text)
-
-    def order(a: str, b: str) -> int:
-        return parse(a).compare(parse(b))  # type: ignore[arg-type]  # both of one kind
-    return sorted(versions, key=functools.cmp_to_key(order), reverse=True)
-
-
-def _cooldown_warnings(ctx: Context, res: Resolution, verbose: bool = False) -> list[WarningText]:
-    """What the release cooldown (``-min-age``) changed in this selection: one warning for
-    the versions it held back (issue #47 §5: once per run, under two lines, only where it
-    changed something, the day each clears it), and young versions kept because a
-    constraint pins them exactly (issue #25)."""
-    if not ctx.options.min_age:
-        return []
-    limit = ctx.cooldown.label
-    out: list[WarningText] = []
-    selected = {**{p: c.version_text for p, c in res.modules.items()},
-                **{a: str(c.version) for a, c in res.providers.items()}}
-    by_subject: dict[str, list] = {}  # subject -> its HeldBack entries
-    for one in ctx.cooldown.held_back.values():
-        if one.subject in selected and _moved_by_rule(ctx, res, one.subject):
-            by_subject.setdefault(one.subject, []).append(one)
-    if by_subject:
-        held = []
-        for subject, entries in sorted(by_subject.items()):
-            youngest = sorted(entries, key=lambda h: h.age)
-            held.append((_shown_subject(subject, res), selected[subject],
-                         [f"{h.version}, {h.note}" for h in youngest]))
-        out.append(_rule_warning("Versions held back by the cooldown", limit, "", held, verbose))
-    for (subject, version), pin in sorted(ctx.cooldown.young_pins.items()):
-        if selected.get(subject) == version:
-            kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
-            out.append(WarningText(
-                "Young version pinned",
-                f"{kind} is pinned exactly to {version}, released {format_age(pin.age)} ago ({pin.note}), younger "
-                f"than {limit}. The pin is honoured; the cooldown keeps out only versions a constraint "
-                "merely allows."))
-    return out
-
-
-def _tag_warnings(remotes: GitRemotes) -> list[WarningText]:
-    """Tags that moved or disappeared since this machine last listed their remote."""
-    remotes.join_background()
-    out: list[WarningText] = []
-    for url, moved in sorted(remotes.moved.items()):
-        for tag, (was, now) in sorted(moved.items()):
-            out.append(WarningText("Moved git tag", f"The git tag {tag} of {redact(url)} moved: it pointed at "
-                                   f"{was[:12]}, it now points at {now[:12]}."))
-    for url, gone in sorted(remotes.deleted.items()):
-        out.append(WarningText("Deleted git tags", f"Tags deleted from {redact(url)} since it was last listed: "
-                                                   f"{', '.join(sorted(gone))}."))
-    return out
 
 
 def open_views(ns, settings: Settings) -> InitViews:

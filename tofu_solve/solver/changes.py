@@ -24,7 +24,7 @@ from ..config.policy import DenyRule
 from ..config.tree import ModuleTree
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
-from .locks import freed_by_upgrade, provider_lock_applies
+from .locks import freed_by_upgrade, locked_for, provider_lock_applies
 from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
         return denied_reason(rule)
     if freed:
         return f"-upgrade={targets}"
-    if old.source != ctx.locked_source_base(req, old.version):
+    if not locked_for(old, req.call):
         return f"source changed in {_by(req.origin)} ({_at(req.origin)})" if nested else \
             f"source edited ({req.call.where})"
     if ctx.locked_candidate(req) is None:  # the constraint no longer admits the locked version
@@ -131,7 +131,7 @@ def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -
     search, when the lock is for the call's source as it stands: read from the solver's
     record (``ctx.denied``, which its one denial check writes for every version it keeps
     out: :meth:`.CandidateFactory.denied_rule`), never decided again here."""
-    if old.source != ctx.locked_source_base(req, old.version):
+    if not locked_for(old, req.call):
         return None
     return ctx.denied.get((req.call_path, old.version))
 

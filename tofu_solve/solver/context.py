@@ -1,7 +1,9 @@
 """Everything the resolver asks about the outside world, with caching and prefetching.
 
 * ``module_candidates(req)``: the versions a module call may take, OpenTofu's filter and
-  order (locked version first unless ``upgrade``, then newest first);
+  order (newest first); ``preferred_candidates(req)``: the same in the one order the search
+  offers them (:func:`~.locks.preferred_order`: the only place "locked first" and "nearest"
+  are applied to a listing);
 * ``tree(candidate)``: the candidate's requirements, from the on-disk metadata cache or by
   asking the module index (one read per package and version, never one per call);
 * ``provider_versions(address)``: from the provider registry.
@@ -48,7 +50,7 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.selection import list_module_versions
 from .index import ModuleIndex, Stats, tree_key
-from .locks import locked_first, locked_source_base, module_lock_anchor, policy_denial, preferred_order
+from .locks import module_lock_anchor, policy_denial, preferred_order
 from .model import Kind, ModuleCandidate, ModuleRequirement
 from .release_cooldown import Cooldown
 from .run import Run, Scope, SolveOptions, StoreView
@@ -253,15 +255,15 @@ class Context:
                                        self.fetch_budget is not None)
 
     def module_candidates(self, req: ModuleRequirement) -> list[ModuleCandidate]:
-        """Candidates for the call, best first. Raises NoVersionsError (nothing usable
-        published, or a git remote without strict-SemVer tags) and network errors.
+        """The versions the call's constraint admits, newest first, as OpenTofu filters and
+        orders them (no lock consulted: :meth:`preferred_candidates` gives the search's
+        order). Raises NoVersionsError (nothing usable published, or a git remote without
+        strict-SemVer tags) and network errors.
 
-        Memoized per (call, source, constraint, the call's lock): the search asks again on
-        every step back, and a large tree would otherwise re-select the same listing
-        thousands of times (issue #23). What-if views share the memo; the lock is in the key."""
-        lock = self.locks.modules.get(req.call_path)
-        key = (req.call_path, req.source_key, req.constraint.text if req.constraint is not None else None,
-               (lock.version, lock.source) if lock is not None else None, self.options.upgrade)
+        Memoized per (call, source, constraint): the search asks again on every step back,
+        and a large tree would otherwise re-select the same listing thousands of times
+        (issue #23). What-if views share the memo."""
+        key = (req.call_path, req.source_key, req.constraint.text if req.constraint is not None else None)
         hit = self.run.candidates.get(key)
         if hit is None:
             hit = self.run.candidates[key] = self._module_candidates(req)
@@ -286,7 +288,7 @@ class Context:
         if matching is None:
             matching = self.run.matching[key] = list_module_versions(req.constraint, list(labels)).matching
         out = [ModuleCandidate(req.call_path, source, by_label[v.original], pkg) for v in matching]
-        return locked_first(req, out, self.locks, self.options.upgrade)
+        return out
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None:
         """The call's locked version as a candidate, built from the lock alone (no listing),
@@ -379,10 +381,6 @@ class Context:
         if not isinstance(req.call.source, RegistrySource) or self.client is None:
             return None
         return self.client.module_versions_listed_at(req.call.source.package)
-
-    def locked_source_base(self, req: ModuleRequirement, version_label: str) -> str:
-        """The ``source`` a lock entry records for this call at a version (:func:`.locks.locked_source_base`)."""
-        return locked_source_base(req, version_label)
 
     def no_match_error(self, req: ModuleRequirement) -> TofuSolveError:
         """OpenTofu's "Unresolvable module version constraint" for a call whose constraint

@@ -49,6 +49,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
+    from ..config.model import ModuleCall
     from ..config.policy import DenyRule, Policy
     from ..lockfile import LockFile, ModuleLock
 
@@ -115,17 +116,20 @@ def nearest_first(ordered: Sequence[T], rank: Callable[[T], int], anchor: int | 
     return sorted(ordered, key=lambda c: (min(abs(rank(c) - a) for a in anchors), -rank(c)))
 
 
-def locked_source_base(req: ModuleRequirement, version_label: str) -> str:
-    """The ``source`` a lock entry records for ``req``'s call at a version: a lock applies
-    only while the call's source is the one it was locked for."""
-    return lock_source(req.call.source, req.constraint is not None, version_label)
+def locked_for(lock: ModuleLock, call: ModuleCall) -> bool:
+    """Whether ``lock`` was made for ``call``'s source as it stands (the one home of the
+    lock-source rule: the solver's, the change list's and ``check``'s): its ``source`` is
+    the one a lock of the call at the locked version records
+    (:func:`~tofu_solve.addrs.module_source.lock_source`)."""
+    return lock.source == lock_source(call.source, call.version is not None, lock.version)
 
 
 def module_lock_entry(req: ModuleRequirement, locks: LockFile, upgrade: bool) -> ModuleLock | None:
     """The lock entry of ``req``'s call that may apply: not ``-upgrade``, and locked for the
-    call's source as it is now (the constraint and the policy are asked separately)."""
+    call's source as it is now (:func:`locked_for`; the constraint and the policy are asked
+    separately)."""
     lock = locks.modules.get(req.call_path)
-    if upgrade or lock is None or lock.source != locked_source_base(req, lock.version):
+    if upgrade or lock is None or not locked_for(lock, req.call):
         return None
     return lock
 
@@ -154,19 +158,6 @@ def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
     commit = None if isinstance(source, RegistrySource) else locked_commit(lock)
     avail = AvailableVersion(lock.version, version, commit, package=lock.package)
     return ModuleCandidate(req.call_path, source, avail, package)
-
-
-def locked_first(req: ModuleRequirement, cands: list[ModuleCandidate], locks: LockFile,
-                 upgrade: bool) -> list[ModuleCandidate]:
-    """A listing (newest first) with the call's locked version moved to the front when its
-    entry may apply (:func:`module_lock_entry`): the order every reader of a listing sees."""
-    lock = module_lock_entry(req, locks, upgrade)
-    if lock is None or not cands:
-        return cands
-    for i, c in enumerate(cands):
-        if c.version_text == lock.version or c.available.label == lock.version:
-            return [c] + cands[:i] + cands[i + 1:]
-    return cands
 
 
 def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locked: ModuleCandidate | None,
@@ -335,8 +326,7 @@ def module_requirements_of(criteria: Mapping) -> dict[str, ModuleRequirement]:
 __all__ = [
     "Holds",
     "freed_by_upgrade",
-    "locked_first",
-    "locked_source_base",
+    "locked_for",
     "locked_subjects",
     "module_lock_anchor",
     "module_lock_entry",

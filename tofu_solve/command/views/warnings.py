@@ -1,13 +1,25 @@
 """The words of the solver's warnings, from the records it returns (issue #51 §4: the
 solver says what happened, the view says it in English): a module version fenced off by its
-own line (:class:`~tofu_solve.solver.fenced.FencedOff`), and ``-upgrade=NAME`` held back by
-other locks (:class:`~tofu_solve.solver.upgrades.BlockedUpgrade`)."""
+own line (:class:`~tofu_solve.solver.fenced.FencedOff`), ``-upgrade=NAME`` held back by
+other locks (:class:`~tofu_solve.solver.upgrades.BlockedUpgrade`), what the policy and the
+release cooldown kept out (their records of the run), and git tags that moved (issue #58 §2:
+no warning is worded in ``command/init.py``)."""
 
 from __future__ import annotations
 
-from ...errors import WarningText
+import functools
+from collections.abc import Callable, Iterable, Mapping
+
+from ...addrs.redact import redact
+from ...config.policy import DenyRule
+from ...errors import RuleWarning, TofuSolveError, WarningText
 from ...solver.fenced import FencedOff
+from ...solver.release_cooldown import Cooldown
+from ...solver.resolve import Resolution
 from ...solver.upgrades import BlockedUpgrade, newer
+from ...versions import apparentlymart_go_versions as gvs
+from ...versions.cooldown import format_age
+from ...versions.hashicorp_go_version import GoVersion
 
 
 def fenced_off_warning(f: FencedOff) -> WarningText:
@@ -47,3 +59,124 @@ def blocked_upgrade_text(b: BlockedUpgrade, upgrade_names: tuple[str, ...]) -> s
         return (f"{head} -upgrade takes the newest of each, so what goes down needs a pin: pin {pins}, then "
                 f"tofu-solve init -upgrade={names}")
     return f"{head} -upgrade takes the newest of each, so it cannot; a constraint that excludes the newer ones can."
+
+
+def rule_warning(summary: str, rule: str, why: str, held: list[tuple[str, str, list[str]]],
+                 verbose: bool) -> RuleWarning:
+    """One rule's warning: what it held back, in under two lines (the first
+    :data:`SHOWN_SUBJECTS` subjects with the newest version kept out of each, the others
+    counted), or with ``verbose`` every version it kept out of every subject."""
+    if verbose:
+        listed = "; ".join(f"{name} at {selected}, not {', '.join(versions)}" for name, selected, versions in held)
+    else:
+        listed = ", ".join(f"{name} at {selected} (kept out: {len(versions)} newer, the newest {versions[0]})"
+                           if len(versions) > 1 else f"{name} at {selected} (kept out: {versions[0]})"
+                           for name, selected, versions in held[:SHOWN_SUBJECTS])
+        if len(held) > SHOWN_SUBJECTS:
+            listed += f" and {len(held) - SHOWN_SUBJECTS} more (-verbose lists them)"
+    w = RuleWarning(summary, f"{rule} held back {listed}{why}.")
+    w.rule, w.why = rule, why
+    w.held = tuple((n, sel, tuple(vs)) for n, sel, vs in held)
+    return w
+
+
+SHOWN_SUBJECTS = 1  # subjects a rule's warning names before "and N more" (two lines at most)
+
+
+def _shown_subject(subject: str, res: Resolution) -> str:
+    return subject if subject in res.modules else res.product.short(subject)
+
+
+def policy_warnings(denied: Mapping[tuple[str, str], DenyRule], res: Resolution, changed: Callable[[str], bool],
+                    verbose: bool = False) -> list[WarningText]:
+    """One warning per policy rule that kept a version newer than the selected one out of
+    a call or provider this run (issue #39; issue #47 §5: once per rule, under two lines,
+    only where the rule changed something); the full list with ``verbose``, and in
+    ``-json``'s ``policy.denied``. ``denied``: the solver's record, (subject, version) ->
+    rule; ``changed``: whether a rule could have changed a subject's selection (it is not
+    where its lock holds it)."""
+    selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
+                **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
+    by_rule: dict[str, tuple[DenyRule, dict[str, list[str]]]] = {}
+    for (subject, version), rule in sorted(denied.items()):
+        if subject not in selected or not changed(subject) or \
+                not _newer_than(version, subject, selected[subject][0], res):
+            continue
+        by_rule.setdefault(rule.cite(), (rule, {}))[1].setdefault(subject, []).append(version)
+    out: list[WarningText] = []
+    for _, (rule, subjects) in sorted(by_rule.items()):
+        held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
+                for s, vs in sorted(subjects.items())]
+        why = f": {rule.reason}" + (f" ({rule.link})" if rule.link else "")
+        out.append(rule_warning("Versions denied by the policy", f'deny "{rule.kind}" "{rule.subject}" ({rule.where})',
+                                why, held, verbose))
+    return out
+
+
+def _newer_than(version: str, subject: str, selected, res: Resolution) -> bool:
+    """Whether ``version`` (as the source names it) is newer than the selected one."""
+    try:
+        if subject in res.modules:
+            return GoVersion.parse(version).compare(selected) > 0
+        return gvs.Version.parse(version).compare(selected) > 0
+    except TofuSolveError:
+        return False
+
+
+def _newest_first(versions: list[str], subject: str, res: Resolution) -> list[str]:
+    """``versions`` of ``subject`` (a call path or provider address), newest first."""
+
+    def parse(text: str) -> GoVersion | gvs.Version:
+        return GoVersion.parse(text) if subject in res.modules else gvs.Version.parse(text)
+
+    def order(a: str, b: str) -> int:
+        return parse(a).compare(parse(b))  # type: ignore[arg-type]  # both of one kind
+    return sorted(versions, key=functools.cmp_to_key(order), reverse=True)
+
+
+def cooldown_warnings(cooldown: Cooldown, res: Resolution, changed: Callable[[str], bool],
+                      verbose: bool = False) -> list[WarningText]:
+    """What the release cooldown (``-min-age``) changed in this selection: one warning for
+    the versions it held back (issue #47 §5: once per run, under two lines, only where it
+    changed something, the day each clears it), and young versions kept because a
+    constraint pins them exactly (issue #25). ``cooldown``: its record of the run;
+    ``changed`` as :func:`policy_warnings`."""
+    limit = cooldown.label
+    out: list[WarningText] = []
+    selected = {**{p: c.version_text for p, c in res.modules.items()},
+                **{a: str(c.version) for a, c in res.providers.items()}}
+    by_subject: dict[str, list] = {}  # subject -> its HeldBack entries
+    for one in cooldown.held_back.values():
+        if one.subject in selected and changed(one.subject):
+            by_subject.setdefault(one.subject, []).append(one)
+    if by_subject:
+        held = []
+        for subject, entries in sorted(by_subject.items()):
+            youngest = sorted(entries, key=lambda h: h.age)
+            held.append((_shown_subject(subject, res), selected[subject],
+                         [f"{h.version}, {h.note}" for h in youngest]))
+        out.append(rule_warning("Versions held back by the cooldown", limit, "", held, verbose))
+    for (subject, version), pin in sorted(cooldown.young_pins.items()):
+        if selected.get(subject) == version:
+            kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
+            out.append(WarningText(
+                "Young version pinned",
+                f"{kind} is pinned exactly to {version}, released {format_age(pin.age)} ago ({pin.note}), younger "
+                f"than {limit}. The pin is honoured; the cooldown keeps out only versions a constraint "
+                "merely allows."))
+    return out
+
+
+def tag_warnings(moved_tags: Mapping[str, Mapping[str, tuple[str, str]]],
+                 deleted: Mapping[str, Iterable[str]]) -> list[WarningText]:
+    """Tags that moved (remote URL -> tag -> (was, now) commits) or disappeared (remote URL
+    -> tags) since this machine last listed their remote."""
+    out: list[WarningText] = []
+    for url, moved in sorted(moved_tags.items()):
+        for tag, (was, now) in sorted(moved.items()):
+            out.append(WarningText("Moved git tag", f"The git tag {tag} of {redact(url)} moved: it pointed at "
+                                   f"{was[:12]}, it now points at {now[:12]}."))
+    for url, gone in sorted(deleted.items()):
+        out.append(WarningText("Deleted git tags", f"Tags deleted from {redact(url)} since it was last listed: "
+                                                   f"{', '.join(sorted(gone))}."))
+    return out
