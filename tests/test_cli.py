@@ -1,5 +1,6 @@
 """The command line, run as a user runs it (a subprocess)."""
 
+import io
 import json
 import subprocess
 import sys
@@ -159,3 +160,36 @@ def test_inspect_reads_a_terraform_root_as_terraform(tmp_path):
     text = out.getvalue()
     assert "read as Terraform (1 file: main.tf)" in text and "Terraform version constraints:" in text
     assert "OpenTofu" not in text and "(none)" in text.split("Module calls:")[1].split("\n\n")[0]
+
+
+def test_a_file_saved_during_the_run_is_not_stamped(tmp_path, monkeypatch):
+    """Issue #58 §1.1: the stamp records what the run saw before it began and is written only
+    if the inputs are unchanged after it. A run during which ``main.tf`` is saved (a save in
+    the editor while init or its hand-over runs) leaves no stamp, so the next run reads the
+    new file; an undisturbed run leaves one, which answers the next identical run. In
+    process, with the run itself replaced by one that saves the file and finishes verified:
+    what is tested is the stamp's timing in ``cli.main``, not the solve."""
+    from tofu_solve import cli
+    from tofu_solve.workdir import stamp
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "main.tf").write_text('terraform {\n  required_version = ">= 1.6"\n}\n')
+    (root / ".terraform" / "modules").mkdir(parents=True)  # as an init leaves it: the stamp is kept there
+    (root / ".terraform" / "modules" / "modules.json").write_text('{"Modules": [{"Key": "", "Source": "", "Dir": "."}]}')
+    environ = {"PATH": "/nonexistent", "HOME": str(tmp_path), "TF_PLUGIN_CACHE_DIR": "",
+               "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [f"-chdir={root}", "init", "-handover=false"]
+
+    def saves_during_the_run(args, settings):
+        (root / "main.tf").write_text('terraform {\n  required_version = ">= 1.7"\n}\n# saved meanwhile\n')
+        return stamp.Finished(0, "The lock file is up to date.")
+
+    monkeypatch.setattr(cli, "_run", saves_during_the_run)
+    assert cli.main(argv, environ) == 0
+    assert stamp.fast_path(argv, environ, out=io.StringIO()) is None, "a file saved during the run was stamped"
+
+    monkeypatch.setattr(cli, "_run", lambda args, settings: stamp.Finished(0, "The lock file is up to date."))
+    assert cli.main(argv, environ) == 0
+    out = io.StringIO()
+    assert stamp.fast_path(argv, environ, out=out) == 0 and "up to date" in out.getvalue()

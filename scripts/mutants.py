@@ -1,0 +1,107 @@
+"""Switch one solver or stamp rule off at a time and see which tests outside ``tests/e2e/``
+notice (issue #58 §3: every promise reached by a fast test, not only by a slow end-to-end
+one).
+
+Each mutant is a one-place textual change to a copy of the tree; the tests outside
+``tests/e2e/`` run against that copy, stopping at the first failure. A mutant every test
+survives is a blind spot: the script exits 1 and names it.
+
+Usage: ``python scripts/mutants.py [-j N] [NAME ...]`` (from the repository root; the
+names are those of :data:`MUTANTS`; default all). Prints one line per mutant: its name, then
+the first test that failed, or ``SURVIVED``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One rule switched off: in ``file``, ``old`` (which must occur exactly once) becomes ``new``."""
+
+    name: str
+    file: str
+    old: str
+    new: str
+
+
+MUTANTS = [
+    Mutant("improvement pass off", "tofu_solve/solver/resolve.py",
+           "    result = improve(result, reqs, provider, ctx,",
+           "    result = (lambda r, *a, **k: r)(result, reqs, provider, ctx,"),
+    Mutant("exact stage off", "tofu_solve/solver/resolve.py",
+           "        result, optimality = optimise(result, reqs, ctx, subjects, dead, ctx.options.max_rounds)",
+           "        optimality = Optimality(None, False, 'switched off')"),
+    Mutant("every provider lock applies", "tofu_solve/solver/locks.py",
+           '    never applies."""\n',
+           '    never applies."""\n    return True\n'),
+    Mutant("the solver's denial check removed", "tofu_solve/solver/factory.py",
+           "        rule = self.ctx.lock_denial(candidate)\n",
+           "        rule = None\n"),
+    Mutant("a parent directory not registered", "tofu_solve/config/policy.py",
+           "        candidate = d / POLICY_FILE\n        seen(candidate)\n",
+           "        candidate = d / POLICY_FILE\n        seen(candidate) if d == root.resolve() else None\n"),
+    Mutant("the stamp taken after the run", "tofu_solve/cli.py",
+           "listed=settings.reads.dirs, before=before,",
+           "listed=settings.reads.dirs, before=stamp.inputs(argv, environ),"),
+    Mutant("nearest replaced by newest", "tofu_solve/solver/locks.py",
+           "    return sorted(ordered, key=lambda c: (min(abs(rank(c) - a) for a in anchors), -rank(c)))",
+           "    return sorted(ordered, key=lambda c: -rank(c))"),
+    Mutant("every lock released", "tofu_solve/solver/locks.py",
+           "    lock = locks.modules.get(req.call_path)\n",
+           "    lock = None\n"),
+]
+
+
+def _copy(into: Path) -> Path:
+    dest = into / "tree"
+    shutil.copytree(REPO, dest, symlinks=True, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".node-*", "__pycache__", ".pytest_cache", "*.egg-info", "build", "dist"))
+    return dest
+
+
+def run(m: Mutant, python: str) -> str:
+    """The first test outside ``tests/e2e/`` that fails with ``m`` applied, or ``SURVIVED``."""
+    with tempfile.TemporaryDirectory(prefix="mutant-") as tmp:
+        tree = _copy(Path(tmp))
+        shared = REPO.parent / "shared"
+        if shared.exists():
+            (Path(tmp) / "shared").symlink_to(shared)
+        path = tree / m.file
+        text = path.read_text(encoding="utf-8")
+        if text.count(m.old) != 1:
+            return f"NOT APPLIED ({m.file} no longer holds the text it changes exactly once)"
+        path.write_text(text.replace(m.old, m.new), encoding="utf-8")
+        r = subprocess.run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--ignore=tests/e2e",
+                            "-o", "addopts="], cwd=tree, capture_output=True, text=True)
+        failed = [ln for ln in r.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
+        if r.returncode == 0:
+            return "SURVIVED"
+        return failed[0].split(" - ")[0] if failed else f"exit {r.returncode}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("-j", type=int, default=4, help="mutants run at once (default 4)")
+    ap.add_argument("names", nargs="*", help="mutants to run (default: all)")
+    args = ap.parse_args(argv)
+    chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
+    with ThreadPoolExecutor(args.j) as pool:
+        results = list(pool.map(lambda m: (m, run(m, sys.executable)), chosen))
+    for m, outcome in results:
+        print(f"{m.name}: {outcome}")
+    return 1 if any(o == "SURVIVED" or o.startswith("NOT APPLIED") for _, o in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
