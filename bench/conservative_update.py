@@ -27,7 +27,7 @@ from tofu_solve.addrs.module_source import lock_source
 from tofu_solve.cli import tune_collector
 from tofu_solve.config.tree import ModuleTree
 from tofu_solve.lockfile import LockFile, ModuleLock
-from tofu_solve.lockfile.model import ProviderLock
+from tofu_solve.lockfile.entries import ProviderLock
 from tofu_solve.versions.constraints import module_constraint
 
 EDITS = 5  # root calls edited, one at a time

@@ -154,7 +154,7 @@ def test_the_solver_has_a_front_door_and_nobody_reaches_past_its_provider_hooks(
     no module outside ``solver/`` subclasses the resolvelib provider or touches one of its
     private members: other searches use its hooks (``module_order``, ``lenient_providers``)."""
     import tofu_solve.solver as solver
-    from tofu_solve.solver.provider import TofuSolveProvider
+    from tofu_solve.solver.resolvelib_provider import TofuSolveProvider
 
     assert solver.__doc__ and "Reading order" in solver.__doc__
     for name in solver.__all__:

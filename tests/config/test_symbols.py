@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tofu_solve.addrs.names import valid_call_path
+from tofu_solve.addrs.identifiers import valid_call_path
 from tofu_solve.addrs.product import TERRAFORM
 from tofu_solve.config import load_module_dir
 from tofu_solve.config.loader import load_symbol_dir

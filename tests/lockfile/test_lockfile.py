@@ -207,7 +207,7 @@ def test_a_lock_written_before_package_pins_is_the_same_selection():
     """Issue #25: a lock entry without ``package`` (its commit among the hashes, as tofu-solve
     wrote them before) stays valid: the completed entry is the same selection, so
     ``-lockfile=readonly`` accepts it; a different package or hash is not."""
-    from tofu_solve.lockfile.model import same_selection
+    from tofu_solve.lockfile.entries import same_selection
     old = ModuleLock("m", "v1.0.0", "git::https://example.com/m.git?ref=v1.0.0", "~> 1.0", ("h1:abc=", f"git:{C40}"))
     new = ModuleLock("m", "v1.0.0", old.source, "~> 1.0", ("h1:abc=",), f"git::https://example.com/m.git?ref={C40}")
     assert same_selection(old, new)

@@ -160,7 +160,7 @@ def test_a_provider_lock_the_roots_constraint_excludes_does_not_apply():
     from tests.solver.test_oracle import _resolve
     from tofu_solve.addrs.provider import parse_provider_source
     from tofu_solve.lockfile import LockFile
-    from tofu_solve.lockfile.model import ProviderLock
+    from tofu_solve.lockfile.entries import ProviderLock
 
     index = {"target": "1.12.6", "providers": {"hashicorp/aws": ["1.0.0", "2.0.0", "2.5.0"]},
              "modules": {"acme/top-a/aws": {"1.0.0": {"calls": [], "providers": [
@@ -188,7 +188,7 @@ def test_the_one_command_a_blocked_upgrade_names_is_solved_before_it_is_printed(
     from tofu_solve.addrs.provider import parse_provider_source
     from tofu_solve.command.views.warnings import blocked_upgrade_text
     from tofu_solve.lockfile import LockFile, ModuleLock
-    from tofu_solve.lockfile.model import ProviderLock
+    from tofu_solve.lockfile.entries import ProviderLock
     from tofu_solve.solver.upgrades import BlockedUpgrade
 
     def aws(text: str) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.addrs.provider import parse_provider_source
-from tofu_solve.lockfile.model import LockFile, ModuleLock, ProviderLock
+from tofu_solve.lockfile.entries import LockFile, ModuleLock, ProviderLock
 from tofu_solve.solver.release_cooldown import Cooldown
 from tofu_solve.solver.resolve import root_requirements
 from tofu_solve.versions.constraints import provider_constraint

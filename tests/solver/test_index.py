@@ -12,7 +12,7 @@ from tests.world.memory import MemoryContext, UniverseIndex, universe_from_index
 from tofu_solve.addrs.module_source import lock_source, parse_source
 from tofu_solve.errors import TofuSolveError
 from tofu_solve.lockfile import LockFile
-from tofu_solve.lockfile.model import ModuleLock
+from tofu_solve.lockfile.entries import ModuleLock
 from tofu_solve.solver.context import Context
 from tofu_solve.solver.resolve import root_requirements, solve
 

@@ -32,7 +32,7 @@ from tofu_solve.addrs.module_source import lock_source, parse_source
 from tofu_solve.addrs.provider import parse_provider_source
 from tofu_solve.errors import NoMatchingVersionError, NoVersionsError, ResolutionError
 from tofu_solve.lockfile import LockFile, ModuleLock
-from tofu_solve.lockfile.model import ProviderLock
+from tofu_solve.lockfile.entries import ProviderLock
 from tofu_solve.solver.resolve import Unsatisfiable, solve
 from tofu_solve.versions.hashicorp_go_version import GoVersion
 

@@ -14,8 +14,8 @@ from resolvelib import BaseReporter, Resolver
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep
 
 from tests.world.memory import MemoryContext, make_universe, universe_from_index
-from tofu_solve.solver.provider import TofuSolveProvider
 from tofu_solve.solver.resolve import root_requirements
+from tofu_solve.solver.resolvelib_provider import TofuSolveProvider
 from tofu_solve.solver.search import Search, incremental
 
 

@@ -46,7 +46,7 @@ from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, hash_mismatch, rea
 from ..workdir.solved import recorded_module_locks
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, Finished, HashMemo
 from .arguments import CheckArguments
-from .views.reports import AGREE, CheckView
+from .views.report_views import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
                          "lock-hash", "override", "provider", "policy"]

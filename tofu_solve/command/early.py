@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..settings import Settings
-from .arguments.init import InitArguments
+from .arguments.init_flags import InitArguments
 
 if TYPE_CHECKING:
     from ..remote.registry import RegistryClient

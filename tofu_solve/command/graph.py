@@ -38,7 +38,7 @@ from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..workdir.solved import Solved, load_solved
 from .arguments import GraphArguments
-from .views.reports import GraphView
+from .views.report_views import GraphView
 
 HELD_BY = {"policy": "by the policy", "cooldown": "by the release cooldown", "lock": "by the lock",
            "provider": "by a provider constraint", "opentofu": "by an OpenTofu constraint",

@@ -43,7 +43,7 @@ from ..lockfile import (
     read_lock_file,
     write_lock_file,
 )
-from ..lockfile.model import ProviderLock, content_hashes, same_selection
+from ..lockfile.entries import ProviderLock, content_hashes, same_selection
 from ..plugins import (
     ProviderLockPlan,
     ProviderPackages,
@@ -84,7 +84,7 @@ from .monorepo import (
     run_each,
     walk_roots,
 )
-from .views.init import (
+from .views.init_view import (
     HandedOver,
     InitViews,
     RootsSummary,
@@ -93,7 +93,7 @@ from .views.init import (
     summarize,
     unchanged_text,
 )
-from .views.store import report_data, store_warnings
+from .views.store_view import report_data, store_warnings
 from .views.warnings import (
     blocked_upgrade_warning,
     cooldown_warnings,
@@ -650,8 +650,8 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...],
     Raises:
         ConfigurationError: a NAME that names nothing in the lock file or the configuration.
     """
+    from ..addrs.identifiers import valid_call_path
     from ..addrs.module_source import parse_source
-    from ..addrs.names import valid_call_path
     from ..errors import ConfigurationError
 
     def package_names(source: str) -> set[str]:

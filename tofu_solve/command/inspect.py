@@ -12,7 +12,7 @@ from ..config.variables import collect_input_values
 from ..settings import Settings
 from ..versions.target import configured_client, target_version
 from .arguments import InspectArguments
-from .views.reports import InspectView
+from .views.report_views import InspectView
 
 
 def config_as_data(cfg: ModuleConfig) -> dict:

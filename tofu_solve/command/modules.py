@@ -20,14 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..addrs.names import valid_call_path
+from ..addrs.identifiers import valid_call_path
 from ..config.tree import read_module_tree
 from ..config.variables import collect_input_values
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..workdir.install import MANIFEST, data_dir, read_manifest
 from .arguments import ModulesArguments
-from .views.reports import ModulesView
+from .views.report_views import ModulesView
 
 FORMAT_VERSION = "1.0"
 

@@ -48,7 +48,7 @@ from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
 from .arguments import CheckArguments, OutdatedArguments
 from .views.human import line_progress
-from .views.reports import OutdatedView
+from .views.report_views import OutdatedView
 
 
 @dataclass

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import ConfigurationError, NetworkError, OfflineError, RegistryError, TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, LockFile, read_lock_file
-from ..lockfile.model import ModuleLock, ProviderLock
+from ..lockfile.entries import ModuleLock, ProviderLock
 from ..plugins import current_platform, parse_platform
 from ..remote.package_store import (
     PUSH_VARIABLE,
@@ -31,7 +31,7 @@ from ..remote.package_store import (
     store_setting,
 )
 from ..settings import Settings
-from .views.store import outcome_lines, report_data, store_warnings
+from .views.store_view import outcome_lines, report_data, store_warnings
 
 PUSH_DEADLINE = 1800.0
 """Seconds ``store push`` waits for its pushes at most (it exists to push)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._version import __version__
 from ..settings import Settings
-from .views.reports import VersionView
+from .views.report_views import VersionView
 
 
 def run(args, settings: Settings) -> int:

@@ -25,7 +25,7 @@ from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..workdir.solved import CallNode, Solved, load_solved
 from .arguments import WhyArguments
-from .views.reports import WhyView
+from .views.report_views import WhyView
 
 
 class UnknownNameError(TofuSolveError):

@@ -1,7 +1,7 @@
 """Loading one module directory as OpenTofu does (reference §8): the assembly of the
 stages beside it, in the order a directory is read.
 
-1. :mod:`.selection`: which files are configuration (``.tf``, ``.tf.json``, ``.tofu``,
+1. :mod:`.file_selection`: which files are configuration (``.tf``, ``.tf.json``, ``.tofu``,
    ``.tofu.json`` sorted by name; hidden and backup names ignored; ``X.tofu`` hides
    ``X.tf``), override files apart.
 2. :mod:`.read_hcl` and :mod:`.read_json`: each file's raw items (:mod:`.raw`), with
@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..addrs.identifiers import symbols_segment
 from ..addrs.module_source import (
     LocalSource,
     OciGetterError,
@@ -37,20 +38,19 @@ from ..addrs.module_source import (
     parse_registry,
     parse_source,
 )
-from ..addrs.names import symbols_segment
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.provider import ProviderAddress, ProviderAddressError, parse_provider_source
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
 from . import hcl
+from .file_selection import _ignored, _read_text, config_file_names
 from .files import ModuleDir, module_dir
-from .model import CoreVersionRequirement, ModuleCall, ModuleConfig, RequiredProvider
+from .module_dir import CoreVersionRequirement, ModuleCall, ModuleConfig, RequiredProvider
 from .raw import TOP_LEVEL_BLOCKS, _FileItems, _RawCall, _Value, unsupported_block
 from .read_hcl import _read_hcl
 from .read_json import _read_json
 from .scope import _Scope
-from .selection import _ignored, _read_text, config_file_names
 from .symbols import SYMBOL_FILE_SUFFIX, SYMBOL_LIBRARIES, _check_experiments, _raw_symbols_call
 from .variables import InputValue
 

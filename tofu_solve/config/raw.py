@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from ..addrs.identifiers import BAD_IDENTIFIER_DETAIL, valid_identifier
 from ..addrs.provider import parse_provider_part
 from ..errors import ConfigurationError, SourceRange
 from . import hcl

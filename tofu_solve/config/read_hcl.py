@@ -8,6 +8,7 @@ import re
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceRange
 from . import hcl
+from .file_selection import _read_text
 from .files import ModuleDir
 from .raw import (
     _RESOURCE_BLOCKS,
@@ -23,7 +24,6 @@ from .raw import (
     _VariableDefault,
 )
 from .scan import TopBlock
-from .selection import _read_text
 from .symbols import _experiment_keywords, _raw_symbols_call
 
 # The top-level blocks the solve reads (of resource, data and ephemeral blocks, only the

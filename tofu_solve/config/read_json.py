@@ -7,9 +7,10 @@ import json
 import re
 from typing import Any
 
-from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from ..addrs.identifiers import BAD_IDENTIFIER_DETAIL, valid_identifier
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceRange
+from .file_selection import _read_text
 from .files import ModuleDir
 from .raw import (
     _RESOURCE_BLOCKS,
@@ -21,7 +22,6 @@ from .raw import (
     _RawProviderReq,
     _Value,
 )
-from .selection import _read_text
 from .symbols import _KEYWORD, _SYMBOLS_ARGS
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..addrs.names import BAD_IDENTIFIER_DETAIL, valid_identifier
+from ..addrs.identifiers import BAD_IDENTIFIER_DETAIL, valid_identifier
 from ..errors import ConfigurationError, SourceRange
 from . import hcl
 from .raw import _ArgValue, _FileItems, _RawCall

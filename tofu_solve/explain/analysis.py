@@ -46,7 +46,7 @@ from ..solver.model import (
 from ..solver.propagate import propagate
 from ..solver.resolve import root_requirements
 from ..versions import apparentlymart_go_versions as gvs
-from ..versions.selection import list_module_versions
+from ..versions.version_pick import list_module_versions
 from . import render
 from .facts import (
     CausesClash,

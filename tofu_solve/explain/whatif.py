@@ -52,8 +52,8 @@ from ..solver.model import (
     ModuleRequirement,
 )
 from ..solver.propagate import Pruning, propagate
-from ..solver.provider import TofuSolveProvider
 from ..solver.reporter import Interrupted, SearchReporter
+from ..solver.resolvelib_provider import TofuSolveProvider
 from ..solver.search import Search
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import (

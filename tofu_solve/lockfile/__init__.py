@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 from .._lazy import exports
 
 if TYPE_CHECKING:
-    from .model import LockChange, LockFile, ModuleLock, ProviderLock
+    from .entries import LockChange, LockFile, ModuleLock, ProviderLock
     from .read import LOCK_FILE_NAME, Diagnostic, LockFileErrors, parse_lock_text, read_lock_file
     from .write import format_lock_file, format_module_lock, format_provider_lock, write_atomic, write_lock_file
 
 
 __getattr__ = exports(__name__, globals(), {
-    "LockChange": ".model", "LockFile": ".model", "ModuleLock": ".model", "ProviderLock": ".model",
-    "LOCK_FILE_NAME": ".names", "Diagnostic": ".read", "LockFileErrors": ".read", "parse_lock_text": ".read",
+    "LockChange": ".entries", "LockFile": ".entries", "ModuleLock": ".entries", "ProviderLock": ".entries",
+    "LOCK_FILE_NAME": ".filename", "Diagnostic": ".read", "LockFileErrors": ".read", "parse_lock_text": ".read",
     "read_lock_file": ".read", "format_lock_file": ".write", "format_module_lock": ".write",
     "format_provider_lock": ".write", "write_atomic": ".replacefile", "write_lock_file": ".write",
 })

@@ -12,15 +12,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..addrs.identifiers import valid_call_path
 from ..addrs.immutable import package_problem
-from ..addrs.names import valid_call_path
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
 from ..errors import HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
 from ..versions import apparentlymart_go_versions as gvs
+from .entries import LockFile, ModuleLock, ProviderLock
+from .filename import LOCK_FILE_NAME
 from .hashes import parse_hash
-from .model import LockFile, ModuleLock, ProviderLock
-from .names import LOCK_FILE_NAME
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .model import LockFile, ModuleLock, ProviderLock
+from .entries import LockFile, ModuleLock, ProviderLock
 from .replacefile import write_atomic
 
 HEADER = ('# This file is maintained automatically by "tofu init".\n'

@@ -9,9 +9,9 @@ The solver sees only that protocol.
 """
 
 from .base import AvailableVersion, CandidateProvider, ConfigFiles, Package
-from .git import GitCandidates
+from .git_tags import GitCandidates
 from .pinned import PinnedCandidates
-from .registry import RegistryCandidates
+from .registry_versions import RegistryCandidates
 
 __all__ = ["AvailableVersion", "CandidateProvider", "ConfigFiles", "GitCandidates", "Package", "PinnedCandidates",
            "RegistryCandidates"]

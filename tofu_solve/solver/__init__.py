@@ -17,7 +17,7 @@ Reading order, outside in:
    conservative update (:mod:`.conservative`, :mod:`.locks`, over the searches of
    :mod:`.hypothetical`), the improvement pass (:mod:`.improve`), the exact optimiser
    (:mod:`.optimum`), what ``-upgrade=NAME`` could not move (:mod:`.upgrades`).
-3. :mod:`.provider`: resolvelib's callbacks only, over :mod:`.factory` (the candidate
+3. :mod:`.resolvelib_provider`: resolvelib's callbacks only, over :mod:`.factory` (the candidate
    factory: reading, the one order of each subject, a candidate's position in it, and a
    module version's requirements with the policy's and the cooldown's verdicts);
    :mod:`.search`, resolvelib's loop kept incremental; :mod:`.reporter`, what the loop counts.
@@ -43,14 +43,14 @@ if TYPE_CHECKING:
     from .context import Context, SolveOptions
     from .factory import CandidateFactory, ModuleOrder
     from .model import Identity
-    from .provider import TofuSolveProvider
     from .resolve import Resolution, Unsatisfiable, solve
+    from .resolvelib_provider import TofuSolveProvider
     from .wiring import build_context
 
 __getattr__ = exports(__name__, globals(), {
     "build_context": ".wiring", "lock_change_reasons": ".changes", "Context": ".context", "SolveOptions": ".context",
     "Identity": ".model", "CandidateFactory": ".factory", "ModuleOrder": ".factory",
-    "TofuSolveProvider": ".provider", "Resolution": ".resolve",
+    "TofuSolveProvider": ".resolvelib_provider", "Resolution": ".resolve",
     "Unsatisfiable": ".resolve", "solve": ".resolve",
 })
 

@@ -1,7 +1,7 @@
 """OpenTofu's own algorithm, for comparison: newest-per-call, greedy, no backtracking.
 
 Each module call takes the newest version its constraint allows (OpenTofu's registry pick,
-:func:`~tofu_solve.versions.selection.list_module_versions`), top-down; then each provider
+:func:`~tofu_solve.versions.version_pick.list_module_versions`), top-down; then each provider
 takes the newest version every constraint allows, and OpenTofu's version constraints are
 checked. This is what ``tofu init`` would install; it fails where a joint solver may not.
 Used by the benchmarks, the demo and tests ("tofu-solve agrees with tofu init whenever

@@ -48,7 +48,7 @@ from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
-from ..versions.selection import list_module_versions
+from ..versions.version_pick import list_module_versions
 from .index import ModuleIndex, Stats, tree_key
 from .locks import module_lock_anchor, policy_denial, preferred_order
 from .model import Kind, ModuleCandidate, ModuleRequirement

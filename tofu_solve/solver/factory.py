@@ -6,7 +6,7 @@ subject's candidates in the one order the search, the improvement pass, the exac
 the explanations' what-if searches all use: :meth:`CandidateFactory.module_order`,
 :meth:`CandidateFactory.provider_order`, :func:`position`) and requirements (a module
 version's, with the policy's and the release cooldown's verdicts as :class:`Unusable`
-markers). :class:`~.provider.TofuSolveProvider` keeps only resolvelib's callbacks over it.
+markers). :class:`~.resolvelib_provider.TofuSolveProvider` keeps only resolvelib's callbacks over it.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..config.model import RequiredProvider
+from ..config.module_dir import RequiredProvider
 from ..config.tree import ModuleTree
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion

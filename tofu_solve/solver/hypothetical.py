@@ -13,7 +13,7 @@ from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 
 from .context import Context, FetchBudgetExceeded
 from .locks import Holds
-from .provider import TofuSolveProvider
+from .resolvelib_provider import TofuSolveProvider
 from .search import Search
 
 HYPOTHETICAL_FETCH_BUDGET = 64  # module versions the feasibility searches of one question may fetch, together
@@ -54,7 +54,7 @@ def view(ctx: Context) -> Context:
 def feasible(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], holds: Holds, extra: tuple = (),
              floors: dict | None = None) -> Result | None:
     """The result of a search holding ``holds`` (with ``extra`` requirements and provider
-    ``floors``, see :class:`~.provider.TofuSolveProvider`), or None when it finds no
+    ``floors``, see :class:`~.resolvelib_provider.TofuSolveProvider`), or None when it finds no
     solution within the round cap or the view's fetch budget: one question of the lock
     minimisation. No dead-end pass, no read-ahead beyond the search's."""
     provider = TofuSolveProvider(ctx, pruned, holds, floors)

@@ -16,7 +16,7 @@ from .factory import CandidateFactory, position
 from .model import Identity, ModuleCandidate, ModuleRequirement, NewerThan
 from .optimum import DEPTHS
 from .propagate import Pruning, propagate
-from .provider import TofuSolveProvider
+from .resolvelib_provider import TofuSolveProvider
 from .search import Search
 
 

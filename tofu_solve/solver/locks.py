@@ -38,7 +38,7 @@ from ..errors import TofuSolveError, locked_version_gone
 from ..providers import AvailableVersion
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
-from ..versions.selection import list_module_versions
+from ..versions.version_pick import list_module_versions
 from .model import (
     Identity,
     Kind,
@@ -49,7 +49,7 @@ from .model import (
 )
 
 if TYPE_CHECKING:
-    from ..config.model import ModuleCall
+    from ..config.module_dir import ModuleCall
     from ..config.policy import DenyRule, Policy
     from ..lockfile import LockFile, ModuleLock
 
@@ -140,7 +140,7 @@ def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
     (:func:`module_lock_entry`, and the call's constraint allows it), whether or not the
     policy denies it: what a lock that must move moves nearest to. ``package``: the
     package address of the call's source. :meth:`.Context.locked_candidate` adds the policy."""
-    from ..lockfile.model import locked_commit
+    from ..lockfile.entries import locked_commit
 
     lock = module_lock_entry(req, locks, upgrade)
     if lock is None:

@@ -22,8 +22,8 @@ from enum import StrEnum
 from functools import cached_property
 from typing import NamedTuple
 
+from ..addrs.identifiers import is_symbols_segment
 from ..addrs.module_source import ModuleSource, RegistrySource
-from ..addrs.names import is_symbols_segment
 from ..addrs.provider import ProviderAddress
 from ..config import ModuleCall
 from ..errors import SourceRange
@@ -31,7 +31,7 @@ from ..providers.base import AvailableVersion
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
-from ..versions.selection import registry_pick_considers
+from ..versions.version_pick import registry_pick_considers
 
 ROOT = ""
 

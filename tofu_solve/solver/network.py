@@ -34,7 +34,7 @@ from ..errors import ConfigurationError
 from ..events import FetchingPackage, Progress
 from ..providers import AvailableVersion, ConfigFiles, GitCandidates, Package, PinnedCandidates, RegistryCandidates
 from ..providers.base import CandidateProvider
-from ..providers.oci import OciCandidates
+from ..providers.oci_tags import OciCandidates
 from ..remote.flight import SingleFlight
 from ..remote.ops import OpCounter
 from ..remote.registry import RegistryClient

@@ -65,7 +65,7 @@ from .model import (
     TofuCandidate,
     Unusable,
 )
-from .provider import TofuSolveProvider
+from .resolvelib_provider import TofuSolveProvider
 from .search import Search
 
 log = logging.getLogger(__name__)

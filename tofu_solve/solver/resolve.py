@@ -43,8 +43,8 @@ from .model import (
     TofuCandidate,
 )
 from .optimum import Optimality, optimise, settled
-from .provider import TofuSolveProvider
 from .reporter import Interrupted, SearchReporter
+from .resolvelib_provider import TofuSolveProvider
 from .search import Search
 from .upgrades import BlockedUpgrade, blocked_upgrades
 

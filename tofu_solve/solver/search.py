@@ -32,7 +32,7 @@ changed:
   at every add. The search tells the candidate provider which criterion each new requirement
   extends (``adding_requirement``/``added_requirement``, when it has them), so that it can
   keep what the criterion asks and extend it by the one requirement.
-- **The order of choice.** The provider's narrowing (:meth:`~.provider.TofuSolveProvider.search_order`)
+- **The order of choice.** The provider's narrowing (:meth:`~.resolvelib_provider.TofuSolveProvider.search_order`)
   prefers identifiers named by the last conflict, then the least ``search_order`` key, a
   total order: a heap of unsatisfied identifiers by that key gives the same choice as a scan.
 

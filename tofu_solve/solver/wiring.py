@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ..events import Progress
 from ..lockfile import LockFile
 from ..providers import GitCandidates, PinnedCandidates, RegistryCandidates
-from ..providers.oci import OciCandidates
+from ..providers.oci_tags import OciCandidates
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes
 from ..remote.oci import OciClient

@@ -1,7 +1,7 @@
 """OpenTofu's two version languages, exactly.
 
 * Module ``version`` arguments use hashicorp/go-version (:mod:`.hashicorp_go_version`), with
-  OpenTofu's npm-style prerelease gate on registry versions (:mod:`.selection`).
+  OpenTofu's npm-style prerelease gate on registry versions (:mod:`.version_pick`).
 * Provider ``version`` arguments use apparentlymart/go-versions Ruby-style constraints
   (:mod:`.apparentlymart_go_versions`), and must also parse with go-version.
 
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .apparentlymart_go_versions import Version as ProviderVersion
     from .constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
     from .hashicorp_go_version import GoConstraints, GoVersion
-    from .selection import (
+    from .version_pick import (
         ModuleVersionListing,
         list_module_versions,
         pick_module_version,
@@ -36,8 +36,9 @@ __getattr__ = exports(__name__, globals(), {
     "ProviderVersion": ".apparentlymart_go_versions:Version", "ModuleConstraint": ".constraints",
     "ProviderConstraint": ".constraints", "module_constraint": ".constraints", "provider_constraint": ".constraints",
     "GoConstraints": ".hashicorp_go_version", "GoVersion": ".hashicorp_go_version",
-    "ModuleVersionListing": ".selection", "list_module_versions": ".selection", "pick_module_version": ".selection",
-    "select_module_version": ".selection", "select_provider_version": ".selection",
+    "ModuleVersionListing": ".version_pick", "list_module_versions": ".version_pick",
+    "pick_module_version": ".version_pick",
+    "select_module_version": ".version_pick", "select_provider_version": ".version_pick",
 })
 
 

@@ -28,7 +28,7 @@ from typing import TextIO
 
 from ..addrs.redact import REDACTED, redact
 from ..errors import TofuSolveError
-from ..lockfile.names import LOCK_FILE_NAME
+from ..lockfile.filename import LOCK_FILE_NAME
 from ..lockfile.replacefile import write_atomic
 from ..versions.target import Client, TargetVersion
 from .flags import PASSED_ON

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..addrs.identifiers import valid_call_path
 from ..addrs.module_source import RegistrySource, tofu_source
-from ..addrs.names import valid_call_path
-from ..config.selection import OWN_OVERRIDE_FILE
+from ..config.file_selection import OWN_OVERRIDE_FILE
 from ..config.tree import ModuleTree
 from ..errors import IntegrityError, LockHashEdited, TofuSolveError
 from ..lockfile import ModuleLock

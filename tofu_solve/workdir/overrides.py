@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind
-from ..config.selection import OWN_OVERRIDE_FILE as OVERRIDE_FILE
+from ..config.file_selection import OWN_OVERRIDE_FILE as OVERRIDE_FILE
 from ..config.tree import ModuleTree
 from ..errors import TofuSolveError
 from ..lockfile.write import hcl_string, write_atomic

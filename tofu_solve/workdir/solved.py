@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..addrs.identifiers import valid_call_path
 from ..addrs.immutable import package_problem
 from ..addrs.module_source import LocalSource
-from ..addrs.names import valid_call_path
 from ..addrs.product import OPENTOFU, Product, product_named
 from ..addrs.redact import redact
 from ..config import ModuleCall, RequiredProvider

@@ -15,7 +15,7 @@ from ..addrs.immutable import package_identity
 from ..addrs.module_source import RegistrySource, lock_source
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, LockFile, ModuleLock
-from ..lockfile.model import content_hashes
+from ..lockfile.entries import content_hashes
 from ..settings import Settings
 from ..solver.model import ModuleCandidate
 from .install import (

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..errors import TofuSolveError
 from ..lockfile.replacefile import replace_dir
-from . import render
+from . import write_module
 from .provider_files import signing_key
 
 GENERATOR_VERSION = "1"
@@ -77,7 +77,7 @@ def _corpus_key(corpus: Path) -> str:
     h = hashlib.sha256(GENERATOR_VERSION.encode())
     for name in ("modules.json", "providers.json"):
         h.update(hashlib.sha256((corpus / name).read_bytes()).digest())
-    h.update(hashlib.sha256(_code_of(render)).digest())
+    h.update(hashlib.sha256(_code_of(write_module)).digest())
     h.update(hashlib.sha256(_code_of(sys.modules[__name__])).digest())
     return h.hexdigest()[:16]
 
@@ -189,11 +189,11 @@ def _build(corpus: Path, tmp: Path, final: Path) -> None:
         versions = sorted(entry["versions"].items(), key=lambda kv: (_epoch(kv[1].get("date")), kv[0]))
         for version, v in versions:
             files = {}
-            for name, text in render.render_dir(v, rewrite).items():
+            for name, text in write_module.render_dir(v, rewrite).items():
                 files[name] = text
             targets = set()
             for sub, sd in v.get("submodules", {}).items():
-                for name, text in render.render_dir(sd, rewrite).items():
+                for name, text in write_module.render_dir(sd, rewrite).items():
                     files[f"{sub}/{name}"] = text
             for d in [v] + list(v.get("submodules", {}).values()):
                 for c in d.get("module_calls", []):

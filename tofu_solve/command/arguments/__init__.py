@@ -3,8 +3,8 @@
 (:mod:`tofu_solve.cli`) leaves an ``argparse.Namespace``; a command reads its fields once,
 here, and works with the typed object."""
 
-from .init import InitArguments
-from .reports import (
+from .init_flags import InitArguments
+from .report_flags import (
     CheckArguments,
     GraphArguments,
     InspectArguments,

@@ -1,6 +1,6 @@
 """A thin reading layer over python-hcl2's parse tree, in four parts: what it gives
-(:mod:`.model`), the grammar (:mod:`.grammar`), the tree walker that reads the parse tree into
-values with positions (:mod:`.tree`), and the lazy reader that parses only the bodies asked
+(:mod:`.body`), the grammar (:mod:`.grammar`), the tree walker that reads the parse tree into
+values with positions (:mod:`.walker`), and the lazy reader that parses only the bodies asked
 for and reads plain values without a parser (:mod:`.lazy`). The parser libraries (lark,
 python-hcl2) are imported only when something must be parsed (issue #36): a warm ``init`` or
 ``check`` of a configuration written in plain values never imports them.
@@ -13,18 +13,18 @@ from __future__ import annotations
 
 from ...errors import ConfigurationError, TofuSolveError
 from . import grammar
+from .body import Attribute, Block, Body, Expr, NotLiteral, ObjectValueExpr, ValueExpr
 from .grammar import lalr_parser, use_cache_dir
 from .lazy import LazyAttribute, LazyBody, force, parse_blocks, parse_lazily
-from .model import Attribute, Block, Body, Expr, NotLiteral, ObjectValueExpr, ValueExpr
 
 
 def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationError) -> Body:
-    """The whole text parsed (:func:`.tree.parse`; the parser library is imported now).
+    """The whole text parsed (:func:`.walker.parse`; the parser library is imported now).
 
     Raises:
         ``error``: the text is not valid HCL (file and line).
     """
-    from .tree import parse as parse_tree
+    from .walker import parse as parse_tree
 
     return parse_tree(text, filename, error)
 

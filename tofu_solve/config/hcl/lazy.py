@@ -10,12 +10,12 @@ from typing import Any
 
 from ...errors import ConfigurationError, SourceRange, TofuSolveError
 from ..scan import BodyArgument, TopBlock, body_items, top_level_blocks
-from .model import Attribute, Block, Body, Expr, ObjectValueExpr, ValueExpr
+from .body import Attribute, Block, Body, Expr, ObjectValueExpr, ValueExpr
 
 
 def _parse(text: str, filename: str, error: type[TofuSolveError]) -> Body:
-    """The whole text parsed (:func:`.tree.parse`: the parser library is imported now)."""
-    from .tree import parse
+    """The whole text parsed (:func:`.walker.parse`: the parser library is imported now)."""
+    from .walker import parse
 
     return parse(text, filename, error)
 
@@ -190,14 +190,14 @@ class _Reader:
         None when that slice does not parse."""
         from lark.exceptions import LarkError
 
-        from . import grammar, tree
+        from . import grammar, walker
 
         try:
             parsed = grammar.lalr_parser().parse(self.text[start:stop] + "\n")
-            body = tree._tree(parsed.children[0])
-            tree._shift(body, line - 1, start)
-            return tree._body(body, self.text).items
-        except (LarkError, tree._TemplateInLabel):
+            body = walker._tree(parsed.children[0])
+            walker._shift(body, line - 1, start)
+            return walker._body(body, self.text).items
+        except (LarkError, walker._TemplateInLabel):
             return None
 
     def body(self, top: TopBlock) -> Body:

@@ -20,7 +20,7 @@ from ...errors import RuleWarning, WarningText
 from ...events import Event
 from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
-from .store import summary_line
+from .store_view import summary_line
 
 EMPTY_DIRECTORY = ("tofu-solve initialized in an empty directory!",
                    "The directory has no OpenTofu configuration files. You may begin working with OpenTofu "

@@ -19,7 +19,7 @@ class ModuleCall:
 
     Attributes:
         name: the call name as its call-path segment: ``vpc``, or ``symbols:lib`` for a
-            symbol library (:func:`tofu_solve.addrs.names.symbols_segment`).
+            symbol library (:func:`tofu_solve.addrs.identifiers.symbols_segment`).
         source_text: ``source`` as written (after static evaluation).
         source: the parsed source address.
         version: the ``version`` constraint (None when absent or null).

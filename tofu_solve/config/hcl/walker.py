@@ -1,5 +1,5 @@
 """The tree walker: python-hcl2's Lark tree (which carries positions) read into
-:class:`~.model.Body`, :class:`~.model.Block` and :class:`~.model.Attribute` values with
+:class:`~.body.Body`, :class:`~.body.Block` and :class:`~.body.Attribute` values with
 1-based lines and character offsets, and literal expressions evaluated (python-hcl2 8.x gives
 no line numbers through its dict API, python-hcl2 issue #291). The only module of the
 reader that imports the parser library: it is imported when something must be parsed."""
@@ -22,7 +22,7 @@ from lark.exceptions import (
 from ...addrs.redact import redact
 from ...errors import ConfigurationError, SourceRange, TofuSolveError
 from . import grammar
-from .model import Attribute, Block, Body, Expr, NotLiteral
+from .body import Attribute, Block, Body, Expr, NotLiteral
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class TreeExpr(Expr):
 
 
 def template_parts(expr: Expr) -> list[str | tuple[str, ...]] | None:
-    """:meth:`.model.Expr.template_parts` of an expression with a parse tree."""
+    """:meth:`.body.Expr.template_parts` of an expression with a parse tree."""
     t = _unwrap(expr.tree)
     if not (isinstance(t, Tree) and t.data == "string"):
         return None
@@ -64,7 +64,7 @@ def template_parts(expr: Expr) -> list[str | tuple[str, ...]] | None:
 
 
 def object_items(expr: Expr) -> dict[str, Expr] | None:
-    """:meth:`.model.Expr.object_items` of an expression with a parse tree."""
+    """:meth:`.body.Expr.object_items` of an expression with a parse tree."""
     t = _unwrap(expr.tree)
     if not (isinstance(t, Tree) and t.data == "object"):
         return None

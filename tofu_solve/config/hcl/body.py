@@ -1,7 +1,7 @@
 """What the HCL reader gives: bodies of blocks and attributes with lines and offsets, and
 expressions, with or without a parse tree. Imports no parser library: a file whose values
 are all plain (:mod:`.lazy`) is read without one; an expression with a parse tree asks
-:mod:`.tree`, which imports it, when first evaluated."""
+:mod:`.walker`, which imports it, when first evaluated."""
 
 from __future__ import annotations
 
