@@ -287,6 +287,10 @@ def _commands() -> tuple[_Command, ...]:
                      help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
                           "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "
                           "every other lock"),
+                _Arg("--accept-checksum", metavar="NAME,...",
+                     help="accept the new contents of these locked module calls, module packages or providers "
+                          "at their locked versions, after review: their h1: hashes and packages are recorded "
+                          "afresh, nothing moves, and it is refused when the version itself would change"),
                 _Arg("--lockfile", choices=["readonly"], help="readonly: never write the lock file; fail if it "
                                                              "would change"),
                 _Arg("--module-versions", choices=["per-call", "shared"], default="per-call",

@@ -93,8 +93,9 @@ def test_upgrade_never_locks_a_tampered_cache(tmp_path, tofu_solve, own_cache):
 def test_an_edited_lock_hash_gets_one_diagnosis_from_check_and_init(tmp_path, tofu_solve, own_cache):
     """Issue #47 §6: the lock's ``h1:`` edited. ``check`` and ``init`` agree on what changed
     (the lock: the package and the installed copy agree with each other), name the block and
-    its line, and name ``-upgrade=kms`` for that one call, never a bare ``-upgrade``; which,
-    after review, lands the genuine hash and moves nothing."""
+    its line, and name ``-accept-checksum=kms`` for that one call (issue #60 §1: never an
+    ``-upgrade``, which may select a version nobody reviewed); which, after review, lands the
+    genuine hash and moves nothing."""
     root = _kms_root(tmp_path / "root")
     assert tofu_solve(root, "init").code == 0
     lock_path = root / ".terraform.lock.hcl"
@@ -112,22 +113,27 @@ def test_an_edited_lock_hash_gets_one_diagnosis_from_check_and_init(tmp_path, to
         assert r.code == 1
         assert "Error: Lock file hash edited" in r.err and f"on .terraform.lock.hcl line {line}" in r.err
         assert " ".join(words.split()) in " ".join(r.err.split())
-        assert "tofu-solve init -upgrade=kms" in r.err and "tofu-solve init -upgrade\n" not in r.err + "\n"
+        assert "tofu-solve init -accept-checksum=kms" in r.err and "-upgrade" not in r.err
+        assert f"Locked: {forged}" in r.err and f"Found:  {real}" in r.err
         assert lock_path.read_text() == lock_before
     c = tofu_solve(root, "check", "-json").json()
     assert [(d["kind"], d["file"], d["line"]) for d in c["differences"]] == [("lock-hash", ".terraform.lock.hcl", line)]
-    assert words in c["differences"][0]["detail"] and "-upgrade=kms" in c["differences"][0]["detail"]
+    assert words in c["differences"][0]["detail"] and "-accept-checksum=kms" in c["differences"][0]["detail"]
     text = tofu_solve(root, "check")
     assert text.code == 1 and "An edited lock hash is not mended by tofu-solve init" in text.err
-    r = tofu_solve(root, "init", "-upgrade=kms")  # reviewed: accepted for this call alone
+    r = tofu_solve(root, "init", "-accept-checksum=kms")  # reviewed: accepted for this call alone
     assert r.code == 0, r.err
     assert lock_path.read_text() == genuine_lock
+    said = " ".join(r.out.split())
+    assert f"checksum accepted at {locks.modules['kms'].version} (-accept-checksum=kms): {forged}" in said
+    assert f"-> {real}" in said
 
 
 def test_a_changed_package_is_told_apart_from_an_edited_lock(tmp_path, tofu_solve, own_cache):
     """The package, not the lock, changed (every cached file and its recorded hash
     rewritten, as a compromised origin would serve it): the lock and the installed copy
-    agree, so init names the package, with -upgrade=kms to accept it after review."""
+    agree, so init names the package, with -accept-checksum=kms to accept it after review, at
+    the same version."""
     root = _kms_root(tmp_path / "root")
     assert tofu_solve(root, "init").code == 0
     lock_before = (root / ".terraform.lock.hcl").read_text()
@@ -141,8 +147,15 @@ def test_a_changed_package_is_told_apart_from_an_edited_lock(tmp_path, tofu_solv
     said = " ".join(r.err.split())
     assert ".terraform.lock.hcl and the installed copy both record" in said
     assert "the package changed where it comes from, or in the cache" in said
-    assert "tofu-solve init -upgrade=kms" in r.err
+    assert "tofu-solve init -accept-checksum=kms" in r.err
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
+    version = parse_lock_text(lock_before)[0].modules["kms"].version
+    r = tofu_solve(root, "init", "-accept-checksum=kms")
+    assert r.code == 0, r.err
+    after = parse_lock_text(r.lock)[0].modules["kms"]
+    assert after.version == version and after.hashes != parse_lock_text(lock_before)[0].modules["kms"].hashes
+    assert all("# changed upstream" in f.read_text() for f in (root / ".terraform/modules/kms").rglob("*.tf"))
+    assert tofu_solve(root, "init").code == 0  # the accepted contents verify from now on
 
 
 def test_an_edited_installed_module_is_reinstalled_from_the_verified_package(tmp_path, tofu_solve, own_cache):
@@ -218,14 +231,15 @@ def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch)
     assert r.code == 1
     assert "Error: Module package verification failed" in r.err
     assert f"Expected: git::{url}?ref={genuine}" in r.err and f"Got:      git::{url}?ref={moved}" in r.err
-    assert "tofu-solve init -upgrade=m" in r.err
+    assert "tofu-solve init -accept-checksum=m" in r.err
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# one\n"
-    # -upgrade=m accepts the new commit, re-hashed
-    r = tofu_solve(root, "init", "-upgrade=m")
+    # -accept-checksum=m accepts the new commit at the same tag, re-hashed (issue #60 §1)
+    r = tofu_solve(root, "init", "-accept-checksum=m")
     assert r.code == 0, r.err
     lock = parse_lock_text(r.lock)[0].modules["m"]
-    assert lock.package == f"git::{url}?ref={moved}"
+    assert lock.package == f"git::{url}?ref={moved}" and lock.version == "v1.0.0"
+    assert f"git::{url}?ref={genuine}) -> " in " ".join(r.out.split())
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# tampered release\n"
 
 

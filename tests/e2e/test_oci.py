@@ -113,9 +113,9 @@ def test_repushed_tag_is_caught_by_digest(tmp_path, tofu_solve, oci, own_cache, 
     assert r.code == 1
     assert "Error: Module package verification failed" in r.err
     assert f"Expected: oci://{oci.host}/modules/moving?digest={digest}" in r.err
-    assert "tofu-solve init -upgrade=m" in r.err
+    assert "tofu-solve init -accept-checksum=m" in r.err
     assert (root / ".terraform.lock.hcl").read_text() == before
-    r = tofu_solve(root, "init", "-upgrade=m")
+    r = tofu_solve(root, "init", "-accept-checksum=m")
     assert r.code == 0, r.err
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# pushed again\n"
     assert parse_lock_text(r.lock)[0].modules["m"].package != f"oci://{oci.host}/modules/moving?digest={digest}"

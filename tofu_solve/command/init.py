@@ -74,7 +74,7 @@ from ..workdir.install import (
 )
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
-from ..workdir.verify import hash_diagnosis, verify_packages
+from ..workdir.verify import AcceptedChecksum, hash_diagnosis, verify_packages
 from .arguments import InitArguments
 from .monorepo import (
     cross_root_report,
@@ -112,6 +112,7 @@ class InitOptions:
     root: Path = Path(".")
     upgrade: bool = False
     upgrade_only: tuple[str, ...] = ()  # -upgrade=NAME,...: call paths or names, module packages, providers
+    accept_checksum: tuple[str, ...] = ()  # -accept-checksum=NAME,...: new contents accepted at the locked version
     shared: bool = False
     lockfile: str = "update"  # or "readonly"
     tofu_version: str | None = None  # -tofu-version
@@ -205,6 +206,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     solve_locks, providers_again = read.locks, frozenset[str]()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(read.locks, tree, opts.upgrade_only, target.product)
+    accept = _Accept.of(opts, read.locks, tree, target.product)
+    solve_locks = accept.unpinned(solve_locks)
     store = _open_store(opts, settings, registry, read.locks)
     stores.extend([store] if store is not None else [])
     wired = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
@@ -213,7 +216,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     ctx, counter = wired.context, wired.counter
     notes.extend(WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings)
     solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
-                               store, memo, progress)
+                               store, memo, progress, accept)
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
         solved.state_doc = _cited_from_root(solved.state_doc, policy.file, root, opts, settings)
     res = solved.res
@@ -222,9 +225,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
     changes = _module_lock_changes(read.on_disk, solved, opts)
     plan = solved.plan
-    plan.changes[:] = [replace(c, reason=_provider_change_reason(c, solved.reasons.get(c.label),
-                                                                 read.locks.providers.get(c.label),
-                                                                 plan.providers.get(c.label)))
+    plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or _provider_change_reason(
+                           c, solved.reasons.get(c.label), read.locks.providers.get(c.label),
+                           plan.providers.get(c.label)))
                        for c in plan.changes]
     res.warnings.extend(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(solved.new_modules))
@@ -435,11 +438,102 @@ class _Solved:
     provider_ms: int
     read_ahead: int
     plugin_cache: Path | None
+    accepted: dict[str, tuple[AcceptedChecksum, str]] = field(default_factory=dict)  # path -> (it, its NAME)
+
+
+@dataclass(frozen=True)
+class _Accept:
+    """What ``-accept-checksum=NAME,...`` names (issue #60 §1): module call paths and
+    provider addresses whose new contents are accepted at their locked versions. Nothing
+    moves for it: the solve holds every lock as a plain ``init`` does, and the run is
+    refused when a named subject's version would change (:meth:`refuse_moves`)."""
+
+    names: tuple[str, ...] = ()
+    modules: dict[str, str] = field(default_factory=dict)  # call path -> the NAME that named it
+    providers: dict[str, str] = field(default_factory=dict)  # provider address -> the NAME
+
+    @staticmethod
+    def of(opts: InitOptions, locks: LockFile, tree: ModuleTree, product: Product) -> _Accept:
+        """The flag's names resolved against the lock file.
+
+        Raises:
+            ConfigurationError: with ``-upgrade`` or ``-lockfile=readonly`` (one moves what
+                should stay, the other writes nothing to accept into), or a NAME that names
+                no lock entry (:func:`named_locks`).
+        """
+        if not opts.accept_checksum:
+            return _Accept()
+        if opts.upgrade or opts.upgrade_only or opts.lockfile == "readonly":
+            other = "-lockfile=readonly" if opts.lockfile == "readonly" else "-upgrade"
+            raise ConfigurationError(
+                "Incompatible flags",
+                f"-accept-checksum accepts new contents at the locked versions and writes them to the lock file; "
+                f"it cannot be combined with {other}. Accept the checksums first, then run the other command.")
+        named_modules, named_providers = named_locks(locks, tree, opts.accept_checksum, product, "-accept-checksum")
+        return _Accept(opts.accept_checksum, {p: n for n, ps in named_modules.items() for p in ps},
+                       {a: n for n, addrs in named_providers.items() for a in addrs})
+
+    def unpinned(self, locks: LockFile) -> LockFile:
+        """``locks`` with the named modules' entries kept at their versions but without what
+        pins their contents (hashes, the package's commit or digest), so that the version's
+        current package is fetched and hashed."""
+        if not self.modules:
+            return locks
+        return locks.with_modules({p: replace(m, hashes=(), package="") if p in self.modules else m
+                                   for p, m in locks.modules.items()})
+
+    def refuse_moves(self, res: Resolution, locks: LockFile) -> None:
+        """Raises IntegrityError when the solve moves a named subject off its locked version
+        (the configuration no longer admits it, or the call is gone): the reviewed code and
+        the installed code must be the same."""
+        for path, name in sorted(self.modules.items()):
+            lock, cand = locks.modules[path], res.modules.get(path)
+            if cand is None or cand.version_text != lock.version:
+                now = f"would move it {lock.version} -> {cand.version_text}" if cand is not None else \
+                    "no longer calls it"
+                raise IntegrityError(
+                    "Checksum not accepted",
+                    f'-accept-checksum={name} accepts new contents of module "{path}" at its locked version '
+                    f"{lock.version} only, but the configuration {now}. Nothing was changed. Choose the version "
+                    f"first (tofu-solve init -upgrade={path}, then review what it selects), or restore the "
+                    "constraint that admits the locked version.", SourceRange(LOCK_FILE_NAME, lock.line)
+                    if lock.line else None)
+        for addr, name in sorted(self.providers.items()):
+            plock, pick = locks.providers[addr], res.providers.get(addr)
+            if pick is None or str(pick.version) != plock.version:
+                now = f"would move it {plock.version} -> {pick.version}" if pick is not None else \
+                    "no longer requires it"
+                raise IntegrityError(
+                    "Checksum not accepted",
+                    f"-accept-checksum={name} accepts new contents of provider {addr} at its locked version "
+                    f"{plock.version} only, but the configuration {now}. Nothing was changed.")
+
+    def provider_reason(self, addr: str, locks: LockFile, plan: ProviderLockPlan) -> str:
+        """The change list's reason for a provider block whose checksums were accepted: the
+        hashes before and after; "" for any other block."""
+        old, new = locks.providers.get(addr), plan.providers.get(addr)
+        if addr not in self.providers or old is None or new is None:
+            return ""
+        gone = sorted(set(old.hashes) - set(new.hashes))
+        added = sorted(set(new.hashes) - set(old.hashes))
+        return (f"checksum accepted at {new.version} (-accept-checksum={self.providers[addr]}): "
+                f"{len(gone)} hash{'es' if len(gone) != 1 else ''} replaced by {len(added)}"
+                + (f", {gone[0]} -> {added[0]}" if gone and added else ""))
+
+
+def accepted_reason(a: AcceptedChecksum, name: str) -> str:
+    """The change list's reason for a module block whose checksum was accepted: the old and
+    new ``h1:`` with the package each came from."""
+    def side(h1s: tuple[str, ...], package: str) -> str:
+        return (", ".join(h1s) or "(no h1:)") + (f" ({package})" if package else "")
+    return f"checksum accepted at {a.version} (-accept-checksum={name}): {side(a.old_h1, a.old_package)} -> " \
+           f"{side(a.new_h1, a.new_package)}"
 
 
 def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, wired: Wiring,
                       locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
-                      store: PackageStore | None, memo: HashMemo, progress: Progress | None) -> _Solved:
+                      store: PackageStore | None, memo: HashMemo, progress: Progress | None,
+                      accept: _Accept | None = None) -> _Solved:
     """Solve; then verify the module packages against the lock while the provider lock
     blocks are planned (both are network round trips that do not depend on each other); push
     what was verified to the package store. The context is closed at the end."""
@@ -457,15 +551,20 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         _refuse_unloadable(res, ctx.options.target)
+        accept = accept or _Accept()
+        accept.refuse_moves(res, locks)
         if progress:
             progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
-            planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again)
-            selected, trees, verified = verify_packages(res, solve_locks, wired, opts.upgrade,
-                                                         opts.lockfile == "readonly", moves, memo,
-                                                         hash_diagnosis(root, settings, memo))
+            planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again,
+                                 frozenset(accept.providers))
+            accepted: list[AcceptedChecksum] = []
+            selected, trees, verified = verify_packages(res, locks.with_modules(
+                {p: (locks.modules[p] if p in accept.modules else m) for p, m in solve_locks.modules.items()}),
+                wired, opts.upgrade, opts.lockfile == "readonly", moves, memo, hash_diagnosis(root, settings, memo),
+                frozenset(accept.modules), accepted)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
@@ -480,7 +579,8 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         ahead.close()
         ctx.close()
     return _Solved(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
-                   sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir)
+                   sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir,
+                   {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed})
 
 
 def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _LocksRead,
@@ -531,6 +631,8 @@ def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: 
         if old is not None and new is not None and same_selection(old, new):
             continue  # an entry written before package pins is completed, not changed
         reason = solved.reasons.get(path, "")
+        if path in solved.accepted:
+            reason = accepted_reason(*solved.accepted[path])
         if not reason and path in solved.moves and opts.lockfile != "readonly":
             reason = f"package moved to {solved.moves[path][1]} (the same identity)"
         if not reason and old is not None and new is not None and old.version == new.version:
@@ -636,19 +738,20 @@ def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleC
             store.push_module(key, pkg.root, h1, lock.version)
 
 
-def without_targets(locks: LockFile, tree, names: tuple[str, ...],
-                    product: Product = OPENTOFU) -> tuple[LockFile, frozenset[str]]:
-    """``locks`` without the entries ``-upgrade=NAME,...`` names, so that only those are
-    chosen afresh (every other lock is kept, as ``tofu init`` keeps them); and the provider
-    addresses whose version lists must be fetched again.
-
-    A NAME is a module call path (``eks.kms``) or call name (``kms``: every call so named), a
-    module package (``terraform-aws-modules/kms/aws``, with or without its host) or a provider
-    (``hashicorp/aws`` or its full address); names without a host are on ``product``'s
-    registry host.
+def named_locks(locks: LockFile, tree, names: tuple[str, ...], product: Product,
+                flag: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """What each NAME of ``-upgrade=NAME,...`` or ``-accept-checksum=NAME,...`` (``flag``)
+    names in the lock file: (NAME -> the module call paths it names, NAME -> the provider
+    addresses). A NAME is a module call path (``eks.kms``) or call name (``kms``: every call
+    so named), a module package (``terraform-aws-modules/kms/aws``, with or without its
+    host) or a provider (``hashicorp/aws`` or its full address); names without a host are on
+    ``product``'s registry host.
 
     Raises:
-        ConfigurationError: a NAME that names nothing in the lock file or the configuration.
+        ConfigurationError: a NAME that names nothing in the lock file, with the nearest
+            name when one is near (OpenTofu's "did you mean" distance). With ``-upgrade``, a
+            call or provider of the configuration not locked yet is no error (it is chosen
+            afresh anyway).
     """
     from ..addrs.identifiers import valid_call_path
     from ..addrs.module_source import parse_source
@@ -663,39 +766,49 @@ def without_targets(locks: LockFile, tree, names: tuple[str, ...],
             return {str(src.package), src.package.for_display}
         return {source.split("?", 1)[0]}
 
-    modules = dict(locks.modules)
-    providers = dict(locks.providers)
-    again: set[str] = set()
+    modules: dict[str, list[str]] = {}
+    providers: dict[str, list[str]] = {}
     for name in names:
-        hit = False
-        for path, m in list(modules.items()):
-            if name == path or (valid_call_path(name) and "." not in name and path.rsplit(".", 1)[-1] == name) \
-                    or name in package_names(m.source):
-                del modules[path]
-                hit = True
-                for inner in [p for p in modules if p.startswith(path + ".")]:
-                    del modules[inner]  # the calls inside a module move with it (cargo update -p)
-        for addr, _p in list(providers.items()):
-            if name in (addr, product.short(addr)):
-                del providers[addr]
-                again.add(addr)
-                hit = True
-        if not hit:
-            known = {rc.call.name for rc in tree.remote_calls} | {
-                n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
-                x for _, r in tree.providers for x in (str(r.address), product.short(str(r.address)))}
-            if name not in known:  # a call or provider not locked yet is simply chosen afresh anyway
-                import difflib
+        modules[name] = [path for path, m in sorted(locks.modules.items())
+                         if name == path or (valid_call_path(name) and "." not in name
+                                             and path.rsplit(".", 1)[-1] == name) or name in package_names(m.source)]
+        providers[name] = [a for a in sorted(locks.providers) if name in (a, product.short(a))]
+        if modules[name] or providers[name]:
+            continue
+        known = {rc.call.name for rc in tree.remote_calls} | {
+            n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
+            x for _, r in tree.providers for x in (str(r.address), product.short(str(r.address)))}
+        if flag == "-upgrade" and name in known:
+            continue  # a call or provider not locked yet is simply chosen afresh anyway
+        import difflib
 
-                near = difflib.get_close_matches(name, sorted(known | set(modules) | {
-                    product.short(a) for a in providers}), n=1, cutoff=0.6)
-                hint = f" Did you mean -upgrade={near[0]}?" if near else ""
-                raise ConfigurationError(
-                    "Unknown name in -upgrade",
-                    f'-upgrade={name} names no module call, module package or provider of this configuration\'s '
-                    f"lock file.{hint} Use a call path (vpc, eks.kms), a module package "
-                    "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).")
-    return LockFile(providers, modules), frozenset(again)
+        near = difflib.get_close_matches(name, sorted(known | set(locks.modules) | {
+            product.short(a) for a in locks.providers}), n=1, cutoff=0.6)
+        hint = f" Did you mean {flag}={near[0]}?" if near else ""
+        raise ConfigurationError(
+            f"Unknown name in {flag}",
+            f'{flag}={name} names no module call, module package or provider of this configuration\'s '
+            f"lock file.{hint} Use a call path (vpc, eks.kms), a module package "
+            "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).")
+    return modules, providers
+
+
+def without_targets(locks: LockFile, tree, names: tuple[str, ...],
+                    product: Product = OPENTOFU) -> tuple[LockFile, frozenset[str]]:
+    """``locks`` without the entries ``-upgrade=NAME,...`` names (:func:`named_locks`), so
+    that only those are chosen afresh (every other lock is kept, as ``tofu init`` keeps
+    them), the calls inside a named module with it (``cargo update -p``); and the provider
+    addresses whose version lists must be fetched again.
+
+    Raises:
+        ConfigurationError: a NAME that names nothing (:func:`named_locks`).
+    """
+    named_modules, named_providers = named_locks(locks, tree, names, product, "-upgrade")
+    gone = {p for paths in named_modules.values() for p in paths}
+    modules = {p: m for p, m in locks.modules.items()
+               if p not in gone and not any(p.startswith(g + ".") for g in gone)}
+    again = {a for addrs in named_providers.values() for a in addrs}
+    return LockFile({a: p for a, p in locks.providers.items() if a not in again}, modules), frozenset(again)
 
 
 def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dict, trees: dict,
@@ -769,12 +882,13 @@ def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
 
 
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
-                   opts: InitOptions, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
+                   opts: InitOptions, refresh: frozenset[str] = frozenset(),
+                   accept: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """The provider blocks ``tofu init`` would write for this solution (see
     :mod:`tofu_solve.plugins.provider_locks`)."""
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
-                               refresh)
+                               refresh, accept)
 
 
 def _same_version_change(old: ModuleLock, new: ModuleLock) -> str:
@@ -842,7 +956,8 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
     early = getattr(ns, "early_start", None)  # started by the CLI before this module was imported
     client = early.client() if early is not None else configured_client(
         settings, args.tf_path, named=not args.handover and bool(args.tofu_version or args.terraform_version))
-    opts = InitOptions(root=Path(args.chdir), upgrade=args.upgrade, upgrade_only=args.upgrade_only, shared=args.shared,
+    opts = InitOptions(root=Path(args.chdir), upgrade=args.upgrade, upgrade_only=args.upgrade_only,
+                       accept_checksum=args.accept_checksum, shared=args.shared,
                        lockfile=args.lockfile, tofu_version=args.tofu_version,
                        terraform_version=args.terraform_version, client=client,
                        plugin_cache=settings.cache_dir / "plugins" if client is not None and args.handover else None,
@@ -851,6 +966,9 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
                        platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars,
                        policy=args.policy, verbose=args.verbose, package_store=args.package_store)
     if args.recursive:
+        if args.accept_checksum:  # a NAME is one root's lock entry: accepted where it was reviewed
+            raise ConfigurationError("Incompatible flags", "-accept-checksum accepts one root's packages: run it in "
+                                     "that root (tofu-solve -chdir=DIR init -accept-checksum=NAME), not -recursive.")
         return _run_recursive(args, opts, views, settings)
     if not any(config_file_names(args.chdir)):
         views.empty_directory()  # as tofu init does in a directory without configuration: write nothing
@@ -883,7 +1001,7 @@ def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) 
     -upgrade: its summary is what the next run would print. A hand-over with passed-on flags
     counts too: the stamp keeps it without them (issue #47 §2; :func:`stamp.handover_record`)."""
     return not (args.json or args.json_into or args.format != "text" or (args.handover and h is None)
-                or args.upgrade or args.upgrade_only or args.recursive
+                or args.upgrade or args.upgrade_only or args.accept_checksum or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())
                 or any(isinstance(w, RepairWarning) for w in result.resolution.warnings))

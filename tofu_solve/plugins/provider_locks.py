@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..addrs.provider import ProviderAddress
-from ..errors import TofuSolveError
+from ..errors import IntegrityError, TofuSolveError
 from ..lockfile import LockChange, LockFile, ProviderLock
 from ..versions import apparentlymart_go_versions as gvs
 from .packages import PackageInfo, ProviderPackages
@@ -120,9 +120,34 @@ def _package_infos(todo: dict[str, tuple[ProviderAddress, str, str]], packages: 
     return infos
 
 
+def changed_package(addr: ProviderAddress, old: ProviderLock, info: PackageInfo,
+                    platform: str) -> IntegrityError | None:
+    """The error for a provider package that is not the one the lock recorded at the same
+    version, or None. OpenTofu's installer refuses a package that matches none of the
+    lock's hashes for its version (``internal/providercache/installer.go``, "doesn't match
+    any of the checksums previously recorded in the dependency lock file"); a block that
+    records the registry's signed ``zh:`` checksums covers every platform, so a package that
+    matches neither its ``zh:`` nor its ``h1:`` there was replaced at the same version. A
+    block without ``zh:`` checksums may simply lack this platform: its hashes are added, as
+    ``tofu providers lock`` adds them (issue #60 §1)."""
+    zh = f"zh:{info.shasum}"
+    if zh in old.hashes or info.h1 in old.hashes or not any(h.startswith("zh:") for h in old.hashes):
+        return None
+    shown = addr.for_display
+    return IntegrityError(
+        "Provider checksum verification failed",
+        f"The {platform} package of provider {addr} {old.version} doesn't match any of the checksums previously "
+        "recorded in the dependency lock file: the registry now serves other contents at the same version. This "
+        "may indicate the provider has been modified or tampered with.\n\n"
+        f"Locked: {', '.join(sorted(old.hashes))}\nFound:  {info.h1}, {zh}\n\n"
+        "If the new package is intended, review it, then accept it at the same version with:\n"
+        f"  tofu-solve init -accept-checksum={shown}")
+
+
 def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requirements: dict[str, list],
                         locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
-                        workers: int = 8, refresh: frozenset[str] = frozenset()) -> ProviderLockPlan:
+                        workers: int = 8, refresh: frozenset[str] = frozenset(),
+                        accept: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """Build the provider blocks for ``selected`` (address -> (address, version)).
 
     Args:
@@ -132,6 +157,10 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
         platforms: target platforms (``OS_ARCH``), at least one.
         refresh: addresses whose block is rebuilt even when it still fits (``-upgrade=NAME``);
             changes are still reported against ``locks``.
+        accept: addresses whose package's new contents are accepted at the locked version
+            (``-accept-checksum``): their block is rebuilt from the registry's hashes alone.
+            Any other provider whose package changed at its locked version is refused
+            (:func:`changed_package`).
 
     Raises:
         RegistryError, NetworkError, IntegrityError: fetching or authenticating a package.
@@ -141,8 +170,8 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
     wanted = {a: (addr, v, lock_constraints(requirements.get(a, ()))) for a, (addr, v) in sorted(selected.items())
               if not addr.is_builtin and not addr.is_legacy}
 
-    todo = [a for a in wanted if _needs_packages(wanted[a], locks.providers.get(a), a in refresh, packages,
-                                                 platforms)]
+    todo = [a for a in wanted if _needs_packages(wanted[a], locks.providers.get(a), a in refresh or a in accept,
+                                                 packages, platforms)]
     infos = _package_infos({a: wanted[a] for a in todo}, packages, platforms, workers)
     for a, (addr, version, constraints) in wanted.items():
         old = locks.providers.get(a)
@@ -153,9 +182,13 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
         hashes = set()
         for p in platforms:
             info = infos[(a, p)]
+            if old is not None and old.version == version and a not in accept:
+                problem = changed_package(addr, old, info, p)
+                if problem is not None:
+                    raise problem
             hashes.add(info.h1)
             hashes.update(info.signed)
-        if old is not None and old.version == version:
+        if old is not None and old.version == version and a not in accept:
             hashes.update(h for h in old.hashes if h.startswith(_PREFERRED))  # ProviderLock.PreferredHashes
         new = ProviderLock(addr, version, constraints, tuple(hashes))
         if old is not None and (old.version, old.constraints, old.hashes) == (new.version, new.constraints,
@@ -173,4 +206,4 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
     return plan
 
 
-__all__ = ["ProviderLockPlan", "lock_constraints", "plan_provider_locks"]
+__all__ = ["ProviderLockPlan", "changed_package", "lock_constraints", "plan_provider_locks"]

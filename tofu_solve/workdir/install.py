@@ -80,23 +80,36 @@ def package_changed(call_path: str, shown: str, expected: str, got: str | None, 
         f'Module "{call_path}" ({shown}) now resolves to a different package than {lock_file} records.\n'
         "This may indicate that its tag or registry version was moved, or tampered with.\n\n"
         f"Expected: {expected}\nGot:      {got or '(no immutable address: the source now gives a floating package)'}"
-        "\n\nNothing was changed. If the new package is intended, check it, then accept it with:\n"
-        f"  tofu-solve init -upgrade={call_path}")
+        "\n\nNothing was changed. If the new package is intended, review it, then accept it at the same "
+        f"version with:\n  {accept_command(call_path)}")
 
 
-def verification_error(call_path: str, expected: list[str], got: str, place: str) -> IntegrityError:
+def accept_command(name: str) -> str:
+    """The command that accepts a package's new contents at its locked version and moves
+    nothing (issue #60 §1): never ``-upgrade``, which may select a version nobody reviewed."""
+    return f"tofu-solve init -accept-checksum={name}"
+
+
+def verification_error(call_path: str, expected: list[str], got: str, place: str,
+                       packages: tuple[str, str] | None = None) -> IntegrityError:
+    """The checksum error of a module whose contents match none of its lock's ``h1:``
+    hashes, in the module-locking RFC's shape; ``packages``: (the package the lock records,
+    the package found), each a commit or digest address, shown beside the hashes."""
     exp = "\n          ".join(expected) if expected else "(none)"
+    was, now = packages if packages is not None else ("", "")
     return IntegrityError(
         "Module checksum verification failed",
         f'Module "{call_path}" has a checksum that doesn\'t match the lock file ({place}).\n'
         "This may indicate the module has been modified or tampered with.\n\n"
-        f"Expected: {exp}\nGot:      {got}\n\n"
-        f"If the new checksum is intended, review the module, then accept it for this call alone with:\n"
-        f"  tofu-solve init -upgrade={call_path}")
+        f"Expected: {exp}" + (f" (package {was})" if was else "") + f"\nGot:      {got}" +
+        (f" (package {now})" if now else "") + "\n\n"
+        "If the new checksum is intended, review the module, then accept it at the same version for this "
+        f"call alone with:\n  {accept_command(call_path)}")
 
 
 def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, installed_h1: str | None,
-                  recorded_h1s: tuple[str, ...], lock_file: str, where=None) -> IntegrityError | None:
+                  recorded_h1s: tuple[str, ...], lock_file: str, where=None,
+                  found_package: str | None = None) -> IntegrityError | None:
     """The one diagnosis of a module whose ``h1:`` hashes disagree, which ``init`` and
     ``check`` both give (issue #47 §6), found by comparing each hash with the package's own
     (``package_h1``: the package as fetched, or as the last init recorded it; None when
@@ -110,10 +123,12 @@ def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, inst
     * the lock and the package agree, and the installed copy does not: the copy was edited
       after installation ("Installed module copy changed": ``init`` reinstalls it);
 
-    each with ``-upgrade=NAME`` for that one call as the way to accept a new hash after
-    review, never a bare ``-upgrade``. None when nothing disagrees. ``recorded_h1s``: the
-    hashes the last init wrote for the call (:func:`tofu_solve.workdir.solved.recorded_module_locks`);
-    ``where``: what to cite (default the block's line in ``lock_file``)."""
+    each with ``-accept-checksum=NAME`` for that one call as the way to accept a new hash
+    after review, at the locked version (issue #60 §1: never ``-upgrade``, which may move the
+    version). None when nothing disagrees. ``recorded_h1s``: the hashes the last init wrote
+    for the call (:func:`tofu_solve.workdir.solved.recorded_module_locks`); ``where``: what
+    to cite (default the block's line in ``lock_file``); ``found_package``: the package (a
+    commit or digest address) the package's hash was taken of, shown beside the lock's."""
     from ..errors import SourceRange
 
     locked = [h for h in lock.hashes if h.startswith("h1:")]
@@ -121,20 +136,23 @@ def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, inst
         return None
     at = where if where is not None else SourceRange(lock_file, lock.line) if lock.line else None
     genuine = package_h1 if package_h1 is not None else next((h for h in recorded_h1s if h == installed_h1), None)
-    accept = (f"If the new hash is intended, review the package, then accept it for this call alone with:\n"
-              f"  tofu-solve init -upgrade={call_path}")
+    accept = ("If the new hash is intended, review the package, then accept it at the same version for this call "
+              f"alone with:\n  {accept_command(call_path)}")
+    shown = (f"\n\nLocked: {', '.join(locked)}" + (f" (package {lock.package})" if lock.package else "") +
+             f"\nFound:  {package_h1}" + (f" (package {found_package})" if found_package else "")
+             if package_h1 is not None else "")
     if genuine is not None and genuine not in locked and (installed_h1 == genuine or genuine in recorded_h1s):
         return LockHashEdited(
             "Lock file hash edited",
             f'The module "{call_path}" block of {lock_file} records {", ".join(locked)}, but the package it locks '
             f"hashes to {genuine}" + (", as does the installed copy" if installed_h1 == genuine else "") +
-            ": the lock file was edited, not the package.\n\n" + accept, at)
+            ": the lock file was edited, not the package." + shown + "\n\n" + accept, at)
     if package_h1 is not None and package_h1 not in locked and installed_h1 in locked:
         return IntegrityError(
             "Module checksum verification failed",
             f'Module "{call_path}" now hashes to {package_h1}, but {lock_file} and the installed copy both record '
             f"{installed_h1}: the package changed where it comes from, or in the cache. This may indicate the "
-            "module has been modified or tampered with.\n\n" + accept, at)
+            "module has been modified or tampered with." + shown + "\n\n" + accept, at)
     if installed_h1 is not None and installed_h1 not in locked and (package_h1 is None or package_h1 in locked):
         return IntegrityError(
             "Installed module copy changed",
@@ -143,7 +161,7 @@ def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, inst
             ": it was changed after installation. tofu-solve init reinstalls it from the package verified against "
             "the lock (the lock file is the authority).", at)
     if package_h1 is not None and package_h1 not in locked:
-        return verification_error(call_path, locked, package_h1, "the package")
+        return verification_error(call_path, locked, package_h1, "the package", (lock.package, found_package or ""))
     return None
 
 

@@ -7,7 +7,7 @@ disagrees (:func:`~.install.hash_mismatch`, which ``check`` gives too)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,9 +48,29 @@ def module_lock_for(path: str, cand: ModuleCandidate, res: Resolution, hashes: t
                       pin or "", pin is None)
 
 
+@dataclass(frozen=True)
+class AcceptedChecksum:
+    """A package whose new contents ``-accept-checksum`` accepted at its locked version
+    (issue #60 §1): the call path, the version, and the lock's ``h1:`` hashes and package
+    before and after (a package is a commit or digest address, "" for none)."""
+
+    path: str
+    version: str
+    old_h1: tuple[str, ...]
+    old_package: str
+    new_h1: tuple[str, ...]
+    new_package: str
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything the lock records moved (accepting what already matches changes nothing)."""
+        return set(self.old_h1) != set(self.new_h1) or self.old_package != self.new_package
+
+
 def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bool, readonly: bool = False,
-                     moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None,
-                     diagnose: Callable[[str, ModuleLock, str], TofuSolveError] | None = None):
+                    moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None,
+                    diagnose: Callable[[str, ModuleLock, str, str], TofuSolveError] | None = None,
+                    accept: frozenset[str] = frozenset(), accepted: list[AcceptedChecksum] | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
     the lock when the lock holds the same version (not with ``-upgrade``, which records the
     new checksums). Returns (call path -> (candidate,
@@ -58,10 +78,14 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
     locked packages found at another location with the same identity (call path -> (locked
     address, new address)); with ``readonly`` their entries keep the locked address.
     ``diagnose``: the error for a package whose ``h1:`` the lock does not record (call path,
-    lock entry, the package's ``h1:``), telling which of lock, copy and package changed."""
+    lock entry, the package's ``h1:``, the package found), telling which of lock, copy and
+    package changed. ``accept``: call paths whose new contents are accepted at their locked
+    version (``-accept-checksum``): their package is hashed afresh and recorded in place of
+    the lock's, each appended to ``accepted``; the caller has made sure the version stays."""
     selected, trees, verified = {}, {}, []
     moves = {} if moves is None else moves
-    pinned = _pinned_selections(locks)
+    pinned = _pinned_selections(LockFile(locks.providers, {p: m for p, m in locks.modules.items()
+                                                           if p not in accept}))
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
         wired.pool.submit(_quiet, wired.index.fetch, res.modules[path])
@@ -73,16 +97,27 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
         if hashes is None:
             hashes = hashed[(pkg.root, pkg.zh)] = package_hashes(cand, pkg, memo, wired.cache)
         new = module_lock_for(path, cand, res, hashes, pkg.pin)
+        old = locks.modules.get(path)
+        if path in accept and old is not None and old.version == new.version:
+            if accepted is not None:
+                accepted.append(AcceptedChecksum(path, old.version, tuple(h for h in old.hashes if h.startswith("h1:")),
+                                                 old.package, tuple(h for h in hashes if h.startswith("h1:")),
+                                                 new.package))
+            selected[path] = (cand, pkg, new)  # the new contents' hashes only: the old ones no longer hold
+            tree = wired.context.tree(cand)
+            if not isinstance(tree, TofuSolveError):
+                trees[path] = tree
+            continue
         moved_from = _check_package(path, cand, new, locks, pinned)
         if moved_from is not None:
             moves[path] = (moved_from, new.package)
             if readonly:
                 new = replace(new, package=moved_from)  # recorded by the next writable init
-        old = locks.modules.get(path)
         if not upgrade and old is not None and (old.version, old.source) == (new.version, new.source) \
                 and old.hashes:
             if diagnose is not None and hashes[0] not in old.hashes and any(h.startswith("h1:") for h in old.hashes):
-                raise diagnose(path, old, hashes[0])  # which of lock, copy and package changed (issue #47 §6)
+                # which of lock, copy and package changed (issue #47 §6)
+                raise diagnose(path, old, hashes[0], new.package)
             verify(path, old, pkg.root, f"cached copy in {pkg.root}", actual=hashes[0])
             new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
             verified.append(path)
@@ -93,13 +128,13 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
     return selected, trees, verified
 
 
-def hash_diagnosis(root: Path, settings: Settings, memo: HashMemo) -> Callable[[str, ModuleLock, str],
+def hash_diagnosis(root: Path, settings: Settings, memo: HashMemo) -> Callable[[str, ModuleLock, str, str],
                                                                                 TofuSolveError]:
     """What ``init`` says of a package whose ``h1:`` its lock does not record: the one
     diagnosis ``check`` gives too (:func:`~tofu_solve.workdir.install.hash_mismatch`), from
     the installed copy (when modules.json records it at the locked version) and the hashes
     the last init recorded."""
-    def diagnose(path: str, lock: ModuleLock, package_h1: str) -> TofuSolveError:
+    def diagnose(path: str, lock: ModuleLock, package_h1: str, found_package: str = "") -> TofuSolveError:
         modules_dir = data_dir(root, settings.data_dir) / "modules"
         record = read_manifest(modules_dir / MANIFEST).get(path)
         installed = None
@@ -109,10 +144,11 @@ def hash_diagnosis(root: Path, settings: Settings, memo: HashMemo) -> Callable[[
             except TofuSolveError:
                 installed = None
         recorded = recorded_module_locks(root, settings).get(path)
-        found = hash_mismatch(path, lock, package_h1, installed, recorded.hashes if recorded else (), LOCK_FILE_NAME)
-        return found if found is not None else verification_error(path, [h for h in lock.hashes
-                                                                          if h.startswith("h1:")], package_h1,
-                                                                   "the package")
+        found = hash_mismatch(path, lock, package_h1, installed, recorded.hashes if recorded else (), LOCK_FILE_NAME,
+                              found_package=found_package or None)
+        return found if found is not None else verification_error(
+            path, [h for h in lock.hashes if h.startswith("h1:")], package_h1, "the package",
+            (lock.package, found_package))
     return diagnose
 
 
@@ -165,4 +201,4 @@ def _quiet(fn, *args):
 # --------------------------------------------------------------------------- the command
 
 
-__all__ = ["hash_diagnosis", "module_lock_for", "verify_packages"]
+__all__ = ["AcceptedChecksum", "hash_diagnosis", "module_lock_for", "verify_packages"]

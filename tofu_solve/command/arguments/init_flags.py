@@ -16,6 +16,8 @@ class InitArguments:
         chdir: the root module directory (``-chdir``).
         upgrade: ``-upgrade`` (everything may move).
         upgrade_only: ``-upgrade=NAME,...``: what may move, each as written.
+        accept_checksum: ``-accept-checksum=NAME,...``: whose new contents are accepted at the
+            locked version, each as written.
         shared: ``-module-versions=shared``.
         lockfile: ``-lockfile`` (``update`` or ``readonly``).
         tofu_version, terraform_version: ``-tofu-version`` / ``-terraform-version``.
@@ -38,6 +40,7 @@ class InitArguments:
     chdir: str
     upgrade: bool = False
     upgrade_only: tuple[str, ...] = ()
+    accept_checksum: tuple[str, ...] = ()
     shared: bool = False
     lockfile: str = "update"
     tofu_version: str | None = None
@@ -67,6 +70,8 @@ class InitArguments:
         return cls(
             chdir=ns.chdir, upgrade=upgrade is True,
             upgrade_only=tuple(n.strip() for n in upgrade.split(",") if n.strip()) if isinstance(upgrade, str) else (),
+            accept_checksum=tuple(n.strip() for n in (getattr(ns, "accept_checksum", None) or "").split(",")
+                                  if n.strip()),
             shared=ns.module_versions == "shared", lockfile=ns.lockfile or "update",
             tofu_version=ns.tofu_version, terraform_version=ns.terraform_version, tf_path=ns.tf_path,
             handover=bool(ns.handover), max_rounds=ns.max_rounds, offline=bool(ns.offline), min_age=ns.min_age,
