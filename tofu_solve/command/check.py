@@ -123,7 +123,7 @@ class _Walk:
 
     def __init__(self, root: Path, settings: Settings, target: TargetVersion):
         self.root, self.target = root, target
-        self.locks = read_lock_file(root / LOCK_FILE_NAME)
+        self.locks = read_lock_file(root / LOCK_FILE_NAME, refused_by="tofu-solve check")
         self.modules_dir = data_dir(root, settings.data_dir) / "modules"
         # the hashes init remembered by size and time (read only: check writes nothing)
         self.memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,

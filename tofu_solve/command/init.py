@@ -44,6 +44,8 @@ from ..lockfile import (
     write_lock_file,
 )
 from ..lockfile.entries import ProviderLock, content_hashes, same_selection
+from ..lockfile.merge_conflict import MergedLock, conflicted_error
+from ..lockfile.read import read_conflicted_lock_file
 from ..plugins import (
     ProviderLockPlan,
     ProviderPackages,
@@ -223,6 +225,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
+    if read.merged is not None:
+        res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons))
     changes = _module_lock_changes(read.on_disk, solved, opts)
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or _provider_change_reason(
@@ -365,18 +369,26 @@ class _LocksRead:
             OpenTofu's registry, and module blocks the file lost restored.
         on_disk: the file's own module blocks (lock changes are reported against them).
         lost: module blocks the last init recorded that another tool dropped from the file.
+        merged: the file had Git merge-conflict markers: how its sides were merged (the
+            solve starts from ``merged.locks``), None otherwise (issue #60 §2).
     """
 
     path: Path
     locks: LockFile
     on_disk: dict[str, ModuleLock]
     lost: dict[str, ModuleLock]
+    merged: MergedLock | None = None
 
 
 def _read_locks(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion) -> _LocksRead:
-    """Read the lock file (raises LockFileError)."""
+    """Read the lock file; one with merge-conflict markers from its two sides (issue #60
+    §2). Raises LockFileError, and "Lock file has merge conflicts" under
+    ``-lockfile=readonly``, which never resolves them."""
     path = root / LOCK_FILE_NAME
-    locks = read_lock_file(path)
+    merged = read_conflicted_lock_file(path)
+    if merged is not None and opts.lockfile == "readonly":
+        raise conflicted_error(LOCK_FILE_NAME, merged, "tofu-solve init -lockfile=readonly")
+    locks = merged.locks if merged is not None else read_lock_file(path)
     if not target.terraform:
         # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
         # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
@@ -389,7 +401,34 @@ def _read_locks(root: Path, opts: InitOptions, settings: Settings, target: Targe
         # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
         # the last init recorded are kept as if locked, and written back.
         locks = locks.with_modules({**lost, **locks.modules})
-    return _LocksRead(path, locks, on_disk, lost)
+    return _LocksRead(path, locks, on_disk, lost, merged)
+
+
+def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, str]) -> WarningText:
+    """How each conflicted block of a merged lock file was resolved (issue #60 §2): each
+    side's version, the one locked, and why (the solve's reason when it moved the block
+    from where the merge started it)."""
+    lines = []
+    for c in merged.conflicts:
+        pick = res.modules.get(c.name) if c.kind == "module" else res.providers.get(c.name)
+        now = None if pick is None else pick.version_text if c.kind == "module" else str(pick.version)
+        sides = f"ours {c.ours or '(none)'}, theirs {c.theirs or '(none)'}"
+        if now is None:
+            why = "no longer required by the configuration"
+        elif now == c.start:
+            why = c.how + ("; it fits the rest of the selection" if c.ours != c.theirs else "")
+        else:
+            other = c.theirs if c.start == c.ours else c.ours
+            why = (f"{c.start} does not fit the rest of the selection; the other side's" if now == other
+                   else f"moved from {c.start}") + (f": {reasons[c.name]}" if reasons.get(c.name) else "")
+        lines.append(f"{c.subject}: {sides} -> {now or 'removed'} ({why})")
+    hunks = len(merged.hunks)
+    return WarningText(
+        "Lock file merge conflicts resolved",
+        f"{LOCK_FILE_NAME} had {hunks} merge conflict hunk{'s' if hunks != 1 else ''}; tofu-solve read both sides, "
+        "kept every block they agree on and solved the rest:\n" + "\n".join(lines or ["(the sides agree on every "
+                                                                                        "block)"]) +
+        f"\n{LOCK_FILE_NAME} is written without markers; review it and commit it.")
 
 
 def _open_store(opts: InitOptions, settings: Settings, registry: RegistryClient | None,

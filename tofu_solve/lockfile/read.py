@@ -21,6 +21,7 @@ from ..versions import apparentlymart_go_versions as gvs
 from .entries import LockFile, ModuleLock, ProviderLock
 from .filename import LOCK_FILE_NAME
 from .hashes import parse_hash
+from .merge_conflict import MergedLock, conflicted_error, has_conflict_markers, merge_sides
 
 
 @dataclass(frozen=True)
@@ -255,25 +256,50 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
                                      line=block.line)
 
 
-def read_lock_file(path: str | os.PathLike, missing_ok: bool = True) -> LockFile:
+def _lock_text(path: str | os.PathLike, missing_ok: bool) -> str | None:
+    p = Path(path)
+    if not p.exists() and missing_ok:
+        return None
+    try:
+        return p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise LockFileError("Failed to read file",
+                            f'The configuration file "{os.fspath(path)}" could not be read.') from None
+
+
+def read_lock_file(path: str | os.PathLike, missing_ok: bool = True, refused_by: str = "This command") -> LockFile:
     """Read and validate a lock file.
 
     Returns an empty :class:`LockFile` when the file does not exist and ``missing_ok``.
 
     Raises:
         LockFileError: unreadable ("Failed to read file"), invalid HCL, or any invalid
-            entry (every problem listed, the first with its line).
+            entry (every problem listed, the first with its line); Git merge-conflict
+            markers ("Lock file has merge conflicts", naming the blocks in conflict and
+            ``tofu-solve init``, which resolves them: :mod:`.merge_conflict`; ``refused_by``
+            names the command that refuses).
     """
-    p = Path(path)
-    if not p.exists() and missing_ok:
+    text = _lock_text(path, missing_ok)
+    if text is None:
         return LockFile()
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        raise LockFileError("Failed to read file",
-                            f'The configuration file "{os.fspath(path)}" could not be read.') from None
+    if has_conflict_markers(text):
+        raise conflicted_error(os.fspath(path), merge_sides(text, os.fspath(path), parse_lock_text), refused_by)
     locks, diags = parse_lock_text(text, os.fspath(path))
     errors = [d for d in diags if d.severity == "error"]
     if errors:
         raise LockFileErrors(os.fspath(path), errors)
     return locks
+
+
+def read_conflicted_lock_file(path: str | os.PathLike) -> MergedLock | None:
+    """The lock a lock file with Git merge-conflict markers stands for, read from its sides
+    (:func:`.merge_conflict.merge_sides`); None when the file has no markers (or does not
+    exist): :func:`read_lock_file` reads it then.
+
+    Raises:
+        LockFileError: unreadable, or a side that is not a valid lock file.
+    """
+    text = _lock_text(path, True)
+    if text is None or not has_conflict_markers(text):
+        return None
+    return merge_sides(text, os.fspath(path), parse_lock_text)

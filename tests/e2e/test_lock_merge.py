@@ -1,0 +1,99 @@
+"""Lock merge conflicts resolved by solving (issue #60 §2), end to end: two real inits make
+the two sides of a merge (as two branches, each with its pull request, leave them), real
+git writes the conflicted lock file (``git merge-file``, with and without diff3 hunks), and
+``tofu-solve init`` reads both sides, solves, writes a lock without markers and lists how
+each conflicted block was resolved; ``-lockfile=readonly`` and ``check`` refuse the file,
+naming the blocks and ``tofu-solve init``."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from tests.e2e.conftest import write_root
+from tofu_solve.lockfile import parse_lock_text
+
+AWS = "registry.opentofu.org/hashicorp/aws"
+
+
+def _vpc(version: str) -> str:
+    return f'module "vpc" {{\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "{version}"\n}}\n'
+
+
+def _side(tofu_solve, dir, main_tf, *args) -> str:
+    root = write_root(dir, main_tf)
+    r = tofu_solve(root, "init", "-handover=false", *args)
+    assert r.code == 0, r.err
+    return (root / ".terraform.lock.hcl").read_text()
+
+
+def _conflicted(dir, base: str, ours: str, theirs: str, diff3: bool) -> str:
+    dir.mkdir(parents=True, exist_ok=True)
+    for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+        (dir / name).write_text(text)
+    r = subprocess.run(["git", "merge-file", "-p", *(["--diff3"] if diff3 else []), "-L", "HEAD", "-L", "base",
+                        "-L", "renovate/vpc-6.x", "ours", "base", "theirs"], cwd=dir, capture_output=True, text=True)
+    assert r.returncode > 0 and "<<<<<<< HEAD" in r.stdout
+    return r.stdout
+
+
+@pytest.mark.parametrize("diff3", [False, True])
+def test_two_versions_of_a_module_are_solved_and_the_resolution_listed(isolated, tofu_solve, diff3):
+    base = _side(tofu_solve, isolated / "base", _vpc("6.4.0"))
+    ours = _side(tofu_solve, isolated / "ours", _vpc("6.5.1"))
+    theirs = _side(tofu_solve, isolated / "theirs", _vpc("6.6.0"))
+    root = write_root(isolated / "root", _vpc("~> 6.0"))  # main.tf as merged: both versions admitted
+    lock_path = root / ".terraform.lock.hcl"
+    lock_path.write_text(_conflicted(isolated / "merge", base, ours, theirs, diff3))
+    conflicted = lock_path.read_text()
+    for args, who in ((("check",), "tofu-solve check"),
+                      (("init", "-lockfile=readonly", "-handover=false"), "tofu-solve init -lockfile=readonly")):
+        r = tofu_solve(root, *args)
+        assert r.code == 1 and "Error: Lock file has merge conflicts" in r.err, r.err
+        said = " ".join(r.err.split())
+        assert 'module "vpc": 6.5.1 / 6.6.0' in said and f"{who} does not resolve them; tofu-solve init does" in said
+        assert lock_path.read_text() == conflicted
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    text = lock_path.read_text()
+    assert "<<<<<<<" not in text and "=======" not in text and ">>>>>>>" not in text
+    locks = parse_lock_text(text)[0]
+    assert locks.modules["vpc"].version == "6.6.0"
+    assert locks.modules["vpc"].hashes == parse_lock_text(theirs)[0].modules["vpc"].hashes  # that side's, verified
+    said = " ".join((r.out + r.err).split())
+    assert "tofu-solve read both sides, kept every block they agree on and solved the rest" in said
+    assert ('module "vpc": ours 6.5.1, theirs 6.6.0 -> 6.6.0 (two versions: the solve starts from the newer; it fits '
+            "the rest of the selection)") in said
+    assert tofu_solve(root, "check").code == 0
+
+
+def test_the_newer_side_that_does_not_fit_moves_to_the_other(isolated, tofu_solve):
+    base = _side(tofu_solve, isolated / "base", _vpc("6.4.0"))
+    ours = _side(tofu_solve, isolated / "ours", _vpc("6.5.1"))
+    theirs = _side(tofu_solve, isolated / "theirs", _vpc("6.6.0"))
+    root = write_root(isolated / "root", _vpc("~> 6.5.0"))  # the merged main.tf kept ours' line of the constraint
+    (root / ".terraform.lock.hcl").write_text(_conflicted(isolated / "merge", base, ours, theirs, False))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert parse_lock_text(r.lock)[0].modules["vpc"].version == "6.5.1"
+    said = " ".join((r.out + r.err).split())
+    assert ('module "vpc": ours 6.5.1, theirs 6.6.0 -> 6.5.1 (6.6.0 does not fit the rest of the selection; the '
+            'other side\'s: constraint edited to "~> 6.5.0"') in said
+
+
+def test_one_provider_version_from_two_platforms_is_the_union_verified(isolated, tofu_solve):
+    tf = ('terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n'
+          '      version = "~> 5.90"\n    }\n  }\n}\n')
+    base = _side(tofu_solve, isolated / "base", tf)
+    ours = _side(tofu_solve, isolated / "ours", tf, "-platform=linux_amd64", "-platform=linux_arm64")
+    theirs = _side(tofu_solve, isolated / "theirs", tf, "-platform=linux_amd64", "-platform=darwin_arm64")
+    root = write_root(isolated / "root", tf)
+    (root / ".terraform.lock.hcl").write_text(_conflicted(isolated / "merge", base, ours, theirs, True))
+    r = tofu_solve(root, "init", "-handover=false", "-platform=linux_amd64", "-platform=linux_arm64",
+                   "-platform=darwin_arm64")
+    assert r.code == 0, r.err
+    got = parse_lock_text(r.lock)[0].providers[AWS]
+    sides = [parse_lock_text(t)[0].providers[AWS] for t in (ours, theirs)]
+    assert set(got.hashes) == set(sides[0].hashes) | set(sides[1].hashes)
+    assert "one version: the hashes of both sides" in " ".join(r.out.split())
