@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from tofu_solve.errors import LockFileError
-from tofu_solve.lockfile import parse_lock_text, read_lock_file
+from tofu_solve.lockfile import LockFileErrors, parse_lock_text, read_lock_file
 from tofu_solve.lockfile.merge_conflict import has_conflict_markers, merge_sides, split_sides
 from tofu_solve.lockfile.read import read_conflicted_lock_file
 
@@ -49,7 +49,7 @@ def test_two_versions_start_from_the_newer_and_agreed_blocks_are_kept(tmp_path, 
     assert has_conflict_markers(text)
     sides = split_sides(text, ".terraform.lock.hcl")
     assert (sides.base is not None) == diff3 and sides.hunks
-    merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text)
+    merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text, LockFileErrors)
     assert merged.locks.modules["vpc"].version == "6.6.0" and merged.locks.modules["vpc"].hashes == (H1_B,)
     assert merged.locks.modules["kms"].version == "3.1.1"  # the sides agree: kept
     [c] = merged.conflicts
@@ -59,7 +59,7 @@ def test_two_versions_start_from_the_newer_and_agreed_blocks_are_kept(tmp_path, 
 
 def test_one_version_with_other_platforms_is_the_union_of_the_hashes(tmp_path):
     text = _merged(tmp_path, _provider("5.100.0", ZH), _provider("5.100.0", ZH, H1_A), _provider("5.100.0", ZH, H1_B))
-    merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text)
+    merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text, LockFileErrors)
     [p] = merged.locks.providers.values()
     assert p.version == "5.100.0" and set(p.hashes) == {ZH, H1_A, H1_B}
     assert merged.conflicts[0].how == "one version: the hashes of both sides"
@@ -69,7 +69,7 @@ def test_a_block_removed_on_one_side_and_unchanged_on_the_other_goes(tmp_path):
     vpc, kms = _module("6.5.1", H1_A), _module("3.1.1", H1_C, "kms")
     text = _merged(tmp_path, vpc + "\n" + kms, vpc + "\n" + _module("3.1.1", H1_C, "kms2"), vpc + "\n",
                    diff3=True)
-    merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text)
+    merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text, LockFileErrors)
     assert "kms" not in merged.locks.modules and "kms2" in merged.locks.modules
 
 

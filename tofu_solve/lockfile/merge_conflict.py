@@ -162,16 +162,15 @@ def _merge_block(kind: str, name: str, ours, theirs, base) -> tuple[object | Non
     return pick, ConflictedBlock(kind, name, ov, tv, bv, pick.version, "two versions: the solve starts from the newer")
 
 
-def merge_sides(text: str, filename: str, parse) -> MergedLock:
+def merge_sides(text: str, filename: str, parse, invalid) -> MergedLock:
     """The lock a conflicted file stands for (see the module docstring). ``parse``:
-    :func:`~.read.parse_lock_text` (passed in: the reader imports this module).
+    :func:`~.read.parse_lock_text`, ``invalid``: :class:`~.read.LockFileErrors` (passed in:
+    the reader imports this module).
 
     Raises:
         LockFileError: the markers do not form hunks, or a side is not a valid lock file
             (its problems listed, as for any lock file).
     """
-    from .read import LockFileErrors
-
     sides = split_sides(text, filename)
     read = []
     for label, side in (("ours", sides.ours), ("theirs", sides.theirs), ("base", sides.base)):
@@ -181,7 +180,7 @@ def merge_sides(text: str, filename: str, parse) -> MergedLock:
         locks, diags = parse(side, filename)
         errors = [d for d in diags if d.severity == "error"]
         if errors and label != "base":
-            raise LockFileErrors(filename, errors)
+            raise invalid(filename, errors)
         read.append(locks if not errors else None)
     ours, theirs, base = read
     merged = LockFile()

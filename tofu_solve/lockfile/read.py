@@ -283,7 +283,8 @@ def read_lock_file(path: str | os.PathLike, missing_ok: bool = True, refused_by:
     if text is None:
         return LockFile()
     if has_conflict_markers(text):
-        raise conflicted_error(os.fspath(path), merge_sides(text, os.fspath(path), parse_lock_text), refused_by)
+        raise conflicted_error(os.fspath(path), merge_sides(text, os.fspath(path), parse_lock_text, LockFileErrors),
+                                refused_by)
     locks, diags = parse_lock_text(text, os.fspath(path))
     errors = [d for d in diags if d.severity == "error"]
     if errors:
@@ -302,4 +303,4 @@ def read_conflicted_lock_file(path: str | os.PathLike) -> MergedLock | None:
     text = _lock_text(path, True)
     if text is None or not has_conflict_markers(text):
         return None
-    return merge_sides(text, os.fspath(path), parse_lock_text)
+    return merge_sides(text, os.fspath(path), parse_lock_text, LockFileErrors)
