@@ -86,7 +86,10 @@ def test_a_cyclonedx_sbom_that_validates(tmp_path, tofu_solve):
     # purl-spec PR #889's draft terraform type: namespace/name, the registry as repository_url
     assert vpc["purl"] == ("pkg:terraform/terraform-aws-modules/vpc@6.6.0"
                            "?repository_url=https://registry.opentofu.org&target_system=aws")
-    assert sbom["metadata"]["properties"] == [{"name": "tofu-solve:product", "value": "OpenTofu"}]
+    assert sbom["metadata"]["properties"] == [{"name": "tofu-solve:product", "value": "OpenTofu"},
+                                              {"name": "tofu-solve:root", "value": "envs/dev"},
+                                              {"name": "tofu-solve:root", "value": "envs/prod"}]
+    assert sbom["metadata"]["component"]["name"] == "envs/ (2 roots)"  # issue #60 §3: brief, not a joined list
     lock_vpc = next(i for i in tofu_solve(repo, "list", "-recursive", "-json").json()["items"]
                     if i["name"].endswith("/vpc/aws"))
     commit = lock_vpc["package"].rpartition("?ref=")[2]  # the world's registry serves vpc from its git server
@@ -169,11 +172,15 @@ def test_an_spdx_document_the_spdx_library_reads_back_valid(tmp_path, tofu_solve
     assert [(ref.reference_type, ref.locator) for ref in vpc.external_references] == [
         ("purl", "pkg:terraform/terraform-aws-modules/vpc@6.6.0"
                  "?repository_url=https://registry.opentofu.org&target_system=aws")]
-    # the world's git server has a port, which SPDX's download-location grammar has no room for
+    # the world's git server is at an IP address, which spdx-tools' download-location grammar has no room for
     assert str(vpc.download_location) == "NOASSERTION"
     assert vpc.source_info.startswith("installed from git+git://127.0.0.1:") and len(
         vpc.source_info.rpartition("@")[2]) == 40
     aws = next(p for p in doc.packages if p.name == "registry.opentofu.org/hashicorp/aws")
+    assert [ref.locator for ref in aws.external_references] == [
+        f"pkg:terraform/hashicorp/aws@{aws.version}?repository_url=https://registry.opentofu.org",
+        f"pkg:golang/github.com/hashicorp/terraform-provider-aws@v{aws.version}"]
+    assert packages["envs/ (2 roots)"].comment == "the root modules read: envs/dev, envs/prod"
     assert aws.checksums and all(c.algorithm.name == "SHA256" and len(c.value) == 64 for c in aws.checksums)
     depends = {(x.spdx_element_id, x.related_spdx_element_id) for x in doc.relationships
                if x.relationship_type.name == "DEPENDS_ON"}
@@ -222,3 +229,42 @@ def test_credentials_in_a_hand_edited_lock_reach_no_output(tmp_path, tofu_solve)
     (root / ".terraform.lock.hcl").write_text(text.replace("https://git.example.com", "https://deploy:hunter2@git.example.com"))
     r = tofu_solve(root, "list", "-format=spdx")
     assert r.code == 1 and "Invalid module package" in r.err and "line 7" in r.err and "hunter2" not in r.out + r.err
+
+
+def test_a_provider_carries_the_go_module_advisory_databases_key_on(tmp_path, tofu_solve, world, running,
+                                                                     monkeypatch):
+    """Issue #60 §3: GitHub's advisory database and OSV key provider advisories on the Go
+    module of the provider's repository. init asks the registry once which repository that is
+    (registry.terraform.io's ``GET /v1/providers/NS/TYPE`` ``source``, as Renovate reads it) and
+    keeps the answer, so ``list`` stays offline; the CycloneDX component carries it as
+    ``evidence.identity`` (the spec's field for a second identity), the SPDX package as a
+    second purl reference. A registry that names another repository is followed, not the
+    naming convention; where no registry says, the convention is used and marked so."""
+    from cyclonedx.schema import SchemaVersion
+    from cyclonedx.validation.json import JsonStrictValidator
+
+    from tofu_solve.world import RegistryServer, write_cli_config
+
+    reg = RegistryServer(world, running.git.url).start()
+    reg.provider_sources["hashicorp/aws"] = "https://github.com/example-fork/terraform-provider-aws.git"
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(write_cli_config(tmp_path / "rc", reg.url)))
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    try:
+        root = write_root(tmp_path / "root", PROD)
+        assert tofu_solve(root, "init", "-handover=false").code == 0
+    finally:
+        reg.stop()  # list reads the cache only: nothing is asked of the registry any more
+    r = tofu_solve(root, "list", "-format=cyclonedx")
+    assert r.code == 0, r.err
+    assert JsonStrictValidator(SchemaVersion.V1_6).validate_str(r.out) is None
+    aws = next(c for c in json.loads(r.out)["components"] if c["bom-ref"].startswith("provider:"))
+    version = aws["version"]
+    assert aws["evidence"]["identity"] == [
+        {"field": "purl", "concludedValue": f"pkg:golang/github.com/example-fork/terraform-provider-aws@v{version}"}]
+    assert {"name": "tofu-solve:go-module-from", "value": "registry"} in aws["properties"]
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "another-machine"))  # no registry said here
+    r = tofu_solve(root, "list", "-format=cyclonedx")
+    aws = next(c for c in json.loads(r.out)["components"] if c["bom-ref"].startswith("provider:"))
+    assert aws["evidence"]["identity"][0]["concludedValue"] == \
+        f"pkg:golang/github.com/hashicorp/terraform-provider-aws@v{version}"
+    assert {"name": "tofu-solve:go-module-from", "value": "convention"} in aws["properties"]

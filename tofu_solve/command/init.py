@@ -599,6 +599,8 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again,
                                  frozenset(accept.providers))
+            # after the plan, on the same thread: each provider's source repository, for the SBOM (issue #60 §3)
+            repositories = one.submit(_ask_repositories, wired.client, res)
             accepted: list[AcceptedChecksum] = []
             selected, trees, verified = verify_packages(res, locks.with_modules(
                 {p: (locks.modules[p] if p in accept.modules else m) for p, m in solve_locks.modules.items()}),
@@ -606,6 +608,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
                 frozenset(accept.modules), accepted)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
+            repositories.result()
             provider_ms = round((time.monotonic() - started) * 1000)
             log.debug("provider locks planned in %.2f s", provider_ms / 1000)
         if progress:
@@ -918,6 +921,16 @@ def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
             f"override bridge that lets terraform init load one needs Terraform 1.15.5 or later "
             f"(hashicorp/terraform#38632). tofu-solve changed nothing. Upgrade Terraform, or pin each call to "
             "the tag tofu-solve selected:\n" + "\n".join(line for _, line in calls), calls[0][0])
+
+
+def _ask_repositories(client: RegistryClient, res: Resolution) -> None:
+    """Ask the registry, once per provider and machine, which repository each selected
+    provider is built from (:meth:`~tofu_solve.remote.registry.RegistryClient.provider_repository`),
+    so that ``list -format=cyclonedx|spdx`` can name its Go module offline. Never fails the run."""
+    for pick in res.providers.values():
+        a = pick.address
+        if not (a.is_builtin or a.is_legacy):
+            client.provider_repository(a)
 
 
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],

@@ -51,6 +51,8 @@ class Item:
         verdict: the policy's word ("allowed", or why not), None without a policy.
         released: when the version was released (seconds since the epoch), as a registry's
             version list said and the cache kept it; None when the cache does not know.
+        repository: a provider's source repository as its registry named it when ``init``
+            read the provider (kept in the cache), None when no registry said.
     """
 
     kind: str
@@ -61,6 +63,7 @@ class Item:
     package: str = ""
     verdict: str | None = None
     released: float | None = None
+    repository: str | None = None
 
     def as_data(self, now: float) -> dict:
         return {"kind": self.kind, "name": self.name, "version": self.version,
@@ -115,6 +118,10 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
             times = cache.read_json(f"{i.kind}-release-times", key_of(i.name))
             at = times.get(i.version) if isinstance(times, dict) else None
             i.released = float(at) if isinstance(at, (int, float)) else None
+            if i.kind == "provider":
+                told = cache.read_json("provider-repository", key_of(i.name))
+                source = told.get("source") if isinstance(told, dict) else None
+                i.repository = source if isinstance(source, str) else None
     return names, sorted(items.values(), key=lambda i: (i.kind != "module", i.name, i.version))
 
 
@@ -163,11 +170,19 @@ class Identity:
         purl: the package URL (``packageurl.PackageURL``).
         vcs: (git URL, commit) of a git package, redacted; None for others.
         distribution: (``oci://host/repo@sha256:…``, hex digest) of an OCI package; None for others.
+        go: a provider's second identity, the one advisory databases key provider advisories
+            on (GitHub's advisory database and OSV: the Go module of its source repository,
+            ``pkg:golang/github.com/hashicorp/terraform-provider-aws@v6.58.0``); None for others.
+        go_origin: where ``go``'s repository came from: ``registry`` (the registry named it)
+            or ``convention`` (``github.com/NAMESPACE/terraform-provider-TYPE``, the name
+            both public registries require of a provider's repository).
     """
 
     purl: PackageURL
     vcs: tuple[str, str] | None = None
     distribution: tuple[str, str] | None = None
+    go: PackageURL | None = None
+    go_origin: str | None = None
 
 
 def identity(i: Item) -> Identity:
@@ -209,7 +224,12 @@ def identity(i: Item) -> Identity:
                         package.digest.partition(":")[2])
     if i.kind == "provider":
         host, namespace, name = i.name.split("/")
-        return Identity(terraform(host, namespace, name))
+        module, origin = go_module(namespace, name, i.repository)
+        go_namespace, _, go_name = module.rpartition("/")
+        version = i.version if i.version.startswith("v") else f"v{i.version}"
+        return Identity(terraform(host, namespace, name), go=PackageURL(type="golang", namespace=go_namespace,
+                                                                         name=go_name, version=version),
+                        go_origin=origin)
     try:
         source = parse_source(i.name)
     except TofuSolveError:
@@ -230,6 +250,36 @@ def identity(i: Item) -> Identity:
     return Identity(PackageURL(type="generic", name=name, version=i.version, qualifiers=qualifiers), vcs, None)
 
 
+def go_module(namespace: str, type_: str, repository: str | None) -> tuple[str, str]:
+    """A provider's Go module path and where it came from: the registry's ``source``
+    repository (``https://github.com/hashicorp/terraform-provider-aws`` ->
+    ``github.com/hashicorp/terraform-provider-aws``), else ``convention``: the repository
+    name both public registries require of a provider (``terraform-provider-TYPE`` under
+    its namespace on GitHub)."""
+    if repository:
+        path = repository.split("://", 1)[-1].rstrip("/").removesuffix(".git")
+        if path.count("/") >= 2 and " " not in path:
+            return path.lower() if path.startswith("github.com/") else path, "registry"
+    return f"github.com/{namespace}/terraform-provider-{type_}", "convention"
+
+
+def brief_roots(names: list[str]) -> str:
+    """The roots as an SBOM names them, briefly (issue #60 §3: not a comma-joined list of
+    forty paths): the one root; else the roots' common directory with their count
+    (``envs/ (40 roots)``); else the count (``40 roots``)."""
+    if len(names) <= 1:
+        return names[0] if names else "."
+    parts = [n.split("/") for n in names]
+    common = []
+    for segs in zip(*parts, strict=False):
+        if len(set(segs)) != 1:
+            break
+        common.append(segs[0])
+    if common and all(len(p) > len(common) for p in parts):
+        return f"{'/'.join(common)}/ ({len(names)} roots)"
+    return f"{len(names)} roots"
+
+
 def cyclonedx(names: list[str], items: list[Item], products: list[str] | None = None) -> str:
     """A CycloneDX 1.6 JSON SBOM of the items (``cyclonedx-python-lib``): one component per
     module package version and provider version, named by :func:`identity` (package URL,
@@ -241,11 +291,15 @@ def cyclonedx(names: list[str], items: list[Item], products: list[str] | None = 
     from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
     from cyclonedx.model.bom import Bom
     from cyclonedx.model.component import Component, ComponentType
+    from cyclonedx.model.component_evidence import ComponentEvidence, IdentityField
+    from cyclonedx.model.component_evidence import Identity as EvidenceIdentity
     from cyclonedx.output.json import JsonV1Dot6
 
     bom = Bom()
-    top = bom.metadata.component = Component(name=",".join(names) or ".", type=ComponentType.APPLICATION,
+    top = bom.metadata.component = Component(name=brief_roots(names), type=ComponentType.APPLICATION,
                                              bom_ref="roots")
+    for name in names:
+        bom.metadata.properties.add(Property(name="tofu-solve:root", value=name))
     for product in sorted(set(products or [])):
         bom.metadata.properties.add(Property(name="tofu-solve:product", value=product))
     components = []
@@ -265,10 +319,15 @@ def cyclonedx(names: list[str], items: list[Item], products: list[str] | None = 
         if ident.distribution is not None:
             refs.append(ExternalReference(type=ExternalReferenceType.DISTRIBUTION, url=XsUri(ident.distribution[0]),
                                           hashes=[HashType(alg=HashAlgorithm.SHA_256, content=ident.distribution[1])]))
+        evidence = None
+        if ident.go is not None:  # the identity advisory databases key providers on (issue #60 §3)
+            evidence = ComponentEvidence(identity=[EvidenceIdentity(field=IdentityField.PURL,
+                                                                    concluded_value=ident.go.to_string())])
+            props.append(Property(name="tofu-solve:go-module-from", value=ident.go_origin or "convention"))
         components.append(Component(
             name=i.name, version=i.version, type=ComponentType.LIBRARY, purl=ident.purl,
             bom_ref=f"{i.kind}:{i.name}@{i.version}", hashes=hashes, properties=props, group=i.kind,
-            external_references=refs,
+            external_references=refs, evidence=evidence,
             description="module package" if i.kind == "module" else "provider"))
     for c in components:
         bom.components.add(c)
@@ -317,12 +376,12 @@ def spdx(names: list[str], items: list[Item], products: list[str] | None = None,
                                                 for i in items]]).encode()).hexdigest()
     created = datetime.datetime.fromtimestamp(int(time.time() if now is None else now), datetime.UTC)
     info = CreationInfo(
-        "SPDX-2.3", "SPDXRef-DOCUMENT", "tofu-solve " + (",".join(names) or "."),
+        "SPDX-2.3", "SPDXRef-DOCUMENT", "tofu-solve " + brief_roots(names),
         f"https://spdx.org/spdxdocs/tofu-solve-{digest}", [Actor(ActorType.TOOL, f"tofu-solve-{__version__}")],
         created.replace(tzinfo=None),
         creator_comment=("Lock files written for " + ", ".join(sorted(set(products)))) if products else None)
-    roots = Package("SPDXRef-roots", ",".join(names) or ".", SpdxNoAssertion(), files_analyzed=False,
-                    comment="the root modules read")
+    roots = Package("SPDXRef-roots", brief_roots(names), SpdxNoAssertion(), files_analyzed=False,
+                    comment="the root modules read: " + (", ".join(names) or "."))
     packages = [roots]
     relationships = [Relationship("SPDXRef-DOCUMENT", RelationshipType.DESCRIBES, "SPDXRef-roots")]
     for n, i in enumerate(items, 1):
@@ -338,7 +397,10 @@ def spdx(names: list[str], items: list[Item], products: list[str] | None = None,
             source_info=f"installed from {where}" if where and isinstance(location, SpdxNoAssertion) else None,
             checksums=[Checksum(ChecksumAlgorithm.SHA256, h[3:]) for h in sorted(i.hashes) if h.startswith("zh:")],
             external_references=[ExternalPackageRef(ExternalPackageRefCategory.PACKAGE_MANAGER, "purl",
-                                                    ident.purl.to_string())],
+                                                    ident.purl.to_string())] + (
+                [ExternalPackageRef(ExternalPackageRefCategory.PACKAGE_MANAGER, "purl", ident.go.to_string(),
+                                    comment=f"the provider's Go module ({ident.go_origin})")]
+                if ident.go is not None else []),
             comment="module package" if i.kind == "module" else "provider")
         packages.append(package)
         relationships.append(Relationship("SPDXRef-roots", RelationshipType.DEPENDS_ON, package.spdx_id))
@@ -368,4 +430,4 @@ def run(ns, settings: Settings) -> int:
     return 0
 
 
-__all__ = ["Identity", "Item", "cyclonedx", "identity", "inventory", "run", "spdx", "text"]
+__all__ = ["Identity", "Item", "brief_roots", "cyclonedx", "go_module", "identity", "inventory", "run", "spdx", "text"]

@@ -29,7 +29,7 @@ from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import has_secret, is_loopback_host, redact
 from ..config.cliconfig import CliConfig, load_cli_config
-from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError
+from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError, TofuSolveError
 from ..store.cache import Cache, key_of
 from .flight import SingleFlight
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
@@ -422,6 +422,42 @@ class RegistryClient:
         """
         return self._listed(self._provider_versions, "provider", str(provider),
                             lambda: self._list_provider_versions(provider))
+
+    def provider_repository(self, provider: ProviderAddress, ask: bool = True) -> str | None:
+        """The source repository the registry names for a provider (``https://github.com/
+        hashicorp/terraform-provider-aws``), as registry.terraform.io's ``GET /v1/providers/
+        NAMESPACE/TYPE`` answers it in ``source`` and Renovate reads it: the identity advisory
+        databases key provider advisories on (issue #60 §3). Kept in the cache once asked, so
+        that ``list`` stays offline; ``ask=False`` reads only the cache. None when the registry
+        does not say (OpenTofu's registry has no such endpoint), or cannot be reached: this
+        is a record for the SBOM, never a reason to fail a run."""
+        key = str(provider)
+        cached = self.cache.read_json("provider-repository", key_of(key)) if self.cache is not None else None
+        if isinstance(cached, dict):
+            source = cached.get("source")
+            return source if isinstance(source, str) else None
+        if not ask or self.offline:
+            return None
+        try:
+            base = self._service(provider.host, "providers.v1", "provider")
+            r = self._get(urljoin(base, f"{provider.namespace}/{provider.type}"), provider.host,
+                          f"read the details of provider {provider.for_display}", "provider_details")
+        except TofuSolveError as e:
+            log.debug("provider details of %s not read: %s", key, e.summary)
+            return None
+        source = None
+        if r.status_code == 200:
+            try:
+                given = r.json().get("source")
+            except (ValueError, AttributeError):
+                given = None
+            if isinstance(given, str) and given.startswith("https://") and len(given) < 512:
+                source = redact(given)
+        elif r.status_code != 404:
+            return None  # a registry fault: asked again by the next run
+        if self.cache is not None:
+            self.cache.write_json("provider-repository", key_of(key), {"source": source})
+        return source
 
     def _listed(self, kept: dict[str, list[str]], kind: str, key: str, fn: Callable[[], list[str]]) -> list[str]:
         """The listing ``kept`` holds for ``key``, else ``fn()``, asked once per run however

@@ -88,6 +88,7 @@ class RegistryServer:
     def __init__(self, world: World | None, git_base: str | None = None, download_style: str = "header",
                  token: str | None = None, extra_modules: dict | None = None, signing_keys: bool = True):
         self.signing_keys = signing_keys
+        self.provider_sources: dict[str, str] = {}  # address -> the source repository its details name
         self.world = world
         self.provider_files = ProviderFiles(world.root) if world is not None else None
         self.git_base = git_base
@@ -191,6 +192,8 @@ class _RegistryHandler(BaseHTTPRequestHandler):
             self._module_download("/".join(parts[2:5]), parts[5])
         elif parts[:1] == ["archives"] and len(parts) >= 3:
             self._archive("/".join(parts[1:-1]), parts[-1])
+        elif parts[:2] == ["v1", "providers"] and len(parts) == 4:  # registry.terraform.io's provider details
+            self._provider_details("/".join(parts[2:4]))
         elif parts[:2] == ["v1", "providers"] and len(parts) == 5 and parts[4] == "versions":
             self._provider_versions("/".join(parts[2:4]))
         elif parts[:2] == ["v1", "providers"] and len(parts) == 8 and parts[5] == "download":
@@ -246,6 +249,17 @@ class _RegistryHandler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(r.stdout)
         self.owner.log.add((self.command, self.path, 200))
+
+    def _provider_details(self, addr: str):
+        """``GET /v1/providers/NAMESPACE/TYPE`` as registry.terraform.io answers it: the
+        provider's ``source`` repository (the server's ``provider_sources`` for an address it
+        names, else ``https://github.com/NAMESPACE/terraform-provider-TYPE``)."""
+        if not self.owner.world or addr not in self.owner.world.providers:
+            self._send(404, {"errors": ["not found"]})
+            return
+        namespace, type_ = addr.split("/")
+        source = self.owner.provider_sources.get(addr, f"https://github.com/{namespace}/terraform-provider-{type_}")
+        self._send(200, {"id": addr, "namespace": namespace, "name": type_, "source": source})
 
     def _provider_versions(self, addr: str):
         versions = self.owner.world.providers.get(addr) if self.owner.world else None
