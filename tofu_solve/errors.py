@@ -38,6 +38,19 @@ class SourceRange:
         return f"{self.file}:{self.line}"
 
 
+def name_suggestion(given: str, suggestions) -> str | None:
+    """The first of ``suggestions`` close to ``given``, as OpenTofu's "did you mean" helper
+    chooses it (``internal/didyoumean/name_suggestion.go`` ``NameSuggestion``: Levenshtein
+    distance below 3, the suggestions tried in order, so earlier ones win a tie), or None.
+    The distance is rapidfuzz's ``Levenshtein.distance``."""
+    from rapidfuzz.distance import Levenshtein
+
+    for s in suggestions:
+        if s != given and Levenshtein.distance(given, s, score_cutoff=3) < 3:
+            return s
+    return None
+
+
 def go_quote(text: str) -> str:
     """``text`` as Go's ``%q`` writes a printable string (``strconv.Quote``): in double
     quotes, with backslashes, double quotes and control characters escaped, as OpenTofu's
@@ -216,7 +229,7 @@ class LockedVersionGone(VersionError):
     version %s is no longer available"); ``-upgrade=NAME`` chooses afresh."""
 
 
-def locked_version_gone(subject: str, version: str, upgrade: str, where=None) -> LockedVersionGone:
+def locked_version_gone(subject: str, version: str, upgrade: str, where=None, also: str = "") -> LockedVersionGone:
     """OpenTofu's words for a locked version its source no longer offers
     (``internal/providercache/installer.go``: "the previously-selected version %s is no
     longer available"), naming the subject and the ``-upgrade=NAME`` that chooses afresh."""
@@ -224,7 +237,7 @@ def locked_version_gone(subject: str, version: str, upgrade: str, where=None) ->
         "Locked version no longer available",
         f"The lock file holds {subject} at {version}, but the previously-selected version {version} is no longer "
         f"available: it was withdrawn, or the lock file was edited by hand. tofu-solve does not pick another "
-        f"version silently; run tofu-solve init {upgrade} to choose afresh.", where)
+        f"version silently; run tofu-solve init {upgrade} to choose afresh.{also}", where)
 
 
 class HashError(TofuSolveError):

@@ -457,7 +457,9 @@ def test_a_withdrawn_registry_version_is_an_error(tmp_path, tofu_solve, own_cach
     r = tofu_solve(root, "init")
     assert r.code == 1 and "Error: Locked version no longer available" in r.err, r.err
     assert 'The lock file holds module "kms" at 3.99.9' in r.err and "tofu-solve init -upgrade=kms" in r.err
-    assert "on main.tf line 3" in r.err  # the version line
+    # issue #60 §4: cited where the edit was made, the lock's block; the call's version line beside it
+    line = next(n for n, x in enumerate(lock.read_text().splitlines(), 1) if x.startswith('module "kms"'))
+    assert f"on .terraform.lock.hcl line {line}" in r.err and "(The call is at main.tf:3.)" in r.err
     assert _files(root) == before
     r = tofu_solve(root, "init", "-upgrade=kms")
     assert r.code == 0 and lock_versions(r.lock)["kms"] == locked

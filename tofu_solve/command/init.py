@@ -35,6 +35,7 @@ from ..errors import (
 )
 from ..events import InRoot, PhaseDone, Progress, RootDone
 from ..explain import solve
+from ..explain.typos import unknown_arguments
 from ..lockfile import (
     LOCK_FILE_NAME,
     LockChange,
@@ -62,6 +63,7 @@ from ..remote.registry import RegistryClient
 from ..settings import Settings
 from ..solver.changes import lock_change_reasons
 from ..solver.context import Context, SolveOptions
+from ..solver.factory import display_package
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
 from ..solver.wiring import Wiring, build_context
@@ -102,6 +104,7 @@ from .views.warnings import (
     fenced_off_warning,
     policy_warnings,
     tag_warnings,
+    unknown_argument_warning,
 )
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
@@ -646,6 +649,9 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
+    out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
+        p: (display_package(res.modules[p].source), res.modules[p].version_text, t)
+        for p, t in solved.trees.items() if p in res.modules}))
     out.extend(WarningText(
         "Provider checksums not signature-checked",
         f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "

@@ -277,7 +277,8 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
                     f'Module "{raw.name}" sets both a ?tag/?digest and a version constraint; use one.', ver_v.where)
     return ModuleCall(raw.name, source_text, source, version, raw.where,
                       ver_v.where if ver_v is not None and version is not None else None,
-                      "count" in raw.args, "for_each" in raw.args, src_v.where)
+                      "count" in raw.args, "for_each" in raw.args, src_v.where,
+                      arguments=tuple((n, v.where) for n, v in raw.args.items()))
 
 
 def _literal(v: _Value, what: str, summary: str, detail: str) -> Any:
@@ -455,4 +456,4 @@ def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
                                ("Duplicate symbols", "Symbol calls must have unique names within a module."))
     return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls),
                         tuple(_provider_reqs(merged, scope, product)),
-                        tuple(_core_reqs(merged, scope, product)))
+                        tuple(_core_reqs(merged, scope, product)), tuple(merged.variables))

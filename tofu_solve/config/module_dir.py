@@ -28,6 +28,9 @@ class ModuleCall:
         has_count / has_for_each: the block sets ``count`` / ``for_each``.
         source_where: file and line of the ``source`` argument (None when unknown).
         symbols: a ``symbols`` block: its package is read for ``*.sym.hcl`` files only.
+        arguments: every argument the block sets (its inputs and meta-arguments), each with
+            where it is written, in file order (the inputs are checked against the variables
+            the selected module declares: :func:`tofu_solve.explain.typos.unknown_arguments`).
     """
 
     name: str
@@ -40,6 +43,7 @@ class ModuleCall:
     has_for_each: bool = False
     source_where: SourceRange | None = None
     symbols: bool = False
+    arguments: tuple[tuple[str, SourceRange], ...] = field(default=(), compare=False)
 
     @property
     def label(self) -> str:
@@ -120,6 +124,7 @@ class ModuleConfig:
         module_calls: in file order, overrides merged.
         provider_requirements: in file order.
         core_requirements: OpenTofu version constraints.
+        variables: the names of the variables the module declares, in file order.
     """
 
     dir: Path
@@ -127,6 +132,7 @@ class ModuleConfig:
     module_calls: tuple[ModuleCall, ...] = ()
     provider_requirements: tuple[RequiredProvider, ...] = ()
     core_requirements: tuple[CoreVersionRequirement, ...] = field(default=())
+    variables: tuple[str, ...] = ()
 
     def call(self, name: str) -> ModuleCall | None:
         for c in self.module_calls:

@@ -46,12 +46,19 @@ from pathlib import Path
 
 from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
 from ..addrs.provider import ProviderAddressError, parse_provider_source
-from ..errors import ConfigurationError, SourceRange, TofuSolveError
+from ..errors import ConfigurationError, SourceRange, TofuSolveError, name_suggestion
 from ..settings import ReadLog
 from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
 
 POLICY_FILE = "tofu-solve-policy.hcl"
 POLICY_VARIABLE = "TOFU_SOLVE_POLICY"
+
+
+def _did_you_mean(given: str, names) -> str:
+    """`` Did you mean "versions"?``, as OpenTofu ends an "Unsupported argument" whose name
+    is near a supported one (:func:`tofu_solve.errors.name_suggestion`); "" otherwise."""
+    near = name_suggestion(given, names)
+    return f' Did you mean "{near}"?' if near else ""
 
 
 @dataclass(frozen=True)
@@ -344,7 +351,9 @@ class _PolicyReader:
                 self.literal(a, a.name, "true or false", lambda v: isinstance(v, bool))
         else:
             raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected in a '
-                                     "policy file.", self.here(a.line))
+                                     "policy file." + _did_you_mean(a.name, ("release_cooldown", "require_package_pins",
+                                                                              "require_signed_providers")),
+                                     self.here(a.line))
         self.where[a.name] = self.here(a.line)
 
     def sources(self, b) -> None:
@@ -352,7 +361,8 @@ class _PolicyReader:
         for a in b.body.attributes:
             if a.name not in ("allow", "deny"):
                 raise ConfigurationError("Unsupported argument", f'An argument named "{a.name}" is not expected '
-                                         'in a "sources" block.', self.here(a.line, "sources"))
+                                         'in a "sources" block.' + _did_you_mean(a.name, ("allow", "deny")),
+                                         self.here(a.line, "sources"))
             into = self.allow if a.name == "allow" else self.deny_patterns
             into += [SourcePattern(_qualified(p, self.registry_host), self.here(a.line, "sources"))
                      for p in self.strings(a, f"sources.{a.name}")]
@@ -365,7 +375,8 @@ class _PolicyReader:
         for n in args:
             if n not in ("versions", "reason", "link"):
                 raise ConfigurationError("Unsupported argument", f'An argument named "{n}" is not expected '
-                                         f"in a {ctx} block.", self.here(args[n].line, ctx))
+                                         f"in a {ctx} block." + _did_you_mean(n, ("versions", "reason", "link")),
+                                         self.here(args[n].line, ctx))
         for n in ("versions", "reason"):
             if n not in args:
                 raise ConfigurationError("Missing required argument", f'The argument "{n}" is required in a '

@@ -31,8 +31,8 @@ from .files import ModuleDir, module_dir
 from .loader import load_symbol_dir
 from .variables import InputValue
 
-SCHEMA = 4  # 2: a provider requirement is cited at its version attribute; 3: a call at its source too;
-# 4: symbol libraries (a call's "symbols" flag)
+SCHEMA = 5  # 2: a provider requirement is cited at its version attribute; 3: a call at its source too;
+# 4: symbol libraries (a call's "symbols" flag); 5: a call's arguments and a module's variables
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,15 @@ class ModuleTree:
         local_calls: local calls followed (for modules.json and ``why``).
         providers: (local path, requirement).
         core: (local path, OpenTofu version constraint).
+        variables: the variables the top module directory declares (what a call of this
+            module may set), in file order.
     """
 
     remote_calls: tuple[RemoteCall, ...] = ()
     local_calls: tuple[LocalCall, ...] = ()
     providers: tuple[tuple[tuple[str, ...], RequiredProvider], ...] = ()
     core: tuple[tuple[tuple[str, ...], CoreVersionRequirement], ...] = ()
+    variables: tuple[str, ...] = ()
 
 
 def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool = True,
@@ -108,6 +111,7 @@ def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool 
     local: list[LocalCall] = []
     providers: list = []
     core: list = []
+    top_variables: list[tuple[str, ...]] = []
     base = module_dir(root)
 
     def follow(calls, rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
@@ -143,6 +147,8 @@ def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool 
             providers.append((path, p))
         for c in cfg.core_requirements:
             core.append((path, c))
+        if not path:
+            top_variables.append(cfg.variables)
         follow(cfg.module_calls, rel_dir, path, seen)
 
     def visit_symbols(rel_dir: str, path: tuple[str, ...], seen: tuple[str, ...]) -> None:
@@ -153,7 +159,8 @@ def read_module_tree(root: Path | ModuleDir, subdir: str = "", *, confine: bool 
     if start == ".":
         start = ""
     (visit_symbols if symbols else visit)(start, (), (start,))
-    return ModuleTree(tuple(remote), tuple(local), tuple(providers), tuple(core))
+    return ModuleTree(tuple(remote), tuple(local), tuple(providers), tuple(core),
+                      top_variables[0] if top_variables else ())
 
 
 # --------------------------------------------------------------------------- cache
@@ -166,7 +173,8 @@ def _call_to_dict(c: ModuleCall) -> dict:
             "vline": c.version_where.line if c.version_where else None,
             "sfile": c.source_where.file if c.source_where else None,
             "sline": c.source_where.line if c.source_where else None,
-            "count": c.has_count, "for_each": c.has_for_each, "symbols": c.symbols}
+            "count": c.has_count, "for_each": c.has_for_each, "symbols": c.symbols,
+            "arguments": [[n, w.file, w.line] for n, w in c.arguments]}
 
 
 def _call_from_dict(d: dict, host: str) -> ModuleCall:
@@ -175,7 +183,8 @@ def _call_from_dict(d: dict, host: str) -> ModuleCall:
                       SourceRange(d["file"], d["line"]),
                       SourceRange(d["vfile"], d["vline"]) if d.get("vfile") else None,
                       d["count"], d["for_each"],
-                      SourceRange(d["sfile"], d["sline"]) if d.get("sfile") else None, d.get("symbols", False))
+                      SourceRange(d["sfile"], d["sline"]) if d.get("sfile") else None, d.get("symbols", False),
+                      tuple((n, SourceRange(f, ln)) for n, f, ln in d.get("arguments", ())))
 
 
 def tree_to_dict(t: ModuleTree) -> dict:
@@ -188,6 +197,7 @@ def tree_to_dict(t: ModuleTree) -> dict:
                        "line": r.where.line, "legacy": r.legacy} for p, r in t.providers],
         "core": [{"path": list(p), "constraint": c.constraint.text, "file": c.where.file, "line": c.where.line,
                   "kind": c.kind, "tofu_file": c.tofu_file} for p, c in t.core],
+        "variables": list(t.variables),
     }
 
 
@@ -205,6 +215,7 @@ def tree_from_dict(d: dict, product: Product = OPENTOFU) -> ModuleTree:
         tuple((tuple(c["path"]), CoreVersionRequirement(module_constraint(c["constraint"]),
                                                          SourceRange(c["file"], c["line"]), c["kind"],
                                                          c["tofu_file"])) for c in d["core"]),
+        tuple(str(v) for v in d.get("variables", ())),
     )
 
 

@@ -29,7 +29,7 @@ from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import has_secret, is_loopback_host, redact
 from ..config.cliconfig import CliConfig, load_cli_config
-from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError, TofuSolveError
+from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError, TofuSolveError, name_suggestion
 from ..store.cache import Cache, key_of
 from .flight import SingleFlight
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
@@ -239,6 +239,26 @@ class RegistryClient:
         """
         return self._listed(self._module_versions, "module", str(package), lambda: self._list_module_versions(package))
 
+    def _near_modules(self, package: RegistryPackage, base: str) -> list[str]:
+        """The modules of ``package``'s namespace and target system whose name is near its
+        name (OpenTofu's "did you mean" rule, :func:`tofu_solve.errors.name_suggestion`,
+        issue #60 §4), as the registry lists a namespace (``GET <modules.v1>NAMESPACE``, which
+        registry.terraform.io answers with ``modules``); empty when the registry does not list
+        namespaces or cannot be reached: a suggestion never fails the run."""
+        try:
+            r = self._get(urljoin(base, f"{package.namespace}?limit=100"), package.host,
+                          f"list the modules of {package.namespace}", "module_namespace")
+            entries = r.json().get("modules") if r.status_code == 200 else None
+        except (TofuSolveError, ValueError, AttributeError):
+            return []
+        names = [str(e.get("name")) for e in entries or () if isinstance(e, dict)
+                 and str(e.get("provider", package.system)) == package.system and isinstance(e.get("name"), str)]
+        near = name_suggestion(package.name, names)
+        if near is None:
+            return []
+        shown = package.for_display.rsplit("/", 3)
+        return ["/".join([*shown[:-3], package.namespace, near, package.system])]
+
     def _list_module_versions(self, package: RegistryPackage) -> list[str]:
         key = str(package)
         if self.offline and self.cache is not None:
@@ -251,9 +271,11 @@ class RegistryClient:
         if r.status_code == 404:
             hint = (" If you believe this module is missing from the registry, please submit an issue at "
                     "https://github.com/opentofu/registry/issues") if package.host == DEFAULT_REGISTRY_HOST else ""
+            near = self._near_modules(package, base)
+            said = f" Did you mean {' or '.join(near)}?" if near else ""
             raise ModuleNotFound("Module not found",
                                 f"Module {package.for_display} could not be found in the registry at "
-                                f"{package.host}.{hint}")
+                                f"{package.host}.{said}{hint}")
         if r.status_code != 200:
             raise RegistryError("Error accessing remote module registry",
                                 f"error looking up module versions of {package.for_display}: {r.status_code}")

@@ -37,7 +37,6 @@ from ..errors import (
     NoMatchingVersionError,
     NoVersionsError,
     TofuSolveError,
-    locked_version_gone,
 )
 from ..events import Progress
 from ..lockfile import LockFile
@@ -50,7 +49,7 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.version_pick import list_module_versions
 from .index import ModuleIndex, Stats, tree_key
-from .locks import module_lock_anchor, policy_denial, preferred_order
+from .locks import gone_module_lock, module_lock_anchor, policy_denial, preferred_order
 from .model import Kind, ModuleCandidate, ModuleRequirement
 from .release_cooldown import Cooldown
 from .run import Run, Scope, SolveOptions, StoreView
@@ -342,7 +341,8 @@ class Context:
             is_denied = denied if denied is not None else self.lock_denial
         locked = self.locked_candidate(req)
         anchor = locked if locked is not None else self.lock_anchor(req)
-        return preferred_order(req, listed, locked, anchor, is_denied)
+        lock = self.locks.modules.get(req.call_path)
+        return preferred_order(req, listed, locked, anchor, is_denied, lock.line if lock is not None else 0)
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None
@@ -554,8 +554,7 @@ class Context:
             except TofuSolveError:
                 return  # the listing's own failure is met where the listing is needed
             if cand.available.label not in listed and cand.version_text not in listed:
-                raise locked_version_gone(f'module "{cand.call_path}"', cand.version_text,
-                                          f"-upgrade={cand.call_path}", req.call.version_where or req.call.where)
+                raise gone_module_lock(req, cand.version_text, lock.line)
         return check
 
     # ------------------------------------------------------------------ providers

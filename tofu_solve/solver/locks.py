@@ -160,9 +160,23 @@ def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
     return ModuleCandidate(req.call_path, source, avail, package)
 
 
+def gone_module_lock(req: ModuleRequirement, version: str, lock_line: int = 0) -> TofuSolveError:
+    """The error for a module lock whose version its source no longer offers, cited at the
+    lock file's block (issue #60 §4: an edited lock is where the edit was made), the call's
+    ``version`` line named beside it; at the call when the block's line is not known."""
+    from ..errors import SourceRange
+    from ..lockfile.filename import LOCK_FILE_NAME
+
+    call = req.call.version_where or req.call.where
+    if not lock_line:
+        return locked_version_gone(f'module "{req.call_path}"', version, f"-upgrade={req.call_path}", call)
+    return locked_version_gone(f'module "{req.call_path}"', version, f"-upgrade={req.call_path}",
+                               SourceRange(LOCK_FILE_NAME, lock_line), f" (The call is at {call.file}:{call.line}.)")
+
+
 def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locked: ModuleCandidate | None,
                     anchor: ModuleCandidate | None,
-                    denied: Callable[[ModuleCandidate], object] | None) -> list[ModuleCandidate]:
+                    denied: Callable[[ModuleCandidate], object] | None, lock_line: int = 0) -> list[ModuleCandidate]:
     """The one order a call's versions are offered in (issue #48 §2), for the search, the
     improvement pass's lag and the objective (:mod:`.optimum`): the locked version first
     when its lock applies (``locked``); versions the policy denies (``denied`` not None for
@@ -172,7 +186,8 @@ def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locke
     newer of two equally near first), else newest first, as ``tofu init`` picks.
 
     Raises:
-        LockedVersionGone: ``listed`` (the listing) no longer offers the locked version.
+        LockedVersionGone: ``listed`` (the listing) no longer offers the locked version
+            (cited at the lock's block, ``lock_line``, when known: :func:`gone_module_lock`).
     """
     cands = listed
     if denied is not None:
@@ -184,8 +199,7 @@ def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locke
                                         key=lambda vc: vc[0])]
         rank = {c.version_text: i for i, c in enumerate(ordered)}
         if anchor.version_text not in rank:
-            raise locked_version_gone(f'module "{req.call_path}"', anchor.version_text,
-                                      f"-upgrade={req.call_path}", req.call.version_where or req.call.where)
+            raise gone_module_lock(req, anchor.version_text, lock_line)
         keep = set(cands)
         cands = nearest_first([c for c in ordered[::-1] if c in keep], lambda c: rank[c.version_text],
                               rank[anchor.version_text])

@@ -186,6 +186,8 @@ class _RegistryHandler(BaseHTTPRequestHandler):
         parts = [p for p in path.split("/") if p]
         if path == "/.well-known/terraform.json":
             self._send(200, {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"})
+        elif parts[:2] == ["v1", "modules"] and len(parts) == 3:  # a namespace's modules (registry.terraform.io)
+            self._namespace_modules(parts[2])
         elif parts[:2] == ["v1", "modules"] and len(parts) == 6 and parts[5] == "versions":
             self._module_versions("/".join(parts[2:5]))
         elif parts[:2] == ["v1", "modules"] and len(parts) == 7 and parts[6] == "download":
@@ -202,6 +204,14 @@ class _RegistryHandler(BaseHTTPRequestHandler):
             self._provider_file("/".join(parts[1:3]), parts[3], parts[4])
         else:
             self._send(404, {"errors": ["not found"]})
+
+    def _namespace_modules(self, namespace: str):
+        """``GET /v1/modules/NAMESPACE`` as registry.terraform.io answers it: each module of
+        the namespace (``namespace``, ``name``, ``provider``)."""
+        known = list(self.owner.world.modules) if self.owner.world else []
+        modules = [{"namespace": a.split("/")[0], "name": a.split("/")[1], "provider": a.split("/")[2]}
+                   for a in sorted(set(known) | set(self.owner.extra)) if a.split("/")[0] == namespace]
+        self._send(200, {"meta": {"limit": 100, "current_offset": 0}, "modules": modules})
 
     def _module_versions(self, addr: str):
         entry = self.owner.extra.get(addr) or (self.owner.world.modules.get(addr) if self.owner.world else None)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from ...addrs.redact import redact
 from ...config.policy import DenyRule
 from ...errors import RuleWarning, TofuSolveError, WarningText
+from ...explain.typos import UnknownArgument
 from ...solver.fenced import FencedOff
 from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
@@ -20,6 +21,17 @@ from ...solver.upgrades import BlockedUpgrade, newer
 from ...versions import apparentlymart_go_versions as gvs
 from ...versions.cooldown import format_age
 from ...versions.hashicorp_go_version import GoVersion
+
+
+def unknown_argument_warning(u: UnknownArgument) -> WarningText:
+    """``Unsupported argument``, as OpenTofu words it at ``plan``, said at ``init`` with the
+    argument's file and line and the name meant (issue #60 §4)."""
+    return WarningText(
+        "Unsupported argument",
+        f'on {u.where.file} line {u.where.line}: module "{u.call_path}" sets "{u.name}", which {u.module} '
+        f'{u.version} does not declare. Did you mean "{u.suggestion}"? tofu plan would stop at it ("An argument '
+        f'named "{u.name}" is not expected here")' + ("; without a version constraint the newest version was "
+                                                      "selected" if u.suggestion == "version" else "") + ".")
 
 
 def fenced_off_warning(f: FencedOff) -> WarningText:
