@@ -250,6 +250,28 @@ def test_oci_getter_rejects_with_its_words(case, tmp_path):
         f'Could not download module "m" (main.tf:1) source code from "{package}": {case["error"]}', 1)
 
 
+REQUIRED_PROVIDERS = json.loads((DATA / "required_providers.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c["name"])
+                                  for c in REQUIRED_PROVIDERS["TestDecodeRequiredProvidersBlock"]])
+def test_decode_required_providers_block(case, tmp_path):
+    """internal/configs/provider_requirements_test.go TestDecodeRequiredProvidersBlock: the
+    providers decoded, or the summary of the first error, OpenTofu's words (issue #60 §5:
+    an invalid local name, one in capitals and an object with other attributes included)."""
+    from tofu_solve.config import load_module_dir
+
+    (tmp_path / "main.tf").write_text('variable "unknown" {}\nterraform {\n  required_providers {\n    '
+                                      + case["entry"] + "\n  }\n}\n")
+    if "error" in case:
+        summary, _, line = _first_error(tmp_path)
+        assert summary == case["error"] and line >= 4
+        return
+    got = [[p.local_name, str(p.address), p.constraint.text if p.constraint else None]
+           for p in load_module_dir(tmp_path).provider_requirements]
+    assert got == case["want"]
+
+
 def test_the_report_counts_every_case():
     """The conformance README's report: how many cases each table holds and how many apply
     (every one not applicable is listed with its reason in CONFIG_NOT_APPLICABLE)."""
@@ -260,6 +282,7 @@ def test_the_report_counts_every_case():
         "OCI sources": len(OCI["accepted"]) + len(OCI["rejected"]),
         "lock files": len(list((DATA / "depsfile").glob("*.hcl"))),
         "configuration files and modules": configs,
+        "required_providers blocks": len(REQUIRED_PROVIDERS["TestDecodeRequiredProvidersBlock"]),
     }
     applicable = dict(counts, **{"configuration files and modules": configs - len(CONFIG_NOT_APPLICABLE)})
     readme = (DATA / "README.md").read_text(encoding="utf-8")

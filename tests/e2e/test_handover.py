@@ -547,3 +547,25 @@ def test_a_twenty_root_run_with_the_real_client_is_a_line_per_root(tmp_path, tof
     assert all("up to date" in row and "Terraform init done (" in row for row in rows), again.out
     assert again.err == "" and len(out) <= 20 + 8, again.out
     assert all(len(line) <= 120 for line in out), again.out
+
+
+def test_an_interrupted_handover_says_what_was_not_done_and_how_to_finish(tmp_path, tofu_solve, acme):
+    """Issue #60 §5: Ctrl-C while the client's init runs (here the client sends the signal to
+    tofu-solve itself, as the terminal sends it to both): exit 130, tofu-solve's lock and
+    modules are complete, and the message says that providers and the backend may not be set
+    up, with the command that finishes the job."""
+    fake = _script(tmp_path / "terraform", '''
+case "$1" in
+  version) echo "Terraform v1.15.5"; echo "on linux_amd64";;
+  init) echo "Initializing the backend..."; sleep 0.3; kill -INT $PPID; sleep 1; exit 130;;
+esac
+''')
+    root = write_root(tmp_path / "root", ROOT)
+    r = tofu_solve(root, "init", f"-tf-path={fake}")
+    assert r.code == 130, r.err
+    said = " ".join(r.err.split())
+    assert "Error: Interrupted" in r.err
+    assert "tofu-solve's part is done: .terraform.lock.hcl and .terraform/modules are written and verified" in said
+    assert "own init was interrupted, so providers and the backend may not be set up" in said
+    assert "To finish, run: terraform init -lockfile=readonly" in said
+    assert 'module "net"' in r.lock and (root / ".terraform/modules/modules.json").is_file()

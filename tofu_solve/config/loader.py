@@ -39,7 +39,7 @@ from ..addrs.module_source import (
     parse_source,
 )
 from ..addrs.product import OPENTOFU, Product
-from ..addrs.provider import ProviderAddress, ProviderAddressError, parse_provider_source
+from ..addrs.provider import ProviderAddress, ProviderAddressError, parse_provider_part, parse_provider_source
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, SourceAddressError, SourceRange, TofuSolveError
 from ..versions.constraints import module_constraint, provider_constraint
@@ -47,7 +47,7 @@ from . import hcl
 from .file_selection import _ignored, _read_text, config_file_names
 from .files import ModuleDir, module_dir
 from .module_dir import CoreVersionRequirement, ModuleCall, ModuleConfig, RequiredProvider
-from .raw import TOP_LEVEL_BLOCKS, _FileItems, _RawCall, _Value, unsupported_block
+from .raw import TOP_LEVEL_BLOCKS, _check_provider_name, _FileItems, _RawCall, _Value, unsupported_block
 from .read_hcl import _read_hcl
 from .read_json import _read_json
 from .scope import _Scope
@@ -319,12 +319,27 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                                              "source and version.", v.where)
                 ver_text, legacy = val, True
         if obj is not None:
+            # internal/configs/provider_requirements.go decodeRequiredProvidersBlock: an object
+            # entry's local name normalized first (checkProviderNameNormalized), then only
+            # version, source and configuration_aliases
+            _check_provider_name(req.name, v.where)
+            extra = next((k for k in obj if k not in ("version", "source", "configuration_aliases")), None)
+            if extra is not None:
+                raise ConfigurationError(
+                    "Invalid required_providers object",
+                    'required_providers objects can only contain "version", "source" and "configuration_aliases" '
+                    'attributes. To configure a provider, use a "provider" block.', obj[extra].where)
             if "source" in obj:
                 source_text = _literal(obj["source"], f'The source of provider "{req.name}"', "Invalid source",
                                        "Source must be specified as a string.")
             if "version" in obj:
                 ver_text = _literal(obj["version"], f'The version of provider "{req.name}"',
                                     "Invalid version constraint", "Version must be specified as a string.")
+        if legacy:  # a plain version string: the local name is the type (ParseProviderPart)
+            try:
+                parse_provider_part(req.name)
+            except ValueError as e:
+                raise ConfigurationError("Invalid provider name", str(e), v.where) from None
         try:
             text = source_text if source_text else req.name
             if isinstance(text, str) and (len(text.split("/")) > 3 or "" in text.split("/")):

@@ -38,6 +38,13 @@ class HandoverError(TofuSolveError):
     """The client's init changed what tofu-solve locked, or could not be started."""
 
 
+class HandoverInterrupted(HandoverError):
+    """The hand-over was interrupted (Ctrl-C): tofu-solve's part is done and consistent, the
+    client's is not; exit status 130, as for any interrupted command (issue #60 §5)."""
+
+    exit_code = 130
+
+
 @dataclass(frozen=True)
 class Handover:
     """What the client's init is to run: ``argv`` (the executable first), the directory,
@@ -137,11 +144,17 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
         for line in src:
             dst.write(line)
             dst.flush()
-    side = threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)
-    side.start()
-    pump(proc.stdout, out)
-    code = proc.wait()
-    side.join()
+    try:
+        side = threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)
+        side.start()
+        pump(proc.stdout, out)
+        code = proc.wait()
+        side.join()
+    except KeyboardInterrupt:
+        _stop(proc)  # the client got the same signal from the terminal: let it stop, then make sure
+        if before is not None and lock.exists() and lock.read_bytes() != before:
+            write_atomic(lock, before)
+        raise interrupted(h) from None
     after = lock.read_bytes() if lock.exists() else None
     if after != before:
         if before is not None:
@@ -154,4 +167,36 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
     return code
 
 
-__all__ = ["PASSED_ON", "Handover", "HandoverError", "client_args", "next_command", "plan", "run", "shown"]
+def _stop(proc: subprocess.Popen, grace: float = 10.0) -> None:
+    """Wait up to ``grace`` seconds for an interrupted client to stop, then end it."""
+    try:
+        proc.wait(timeout=grace)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        proc.kill()
+        proc.wait()
+
+
+def interrupted(h: Handover) -> HandoverInterrupted:
+    """What an interrupted hand-over leaves and how to finish it: tofu-solve's lock file and
+    installed modules are complete and verified; the client's init (providers, the backend)
+    did not finish, and its command, run again, finishes it."""
+    return HandoverInterrupted(
+        "Interrupted",
+        f"tofu-solve's part is done: {LOCK_FILE_NAME} and .terraform/modules are written and verified. "
+        f"{h.client.product.name}'s own init was interrupted, so providers and the backend may not be set up. "
+        f"To finish, run:\n  {h.command_line}\n(or tofu-solve init again, which answers at once and hands over "
+        "again).")
+
+
+__all__ = [
+    "PASSED_ON",
+    "Handover",
+    "HandoverError",
+    "HandoverInterrupted",
+    "client_args",
+    "interrupted",
+    "next_command",
+    "plan",
+    "run",
+    "shown",
+]
