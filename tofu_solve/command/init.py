@@ -413,8 +413,9 @@ def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, st
     from where the merge started it)."""
     lines = []
     for c in merged.conflicts:
-        pick = res.modules.get(c.name) if c.kind == "module" else res.providers.get(c.name)
-        now = None if pick is None else pick.version_text if c.kind == "module" else str(pick.version)
+        module, provider = res.modules.get(c.name), res.providers.get(c.name)
+        now = (module.version_text if module is not None else None) if c.kind == "module" else \
+            (str(provider.version) if provider is not None else None)
         sides = f"ours {c.ours or '(none)'}, theirs {c.theirs or '(none)'}"
         if now is None:
             why = "no longer required by the configuration"

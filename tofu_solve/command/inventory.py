@@ -120,8 +120,8 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
             i.released = float(at) if isinstance(at, (int, float)) else None
             if i.kind == "provider":
                 told = cache.read_json("provider-repository", key_of(i.name))
-                source = told.get("source") if isinstance(told, dict) else None
-                i.repository = source if isinstance(source, str) else None
+                repository = told.get("source") if isinstance(told, dict) else None
+                i.repository = repository if isinstance(repository, str) else None
     return names, sorted(items.values(), key=lambda i: (i.kind != "module", i.name, i.version))
 
 

@@ -158,7 +158,7 @@ def _merge_block(kind: str, name: str, ours, theirs, base) -> tuple[object | Non
                 kind, name, ov, tv, bv, ov, "one version from two packages: the side that changed it kept")
         merged = replace(ours, hashes=union, raw=None) if kind == "provider" else replace(ours, hashes=union)
         return merged, ConflictedBlock(kind, name, ov, tv, bv, ov, "one version: the hashes of both sides")
-    pick = ours if _newer(ov, tv, kind) else theirs
+    pick = ours if _newer(str(ov), str(tv), kind) else theirs
     return pick, ConflictedBlock(kind, name, ov, tv, bv, pick.version, "two versions: the solve starts from the newer")
 
 
@@ -172,7 +172,7 @@ def merge_sides(text: str, filename: str, parse, invalid) -> MergedLock:
             (its problems listed, as for any lock file).
     """
     sides = split_sides(text, filename)
-    read = []
+    read: list[LockFile | None] = []
     for label, side in (("ours", sides.ours), ("theirs", sides.theirs), ("base", sides.base)):
         if side is None:
             read.append(None)
@@ -183,6 +183,7 @@ def merge_sides(text: str, filename: str, parse, invalid) -> MergedLock:
             raise invalid(filename, errors)
         read.append(locks if not errors else None)
     ours, theirs, base = read
+    assert ours is not None and theirs is not None  # invalid sides raised above
     merged = LockFile()
     conflicts: list[ConflictedBlock] = []
     for path in sorted(set(ours.modules) | set(theirs.modules)):

@@ -219,8 +219,8 @@ class CandidateFactory:
         self.spend_budget_at_once = spend_budget_at_once
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of
         self._parties_done: dict[int, ModuleCandidate] = {}  # id -> party already read ahead of
-        # (provider, constraint texts) -> (candidates meeting them all, constraints)
-        self._meeting: dict[tuple, tuple] = {}
+        # (provider, constraint texts) -> the candidates meeting them all
+        self._meeting: dict[tuple, list[ProviderCandidate]] = {}
 
     # ------------------------------------------------------------------ the one order of each subject
 
