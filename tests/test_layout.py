@@ -33,6 +33,7 @@ STAGES: list[tuple[str, ...]] = [
     ("workdir",),
     ("world",),
     ("command",),
+    ("lsp",),
     ("cli",),
     ("__main__", ""),
 ]

@@ -488,6 +488,16 @@ def _commands() -> tuple[_Command, ...]:
             ),
             defaults={"command_module": "demo", "json": False, "chdir": None},
         ),
+        _Command(
+            "lsp",
+            help="serve the Language Server Protocol over stdin and stdout, for editors",
+            description="A language server that runs beside terraform-ls or tofu-ls: on each open, change and "
+                        "save it solves the file's root module as the editor shows it and reports, at the "
+                        "lines concerned, conflicts with fixes verified by solving, locks that no longer "
+                        "match, policy denials, held-back versions and typos; hovers and code lenses on "
+                        "module blocks. Offline from the lock and the cache unless something must be fetched.",
+            defaults={"command_module": "lsp", "json": False, "chdir": None},
+        ),
     )
 
 
@@ -717,9 +727,17 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
 
         # before init's own module is imported: its first requests go out meanwhile (issue #36)
         args.early_start = early.start_for(args, settings)
+    if args.command_module == "lsp":  # the server runs above the commands, whose code it uses
+        from .lsp.server import run as serve
+
+        return serve(args, settings)
     module = importlib.import_module(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)
+    if args.command_module == "lsp":  # the server runs above the commands, whose code it uses
+        from .lsp.server import run as serve
+
+        return serve(args, settings)
     if args.command_module == "completion":
         return module.run(args, settings, build_parser())
     if hasattr(module, "open_views"):

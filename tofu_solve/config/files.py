@@ -16,6 +16,7 @@ reads one on disk (:class:`DiskDir`).
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -61,6 +62,33 @@ class DiskDir:
 
     def __fspath__(self) -> str:
         return os.fspath(self.path)
+
+
+class OverlayDir(DiskDir):
+    """A directory on disk as an editor shows it: each open file's unsaved text in place of
+    the disk's (``texts``: absolute path -> text; a file open but never saved is listed
+    too). What the language server reads a root module from, with the CLI's own loader."""
+
+    def __init__(self, path: Path, texts: Mapping[Path, str]):
+        super().__init__(path)
+        self.texts = texts
+
+    def entries(self) -> list[tuple[str, bool]]:
+        found = dict(super().entries()) if self.path.is_dir() else {}
+        for p in self.texts:
+            if p.parent == self.path:
+                found.setdefault(p.name, False)
+        return sorted(found.items())
+
+    def read_text(self, name: str) -> str:
+        text = self.texts.get(self.path / name)
+        return text if text is not None else super().read_text(name)
+
+    def child(self, rel: str) -> OverlayDir:
+        return OverlayDir(self.path / rel, self.texts) if rel else self
+
+    def exists(self) -> bool:
+        return self.path.is_dir() or any(p.parent == self.path for p in self.texts)
 
 
 class MemoryDir:
@@ -112,4 +140,5 @@ def module_dir(directory: str | os.PathLike | ModuleDir) -> ModuleDir:
     return directory if isinstance(directory, (DiskDir, MemoryDir)) else DiskDir(Path(directory))
 
 
-__all__ = ["CONFIG_SUFFIXES", "DiskDir", "MemoryDir", "ModuleDir", "PackageFiles", "is_config_file", "module_dir"]
+__all__ = ["CONFIG_SUFFIXES", "DiskDir", "MemoryDir", "ModuleDir", "OverlayDir", "PackageFiles", "is_config_file",
+           "module_dir"]

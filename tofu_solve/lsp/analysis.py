@@ -1,0 +1,413 @@
+"""A root module read and solved as an editor shows it (issue #61 §2-4): findings at file and
+line, fixes that were verified by solving, hovers and lenses.
+
+Nothing here is a second implementation: the root is read by the CLI's loader (from the
+buffers' unsaved text through :class:`~tofu_solve.config.files.OverlayDir`), solved by
+:func:`tofu_solve.explain.solve` (offline first: from the lock and the cache; the network
+only when something is not there), explained by the explanation the CLI prints (its
+clashing constraints and its suggestions, each checked by solving again), held back by the
+one held-back analysis ``why`` uses, checked by ``check``. Every position is a file relative
+to the root and a 1-based line, as the CLI cites them; :mod:`.server` maps them to the
+protocol's ranges.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..addrs.module_source import RegistrySource
+from ..config.files import OverlayDir
+from ..config.policy import load_policy
+from ..config.tree import ModuleTree, read_module_tree
+from ..config.variables import collect_input_values
+from ..errors import OfflineError, ResolutionError, SourceRange, TofuSolveError
+from ..explain import solve
+from ..explain.holdback import module_hold_backs
+from ..explain.typos import unknown_arguments
+from ..lockfile import LOCK_FILE_NAME, LockFile, LockFileErrors, parse_lock_text, read_lock_file
+from ..lockfile.merge_conflict import conflicted_error, has_conflict_markers, merge_sides
+from ..settings import Settings
+from ..solver.changes import lock_change_reasons
+from ..solver.context import SolveOptions
+from ..solver.factory import display_package
+from ..solver.resolve import Resolution
+from ..solver.wiring import build_context
+from ..versions.hashicorp_go_version import GoVersion
+from ..versions.target import Client, target_version
+
+log = logging.getLogger(__name__)
+
+#: Commands the findings and lenses offer (:mod:`.server` runs them).
+INIT_COMMAND = "tofu-solve.init"
+UPGRADE_COMMAND = "tofu-solve.upgrade"
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place a finding involves: file (relative to the root), 1-based line, why."""
+
+    file: str
+    line: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A diagnostic: ``severity`` ``error``, ``warning``, ``information`` or ``hint``;
+    ``code`` what kind (``conflict``, ``lock``, ``check``, ``policy``, ``held-back``,
+    ``fenced-off``, ``typo``, ``configuration``); ``needle``: the text on the line the range
+    covers (a constraint string), None for the whole line; ``command``: a command that
+    resolves it (name, arguments), offered as a code action."""
+
+    file: str
+    line: int
+    severity: str
+    message: str
+    code: str
+    related: tuple[Related, ...] = ()
+    needle: str | None = None
+    command: tuple[str, str, tuple[str, ...]] | None = None  # (title, command, arguments)
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the quoted ``old`` with the quoted ``new`` on ``line`` of ``file``."""
+
+    file: str
+    line: int
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A quick fix the explanation verified by solving with it (issue #61 §3)."""
+
+    title: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Lens:
+    """A code lens above ``line`` of ``file``."""
+
+    file: str
+    line: int
+    title: str
+
+
+@dataclass(frozen=True)
+class Hover:
+    """What hovering lines ``first``..``last`` of ``file`` shows (Markdown)."""
+
+    file: str
+    first: int
+    last: int
+    markdown: str
+
+
+@dataclass
+class RootReport:
+    """What the editor shows for one root module. ``files``: every file the report speaks
+    of (those with none of its findings get an empty list, clearing old ones); ``solved``:
+    the solve succeeded (hovers and lenses are from it); ``read_error``: the root could not
+    be read (a syntax error: the other files keep the last good report's findings)."""
+
+    root: Path
+    findings: list[Finding] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    lenses: list[Lens] = field(default_factory=list)
+    hovers: list[Hover] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+    solved: bool = False
+    read_error: bool = False
+
+
+def find_root(path: Path) -> Path:
+    """The root module a file belongs to: the nearest directory from the file's own upward
+    that holds a lock file or a ``.terraform`` directory (where ``init`` runs), else the
+    file's own directory."""
+    start = path.parent
+    for d in (start, *start.parents):
+        if (d / LOCK_FILE_NAME).is_file() or (d / ".terraform").is_dir():
+            return d
+    return start
+
+
+def _finding_at(e: TofuSolveError, severity: str, code: str, root: Path) -> Finding:
+    where = e.where if e.where is not None else SourceRange("main.tf", 1)
+    return Finding(_rel(where.file, root), max(1, where.line or 1), severity, f"{e.summary}: {e.detail}", code)
+
+
+def _rel(file: str, root: Path) -> str:
+    p = Path(file)
+    if p.is_absolute():
+        try:
+            return str(p.relative_to(root))
+        except ValueError:
+            return str(p)
+    return file
+
+
+def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: Client | None = None) -> RootReport:
+    """Read and solve the root module at ``root`` as the editor shows it (``texts``: the
+    open buffers' text by absolute path), and say what the editor should show. Never
+    raises for what the configuration, the lock or the network does: that is a finding."""
+    report = RootReport(root)
+    target = target_version(None, root, client=client)
+    try:
+        tree = read_module_tree(OverlayDir(root, texts), confine=False,
+                                inputs=collect_input_values(root, settings.environ, ()), product=target.product)
+    except TofuSolveError as e:
+        report.read_error = True
+        report.findings.append(_finding_at(e, "error", "configuration", root))
+        return _done(report)
+    try:
+        locks = _locks(root, texts)
+    except TofuSolveError as e:
+        report.findings.append(_finding_at(e, "error", "lock", root))
+        return _done(report)
+    try:
+        policy = load_policy(root, None, settings.environ, target.product.registry_host)
+    except TofuSolveError as e:
+        report.findings.append(_finding_at(e, "error", "policy", root))
+        return _done(report)
+    for offline in (True, False):  # the lock and the cache first; the network only when they lack something
+        wired = build_context(SolveOptions(target, offline=offline, policy=policy), locks, settings, None)
+        ctx = wired.context
+        try:
+            res = solve(tree, ctx, root)
+            _solved(report, res, ctx, locks, tree)
+            break
+        except OfflineError:
+            continue
+        except ResolutionError as e:
+            _conflict(report, e, locks)
+            break
+        except TofuSolveError as e:
+            report.findings.append(_finding_at(e, "error", "configuration", root))
+            break
+        finally:
+            ctx.close()
+    _check(report, settings, target, policy, locks)
+    return _done(report)
+
+
+def _locks(root: Path, texts: Mapping[Path, str]) -> LockFile:
+    """The lock file as the editor shows it. Raises LockFileError (conflict markers
+    included: ``init`` resolves those)."""
+    text = texts.get(root / LOCK_FILE_NAME)
+    if text is None:
+        return read_lock_file(root / LOCK_FILE_NAME, refused_by="The language server")
+    if has_conflict_markers(text):  # init resolves those; the server says so, as check does
+        raise conflicted_error(LOCK_FILE_NAME, merge_sides(text, LOCK_FILE_NAME, parse_lock_text, LockFileErrors),
+                               "The language server")
+    locks, diags = parse_lock_text(text, LOCK_FILE_NAME)
+    errors = [d for d in diags if d.severity == "error"]
+    if errors:
+        raise LockFileErrors(LOCK_FILE_NAME, errors)
+    return locks
+
+
+def _done(report: RootReport) -> RootReport:
+    report.files |= {f.file for f in report.findings} | {e.file for fix in report.fixes for e in fix.edits}
+    return report
+
+
+def _root_calls(tree: ModuleTree):
+    return [rc for rc in tree.remote_calls if not rc.local_path]
+
+
+def _solved(report: RootReport, res: Resolution, ctx, locks: LockFile, tree: ModuleTree) -> None:
+    """Findings, hovers and lenses of a solve that succeeded."""
+    report.solved = True
+    root = report.root
+    reasons = lock_change_reasons(res, ctx, locks)
+    selected_trees = {}
+    for rc in _root_calls(res.root_tree):
+        path = rc.call.name
+        cand = res.modules.get(path)
+        if cand is None:
+            continue
+        try:
+            t = ctx.known_tree(cand)
+        except TofuSolveError:
+            t = None
+        if isinstance(t, ModuleTree):
+            selected_trees[path] = (display_package(cand.source), cand.version_text, t)
+    for u in unknown_arguments(res.root_tree, selected_trees):
+        report.findings.append(Finding(_rel(u.where.file, root), u.where.line, "warning",
+                                       f'"{u.name}": did you mean "{u.suggestion}"? {u.module} {u.version} does not '
+                                       f'declare "{u.name}"; tofu plan would stop at it.', "typo", needle=u.name))
+    for rc in _root_calls(res.root_tree):
+        _call(report, res, ctx, locks, rc.call, reasons)
+    for _, p in res.root_tree.providers:
+        addr = str(p.address)
+        why = reasons.get(addr)
+        old = locks.providers.get(addr)
+        new = res.providers.get(addr)
+        if why and old is not None and new is not None and old.version != str(new.version):
+            report.findings.append(Finding(
+                _rel(p.where.file, root), p.where.line, "warning",
+                f"The lock holds {p.address.for_display} {old.version}; tofu-solve init would move it to "
+                f"{new.version}: {why}.", "lock", needle=p.constraint.text if p.constraint else None,
+                command=("Run tofu-solve init", INIT_COMMAND, (str(root),))))
+    for f in res.fenced_off:
+        call = res.module_requirements.get(f.call)
+        if call is None or call.origin.call_path:
+            continue
+        r = f.requirement
+        report.findings.append(Finding(
+            _rel(call.call.where.file, root), call.call.where.line, "warning",
+            f'{f.call} is at {f.selected}, but {f.newer} of the same line requires {r.address.for_display} '
+            f'"{r.constraint.text if r.constraint else ""}" ({r.where}), which excludes the selected {f.chosen}.',
+            "fenced-off"))
+
+
+def _call(report: RootReport, res: Resolution, ctx, locks: LockFile, call, reasons: Mapping[str, str]) -> None:
+    """One root module call: its lens, its hover, a lock that would move, a held-back hint."""
+    root = report.root
+    path = call.name
+    cand = res.modules.get(path)
+    req = res.module_requirements.get(path)
+    if cand is None or req is None:
+        return
+    at = call.version_where or call.where
+    file = _rel(at.file, root)
+    lock = locks.modules.get(path)
+    needle = call.version.text if call.version is not None else None
+    why = reasons.get(path)
+    if lock is not None and lock.version != cand.version_text and why:
+        report.findings.append(Finding(file, at.line, "warning",
+                                       f"The lock holds {path} at {lock.version}; tofu-solve init would move it to "
+                                       f"{cand.version_text}: {why}.", "lock",
+                                       (Related(LOCK_FILE_NAME, lock.line, f'module "{path}" is locked here'),)
+                                       if lock.line else (), needle,
+                                       ("Run tofu-solve init", INIT_COMMAND, (str(root),))))
+    held = module_hold_backs(res, ctx, path) if req.versioned else []
+    listed = ctx.known_candidates(req) or []
+    allowed_newer = [c.version_text for c in listed if c.version is not None and cand.version is not None
+                     and c.version.compare(cand.version) > 0]
+    outside = _newer_outside(ctx, req, listed)
+    state = "locked" if lock is not None and lock.version == cand.version_text else "selected"
+    report.lenses.append(Lens(_rel(call.where.file, root), call.where.line,
+                              f"{cand.version_text} {state} · {len(allowed_newer)} newer allowed · "
+                              f"{outside} newer outside the constraint"))
+    first = next((h for h in held if h.kind not in ("objective", "unknown")), None)
+    if first is not None:
+        constraint = f'"{call.version.text}"' if call.version is not None else "the call"
+        report.findings.append(Finding(
+            file, at.line, "information" if first.kind in ("policy", "provider", "opentofu", "module") else "hint",
+            f"{cand.version_text} {state}; {first.version} allowed by {constraint} is held back: "
+            f"{first.reason or 'held by the lock'}", "held-back",
+            (Related(_rel(first.file, root), first.line, first.reason),) if first.file and first.line else (),
+            needle, ((f"Upgrade {path} to {first.version}" if first.command else  # proven to land it
+                      f"Upgrade {path} (tofu-solve init -upgrade={path})"), UPGRADE_COMMAND, (str(root), path))
+            if first.kind == "lock" else None))
+    lines = [f"**module \"{path}\"**: {display_package(cand.source)} **{cand.version_text}** ({state})"]
+    if lock is not None and lock.package:
+        lines.append(f"- package: `{lock.package}`")
+    if why:
+        lines.append(f"- the lock would move: {why}")
+    for h in held[:8]:
+        lines.append(f"- {h.version}: {h.kind}: {h.reason or 'held by the lock'}")
+    page = _versions_page(cand.source)
+    if page:
+        lines.append(f"- versions: {page}")
+    last = max([call.where.line, *(w.line for _, w in call.arguments)])
+    report.hovers.append(Hover(_rel(call.where.file, root), call.where.line, last + 1, "\n".join(lines)))
+
+
+def _newer_outside(ctx, req, allowed) -> int:
+    """How many released versions are newer than the newest the constraint allows (from
+    the listing already read)."""
+    try:
+        every = ctx.available(req) if ctx.listed(req) is not None else []
+    except TofuSolveError:
+        return 0
+    versions = [c.version for c in allowed if c.version is not None]
+    if not versions:
+        return 0
+    newest = max(versions, key=functools.cmp_to_key(GoVersion.compare))
+    return sum(1 for a in every if a.version is not None and not a.version.prerelease
+               and a.version.compare(newest) > 0)
+
+
+def _versions_page(source) -> str | None:
+    if not isinstance(source, RegistrySource):
+        return None
+    p = source.package
+    if p.host == "registry.opentofu.org":
+        return f"https://search.opentofu.org/module/{p.namespace}/{p.name}/{p.system}"
+    if p.host == "registry.terraform.io":
+        return f"https://registry.terraform.io/modules/{p.namespace}/{p.name}/{p.system}"
+    return None
+
+
+def _conflict(report: RootReport, e: ResolutionError, locks: LockFile) -> None:
+    """An Error on each clashing constraint, each pointing at the others, with the
+    explanation's words; each suggestion the explanation verified as a quick fix; the lock
+    lines that hold the clash when the lock is what makes it impossible."""
+    data = e.explanation or {}
+    first_line = e.detail.split("\n\n", 1)[0].strip()
+    for clash in data.get("clashes", []):
+        places = [(c["file"], c["line"], c) for c in clash if c.get("file") and c.get("line")]
+        for file, line, c in places:
+            others = tuple(Related(f, ln, f'"{o["constraint"]}" ({o["name"]})') for f, ln, o in places if o is not c)
+            report.findings.append(Finding(
+                file, line, "error", f'{e.summary}: "{c["constraint"]}" ({c["name"]}) cannot hold with ' +
+                "; ".join(f'"{o["constraint"]}" ({o["name"]}, {f}:{ln})' for f, ln, o in places if o is not c) +
+                f". {first_line}", "conflict", others, c["constraint"]))
+    if not data.get("clashes") and e.where is not None:
+        report.findings.append(Finding(_rel(e.where.file, report.root), e.where.line or 1, "error",
+                                       f"{e.summary}: {e.detail}", "conflict"))
+    for sg in data.get("suggestions", []):
+        if sg.get("edits"):
+            report.fixes.append(Fix(sg["summary"], tuple(Edit(x["file"], x["line"], x["old"], x["new"])
+                                                         for x in sg["edits"])))
+        for name in sg.get("upgrade", []):
+            lock = locks.modules.get(name)
+            if lock is not None and lock.line:
+                report.findings.append(Finding(LOCK_FILE_NAME, lock.line, "error",
+                                               f'The lock holds "{name}" at {lock.version}, which makes this '
+                                               f"impossible: {sg['summary']}", "conflict",
+                                               command=(f"Run tofu-solve init -upgrade={name}", UPGRADE_COMMAND,
+                                                        (str(report.root), name))))
+
+
+def _check(report: RootReport, settings: Settings, target, policy, locks: LockFile) -> None:
+    """What ``check`` reports of the working directory on disk (a lock that no longer
+    matches, an installed copy that is not the locked one, a denied lock), as warnings at
+    the lines it names, with "Run tofu-solve init"."""
+    from ..command.check import check
+
+    if not (report.root / LOCK_FILE_NAME).is_file():
+        return
+    try:
+        differences = check(report.root, settings, target=target, policy=policy)
+    except TofuSolveError as e:
+        log.debug("check did not run: %s", e.summary)
+        return
+    init = ("Run tofu-solve init", INIT_COMMAND, (str(report.root),))
+    for d in differences:
+        path = d.subject.removeprefix('module "').removesuffix('"') if d.subject.startswith('module "') else None
+        lock = locks.modules.get(path) if path is not None else None
+        if d.kind == "policy" and lock is not None and lock.line:  # at the lock that holds it, the rule beside
+            related = (Related(_rel(d.where.file, report.root), d.where.line or 1, "the rule"),) if d.where else ()
+            report.findings.append(Finding(LOCK_FILE_NAME, lock.line, "error", f"{d.subject} {d.detail}", "policy",
+                                           related, command=init))
+            continue
+        if d.where is None:
+            continue
+        report.findings.append(Finding(_rel(d.where.file, report.root), d.where.line or 1,
+                                       "error" if d.kind == "policy" else "warning",
+                                       f"{d.subject} {d.detail}", "policy" if d.kind == "policy" else "check",
+                                       command=init))
+
+
+__all__ = ["INIT_COMMAND", "UPGRADE_COMMAND", "Edit", "Finding", "Fix", "Hover", "Lens", "Related", "RootReport",
+           "analyse", "find_root"]
