@@ -164,7 +164,8 @@ class SolveServer(LanguageServer):
             report.files |= previous.files
             report.lenses, report.hovers, report.fixes = previous.lenses, previous.hovers, previous.fixes
         self.reports[root] = report
-        files = report.files | {f.file for f in findings}
+        # every open document of the root is answered, an empty list when all is well
+        files = report.files | {f.file for f in findings} | {_rel(p, root) for p in self._texts(root)}
         for f in sorted(files | self.published.get(root, set())):
             path = root / f
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
