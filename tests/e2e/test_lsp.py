@@ -29,6 +29,11 @@ async def lsp(running, tmp_path):
            "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}  # no client on PATH: nothing is handed over
     client = make_test_lsp_client()
     _tell_code_actions_from_commands(client)
+    client.lens_refreshes = 0
+
+    @client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
+    def lens_refresh(params) -> None:  # VS Code pulls the lenses again when told they changed
+        client.lens_refreshes += 1
     await client.start_io(sys.executable, "-m", "tofu_solve", "lsp", env=env)
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri(),
@@ -119,6 +124,7 @@ async def test_a_held_back_version_hint_hover_lens_and_the_upgrade_command(lsp, 
     hover = await lsp.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
                                                                   types.Position(0, 3)))
     assert hover is not None and "6.5.1" in hover.contents.value
+    assert lsp.lens_refreshes >= 1  # told after the solve, so that the editor asks again
     lenses = await lsp.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
     assert [lens.command.title for lens in lenses] == ["6.5.1 locked · 1 newer allowed · 0 newer outside the constraint"]
     actions = await lsp.text_document_code_action_async(types.CodeActionParams(

@@ -171,6 +171,10 @@ class SolveServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=path.as_uri(), diagnostics=[self.diagnostic(root, x) for x in findings if x.file == f]))
         self.published[root] = files
+        workspace = self.client_capabilities.workspace if self.client_capabilities is not None else None
+        lens = workspace.code_lens if workspace is not None else None
+        if lens is not None and lens.refresh_support:  # the lenses are pulled: say they changed
+            self.workspace_code_lens_refresh(None)
 
     def line_text(self, path: Path, line: int) -> str:
         """Line ``line`` (1-based) of the file as the editor shows it, "" when there is none."""
