@@ -568,7 +568,11 @@ def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(t
     before = _files(root)
     r = tofu_solve(root, "init")
     assert r.code == 1 and "Error: Moved git tag" in r.err
+    assert "tofu-solve init -accept-checksum=CALL" in " ".join(r.err.split()) and "init -upgrade" not in r.err
     assert _files(root) == before
+    r = tofu_solve(root, "init", "-accept-checksum=m")  # reviewed: the moved tag's commit, at the same tag
+    assert r.code == 0, r.err
+    assert "checksum accepted at v1.0.0 (-accept-checksum=m)" in " ".join(r.out.split())
 
 
 def test_a_new_call_to_a_locked_package_version_meets_its_moved_tag(tmp_path, tofu_solve, own_cache):

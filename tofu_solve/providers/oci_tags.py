@@ -81,7 +81,8 @@ class OciCandidates:
                     "Moved OCI tag",
                     f"The lock file records {source.package_address}:{reference} at manifest {available.commit}, "
                     f"but the registry now serves {art.manifest_digest} for that tag: it was pushed again. If the "
-                    "new artifact is intended, run: tofu-solve init -upgrade")
+                    "new artifact is intended, review it, then accept it at the same tag with: tofu-solve init "
+                    "-accept-checksum=CALL (the module call cited here)")
         else:
             art = self.client.resolve(source.registry, source.repository, reference)
         label = available.label

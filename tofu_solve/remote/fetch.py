@@ -155,7 +155,8 @@ class Fetcher:
                 "Moved git tag",
                 f'The lock file records {g.ref or "the default branch"} of {redact(g.url)} at commit {commit}, '
                 f"but the remote now points it at {ref.commit}: the tag was moved. If the new commit is "
-                "intended, run: tofu-solve init -upgrade")
+                "intended, review it, then accept it at the same tag with: tofu-solve init -accept-checksum=CALL "
+                "(the module call cited here)")
         return ref
 
     def _fetch_address(self, address: str, commit: str | None) -> FetchedPackage:
