@@ -236,8 +236,9 @@ def locked_version_gone(subject: str, version: str, upgrade: str, where=None, al
     return LockedVersionGone(
         "Locked version no longer available",
         f"The lock file holds {subject} at {version}, but the previously-selected version {version} is no longer "
-        f"available: it was withdrawn, or the lock file was edited by hand. tofu-solve does not pick another "
-        f"version silently; run tofu-solve init {upgrade} to choose afresh.{also}", where)
+        f"available: it was withdrawn or deleted from the registry's index, or the lock file was edited by hand. "
+        f"tofu-solve does not pick another version silently; run tofu-solve init {upgrade} to choose afresh.{also}",
+        where)
 
 
 class HashError(TofuSolveError):

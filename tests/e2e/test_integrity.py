@@ -460,6 +460,9 @@ def test_a_withdrawn_registry_version_is_an_error(tmp_path, tofu_solve, own_cach
     # issue #60 §4: cited where the edit was made, the lock's block; the call's version line beside it
     line = next(n for n, x in enumerate(lock.read_text().splitlines(), 1) if x.startswith('module "kms"'))
     assert f"on .terraform.lock.hcl line {line}" in r.err and "(The call is at main.tf:3.)" in r.err
+    said = " ".join(r.err.split())  # issue #62 §3: deleted from the index, and the nearest listed version as the fix
+    assert "withdrawn or deleted from the registry's index" in said
+    assert f'The nearest listed version the constraint admits is {locked}: pin version = "{locked}" at main.tf:3' in said
     assert _files(root) == before
     r = tofu_solve(root, "init", "-upgrade=kms")
     assert r.code == 0 and lock_versions(r.lock)["kms"] == locked

@@ -64,3 +64,16 @@ def test_a_provider_lock_an_edit_excludes_is_free_and_lands_on_the_newest_it_adm
         assert res.modules["m"].version_text == "2.0.0"  # the module lock, untouched by the edit, holds
     finally:
         ctx.close()
+
+
+def test_the_nearest_listed_version_to_a_deleted_lock():
+    """Issue #62 §3: a locked version deleted from the registry's index names the listed
+    version nearest it (the newer of two as near) as the fix; nothing listed, nothing named."""
+    from tofu_solve.solver.locks import nearest_listed
+    from tofu_solve.versions.hashicorp_go_version import GoVersion
+
+    listed = [GoVersion.parse(v) for v in ("6.4.0", "6.5.0", "6.6.0")]
+    assert nearest_listed("6.5.1", listed).string == "6.6.0"  # between two: the newer
+    assert nearest_listed("6.9.0", listed).string == "6.6.0"  # above them all: the newest
+    assert nearest_listed("6.0.0", listed).string == "6.4.0"  # below them all: the oldest
+    assert nearest_listed("6.5.1", []) is None and nearest_listed("not a version", listed) is None

@@ -554,7 +554,9 @@ class Context:
             except TofuSolveError:
                 return  # the listing's own failure is met where the listing is needed
             if cand.available.label not in listed and cand.version_text not in listed:
-                raise gone_module_lock(req, cand.version_text, lock.line)
+                admitted = list_module_versions(req.constraint, [a.label for a in self.available(req)]).matching
+                raise gone_module_lock(req, cand.version_text, lock.line,
+                                       [v for v in admitted if isinstance(v, GoVersion)])
         return check
 
     # ------------------------------------------------------------------ providers

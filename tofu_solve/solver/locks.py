@@ -29,6 +29,7 @@ conservative update minimises (:mod:`.conservative`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
@@ -160,18 +161,40 @@ def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
     return ModuleCandidate(req.call_path, source, avail, package)
 
 
-def gone_module_lock(req: ModuleRequirement, version: str, lock_line: int = 0) -> TofuSolveError:
+def nearest_listed(version: str, listed: Sequence[GoVersion]) -> GoVersion | None:
+    """The version of ``listed`` nearest ``version`` in the version order (the newer of two
+    equally near), or None when nothing is listed or ``version`` does not parse: what a lock
+    whose version was deleted from its registry's index can move to with the least change
+    (issue #62 §3)."""
+    try:
+        gone = GoVersion.parse(version)
+    except TofuSolveError:
+        return None
+    ordered = sorted(listed, key=functools.cmp_to_key(GoVersion.compare))
+    below = [v for v in ordered if v.compare(gone) < 0]
+    above = [v for v in ordered if v.compare(gone) > 0]
+    return above[0] if above else (below[-1] if below else None)
+
+
+def gone_module_lock(req: ModuleRequirement, version: str, lock_line: int = 0,
+                     listed: Sequence[GoVersion] = ()) -> TofuSolveError:
     """The error for a module lock whose version its source no longer offers, cited at the
     lock file's block (issue #60 §4: an edited lock is where the edit was made), the call's
-    ``version`` line named beside it; at the call when the block's line is not known."""
+    ``version`` line named beside it; at the call when the block's line is not known. With
+    ``listed`` (the versions the source lists that the call's constraint admits), the nearest
+    of them is named as the fix (issue #62 §3: a version deleted from a registry's index)."""
     from ..errors import SourceRange
     from ..lockfile.filename import LOCK_FILE_NAME
 
     call = req.call.version_where or req.call.where
+    near = nearest_listed(version, listed)
+    fix = (f" The nearest listed version the constraint admits is {near.string}: pin version = \"{near.string}\" "
+           f"at {call.file}:{call.line} to take it, or let -upgrade={req.call_path} choose afresh.") if near else ""
     if not lock_line:
-        return locked_version_gone(f'module "{req.call_path}"', version, f"-upgrade={req.call_path}", call)
+        return locked_version_gone(f'module "{req.call_path}"', version, f"-upgrade={req.call_path}", call, fix)
     return locked_version_gone(f'module "{req.call_path}"', version, f"-upgrade={req.call_path}",
-                               SourceRange(LOCK_FILE_NAME, lock_line), f" (The call is at {call.file}:{call.line}.)")
+                               SourceRange(LOCK_FILE_NAME, lock_line),
+                               f" (The call is at {call.file}:{call.line}.){fix}")
 
 
 def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locked: ModuleCandidate | None,
@@ -199,7 +222,8 @@ def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locke
                                         key=lambda vc: vc[0])]
         rank = {c.version_text: i for i, c in enumerate(ordered)}
         if anchor.version_text not in rank:
-            raise gone_module_lock(req, anchor.version_text, lock_line)
+            raise gone_module_lock(req, anchor.version_text, lock_line,
+                                   [c.version for c in listed if c.version is not None])
         keep = set(cands)
         cands = nearest_first([c for c in ordered[::-1] if c in keep], lambda c: rank[c.version_text],
                               rank[anchor.version_text])
