@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from tests.e2e.conftest import write_root
+from tests.e2e.test_provider_locks import ROOT as PROVIDERS_ROOT
 from tofu_solve.lockfile import parse_lock_text
 from tofu_solve.world import RegistryServer, write_cli_config
 from tofu_solve.world.provider_files import PLATFORMS, ProviderFiles
@@ -80,16 +81,7 @@ def test_accept_checksum_names_only_what_the_lock_holds_and_stands_alone(isolate
     assert r.code == 1 and "Incompatible flags" in r.err
 
 
-ROOT = '''
-terraform {
-  required_providers {
-    aws = {
-      source  = "hashicorp/aws"
-      version = "~> 5.90"
-    }
-  }
-}
-'''
+ROOT = PROVIDERS_ROOT.split('module "kms"', 1)[0]  # hashicorp/aws "~> 5.90" alone
 
 
 def test_a_provider_package_replaced_at_its_version_is_refused_then_accepted(isolated, tofu_solve, world, running,

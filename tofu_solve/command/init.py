@@ -228,8 +228,6 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
-    if read.merged is not None:
-        res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons))
     changes = _module_lock_changes(read.on_disk, solved, opts)
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or _provider_change_reason(
@@ -643,6 +641,8 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
             "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
             "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
             "blocks back; -upgrade=NAME chooses afresh."))
+    if read.merged is not None:  # the lock file had merge conflicts: how each was resolved comes first
+        res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons))
     ctx = wired.context
     wired.remotes.join_background()
     out.extend(tag_warnings(wired.remotes.moved, wired.remotes.deleted))

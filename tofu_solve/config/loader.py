@@ -292,6 +292,31 @@ def _literal(v: _Value, what: str, summary: str, detail: str) -> Any:
         raise ConfigurationError(summary, detail, v.where) from None
 
 
+def _check_entry(name: str, obj: dict | None, where: SourceRange) -> None:
+    """A ``required_providers`` entry's name and keys, as decodeRequiredProvidersBlock
+    checks them (``internal/configs/provider_requirements.go``): a plain version string's
+    name is the provider type (ParseProviderPart: "Invalid provider name"); an object's is a
+    normalized local name (checkProviderNameNormalized), and it holds only ``version``,
+    ``source`` and ``configuration_aliases``.
+
+    Raises:
+        ConfigurationError: in OpenTofu's words, at the entry (an extra key: at the key).
+    """
+    if obj is None:
+        try:
+            parse_provider_part(name)
+        except ValueError as e:
+            raise ConfigurationError("Invalid provider name", str(e), where) from None
+        return
+    _check_provider_name(name, where)
+    extra = next((k for k in obj if k not in ("version", "source", "configuration_aliases")), None)
+    if extra is not None:
+        raise ConfigurationError(
+            "Invalid required_providers object",
+            'required_providers objects can only contain "version", "source" and "configuration_aliases" '
+            'attributes. To configure a provider, use a "provider" block.', obj[extra].where)
+
+
 def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOFU) -> list[RequiredProvider]:
     out: list[RequiredProvider] = []
     sources: dict[str, ProviderAddress] = {}
@@ -319,27 +344,15 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                                              "source and version.", v.where)
                 ver_text, legacy = val, True
         if obj is not None:
-            # internal/configs/provider_requirements.go decodeRequiredProvidersBlock: an object
-            # entry's local name normalized first (checkProviderNameNormalized), then only
-            # version, source and configuration_aliases
-            _check_provider_name(req.name, v.where)
-            extra = next((k for k in obj if k not in ("version", "source", "configuration_aliases")), None)
-            if extra is not None:
-                raise ConfigurationError(
-                    "Invalid required_providers object",
-                    'required_providers objects can only contain "version", "source" and "configuration_aliases" '
-                    'attributes. To configure a provider, use a "provider" block.', obj[extra].where)
+            _check_entry(req.name, obj, v.where)
             if "source" in obj:
                 source_text = _literal(obj["source"], f'The source of provider "{req.name}"', "Invalid source",
                                        "Source must be specified as a string.")
             if "version" in obj:
                 ver_text = _literal(obj["version"], f'The version of provider "{req.name}"',
                                     "Invalid version constraint", "Version must be specified as a string.")
-        if legacy:  # a plain version string: the local name is the type (ParseProviderPart)
-            try:
-                parse_provider_part(req.name)
-            except ValueError as e:
-                raise ConfigurationError("Invalid provider name", str(e), v.where) from None
+        if legacy:
+            _check_entry(req.name, None, v.where)
         try:
             text = source_text if source_text else req.name
             if isinstance(text, str) and (len(text.split("/")) > 3 or "" in text.split("/")):

@@ -186,20 +186,15 @@ def merge_sides(text: str, filename: str, parse, invalid) -> MergedLock:
     assert ours is not None and theirs is not None  # invalid sides raised above
     merged = LockFile()
     conflicts: list[ConflictedBlock] = []
-    for path in sorted(set(ours.modules) | set(theirs.modules)):
-        block, conflict = _merge_block("module", path, ours.modules.get(path), theirs.modules.get(path),
-                                       base.modules.get(path) if base is not None else None)
-        if block is not None:
-            merged.modules[path] = block  # type: ignore[assignment]
-        if conflict is not None:
-            conflicts.append(conflict)
-    for addr in sorted(set(ours.providers) | set(theirs.providers)):
-        block, conflict = _merge_block("provider", addr, ours.providers.get(addr), theirs.providers.get(addr),
-                                       base.providers.get(addr) if base is not None else None)
-        if block is not None:
-            merged.providers[addr] = block  # type: ignore[assignment]
-        if conflict is not None:
-            conflicts.append(conflict)
+    for kind, table in (("module", "modules"), ("provider", "providers")):
+        mine, other = getattr(ours, table), getattr(theirs, table)
+        common = getattr(base, table) if base is not None else {}
+        for name in sorted(set(mine) | set(other)):
+            block, conflict = _merge_block(kind, name, mine.get(name), other.get(name), common.get(name))
+            if block is not None:
+                getattr(merged, table)[name] = block
+            if conflict is not None:
+                conflicts.append(conflict)
     return MergedLock(merged, conflicts, sides.hunks)
 
 
