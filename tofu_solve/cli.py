@@ -140,9 +140,12 @@ def _store_flag(sp: argparse.ArgumentParser) -> None:
 
 def _policy_flag(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--policy", metavar="FILE",
-                    help="the module policy: allowed and denied sources, denied versions (default: "
-                         "$TOFU_SOLVE_POLICY, else tofu-solve-policy.hcl in the root module or a directory above; "
-                         "none for no policy)")
+                    help="the module policy: a tofu-solve-policy.hcl or *.policy.hcl file, or a directory of them "
+                         "(default: $TOFU_SOLVE_POLICY, else the policy files of the root module or the nearest "
+                         "directory above that has any; none for no policy)")
+    sp.add_argument("--policy-override", metavar="LABEL[,LABEL...]", dest="policy_override",
+                    help="let versions that fail these mandatory_overridable policies (by label) be selected, with "
+                         "a warning, as HCP's override does")
 
 
 def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..addrs.module_source import LocalSource, RegistrySource, parse_source, tofu_source
-from ..config.policy import Policy, load_policy, package_address
+from ..config.policy import Policy, Subject, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import ConfigurationError, HashError, LockHashEdited, SourceRange, TofuSolveError
@@ -238,7 +238,8 @@ def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> No
         if refusal is not None:
             out.append(Difference("policy", f'module "{path}"', f"is locked to {refusal[1]}, which the policy refuses "
                                   f"({policy.refusal_words(refusal[0])}); change the call's source."))
-        elif address is not None and (rule := policy_denial(policy, Kind.MODULE, address, m.version)) is not None:
+        elif address is not None and (rule := policy_denial(policy, Kind.MODULE, address, m.version,
+                                                            Subject.of_call(path, m.source))) is not None:
             out.append(Difference("policy", f'module "{path}"', f"is locked at {m.version}, which the policy denies "
                                   f"({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",
                                   rule.where))
@@ -354,7 +355,7 @@ def run(ns, settings: Settings) -> int | Finished:
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client, settings.reads)
     policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
-                         settings.reads)
+                         settings.reads, overrides=frozenset(args.policy_override))
     diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
     _view(args, settings).result(diffs)
     if not diffs and args.format == "text":  # the warm path may answer the next check (workdir/stamp.py)

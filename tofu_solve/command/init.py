@@ -21,7 +21,7 @@ from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
-from ..config.policy import find_policy, load_policy
+from ..config.policy import PolicyFailure, Subject, find_policy, load_policy
 from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
@@ -64,7 +64,8 @@ from ..settings import Settings
 from ..solver.changes import lock_change_reasons
 from ..solver.context import Context, SolveOptions
 from ..solver.factory import display_package
-from ..solver.model import ModuleCandidate
+from ..solver.locks import policy_notices
+from ..solver.model import Kind, ModuleCandidate
 from ..solver.resolve import Resolution
 from ..solver.wiring import Wiring, build_context
 from ..versions.cooldown import (
@@ -102,6 +103,7 @@ from .views.warnings import (
     blocked_upgrade_warning,
     cooldown_warnings,
     fenced_off_warning,
+    policy_notice_warnings,
     policy_warnings,
     tag_warnings,
     unknown_argument_warning,
@@ -134,6 +136,7 @@ class InitOptions:
     install: bool = True
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
     policy: str | None = None  # -policy as given (None: TOFU_SOLVE_POLICY, else the file found upward)
+    policy_override: tuple[str, ...] = ()  # -policy-override: mandatory_overridable rules let through
     vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
     display_prefix: str = ""  # prepended to the root's file names in citations (-recursive: "envs/prod/")
     verbose: bool = False  # -verbose: a rule's warning lists every version it kept out (issue #47 §5)
@@ -205,7 +208,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     tree = _read_root(root, opts, settings, target, checks)
     read = _read_locks(root, opts, settings, target)
     policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
-                         opts.display_prefix)
+                         opts.display_prefix, frozenset(opts.policy_override))
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
                            () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
     solve_locks, providers_again = read.locks, frozenset[str]()
@@ -256,8 +259,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         res.warnings.extend(store_warnings(store.address, report))
         store_data = report_data(store.address, report)
     policy_data = None if policy is None else {
-        "file": policy.file,
-        "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())]}
+        "file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
+        "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())],
+        "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in _policy_notices(ctx, res)]}
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "tree_read_ms": round(ctx.stats.read_seconds * 1000),
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
@@ -627,6 +631,23 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
                    {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed})
 
 
+def _policy_notices(ctx, res: Resolution) -> list[tuple[str, str, PolicyFailure]]:
+    """The ``*.policy.hcl`` rules the selection fails without being kept out: advisory, or
+    overridden (:func:`~tofu_solve.solver.locks.policy_notices`), as (subject, version, failure)."""
+    policy = ctx.options.policy
+    if policy is None or not policy.hcl_rules:
+        return []
+    out = []
+    for path, cand in sorted(res.modules.items()):
+        req = ctx.calls.get(path)
+        call = Subject.of_call(path, req.call.source_text if req is not None else str(cand.source))
+        out += [(path, cand.version_text, f) for f in
+                policy_notices(policy, Kind.MODULE, cand.package, cand.version_text, call)]
+    for addr, p in sorted(res.providers.items()):
+        out += [(addr, str(p.version), f) for f in policy_notices(policy, Kind.PROVIDER, addr, str(p.version))]
+    return out
+
+
 def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _LocksRead,
                   solved: _Solved) -> list[WarningText]:
     """The warnings of the run after the solve, in the order they are shown (restored module
@@ -650,6 +671,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
+    out.extend(policy_notice_warnings(_policy_notices(ctx, res), res))
     out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
         p: (display_package(res.modules[p].source), res.modules[p].version_text, t)
         for p, t in solved.trees.items() if p in res.modules}))
@@ -1023,7 +1045,8 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
                        max_rounds=args.max_rounds, offline=args.offline,
                        min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars,
-                       policy=args.policy, verbose=args.verbose, package_store=args.package_store)
+                       policy=args.policy, policy_override=args.policy_override, verbose=args.verbose,
+                       package_store=args.package_store)
     if args.recursive:
         if args.accept_checksum:  # a NAME is one root's lock entry: accepted where it was reviewed
             raise ConfigurationError("Incompatible flags", "-accept-checksum accepts one root's packages: run it in "

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .._version import __version__
 from ..addrs.module_source import OciSource, RegistrySource, parse_source
 from ..addrs.redact import redact
-from ..config.policy import Policy, load_policy, package_address
+from ..config.policy import Policy, Subject, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
@@ -105,7 +105,7 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
             item.hashes.update(m.hashes)
             item.package = item.package or redact(m.package)
             if policy is not None and item.verdict is None:
-                item.verdict = _module_verdict(policy, source, address, m.version)
+                item.verdict = _module_verdict(policy, source, address, m.version, Subject.of_call(path, m.source))
         for addr, p in sorted(locks.providers.items()):
             item = items.setdefault(("provider", addr, p.version), Item("provider", addr, p.version))
             item.uses.append((name, ""))
@@ -125,11 +125,13 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
     return names, sorted(items.values(), key=lambda i: (i.kind != "module", i.name, i.version))
 
 
-def _module_verdict(policy: Policy, source, address: str, version: str) -> str:
+def _module_verdict(policy: Policy, source, address: str, version: str, call: Subject) -> str:
+    """The policy's word on a locked module version: its source refused, the version denied
+    (a ``deny`` block or a failing mandatory ``module_policy`` for ``call``), or allowed."""
     refusal = policy.source_refusal(source)
     if refusal is not None:
         return f"refused source: {policy.refusal_words(refusal[0])}"
-    rule = policy_denial(policy, Kind.MODULE, address, version)
+    rule = policy_denial(policy, Kind.MODULE, address, version, call)
     return f"denied: {rule.cite()}" if rule is not None else "allowed"
 
 

@@ -253,6 +253,7 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
 
     def one(root: Path):
         target = target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
-        policy = load_policy(root, args.policy, settings.environ, target.product.registry_host)
+        policy = load_policy(root, args.policy, settings.environ, target.product.registry_host,
+                             overrides=frozenset(getattr(args, "policy_override", ())))
         return fn(root, target, display_prefix(root, base), policy)
     return each_root(args.chdir, one, settings)

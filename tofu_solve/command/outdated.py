@@ -30,7 +30,7 @@ from typing import Literal
 
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.redact import redact
-from ..config.policy import Policy, load_policy
+from ..config.policy import Policy, Subject, load_policy
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
@@ -97,7 +97,8 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     try:
         res = solve(tree, ctx, root)
         rows = [_denied(_cooled(_module_row(path, cand, res, ctx, locks), ctx, _module_newer(path, cand, res, ctx)),
-                        lambda v, cand=cand: policy_denial(policy, Kind.MODULE, cand.package, v))
+                        lambda v, cand=cand: policy_denial(policy, Kind.MODULE, cand.package, v,
+                                                           _subject(cand, ctx)))
                 for path, cand in res.modules.items()]
         rows += [_module_gone(path, lock) for path, lock in sorted(locks.modules.items()) if path not in res.modules]
         rows += [_denied(_cooled(_provider_row(addr, cand, res, ctx, locks), ctx, _provider_newer(addr, cand, ctx)),
@@ -174,6 +175,12 @@ def _cooled(row: Outdated, ctx, newer: list[tuple[str, float | None]]) -> Outdat
                           **({"discovered": format_day(held.released), "clears_cooldown": format_day(held.clears)}
                              if held is not None else {})})
     return row
+
+
+def _subject(cand, ctx) -> Subject:
+    """The call a module candidate serves, as ``module_policy`` rules bind it (issue #62)."""
+    req = ctx.calls.get(cand.call_path)
+    return Subject.of_call(cand.call_path, req.call.source_text if req is not None else str(cand.source))
 
 
 def _denied(row: Outdated, denial) -> Outdated:
@@ -307,7 +314,8 @@ def run(ns, settings: Settings) -> int:
         return _run_recursive(args, settings)
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client)
-    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host)
+    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
+                         overrides=frozenset(args.policy_override))
     rows = outdated(Path(args.chdir), settings, tuple(args.vars or ()), target,
                     args.shared, progress=line_progress(args.json),
                     min_age=given_min_age(args.min_age, settings.min_age), policy=policy)

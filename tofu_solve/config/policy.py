@@ -41,8 +41,10 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
 from ..addrs.provider import ProviderAddressError, parse_provider_source
@@ -50,7 +52,11 @@ from ..errors import ConfigurationError, SourceRange, TofuSolveError, name_sugge
 from ..settings import ReadLog
 from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
 
+if TYPE_CHECKING:
+    from .policy_hcl import PolicyRule, PolicyUnit
+
 POLICY_FILE = "tofu-solve-policy.hcl"
+HCL_POLICY_SUFFIX = ".policy.hcl"
 POLICY_VARIABLE = "TOFU_SOLVE_POLICY"
 
 
@@ -97,11 +103,80 @@ class DenyRule:
         return {"kind": self.kind, "subject": self.subject, "versions": self.constraint.text, "reason": self.reason,
                 "link": self.link or None, "file": self.where.file, "line": self.where.line}
 
+    def heading(self) -> str:
+        """The rule without its reason: ``deny "module" "…" (tofu-solve-policy.hcl:7)``."""
+        return f'deny "{self.kind}" "{self.subject}" ({self.where})'
+
     def cite(self) -> str:
         """The rule as every message names it: ``deny "module" "…" (tofu-solve-policy.hcl:7):
         reason (link)``."""
         link = f" ({self.link})" if self.link else ""
         return f'deny "{self.kind}" "{self.subject}" ({self.where}): {self.reason}{link}'
+
+
+@dataclass(frozen=True)
+class PolicyFailure:
+    """A ``module_policy`` or ``provider_policy`` rule of a ``*.policy.hcl`` file that a
+    version fails (issue #62): the same questions answered as of a :class:`DenyRule`, so
+    that every place that names a denial names this one alike.
+
+    Attributes:
+        rule: the block; reason: its failing ``error_message`` texts, joined by "; ".
+        overridden: the rule is ``mandatory_overridable`` and ``-policy-override`` names it.
+    """
+
+    rule: PolicyRule
+    reason: str
+    overridden: bool = False
+
+    link = ""
+
+    @property
+    def kind(self) -> str:
+        return self.rule.kind
+
+    @property
+    def subject(self) -> str:
+        return self.rule.target
+
+    @property
+    def where(self) -> SourceRange:
+        return self.rule.where
+
+    @property
+    def level(self) -> str:
+        return self.rule.level
+
+    def heading(self) -> str:
+        """``module_policy "*" "floor" (policies/versions.policy.hcl:3)``."""
+        return f"{self.rule.block} ({self.rule.where})"
+
+    def cite(self) -> str:
+        """``module_policy "*" "floor" (policies/versions.policy.hcl:3): error_message``."""
+        return f"{self.heading()}: {self.reason}"
+
+    def as_data(self) -> dict:
+        """The failure as ``-json`` carries it."""
+        return {"kind": self.kind, "subject": self.subject, "policy": self.rule.label, "level": self.rule.level,
+                "overridden": self.overridden, "reason": self.reason, "link": None, "file": self.where.file,
+                "line": self.where.line}
+
+
+Denial = DenyRule | PolicyFailure
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a ``module_policy`` binds besides the version: the call's address
+    (``module.a.module.b``) and its source as written."""
+
+    address: str
+    source: str
+
+    @classmethod
+    def of_call(cls, call_path: str, source: str) -> Subject:
+        """The subject of the module call at ``call_path`` (``a.b``: ``module.a.module.b``)."""
+        return cls("module." + ".module.".join(call_path.split(".")) if call_path else "", source)
 
 
 @dataclass(frozen=True)
@@ -127,6 +202,42 @@ class Policy:
     require_pins: bool = False
     require_signed: bool = False
     settings_where: tuple[tuple[str, SourceRange], ...] = ()  # (argument name, where)
+    units: tuple[PolicyUnit, ...] = ()  # the *.policy.hcl files (issue #62)
+    overrides: frozenset[str] = frozenset()  # -policy-override=LABEL,...
+    registry_host: str = "registry.opentofu.org"
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        """Every policy file in force, as messages name them."""
+        own = (self.file,) if self.file else ()
+        return own + tuple(u.file for u in self.units if u.file != self.file)
+
+    @property
+    def hcl_rules(self) -> tuple[PolicyRule, ...]:
+        """Every ``module_policy`` and ``provider_policy`` block, file by file."""
+        return tuple(r for u in self.units for r in u.rules)
+
+    @property
+    def decides_versions(self) -> bool:
+        """Whether anything here can refuse a version (``deny`` blocks, policy rules)."""
+        return bool(self.rules or self.hcl_rules)
+
+    def with_overrides(self, labels: frozenset[str]) -> Policy:
+        """This policy with ``-policy-override=LABEL,...`` applied.
+
+        Raises:
+            ConfigurationError: a label no ``mandatory_overridable`` rule has (with a
+                near name when there is one).
+        """
+        overridable = [r.label for r in self.hcl_rules if r.level == "mandatory_overridable"]
+        for label in sorted(labels):
+            if label not in overridable:
+                others = [r for r in self.hcl_rules if r.label == label]
+                why = (f" It is {others[0].level} ({others[0].where}): only a mandatory_overridable rule can be "
+                       "overridden." if others else _did_you_mean(label, overridable))
+                raise ConfigurationError("Invalid -policy-override", f'No mandatory_overridable policy is labelled '
+                                         f'"{label}".{why}')
+        return replace(self, overrides=frozenset(labels))
 
     def where_of(self, name: str) -> SourceRange | None:
         """Where the top-level argument ``name`` is written (None: not set)."""
@@ -153,22 +264,86 @@ class Policy:
             return f'sources.deny "{pattern.pattern}" at {pattern.where}'
         return f"not in sources.allow at {self.allow[0].where}"
 
-    def module_denial(self, package: str, version) -> DenyRule | None:
+    def module_denial(self, package: str, version, call: Subject | None = None) -> Denial | None:
         """The rule that denies ``version`` (a GoVersion) of the module package at ``package``
-        (remembered: the solver asks again for every candidate list it builds)."""
+        (remembered: the solver asks again for every candidate list it builds): a ``deny``
+        block, else a failing ``mandatory`` (or not overridden ``mandatory_overridable``)
+        ``module_policy`` (``call``: the call it would serve; without one, rules that read
+        ``meta.address`` or ``meta.source`` are judged with the package address as the
+        source and an empty address)."""
         if version is None:
             return None
-        key = (package, str(version))
+        key = (package, str(version), call)
         memo = self._memo()
         if key in memo:
             return memo[key]
-        found = None
+        found: Denial | None = None
         for r in self.rules:
             if r.kind == "module" and fnmatch.fnmatchcase(package, r.subject) and r.constraint.allows(version):
                 found = r
                 break
+        if found is None:
+            found = next((f for f in self.module_verdicts(package, str(version), call) if not f.overridden
+                          and f.level != "advisory"), None)
         memo[key] = found
         return found
+
+    def module_verdicts(self, package: str, version: str | None, call: Subject | None) -> list[PolicyFailure]:
+        """Every ``module_policy`` the module version fails, whatever its level
+        (``version`` None: a local path).
+
+        Raises:
+            ConfigurationError: a rule that cannot be evaluated (file and line).
+        """
+        rules = [r for r in self.hcl_rules if r.kind == "module"]
+        if not rules:
+            return []
+        source = call.source if call is not None else package
+        meta = {"source": source, "version": version, "address": call.address if call is not None else "",
+                "tfe_stack": None}
+        out = []
+        for r in rules:
+            if r.target != "*" and not self._same_module(r.target, source, package):
+                continue
+            verdict = r.judge(meta)
+            if verdict is not None and not verdict.passed:
+                out.append(PolicyFailure(r, "; ".join(verdict.errors), r.label in self.overrides))
+        return out
+
+    def _same_module(self, label: str, source: str, package: str) -> bool:
+        """Whether a ``module_policy`` label names the call's package (the module docstring's
+        rule: both read as source addresses, compared by package address)."""
+        from ..addrs.module_source import SourceAddressError, parse_source
+
+        def norm(text: str) -> str:
+            try:
+                parsed = parse_source(text, self.registry_host)
+            except SourceAddressError:
+                return text
+            return package_address(parsed) or str(parsed)
+
+        return norm(label) in (norm(source), package)
+
+    def provider_verdicts(self, address: str, version: str) -> list[PolicyFailure]:
+        """Every ``provider_policy`` the provider version fails, whatever its level.
+
+        Raises:
+            ConfigurationError: a rule that cannot be evaluated (file and line).
+        """
+        rules = [r for r in self.hcl_rules if r.kind == "provider"]
+        if not rules:
+            return []
+        _host, namespace, type_ = (address.split("/") + ["", "", ""])[:3]
+        meta = {"source": address, "namespace": namespace, "type": type_, "name": type_, "version": version,
+                "alias": None}
+        out = []
+        for r in rules:
+            if r.target not in ("*", type_, f"{namespace}/{type_}", address):
+                continue
+            verdict = r.judge(meta)
+            if verdict is not None and not verdict.passed:
+                out.append(PolicyFailure(r, "; ".join(verdict.errors), r.label in self.overrides))
+        return out
 
     def _memo(self) -> dict:
         try:
@@ -178,12 +353,19 @@ class Policy:
             object.__setattr__(self, "_denials", memo)  # a cache, not part of the value
             return memo
 
-    def provider_denial(self, address: str, version) -> DenyRule | None:
-        """The rule that denies ``version`` (a go-versions Version or its text) of the provider."""
+    def provider_denial(self, address: str, version) -> Denial | None:
+        """The rule that denies ``version`` (a go-versions Version or its text) of the
+        provider: a ``deny`` block, else a failing ``mandatory`` (or not overridden
+        ``mandatory_overridable``) ``provider_policy``."""
         for r in self.rules:
             if r.kind == "provider" and fnmatch.fnmatchcase(address, r.subject) and r.constraint.allows(version):
                 return r
-        return None
+        key = ("provider", address, str(version))
+        memo = self._memo()
+        if key not in memo:
+            memo[key] = next((f for f in self.provider_verdicts(address, str(version)) if not f.overridden
+                              and f.level != "advisory"), None)
+        return memo[key]
 
 
 def package_address(source: ModuleSource) -> str | None:
@@ -209,62 +391,120 @@ def _qualified(pattern: str, host: str) -> str:
     return pattern if "." in first or ":" in first else f"{host}/{pattern}"
 
 
-def find_policy(root: Path, flag: str | None, environ: Mapping[str, str],
-                reads: ReadLog | None = None) -> Path | None:
-    """The policy file for ``root``: ``-policy`` (``flag``), else ``TOFU_SOLVE_POLICY``, else
-    the first ``tofu-solve-policy.hcl`` from ``root`` upward; None for none (either set to
-    ``none``, or no file found). A named file that does not exist is an error. Every place
-    looked at, found or not, is registered in ``reads`` (issue #47 §2).
+def policy_files(directory: Path, reads: ReadLog | None = None, entries: bool = True) -> list[Path]:
+    """The policy files of ``directory``: ``tofu-solve-policy.hcl`` first, then every
+    ``*.policy.hcl`` by name (issue #62). Registered in ``reads``: the directory's entries
+    when ``entries`` (a policy file that appears later takes the full path), else only the
+    ``tofu-solve-policy.hcl`` looked for (above the repository, whose directories change
+    for reasons of their own)."""
+    if reads is not None:
+        if entries:
+            reads.listed(directory)
+        reads.saw(directory / POLICY_FILE)
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    own = [directory / POLICY_FILE] if POLICY_FILE in names and (directory / POLICY_FILE).is_file() else []
+    return own + [directory / n for n in names if n.endswith(HCL_POLICY_SUFFIX) and (directory / n).is_file()]
+
+
+def find_policies(root: Path, flag: str | None, environ: Mapping[str, str],
+                  reads: ReadLog | None = None) -> list[Path]:
+    """The policy files for ``root``: ``-policy`` (``flag``), else ``TOFU_SOLVE_POLICY``
+    (either a file, or a directory whose policy files are read), else the policy files of
+    the first directory from ``root`` upward that has any (:func:`policy_files`); none when
+    either is set to ``none`` or nothing is found. Every place looked at, found or not, is
+    registered in ``reads`` (issue #47 §2).
 
     Raises:
-        ConfigurationError: a named policy file that does not exist.
+        ConfigurationError: a named policy file or directory that does not exist, a named
+            directory without policy files.
     """
     seen = reads.saw if reads is not None else (lambda *paths: None)
     named = flag if flag else environ.get(POLICY_VARIABLE)
     if named:
         if named == "none":
-            return None
+            return []
         p = Path(named)
         if not p.is_absolute():
             p = root / p  # as tofu reads -var-file: relative to the -chdir directory
         seen(p)
+        origin = "-policy" if flag else POLICY_VARIABLE
+        if p.is_dir():
+            found = policy_files(p, reads)
+            if not found:
+                raise ConfigurationError("No policy files found", f"{origin} names the directory {named}, which holds "
+                                         f"no {POLICY_FILE} and no *{HCL_POLICY_SUFFIX} file.")
+            return found
         if not p.is_file():
-            origin = "-policy" if flag else POLICY_VARIABLE
             raise ConfigurationError("Policy file not found", f"{origin} names {named}, which is not a file.")
-        return p
+        return [p]
     d = root.resolve()
+    inside = True  # up to the repository's top (the first directory with .git): its entries are watched
     while True:
-        candidate = d / POLICY_FILE
-        seen(candidate)
-        if candidate.is_file():
-            return candidate
+        found = policy_files(d, reads, inside)
+        if found:
+            return found
         if d.parent == d:
-            return None
+            return []
+        inside = inside and not (d / ".git").exists()
         d = d.parent
+
+
+def find_policy(root: Path, flag: str | None, environ: Mapping[str, str],
+                reads: ReadLog | None = None) -> Path | None:
+    """The first of :func:`find_policies` (None: none).
+
+    Raises:
+        ConfigurationError: as :func:`find_policies`.
+    """
+    found = find_policies(root, flag, environ, reads)
+    return found[0] if found else None
 
 
 def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
                 registry_host: str = "registry.opentofu.org", reads: ReadLog | None = None,
-                display_prefix: str = "") -> Policy | None:
-    """The policy in force for ``root`` (:func:`find_policy`, then :func:`read_policy`; the
-    file named relative to the root module in messages, as its own files are, after
-    ``display_prefix``: under ``-recursive`` the root's place below where the user ran, so
-    that every root names one file alike, issue #47 §5), or None; ``reads``: where the
-    places looked at are registered.
+                display_prefix: str = "", overrides: frozenset[str] = frozenset(), now=None) -> Policy | None:
+    """The policy in force for ``root`` (:func:`find_policies`, then :func:`read_policy` of
+    a ``tofu-solve-policy.hcl`` and :func:`~.policy_hcl.read_policy_unit` of each
+    ``*.policy.hcl``, issue #62; each file named relative to the root module in messages, as
+    its own files are, after ``display_prefix``: under ``-recursive`` the root's place below
+    where the user ran, so that every root names one file alike, issue #47 §5), or None;
+    ``reads``: where the places looked at are registered; ``overrides``: the labels
+    ``-policy-override`` names; ``now``: the clock policies' ``timestamp()`` reads (default
+    the system's).
 
     Raises:
-        ConfigurationError: as :func:`find_policy` and :func:`read_policy`.
+        ConfigurationError: as :func:`find_policies` and the readers; an override that
+            names no ``mandatory_overridable`` rule.
     """
-    path = find_policy(root, flag, environ, reads)
-    if path is None:
+    from datetime import datetime
+
+    from .policy_hcl import read_policy_unit
+
+    paths = find_policies(root, flag, environ, reads)
+    if not paths:
         return None
-    try:
-        shown = os.path.relpath(path, root)
-        if display_prefix:
-            shown = os.path.normpath(os.path.join(display_prefix, shown))
-    except ValueError:  # another drive
-        shown = os.fspath(path)
-    return read_policy(path, shown, registry_host)
+    policy: Policy | None = None
+    units = []
+    for path in paths:
+        if reads is not None:
+            reads.saw(path)
+        try:
+            shown = os.path.relpath(path, root)
+            if display_prefix:
+                shown = os.path.normpath(os.path.join(display_prefix, shown))
+        except ValueError:  # another drive
+            shown = os.fspath(path)
+        if path.name.endswith(HCL_POLICY_SUFFIX):
+            units.append(read_policy_unit(path, shown, environ, now or (lambda: datetime.now(UTC))))
+        else:
+            policy = read_policy(path, shown, registry_host)
+    if policy is None:
+        policy = Policy(units[0].file)
+    policy = replace(policy, units=tuple(units), registry_host=registry_host)
+    return policy.with_overrides(overrides) if overrides else policy
 
 
 def read_policy(path: Path, shown: str | None = None, registry_host: str = "registry.opentofu.org") -> Policy:
@@ -399,5 +639,6 @@ class _PolicyReader:
                                    self.here(b.line, ctx)))
 
 
-__all__ = ["POLICY_FILE", "POLICY_VARIABLE", "DenyRule", "Policy", "SourcePattern", "find_policy", "package_address",
+__all__ = ["HCL_POLICY_SUFFIX", "POLICY_FILE", "POLICY_VARIABLE", "Denial", "DenyRule", "Policy", "PolicyFailure",
+           "SourcePattern", "Subject", "find_policies", "find_policy", "load_policy", "package_address", "policy_files",
            "read_policy"]

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
-from ..config.policy import DenyRule
+from ..config.policy import Denial, Subject
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -157,7 +157,7 @@ class Context:
         return self.run.cooldown
 
     @property
-    def denied(self) -> dict[tuple[str, str], DenyRule]:
+    def denied(self) -> dict[tuple[str, str], Denial]:
         return self.run.denied
 
     @property
@@ -299,12 +299,18 @@ class Context:
             return None
         return cand
 
-    def lock_denial(self, cand: ModuleCandidate) -> DenyRule | None:
+    def lock_denial(self, cand: ModuleCandidate) -> Denial | None:
         """The policy rule that denies ``cand``'s version of its package, or None
-        (:func:`~.locks.policy_denial`)."""
-        return policy_denial(self.options.policy, Kind.MODULE, cand.package, cand.version)
+        (:func:`~.locks.policy_denial`; the call's address and source as written bound for
+        ``module_policy`` rules)."""
+        policy = self.options.policy
+        if policy is None or not policy.decides_versions:
+            return None
+        req = self.calls.get(cand.call_path)
+        call = Subject.of_call(cand.call_path, req.call.source_text if req is not None else str(cand.source))
+        return policy_denial(policy, Kind.MODULE, cand.package, cand.version, call)
 
-    def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, DenyRule] | None:
+    def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, Denial] | None:
         """The call's lock with the rule that denies it, when the lock would apply but for the
         policy (issue #47): it moves to the nearest allowed version, and that is its reason."""
         cand = self.lock_anchor(req)
@@ -337,7 +343,7 @@ class Context:
         listed = self.module_candidates(req)
         policy = self.options.policy
         is_denied: Callable[[ModuleCandidate], object] | None = None
-        if policy is not None and policy.rules:
+        if policy is not None and policy.decides_versions:
             is_denied = denied if denied is not None else self.lock_denial
         locked = self.locked_candidate(req)
         anchor = locked if locked is not None else self.lock_anchor(req)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from ..addrs.module_source import RegistrySource, lock_source
-from ..errors import TofuSolveError, locked_version_gone
+from ..errors import InvalidVersion, TofuSolveError, locked_version_gone
 from ..providers import AvailableVersion
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
@@ -51,7 +51,7 @@ from .model import (
 
 if TYPE_CHECKING:
     from ..config.module_dir import ModuleCall
-    from ..config.policy import DenyRule, Policy
+    from ..config.policy import Denial, Policy, PolicyFailure, Subject
     from ..lockfile import LockFile, ModuleLock
 
 
@@ -317,7 +317,7 @@ def recorded_at(recorded: LockFile, subject: Identity, version: str) -> bool:
 
 
 def policy_denial(policy: Policy | None, kind: Kind, name: str,
-                  version: str | GoVersion | gvs.Version | None) -> DenyRule | None:
+                  version: str | GoVersion | gvs.Version | None, call: Subject | None = None) -> Denial | None:
     """The policy rule that denies ``version`` of a subject, or None: the one home of the
     question "does the policy deny this version" (issue #58 §2), asked of a locked version
     (whether its lock applies), of a candidate (the search), of a lock file (``check``) and
@@ -327,20 +327,42 @@ def policy_denial(policy: Policy | None, kind: Kind, name: str,
     hashicorp/go-version) or :attr:`Kind.PROVIDER` (``name`` the provider address, the
     version by apparentlymart/go-versions); ``version`` as text or already parsed. None
     without a policy, without rules, or when the version does not parse (a lock that names
-    no version is refused elsewhere, never denied here)."""
-    if policy is None or not policy.rules or version is None:
+    no version is refused elsewhere, never denied here). ``call``: for a module, the call
+    the version would serve (what ``module_policy`` rules bind as ``meta.address`` and
+    ``meta.source``, issue #62).
+
+    Raises:
+        ConfigurationError: a ``*.policy.hcl`` rule that cannot be evaluated."""
+    if policy is None or not policy.decides_versions or version is None:
         return None
     try:
         if kind is Kind.MODULE:
             parsed = version if isinstance(version, GoVersion) else GoVersion.parse(str(version))
-            return policy.module_denial(name, parsed)
+            return policy.module_denial(name, parsed, call)
         return policy.provider_denial(name, version if isinstance(version, gvs.Version)
                                       else gvs.Version.parse(str(version)))
-    except TofuSolveError:
+    except InvalidVersion:
         return None
 
 
-def provider_lock_denial(ctx: LockView, address: str) -> DenyRule | None:
+def policy_notices(policy: Policy | None, kind: Kind, name: str, version: str,
+                   call: Subject | None = None) -> list[PolicyFailure]:
+    """The ``*.policy.hcl`` rules a selected version fails without being kept out (issue
+    #62 §2): ``advisory`` rules, and ``mandatory_overridable`` ones ``-policy-override``
+    names; each is a warning with its ``error_message``. Arguments as :func:`policy_denial`.
+
+    Raises:
+        ConfigurationError: a rule that cannot be evaluated."""
+    if policy is None or not policy.hcl_rules:
+        return []
+    if kind is Kind.MODULE:
+        found = policy.module_verdicts(name, version, call)
+    else:
+        found = policy.provider_verdicts(name, version)
+    return [f for f in found if f.level == "advisory" or f.overridden]
+
+
+def provider_lock_denial(ctx: LockView, address: str) -> Denial | None:
     """The policy rule that denies the locked version of the provider at ``address``, or
     None (no lock, ``-upgrade``, no rule): such a lock no longer applies; it moves to the
     nearest allowed version (issue #47). :func:`policy_denial` of the lock."""
@@ -373,6 +395,7 @@ __all__ = [
     "nearest_first",
     "nearest_provider_versions",
     "policy_denial",
+    "policy_notices",
     "preferred_order",
     "provider_lock_applies",
     "provider_lock_denial",

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from ..addrs.provider import ProviderAddress
 from ..config.cliconfig import ModuleInstallation
-from ..config.policy import DenyRule, Policy
+from ..config.policy import Denial, Policy
 from ..events import Progress
 from ..lockfile import LockFile
 from ..providers.base import ProviderVersionSource
@@ -122,7 +122,7 @@ class Run:
         # The release cooldown (issue #25): its policy, and what it held back and let through.
         self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
                                  label=options.cooldown_label)
-        self.denied: dict[tuple[str, str], DenyRule] = {}  # (subject, version) the policy kept out (issue #39)
+        self.denied: dict[tuple[str, str], Denial] = {}  # (subject, version) the policy kept out (issue #39)
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}

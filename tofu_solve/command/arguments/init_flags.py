@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from ...workdir.flags import passed_on
 
 
+def policy_overrides(ns: argparse.Namespace) -> tuple[str, ...]:
+    """``-policy-override=LABEL,...`` as labels (repeated commas and spaces dropped)."""
+    return tuple(n.strip() for n in (getattr(ns, "policy_override", None) or "").split(",") if n.strip())
+
+
 @dataclass(frozen=True)
 class InitArguments:
     """Every flag ``init`` reads, typed.
@@ -51,6 +56,7 @@ class InitArguments:
     offline: bool = False
     min_age: str | None = None
     policy: str | None = None
+    policy_override: tuple[str, ...] = ()  # -policy-override=LABEL,...
     platforms: tuple[str, ...] = ()
     vars: tuple = ()
     json: bool = False
@@ -75,7 +81,8 @@ class InitArguments:
             shared=ns.module_versions == "shared", lockfile=ns.lockfile or "update",
             tofu_version=ns.tofu_version, terraform_version=ns.terraform_version, tf_path=ns.tf_path,
             handover=bool(ns.handover), max_rounds=ns.max_rounds, offline=bool(ns.offline), min_age=ns.min_age,
-            policy=getattr(ns, "policy", None), platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()),
+            policy=getattr(ns, "policy", None), policy_override=policy_overrides(ns),
+            platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()),
             json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
             recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed),

@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
+from .init_flags import policy_overrides
+
 
 @dataclass(frozen=True)
 class RootArguments:
@@ -36,6 +38,7 @@ class CheckArguments(RootArguments):
     tf_path: str | None = None
     recursive: bool = False
     policy: str | None = None  # -policy (check only)
+    policy_override: tuple[str, ...] = ()  # -policy-override
     format: str = "text"  # -format (check only): text, json or sarif
 
     @classmethod
@@ -45,7 +48,8 @@ class CheckArguments(RootArguments):
         common["json"] = common["json"] or fmt == "json"
         return cls(**common, tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
-                   policy=getattr(ns, "policy", None), format="json" if fmt == "json" or ns.json else fmt)
+                   policy=getattr(ns, "policy", None), policy_override=policy_overrides(ns),
+                   format="json" if fmt == "json" or ns.json else fmt)
 
 
 @dataclass(frozen=True)
@@ -59,7 +63,8 @@ class OutdatedArguments(CheckArguments):
     def from_namespace(cls, ns: argparse.Namespace) -> OutdatedArguments:
         return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
-                   shared=ns.module_versions == "shared", min_age=ns.min_age, policy=getattr(ns, "policy", None))
+                   shared=ns.module_versions == "shared", min_age=ns.min_age, policy=getattr(ns, "policy", None),
+                   policy_override=policy_overrides(ns))
 
 
 @dataclass(frozen=True)

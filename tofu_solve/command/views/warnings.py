@@ -11,7 +11,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from ...addrs.redact import redact
-from ...config.policy import DenyRule
+from ...config.policy import Denial, PolicyFailure
 from ...errors import RuleWarning, TofuSolveError, WarningText
 from ...explain.typos import UnknownArgument
 from ...solver.fenced import FencedOff
@@ -99,7 +99,7 @@ def _shown_subject(subject: str, res: Resolution) -> str:
     return subject if subject in res.modules else res.product.short(subject)
 
 
-def policy_warnings(denied: Mapping[tuple[str, str], DenyRule], res: Resolution, changed: Callable[[str], bool],
+def policy_warnings(denied: Mapping[tuple[str, str], Denial], res: Resolution, changed: Callable[[str], bool],
                     verbose: bool = False) -> list[WarningText]:
     """One warning per policy rule that kept a version newer than the selected one out of
     a call or provider this run (issue #39; issue #47 §5: once per rule, under two lines,
@@ -109,7 +109,7 @@ def policy_warnings(denied: Mapping[tuple[str, str], DenyRule], res: Resolution,
     where its lock holds it)."""
     selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
                 **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
-    by_rule: dict[str, tuple[DenyRule, dict[str, list[str]]]] = {}
+    by_rule: dict[str, tuple[Denial, dict[str, list[str]]]] = {}
     for (subject, version), rule in sorted(denied.items()):
         if subject not in selected or not changed(subject) or \
                 not _newer_than(version, subject, selected[subject][0], res):
@@ -120,8 +120,26 @@ def policy_warnings(denied: Mapping[tuple[str, str], DenyRule], res: Resolution,
         held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
                 for s, vs in sorted(subjects.items())]
         why = f": {rule.reason}" + (f" ({rule.link})" if rule.link else "")
-        out.append(rule_warning("Versions denied by the policy", f'deny "{rule.kind}" "{rule.subject}" ({rule.where})',
-                                why, held, verbose))
+        out.append(rule_warning("Versions denied by the policy", rule.heading(), why, held, verbose))
+    return out
+
+
+def policy_notice_warnings(notices: list[tuple[str, str, PolicyFailure]], res: Resolution) -> list[WarningText]:
+    """One warning per ``*.policy.hcl`` rule the selection fails without the rule keeping
+    anything out (issue #62 §2): an ``advisory`` rule ("Policy advisory"), or a
+    ``mandatory_overridable`` one ``-policy-override`` let through ("Policy overridden"),
+    naming the rule at its file and line, its ``error_message`` and the subjects.
+    ``notices``: (subject, selected version, failure)."""
+    by_rule: dict[str, tuple[PolicyFailure, list[str]]] = {}
+    for subject, version, f in notices:
+        entry = by_rule.setdefault(f.heading(), (f, []))
+        entry[1].append(f"{_shown_subject(subject, res)} at {version}")
+    out: list[WarningText] = []
+    for heading, (f, subjects) in sorted(by_rule.items()):
+        summary = "Policy overridden" if f.overridden else "Policy advisory"
+        how = ("-policy-override let it through; without the override it is mandatory"
+               if f.overridden else "advisory: selected because no better version passes it")
+        out.append(WarningText(summary, f"{heading} fails for {', '.join(subjects)}: {f.reason} ({how})."))
     return out
 
 

@@ -1,5 +1,6 @@
 """python-hcl2's grammar, widened where OpenTofu's reader is wider (Unicode identifiers,
-newlines inside ``${ }``), built into one LALR parser per process and kept in the cache."""
+newlines inside ``${ }``, ``core::`` function namespaces), built into one LALR parser per
+process and kept in the cache."""
 
 from __future__ import annotations
 
@@ -24,6 +25,12 @@ _UNICODE_NAME = r"NAME : /(?:[^\W\d]|_)[\w-]*/"
 # them on either side of the expression, as its other rules do around operators.
 _PLAIN_INTERPOLATION = "interpolation: INTERP_START expression RBRACE"
 _SPACED_INTERPOLATION = "interpolation: INTERP_START new_line_or_comment? expression new_line_or_comment? RBRACE"
+# A function name may carry any number of ``::`` namespaces (hclsyntax parseExpressionTerm
+# reads ``ident ("::" ident)*``): ``core::startswith`` as Terraform 1.8+ and OpenTofu write
+# the built-in functions, ``core::semverconstraint`` as HashiCorp's policy files do (issue
+# #62). python-hcl2 takes exactly zero or two (``provider::aws::fn``).
+_THREE_PART_CALL = "function_call : identifier (COLONS identifier COLONS identifier)? LPAR"
+_NAMESPACED_CALL = "function_call : identifier (COLONS identifier)* LPAR"
 
 
 _grammar_cache: list[Path | None] = [None]
@@ -80,7 +87,8 @@ def _build(cache_file: str | None) -> Lark:
     from lark import Lark
 
     grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")
-    if _ASCII_NAME not in grammar or _PLAIN_INTERPOLATION not in grammar:
+    if _ASCII_NAME not in grammar or _PLAIN_INTERPOLATION not in grammar or _THREE_PART_CALL not in grammar:
         return hcl2_parser()  # a python-hcl2 whose grammar changed: use it as it is
-    grammar = grammar.replace(_ASCII_NAME, _UNICODE_NAME).replace(_PLAIN_INTERPOLATION, _SPACED_INTERPOLATION)
+    grammar = (grammar.replace(_ASCII_NAME, _UNICODE_NAME).replace(_PLAIN_INTERPOLATION, _SPACED_INTERPOLATION)
+               .replace(_THREE_PART_CALL, _NAMESPACED_CALL))
     return Lark(grammar, parser="lalr", propagate_positions=True, postlex=PostLexer(), cache=cache_file or False)

@@ -1,0 +1,235 @@
+"""Issue #62 §1-2: HashiCorp's policy files (``*.policy.hcl``) applied to every candidate
+while solving, against the fixture world: each enforcement level, an override, a policy that
+cuts every candidate (explained), a rule on ``meta.address`` decided inside the tree, a
+provider rule, inputs from the environment, and ``check`` on a committed lock.
+
+The examples are the reference's (``../shared/docs/policy-lifecycle-reference.md`` §1; the
+v0.3.x ``module-policy.mdx`` "version_and_source_check" example and the
+``semverconstraint.mdx`` provider example)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.e2e.conftest import lock_versions, write_root
+
+VPC = '''
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.0"
+}
+'''
+
+# The reference's example, with its floor turned into a ceiling the fixture world can show.
+CEILING = '''
+module_policy "*" "version_and_source_check" {
+  enforcement_level = "{level}"
+  filter            = meta.version != null
+  locals {
+    max_version = "6.6.0"
+  }
+  enforce {
+    condition     = core::semverconstraint(meta.version, "< ${local.max_version}")
+    error_message = "Module version must be below ${local.max_version}, not ${meta.version}."
+  }
+}
+'''
+
+
+def policy(level: str) -> str:
+    return CEILING.replace("{level}", level)
+
+
+def result(run) -> dict:
+    return json.loads(run.out.strip().splitlines()[-1])["result"]
+
+
+def test_mandatory_rule_keeps_failing_versions_out_and_names_itself(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "repo" / "live", VPC)
+    (tmp_path / "repo" / "versions.policy.hcl").write_text(policy("mandatory"))  # found upward, as the old file
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.5.1"}
+    said = " ".join(r.out.split())
+    assert ('module_policy "*" "version_and_source_check" (../versions.policy.hcl:2) held back vpc at 6.5.1 '
+            "(kept out: 6.6.0): Module version must be below 6.6.0, not 6.6.0.") in said, said
+    data = result(tofu_solve(root, "init", "-handover=false", "-json", "-upgrade"))
+    assert data["policy"]["files"] == ["../versions.policy.hcl"]
+    assert data["policy"]["denied"] == [{"subject": "vpc", "version": "6.6.0", "rule": {
+        "kind": "module", "subject": "*", "policy": "version_and_source_check", "level": "mandatory",
+        "overridden": False, "reason": "Module version must be below 6.6.0, not 6.6.0.", "link": None,
+        "file": "../versions.policy.hcl", "line": 2}}]
+
+
+def test_a_policy_that_cuts_every_candidate_is_explained(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC.replace('"~> 6.0"', '"6.6.0"'))
+    (root / "versions.policy.hcl").write_text(policy("mandatory"))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1
+    assert 'module_policy "*" "version_and_source_check" (versions.policy.hcl:2)' in r.err, r.err
+    assert "Module version must be below 6.6.0, not 6.6.0." in r.err
+    assert 'change "6.6.0" to "6.5.1" at main.tf:3' in r.err  # a fix that works, verified under the policy
+    assert not (root / ".terraform.lock.hcl").exists()
+
+
+def test_an_overridable_rule_fails_until_overridden_by_its_label(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC.replace('"~> 6.0"', '"6.6.0"'))
+    (root / "versions.policy.hcl").write_text(policy("mandatory_overridable"))
+    assert tofu_solve(root, "init", "-handover=false").code == 1
+    wrong = tofu_solve(root, "init", "-handover=false", "-policy-override=version_and_source_chek")
+    assert wrong.code == 1 and 'Did you mean "version_and_source_check"?' in wrong.err, wrong.err
+    r = tofu_solve(root, "init", "-handover=false", "-policy-override=version_and_source_check")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.6.0"}
+    said = " ".join(r.out.split())
+    assert ('Warning: module_policy "*" "version_and_source_check" (versions.policy.hcl:2) fails for vpc at 6.6.0: '
+            "Module version must be below 6.6.0, not 6.6.0. (-policy-override let it through") in said, said
+    data = result(tofu_solve(root, "init", "-handover=false", "-json", "-policy-override=version_and_source_check"))
+    assert data["policy"]["overrides"] == ["version_and_source_check"]
+    assert [(n["subject"], n["version"], n["rule"]["overridden"]) for n in data["policy"]["notices"]] == \
+        [("vpc", "6.6.0", True)]
+
+
+def test_an_advisory_rule_selects_the_best_and_warns(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    (root / "versions.policy.hcl").write_text(policy("advisory"))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.6.0"}  # advisory never changes the selection
+    said = " ".join(r.out.split())
+    assert ('fails for vpc at 6.6.0: Module version must be below 6.6.0, not 6.6.0. (advisory: selected because '
+            "no better version passes it)") in said, said
+
+
+def test_the_file_default_level_applies_to_blocks_that_set_none(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    text = policy("mandatory").replace('  enforcement_level = "mandatory"\n', "")
+    (root / "versions.policy.hcl").write_text('policy {\n  enforcement_level = "advisory"\n}\n' + text)
+    assert lock_versions(tofu_solve(root, "init", "-handover=false").lock) == {"vpc": "6.6.0"}
+    (root / "versions.policy.hcl").write_text(text)  # none at all: mandatory, the reference's default
+    assert lock_versions(tofu_solve(root, "init", "-handover=false", "-upgrade").lock) == {"vpc": "6.5.1"}
+
+
+def test_an_address_rule_is_decided_where_the_tree_puts_the_call(tmp_path, tofu_solve):
+    """``meta.address`` of a nested call is known only once its parent's version is chosen:
+    the rule refuses label 0.25.0 under module.sg, so sg moves back to the newest version
+    whose own call of the label module is older; the root's own label call stays at 0.25.0."""
+    root = write_root(tmp_path / "root", '''
+        module "sg" {
+          source = "cloudposse/security-group/aws"
+        }
+        module "label" {
+          source  = "cloudposse/label/null"
+          version = "0.25.0"
+        }
+    ''')
+    (root / "labels.policy.hcl").write_text('''
+module_policy "cloudposse/label/null" "old_label_under_sg" {
+  filter = startswith(meta.address, "module.sg.")
+  enforce {
+    condition     = core::semverconstraint(meta.version, "< 0.25.0")
+    error_message = "${meta.address} must not use label ${meta.version}"
+  }
+}
+''')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"sg": "0.3.2", "sg.this": "0.24.1", "label": "0.25.0"}
+
+
+def test_module_labels_match_the_package_never_a_substring(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    rule = '''
+module_policy "{label}" "ceiling" {
+  enforce {
+    condition = meta.version != "6.6.0"
+  }
+}
+'''
+    (root / "v.policy.hcl").write_text(rule.replace("{label}", "registry.opentofu.org/terraform-aws-modules/vpc/aws"))
+    assert lock_versions(tofu_solve(root, "init", "-handover=false").lock) == {"vpc": "6.5.1"}
+    (root / "v.policy.hcl").write_text(rule.replace("{label}", "terraform-aws-modules/vpc"))
+    assert lock_versions(tofu_solve(root, "init", "-handover=false", "-upgrade").lock) == {"vpc": "6.6.0"}
+
+
+def test_a_provider_rule_and_an_input_from_the_environment(tmp_path, tofu_solve, monkeypatch):
+    root = write_root(tmp_path / "root", '''
+        terraform {
+          required_providers {
+            aws = {
+              source  = "hashicorp/aws"
+              version = "~> 5.0"
+            }
+          }
+        }
+    ''')
+    free = result(tofu_solve(root, "init", "-handover=false", "-json", "-policy=none"))
+    top = next(p["version"] for p in free["providers"] if p["address"].endswith("hashicorp/aws"))
+    (root / "providers.policy.hcl").write_text('''
+input "banned" {
+  type    = string
+  default = "0.0.0"
+}
+provider_policy "aws" "minimum_version" {
+  locals {
+    allowed = meta.version != input.banned && meta.namespace == "hashicorp" && meta.name == "aws"
+  }
+  enforce {
+    condition     = local.allowed
+    error_message = "${meta.source} ${meta.version} is banned"
+  }
+}
+''')
+    monkeypatch.setenv("TFPOLICY_INPUT_banned", top)
+    r = tofu_solve(root, "init", "-handover=false", "-upgrade")
+    assert r.code == 0, r.err
+    assert f'version     = "{top}"' not in r.lock and 'provider "registry.opentofu.org/hashicorp/aws"' in r.lock
+    assert f"registry.opentofu.org/hashicorp/aws {top} is banned" in " ".join(r.out.split())
+
+
+def test_check_flags_a_lock_a_mandatory_rule_now_refuses(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    (root / "versions.policy.hcl").write_text(policy("mandatory"))
+    r = tofu_solve(root, "check")
+    assert r.code == 1
+    assert 'module "vpc": is locked at 6.6.0, which the policy denies' in r.err, r.err
+    assert "Module version must be below 6.6.0" in r.err
+    moved = tofu_solve(root, "init", "-handover=false")  # a policy change is a lock change
+    assert moved.code == 0 and lock_versions(moved.lock) == {"vpc": "6.5.1"}
+    assert 'module_policy "*" "version_and_source_check"' in " ".join(moved.out.split())
+
+
+@pytest.mark.parametrize("text,summary,line", [
+    ('module_policy "*" "x" {\n  enforce {\n    condition = core::fileexists("a")\n  }\n}\n',
+     "Call to unsupported function", 3),
+    ('policy {\n  plugins {\n    x = { source = "./bin/x" }\n  }\n}\n', "Policy plugins are not supported", 2),
+    ('module_policy "*" "x" {\n  enforce {\n    condition = input.nope == 1\n  }\n}\n',
+     "Reference to undeclared input", 3),
+    ('module_policy "*" "x" {\n  enforcement_level = "strict"\n  enforce {\n    condition = true\n  }\n}\n',
+     "Invalid enforcement level", 2),
+    ('input "org" {\n  type = string\n}\n', "No value for required input", 1),
+    ('module_policy "*" "x" {\n  enforce {\n    condition = meta.version\n  }\n}\n', "Invalid condition value", 3),
+])
+def test_what_the_subset_refuses_is_an_error_at_file_and_line(tmp_path, tofu_solve, text, summary, line):
+    root = write_root(tmp_path / "root", VPC)
+    (root / "bad.policy.hcl").write_text(text)
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1
+    assert f"Error: {summary}" in r.err and f"on bad.policy.hcl line {line}" in r.err, r.err
+
+
+def test_resource_policies_are_passed_over(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", VPC)
+    (root / "mixed.policy.hcl").write_text(policy("mandatory") + '''
+resource_policy "aws_s3_bucket" "encrypted" {
+  enforce {
+    condition = core::try(attrs.server_side_encryption_configuration, null) != null
+  }
+}
+''')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert lock_versions(r.lock) == {"vpc": "6.5.1"}

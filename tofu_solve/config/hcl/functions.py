@@ -1,0 +1,266 @@
+"""The functions a policy condition may call (issue #62 §1): the ``core::`` functions of
+HashiCorp's policy language and the Terraform functions a module or provider rule needs.
+
+Each Terraform function answers as Terraform's own does (``internal/lang/funcs`` and
+go-cty's ``function/stdlib``, cited per function); each may be called bare or with the
+``core::`` namespace (``core::startswith``), as Terraform 1.8+ and the policy language
+accept. The policy language's own four are called with ``core::`` only:
+
+* ``core::semverconstraint(version, constraint)``: whether ``version`` meets the
+  constraint, in Terraform's constraint syntax (hashicorp/go-version; ``,`` is AND, ``||``
+  is OR, as the policy reference says);
+* ``core::semvercmp(a, b)``: -1, 0 or 1, as go-version's ``Compare``;
+* ``core::contains_substring(str, substr)`` and ``core::regex_match(str, pattern)``.
+
+Regular expressions are Go's RE2 syntax read by Python's :mod:`re` (the common subset:
+classes, anchors, groups, named groups ``(?P<n>…)``, repetition); a pattern Python cannot
+compile is an error naming it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ...errors import TofuSolveError
+from ...versions.hashicorp_go_version import GoConstraints, GoVersion
+from .evaluate import Function, FunctionError, equal, to_bool, to_number, to_string, type_name
+
+# Every function name a policy may call, bare (Terraform's) or core:: only (the policy language's).
+TERRAFORM_FUNCTIONS = ("alltrue", "anytrue", "contains", "endswith", "join", "length", "lower", "regex", "regexall",
+                       "split", "startswith", "timeadd", "timecmp", "timestamp", "upper", "try", "can")
+POLICY_FUNCTIONS = ("semverconstraint", "semvercmp", "contains_substring", "regex_match")
+
+
+def _string(v: Any, what: str) -> str:
+    if v is None:
+        raise FunctionError(f"argument {what} must not be null")
+    try:
+        return to_string(v)
+    except FunctionError:
+        raise FunctionError(f"argument {what}: string required, not {type_name(v)}") from None
+
+
+def _list(v: Any, what: str) -> list:
+    if not isinstance(v, list):
+        raise FunctionError(f"argument {what}: list required, not {type_name(v)}")
+    return v
+
+
+def _pattern(p: Any) -> re.Pattern:
+    text = _string(p, "pattern")
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise FunctionError(f'invalid regular expression pattern "{text}": {e}') from None
+
+
+def contains(coll: Any, value: Any) -> bool:
+    """Whether the list (or set) has an element equal to ``value`` (``funcs.ContainsFunc``)."""
+    return any(equal(x, value) for x in _list(coll, "list"))
+
+
+def startswith(s: Any, prefix: Any) -> bool:
+    """``funcs.StartsWithFunc``."""
+    return _string(s, "str").startswith(_string(prefix, "prefix"))
+
+
+def endswith(s: Any, suffix: Any) -> bool:
+    """``funcs.EndsWithFunc``."""
+    return _string(s, "str").endswith(_string(suffix, "suffix"))
+
+
+def _match_value(m: re.Match) -> Any:
+    """One match as Terraform's ``regex`` gives it: the whole match without groups, a map of
+    named groups, else a list of the groups (go-cty ``stdlib.RegexFunc``)."""
+    if m.re.groupindex:
+        return {k: m.group(k) for k in m.re.groupindex}
+    if m.re.groups:
+        return list(m.groups())
+    return m.group(0)
+
+
+def regex(pattern: Any, s: Any) -> Any:
+    """The first match of ``pattern`` in ``s`` (go-cty ``stdlib.RegexFunc``).
+
+    Raises:
+        FunctionError: no match ("pattern did not match any part of the given string").
+    """
+    m = _pattern(pattern).search(_string(s, "string"))
+    if m is None:
+        raise FunctionError("pattern did not match any part of the given string")
+    return _match_value(m)
+
+
+def regexall(pattern: Any, s: Any) -> list:
+    """Every match of ``pattern`` in ``s``, as :func:`regex` gives one (``RegexAllFunc``)."""
+    return [_match_value(m) for m in _pattern(pattern).finditer(_string(s, "string"))]
+
+
+def split(sep: Any, s: Any) -> list[str]:
+    """``stdlib.SplitFunc``: an empty string splits into one empty element."""
+    return _string(s, "str").split(_string(sep, "separator"))
+
+
+def join(sep: Any, *lists: Any) -> str:
+    """``stdlib.JoinFunc``: the elements of every list, joined; a null element refused."""
+    if not lists:
+        raise FunctionError("at least one list is required")
+    items = [x for lst in lists for x in _list(lst, "lists")]
+    if any(x is None for x in items):
+        raise FunctionError("element is null; cannot concatenate null values")
+    return _string(sep, "separator").join(_string(x, "element") for x in items)
+
+
+def length(v: Any) -> int:
+    """A string's characters, a collection's elements (``funcs.LengthFunc``)."""
+    if isinstance(v, (list, dict)):
+        return len(v)
+    if isinstance(v, str):
+        import unicodedata
+
+        return len(unicodedata.normalize("NFC", v))  # cty counts grapheme clusters; NFC is close
+    raise FunctionError(f"argument value must be a string, collection or structural type, not {type_name(v)}")
+
+
+def _bools(v: Any, what: str) -> list[bool]:
+    out = []
+    for x in _list(v, what):
+        if x is None:
+            out.append(False)  # Terraform: a null element counts as false
+            continue
+        out.append(to_bool(x))
+    return out
+
+
+def alltrue(v: Any) -> bool:
+    """``funcs.AllTrueFunc``: true for an empty list."""
+    return all(_bools(v, "list"))
+
+
+def anytrue(v: Any) -> bool:
+    """``funcs.AnyTrueFunc``: false for an empty list."""
+    return any(_bools(v, "list"))
+
+
+_DURATION_RE = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|ms|s|m|h)")
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+
+
+def _duration(text: Any) -> timedelta:
+    """Go's ``time.ParseDuration`` ("1h30m", "-24h", "300ms").
+
+    Raises:
+        FunctionError: not a duration.
+    """
+    s = _string(text, "duration")
+    sign, body = (-1, s[1:]) if s.startswith("-") else (1, s.removeprefix("+"))
+    if body == "0":
+        return timedelta(0)
+    pos, seconds = 0, 0.0
+    while pos < len(body):
+        m = _DURATION_RE.match(body, pos)
+        if m is None or m.group(1) in ("", "."):
+            raise FunctionError(f'invalid duration "{s}"')
+        seconds += float(m.group(1)) * _UNITS[m.group(2)]
+        pos = m.end()
+    if not body:
+        raise FunctionError(f'invalid duration "{s}"')
+    return timedelta(seconds=sign * seconds)
+
+
+def _time(text: Any, what: str) -> datetime:
+    """An RFC 3339 timestamp, as Terraform's time functions require."""
+    s = _string(text, what)
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)", s):
+        raise FunctionError(f'not a valid RFC3339 timestamp: "{s}"')
+    try:
+        return datetime.fromisoformat(s.replace("Z", "+00:00"))
+    except ValueError:
+        raise FunctionError(f'not a valid RFC3339 timestamp: "{s}"') from None
+
+
+def _rfc3339(t: datetime) -> str:
+    text = t.isoformat().replace("+00:00", "Z")
+    return text
+
+
+def timeadd(ts: Any, duration: Any) -> str:
+    """``funcs.TimeAddFunc``: the timestamp moved by a Go duration, in RFC 3339."""
+    return _rfc3339(_time(ts, "timestamp") + _duration(duration))
+
+
+def timecmp(a: Any, b: Any) -> int:
+    """``funcs.TimeCmpFunc``: -1, 0 or 1."""
+    x, y = _time(a, "timestamp_a"), _time(b, "timestamp_b")
+    return (x > y) - (x < y)
+
+
+def _version(v: Any, what: str) -> GoVersion:
+    try:
+        return GoVersion.parse(_string(v, what))
+    except TofuSolveError:
+        raise FunctionError(f'"{v}" is not a version') from None
+
+
+def semverconstraint(version: Any, constraint: Any) -> bool:
+    """``core::semverconstraint``: whether ``version`` meets ``constraint`` (go-version
+    syntax; ``,`` AND, ``||`` OR between alternatives, as the policy reference says)."""
+    v = _version(version, "version")
+    text = _string(constraint, "constraint")
+    alternatives = []
+    for part in text.split("||"):
+        try:
+            alternatives.append(GoConstraints.parse(part.strip()))
+        except TofuSolveError:
+            raise FunctionError(f'invalid version constraint "{text}"') from None
+    return any(c.check(v) for c in alternatives)
+
+
+def semvercmp(a: Any, b: Any) -> int:
+    """``core::semvercmp``: -1, 0 or 1 (go-version ``Compare``)."""
+    return _version(a, "a").compare(_version(b, "b"))
+
+
+def contains_substring(s: Any, substr: Any) -> bool:
+    """``core::contains_substring(str, substr)``."""
+    return _string(substr, "substr") in _string(s, "str")
+
+
+def regex_match(s: Any, pattern: Any) -> bool:
+    """``core::regex_match(str, pattern)``: whether the pattern matches anywhere in ``str``."""
+    return _pattern(pattern).search(_string(s, "str")) is not None
+
+
+def policy_functions(now: Callable[[], datetime]) -> dict[str, Function]:
+    """Every function a policy condition may call, by the names it may be called by (bare
+    and ``core::`` for Terraform's; ``core::`` only for the policy language's own);
+    ``now``: the clock ``timestamp()`` reads (UTC)."""
+    def timestamp() -> str:
+        return _rfc3339(now().astimezone(UTC).replace(microsecond=0))
+
+    terraform: dict[str, Function] = {
+        "alltrue": alltrue, "anytrue": anytrue, "contains": contains, "endswith": endswith, "join": join,
+        "length": length, "lower": lambda s: _string(s, "str").lower(), "regex": regex, "regexall": regexall,
+        "split": split, "startswith": startswith, "timeadd": timeadd, "timecmp": timecmp, "timestamp": timestamp,
+        "upper": lambda s: _string(s, "str").upper(),
+    }
+    policy: dict[str, Function] = {"semverconstraint": semverconstraint, "semvercmp": semvercmp,
+                                   "contains_substring": contains_substring, "regex_match": regex_match}
+    out: dict[str, Function] = dict(terraform)
+    out.update({f"core::{k}": v for k, v in terraform.items()})
+    out.update({f"core::{k}": v for k, v in policy.items()})
+    return out
+
+
+def known_function(name: str) -> bool:
+    """Whether a policy may call ``name`` as written (``try`` and ``can`` included)."""
+    bare = name.removeprefix("core::")
+    if bare in ("try", "can"):
+        return True
+    return bare in TERRAFORM_FUNCTIONS or (name.startswith("core::") and bare in POLICY_FUNCTIONS)
+
+
+__all__ = ["POLICY_FUNCTIONS", "TERRAFORM_FUNCTIONS", "known_function", "policy_functions", "to_number"]
