@@ -18,7 +18,10 @@ each difference:
   ``init`` gives too: :func:`tofu_solve.workdir.install.hash_mismatch`);
 * ``override``: the override bridge file is missing, stale, or no longer needed;
 * ``provider``: a required provider without a lock, a locked provider the configuration
-  no longer meets (or no longer requires).
+  no longer meets (or no longer requires);
+* ``policy``: a locked version today's policy denies;
+* ``revoked``: a locked module version its registry revoked, as the last ``init`` that
+  asked the registry recorded it in the cache (issue #62 §3; ``check`` stays offline).
 
 :func:`check` returns them; the CLI exits 1 when there is any.
 """
@@ -49,7 +52,7 @@ from .arguments import CheckArguments
 from .views.report_views import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
-                         "lock-hash", "override", "provider", "policy"]
+                         "lock-hash", "override", "provider", "policy", "revoked"]
 """What a :class:`Difference` is about (its ``kind`` in ``check -json``)."""
 
 
@@ -110,7 +113,31 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     _check_providers(out, locks, walk.providers, complete=not walk.skipped)
     if policy is not None:
         _check_policy(out, locks, policy, target.product.registry_host)
+    _check_revoked(out, locks, target.product.registry_host, settings)
     return out
+
+
+def _check_revoked(out: list[Difference], locks, host: str, settings: Settings) -> None:
+    """Locked registry module versions their registry revoked (issue #62 §3: a revoked
+    version "blocks new users"; ``init`` moves such a lock to the nearest version not
+    revoked, and ``-lockfile=readonly`` refuses it), from the cache."""
+    from ..remote.registry import cached_revocations
+    from ..store.cache import Cache
+
+    cache = Cache(settings.cache_dir)
+    for path, m in sorted(locks.modules.items()):
+        try:
+            source = parse_source(m.source, host)
+        except TofuSolveError:
+            continue
+        if not isinstance(source, RegistrySource):
+            continue
+        revoked = cached_revocations(cache, source.package, settings.reads).get(m.version)
+        if revoked is not None:
+            link = f" ({revoked.link})" if revoked.link else ""
+            out.append(Difference("revoked", f'module "{path}"', f"is locked at {m.version}, which its registry "
+                                  f"revoked: {revoked.reason}{link}; tofu-solve init moves it to the nearest version "
+                                  "not revoked."))
 
 
 class _Walk:

@@ -57,6 +57,7 @@ from ..plugins import (
 from ..plugins.provider_locks import same_version_change
 from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
+from ..remote.lifecycle import Deprecation
 from ..remote.package_store import PackageStore, ProviderKey, module_key, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
@@ -102,6 +103,7 @@ from .views.store_view import report_data, store_warnings
 from .views.warnings import (
     blocked_upgrade_warning,
     cooldown_warnings,
+    deprecation_warnings,
     fenced_off_warning,
     policy_notice_warnings,
     policy_warnings,
@@ -165,6 +167,7 @@ class InitResult:
     next_command: str | None = None  # else the command the user runs next
     policy: dict | None = None  # the policy applied (-json: its file and every version it denied), or None
     store: dict | None = None  # what the package store did (-json), or None without one (issue #49)
+    deprecated: tuple = ()  # selected module versions their registry deprecates (-json; issue #62 §3)
 
 
 def run_init(opts: InitOptions, settings: Settings,
@@ -273,7 +276,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
-                      store=store_data)
+                      store=store_data, deprecated=tuple(
+                          {"subject": p, "version": v, **d.as_data()} for p, v, d in _deprecated(ctx, res)))
 
 
 def _refused(changes: list[LockChange], res: Resolution) -> LockFileWouldChange:
@@ -648,6 +652,13 @@ def _policy_notices(ctx, res: Resolution) -> list[tuple[str, str, PolicyFailure]
     return out
 
 
+def _deprecated(ctx, res: Resolution) -> list[tuple[str, str, Deprecation]]:
+    """The selected module versions their registry deprecates (issue #62 §3: a warning
+    when selected or locked), as (call path, version, deprecation)."""
+    return [(path, cand.version_text, d) for path, cand in sorted(res.modules.items())
+            if (d := ctx.deprecation(cand)) is not None]
+
+
 def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _LocksRead,
                   solved: _Solved) -> list[WarningText]:
     """The warnings of the run after the solve, in the order they are shown (restored module
@@ -672,6 +683,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
     out.extend(policy_notice_warnings(_policy_notices(ctx, res), res))
+    out.extend(deprecation_warnings(_deprecated(ctx, res)))
     out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
         p: (display_package(res.modules[p].source), res.modules[p].version_text, t)
         for p, t in solved.trees.items() if p in res.modules}))

@@ -107,6 +107,10 @@ class DenyRule:
         """The rule without its reason: ``deny "module" "…" (tofu-solve-policy.hcl:7)``."""
         return f'deny "{self.kind}" "{self.subject}" ({self.where})'
 
+    def refusal(self) -> str:
+        """Why a candidate is passed over: ``the policy denies it: <cite>``."""
+        return f"the policy denies it: {self.cite()}"
+
     def cite(self) -> str:
         """The rule as every message names it: ``deny "module" "…" (tofu-solve-policy.hcl:7):
         reason (link)``."""
@@ -150,6 +154,10 @@ class PolicyFailure:
     def heading(self) -> str:
         """``module_policy "*" "floor" (policies/versions.policy.hcl:3)``."""
         return f"{self.rule.block} ({self.rule.where})"
+
+    def refusal(self) -> str:
+        """Why a candidate is passed over: ``the policy denies it: <cite>``."""
+        return f"the policy denies it: {self.cite()}"
 
     def cite(self) -> str:
         """``module_policy "*" "floor" (policies/versions.policy.hcl:3): error_message``."""

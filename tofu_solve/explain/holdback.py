@@ -7,7 +7,9 @@ one held-back version. For each module call and provider, every version newer th
 selected that its constraints allow is given one :class:`HoldBack`, the first of these that
 applies, in this order:
 
-1. ``policy``: the team's policy denies the version (the rule, its file and line);
+1. ``revoked``: its registry revoked it (the revocation's message; issue #62 §3);
+   ``policy``: the team's policy denies the version (the rule, its file and line);
+   ``deprecated``: its registry deprecates it, and a version it does not is preferred;
 2. ``cooldown``: the release cooldown keeps it out (the day it clears);
 3. ``provider`` / ``opentofu`` / ``module`` / ``constraint``: it needs something the rest of
    the selection excludes: a provider range (the other constraint it clashes with, or the
@@ -33,13 +35,15 @@ from typing import Any
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
+from ..remote.lifecycle import Revocation
 from ..solver.context import Context
 from ..solver.locks import policy_denial
 from ..solver.model import Kind, ModuleCandidate, ProviderRequirement
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.cooldown import format_age
 
-KINDS = ("policy", "cooldown", "provider", "opentofu", "module", "constraint", "lock", "objective", "unknown")
+KINDS = ("revoked", "policy", "deprecated", "cooldown", "provider", "opentofu", "module", "constraint", "lock",
+         "objective", "unknown")
 SHOWN = 25  # newer versions analysed per call or provider, newest first
 
 
@@ -133,8 +137,14 @@ def module_hold_backs(res, ctx: Context, path: str) -> list[HoldBack]:
 
 def _module_hold_back(res, ctx: Context, path: str, v: ModuleCandidate, held: bool) -> HoldBack:
     rule = ctx.lock_denial(v)
+    if isinstance(rule, Revocation):
+        return HoldBack(v.version_text, "revoked", rule.refusal())
     if rule is not None:
         return HoldBack(v.version_text, "policy", f"denied by {rule.cite()}", *_where(rule.where))
+    deprecated = ctx.deprecation(v)
+    if deprecated is not None:  # issue #62 §3: taken only when no other version does as well
+        return HoldBack(v.version_text, "deprecated", f"{deprecated.words()}; a version the registry does not "
+                        "deprecate is preferred")
     cooled = ctx.cooldown.held_back.get((path, v.version_text))
     if cooled is not None:
         return HoldBack(v.version_text, "cooldown", f"the release cooldown: {cooldown_reason(ctx, cooled)}")

@@ -32,6 +32,7 @@ from ..config.cliconfig import CliConfig, load_cli_config
 from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError, TofuSolveError, name_suggestion
 from ..store.cache import Cache, key_of
 from .flight import SingleFlight
+from .lifecycle import MAX_REVOKED_READ, Deprecation, Revocation, one_line
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 
@@ -116,6 +117,24 @@ def open_client(settings: Settings, *, upgrade: bool = False, offline: bool = Fa
                           limits=settings.limits, refresh_only=refresh_only)
 
 
+def cached_revocations(cache: Cache, package: RegistryPackage, reads=None) -> dict[str, Revocation]:
+    """The revocations of ``package`` the last run that asked its registry kept in the
+    cache (:meth:`RegistryClient.revocations`); never touches the network. ``reads``: a
+    :class:`~tofu_solve.settings.ReadLog` the cache entry is registered in."""
+    key = key_of(str(package))
+    if reads is not None:
+        reads.saw(cache.json_file("module-revocations", key))
+    return _revocations_from(cache.peek_json("module-revocations", key), str(package))
+
+
+def _revocations_from(cached: object, package: str) -> dict[str, Revocation]:
+    """The revocations an earlier run kept in the cache (version -> {message, link})."""
+    if not isinstance(cached, dict):
+        return {}
+    return {str(v): Revocation(package, str(v), one_line(x.get("message")), one_line(x.get("link")))
+            for v, x in cached.items() if isinstance(x, dict)}
+
+
 class RegistryClient:
     """Talks to module and provider registries. Thread-safe; caches discovery and version
     lists for the life of the client (one run).
@@ -146,6 +165,8 @@ class RegistryClient:
         self._module_versions: dict[str, list[str]] = {}
         self._provider_versions: dict[str, list[str]] = {}
         self._release_times: dict[tuple[str, str], dict[str, float]] = {}  # (kind, address) -> version -> time
+        self._deprecations: dict[str, dict[str, Deprecation]] = {}  # package -> version -> deprecation
+        self._revocations = SingleFlight(remember_errors=True)  # package -> version -> revocation, once per run
         self._locations = SingleFlight(remember_errors=False)  # (package, version) -> download location, once per run
         # one request per listing and run, whoever asks first (the early start, the solver):
         # a caller that comes while it is in flight waits for it and shares its answer or error
@@ -293,6 +314,7 @@ class RegistryClient:
         with self._lock:
             self._module_versions[key] = versions
         self._keep_release_times("module", key, entries)
+        self._keep_deprecations(key, entries)
         if self.cache is not None:
             self.cache.write_json("module-versions", key_of(key), versions)
         return versions
@@ -337,6 +359,95 @@ class RegistryClient:
             self._release_times[(kind, address)] = times
         if self.cache is not None:
             self.cache.write_json(f"{kind}-release-times", key_of(address), times)
+
+    def _keep_deprecations(self, address: str, entries) -> None:
+        """Each listed version's ``deprecation`` (HCP's private registry; issue #62 §3), kept
+        for the run and in the cache as :meth:`release_times` are."""
+        found = {}
+        for e in entries or ():
+            if isinstance(e, dict):
+                d = Deprecation.from_registry(e.get("deprecation"))
+                if d is not None:
+                    found[str(e.get("version"))] = d
+        with self._lock:
+            self._deprecations[address] = found
+        if self.cache is not None:
+            self.cache.write_json("module-deprecations", key_of(address),
+                                  {v: d.as_data() for v, d in found.items()})
+
+    def deprecations(self, package: RegistryPackage) -> dict[str, Deprecation]:
+        """The versions of ``package`` its registry marks deprecated (version as listed ->
+        :class:`~.lifecycle.Deprecation`), from this run's listing, else the one an earlier
+        run kept in the cache; empty when the registry gives none (the OpenTofu registry
+        never does). Never touches the network."""
+        key = str(package)
+        with self._lock:
+            known = self._deprecations.get(key)
+        if known is not None:
+            return known
+        cached = self.cache.read_json("module-deprecations", key_of(key)) if self.cache is not None else None
+        if not isinstance(cached, dict):
+            return {}
+        return {str(v): d for v, raw in cached.items() if (d := Deprecation.from_registry(raw)) is not None}
+
+    def revocations(self, package: RegistryPackage) -> dict[str, Revocation]:
+        """The versions of ``package`` its registry revoked (version -> :class:`Revocation`),
+        read once per run from the v2 API of a host whose services include ``tfe.v2`` (HCP
+        Terraform, TFE; issue #62 §3): ``GET {tfe.v2}organizations/NS/registry-modules/
+        private/NS/NAME/TARGET`` for ``revoked-versions``, then each revoked version's
+        ``…/version?module_version=V`` for its message (at most
+        :data:`~.lifecycle.MAX_REVOKED_READ`); the versions listing too, once per run, so
+        that a locked version's deprecation is known (:meth:`deprecations`). Empty for any other host, offline (then the
+        answer an earlier run cached), and when the API cannot answer (a module of the
+        public registry, a token without access): revocation is advice a registry adds to
+        its listing, never a reason for a run to fail."""
+        key = str(package)
+        cached = self.cache.read_json("module-revocations", key_of(key)) if self.cache is not None else None
+        if self.offline:
+            return _revocations_from(cached, key)
+        try:
+            return self._revocations.run(key, lambda: self._read_revocations(package))
+        except TofuSolveError as e:
+            log.debug("revocations of %s not read: %s", key, e)
+            return _revocations_from(cached, key)
+
+    def _read_revocations(self, package: RegistryPackage) -> dict[str, Revocation]:
+        svc = self.services(package.host)
+        base = svc.get("tfe.v2") or svc.get("tfe.v2.1")
+        if not base:
+            return {}
+        try:  # a locked version's deprecation is in the listing, which a lock that applies never asked for
+            self.module_versions(package)
+        except TofuSolveError as e:
+            log.debug("versions of %s not listed for their deprecations: %s", package, e)
+        org = package.namespace
+        url = urljoin(urljoin(f"https://{package.host}/", base),
+                      f"organizations/{org}/registry-modules/private/{org}/{package.name}/{package.system}")
+        r = self._get(url, package.host, f"read the revoked versions of {package.for_display}", "module_revocations")
+        if r.status_code != 200:
+            return {}
+        try:
+            revoked = r.json()["data"]["attributes"].get("revoked-versions") or []
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return {}
+        out: dict[str, Revocation] = {}
+        for v in [str(x) for x in revoked if isinstance(x, str)][:MAX_REVOKED_READ]:
+            message, link = "", ""
+            one = self._get(f"{url}/version?module_version={v}", package.host,
+                            f"read the revocation of {package.for_display} {v}", "module_revocations")
+            try:
+                told = one.json()["data"]["attributes"].get("revocation") if one.status_code == 200 else None
+            except (ValueError, KeyError, TypeError, AttributeError):
+                told = None
+            if isinstance(told, dict):
+                if told.get("status") == "unrevoked":
+                    continue
+                message, link = one_line(told.get("message")), one_line(told.get("link"))
+            out[v] = Revocation(str(package), v, message, link)
+        if self.cache is not None:
+            self.cache.write_json("module-revocations", key_of(str(package)),
+                                  {v: {"message": x.message, "link": x.link} for v, x in out.items()})
+        return out
 
     def cached_module_versions(self, package: RegistryPackage) -> list[str] | None:
         """The version list this run or an earlier one read for ``package`` (memory, then

@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..config.policy import Denial
 from ..config.tree import ModuleTree
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
 from .locks import freed_by_upgrade, locked_for, provider_lock_applies
 from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
+from .run import Refusal
 
 if TYPE_CHECKING:
     from ..lockfile import ModuleLock, ProviderLock
@@ -45,7 +45,7 @@ def _at(origin: Origin) -> str:
     return origin.cite()
 
 
-def denied_reason(rule: Denial) -> str:
+def denied_reason(rule: Refusal) -> str:
     """A lock the policy denies, as the change list gives its reason (issue #47):
     ``denied by deny "module" "…" (tofu-solve-policy.hcl:19): reason (link)``."""
     return f"denied by {rule.cite()}"
@@ -126,7 +126,7 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
     return _released_module_reason(path, old.version, req, res, ctx)
 
 
-def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -> Denial | None:
+def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -> Refusal | None:
     """The rule that kept the recorded lock ``old`` of ``req``'s call out of this run's
     search, when the lock is for the call's source as it stands: read from the solver's
     record (``ctx.denied``, which its one denial check writes for every version it keeps
@@ -136,7 +136,7 @@ def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -
     return ctx.denied.get((req.call_path, old.version))
 
 
-def _provider_lock_denial(addr: str, locked: str, ctx: Context) -> Denial | None:
+def _provider_lock_denial(addr: str, locked: str, ctx: Context) -> Refusal | None:
     """The rule that kept the recorded lock of the provider out of this run's search (the
     solver's record, as :func:`_module_lock_denial`), or None."""
     return ctx.denied.get((addr, locked))

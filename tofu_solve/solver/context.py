@@ -30,7 +30,7 @@ from typing import Any
 
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
-from ..config.policy import Denial, Subject
+from ..config.policy import Subject
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -42,6 +42,7 @@ from ..events import Progress
 from ..lockfile import LockFile
 from ..providers import AvailableVersion
 from ..providers.base import ProviderVersionSource
+from ..remote.lifecycle import Deprecation, Revocation
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions import apparentlymart_go_versions as gvs
@@ -52,7 +53,7 @@ from .index import ModuleIndex, Stats, tree_key
 from .locks import gone_module_lock, module_lock_anchor, policy_denial, preferred_order
 from .model import Kind, ModuleCandidate, ModuleRequirement
 from .release_cooldown import Cooldown
-from .run import Run, Scope, SolveOptions, StoreView
+from .run import Refusal, Run, Scope, SolveOptions, StoreView
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,7 @@ class Context:
         return self.run.cooldown
 
     @property
-    def denied(self) -> dict[tuple[str, str], Denial]:
+    def denied(self) -> dict[tuple[str, str], Refusal]:
         return self.run.denied
 
     @property
@@ -299,10 +300,14 @@ class Context:
             return None
         return cand
 
-    def lock_denial(self, cand: ModuleCandidate) -> Denial | None:
-        """The policy rule that denies ``cand``'s version of its package, or None
+    def lock_denial(self, cand: ModuleCandidate) -> Refusal | None:
+        """Why ``cand``'s version may not be selected, or None: its registry revoked it
+        (:meth:`revocation`, issue #62 §3), else the policy rule that denies it
         (:func:`~.locks.policy_denial`; the call's address and source as written bound for
         ``module_policy`` rules)."""
+        revoked = self.revocation(cand)
+        if revoked is not None:
+            return revoked
         policy = self.options.policy
         if policy is None or not policy.decides_versions:
             return None
@@ -310,7 +315,22 @@ class Context:
         call = Subject.of_call(cand.call_path, req.call.source_text if req is not None else str(cand.source))
         return policy_denial(policy, Kind.MODULE, cand.package, cand.version, call)
 
-    def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, Denial] | None:
+    def deprecation(self, cand: ModuleCandidate) -> Deprecation | None:
+        """The registry's deprecation of ``cand``'s version (HCP's private registry, issue
+        #62 §3), from the listing already read; None for none, or another kind of source."""
+        if not isinstance(cand.source, RegistrySource) or self.client is None:
+            return None
+        return self.client.deprecations(cand.source.package).get(cand.available.label)
+
+    def revocation(self, cand: ModuleCandidate) -> Revocation | None:
+        """The registry's revocation of ``cand``'s version (HCP's and TFE's v2 API, issue
+        #62 §3: a revoked version "blocks new users"); None for none, or another kind of
+        source (:meth:`~tofu_solve.remote.registry.RegistryClient.revocations`)."""
+        if not isinstance(cand.source, RegistrySource) or self.client is None:
+            return None
+        return self.client.revocations(cand.source.package).get(cand.available.label)
+
+    def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, Refusal] | None:
         """The call's lock with the rule that denies it, when the lock would apply but for the
         policy (issue #47): it moves to the nearest allowed version, and that is its reason."""
         cand = self.lock_anchor(req)
@@ -341,14 +361,12 @@ class Context:
             NoVersionsError, network errors: as :meth:`module_candidates`.
         """
         listed = self.module_candidates(req)
-        policy = self.options.policy
-        is_denied: Callable[[ModuleCandidate], object] | None = None
-        if policy is not None and policy.decides_versions:
-            is_denied = denied if denied is not None else self.lock_denial
+        is_denied = denied if denied is not None else self.lock_denial
         locked = self.locked_candidate(req)
         anchor = locked if locked is not None else self.lock_anchor(req)
         lock = self.locks.modules.get(req.call_path)
-        return preferred_order(req, listed, locked, anchor, is_denied, lock.line if lock is not None else 0)
+        return preferred_order(req, listed, locked, anchor, is_denied, lock.line if lock is not None else 0,
+                               lambda c: self.deprecation(c) is not None)
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None

@@ -19,7 +19,6 @@ from dataclasses import dataclass, replace
 from ..addrs.module_source import ModuleSource, OciSource, RegistrySource, RemoteSource
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
-from ..config.policy import Denial
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, ModuleNotFound, SourceRange, TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
@@ -44,6 +43,7 @@ from .model import (
     TofuCandidate,
     Unusable,
 )
+from .run import Refusal
 
 _TEXT = operator.attrgetter("text")
 
@@ -508,7 +508,7 @@ class CandidateFactory:
 
     # ------------------------------------------------------------------ the policy's and the cooldown's verdicts
 
-    def denied_rule(self, candidate: ModuleCandidate) -> Denial | None:
+    def denied_rule(self, candidate: ModuleCandidate) -> Refusal | None:
         """The policy rule that denies ``candidate``'s version of its package (issue #39),
         recorded for the warnings and ``-json`` when there is one; else None. The solver's
         one denial check: the change list reads its record (:mod:`.changes`)."""
@@ -522,8 +522,7 @@ class CandidateFactory:
         rule = self.denied_rule(candidate)
         if rule is None:
             return None
-        return [Unusable(candidate.call_path, candidate.version_text, f"the policy denies it: {rule.cite()}",
-                         rule.where)]
+        return [Unusable(candidate.call_path, candidate.version_text, rule.refusal(), rule.where)]
 
     def _refused_call(self, candidate: ModuleCandidate, deps: list) -> list | None:
         """An :class:`Unusable` marker when ``candidate`` calls a source the policy refuses
@@ -552,13 +551,13 @@ class CandidateFactory:
                          f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
                          f"({held.note})", at)]
 
-    def _note_denied(self, subject: str, version: str, rule: Denial) -> None:
+    def _note_denied(self, subject: str, version: str, rule: Refusal) -> None:
         """Record that the policy kept ``version`` of ``subject`` (a call path or provider
         address) out, for the warnings and ``-json`` (the run's record)."""
         with self.ctx.run.lock:
             self.ctx.denied[(subject, version)] = rule
 
-    def provider_denial(self, address: str, version: gvs.Version) -> Denial | None:
+    def provider_denial(self, address: str, version: gvs.Version) -> Refusal | None:
         """The policy rule that denies ``version`` of the provider (recorded when one does)."""
         rule = policy_denial(self.ctx.options.policy, Kind.PROVIDER, address, version)
         if rule is not None:

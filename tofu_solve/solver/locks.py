@@ -199,14 +199,17 @@ def gone_module_lock(req: ModuleRequirement, version: str, lock_line: int = 0,
 
 def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locked: ModuleCandidate | None,
                     anchor: ModuleCandidate | None,
-                    denied: Callable[[ModuleCandidate], object] | None, lock_line: int = 0) -> list[ModuleCandidate]:
+                    denied: Callable[[ModuleCandidate], object] | None, lock_line: int = 0,
+                    deprecated: Callable[[ModuleCandidate], bool] | None = None) -> list[ModuleCandidate]:
     """The one order a call's versions are offered in (issue #48 §2), for the search, the
     improvement pass's lag and the objective (:mod:`.optimum`): the locked version first
     when its lock applies (``locked``); versions the policy denies (``denied`` not None for
     them) passed over, kept only when nothing else is left, so that the conflict names the
     rule; then, for a call with a lock (``anchor``: applying, or one the policy denies), the
     versions nearest it first (:func:`nearest_first`: by position among ``listed``, the
-    newer of two equally near first), else newest first, as ``tofu init`` picks.
+    newer of two equally near first), else newest first, as ``tofu init`` picks; versions
+    their registry marks deprecated (``deprecated``) after all the others, in that order
+    (issue #62 §3: taken only when no other version gives an equally good selection).
 
     Raises:
         LockedVersionGone: ``listed`` (the listing) no longer offers the locked version
@@ -227,6 +230,10 @@ def preferred_order(req: ModuleRequirement, listed: list[ModuleCandidate], locke
         keep = set(cands)
         cands = nearest_first([c for c in ordered[::-1] if c in keep], lambda c: rank[c.version_text],
                               rank[anchor.version_text])
+    if deprecated is not None:
+        marked = {c.version_text for c in cands if deprecated(c)}
+        if marked:
+            cands = [c for c in cands if c.version_text not in marked] + [c for c in cands if c.version_text in marked]
     if locked is not None:
         cands = [locked] + [c for c in cands if c.version_text != locked.version_text]
     return cands

@@ -18,6 +18,7 @@ from ..events import Progress
 from ..lockfile import LockFile
 from ..providers.base import ProviderVersionSource
 from ..remote.flight import SingleFlight
+from ..remote.lifecycle import Revocation
 from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions.target import TargetVersion
@@ -25,6 +26,11 @@ from .index import ModuleIndex, Stats
 from .model import ModuleRequirement
 from .prefetch import Prefetcher
 from .release_cooldown import Cooldown
+
+Refusal = Denial | Revocation
+"""Why a version may not be selected: a policy's ``deny`` block or failing rule, or its
+registry's revocation (issue #62); each answers ``cite()``, ``heading()``, ``refusal()``,
+``where``, ``reason``, ``link`` and ``as_data()``."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +128,7 @@ class Run:
         # The release cooldown (issue #25): its policy, and what it held back and let through.
         self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
                                  label=options.cooldown_label)
-        self.denied: dict[tuple[str, str], Denial] = {}  # (subject, version) the policy kept out (issue #39)
+        self.denied: dict[tuple[str, str], Refusal] = {}  # (subject, version) the policy kept out (issue #39)
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}

@@ -237,6 +237,18 @@ class Cache:
     def _json_path(self, kind: str, key: str) -> Path:
         return self._dir(kind, key[:2]) / f"{key}.json"
 
+    def json_file(self, kind: str, key: str) -> Path:
+        """Where the document ``kind``/``key`` is kept, creating nothing (for a read-only
+        command: :meth:`peek_json`)."""
+        return self.root / kind / key[:2] / f"{key}.json"
+
+    def peek_json(self, kind: str, key: str):
+        """The document ``kind``/``key``, or None; creates nothing, as ``check`` must not."""
+        try:
+            return json.loads(self.json_file(kind, key).read_text())
+        except (OSError, ValueError):
+            return None
+
     def read_json(self, kind: str, key: str):
         p = self._json_path(kind, key)
         try:

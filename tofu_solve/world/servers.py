@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from ..errors import TofuSolveError
 from .build import World
@@ -83,11 +83,22 @@ class RegistryServer:
     and tofu-solve reads it where a registry adds it (issue #25).
         signing_keys: list the world's key in provider download answers (False: none, as some
             providers on the main OpenTofu registry have none).
+        hcp: answer as HCP Terraform's private registry does (issue #62 §3): discovery lists
+            ``tfe.v2``; every module versions listing carries ``deprecation`` (an object or
+            null) per version, from :attr:`deprecations`; the v2 API answers
+            ``GET /api/v2/organizations/ORG/registry-modules/private/ORG/NAME/PROVIDER``
+            (``revoked-versions``) and ``…/version?module_version=V`` (``revocation``), from
+            :attr:`revocations`. Both mappings are address -> version -> ``{reason, link}``
+            or ``{message, link}``, and may be changed while the server runs.
     """
 
     def __init__(self, world: World | None, git_base: str | None = None, download_style: str = "header",
-                 token: str | None = None, extra_modules: dict | None = None, signing_keys: bool = True):
+                 token: str | None = None, extra_modules: dict | None = None, signing_keys: bool = True,
+                 hcp: bool = False):
         self.signing_keys = signing_keys
+        self.hcp = hcp
+        self.deprecations: dict[str, dict[str, dict]] = {}
+        self.revocations: dict[str, dict[str, dict]] = {}
         self.provider_sources: dict[str, str] = {}  # address -> the source repository its details name
         self.world = world
         self.provider_files = ProviderFiles(world.root) if world is not None else None
@@ -185,7 +196,12 @@ class _RegistryHandler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         parts = [p for p in path.split("/") if p]
         if path == "/.well-known/terraform.json":
-            self._send(200, {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"})
+            self._send(200, {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/",
+                             **({"tfe.v2": "/api/v2/"} if self.owner.hcp else {})})
+        elif self.owner.hcp and parts[:3] == ["api", "v2", "organizations"] and len(parts) in (9, 10) \
+                and parts[4:6] == ["registry-modules", "private"] and parts[3] == parts[6]:
+            self._v2_module("/".join(parts[6:9]), parse_qs(urlsplit(self.path).query).get("module_version", [None])[0]
+                            if len(parts) == 10 and parts[9] == "version" else None)
         elif parts[:2] == ["v1", "modules"] and len(parts) == 3:  # a namespace's modules (registry.terraform.io)
             self._namespace_modules(parts[2])
         elif parts[:2] == ["v1", "modules"] and len(parts) == 6 and parts[5] == "versions":
@@ -220,10 +236,31 @@ class _RegistryHandler(BaseHTTPRequestHandler):
             return
         dates = entry.get("dates") or (self.owner.world.module_dates.get(addr, {}) if self.owner.world else {})
         discovered = entry.get("discovered") or {}
+        deprecated = self.owner.deprecations.get(addr, {})
         versions = [{"version": v, **({"published_at": dates[v]} if v in dates else {}),
-                     **({"discovered": discovered[v]} if v in discovered else {})}
+                     **({"discovered": discovered[v]} if v in discovered else {}),
+                     **({"deprecation": deprecated.get(v)} if self.owner.hcp else {})}
                     for v in entry["versions"]]
         self._send(200, {"modules": [{"source": addr, "versions": versions}]})
+
+    def _v2_module(self, addr: str, version: str | None):
+        """HCP's v2 API for a private registry module: its ``revoked-versions``, or one
+        version's ``revocation`` (``module_version``)."""
+        entry = self.owner.extra.get(addr) or (self.owner.world.modules.get(addr) if self.owner.world else None)
+        if entry is None:
+            self._send(404, {"errors": [{"status": "404", "title": "not found"}]})
+            return
+        revoked = self.owner.revocations.get(addr, {})
+        org, name, provider = addr.split("/")
+        if version is None:
+            self._send(200, {"data": {"id": f"mod-{name}", "type": "registry-modules", "attributes": {
+                "name": name, "namespace": org, "provider": provider, "registry-name": "private",
+                "revoked-versions": sorted(revoked)}}})
+            return
+        told = revoked.get(version)
+        revocation = None if told is None else {"status": "revoked", **told}
+        self._send(200, {"data": {"type": "registry-module-versions", "attributes": {
+            "version": version, "revocation": revocation}}})
 
     def _module_download(self, addr: str, version: str):
         if addr in self.owner.extra:
@@ -377,14 +414,15 @@ class GitDaemon:
 
 
 def write_cli_config(path: Path, registry_url: str, hosts=("registry.opentofu.org", "registry.terraform.io"),
-                     token: str | None = None) -> Path:
+                     token: str | None = None, hcp: bool = False) -> Path:
     """A CLI config (``TF_CLI_CONFIG_FILE``) whose ``host`` blocks point ``hosts`` at the
-    registry on loopback."""
+    registry on loopback (``hcp``: with the ``tfe.v2`` service HCP Terraform's discovery lists)."""
     lines = []
     for h in hosts:
         lines += [f'host "{h}" {{', "  services = {",
                   f'    "modules.v1"   = "{registry_url}/v1/modules/",',
-                  f'    "providers.v1" = "{registry_url}/v1/providers/",', "  }", "}", ""]
+                  f'    "providers.v1" = "{registry_url}/v1/providers/",',
+                  *([f'    "tfe.v2"       = "{registry_url}/api/v2/",'] if hcp else []), "  }", "}", ""]
         if token:
             lines += [f'credentials "{h}" {{', f'  token = "{token}"', "}", ""]
     path.write_text("\n".join(lines))

@@ -82,6 +82,7 @@ def init_result_as_data(result) -> dict:
         "override_files_written": [str(p) for p in result.bridge_written],
         "policy": result.policy,
         "package_store": result.store,
+        "deprecated": list(result.deprecated),
         "selection": res.optimality.data() if res.optimality is not None else None,
     }
 

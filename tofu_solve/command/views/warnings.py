@@ -11,12 +11,14 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from ...addrs.redact import redact
-from ...config.policy import Denial, PolicyFailure
+from ...config.policy import PolicyFailure
 from ...errors import RuleWarning, TofuSolveError, WarningText
 from ...explain.typos import UnknownArgument
+from ...remote.lifecycle import Deprecation
 from ...solver.fenced import FencedOff
 from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
+from ...solver.run import Refusal
 from ...solver.upgrades import BlockedUpgrade, newer
 from ...versions import apparentlymart_go_versions as gvs
 from ...versions.cooldown import format_age
@@ -99,7 +101,7 @@ def _shown_subject(subject: str, res: Resolution) -> str:
     return subject if subject in res.modules else res.product.short(subject)
 
 
-def policy_warnings(denied: Mapping[tuple[str, str], Denial], res: Resolution, changed: Callable[[str], bool],
+def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, changed: Callable[[str], bool],
                     verbose: bool = False) -> list[WarningText]:
     """One warning per policy rule that kept a version newer than the selected one out of
     a call or provider this run (issue #39; issue #47 §5: once per rule, under two lines,
@@ -109,7 +111,7 @@ def policy_warnings(denied: Mapping[tuple[str, str], Denial], res: Resolution, c
     where its lock holds it)."""
     selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
                 **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
-    by_rule: dict[str, tuple[Denial, dict[str, list[str]]]] = {}
+    by_rule: dict[str, tuple[Refusal, dict[str, list[str]]]] = {}
     for (subject, version), rule in sorted(denied.items()):
         if subject not in selected or not changed(subject) or \
                 not _newer_than(version, subject, selected[subject][0], res):
@@ -141,6 +143,19 @@ def policy_notice_warnings(notices: list[tuple[str, str, PolicyFailure]], res: R
                if f.overridden else "advisory: selected because no better version passes it")
         out.append(WarningText(summary, f"{heading} fails for {', '.join(subjects)}: {f.reason} ({how})."))
     return out
+
+
+def deprecation_warnings(found: list[tuple[str, str, Deprecation]]) -> list[WarningText]:
+    """One warning per deprecated module version selected or locked (issue #62 §3): the
+    calls at it, and the registry's reason and link. ``found``: (call path, version,
+    deprecation)."""
+    by_version: dict[tuple[str, str], tuple[Deprecation, list[str]]] = {}
+    for path, version, d in found:
+        by_version.setdefault((version, d.words()), (d, []))[1].append(path)
+    return [WarningText("Deprecated module version",
+                        f"{', '.join(paths)} {'is' if len(paths) == 1 else 'are'} at {version}, {d.words()}. No other "
+                        "version gives as good a selection (tofu-solve outdated and why show the others).")
+            for (version, _), (d, paths) in sorted(by_version.items())]
 
 
 def _newer_than(version: str, subject: str, selected, res: Resolution) -> bool:

@@ -1,0 +1,149 @@
+"""Issue #62 §1: the expressions of a ``*.policy.hcl`` file, evaluated as hclsyntax and
+Terraform's functions evaluate them: every listed function, the operators, templates,
+``try``/``can``, and the errors, each at its line. Expected values are Terraform's (the
+function documentation's examples where it gives one; ``internal/lang/funcs`` and go-cty's
+``function/stdlib`` otherwise) and the policy reference's for the ``core::`` functions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tofu_solve.config import hcl
+from tofu_solve.config.hcl.evaluate import EvalContext, EvalError, evaluate
+from tofu_solve.config.hcl.functions import known_function, policy_functions
+
+NOW = datetime(2026, 11, 28, 12, 0, 0, tzinfo=UTC)
+META = {"source": "terraform-aws-modules/vpc/aws", "version": "6.5.1", "address": "module.net.module.vpc",
+        "tfe_stack": None}
+
+
+def ev(expr: str, **variables):
+    tree = hcl.parse(f"x = {expr}\n", "t.policy.hcl").attributes[0].expr.tree
+    scope = {"meta": META, "attrs": None, "local": {"l": ["a", "b", "c"], "m": {"k": "v"}, "n": 3}, **variables}
+    return evaluate(tree, EvalContext(scope, policy_functions(lambda: NOW)))
+
+
+@pytest.mark.parametrize("expr,value", [
+    # the policy language's own
+    ('core::semverconstraint("1.2.3", ">= 1.0.0, < 2.0.0")', True),
+    ('core::semverconstraint("2.0.0", ">= 1.0.0, < 2.0.0")', False),
+    ('core::semverconstraint("2.1.0", "~> 1.0 || ~> 2.1")', True),  # || is OR
+    ('core::semverconstraint("4.67.5", "~> 4.67.0")', True),
+    ('core::semverconstraint("4.68.0", "~> 4.67.0")', False),
+    ('core::semverconstraint("5.0.0", "!= 5.0.0")', False),
+    ('core::semvercmp("1.2.0", "1.10.0")', -1),  # numerically, not as text
+    ('core::semvercmp("1.10.0", "1.10.0")', 0),
+    ('core::semvercmp("2.0.0", "2.0.0-beta")', 1),
+    ('core::contains_substring("Managed by Terraform", "Terraform")', True),
+    ('core::contains_substring("Managed by Terraform", "terraform")', False),
+    ('core::regex_match("prod-web-01", "^prod-[a-z]+-\\\\d+$")', True),
+    ('core::regex_match("dev-web", "^prod-")', False),
+    # Terraform's, bare and with core::
+    ('contains(["a", "b"], "b")', True),
+    ('core::contains(["a", "b"], "z")', False),
+    ('contains([1, 2], "1")', False),  # == across types is false
+    ('startswith(meta.source, "terraform-aws-modules/")', True),
+    ('endswith(meta.source, "/aws")', True),
+    ('regex("[a-z]+", "53453453.345345aaabbbccc23454")', "aaabbbccc"),
+    ('regex("(\\\\d\\\\d\\\\d\\\\d)-(\\\\d\\\\d)-(\\\\d\\\\d)", "2019-02-01")', ["2019", "02", "01"]),
+    ('regex("^(?P<ns>[^/]+)/(?P<name>[^/]+)", meta.source)', {"ns": "terraform-aws-modules", "name": "vpc"}),
+    ('regexall("[a-z]+", "1234abcd5678efgh9")', ["abcd", "efgh"]),
+    ('length(regexall("[a-z]+", "1234abcd5678efgh9"))', 2),
+    ('split(",", "foo,bar,baz")', ["foo", "bar", "baz"]),
+    ('split(",", "")', [""]),
+    ('join(", ", ["foo", "bar", "baz"])', "foo, bar, baz"),
+    ('join(", ", ["a"], ["b", "c"])', "a, b, c"),
+    ("length(local.l)", 3),
+    ("length(local.m)", 1),
+    ('length("héllo")', 5),
+    ('lower("HELLO")', "hello"),
+    ('upper("hello")', "HELLO"),
+    ('alltrue(["true", true])', True),
+    ("alltrue([])", True),
+    ("anytrue([false, true])", True),
+    ("anytrue([])", False),
+    ('timeadd("2017-11-22T00:00:00Z", "10m")', "2017-11-22T00:10:00Z"),
+    ('timeadd("2017-11-22T00:00:00Z", "-1h30m")', "2017-11-21T22:30:00Z"),
+    ('timecmp("2017-11-22T00:00:00Z", "2017-11-22T00:00:00Z")', 0),
+    ('timecmp("2017-11-22T00:00:00Z", "2017-11-22T01:00:00Z")', -1),
+    ('timecmp("2017-11-22T01:00:00+01:00", "2017-11-22T00:00:00Z")', 0),  # one instant, two offsets
+    ("timestamp()", "2026-11-28T12:00:00Z"),
+    ('try(attrs.tags, "none")', "none"),  # attrs is null for modules: try falls through
+    ("try(local.m.missing, local.m.k)", "v"),
+    ("can(meta.tfe_stack.stack_name)", False),
+    ('can(regex("^6\\\\.", meta.version))', True),
+    ("core::try(meta.nope, 1)", 1),
+    # operators and constructors
+    ("meta.version != null && !startswith(meta.version, \"5.\")", True),
+    ('false && regex("(", "x")', False),  # short-circuit: the right side is not evaluated
+    ("true || meta.nope", True),
+    ("local.n * 2 + 1 - 4 / 2 % 3", 5),
+    ("7 / 2", 3.5),
+    ('"5" > 3', True),  # strings that spell numbers convert for comparison
+    ("-local.n", -3),
+    ('meta.version == "6.5.1" ? "yes" : "no"', "yes"),
+    ('"${meta.address}@v${meta.version}"', "module.net.module.vpc@v6.5.1"),
+    ('"n=${local.n} ok=${true}"', "n=3 ok=true"),
+    ('"%{ for s in local.l }${s};%{ endfor }"', "a;b;c;"),
+    ('"%{ if local.n > 2 }big%{ else }small%{ endif }"', "big"),
+    ('"$${literal}"', "${literal}"),
+    ("[for s in local.l : upper(s) if s != \"b\"]", ["A", "C"]),
+    ("{for k, v in local.m : v => k}", {"v": "k"}),
+    ("local.l[*]", ["a", "b", "c"]),
+    ("local.l[1]", "b"),
+    ('local.m["k"]', "v"),
+    ("{a = 1, \"b\" = [true]}", {"a": 1, "b": [True]}),
+    ('[1, "1"] == [1, "1"]', True),
+])
+def test_values_are_terraforms(expr, value):
+    assert ev(expr) == value
+
+
+@pytest.mark.parametrize("expr,summary", [
+    ("meta.nope", "Unsupported attribute"),
+    ("attrs.tags", "Attempt to get attribute from null value"),
+    ("nope.x", "Unknown variable"),
+    ('regex("[a-z]+", "123")', "Error in function call"),  # no match is an error, as Terraform's
+    ('regex("(", "x")', "Error in function call"),  # a pattern that does not compile
+    ('"${null}"', "Invalid template interpolation value"),
+    ('core::semverconstraint("not a version", ">= 1")', "Error in function call"),
+    ('core::semverconstraint("1.0.0", "=> 1")', "Error in function call"),
+    ('timeadd("yesterday", "1h")', "Error in function call"),
+    ('timeadd("2017-11-22T00:00:00Z", "1 day")', "Error in function call"),
+    ("local.l[3]", "Invalid index"),
+    ("1 / 0", "Operation failed"),
+    ('"a" + 1', "Invalid operand"),
+    ("null ? 1 : 2", "Null condition"),
+    ('fileexists("x")', "Call to unknown function"),
+    ('lower("a", "b")', "Wrong number of arguments"),
+    ('try(meta.a, meta.b)', "Error in function call"),
+])
+def test_errors_are_named_at_their_line(expr, summary):
+    with pytest.raises(EvalError) as e:
+        ev(expr)
+    assert e.value.summary == summary
+    assert e.value.line == 1
+
+
+def test_a_multi_line_expression_names_the_line_at_fault():
+    tree = hcl.parse('x = [\n  "a",\n  meta.nope,\n]\n', "t").attributes[0].expr.tree
+    with pytest.raises(EvalError) as e:
+        evaluate(tree, EvalContext({"meta": {}}, {}))
+    assert e.value.line == 3
+
+
+@pytest.mark.parametrize("name,known", [
+    ("startswith", True), ("core::startswith", True), ("core::semverconstraint", True),
+    ("semverconstraint", False),  # the policy language's own are core:: only
+    ("core::fileexists", False), ("file", False), ("provider::aws::arn_parse", False), ("try", True),
+    ("core::can", True),
+])
+def test_the_callable_names_are_the_listed_ones(name, known):
+    assert known_function(name) is known
+
+
+def test_a_heredoc_message_is_a_template():
+    tree = hcl.parse('x = <<-EOT\n    v${meta.version}\n      indented\n    EOT\n', "t").attributes[0].expr.tree
+    assert evaluate(tree, EvalContext({"meta": META}, {})) == "v6.5.1\n  indented\n"
