@@ -21,7 +21,7 @@ from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
-from ..config.policy import PolicyFailure, Subject, find_policy, load_policy
+from ..config.policy import PolicyFailure, Subject, find_policies, load_policy
 from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
@@ -229,7 +229,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
                                store, memo, progress, accept)
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
-        solved.state_doc = _cited_from_root(solved.state_doc, policy.file, root, opts, settings)
+        solved.state_doc = _cited_from_root(solved.state_doc, opts.display_prefix, root, opts, settings)
     res = solved.res
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
@@ -309,25 +309,29 @@ def _change_where(c: LockChange, res: Resolution) -> SourceRange | None:
     return None
 
 
-def _cited_from_root(doc: dict, shown: str, root: Path, opts: InitOptions, settings: Settings) -> dict:
-    """The state record of a root solved under ``-recursive`` with the policy file named as
+def _cited_from_root(doc: dict, display_prefix: str, root: Path, opts: InitOptions, settings: Settings) -> dict:
+    """The state record of a root solved under ``-recursive`` with each policy file named as
     from the root (``why`` and ``graph`` run there read it), not as the recursive run's
-    messages name it (``shown``, from where that run was started; issue #59 §3: one path
-    convention, relative to where the command is run)."""
+    messages name it (after ``display_prefix``, from where that run was started; issue #59
+    §3: one path convention, relative to where the command is run)."""
     import json
 
-    found = find_policy(root, opts.policy, settings.environ)
-    if found is None:
+    renamed = {}
+    for found in find_policies(root, opts.policy, settings.environ):
+        own = os.path.relpath(found, root)
+        shown = os.path.normpath(os.path.join(display_prefix, own))
+        if own != shown:
+            renamed[shown] = own
+    if not renamed:
         return doc
-    own = os.path.relpath(found, root)
-    if own == shown:
-        return doc
-    text = json.dumps(doc).replace(json.dumps(f"{shown}")[1:-1] + ":", json.dumps(own)[1:-1] + ":")
+    text = json.dumps(doc)
+    for shown, own in renamed.items():
+        text = text.replace(json.dumps(f"{shown}")[1:-1] + ":", json.dumps(own)[1:-1] + ":")
     out = json.loads(text)
 
     def files(node):
         if isinstance(node, dict):
-            return {k: (own if k == "file" and v == shown else files(v)) for k, v in node.items()}
+            return {k: (renamed[v] if k == "file" and v in renamed else files(v)) for k, v in node.items()}
         if isinstance(node, list):
             return [files(v) for v in node]
         return node

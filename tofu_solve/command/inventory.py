@@ -24,12 +24,15 @@ from ..addrs.redact import redact
 from ..config.policy import Policy, Subject, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..remote.lifecycle import Deprecation
+from ..remote.registry import revocations_from
 from ..settings import Settings
 from ..solver.locks import policy_denial
 from ..solver.model import Kind
 from ..store.cache import Cache, key_of
 from ..versions.cooldown import format_age, format_day
 from ..versions.target import lock_product
+from .arguments.init_flags import policy_overrides
 from .monorepo import relative_name, walk_roots
 
 if TYPE_CHECKING:
@@ -53,6 +56,9 @@ class Item:
             version list said and the cache kept it; None when the cache does not know.
         repository: a provider's source repository as its registry named it when ``init``
             read the provider (kept in the cache), None when no registry said.
+        lifecycle: what its registry said of a module version when ``init`` last asked
+            (kept in the cache; issue #62 §3): ``revoked: message``, ``deprecated: reason``,
+            or None.
     """
 
     kind: str
@@ -64,11 +70,12 @@ class Item:
     verdict: str | None = None
     released: float | None = None
     repository: str | None = None
+    lifecycle: str | None = None
 
     def as_data(self, now: float) -> dict:
         return {"kind": self.kind, "name": self.name, "version": self.version,
                 "uses": [{"root": r, "path": p} for r, p in self.uses], "hashes": sorted(self.hashes),
-                "package": self.package or None, "policy": self.verdict,
+                "package": self.package or None, "policy": self.verdict, "lifecycle": self.lifecycle,
                 "released": format_day(self.released) if self.released is not None else None,
                 "age_seconds": round(now - self.released) if self.released is not None else None}
 
@@ -118,11 +125,24 @@ def inventory(base: Path, recursive: bool, policy: Policy | None = None,
             times = cache.read_json(f"{i.kind}-release-times", key_of(i.name))
             at = times.get(i.version) if isinstance(times, dict) else None
             i.released = float(at) if isinstance(at, (int, float)) else None
+            if i.kind == "module":
+                i.lifecycle = _lifecycle(cache, i.name, i.version)
             if i.kind == "provider":
                 told = cache.read_json("provider-repository", key_of(i.name))
                 repository = told.get("source") if isinstance(told, dict) else None
                 i.repository = repository if isinstance(repository, str) else None
     return names, sorted(items.values(), key=lambda i: (i.kind != "module", i.name, i.version))
+
+
+def _lifecycle(cache: Cache, package: str, version: str) -> str | None:
+    """What the registry said of a module version when ``init`` last asked (the cache):
+    revoked, deprecated, or None."""
+    revoked = revocations_from(cache.peek_json("module-revocations", key_of(package)), package).get(version)
+    if revoked is not None:
+        return f"revoked: {revoked.reason}" + (f" ({revoked.link})" if revoked.link else "")
+    told = cache.peek_json("module-deprecations", key_of(package))
+    deprecated = Deprecation.from_registry(told.get(version)) if isinstance(told, dict) else None
+    return f"deprecated: {deprecated.words().removeprefix('deprecated by its registry: ')}" if deprecated else None
 
 
 def _module_verdict(policy: Policy, source, address: str, version: str, call: Subject) -> str:
@@ -152,6 +172,7 @@ def text(names: list[str], items: list[Item], now: float) -> str:
         out += ["", f"{title} ({len(rows)} version{'s' if len(rows) != 1 else ''}):"]
         for i in rows:
             verdict = f"  [{i.verdict}]" if i.verdict and i.verdict != "allowed" else ""
+            verdict += f"  [{i.lifecycle}]" if i.lifecycle else ""
             age = f" (released {format_day(i.released)}, {format_age(now - i.released)} ago)" \
                 if i.released is not None else ""
             out.append(f"- {i.name} {i.version}{age}{verdict}")
@@ -311,6 +332,8 @@ def cyclonedx(names: list[str], items: list[Item], products: list[str] | None = 
         props += [Property(name="tofu-solve:use", value=f"{root}:{path}" if path else root) for root, path in i.uses]
         if i.verdict is not None:
             props.append(Property(name="tofu-solve:policy", value=i.verdict))
+        if i.lifecycle is not None:
+            props.append(Property(name="tofu-solve:lifecycle", value=i.lifecycle))
         if i.released is not None:
             props.append(Property(name="tofu-solve:released", value=format_day(i.released)))
         hashes = [HashType(alg=HashAlgorithm.SHA_256, content=h[3:]) for h in sorted(i.hashes) if h.startswith("zh:")]
@@ -415,7 +438,8 @@ def run(ns, settings: Settings) -> int:
     """The command (``ns`` as the parser left it)."""
     base = Path(ns.chdir)
     host = "registry.opentofu.org"
-    policy = load_policy(base, getattr(ns, "policy", None), settings.environ, host)
+    policy = load_policy(base, getattr(ns, "policy", None), settings.environ, host,
+                         overrides=frozenset(policy_overrides(ns)))
     names, items = inventory(base, bool(ns.recursive), policy, host, Cache(settings.cache_dir), settings)
     fmt = "json" if ns.json else ns.format
     now = time.time()

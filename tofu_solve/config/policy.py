@@ -449,14 +449,28 @@ def find_policies(root: Path, flag: str | None, environ: Mapping[str, str],
             raise ConfigurationError("Policy file not found", f"{origin} names {named}, which is not a file.")
         return [p]
     d = root.resolve()
-    inside = True  # up to the repository's top (the first directory with .git): its entries are watched
+    watched = _watched_dirs(d)
     while True:
-        found = policy_files(d, reads, inside)
+        found = policy_files(d, reads, d in watched)
         if found:
             return found
         if d.parent == d:
             return []
-        inside = inside and not (d / ".git").exists()
+        d = d.parent
+
+
+def _watched_dirs(root: Path) -> frozenset[Path]:
+    """The directories whose entries the warm path watches for a policy file that appears:
+    ``root`` and its parents up to the repository's top (the first with ``.git``); only
+    ``root`` outside a repository (the directories above change for reasons of their own)."""
+    out = []
+    d = root
+    while True:
+        out.append(d)
+        if (d / ".git").exists():
+            return frozenset(out)
+        if d.parent == d:
+            return frozenset({root})
         d = d.parent
 
 

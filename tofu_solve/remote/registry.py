@@ -124,10 +124,10 @@ def cached_revocations(cache: Cache, package: RegistryPackage, reads=None) -> di
     key = key_of(str(package))
     if reads is not None:
         reads.saw(cache.json_file("module-revocations", key))
-    return _revocations_from(cache.peek_json("module-revocations", key), str(package))
+    return revocations_from(cache.peek_json("module-revocations", key), str(package))
 
 
-def _revocations_from(cached: object, package: str) -> dict[str, Revocation]:
+def revocations_from(cached: object, package: str) -> dict[str, Revocation]:
     """The revocations an earlier run kept in the cache (version -> {message, link})."""
     if not isinstance(cached, dict):
         return {}
@@ -402,14 +402,12 @@ class RegistryClient:
         public registry, a token without access): revocation is advice a registry adds to
         its listing, never a reason for a run to fail."""
         key = str(package)
-        cached = self.cache.read_json("module-revocations", key_of(key)) if self.cache is not None else None
-        if self.offline:
-            return _revocations_from(cached, key)
-        try:
-            return self._revocations.run(key, lambda: self._read_revocations(package))
-        except TofuSolveError as e:
-            log.debug("revocations of %s not read: %s", key, e)
-            return _revocations_from(cached, key)
+        if not self.offline:
+            try:
+                return self._revocations.run(key, lambda: self._read_revocations(package))
+            except TofuSolveError as e:
+                log.debug("revocations of %s not read: %s", key, e)
+        return cached_revocations(self.cache, package) if self.cache is not None else {}
 
     def _read_revocations(self, package: RegistryPackage) -> dict[str, Revocation]:
         svc = self.services(package.host)
