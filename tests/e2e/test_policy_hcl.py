@@ -55,6 +55,14 @@ def test_mandatory_rule_keeps_failing_versions_out_and_names_itself(tmp_path, to
     said = " ".join(r.out.split())
     assert ('module_policy "*" "version_and_source_check" (../versions.policy.hcl:2) held back vpc at 6.5.1 '
             "(kept out: 6.6.0): Module version must be below 6.6.0, not 6.6.0.") in said, said
+    assert "6.6.0.." not in said
+    # why, outdated and list name the rule as they name a deny block
+    why = " ".join(tofu_solve(root, "why", "vpc").out.split())
+    assert '6.6.0: denied by module_policy "*" "version_and_source_check" (../versions.policy.hcl:2)' in why, why
+    assert "version_and_source_check" in json.dumps(tofu_solve(root, "outdated", "-json").json())
+    listed = tofu_solve(root, "list", "-json").json()
+    vpc = next(i for i in listed["items"] if i["kind"] == "module")
+    assert vpc["policy"] == "allowed"  # 6.5.1 passes
     data = result(tofu_solve(root, "init", "-handover=false", "-json", "-upgrade"))
     assert data["policy"]["files"] == ["../versions.policy.hcl"]
     assert data["policy"]["denied"] == [{"subject": "vpc", "version": "6.6.0", "rule": {
@@ -82,12 +90,18 @@ def test_an_overridable_rule_fails_until_overridden_by_its_label(tmp_path, tofu_
     assert wrong.code == 1 and 'Did you mean "version_and_source_check"?' in wrong.err, wrong.err
     r = tofu_solve(root, "init", "-handover=false", "-policy-override=version_and_source_check")
     assert r.code == 0, r.err
+    assert "+ module \"vpc\" 6.6.0: new module call (main.tf:1); allowed by -policy-override=version_and_source_check" \
+        in r.out, r.out
+    listed = tofu_solve(root, "list", "-json").json()  # without the override the locked version is denied
+    assert next(i for i in listed["items"] if i["kind"] == "module")["policy"].startswith(
+        'denied: module_policy "*" "version_and_source_check"')
     assert lock_versions(r.lock) == {"vpc": "6.6.0"}
     said = " ".join(r.out.split())
     assert ('Warning: module_policy "*" "version_and_source_check" (versions.policy.hcl:2) fails for vpc at 6.6.0: '
             "Module version must be below 6.6.0, not 6.6.0. (-policy-override let it through") in said, said
     data = result(tofu_solve(root, "init", "-handover=false", "-json", "-policy-override=version_and_source_check"))
     assert data["policy"]["overrides"] == ["version_and_source_check"]
+    assert data["lock_file"]["changes"] == [] or "allowed by -policy-override" in json.dumps(data["lock_file"])
     assert [(n["subject"], n["version"], n["rule"]["overridden"]) for n in data["policy"]["notices"]] == \
         [("vpc", "6.6.0", True)]
 
@@ -233,3 +247,5 @@ resource_policy "aws_s3_bucket" "encrypted" {
     r = tofu_solve(root, "init", "-handover=false")
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"vpc": "6.5.1"}
+    assert ("mixed.policy.hcl: 1 resource_policy block(s) not evaluated: resources exist only after plan"
+            in " ".join(r.out.split())), r.out

@@ -234,7 +234,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
     res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
-    changes = _module_lock_changes(read.on_disk, solved, opts)
+    changes = _overridden(_module_lock_changes(read.on_disk, solved, opts), _policy_notices(ctx, res))
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or _provider_change_reason(
                            c, solved.reasons.get(c.label), read.locks.providers.get(c.label),
@@ -687,6 +687,9 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
     out.extend(policy_notice_warnings(_policy_notices(ctx, res), res))
+    if ctx.options.policy is not None:
+        out.extend(WarningText("Policy blocks not evaluated", note) for u in ctx.options.policy.units
+                   for note in u.notes)
     out.extend(deprecation_warnings(_deprecated(ctx, res)))
     out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
         p: (display_package(res.modules[p].source), res.modules[p].version_text, t)
@@ -708,6 +711,19 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
             if opts.lockfile == "readonly" else f"{LOCK_FILE_NAME} now records the new location."))
         for path, (was, now) in sorted(solved.moves.items()))
     return out
+
+
+def _overridden(changes: list[LockChange], notices: list[tuple[str, str, PolicyFailure]]) -> list[LockChange]:
+    """``changes`` with each new version a ``-policy-override`` let through saying so in its
+    reason (issue #62 §2: an override is recorded where the lock changes)."""
+    let: dict[tuple[str, str | None], list[str]] = {}
+    for subject, version, f in notices:
+        if f.overridden:
+            let.setdefault((subject, version), []).append(f.rule.label)
+    if not let:
+        return changes
+    return [replace(c, reason=f"{c.reason}; " * bool(c.reason) + "allowed by -policy-override="
+                    f"{','.join(let[(c.path, c.new)])}") if (c.path, c.new) in let else c for c in changes]
 
 
 def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: InitOptions) -> list[LockChange]:

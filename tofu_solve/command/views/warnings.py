@@ -121,7 +121,7 @@ def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, 
     for _, (rule, subjects) in sorted(by_rule.items()):
         held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
                 for s, vs in sorted(subjects.items())]
-        why = f": {rule.reason}" + (f" ({rule.link})" if rule.link else "")
+        why = f": {rule.reason.rstrip('.')}" + (f" ({rule.link})" if rule.link else "")
         out.append(rule_warning("Versions denied by the policy", rule.heading(), why, held, verbose))
     return out
 

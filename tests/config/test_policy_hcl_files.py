@@ -1,0 +1,210 @@
+"""Issue #62 §1: a ``*.policy.hcl`` file read into rules and judged against one subject, with
+no solve around it: every binding, the inputs' order of precedence and types, locals across
+a file and a block, label matching by package, and the errors of the subset."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tofu_solve.config.policy import Policy, Subject, find_policies, load_policy
+from tofu_solve.errors import ConfigurationError
+
+NOW = datetime(2026, 11, 28, tzinfo=UTC)
+
+
+def load(tmp_path, text: str, environ: dict | None = None, overrides=frozenset()) -> Policy:
+    (tmp_path / "p.policy.hcl").write_text(text)
+    policy = load_policy(tmp_path, None, environ or {}, overrides=overrides, now=lambda: NOW)
+    assert policy is not None
+    return policy
+
+
+def failing(policy: Policy, package: str, version: str, address: str, source: str) -> list[str]:
+    return [f.rule.label for f in policy.module_verdicts(package, version, Subject(address, source))]
+
+
+@pytest.mark.parametrize("condition,fails", [
+    ('meta.source == "terraform-aws-modules/vpc/aws"', False),  # as written in the call
+    ('meta.version == "6.5.1"', False),
+    ('meta.address == "module.net.module.vpc"', False),
+    ("meta.tfe_stack == null", False),
+    ("attrs == null", False),
+    ('meta.version == "6.6.0"', True),
+])
+def test_module_bindings(tmp_path, condition, fails):
+    policy = load(tmp_path, f'module_policy "*" "r" {{\n  enforce {{\n    condition = {condition}\n  }}\n}}\n')
+    assert failing(policy, "registry.opentofu.org/terraform-aws-modules/vpc/aws", "6.5.1", "module.net.module.vpc",
+                   "terraform-aws-modules/vpc/aws") == (["r"] if fails else [])
+
+
+@pytest.mark.parametrize("condition", [
+    'meta.source == "registry.opentofu.org/hashicorp/aws"', 'meta.namespace == "hashicorp"', 'meta.type == "aws"',
+    'meta.name == "aws"', 'meta.version == "5.100.0"', "meta.alias == null", "attrs == null",
+])
+def test_provider_bindings(tmp_path, condition):
+    policy = load(tmp_path, f'provider_policy "aws" "r" {{\n  enforce {{\n    condition = {condition}\n  }}\n}}\n')
+    assert policy.provider_verdicts("registry.opentofu.org/hashicorp/aws", "5.100.0") == []
+    broken = load(tmp_path, f'provider_policy "aws" "r" {{\n  enforce {{\n    condition = !({condition})\n  }}\n}}\n')
+    assert [f.rule.label for f in broken.provider_verdicts("registry.opentofu.org/hashicorp/aws", "5.100.0")] == ["r"]
+
+
+@pytest.mark.parametrize("label,matches", [
+    ("*", True), ("aws", True), ("hashicorp/aws", True), ("registry.opentofu.org/hashicorp/aws", True),
+    ("google", False), ("aw", False),
+])
+def test_provider_labels(tmp_path, label, matches):
+    policy = load(tmp_path, f'provider_policy "{label}" "r" {{\n  enforce {{\n    condition = false\n  }}\n}}\n')
+    assert bool(policy.provider_verdicts("registry.opentofu.org/hashicorp/aws", "5.0.0")) is matches
+
+
+@pytest.mark.parametrize("label,source,package,matches", [
+    ("terraform-aws-modules/vpc/aws", "terraform-aws-modules/vpc/aws",
+     "registry.opentofu.org/terraform-aws-modules/vpc/aws", True),
+    ("registry.opentofu.org/terraform-aws-modules/vpc/aws", "terraform-aws-modules/vpc/aws",
+     "registry.opentofu.org/terraform-aws-modules/vpc/aws", True),
+    ("terraform-aws-modules/vpc/aws", "terraform-aws-modules/vpc/aws//modules/vpc-endpoints",
+     "registry.opentofu.org/terraform-aws-modules/vpc/aws", True),  # a subdirectory of the package
+    ("terraform-aws-modules/vpc", "terraform-aws-modules/vpc/aws",
+     "registry.opentofu.org/terraform-aws-modules/vpc/aws", False),  # never a substring
+    ("registry.terraform.io/terraform-aws-modules/vpc/aws", "terraform-aws-modules/vpc/aws",
+     "registry.opentofu.org/terraform-aws-modules/vpc/aws", False),  # another registry
+    ("git::https://example.com/acme/net.git", "git::https://example.com/acme/net.git?ref=v1.2.0",
+     "git::https://example.com/acme/net.git", True),  # any ref
+    ("git::https://example.com/acme/net.git", "git::https://example.com/acme/other.git?ref=v1.2.0",
+     "git::https://example.com/acme/other.git", False),
+])
+def test_module_labels_match_by_package(tmp_path, label, source, package, matches):
+    policy = load(tmp_path, f'module_policy "{label}" "r" {{\n  enforce {{\n    condition = false\n  }}\n}}\n')
+    assert bool(failing(policy, package, "1.2.0", "module.x", source)) is matches
+
+
+INPUT = '''
+input "floor" {
+  type    = string
+  default = "1.0.0"
+}
+module_policy "*" "r" {
+  enforce {
+    condition     = core::semverconstraint(meta.version, ">= ${input.floor}")
+    error_message = "below ${input.floor}"
+  }
+}
+'''
+
+
+@pytest.mark.parametrize("environ,floor", [
+    ({}, "1.0.0"),  # the default
+    ({"floor": "2.0.0"}, "2.0.0"),  # an environment variable with the exact name
+    ({"floor": "2.0.0", "TFPOLICY_INPUT_floor": "3.0.0"}, "3.0.0"),  # TFPOLICY_INPUT_ first
+])
+def test_inputs_in_their_order_of_precedence(tmp_path, environ, floor):
+    policy = load(tmp_path, INPUT, environ)
+    assert [f.reason for f in policy.module_verdicts("p", "0.9.0", None)] == [f"below {floor}"]
+
+
+def test_typed_inputs_from_the_environment(tmp_path):
+    text = '''
+input "allowed" {
+  type = list(string)
+}
+input "strict" {
+  type = bool
+}
+module_policy "*" "r" {
+  enforce {
+    condition = !input.strict || contains(input.allowed, meta.source)
+  }
+}
+'''
+    policy = load(tmp_path, text, {"TFPOLICY_INPUT_allowed": '["a/b/c"]', "TFPOLICY_INPUT_strict": "true"})
+    assert failing(policy, "p", "1.0.0", "module.x", "a/b/c") == []
+    assert failing(policy, "p", "1.0.0", "module.x", "d/e/f") == ["r"]
+    with pytest.raises(ConfigurationError) as e:
+        load(tmp_path, text, {"TFPOLICY_INPUT_allowed": "a/b/c", "TFPOLICY_INPUT_strict": "true"})
+    assert e.value.summary == "Invalid value for input" and e.value.where.line == 2
+
+
+def test_locals_of_the_file_and_the_block_in_any_order(tmp_path):
+    policy = load(tmp_path, '''
+locals {
+  floor = local.major
+  major = "6.0.0"
+}
+module_policy "*" "r" {
+  locals {
+    major = "7.0.0"
+  }
+  enforce {
+    condition     = core::semverconstraint(meta.version, ">= ${local.floor}")
+    error_message = "below ${local.floor}"
+  }
+}
+''')
+    # the block's local shadows the file's, and the file's floor reads it (one scope per block)
+    assert [f.reason for f in policy.module_verdicts("p", "6.5.0", None)] == ["below 7.0.0"]
+
+
+def test_a_local_that_needs_itself_is_an_error(tmp_path):
+    policy = load(tmp_path, 'locals {\n  a = local.b\n  b = local.a\n}\nmodule_policy "*" "r" {\n  enforce {\n'
+                            "    condition = local.a\n  }\n}\n")
+    with pytest.raises(ConfigurationError) as e:
+        policy.module_verdicts("p", "1.0.0", None)
+    assert e.value.summary == "Cycle in local values"
+
+
+def test_info_messages_and_every_failing_error_message(tmp_path):
+    policy = load(tmp_path, '''
+module_policy "*" "r" {
+  enforce {
+    condition     = false
+    error_message = "one"
+    info_message  = "checked ${meta.version}"
+  }
+  enforce {
+    condition     = true
+    error_message = "never"
+  }
+  enforce {
+    condition = 1 == 2
+  }
+}
+''')
+    (f,) = policy.module_verdicts("p", "1.0.0", None)
+    assert f.reason == "one; condition 1 == 2 is false"
+    assert policy.hcl_rules[0].judge({"version": "1.0.0"}).info == ("checked 1.0.0",)
+
+
+def test_levels_and_overrides(tmp_path):
+    text = 'module_policy "*" "r" {{\n  enforcement_level = "{}"\n  enforce {{\n    condition = false\n  }}\n}}\n'
+    for level, denied in [("mandatory", True), ("mandatory_overridable", True), ("advisory", False)]:
+        policy = load(tmp_path, text.format(level))
+        assert (policy.module_denial("p", "1.0.0", None) is not None) is denied
+    overridden = load(tmp_path, text.format("mandatory_overridable"), overrides=frozenset({"r"}))
+    assert overridden.module_denial("p", "1.0.0", None) is None
+    assert [f.overridden for f in overridden.module_verdicts("p", "1.0.0", None)] == [True]
+    with pytest.raises(ConfigurationError) as e:
+        load(tmp_path, text.format("mandatory"), overrides=frozenset({"r"}))
+    assert "only a mandatory_overridable rule can be overridden" in e.value.detail
+
+
+def test_policy_files_are_found_beside_each_other(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tofu-solve-policy.hcl").write_text("release_cooldown = \"1d\"\n")
+    (tmp_path / "b.policy.hcl").write_text("")
+    (tmp_path / "a.policy.hcl").write_text("")
+    root = tmp_path / "live" / "prod"
+    root.mkdir(parents=True)
+    assert [p.name for p in find_policies(root, None, {})] == ["tofu-solve-policy.hcl", "a.policy.hcl",
+                                                               "b.policy.hcl"]
+    policy = load_policy(root, None, {})
+    assert policy is not None and policy.files == ("../../tofu-solve-policy.hcl", "../../a.policy.hcl",
+                                                   "../../b.policy.hcl")
+    assert policy.min_age == 86400
+    assert [p.name for p in find_policies(root, str(tmp_path), {})] == ["tofu-solve-policy.hcl", "a.policy.hcl",
+                                                                        "b.policy.hcl"]  # -policy=DIR
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ConfigurationError) as e:
+        find_policies(root, str(tmp_path / "empty"), {})
+    assert e.value.summary == "No policy files found"
