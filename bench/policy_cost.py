@@ -1,7 +1,7 @@
 """What a module policy costs in solve time (issue #39), on the largest example roots of the
 corpus, in the fixture world, in process.
 
-    python3 bench/policy_cost.py [--roots 6] [--repeat 5]
+    python3 bench/policy_cost.py [--roots 6] [--repeat 5] [--hcl]
 
 For each root (the ``--roots`` example roots with the most module calls): one init to fill
 the cache (and one solve under the policy, which fetches the older versions it needs), then
@@ -11,6 +11,12 @@ cache; listings from the loopback registry) without a policy, and with a policy 
 nothing, and a ``deny`` rule for the newest version of every package the root calls
 directly (so that every call must go back one version, the policy's worst case short of a
 conflict). Prints a Markdown table of medians (seconds) and the ratio.
+
+With ``--hcl`` (issue #62), the same policy written as HashiCorp's ``*.policy.hcl``: one
+``module_policy "*"`` whose conditions are evaluated on every candidate (an allow-list of
+source prefixes walked with ``anytrue([for ...])``, a ``core::semverconstraint`` floor, no
+prerelease, and the newest version of each directly called package refused through a map
+local), so the two rows compare the evaluator against the ``deny`` blocks' constraint checks.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from tofu_solve.cli import main as cli_main  # noqa: E402
 from tofu_solve.cli import tune_collector  # noqa: E402
-from tofu_solve.config.policy import package_address, read_policy  # noqa: E402
+from tofu_solve.config.policy import load_policy, package_address, read_policy  # noqa: E402
 from tofu_solve.config.tree import read_module_tree  # noqa: E402
 from tofu_solve.errors import TofuSolveError  # noqa: E402
 from tofu_solve.lockfile import LockFile  # noqa: E402
@@ -55,10 +61,39 @@ def timed_solve(root: Path, settings: Settings, policy) -> tuple[float, dict]:
         ctx.close()
 
 
+def _hcl_policy(tree, newest: dict[str, str]) -> str:
+    """The same policy as a ``*.policy.hcl`` file: sources allowed by prefix, a floor, no
+    prerelease, the newest version of each directly called package refused."""
+    sources = {package_address(c.call.source): c.call.source_text for c in tree.remote_calls}
+    refused = {sources[p]: v for p, v in newest.items() if p in sources}
+    prefixes = sorted({s.split("?")[0] for s in sources.values()}) + [f"nothing-{i}/" for i in range(10)]
+    return "\n".join([
+        "locals {",
+        "  prefixes = [" + ", ".join(f'"{p}"' for p in prefixes) + "]",
+        "  refused  = {" + ", ".join(f'"{s}" = "{v}"' for s, v in sorted(refused.items())) + "}",
+        "}",
+        'module_policy "*" "bench" {',
+        "  filter = meta.version != null",
+        "  enforce {",
+        "    condition     = anytrue([for p in local.prefixes : startswith(meta.source, p)])",
+        '    error_message = "${meta.source} is not an approved source"',
+        "  }",
+        "  enforce {",
+        '    condition     = core::semverconstraint(meta.version, ">= 0.0.1") && !can(regex("-", meta.version))',
+        '    error_message = "no prerelease, no 0.0.0"',
+        "  }",
+        "  enforce {",
+        '    condition     = try(local.refused[meta.source], "") != meta.version',
+        '    error_message = "bench"',
+        "  }",
+        "}", ""])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--roots", type=int, default=6)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--hcl", action="store_true", help="the policy as a *.policy.hcl file (issue #62)")
     args = ap.parse_args()
     tune_collector()
     corpus = Path(os.environ.get("TOFU_SOLVE_SHARED", REPO.parent / "shared")) / "corpus"
@@ -94,6 +129,9 @@ def main() -> int:
                 lines += [f'deny "module" "{p}" {{', f'  versions = "{v}"', '  reason = "bench"', "}"]
             (d / "policy.hcl").write_text("\n".join(lines) + "\n")
             policy = read_policy(d / "policy.hcl", registry_host=target.product.registry_host)
+            if args.hcl:
+                (d / "bench.policy.hcl").write_text(_hcl_policy(tree, newest))
+                policy = load_policy(d, str(d / "bench.policy.hcl"), {}, target.product.registry_host)
             timed_solve(d, settings, policy)  # the older versions the policy needs, fetched once into the cache
             plain = statistics.median(timed_solve(d, settings, None)[0] for _ in range(args.repeat))
             runs = [timed_solve(d, settings, policy) for _ in range(args.repeat)]

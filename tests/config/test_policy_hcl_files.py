@@ -208,3 +208,68 @@ def test_policy_files_are_found_beside_each_other(tmp_path):
     with pytest.raises(ConfigurationError) as e:
         find_policies(root, str(tmp_path / "empty"), {})
     assert e.value.summary == "No policy files found"
+
+
+# The reference's kinds of example, as teams write them (policy-lifecycle-reference.md §1).
+ALLOW_LIST = '''
+input "allowed_prefixes" {
+  type    = list(string)
+  default = ["terraform-aws-modules/", "app.terraform.io/acme/"]
+}
+module_policy "*" "approved_sources" {
+  filter = !startswith(meta.source, "./") && !startswith(meta.source, "../")
+  enforce {
+    condition     = anytrue([for p in input.allowed_prefixes : startswith(meta.source, p)])
+    error_message = "${meta.address} uses ${meta.source}, which is not an approved source."
+  }
+}
+'''
+
+NO_PRERELEASE = '''
+module_policy "*" "no_prerelease" {
+  filter = meta.version != null
+  enforce {
+    condition     = !can(regex("-", meta.version))
+    error_message = "Prerelease ${meta.version} is not allowed."
+  }
+}
+'''
+
+PROVIDER_RANGE = '''
+provider_policy "aws" "aws_range" {
+  locals {
+    meets_minimum = core::semverconstraint(meta.version, ">= 5.0.0")
+    below_next    = core::semvercmp(meta.version, "7.0.0") < 0
+  }
+  enforce {
+    condition     = local.meets_minimum && local.below_next
+    error_message = "aws ${meta.version} is outside >= 5.0.0, < 7.0.0."
+  }
+}
+'''
+
+
+@pytest.mark.parametrize("source,address,allowed", [
+    ("terraform-aws-modules/vpc/aws", "module.vpc", True),
+    ("app.terraform.io/acme/net/aws", "module.net", True),
+    ("cloudposse/label/null", "module.label", False),
+    ("./modules/local", "module.local", True),  # local paths are filtered out
+])
+def test_a_source_allow_list(tmp_path, source, address, allowed):
+    policy = load(tmp_path, ALLOW_LIST)
+    found = policy.module_verdicts("p", "1.0.0" if not source.startswith(".") else None, Subject(address, source))
+    assert (not found) is allowed
+    if not allowed:
+        assert found[0].reason == f"{address} uses {source}, which is not an approved source."
+
+
+@pytest.mark.parametrize("version,allowed", [("0.25.0", True), ("0.25.0-rc.1", False), (None, True)])
+def test_no_prerelease(tmp_path, version, allowed):
+    assert (not load(tmp_path, NO_PRERELEASE).module_verdicts("p", version, None)) is allowed
+
+
+@pytest.mark.parametrize("version,allowed", [("4.67.0", False), ("5.0.0", True), ("6.58.0", True),
+                                             ("7.0.0", False)])
+def test_a_provider_version_range(tmp_path, version, allowed):
+    found = load(tmp_path, PROVIDER_RANGE).provider_verdicts("registry.opentofu.org/hashicorp/aws", version)
+    assert (not found) is allowed

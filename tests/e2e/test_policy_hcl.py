@@ -249,3 +249,26 @@ resource_policy "aws_s3_bucket" "encrypted" {
     assert lock_versions(r.lock) == {"vpc": "6.5.1"}
     assert ("mixed.policy.hcl: 1 resource_policy block(s) not evaluated: resources exist only after plan"
             in " ".join(r.out.split())), r.out
+
+
+def test_a_local_call_a_mandatory_rule_refuses_is_an_error_at_its_source(tmp_path, tofu_solve):
+    root = write_root(tmp_path / "root", '''
+        module "net" {
+          source = "./modules/net"
+        }
+    ''', {"modules/net/main.tf": 'variable "x" {\n  default = 1\n}\n'})
+    (root / "p.policy.hcl").write_text('''
+module_policy "*" "registry_only" {
+  enforce {
+    condition     = meta.version != null
+    error_message = "${meta.address} (${meta.source}) is not from a registry."
+  }
+}
+''')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1
+    assert "Error: Module call refused by policy" in r.err and "on main.tf line 2" in r.err, r.err
+    assert "module.net (./modules/net) is not from a registry." in " ".join(r.err.split())
+    (root / "p.policy.hcl").write_text((root / "p.policy.hcl").read_text().replace(
+        'module_policy "*" "registry_only" {', 'module_policy "*" "registry_only" {\n  enforcement_level = "advisory"'))
+    assert tofu_solve(root, "init", "-handover=false").code == 0

@@ -3,7 +3,7 @@ that answers as HCP Terraform's private registry does (``RegistryServer(hcp=True
 ``deprecation`` per version in the module versions listing, ``revoked-versions`` and each
 version's ``revocation`` in the v2 API; ``../shared/docs/policy-lifecycle-reference.md``
 §2). Deprecated and revoked versions, locked and not; a registry without the v2 API is never
-asked. (A locked version deleted from the index: ``tests/e2e/test_locked_gone.py``.)"""
+asked. (A locked version deleted from the index: ``tests/e2e/test_integrity.py``.)"""
 
 from __future__ import annotations
 

@@ -220,6 +220,9 @@ class PolicyUnit:
             return evaluate(expr.tree, ctx)
         except EvalError as e:
             raise ConfigurationError(e.summary, e.detail, self.here(e.line or expr.line)) from None
+        except RecursionError:  # a hostile file: nesting deeper than the interpreter's stack
+            raise ConfigurationError("Expression too deeply nested", "This expression nests deeper than tofu-solve "
+                                     "evaluates.", self.here(expr.line)) from None
 
     def condition(self, expr: Expression, ctx, what: str) -> bool:
         """``expr`` as a bool (a ``filter`` or a ``condition``).

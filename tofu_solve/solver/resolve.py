@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from resolvelib.resolvers import Criterion, ResolutionImpossible, ResolutionTooDeep, Result
 
 from ..addrs.product import OPENTOFU, Product
+from ..config.policy import Subject
 from ..config.tree import ModuleTree
 from ..errors import (
     ConfigurationError,
@@ -168,6 +169,27 @@ def refuse_sources(reqs: list, ctx: Context) -> None:
                     r.call.source_at)
 
 
+def refuse_local_calls(tree: ModuleTree, ctx: Context) -> None:
+    """A local call of the root module (or of its local modules) that a ``mandatory``
+    ``module_policy`` refuses (issue #62: ``meta.version`` is null for a local path, which
+    has no versions to choose among) is an error at its ``source`` line naming the rule.
+
+    Raises:
+        ConfigurationError: "Module call refused by policy"."""
+    policy = ctx.options.policy
+    if policy is None or not policy.hcl_rules:
+        return
+    for lc in tree.local_calls:
+        path = ".".join(lc.path)
+        failed = next((f for f in policy.module_verdicts(lc.call.source_text, None,
+                                                         Subject.of_call(path, lc.call.source_text))
+                       if f.level != "advisory" and not f.overridden), None)
+        if failed is not None:
+            raise ConfigurationError("Module call refused by policy",
+                                     f'Module "{path}" ({lc.call.source_text}) fails {failed.cite()}. Change the '
+                                     "call, or the policy.", lc.call.source_at)
+
+
 def refuse_gone_provider_locks(subjects: frozenset[Identity], reqs: list, ctx: Context) -> None:
     """A provider lock that applies, whose version the provider's listing no longer offers,
     is an error naming it (OpenTofu: "the previously-selected version %s is no longer
@@ -220,6 +242,7 @@ def solve(tree: ModuleTree, ctx: Context, root: Path | None = None) -> Resolutio
     """
     reqs = root_requirements(tree, ctx)
     refuse_sources(reqs, ctx)
+    refuse_local_calls(tree, ctx)
     precheck(reqs, ctx)
     subjects = locked_subjects(reqs, ctx)
     refuse_gone_provider_locks(subjects, reqs, ctx)
