@@ -13,8 +13,8 @@ directly (so that every call must go back one version, the policy's worst case s
 conflict). Prints a Markdown table of medians (seconds) and the ratio.
 
 With ``--hcl`` (issue #62), the same policy written as HashiCorp's ``*.policy.hcl``: one
-``module_policy "*"`` whose conditions are evaluated on every candidate (an allow-list of
-source prefixes walked with ``anytrue([for ...])``, a ``core::semverconstraint`` floor, no
+``module_policy "*"`` whose conditions are evaluated on every candidate (the same allow-list,
+as source prefixes walked with ``anytrue([for ...])``, a ``core::semverconstraint`` floor, no
 prerelease, and the newest version of each directly called package refused through a map
 local), so the two rows compare the evaluator against the ``deny`` blocks' constraint checks.
 """
@@ -75,7 +75,10 @@ def _hcl_policy(tree, newest: dict[str, str]) -> str:
         'module_policy "*" "bench" {',
         "  filter = meta.version != null",
         "  enforce {",
-        "    condition     = anytrue([for p in local.prefixes : startswith(meta.source, p)])",
+        # as the deny run's allow list: the root's packages, ten that match nothing, then any
+        # registry address or git URL (its "*/*/*/*" and "git::*")
+        "    condition     = anytrue([for p in local.prefixes : startswith(meta.source, p)]) ||",
+        '                    length(split("/", meta.source)) >= 3 || startswith(meta.source, "git::")',
         '    error_message = "${meta.source} is not an approved source"',
         "  }",
         "  enforce {",

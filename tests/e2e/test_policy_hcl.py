@@ -272,3 +272,29 @@ module_policy "*" "registry_only" {
     (root / "p.policy.hcl").write_text((root / "p.policy.hcl").read_text().replace(
         'module_policy "*" "registry_only" {', 'module_policy "*" "registry_only" {\n  enforcement_level = "advisory"'))
     assert tofu_solve(root, "init", "-handover=false").code == 0
+
+
+def test_a_version_whose_nested_call_the_policy_refuses_entirely_is_passed_over_and_named(tmp_path, tofu_solve):
+    """Every version of the nested label call is refused under module.sg: each sg version is
+    unusable at once (not tried version by version below it), and the explanation says why."""
+    root = write_root(tmp_path / "root", '''
+        module "sg" {
+          source  = "cloudposse/security-group/aws"
+          version = ">= 2.0.0"
+        }
+    ''')
+    (root / "labels.policy.hcl").write_text('''
+module_policy "cloudposse/label/null" "no_label_under_sg" {
+  filter = startswith(meta.address, "module.sg.")
+  enforce {
+    condition     = false
+    error_message = "no label module under sg"
+  }
+}
+''')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1
+    said = " ".join(r.err.split())
+    assert ('it calls module "this" (cloudposse/label/null), every version of which its constraint admits is '
+            'refused: the policy denies it: module_policy "cloudposse/label/null" "no_label_under_sg" '
+            "(labels.policy.hcl:2): no label module under sg") in said, said

@@ -304,16 +304,23 @@ class Context:
         """Why ``cand``'s version may not be selected, or None: its registry revoked it
         (:meth:`revocation`, issue #62 §3), else the policy rule that denies it
         (:func:`~.locks.policy_denial`; the call's address and source as written bound for
-        ``module_policy`` rules)."""
-        revoked = self.revocation(cand)
-        if revoked is not None:
-            return revoked
+        ``module_policy`` rules). Remembered per candidate for the run's policy.
+
+        Raises:
+            ConfigurationError: a ``*.policy.hcl`` rule that cannot be evaluated."""
         policy = self.options.policy
-        if policy is None or not policy.decides_versions:
-            return None
         req = self.calls.get(cand.call_path)
-        call = Subject.of_call(cand.call_path, req.call.source_text if req is not None else str(cand.source))
-        return policy_denial(policy, Kind.MODULE, cand.package, cand.version, call)
+        source = req.call.source_text if req is not None else cand.source_key
+        key = (id(policy), cand.call_path, cand.available.label, cand.package, source)
+        memo = self.run.refusals
+        if key in memo:
+            return memo[key]
+        found: Refusal | None = self.revocation(cand)
+        if found is None and policy is not None and policy.decides_versions:
+            found = policy_denial(policy, Kind.MODULE, cand.package, cand.version,
+                                  Subject.of_call(cand.call_path, source))
+        memo[key] = found
+        return found
 
     def deprecation(self, cand: ModuleCandidate) -> Deprecation | None:
         """The registry's deprecation of ``cand``'s version (HCP's private registry, issue
@@ -361,12 +368,20 @@ class Context:
             NoVersionsError, network errors: as :meth:`module_candidates`.
         """
         listed = self.module_candidates(req)
-        is_denied = denied if denied is not None else self.lock_denial
+        policy = self.options.policy
+        source, client = req.call.source, self.client
+        revoked: dict = {}
+        deprecated: dict = {}
+        if isinstance(source, RegistrySource) and client is not None:  # what its registry says (issue #62)
+            revoked, deprecated = client.revocations(source.package), client.deprecations(source.package)
+        is_denied: Callable[[ModuleCandidate], object] | None = None
+        if revoked or (policy is not None and policy.decides_versions):
+            is_denied = denied if denied is not None else self.lock_denial
         locked = self.locked_candidate(req)
         anchor = locked if locked is not None else self.lock_anchor(req)
         lock = self.locks.modules.get(req.call_path)
         return preferred_order(req, listed, locked, anchor, is_denied, lock.line if lock is not None else 0,
-                               lambda c: self.deprecation(c) is not None)
+                               (lambda c: c.available.label in deprecated) if deprecated else None)
 
     def listed(self, req: ModuleRequirement) -> list[ModuleCandidate] | None:
         """The call's candidates if its source was already listed this run, else None

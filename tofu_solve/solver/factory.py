@@ -504,7 +504,31 @@ class CandidateFactory:
             return [Unusable(candidate.call_path, candidate.version_text,
                              f'it calls module "{d.call.name}" ({display_package(d.call.source)}), which cannot be '
                              f"found: {gone.detail}", d.call.where)]
-        return deps
+        return self._all_refused_call(candidate, listed) or deps
+
+    def _all_refused_call(self, candidate: ModuleCandidate, calls: list[ModuleRequirement]) -> list | None:
+        """An :class:`Unusable` marker when ``candidate`` calls a module every version of
+        which its constraint admits is refused (by a ``module_policy``, which judges each
+        version for the call it would serve, or by its registry's revocation; issue #62), so
+        that the search passes this version over at once instead of trying each below it;
+        None otherwise, and when no ``*.policy.hcl`` rule is in force (a ``deny`` block's
+        package-wide verdict is met by the search as it is)."""
+        policy = self.ctx.options.policy
+        if policy is None or not policy.hcl_rules:
+            return None
+        for d in calls:
+            try:
+                cands = [c for c in self.ctx.module_candidates(d) if d.is_satisfied_by(c)]
+            except TofuSolveError:
+                continue
+            refusals = [self.ctx.lock_denial(c) for c in cands]
+            if cands and all(r is not None for r in refusals):
+                first = refusals[0]
+                assert first is not None
+                return [Unusable(candidate.call_path, candidate.version_text,
+                                 f'it calls module "{d.call.name}" ({display_package(d.call.source)}), every version '
+                                 f"of which its constraint admits is refused: {first.refusal()}", d.call.where)]
+        return None
 
     # ------------------------------------------------------------------ the policy's and the cooldown's verdicts
 

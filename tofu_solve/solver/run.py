@@ -129,6 +129,9 @@ class Run:
         self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
                                  label=options.cooldown_label)
         self.denied: dict[tuple[str, str], Refusal] = {}  # (subject, version) the policy kept out (issue #39)
+        # each module candidate's refusal (revocation or policy), once per policy object (issue #62:
+        # resolvelib asks of every candidate on every round)
+        self.refusals: dict[tuple, Refusal | None] = {}
         # The dead-end pass's view of each tree read: id -> (tree, effects)
         # (tofu_solve.solver.propagate._tree_effects).
         self.tree_effects: dict[int, tuple] = {}
