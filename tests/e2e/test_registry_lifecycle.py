@@ -74,9 +74,11 @@ def test_a_locked_version_deprecated_later_stays_with_a_warning(isolated, hcp, t
 def test_a_revoked_version_is_never_selected_anew(isolated, hcp, tofu_solve):
     hcp.revocations[VPC_ADDR] = {"6.6.0": CVE}
     root = write_root(isolated / "root", VPC)
-    r = tofu_solve(root, "init", "-handover=false")
+    r = tofu_solve(root, "init", "-handover=false", "-json")
     assert r.code == 0, r.err
-    assert lock_versions(r.lock) == {"vpc": "6.5.1"}
+    assert lock_versions((root / ".terraform.lock.hcl").read_text()) == {"vpc": "6.5.1"}
+    assert any(w["summary"] == "Versions revoked by their registry" and "CVE-2026-0001" in w["detail"]
+               for w in result(r)["warnings"]), result(r)["warnings"]
     (root / "main.tf").write_text(VPC.replace('"~> 6.0"', '"6.6.0"'))
     r = tofu_solve(root, "init", "-handover=false")
     assert r.code == 1

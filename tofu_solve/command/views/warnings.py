@@ -14,7 +14,7 @@ from ...addrs.redact import redact
 from ...config.policy import PolicyFailure
 from ...errors import RuleWarning, TofuSolveError, WarningText
 from ...explain.typos import UnknownArgument
-from ...remote.lifecycle import Deprecation
+from ...remote.lifecycle import Deprecation, Revocation
 from ...solver.fenced import FencedOff
 from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
@@ -122,7 +122,9 @@ def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, 
         held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
                 for s, vs in sorted(subjects.items())]
         why = f": {rule.reason.rstrip('.')}" + (f" ({rule.link})" if rule.link else "")
-        out.append(rule_warning("Versions denied by the policy", rule.heading(), why, held, verbose))
+        revoked = isinstance(rule, Revocation)
+        summary = "Versions revoked by their registry" if revoked else "Versions denied by the policy"
+        out.append(rule_warning(summary, rule.heading(), why, held, verbose))
     return out
 
 
