@@ -298,3 +298,24 @@ module_policy "cloudposse/label/null" "no_label_under_sg" {
     assert ('it calls module "this" (cloudposse/label/null), every version of which its constraint admits is '
             'refused: the policy denies it: module_policy "cloudposse/label/null" "no_label_under_sg" '
             "(labels.policy.hcl:2): no label module under sg") in said, said
+
+
+def test_under_recursive_a_shared_policy_file_is_reported_once_at_its_line(tmp_path, tofu_solve):
+    base = tmp_path / "repo"
+    for env in ("envs/a", "envs/b", "envs/c"):
+        write_root(base / env, VPC)
+    (base / "versions.policy.hcl").write_text(policy("mandatory") + '''
+resource_policy "aws_s3_bucket" "encrypted" {
+  enforce {
+    condition = true
+  }
+}
+''')
+    r = tofu_solve(base, "init", "-recursive", "-handover=false")
+    assert r.code == 0, r.out + r.err
+    said = " ".join(r.out.split())
+    assert r.out.count("Warning: ") == 2, r.out  # the rule, and the passed-over block: once each
+    assert ('module_policy "*" "version_and_source_check" (versions.policy.hcl:2) held back vpc at 6.5.1 in 3 roots '
+            "(envs/a, envs/b, envs/c)") in said, r.out
+    assert "versions.policy.hcl: 1 resource_policy block(s) not evaluated" in said and "(In 3 root modules" in said
+    assert len((r.out + r.err).strip().splitlines()) < 40, r.out + r.err

@@ -261,10 +261,6 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         report = store.finish()
         res.warnings.extend(store_warnings(store.address, report))
         store_data = report_data(store.address, report)
-    policy_data = None if policy is None else {
-        "file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
-        "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())],
-        "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in _policy_notices(ctx, res)]}
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
              "tree_read_ms": round(ctx.stats.read_seconds * 1000),
              "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
@@ -275,7 +271,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              # the searches the solve made, by kind, and what its hypothetical ones fetched (issue #48 §4)
              **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, solved.verified, stats, target, solved.plugin_cache, policy=policy_data,
+                      manifest, solved.verified, stats, target, solved.plugin_cache, policy=_policy_data(ctx, res),
                       store=store_data, deprecated=tuple(
                           {"subject": p, "version": v, **d.as_data()} for p, v, d in _deprecated(ctx, res)))
 
@@ -637,6 +633,18 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
     return _Solved(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
                    sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir,
                    {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed})
+
+
+def _policy_data(ctx, res: Resolution) -> dict | None:
+    """The policy as ``init -json`` gives it: its files, the overrides, every version it (or
+    a registry's revocation) kept out this run, and the selection's advisory and overridden
+    failures; None without a policy."""
+    policy = ctx.options.policy
+    if policy is None:
+        return None
+    return {"file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
+            "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())],
+            "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in _policy_notices(ctx, res)]}
 
 
 def _policy_notices(ctx, res: Resolution) -> list[tuple[str, str, PolicyFailure]]:

@@ -44,6 +44,7 @@ version or subdirectory, and nothing else (substrings never match).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
@@ -198,8 +199,9 @@ class PolicyUnit:
     now: Callable[[], datetime] = field(repr=False, compare=False)
     notes: tuple[str, ...] = ()
 
-    @property
+    @functools.cached_property
     def functions(self):
+        """The functions its expressions may call, built once (every candidate is judged)."""
         from .hcl.functions import policy_functions
 
         return policy_functions(self.now)

@@ -322,20 +322,23 @@ class Context:
         memo[key] = found
         return found
 
+    def lifecycle(self, source: ModuleSource) -> tuple[dict[str, Revocation], dict[str, Deprecation]]:
+        """What its registry says of the versions of ``source``'s package (issue #62 §3):
+        the revoked ones (HCP's and TFE's v2 API: "blocks new users";
+        :meth:`~tofu_solve.remote.registry.RegistryClient.revocations`) and the deprecated
+        ones (the listing already read), each by version label; both empty for another kind
+        of source. The one place the solver asks."""
+        if not isinstance(source, RegistrySource) or self.client is None:
+            return {}, {}
+        return self.client.revocations(source.package), self.client.deprecations(source.package)
+
     def deprecation(self, cand: ModuleCandidate) -> Deprecation | None:
-        """The registry's deprecation of ``cand``'s version (HCP's private registry, issue
-        #62 §3), from the listing already read; None for none, or another kind of source."""
-        if not isinstance(cand.source, RegistrySource) or self.client is None:
-            return None
-        return self.client.deprecations(cand.source.package).get(cand.available.label)
+        """The registry's deprecation of ``cand``'s version, or None (:meth:`lifecycle`)."""
+        return self.lifecycle(cand.source)[1].get(cand.available.label)
 
     def revocation(self, cand: ModuleCandidate) -> Revocation | None:
-        """The registry's revocation of ``cand``'s version (HCP's and TFE's v2 API, issue
-        #62 §3: a revoked version "blocks new users"); None for none, or another kind of
-        source (:meth:`~tofu_solve.remote.registry.RegistryClient.revocations`)."""
-        if not isinstance(cand.source, RegistrySource) or self.client is None:
-            return None
-        return self.client.revocations(cand.source.package).get(cand.available.label)
+        """The registry's revocation of ``cand``'s version, or None (:meth:`lifecycle`)."""
+        return self.lifecycle(cand.source)[0].get(cand.available.label)
 
     def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, Refusal] | None:
         """The call's lock with the rule that denies it, when the lock would apply but for the
@@ -369,11 +372,7 @@ class Context:
         """
         listed = self.module_candidates(req)
         policy = self.options.policy
-        source, client = req.call.source, self.client
-        revoked: dict = {}
-        deprecated: dict = {}
-        if isinstance(source, RegistrySource) and client is not None:  # what its registry says (issue #62)
-            revoked, deprecated = client.revocations(source.package), client.deprecations(source.package)
+        revoked, deprecated = self.lifecycle(req.call.source)
         is_denied: Callable[[ModuleCandidate], object] | None = None
         if revoked or (policy is not None and policy.decides_versions):
             is_denied = denied if denied is not None else self.lock_denial
