@@ -1,8 +1,8 @@
 """Issue #47 §2, as a property: the warm path is exact by construction.
 
 Hypothesis generates sequences of changes to a solved working directory and to the
-directories above it (a policy file or a version file added, edited or removed at any level,
-a variables file, the lock file, an installed copy, the CLI configuration, a policy file named
+directories above it (a policy file, a ``*.policy.hcl`` file or a version file added, edited
+or removed at any level up to the repository's top, a variables file, the lock file, an installed copy, the CLI configuration, a policy file named
 by an environment variable, an environment variable), and after each change the warm answer
 of ``check`` or ``init -handover=false`` (a fresh run that may answer from the stamp) equals
 the full path's (``TOFU_SOLVE_FULL_CHECK=1``): the same exit status and the same facts, or the
@@ -44,9 +44,11 @@ FAST_MARKS = ("as the last check found them", "sizes and modification times of t
 
 @pytest.fixture(scope="module")
 def template(running, tmp_path_factory):
-    """A solved working directory, ``top/a/b/root``, with its own cache, CLI configuration
-    and home, all modified an hour ago; copied afresh for every example."""
+    """A solved working directory, ``top/a/b/root``, in a repository whose top is ``top``,
+    with its own cache, CLI configuration and home, all modified an hour ago; copied afresh
+    for every example."""
     top = tmp_path_factory.mktemp("warm-template")
+    (top / ".git").mkdir()  # the repository's top: policy files may appear in any directory up to it
     root = write_root(top / "a" / "b" / "root", MAIN)
     (top / "home" / ".terraform.d").mkdir(parents=True)
     shutil.copy(running.cli_config, top / "cli.tfrc")
@@ -90,6 +92,12 @@ def _where(top: Path, level: int) -> Path:
     return [top / "a" / "b" / "root", top / "a" / "b", top / "a"][level]
 
 
+def _hcl_policy(version: str) -> str:
+    """A ``*.policy.hcl`` rule refusing ``version`` of every module (issue #62)."""
+    return (f'module_policy "*" "not_{version.replace(".", "_")}" {{\n  enforce {{\n'
+            f'    condition = meta.version != "{version}"\n  }}\n}}\n')
+
+
 def _policy(version: str) -> str:
     return (f'deny "module" "terraform-aws-modules/vpc/aws" {{\n  versions = "{version}"\n'
             '  reason   = "a test rule"\n}\n')
@@ -100,6 +108,7 @@ CHANGES = st.one_of(
     st.tuples(st.just("version file"), st.integers(0, LEVELS - 1),
               st.sampled_from([".opentofu-version", ".tofu-version", ".terraform-version"]),
               st.sampled_from(["1.10.0", "1.9.1", "remove"])),
+    st.tuples(st.just("policy file"), st.integers(0, LEVELS - 1), st.sampled_from(["locked", "other", "remove"])),
     st.tuples(st.just("tfvars"), st.sampled_from(["write", "remove"])),
     st.tuples(st.just("lock"), st.sampled_from(["touch", "edit hash"])),
     st.tuples(st.just("installed copy"), st.sampled_from(["edit", "touch"])),
@@ -120,6 +129,13 @@ def _apply(top: Path, env: dict[str, str], change: tuple) -> None:
         else:
             locked = re.search(r'version\s+=\s+"([^"]+)"', (root / ".terraform.lock.hcl").read_text())
             p.write_text(_policy(locked.group(1) if change[2] == "locked" and locked else "1.0.0"))
+    elif kind == "policy file":  # HashiCorp's policy language, found beside or instead of ours
+        p = _where(top, change[1]) / "team.policy.hcl"
+        if change[2] == "remove":
+            p.unlink(missing_ok=True)
+        else:
+            locked = re.search(r'version\s+=\s+"([^"]+)"', (root / ".terraform.lock.hcl").read_text())
+            p.write_text(_hcl_policy(locked.group(1) if change[2] == "locked" and locked else "1.0.0"))
     elif kind == "version file":
         p = _where(top, change[1]) / change[2]
         if change[3] == "remove":
