@@ -2,8 +2,9 @@
 
 Hypothesis generates sequences of changes to a solved working directory and to the
 directories above it (a policy file, a ``*.policy.hcl`` file or a version file added, edited
-or removed at any level up to the repository's top, a variables file, the lock file, an installed copy, the CLI configuration, a policy file named
-by an environment variable, an environment variable), and after each change the warm answer
+or removed at any level up to the repository's top, a variables file, the lock file, an
+installed copy, the CLI configuration, a policy file named by an environment variable, an
+environment variable), and after each change the warm answer
 of ``check`` or ``init -handover=false`` (a fresh run that may answer from the stamp) equals
 the full path's (``TOFU_SOLVE_FULL_CHECK=1``): the same exit status and the same facts, or the
 warm path declines and runs the full path itself (the full path runs on an identical copy,
