@@ -19,7 +19,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tofu_solve"
 # Each stage may import the stages before it, never one after it; stages of one rank do
 # not import each other. ``world`` (the fixture world) stands aside: only ``command`` uses it.
 STAGES: list[tuple[str, ...]] = [
-    ("_lazy", "_version", "errors", "events"),
+    ("_lazy",),
+    ("_version", "errors", "events"),
+    ("_threads",),
     ("settings",),
     ("addrs",),
     ("versions",),
@@ -129,7 +131,8 @@ def test_imports_follow_the_stage_order(module):
 
 def test_the_package_root_is_flat_no_more():
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert loose == ["__init__.py", "__main__.py", "_lazy.py", "_version.py", "cli.py", "errors.py", "events.py", "settings.py"]
+    assert loose == ["__init__.py", "__main__.py", "_lazy.py", "_threads.py", "_version.py", "cli.py", "errors.py",
+                     "events.py", "settings.py"]
 
 
 def test_no_library_module_reads_the_process_environment():
@@ -172,3 +175,80 @@ def test_the_solver_has_a_front_door_and_nobody_reaches_past_its_provider_hooks(
             if isinstance(node, ast.Attribute) and node.attr in private:
                 offenders.append(f"{path.name}:{node.lineno}: .{node.attr}")
     assert not offenders, offenders
+
+
+def _function_level_imports(tree: ast.AST):
+    """(import node, the enclosing function's body) for every import inside a function, not
+    under ``if TYPE_CHECKING``."""
+    found = []
+
+    def visit(node, body):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and isinstance(child.test, ast.Name) and child.test.id == "TYPE_CHECKING":
+                for x in child.orelse:
+                    visit(x, body)
+                continue
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                visit(child, child)
+            elif isinstance(child, (ast.Import, ast.ImportFrom)) and body is not None:
+                found.append((child, body))
+            else:
+                visit(child, body)
+    visit(tree, None)
+    return found
+
+
+def _guarded_names(node, module: str, is_pkg: bool) -> list[str]:
+    """The absolute modules an import inside a function must have loaded through the guard
+    first: every module it names that is not in the standard library."""
+    import importlib.util
+    import sys
+    package = module if is_pkg else module.rpartition(".")[0]
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    elif node.level == 0:
+        names = [node.module]
+    else:
+        base = importlib.util.resolve_name("." * node.level + (node.module or ""), package)
+        names = [base] if node.module else [
+            f"{base}.{a.name}" if f"{base}.{a.name}" in ALL_MODULES else base for a in node.names]
+    return [n for n in names if n.split(".")[0] not in sys.stdlib_module_names and n != "__future__"]
+
+
+def test_every_import_after_start_up_goes_through_the_one_guard():
+    """Issue #68: a first import of a package on one thread while another thread imports it
+    can fail with "partially initialized module". Every import inside a function (made
+    after start-up, when other threads may run) of a module outside the standard library is
+    preceded, in the same function, by ``load("that.module")`` (``tofu_solve._lazy``), which
+    imports it under the process's one import lock."""
+    unguarded = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name in ("_lazy.py",):
+            continue
+        module = module_name(path)
+        tree = ast.parse(path.read_text())
+        for node, body in _function_level_imports(tree):
+            loaded = {c.args[0].value for c in ast.walk(body)
+                      if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "load"
+                      and c.args and isinstance(c.args[0], ast.Constant) and c.lineno < node.lineno}
+            for name in _guarded_names(node, module, path.name == "__init__.py"):
+                if name not in loaded:
+                    unguarded.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {name}")
+    assert not unguarded, "imports inside functions without load() first: " + ", ".join(unguarded)
+
+
+def test_every_thread_is_started_where_its_imports_are_prepared():
+    """Issue #68: threads are started only by ``tofu_solve._threads`` (``worker_pool``,
+    ``start_thread``), which imports what they need first; ``world`` (the fixture world's
+    servers) stands aside."""
+    starters = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name == "_threads.py" or path.relative_to(PACKAGE).parts[0] == "world":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if name in ("Thread", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"):
+                    starters.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {name}")
+    assert not starters, "threads started outside tofu_solve._threads: " + ", ".join(starters)

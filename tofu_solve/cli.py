@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
 import json
 import os
 import shlex
@@ -22,6 +21,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ._lazy import load
 from ._version import __version__
 
 if TYPE_CHECKING:
@@ -171,6 +171,7 @@ def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
         try:
             extra = shlex.split(value)
         except ValueError as e:
+            load("tofu_solve.errors")
             from .errors import TofuSolveError
 
             raise TofuSolveError("Invalid environment variable",
@@ -587,7 +588,9 @@ def _unknown_flags(extras: Sequence[str], parser: argparse.ArgumentParser, comma
 
 def os_error(e: OSError) -> TofuSolveError:
     """An OSError that escaped the stages, as a user-facing error naming the path."""
+    load("tofu_solve.addrs.redact")
     from .addrs.redact import redact
+    load("tofu_solve.errors")
     from .errors import TofuSolveError
 
     where = " and ".join(redact(str(f)) for f in (e.filename, e.filename2) if f)
@@ -624,13 +627,16 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
             raise
         print("\n" + e.render() + "\n", file=sys.stderr)
         return 1
+    load("tofu_solve.workdir")
     from .workdir import stamp
 
     # a warm init or check: nothing changed since the last verified run
     fast = stamp.fast_path(argv, environ, passed_on=lambda: _passed_on(argv))
     if fast is not None:
         return fast
+    load("tofu_solve.errors")
     from .errors import TofuSolveError
+    load("tofu_solve.settings")
     from .settings import Settings
 
     parser = build_parser()
@@ -652,6 +658,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return 2
     args.chdir = args.chdir or args.global_chdir or "."
     tune_collector()
+    load("tofu_solve.command.logs")
     from .command.logs import configure as configure_logging
 
     handler = configure_logging(settings.log_level, settings.log_path)
@@ -678,6 +685,7 @@ def _passed_on(argv: Sequence[str]) -> tuple[str, ...]:
     """The flags ``argv`` passes on to the client's init, as ``init`` reads them (the
     parser, then :func:`tofu_solve.workdir.flags.passed_on`), for a hand-over answered from
     the stamp."""
+    load("tofu_solve.workdir.flags")
     from .workdir.flags import passed_on
 
     parser = build_parser()
@@ -720,24 +728,28 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
     the network code). A command that speaks through views of its own (``open_views``) gets
     them here, and they are kept in ``opened`` for the error boundary."""
     if args.command_module not in ("version", "completion"):
+        load("tofu_solve.config")
         from .config import (
             hcl,  # the compiled HCL grammar is kept in tofu-solve's cache, nowhere else
         )
 
         hcl.use_cache_dir(settings.cache_dir / "grammar")
     if args.command_module == "init":
+        load("tofu_solve.command")
         from .command import early
 
         # before init's own module is imported: its first requests go out meanwhile (issue #36)
         args.early_start = early.start_for(args, settings)
     if args.command_module == "lsp":  # the server runs above the commands, whose code it uses
+        load("tofu_solve.lsp.server")
         from .lsp.server import run as serve
 
         return serve(args, settings)
-    module = importlib.import_module(f"tofu_solve.command.{args.command_module}")
+    module = load(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)
     if args.command_module == "lsp":  # the server runs above the commands, whose code it uses
+        load("tofu_solve.lsp.server")
         from .lsp.server import run as serve
 
         return serve(args, settings)
@@ -751,6 +763,7 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
 
 
 def _run_checked(args, settings: Settings, opened: list) -> int:
+    load("tofu_solve.errors")
     from .errors import TofuSolveError
 
     try:

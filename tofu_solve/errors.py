@@ -18,6 +18,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from ._lazy import load
+
 
 @dataclass(frozen=True)
 class SourceRange:
@@ -43,6 +45,7 @@ def name_suggestion(given: str, suggestions) -> str | None:
     chooses it (``internal/didyoumean/name_suggestion.go`` ``NameSuggestion``: Levenshtein
     distance below 3, the suggestions tried in order, so earlier ones win a tie), or None.
     The distance is rapidfuzz's ``Levenshtein.distance``."""
+    load("rapidfuzz.distance")
     from rapidfuzz.distance import Levenshtein
 
     for s in suggestions:

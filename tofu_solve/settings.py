@@ -15,6 +15,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+from ._lazy import load
+
 # --------------------------------------------------------------------------- bounds
 MiB = 1 << 20
 
@@ -73,6 +75,7 @@ class Limits:
         Raises:
             ConfigurationError: a variable that is not a positive number, naming it.
         """
+        load("tofu_solve.errors")
         from .errors import ConfigurationError
 
         values: dict[str, Any] = {}

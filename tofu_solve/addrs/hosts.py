@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import re
 
+from .._lazy import load
+
 _LABEL = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 _HOST_RE = re.compile(rf"{_LABEL}(?:\.{_LABEL})*(?::[0-9]+)?")
 
@@ -37,6 +39,7 @@ def normalize(host: str) -> str | None:
 def for_comparison(given: str) -> str | None:
     """``given`` (``name`` or ``name:port``) in its comparison form, or None when it is not a
     valid host name (an empty label, a character IDNA forbids, a port that is not a number)."""
+    load("idna")
     import idna  # only for a name that needs it: ASCII names never get here from normalize()
 
     name, sep, port = given.partition(":")
@@ -56,6 +59,7 @@ def for_display(host: str) -> str:
     the host itself when it cannot be decoded."""
     if "xn--" not in host:
         return host
+    load("idna")
     import idna
 
     name, sep, port = host.partition(":")

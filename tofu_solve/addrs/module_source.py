@@ -28,6 +28,7 @@ from enum import Enum
 from typing import NoReturn
 from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
+from .._lazy import load
 from ..errors import SourceAddressError, go_quote
 from .hosts import for_display
 from .hosts import normalize as normalize_host
@@ -660,6 +661,7 @@ def lock_source(source: ModuleSource, versioned: bool, version_label: str) -> st
     git and OCI calls with a ``version`` constraint, the address pinned to the selected tag
     (``?ref=TAG`` / ``?tag=TAG``); otherwise the normalized address. Always redacted
     (:func:`tofu_solve.addrs.redact.redact`), so a lock never holds a credential."""
+    load("tofu_solve.addrs.redact")
     from .redact import redact
 
     if versioned and isinstance(source, RemoteSource) and source.kind is SourceKind.GIT:

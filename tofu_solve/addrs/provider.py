@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NoReturn
 
+from .._lazy import load
 from ..errors import TofuSolveError
 from .hosts import normalize as normalize_host
 
@@ -132,6 +133,7 @@ def parse_provider_part(given: str) -> str:
         if not re.fullmatch(r"[0-9a-z](?:[0-9a-z-]*[0-9a-z])?", given, re.I):
             raise ValueError(invalid)
         return given.lower()
+    load("idna")
     import idna
 
     if "." in given:

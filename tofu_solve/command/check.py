@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from .._lazy import load
 from ..addrs.module_source import LocalSource, RegistrySource, parse_source, tofu_source
 from ..config.policy import Policy, Subject, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
@@ -121,7 +122,9 @@ def _check_revoked(out: list[Difference], locks, host: str, settings: Settings) 
     """Locked registry module versions their registry revoked (issue #62 §3: a revoked
     version "blocks new users"; ``init`` moves such a lock to the nearest version not
     revoked, and ``-lockfile=readonly`` refuses it), from the cache."""
+    load("tofu_solve.remote.registry")
     from ..remote.registry import cached_revocations
+    load("tofu_solve.store.cache")
     from ..store.cache import Cache
 
     cache = Cache(settings.cache_dir)
@@ -302,6 +305,7 @@ def _check_manifest(out, subject, record, call, lock, installed, root, where) ->
         out.append(Difference("manifest", subject, f"modules.json records version {got[1] or '(none)'}, the lock "
                               f"{want_version}: tofu init installed another version; run tofu-solve init.", where))
     elif got[0] != want_source:
+        load("tofu_solve.addrs.redact")
         from ..addrs.redact import redact
         out.append(Difference("manifest", subject, f"modules.json records source {redact(got[0])}, the lock implies "
                               f"{redact(want_source)}: tofu init installed another version; run tofu-solve init.",
@@ -392,6 +396,7 @@ def run(ns, settings: Settings) -> int | Finished:
 
 
 def _run_recursive(args: CheckArguments, settings: Settings) -> int:
+    load("tofu_solve.command.monorepo")
     from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
 
     results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: check(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .._lazy import load
 from ..settings import Settings
 
 SHELLS = ("bash", "zsh", "fish", "tcsh")
@@ -21,6 +22,7 @@ SHELLS = ("bash", "zsh", "fish", "tcsh")
 def run(args, settings: Settings, parser: argparse.ArgumentParser) -> int:
     """Print the completion script of ``parser`` for ``args.shell`` (one of :data:`SHELLS`)
     on standard output; exit status 0."""
+    load("shtab")
     import shtab
 
     sys.stdout.write(shtab.complete(parser, shell=args.shell))

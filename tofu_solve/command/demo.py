@@ -26,6 +26,7 @@ from datetime import datetime
 from importlib import resources
 from pathlib import Path
 
+from .._lazy import load
 from ..config.tree import read_module_tree
 from ..errors import ConfigurationError, TofuSolveError
 from ..lockfile import LockFile
@@ -167,7 +168,9 @@ def _cooldown_step(root: Path, world, run_cli: RunCli, environ: Mapping[str, str
     release dates as published_at) holds that release back when the same configuration is
     solved afresh, in a directory of its own (a locked version would stay). True when it
     does."""
+    load("tofu_solve.lockfile")
     from ..lockfile import read_lock_file
+    load("tofu_solve.versions.cooldown")
     from ..versions.cooldown import format_age
 
     dated = []

@@ -24,12 +24,13 @@ version) where it could send a request the run would not: ``-offline``, ``-recur
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._lazy import load
+from .._threads import NOTHING, start_thread
 from ..settings import Settings
 from .arguments.init_flags import InitArguments
 
@@ -74,7 +75,7 @@ def _in_thread(fn: Callable, *args) -> Future:
             done.set_result(fn(*args))
         except BaseException as e:  # handed to whoever reads the result
             done.set_exception(e)
-    threading.Thread(target=work, name="tofu-solve-early", daemon=True).start()
+    start_thread(work, "tofu-solve-early", needs=NOTHING)  # what a listing imports goes through the guard
     return done
 
 
@@ -99,6 +100,7 @@ def start_for(ns, settings: Settings) -> EarlyStart | None:
 def start(args: InitArguments, settings: Settings) -> EarlyStart:
     """Start a cold init's first requests; see the module docstring. Never raises for what
     the run itself reports: every failure here is left for ``run_init`` to meet again."""
+    load("tofu_solve.versions.target")
     from ..versions.target import configured_client
 
     named = not args.handover and bool(args.tofu_version or args.terraform_version)
@@ -113,19 +115,28 @@ def start(args: InitArguments, settings: Settings) -> EarlyStart:
 
 
 def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> EarlyStart:
+    load("tofu_solve.addrs.module_source")
     from ..addrs.module_source import RegistrySource
+    load("tofu_solve.config.policy")
     from ..config.policy import find_policy
+    load("tofu_solve.remote.package_store")
     from ..remote.package_store import store_setting
+    load("tofu_solve.remote.registry")
     from ..remote.registry import open_client
 
     root = Path(args.chdir)
     if find_policy(root, args.policy, settings.environ, settings.reads) is not None:
         return EarlyStart(probe)  # a policy may refuse a source: no request before it is read
     registry = open_client(settings, upgrade=args.upgrade)
+    load("tofu_solve.config.tree")
     from ..config.tree import read_module_tree
+    load("tofu_solve.config.variables")
     from ..config.variables import collect_input_values
+    load("tofu_solve.lockfile.read")
     from ..lockfile.read import LOCK_FILE_NAME, read_lock_file
+    load("tofu_solve.versions.target")
     from ..versions.target import target_version
+    load("tofu_solve.workdir.solved")
     from ..workdir.solved import recorded_module_locks
 
     target = target_version(args.tofu_version, root, terraform=args.terraform_version, client=probe.result(),

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from .._lazy import load
 from ..errors import TofuSolveError
 from ..lockfile.write import write_atomic
 from ..settings import Settings
@@ -124,6 +125,7 @@ def _binding(info: dict, uses: list) -> dict[str, set[str]]:
 
 def to_dot(g: nx.DiGraph) -> str:
     """Graphviz DOT text (valid for ``dot``), laid out left to right."""
+    load("networkx.drawing.nx_pydot")
     from networkx.drawing.nx_pydot import to_pydot
 
     h = nx.DiGraph()

@@ -13,10 +13,11 @@ import logging
 import os
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from .._lazy import load
+from .._threads import worker_pool
 from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..config import config_file_names
@@ -74,6 +75,7 @@ from ..versions.cooldown import (
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides, stamp
+from ..workdir.client_config import offered_text, provider_mirror
 from ..workdir.install import (
     data_dir,
     install,
@@ -604,7 +606,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         accept.refuse_moves(res, locks)
         if progress:
             progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-locks") as one:
+        with worker_pool(1, "tofu-solve-provider-locks") as one:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again,
@@ -864,8 +866,11 @@ def named_locks(locks: LockFile, tree, names: tuple[str, ...], product: Product,
             call or provider of the configuration not locked yet is no error (it is chosen
             afresh anyway).
     """
+    load("tofu_solve.addrs.identifiers")
     from ..addrs.identifiers import valid_call_path
+    load("tofu_solve.addrs.module_source")
     from ..addrs.module_source import parse_source
+    load("tofu_solve.errors")
     from ..errors import ConfigurationError
 
     def package_names(source: str) -> set[str]:
@@ -1114,7 +1119,7 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
              "origin": h.client.origin},
             f" ({h.client.product.name} {h.client.version}, {h.client.origin})...",
             module_locks_text(h.client.product.name, LOCK_FILE_NAME) if result.locks.modules
-            else "")
+            else "", h.mirror)
     return stamp.Finished(code, unchanged_text(summary), record)
 
 
@@ -1152,8 +1157,11 @@ def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, se
     own = result.plugin_cache is not None and result.plugin_cache == opts.plugin_cache
     # no colour from the client where tofu-solve shows none: -no-color, NO_COLOR, or not a terminal
     plain = bool(args.no_color) or settings.no_color or not _is_terminal(sys.stdout)
+    # the packages tofu-solve verified, offered so that the client's init needs no registry for them
+    mirror = provider_mirror({a: lock.version for a, lock in result.locks.providers.items()}, result.plugin_cache,
+                             current_platform())
     h = handover.plan(client, root, flags, settings.environ, result.plugin_cache, own,
-                      json=bool(args.json), no_color=plain and not args.json)
+                      json=bool(args.json), no_color=plain and not args.json, mirror=mirror)
     result.handover = h.command_line
     return h
 
@@ -1169,7 +1177,8 @@ def _hand_over(h: handover.Handover, views: InitViews, module_locks: bool = Fals
     """Run the client's init after what tofu-solve printed; its exit status is ``init``'s.
     ``module_locks``: the lock file holds module blocks, which the client warns about: say
     once, after it, that the warning is expected."""
-    views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin)
+    views.handing_over(h.command_line, h.client.product.name, str(h.client.version), h.client.origin,
+                       offered_text(h.mirror, h.client.product.command) if h.mirror is not None else "")
     code = handover.run(h)
     if module_locks:
         views.module_locks_note(h.client.product.name, LOCK_FILE_NAME)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._lazy import load
 from .._version import __version__
 from ..addrs.module_source import OciSource, RegistrySource, parse_source
 from ..addrs.redact import redact
@@ -223,6 +224,7 @@ def identity(i: Item) -> Identity:
 
     A registry module whose package is git or OCI gets both its ``pkg:terraform`` purl and the
     package's reference. Addresses are as the lock writes them (already redacted)."""
+    load("packageurl")
     from packageurl import PackageURL
 
     def terraform(host: str, namespace: str, name: str, **extra: str) -> PackageURL:
@@ -311,11 +313,17 @@ def cyclonedx(names: list[str], items: list[Item], products: list[str] | None = 
     call paths and roots as properties (an ``h1:`` is a hash of a directory, which CycloneDX
     has no algorithm for); ``products``, the product each lock was written for (OpenTofu,
     Terraform), as the metadata's ``tofu-solve:product`` properties."""
+    load("cyclonedx.model")
     from cyclonedx.model import ExternalReference, ExternalReferenceType, HashAlgorithm, HashType, Property, XsUri
+    load("cyclonedx.model.bom")
     from cyclonedx.model.bom import Bom
+    load("cyclonedx.model.component")
     from cyclonedx.model.component import Component, ComponentType
+    load("cyclonedx.model.component_evidence")
     from cyclonedx.model.component_evidence import ComponentEvidence, IdentityField
+    load("cyclonedx.model.component_evidence")
     from cyclonedx.model.component_evidence import Identity as EvidenceIdentity
+    load("cyclonedx.output.json")
     from cyclonedx.output.json import JsonV1Dot6
 
     bom = Bom()
@@ -380,6 +388,7 @@ def spdx(names: list[str], items: list[Item], products: list[str] | None = None,
     import hashlib
     import io
 
+    load("spdx_tools.spdx.model")
     from spdx_tools.spdx.model import (
         Actor,
         ActorType,
@@ -394,7 +403,9 @@ def spdx(names: list[str], items: list[Item], products: list[str] | None = None,
         RelationshipType,
         SpdxNoAssertion,
     )
+    load("spdx_tools.spdx.validation.uri_validators")
     from spdx_tools.spdx.validation.uri_validators import validate_download_location
+    load("spdx_tools.spdx.writer.json.json_writer")
     from spdx_tools.spdx.writer.json.json_writer import write_document_to_stream
 
     digest = hashlib.sha256(json.dumps([names, [(i.kind, i.name, i.version, sorted(i.hashes), i.package)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._lazy import load
 from ..addrs.identifiers import valid_call_path
 from ..config.tree import read_module_tree
 from ..config.variables import collect_input_values
@@ -89,10 +90,15 @@ def _package_locals(root: Path, settings: Settings, cli_vars: tuple, locks, flat
     """Add to ``flat`` the local module calls inside each locked package (at the locked
     versions, from the download cache, offline: the selection an offline ``init`` makes,
     nothing fetched); returns what could not be listed and why ([] when all was)."""
+    load("tofu_solve.errors")
     from ..errors import TofuSolveError
+    load("tofu_solve.solver.resolve")
     from ..solver.resolve import solve
+    load("tofu_solve.solver.run")
     from ..solver.run import SolveOptions
+    load("tofu_solve.solver.wiring")
     from ..solver.wiring import build_context
+    load("tofu_solve.versions.target")
     from ..versions.target import configured_client, target_version
 
     try:  # the target init solves for (its registry host names the lock's registry modules)
@@ -154,6 +160,7 @@ def run(ns, settings: Settings) -> int:
     """The command: ``ns`` as the parser left it, read once into :class:`ModulesArguments`."""
     args = ModulesArguments.from_namespace(ns)
     if args.recursive:
+        load("tofu_solve.command.monorepo")
         from .monorepo import relative_name, walk_roots
 
         base = Path(args.chdir)

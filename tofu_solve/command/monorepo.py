@@ -18,11 +18,12 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from .._lazy import load
+from .._threads import worker_pool
 from ..addrs.module_source import LocalSource, RegistrySource
 from ..addrs.redact import redact
 from ..config import config_file_names, load_module_dir
@@ -38,6 +39,7 @@ def git_ignored(base: Path, environ: Mapping[str, str]) -> set[str]:
     --exclude-standard --directory`` lists them (``.gitignore`` files, ``.git/info/exclude``,
     ``core.excludesFile``); empty outside a git work tree, or where git is missing or slow
     (30 s)."""
+    load("tofu_solve.remote.gitcmd")
     from ..remote.gitcmd import GitError, run
 
     try:
@@ -119,8 +121,7 @@ def run_each(roots: list[Path], fn: Callable[[Path], T], workers: int = MAX_PARA
             return RootOutcome(root, fn(root))
         except TofuSolveError as e:
             return RootOutcome(root, error=e)
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(roots))),
-                            thread_name_prefix="tofu-solve-root") as pool:
+    with worker_pool(min(workers, len(roots)), "tofu-solve-root") as pool:
         return list(pool.map(one, roots))
 
 
@@ -213,8 +214,11 @@ def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_ver
     Raises:
         ConfigurationError: the first of them that cannot be read.
     """
+    load("tofu_solve.config.cliconfig")
     from ..config.cliconfig import load_cli_config
+    load("tofu_solve.config.policy")
     from ..config.policy import load_policy
+    load("tofu_solve.versions.target")
     from ..versions.target import target_version
 
     load_cli_config(settings.environ)
@@ -244,7 +248,9 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
     ``terraform_version``, ``policy``, ``chdir``), then, for every root, ``fn(root,
     target, display prefix, policy)``. Returns [(relative name, outcome)] as
     :func:`each_root`."""
+    load("tofu_solve.config.policy")
     from ..config.policy import load_policy
+    load("tofu_solve.versions.target")
     from ..versions.target import configured_client, target_version
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from .._lazy import load
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.redact import redact
 from ..config.policy import Policy, Subject, load_policy
@@ -327,6 +328,7 @@ def run(ns, settings: Settings) -> int:
 
 
 def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
+    load("tofu_solve.command.monorepo")
     from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
 
     results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: outdated(

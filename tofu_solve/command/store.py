@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._lazy import load
 from ..errors import ConfigurationError, NetworkError, OfflineError, RegistryError, TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, LockFile, read_lock_file
 from ..lockfile.entries import ModuleLock, ProviderLock
@@ -96,9 +97,13 @@ def _provider_versions(locks: list[tuple[Path, LockFile]]) -> Iterator[tuple[Pro
 
 def _open(address: StoreAddress, settings: Settings, pushing: bool):
     """The store and the clients a ``store`` action needs. Raises ConfigurationError."""
+    load("tofu_solve.plugins")
     from ..plugins import ProviderPackages
+    load("tofu_solve.remote.fetch")
     from ..remote.fetch import Fetcher
+    load("tofu_solve.remote.git")
     from ..remote.git import GitRemotes
+    load("tofu_solve.remote.registry")
     from ..remote.registry import open_client
 
     client = open_client(settings)
@@ -126,8 +131,11 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
     it) or REJECTED (a corrupt blob only a deletion clears). Raises ConfigurationError (no
     lock file, or pushing turned off) and LockFileError.
     """
+    load("tofu_solve.addrs.immutable")
     from ..addrs.immutable import pinned_reference
+    load("tofu_solve.addrs.module_source")
     from ..addrs.module_source import source_dir_subdir
+    load("tofu_solve.lockfile.hashes")
     from ..lockfile.hashes import VCS_DIRS, hash_dir
 
     run = StoreRun()
@@ -263,6 +271,7 @@ def _verify_provider(store: PackageStore, key: ProviderKey, provider: ProviderLo
 def run(ns, settings: Settings) -> int:
     """``tofu-solve store push|verify``: ``ns`` as the parser left it. Exit 0 when every
     package the lock files name is in the store (verified, for ``verify``), else 1."""
+    load("tofu_solve.command.monorepo")
     from .monorepo import walk_roots
 
     address = store_setting(ns.package_store, settings.environ)

@@ -379,11 +379,14 @@ def parse_module_installation(block, where: str) -> ModuleInstallation | None:
 
 @dataclass(frozen=True)
 class ProviderPattern:
-    """``HOST/NS/TYPE`` with ``*`` wildcards (``NS/TYPE``: the default host)."""
+    """``HOST/NS/TYPE`` with ``*`` wildcards (``NS/TYPE``: the default host); ``text`` is the
+    pattern as written (the hand-over writes it again as it was: the client's default host
+    is its own)."""
 
     host: str
     namespace: str
     type: str
+    text: str = field(default="", compare=False)
 
     @classmethod
     def parse(cls, text: str, where: str) -> ProviderPattern:
@@ -396,7 +399,7 @@ class ProviderPattern:
                                      f'{where}: "{text}" is not a provider pattern: write HOST/NAMESPACE/TYPE or '
                                      "NAMESPACE/TYPE, with * for any part (a wildcard namespace needs a wildcard "
                                      "type).")
-        return cls(*parts)
+        return cls(parts[0], parts[1], parts[2], text)
 
     def matches(self, a: ProviderAddress) -> bool:
         return all(p in ("*", v) for p, v in ((self.host, a.host), (self.namespace, a.namespace), (self.type, a.type)))

@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._lazy import load
 from ..addrs.identifiers import symbols_segment
 from ..addrs.module_source import (
     LocalSource,
@@ -59,6 +60,7 @@ def _excludes_newest(merged: _FileItems, scope, product: Product) -> bool:
     """Whether the module's version constraints exclude the newest release of ``product``
     tofu-solve knows: then OpenTofu reports that, not the module's other errors, which may
     be a newer release's syntax (``internal/configs/parser_config.go``)."""
+    load("tofu_solve.versions.target")
     from ..versions.target import newest_release
 
     try:

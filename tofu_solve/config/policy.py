@@ -46,6 +46,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._lazy import load
 from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..errors import ConfigurationError, SourceRange, TofuSolveError, name_suggestion
@@ -321,6 +322,7 @@ class Policy:
     def _same_module(self, label: str, source: str, package: str) -> bool:
         """Whether a ``module_policy`` label names the call's package (the module docstring's
         rule: both read as source addresses, compared by package address)."""
+        load("tofu_solve.addrs.module_source")
         from ..addrs.module_source import SourceAddressError, parse_source
 
         def norm(text: str) -> str:
@@ -503,6 +505,7 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
     """
     from datetime import datetime
 
+    load("tofu_solve.config.policy_hcl")
     from .policy_hcl import read_policy_unit
 
     paths = find_policies(root, flag, environ, reads)
@@ -537,6 +540,7 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
             pattern or address that does not parse, a constraint that does not parse,
             ``deny`` without ``versions`` or ``reason``; each with file and line.
     """
+    load("tofu_solve.config.hcl")
     from . import hcl
 
     name = shown or os.fspath(path)
@@ -579,6 +583,7 @@ class _PolicyReader:
 
     def literal(self, attr, what: str, shape: str, fits):
         """The argument's constant value when ``fits`` it, else "Invalid policy value"."""
+        load("tofu_solve.config.hcl")
         from . import hcl
 
         try:
@@ -600,6 +605,7 @@ class _PolicyReader:
         """A top-level argument: ``release_cooldown``, ``require_package_pins``,
         ``require_signed_providers``."""
         if a.name == "release_cooldown":
+            load("tofu_solve.versions.cooldown")
             from ..versions.cooldown import parse_duration
 
             text_value = self.string(a, "release_cooldown")

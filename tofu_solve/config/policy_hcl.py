@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .._lazy import load
 from ..errors import ConfigurationError, SourceRange
 
 LEVELS = ("mandatory", "mandatory_overridable", "advisory")
@@ -126,6 +127,7 @@ class PolicyRule:
 
     def uses_address(self) -> bool:
         """Whether the filter or a condition reads ``meta.address`` (only module rules can)."""
+        load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import references
 
         exprs = [self.filter] if self.filter is not None else []
@@ -140,6 +142,7 @@ class PolicyRule:
             ConfigurationError: the filter, a local, a condition or a message cannot be
                 evaluated (a type error, a failing function call); at its file and line.
         """
+        load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import EvalContext
 
         variables: dict[str, Any] = {"meta": dict(meta), "attrs": None, "input": dict(self.unit.inputs)}
@@ -202,6 +205,7 @@ class PolicyUnit:
     @functools.cached_property
     def functions(self):
         """The functions its expressions may call, built once (every candidate is judged)."""
+        load("tofu_solve.config.hcl.functions")
         from .hcl.functions import policy_functions
 
         return policy_functions(self.now)
@@ -216,6 +220,7 @@ class PolicyUnit:
         Raises:
             ConfigurationError: the evaluator's error at ``expr``'s file and line.
         """
+        load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import EvalError, evaluate
 
         try:
@@ -234,6 +239,7 @@ class PolicyUnit:
         """
         v = self.value(expr, ctx)
         if not isinstance(v, bool):
+            load("tofu_solve.config.hcl.evaluate")
             from .hcl.evaluate import type_name
 
             raise ConfigurationError(f"Invalid {what} value", f"The {what} must be true or false, not "
@@ -242,6 +248,7 @@ class PolicyUnit:
 
     def text(self, expr: Expression, ctx) -> str:
         """``expr`` as a message string."""
+        load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import FunctionError, to_string
 
         v = self.value(expr, ctx)
@@ -261,6 +268,7 @@ def read_policy_unit(path: os.PathLike | str, shown: str, environ: Mapping[str, 
             function or level, an undeclared reference, an input without a value; at its
             file and line.
     """
+    load("tofu_solve.config.hcl")
     from . import hcl
 
     try:
@@ -391,6 +399,7 @@ class _UnitReader:
             if type_text == "string":
                 return raw
             if type_text == "number":
+                load("tofu_solve.config.hcl.evaluate")
                 from .hcl.evaluate import to_number
 
                 return to_number(raw)
@@ -465,7 +474,9 @@ class _UnitReader:
     def check_references(self, unit: PolicyUnit) -> None:
         """Every function called is one a policy may call, every ``input.X`` is declared,
         every ``local.X`` is a file or block local; checked before anything is evaluated."""
+        load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import function_names, references
+        load("tofu_solve.config.hcl.functions")
         from .hcl.functions import known_function
 
         file_locals = {n for n, _ in unit.locals}

@@ -16,11 +16,11 @@ subdir), so a second run needs no network to know them.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._threads import NOTHING, start_thread
 from ..addrs.module_source import LocalSource, go_path_clean, parse_source
 from ..addrs.product import OPENTOFU, Product
 from ..addrs.provider import parse_provider_source
@@ -230,8 +230,7 @@ class RootSyntaxCheck:
 
     def __init__(self, read: Callable[[], object]):
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(read,), name="tofu-solve-root-syntax", daemon=True)
-        self._thread.start()
+        self._thread = start_thread(self._run, "tofu-solve-root-syntax", (read,), needs=NOTHING)
 
     def _run(self, read: Callable[[], object]) -> None:
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._lazy import load
 from ..config.tree import ModuleTree
 from ..solver.context import Context
 from ..solver.resolve import Resolution, Unsatisfiable
@@ -38,6 +39,7 @@ def explain_impossible(causes, ctx: Context, tree: ModuleTree, root_reqs: list |
                        root: Path | None = None):
     """See :func:`tofu_solve.explain.analysis.explain_impossible` (imported only when a solve
     fails: a run that solves never pays for the what-if machinery)."""
+    load("tofu_solve.explain.analysis")
     from .analysis import explain_impossible as explain
 
     return explain(causes, ctx, tree, root_reqs, root)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._lazy import load
 from ..addrs.provider import parse_provider_source
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree
@@ -284,6 +285,7 @@ def _clash_subjects(clash, wi) -> list:
 
 
 def _newest_first(versions: list[str]) -> list[str]:
+    load("tofu_solve.versions.hashicorp_go_version")
     from ..versions.hashicorp_go_version import GoVersion
 
     def key(label: str):

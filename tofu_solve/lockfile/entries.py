@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._lazy import load
 from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 
 TRANSITIONAL_HOST = "registry.terraform.io"
@@ -164,6 +165,7 @@ def locked_commit(lock: ModuleLock | None) -> str | None:
     if lock is None:
         return None
     if lock.package:
+        load("tofu_solve.addrs.immutable")
         from ..addrs.immutable import pinned_reference
         return pinned_reference(lock.package)
     for h in lock.hashes:

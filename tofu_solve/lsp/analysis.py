@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._lazy import load
 from ..addrs.module_source import RegistrySource
 from ..config.files import OverlayDir
 from ..config.policy import load_policy
@@ -383,6 +384,7 @@ def _check(report: RootReport, settings: Settings, target, policy, locks: LockFi
     """What ``check`` reports of the working directory on disk (a lock that no longer
     matches, an installed copy that is not the locked one, a denied lock), as warnings at
     the lines it names, with "Run tofu-solve init"."""
+    load("tofu_solve.command.check")
     from ..command.check import check
 
     if not (report.root / LOCK_FILE_NAME).is_file():

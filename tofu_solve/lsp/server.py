@@ -22,13 +22,14 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from .._lazy import load
+from .._threads import worker_pool
 from .._version import __version__
 from ..settings import Settings
 from ..versions.target import Client
@@ -70,7 +71,7 @@ class SolveServer(LanguageServer):
         self.published: dict[Path, set[str]] = {}
         self._generation: dict[Path, int] = {}
         self._lock = threading.Lock()
-        self._workers = ThreadPoolExecutor(max_workers=2, thread_name_prefix="tofu-solve-lsp")
+        self._workers = worker_pool(2, "tofu-solve-lsp")
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client_found = False
         self._client: Client | None = None
@@ -102,6 +103,7 @@ class SolveServer(LanguageServer):
 
     def _target_client(self):
         if not self._client_found:
+            load("tofu_solve.versions.target")
             from ..versions.target import configured_client
 
             try:
@@ -329,7 +331,9 @@ def _run_init(ls: SolveServer, args, upgrade: tuple[str, ...]) -> None:
     root = Path(flat[0])
 
     def work() -> None:
+        load("tofu_solve.command.init")
         from ..command.init import InitOptions, run_init
+        load("tofu_solve.errors")
         from ..errors import TofuSolveError
 
         try:

@@ -29,10 +29,10 @@ import re
 import shutil
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._threads import worker_pool
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError, RegistryError
@@ -186,7 +186,7 @@ class ProviderPackages:
         # The checksums, their signature and the zip are fetched at once (one round trip, not
         # three); nothing is recorded as verified until all three checks have passed.
         kept: list[Path] | None = [] if self.store is not None else None  # the zip, for the store
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-zip") as one:
+        with worker_pool(1, "tofu-solve-provider-zip") as one:
             unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}{UNPACKED}",
                                   lambda dest: self._fill(meta, dest, what, max_zip_bytes, kept))
             try:
@@ -343,7 +343,7 @@ class ProviderPackages:
 
     def _signed_sums_once(self, meta: ProviderDownload, what: str) -> tuple[str, ...]:
         if meta.signing_keys:
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="tofu-solve-provider-sig") as one:
+            with worker_pool(1, "tofu-solve-provider-sig") as one:
                 sig = one.submit(self._get_small, meta.shasums_signature_url)
                 document = self._get_small(meta.shasums_url)
                 signature = sig.result()

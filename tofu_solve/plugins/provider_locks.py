@@ -19,9 +19,9 @@ lines 705-787, ``internal/depsfile/locks.go``; reference §6 and §10):
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from .._threads import worker_pool
 from ..addrs.provider import ProviderAddress
 from ..errors import IntegrityError, TofuSolveError
 from ..lockfile import LockChange, LockFile, ProviderLock
@@ -106,7 +106,7 @@ def _package_infos(todo: dict[str, tuple[ProviderAddress, str, str]], packages: 
     infos: dict[tuple[str, str], PackageInfo] = {}
     if not todo:
         return infos
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="tofu-solve-provider") as pool:
+    with worker_pool(workers, "tofu-solve-provider") as pool:
         futures = {(a, p): pool.submit(packages.info, want[0], want[1], p) for a, want in todo.items()
                    for p in platforms}
         errors = []

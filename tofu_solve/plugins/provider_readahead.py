@@ -24,8 +24,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 
+from .._threads import NETWORK, worker_pool
 from ..addrs.provider import ProviderAddress
 from .packages import ProviderPackages
 
@@ -53,7 +53,7 @@ class ProviderReadAhead:
         self.packages = packages
         self.platforms = platforms
         self.locked = dict(locked)
-        self._pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="tofu-solve-provider-ahead")
+        self._pool = worker_pool(workers, "tofu-solve-provider-ahead", (*NETWORK, "pysequoia"))
         self._lock = threading.Lock()
         self._guesses: dict[str, list[str]] = {}
         self._closed = False

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
+from .._lazy import load
 from ..errors import IntegrityError
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,7 @@ def verify_shasums(document: bytes, signature: bytes, armored_keys: tuple[str, .
         IntegrityError: no key where one is required, a key that does not parse, or no key
             verifies the signature ("Failed to authenticate provider package").
     """
+    load("pysequoia")
     import pysequoia
 
     if not armored_keys:

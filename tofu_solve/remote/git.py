@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._threads import NOTHING, start_thread
 from ..addrs.redact import redact, url_key
 from ..config.files import PackageFiles
 from ..errors import NetworkError, OfflineError
@@ -232,10 +233,8 @@ class GitRemotes:
                 self.refs(url)
             except Exception:
                 pass
-        t = threading.Thread(target=run, name="tofu-solve-ls-remote", daemon=True)
         with self._lock:
-            self._background.append(t)
-        t.start()
+            self._background.append(start_thread(run, "tofu-solve-ls-remote", needs=NOTHING))
 
     def join_background(self) -> None:
         """Wait for the listings started in the background (before tag warnings are read)."""

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._lazy import load
 from ..addrs.redact import redact
 from ..settings import Limits, MiB
 
@@ -81,8 +82,10 @@ def read_bounded(response, sink: Callable[[bytes], None], limit: int, deadline: 
             longer than ``deadline`` seconds ("... timed out": a server that drips one byte
             at a time never trips the per-read timeout alone), or the connection broke.
     """
+    load("requests")
     import requests
 
+    load("tofu_solve.errors")
     from ..errors import DownloadTooLarge, NetworkError, TruncatedDownload
 
     end = time.monotonic() + deadline

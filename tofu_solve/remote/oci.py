@@ -35,6 +35,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urljoin
 
+from .._lazy import load
 from ..addrs.redact import is_loopback_host
 from ..errors import DownloadTooLarge, IntegrityError, NetworkError, OfflineError, TofuSolveError
 from .limits import (
@@ -228,6 +229,7 @@ class OciClient:
         if status == 200 and creds is None:
             with self._lock:
                 return self._registries.setdefault(key, _Open(session))
+        load("oras.provider")
         import oras.provider
 
         backend = "token" if challenge.lower().startswith("bearer") else "basic"
@@ -635,7 +637,9 @@ def _timed_session(timeout: float, retries: bool = False):
     request the store makes is idempotent, a blob upload's ``POST`` opening a new session)."""
     session = requests.Session()
     if retries:
+        load("requests.adapters")
         from requests.adapters import HTTPAdapter
+        load("urllib3.util.retry")
         from urllib3.util.retry import Retry
 
         policy = Retry(total=STORE_ATTEMPTS - 1, connect=STORE_ATTEMPTS - 1, read=1, status=STORE_ATTEMPTS - 1,

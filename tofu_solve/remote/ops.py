@@ -7,13 +7,16 @@ import threading
 from collections import Counter
 from types import ModuleType
 
+from .._lazy import load
+
 
 def lazy_import(name: str):
-    """The module ``name``, imported on first attribute access, once, under a lock (the
-    import itself is :func:`importlib.import_module`; the standard library's
-    ``LazyLoader`` is not safe when several threads touch the module first, before Python
-    3.12). Network libraries are imported this way so that a run that never touches the
-    network (a warm re-init, ``check``, ``why``) never pays for importing them."""
+    """The module ``name``, imported on first attribute access through the process's one
+    import guard (:func:`tofu_solve._lazy.load`: the standard library's ``LazyLoader`` is not
+    safe when several threads touch the module first, before Python 3.12, and a lock of this
+    object's own would not keep another thread from importing a module of the same package
+    another way; issue #68). Network libraries are imported this way so that a run that never
+    touches the network (a warm re-init, ``check``, ``why``) never pays for importing them."""
     return _LazyModule(name)
 
 
@@ -21,16 +24,11 @@ class _LazyModule:
     def __init__(self, name: str):
         self._name = name
         self._module: ModuleType | None = None
-        self._lock = threading.Lock()
 
     def __getattr__(self, attr: str):
         module = self._module
         if module is None:
-            with self._lock:
-                if self._module is None:
-                    import importlib
-                    self._module = importlib.import_module(self._name)
-                module = self._module
+            module = self._module = load(self._name)
         return getattr(module, attr)
 
 

@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
+from .._lazy import load
+from .._threads import start_thread
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source, source_dir_subdir
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
@@ -200,6 +202,7 @@ def module_key(address: str, commit: str | None = None) -> ModuleKey | None:
     when that is a commit) or an archive address pinned by ``checksum``; None for what has
     no identity (an archive without checksum, ``file://``, an OCI package: already in a
     registry) or does not parse."""
+    load("tofu_solve.addrs.immutable")
     from ..addrs.immutable import GIT_COMMIT_RE
 
     try:
@@ -654,10 +657,8 @@ class PackageStore:
                 if wrote:
                     with self._lock:
                         self.report.pushed.append(label)
-        thread = threading.Thread(target=run, name="tofu-solve-store-push", daemon=True)
         with self._lock:
-            self._pushing[label] = thread
-        thread.start()
+            self._pushing[label] = start_thread(run, "tofu-solve-store-push")
 
     def finish(self, grace: float | None = None) -> StoreReport:
         """Wait at most ``grace`` seconds (default the store's) for the pushes still

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin
 
+from .._lazy import load
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..config.cliconfig import DIRECT, InstallationMethod
@@ -61,6 +62,7 @@ class MirrorClient:
         self.timeout = timeout
 
     def _json(self, url: str, what: str):
+        load("requests")
         import requests
 
         self.counter.add("mirror_request")
@@ -206,7 +208,9 @@ class ProviderSources:
         with self._lock:
             if key in self._listed:
                 return self._listed[key]
+        load("tofu_solve.errors")
         from ..errors import OfflineError
+        load("tofu_solve.store.cache")
         from ..store.cache import key_of
 
         ckey = key_of(f"{m.key}\n{a}")

@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urljoin
 
+from .._lazy import load
 from .._version import __version__
 from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
@@ -68,7 +69,9 @@ def make_session(retries: int = 2) -> requests.Session:
     """A requests session with retries on connection errors and 502/503/504, created on
     first use (so that a run without network work never imports requests)."""
     def real():
+        load("requests.adapters")
         from requests.adapters import HTTPAdapter
+        load("urllib3.util.retry")
         from urllib3.util.retry import Retry
         s = requests.Session()
         retry = Retry(total=retries, connect=retries, read=retries, status=retries, backoff_factor=0.2,

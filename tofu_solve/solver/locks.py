@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from .._lazy import load
 from ..addrs.module_source import RegistrySource, lock_source
 from ..errors import InvalidVersion, TofuSolveError, locked_version_gone
 from ..providers import AvailableVersion
@@ -141,6 +142,7 @@ def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
     (:func:`module_lock_entry`, and the call's constraint allows it), whether or not the
     policy denies it: what a lock that must move moves nearest to. ``package``: the
     package address of the call's source. :meth:`.Context.locked_candidate` adds the policy."""
+    load("tofu_solve.lockfile.entries")
     from ..lockfile.entries import locked_commit
 
     lock = module_lock_entry(req, locks, upgrade)
@@ -183,7 +185,9 @@ def gone_module_lock(req: ModuleRequirement, version: str, lock_line: int = 0,
     ``version`` line named beside it; at the call when the block's line is not known. With
     ``listed`` (the versions the source lists that the call's constraint admits), the nearest
     of them is named as the fix (issue #62 §3: a version deleted from a registry's index)."""
+    load("tofu_solve.errors")
     from ..errors import SourceRange
+    load("tofu_solve.lockfile.filename")
     from ..lockfile.filename import LOCK_FILE_NAME
 
     call = req.call.version_where or req.call.where

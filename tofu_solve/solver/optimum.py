@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from resolvelib import BaseReporter
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 
+from .._lazy import load
 from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
@@ -457,6 +458,7 @@ def _fenced_count(result: Result, ctx: Context, reqs_of: Mapping[str, ModuleRequ
 def _estimate(result: Result, ctx: Context, caps: Mapping[str, int] | None) -> int:
     """A lower bound on the module candidates the universe holds, from the calls ``result``
     selected and the listings already read (a call not listed counts one)."""
+    load("tofu_solve.solver.locks")
     from .locks import module_requirements_of
 
     reader = _Reader(ctx, [], frozenset(), {})
@@ -477,6 +479,7 @@ def measure(result: Result, ctx: Context, subjects: frozenset[Identity]) -> Obje
     """``result``'s value by :class:`Objective`, from the selection alone (no universe),
     where the universe is too large to read; the same terms as the encoding's soft clauses.
     None when a listing it needs is not known (nothing is listed for it)."""
+    load("tofu_solve.solver.locks")
     from .locks import module_requirements_of, moved
 
     reqs_of = module_requirements_of(result.criteria)
@@ -547,6 +550,7 @@ def _skip_caps(result: Result, ctx: Context, subjects: frozenset[Identity], reqs
     order, and those dead whatever else is selected (:func:`_dead_alone`), so call ``X`` may
     take a position up to ``S`` minus those of the others. The calls inside them are not
     capped: a better root may need any of theirs."""
+    load("tofu_solve.solver.locks")
     from .locks import module_requirements_of, moved
 
     if moved(result.mapping, module_requirements_of(result.criteria), ctx, subjects):
@@ -649,8 +653,11 @@ def optimise(result: Result, reqs: list, ctx: Context, subjects: frozenset[Ident
 
 def _solve(u: _Universe) -> tuple[set[int], Objective] | None:
     """RC2's optimum of ``u``: (the true variables, their objective), or None (no model)."""
+    load("pysat.card")
     from pysat.card import CardEnc, EncType
+    load("pysat.examples.rc2")
     from pysat.examples.rc2 import RC2Stratified
+    load("pysat.formula")
     from pysat.formula import WCNF
 
     weights = u.weights()

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
+from .._threads import worker_pool
 from ..config.tree import ModuleTree
 from ..remote.flight import SingleFlight
 from . import readahead
@@ -43,7 +43,7 @@ class Prefetcher:
 
     def __init__(self, memo: SingleFlight, lock: threading.Lock, speculative: set[tuple], workers: int):
         self.memo, self.lock, self.speculative = memo, lock, speculative
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tofu-solve-net")
+        self.pool = worker_pool(workers, "tofu-solve-net")
 
     def future(self, key: tuple, fn: Callable, budgeted: bool) -> None:
         """Start ``fn`` for ``key`` in the background unless it is known or being read, or

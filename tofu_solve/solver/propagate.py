@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
+from .._lazy import load
 from ..addrs.provider import ProviderAddress
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
@@ -160,6 +161,7 @@ class _Effect:
     address: object
 
     def requirement(self, tree: ModuleTree, call_path: str, version: str, ctx: Context) -> Requirement:
+        load("tofu_solve.solver.factory")
         from .factory import requirements_of_tree
         return requirements_of_tree(tree, call_path, version, None, ctx, modules=False)[self.index]
 
@@ -315,6 +317,7 @@ class _Propagation:
               own: tuple | None) -> list[tuple]:
         """With ``-module-versions=shared``: the version's effects, in requirements_of_tree's
         order (the nested calls' packages first, then its providers, then its own package)."""
+        load("tofu_solve.solver.factory")
         from .factory import requirements_of_tree
 
         ctx = self.ctx

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from resolvelib.resolvers import Criterion, ResolutionImpossible, ResolutionTooDeep, Result
 
+from .._lazy import load
 from ..addrs.product import OPENTOFU, Product
 from ..config.policy import Subject
 from ..config.tree import ModuleTree
@@ -357,6 +358,7 @@ def _search(reqs: list, ctx: Context, tree: ModuleTree, root: Path | None, holds
     Raises:
         Unsatisfiable, ResolutionError: as :func:`solve`.
     """
+    load("tofu_solve.solver.propagate")
     from .propagate import propagate
 
     provider = TofuSolveProvider(ctx, pruned, holds)

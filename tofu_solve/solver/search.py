@@ -66,6 +66,8 @@ from resolvelib.resolvers.exceptions import (
 )
 from resolvelib.structs import State
 
+from .._lazy import load
+
 if TYPE_CHECKING:
     from .model import Candidate, Identity, Requirement
 
@@ -85,6 +87,7 @@ _CRITERION_MEMBERS = ("information", "iter_requirement", "incompatibilities")
 def _has_members() -> bool:
     """Whether this resolvelib has every private member the loop uses, attributes too (a
     probe ``Resolution`` is built to see them: its ``__init__`` only stores)."""
+    load("resolvelib.structs")
     from resolvelib.structs import IteratorMapping  # noqa: F401  (the loop's _Changes goes through it)
 
     if not all(hasattr(_resolution.Resolution, m) for m in _USED) or not hasattr(_resolution, "_build_result"):

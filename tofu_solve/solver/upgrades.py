@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from resolvelib.resolvers import Result
 
+from .._lazy import load
 from ..errors import SourceRange, TofuSolveError
 from ..versions.hashicorp_go_version import GoVersion
 from . import hypothetical
@@ -136,6 +137,7 @@ def _upgrade_lands(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], rel
     ``selected``: the subjects of ``release`` (with the calls inside a released call) left
     out of the locks, as ``init`` leaves them out, every other lock held, searched once on a
     fetch budget. A search cut off by its budget or round cap counts as "does not land"."""
+    load("tofu_solve.lockfile")
     from ..lockfile import LockFile
 
     def freed(path: str) -> bool:

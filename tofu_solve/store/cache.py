@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from .._lazy import load
 from ..addrs.redact import redact, url_key
 from ..errors import CacheError, HashError
 from ..lockfile.hashes import VCS_DIRS, DirHash, hash_dir_listed
@@ -275,6 +276,7 @@ class Cache:
 def _file_lock(lock_path: Path, cache_error: Callable[[OSError, Path], CacheError]) -> Iterator[None]:
     """Hold ``filelock.FileLock(lock_path)`` (a new one per call: no reentrancy between
     threads) around one ``yield``."""
+    load("filelock")
     import filelock
 
     lock = filelock.FileLock(str(lock_path), thread_local=False)

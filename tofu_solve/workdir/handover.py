@@ -10,8 +10,10 @@ version match the configuration is kept). Provider packages that tofu-solve alre
 and verified are offered in a plugin cache in OpenTofu's layout
 (``TF_PLUGIN_CACHE_DIR``: ``HOST/NAMESPACE/TYPE/VERSION/OS_ARCH/``), which the client uses
 when the lock's hashes match (``internal/providercache/installer.go``), so nothing
-downloads twice. The lock file must come back byte for byte: a change is an error, and the
-file tofu-solve wrote is put back.
+downloads twice; and they are offered through a ``filesystem_mirror`` in a CLI configuration
+written for the run (:mod:`.client_config`, issue #68 §2), so that the client's init needs no
+registry for them: with every origin down, the hand-over still completes. The lock file must
+come back byte for byte: a change is an error, and the file tofu-solve wrote is put back.
 """
 
 from __future__ import annotations
@@ -20,17 +22,18 @@ import re
 import shlex
 import subprocess
 import sys
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from .._threads import NOTHING, start_thread
 from ..addrs.redact import REDACTED, redact
 from ..errors import TofuSolveError
 from ..lockfile.filename import LOCK_FILE_NAME
 from ..lockfile.replacefile import write_atomic
 from ..versions.target import Client, TargetVersion
+from .client_config import ProviderMirror, written
 from .flags import PASSED_ON
 
 
@@ -48,12 +51,15 @@ class HandoverInterrupted(HandoverError):
 @dataclass(frozen=True)
 class Handover:
     """What the client's init is to run: ``argv`` (the executable first), the directory,
-    the extra environment (``TF_PLUGIN_CACHE_DIR`` when tofu-solve offers its own)."""
+    the extra environment (``TF_PLUGIN_CACHE_DIR`` when tofu-solve offers its own), and the
+    provider packages offered through a ``filesystem_mirror`` (None: the client installs
+    every provider as its own configuration says)."""
 
     client: Client
     argv: tuple[str, ...]
     root: Path
     environ: Mapping[str, str]
+    mirror: ProviderMirror | None = None
 
     @property
     def command_line(self) -> str:
@@ -103,11 +109,12 @@ def next_command(target: TargetVersion, flags: Sequence[str]) -> str:
 
 
 def plan(client: Client, root: Path, flags: Sequence[str], environ: Mapping[str, str], plugin_cache: Path | None,
-         own_plugin_cache: bool, json: bool = False, no_color: bool = False) -> Handover:
+         own_plugin_cache: bool, json: bool = False, no_color: bool = False,
+         mirror: ProviderMirror | None = None) -> Handover:
     """The hand-over for ``root``: ``plugin_cache`` is where tofu-solve placed the provider
     packages; it is passed as ``TF_PLUGIN_CACHE_DIR`` only when it is tofu-solve's own
     (``own_plugin_cache``), created if need be: a cache the user configured is found by the
-    client itself."""
+    client itself. ``mirror``: the verified packages offered (:mod:`.client_config`)."""
     env = dict(environ)
     env.setdefault("CHECKPOINT_DISABLE", "1")
     if own_plugin_cache and plugin_cache is not None:
@@ -118,7 +125,7 @@ def plan(client: Client, root: Path, flags: Sequence[str], environ: Mapping[str,
             env["TF_PLUGIN_CACHE_DIR"] = str(plugin_cache)
         except OSError:
             pass  # then the client downloads what it needs itself
-    return Handover(client, (client.path, *client_args(flags, json, no_color)), Path(root), env)
+    return Handover(client, (client.path, *client_args(flags, json, no_color)), Path(root), env, mirror)
 
 
 def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> int:
@@ -128,13 +135,20 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
     Raises:
         HandoverError: it could not be started, or it changed ``.terraform.lock.hcl`` (the
             file tofu-solve wrote is put back first).
+        ConfigurationError: the user's CLI configuration could not be read again for the
+            run's own (:func:`.client_config.written`).
     """
-    out = out or sys.stdout
-    err = err or sys.stderr
+    if h.mirror is None:
+        return _run(h, dict(h.environ), out or sys.stdout, err or sys.stderr)
+    with written(h.mirror, h.environ, h.client.product) as extra:
+        return _run(h, {**h.environ, **extra}, out or sys.stdout, err or sys.stderr)
+
+
+def _run(h: Handover, env: dict[str, str], out: TextIO, err: TextIO) -> int:
     lock = h.root / LOCK_FILE_NAME
     before = lock.read_bytes() if lock.exists() else None
     try:
-        proc = subprocess.Popen(list(h.argv), cwd=h.root, env=dict(h.environ), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen(list(h.argv), cwd=h.root, env=env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
     except OSError as e:
         raise HandoverError("Failed to run the client", f"{h.client.path} could not be started: "
@@ -145,8 +159,7 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
             dst.write(line)
             dst.flush()
     try:
-        side = threading.Thread(target=pump, args=(proc.stderr, err), daemon=True)
-        side.start()
+        side = start_thread(pump, "tofu-solve-handover-stderr", (proc.stderr, err), needs=NOTHING)
         pump(proc.stdout, out)
         code = proc.wait()
         side.join()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._lazy import load
 from ..addrs.identifiers import valid_call_path
 from ..addrs.module_source import RegistrySource, tofu_source
 from ..config.file_selection import OWN_OVERRIDE_FILE
@@ -129,6 +130,7 @@ def hash_mismatch(call_path: str, lock: ModuleLock, package_h1: str | None, inst
     for the call (:func:`tofu_solve.workdir.solved.recorded_module_locks`); ``where``: what
     to cite (default the block's line in ``lock_file``); ``found_package``: the package (a
     commit or digest address) the package's hash was taken of, shown beside the lock's."""
+    load("tofu_solve.errors")
     from ..errors import SourceRange
 
     locked = [h for h in lock.hashes if h.startswith("h1:")]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .._lazy import load
 from ..addrs.identifiers import valid_call_path
 from ..addrs.immutable import package_problem
 from ..addrs.module_source import LocalSource
@@ -49,7 +50,9 @@ def snapshot(res, ctx, result_locks) -> dict:
     """The state document for a resolution (see the module docstring). Every newer version
     of a call or provider carries its hold-back (:mod:`tofu_solve.explain.holdback`), the one
     analysis ``why``, ``graph`` and ``outdated`` show, computed here once."""
+    load("tofu_solve.explain.holdback")
     from ..explain.holdback import cooldown_reason, module_hold_backs, provider_hold_backs
+    load("tofu_solve.solver.fenced")
     from ..solver.fenced import newest_fence
 
     modules = {}
@@ -319,6 +322,7 @@ class _SelectedTrees:
 def _call_nodes(doc: dict, root_tree: ModuleTree, trees: _SelectedTrees) -> tuple[dict[str, CallNode], list[str]]:
     """Each selected call as the state file records it, with its tree, and the calls whose
     tree is not at hand (``missing``: listed, never silently left out)."""
+    load("tofu_solve.explain.holdback")
     from ..explain.holdback import HoldBack
 
     calls: dict[str, CallNode] = {}

@@ -48,6 +48,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from .._lazy import load
 from .._version import __version__
 
 STAMP_FILE = "tofu-solve-stamp.json"
@@ -375,19 +376,21 @@ def fast_path(argv: Sequence[str], environ: Mapping[str, str], out=None,
 
 
 def handover_record(argv: Sequence[str], passed_on: Sequence[str], extra_env: Mapping[str, str],
-                    client: Mapping[str, str], suffix: str, note: str) -> dict:
+                    client: Mapping[str, str], suffix: str, note: str, mirror=None) -> dict:
     """What :func:`record` keeps of a hand-over: the client's command (``argv``, the
     executable first) without the flags passed on to it (``passed_on``: kept only as where
     they stand and how many, since a ``-backend-config`` value may be a credential and a
     stamp is a file; the next run passes on its own), the environment it added
     (``TF_PLUGIN_CACHE_DIR``...), the client (``path``, ``product``, ``version``,
-    ``origin``), what follows the command line in the line printed before it, and the note
-    after it."""
+    ``origin``), what follows the command line in the line printed before it, the note
+    after it, and the provider packages offered (``mirror``, a
+    :class:`~tofu_solve.workdir.client_config.ProviderMirror`: its directory, platform and
+    locked versions; which are there is decided again when the stamp runs it)."""
     flags = list(passed_on)
     at = next((i for i in range(len(argv)) if list(argv[i:i + len(flags)]) == flags), len(argv)) if flags else 0
     kept = list(argv[:at]) + list(argv[at + len(flags):]) if flags else list(argv)
     return {"argv": kept, "at": at, "passed_on": len(flags), "env": dict(extra_env), "client": dict(client),
-            "suffix": suffix, "note": note}
+            "suffix": suffix, "note": note, "mirror": mirror.to_dict() if mirror is not None else None}
 
 
 def _hand_over(h: Mapping, flags: Sequence[str], root: str, environ: Mapping[str, str], out) -> int:
@@ -396,10 +399,16 @@ def _hand_over(h: Mapping, flags: Sequence[str], root: str, environ: Mapping[str
     status returned, a changed lock file put back and refused)."""
     from pathlib import Path
 
+    load("tofu_solve.addrs.product")
     from ..addrs.product import product_named
+    load("tofu_solve.versions.hashicorp_go_version")
     from ..versions.hashicorp_go_version import GoVersion
+    load("tofu_solve.versions.target")
     from ..versions.target import Client
+    load("tofu_solve.workdir.handover")
     from .handover import Handover, HandoverError, run
+    load("tofu_solve.workdir.client_config")
+    from .client_config import ProviderMirror, offered_text, provider_mirror
 
     c = h["client"]
     product = product_named(c["product"])
@@ -409,8 +418,14 @@ def _hand_over(h: Mapping, flags: Sequence[str], root: str, environ: Mapping[str
     env = {**environ, "CHECKPOINT_DISABLE": environ.get("CHECKPOINT_DISABLE", "1"), **h["env"]}
     at = int(h.get("at") or 0)
     argv = (*h["argv"][:at], *flags, *h["argv"][at:]) if flags else tuple(h["argv"])
-    handover = Handover(client, argv, Path(root), env)
+    mirror = None
+    if h.get("mirror"):  # the same rule as the verified run's, over what the plugin directory holds now
+        was = ProviderMirror.from_dict(h["mirror"])
+        mirror = provider_mirror(dict(was.offered + was.missing), was.path, was.platform)
+    handover = Handover(client, argv, Path(root), env, mirror)
     out.write(f"\nHanding over to {handover.command_line}{h['suffix']}\n")
+    if mirror is not None:
+        out.write(offered_text(mirror, product.command) + "\n")
     out.flush()
     try:
         code = run(handover)

@@ -23,6 +23,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._lazy import load
+
 PLATFORMS = ("darwin_arm64", "linux_amd64", "linux_arm64", "windows_amd64")
 KEY_FILE = "provider-signing-key.pgp"
 KEY_USER_ID = "tofu-solve fixture world <fixture-world@127.0.0.1>"
@@ -34,6 +36,7 @@ def signing_key(world_root: Path):
     """The world's OpenPGP key (a ``pysequoia.Tsk``), made once and kept in the world
     directory. RFC 4880 profile (v4 keys, EdDSA), which OpenTofu's and Terraform's
     ``ProtonMail/go-crypto`` verify."""
+    load("pysequoia")
     import pysequoia
 
     path = Path(world_root) / KEY_FILE
@@ -104,6 +107,7 @@ class ProviderFiles:
 
     @functools.lru_cache(maxsize=1024)  # noqa: B019 (one per fixture world, kept while the world is served)
     def sums(self, address: str, version: str) -> SignedSums:
+        load("pysequoia")
         import pysequoia
 
         type_ = address.split("/")[-1]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from ..._lazy import load
 from ...addrs.redact import redact
 from ...errors import RuleWarning, WarningText
 from ...events import Event
@@ -318,6 +319,7 @@ class RootsSummary:
     readonly: bool = False
 
     def name(self, root: Path) -> str:
+        load("tofu_solve.command.monorepo")
         from ..monorepo import relative_name
         return relative_name(root, self.base)
 
@@ -374,7 +376,8 @@ class InitView(Protocol):
     def summary(self, s: InitSummary) -> None: ...
     def roots_summary(self, s: RootsSummary) -> None: ...
     def in_root(self, name: str) -> None: ...
-    def handing_over(self, command_line: str, product: str, version: str, origin: str) -> None: ...
+    def handing_over(self, command_line: str, product: str, version: str, origin: str,
+                     offered: str = "") -> None: ...
     def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None: ...
     def close(self) -> None: ...
 
@@ -548,9 +551,11 @@ class InitHuman:
         self.human.line()
         self.human.line(f"In {name}:", "bold")
 
-    def handing_over(self, command_line: str, product: str, version: str, origin: str) -> None:
+    def handing_over(self, command_line: str, product: str, version: str, origin: str, offered: str = "") -> None:
         self.human.line()
         self.human.heading(f"Handing over to {command_line} ({product} {version}, {origin})...")
+        for line in offered.splitlines():  # the provider packages offered (workdir/client_config.py)
+            self.human.line(line)
 
     def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
         self.human.line()
@@ -621,8 +626,10 @@ class InitJson:
     def in_root(self, name: str) -> None:
         pass  # each message of a root already names it
 
-    def handing_over(self, command_line: str, product: str, version: str, origin: str) -> None:
-        pass  # the client's own -json stream follows
+    def handing_over(self, command_line: str, product: str, version: str, origin: str, offered: str = "") -> None:
+        if offered:
+            self.stream.log(" ".join(line.strip() for line in offered.splitlines()))
+        # the client's own -json stream follows
 
     def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
         self.stream.log(module_locks_text(product, lock, outputs_hidden))
@@ -694,6 +701,7 @@ class InitViews:
 
     def _found(self, root: str, e: Any) -> None:
         """Keep what ``-lockfile=readonly`` refused, for ``-format=sarif`` and GitHub annotations."""
+        load("tofu_solve.command.views.sarif")
         from .sarif import Finding
 
         changes = getattr(e, "changes", ())
@@ -715,9 +723,9 @@ class InitViews:
         for v in self._views:
             v.in_root(name)
 
-    def handing_over(self, command_line: str, product: str, version: str, origin: str) -> None:
+    def handing_over(self, command_line: str, product: str, version: str, origin: str, offered: str = "") -> None:
         for v in self._views:
-            v.handing_over(command_line, product, version, origin)
+            v.handing_over(command_line, product, version, origin, offered)
 
     def module_locks_note(self, product: str, lock: str, outputs_hidden: bool = False) -> None:
         for v in self._views:
@@ -729,6 +737,7 @@ class InitViews:
         if self._into is not None:
             self._into.close()
         if self.sarif or self.annotations:  # issue #59 §5: the findings at their lines, for CI
+            load("tofu_solve.command.views.sarif")
             from .sarif import check_log, github_annotations
 
             if self.sarif:

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from ..._lazy import load
+
 if TYPE_CHECKING:
     from ...addrs.product import Product
 
@@ -53,6 +55,7 @@ class CheckView(_View):
 
     def _scanning(self, found: Sequence[tuple[str, Sequence[Any]]]) -> bool:
         """The SARIF log (True: it is the whole output), or the annotations after the text."""
+        load("tofu_solve.command.views.sarif")
         from .sarif import check_log, github_annotations
 
         if self.sarif:
@@ -214,6 +217,7 @@ class InspectView(_View):
         if self.json:
             self._dump(data)
             return
+        load("tofu_solve.addrs.redact")
         from ...addrs.redact import redact
         p = self._print
         n = len(cfg.files)
@@ -256,6 +260,7 @@ def render_table(rows: Sequence[Any], product: Product | None = None) -> str:
     """A plain-text table, one row per call and provider (named without ``product``'s
     registry host; default OpenTofu's), with a header."""
     if product is None:
+        load("tofu_solve.addrs.product")
         from ...addrs.product import OPENTOFU  # this module stays light: check imports it
 
         product = OPENTOFU
@@ -273,6 +278,7 @@ def render_table(rows: Sequence[Any], product: Product | None = None) -> str:
 
 def _with_age(version: str | None, row: Any) -> str | None:
     """``version`` followed by its age when known (``6.6.0 (2 days)``)."""
+    load("tofu_solve.versions.cooldown")
     from ...versions.cooldown import format_age
 
     for n in row.newer:

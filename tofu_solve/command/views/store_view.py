@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..._lazy import load
 from ...errors import WarningText
 
 if TYPE_CHECKING:  # the store's code (OCI, archives) is imported only where a store is used, not by every init view
@@ -19,6 +20,7 @@ def store_warnings(address: StoreAddress, report: StoreReport, rejected: bool = 
     ``rejected=False`` leaves them to the caller's own lines), a corrupt blob a push cannot
     replace (what the operator must do), a store that stopped answering, pushes that did not
     finish, and a store that may not be written (one note)."""
+    load("tofu_solve.remote.package_store")
     from ...remote.package_store import PUSH_VARIABLE
 
     out = []
@@ -89,6 +91,7 @@ def outcome_lines(address: StoreAddress, action: str, packages: Sequence[Package
     """``store push`` / ``store verify``'s text: one count line, then a line per package
     that is not already well (pushed, missing, rejected: each with its reason), then the
     verdict."""
+    load("tofu_solve.remote.package_store")
     from ...remote.package_store import StoreOutcome
 
     words = {StoreOutcome.VERIFIED: "verified", StoreOutcome.COMPLETE: "complete", StoreOutcome.PUSHED: "pushed",

@@ -11,6 +11,7 @@ items, each with a 1-based ``line`` and character offsets into the source text.
 
 from __future__ import annotations
 
+from ..._lazy import load
 from ...errors import ConfigurationError, TofuSolveError
 from . import grammar
 from .body import Attribute, Block, Body, Expr, NotLiteral, ObjectValueExpr, ValueExpr
@@ -24,6 +25,7 @@ def parse(text: str, filename: str, error: type[TofuSolveError] = ConfigurationE
     Raises:
         ``error``: the text is not valid HCL (file and line).
     """
+    load("tofu_solve.config.hcl.walker")
     from .walker import parse as parse_tree
 
     return parse_tree(text, filename, error)

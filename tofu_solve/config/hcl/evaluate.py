@@ -29,6 +29,7 @@ from typing import Any
 
 from lark import Token, Tree
 
+from ..._lazy import load
 from .walker import _ident, _unescape
 
 Function = Callable[..., Any]
@@ -491,6 +492,7 @@ class _Evaluator:
             cut = min(indents) if indents else 0
             body = "\n".join(x[cut:] for x in lines)
         if "${" in body.replace("$${", "") or "%{" in body.replace("%%{", ""):
+            load("tofu_solve.config.hcl")
             from . import parse
 
             quoted = body.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

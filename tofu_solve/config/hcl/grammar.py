@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..._lazy import load
+
 if TYPE_CHECKING:
     from lark import Lark
 
@@ -54,6 +56,7 @@ def _cache_file() -> str | None:
         return None  # an unwritable cache: build in memory, as without one
     import importlib.metadata
 
+    load("lark")
     import lark
 
     versions = (f"lark{lark.__version__}-hcl2{importlib.metadata.version('python-hcl2')}"
@@ -82,8 +85,11 @@ def _build(cache_file: str | None) -> Lark:
     libraries are imported here, when the first parse needs them."""
     from importlib import resources
 
+    load("hcl2.parser")
     from hcl2.parser import parser as hcl2_parser
+    load("hcl2.postlexer")
     from hcl2.postlexer import PostLexer
+    load("lark")
     from lark import Lark
 
     grammar = resources.files("hcl2").joinpath("hcl2.lark").read_text(encoding="utf-8")

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..._lazy import load
 from ...errors import ConfigurationError, SourceRange, TofuSolveError
 from ..scan import BodyArgument, TopBlock, body_items, top_level_blocks
 from .body import Attribute, Block, Body, Expr, ObjectValueExpr, ValueExpr
@@ -15,6 +16,7 @@ from .body import Attribute, Block, Body, Expr, ObjectValueExpr, ValueExpr
 
 def _parse(text: str, filename: str, error: type[TofuSolveError]) -> Body:
     """The whole text parsed (:func:`.walker.parse`: the parser library is imported now)."""
+    load("tofu_solve.config.hcl.walker")
     from .walker import parse
 
     return parse(text, filename, error)
@@ -188,8 +190,11 @@ class _Reader:
     def chunk(self, start: int, stop: int, line: int) -> list[Block | Attribute] | None:
         """The items of ``text[start:stop]`` parsed on their own, with the file's positions;
         None when that slice does not parse."""
+        load("lark.exceptions")
         from lark.exceptions import LarkError
 
+        load("tofu_solve.config.hcl.grammar")
+        load("tofu_solve.config.hcl.walker")
         from . import grammar, walker
 
         try:

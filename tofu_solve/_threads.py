@@ -1,0 +1,52 @@
+"""Every thread tofu-solve starts is started here, after what it needs is imported (issue #68).
+
+A worker that imports a library for the first time while another thread imports the same
+library can fail with "partially initialized module" (the reason is in ``tofu_solve._lazy``).
+So a thread's ``needs`` (absolute module names) are imported on the starting thread, through
+the one import guard, before the thread exists; what a worker still imports later goes
+through that guard as well (``_lazy.load``). ``tests/test_layout.py`` keeps thread creation
+here, and ``tests/e2e/test_thread_imports.py`` runs tofu-solve as its own process with an
+import tracer that fails on any first import of a library on a worker thread outside the
+guard."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+
+from ._lazy import load
+
+NETWORK: tuple[str, ...] = ("requests", "requests.adapters", "urllib3", "urllib3.util.retry")
+"""What a thread that talks HTTP imports (the registry, download and OCI clients' stack)."""
+
+NOTHING: tuple[str, ...] = ()
+"""For a thread that only moves bytes between pipes."""
+
+
+def prepare(needs: Iterable[str]) -> None:
+    """Import each of ``needs`` through the import guard, on the calling thread.
+
+    Raises: ImportError as :func:`tofu_solve._lazy.load`."""
+    for name in needs:
+        load(name)
+
+
+def worker_pool(workers: int, name: str, needs: Iterable[str] = NETWORK) -> ThreadPoolExecutor:
+    """A ``ThreadPoolExecutor`` of at most ``workers`` threads named ``name_N``, started
+    only after ``needs`` are imported."""
+    prepare(needs)
+    return ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix=name)
+
+
+def start_thread(target: Callable[..., object], name: str, args: tuple = (),
+                 needs: Iterable[str] = NETWORK) -> threading.Thread:
+    """A daemon thread running ``target(*args)``, started after ``needs`` are imported (a
+    process exiting on an error never waits for it)."""
+    prepare(needs)
+    thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+__all__ = ["NETWORK", "NOTHING", "prepare", "start_thread", "worker_pool"]
