@@ -89,6 +89,9 @@ class TofuSolveError(Exception):
     # warnings that explain the failure (the CLI configuration that could not be opened, then
     # a registry that cannot be reached), shown before it (issue #34)
     warnings: tuple[str, ...] = ()
+    # what the run's package store did before the failure (``report_data``'s dict; issue #68
+    # §3: a failed root's reads and rejections are counted and named, not lost with it)
+    store: dict | None = None
 
     def __init__(self, summary: str, detail: str = "", where: SourceRange | None = None):
         self.summary = summary

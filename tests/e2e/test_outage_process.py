@@ -11,6 +11,8 @@ interval so that threads interleave inside imports. A job passes only with an em
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -193,3 +195,63 @@ def test_the_hand_over_installs_providers_from_what_was_verified_with_every_orig
     assert job.thread_imports == [], job.thread_imports
     # the run's CLI configuration is gone with the run
     assert not list(Path(tempfile.gettempdir()).glob("tofu-solve-handover-*/tofu-solve-handover.tfrc"))
+
+
+def _json(job: Job) -> dict:
+    return json.loads(job.out)
+
+
+def test_store_push_with_every_origin_down_checks_in_the_store_and_counts_as_verify_does(outage):
+    """Issue #68 §3: with the registry down, ``store push`` cannot list the platforms a lock's
+    zh: hashes stand for; the store's own index can, and each platform package is checked
+    there. Push and verify count the same units (one per platform package), and name module
+    packages by call and version."""
+    root = clone(outage.tmp, "pusher", outage.lock)
+    push = run_job(["store", "push", "-json", f"-chdir={root}"], outage.tmp, outage.tmp / "c-pusher",
+                   outage.cli_config, outage.store)
+    verify = run_job(["store", "verify", "-json", f"-chdir={root}"], outage.tmp, outage.tmp / "c-pusher",
+                     outage.cli_config, outage.store)
+    assert push.code == 0 and verify.code == 0, push.out + push.err + verify.out
+    pushed = {p["package"]: p["outcome"] for p in _json(push)["packages"]}
+    verified = {p["package"]: p["outcome"] for p in _json(verify)["packages"]}
+    assert set(pushed.values()) == {"complete"}, pushed
+    assert set(verified.values()) == {"verified"}, verified
+    assert sorted(pushed) == sorted(verified)
+    modules = [p for p in pushed if not p.startswith("provider ")]
+    assert len(modules) == 1 and modules[0].startswith("vpc 6."), modules
+    platforms = [p for p in pushed if p.startswith("provider ")]
+    assert len(platforms) == 4 and all(p.endswith("_amd64)") or p.endswith("_arm64)") for p in platforms), platforms
+    text = run_job(["store", "push", f"-chdir={root}"], outage.tmp, outage.tmp / "c-pusher", outage.cli_config,
+                   outage.store)
+    assert "(push, 1 module package and 4 provider packages, one per platform, from 1 lock file): 5 complete." \
+        in text.out, text.out
+
+
+def test_a_failed_roots_store_rejection_is_counted_and_is_its_first_cause(world, tmp_path):
+    """Issue #68 §3: corrupt blobs (every zip in the store: the module's and the providers')
+    with every origin down fail both roots; the store line counts the rejections of the
+    failed roots, and each root's row names the rejection before the origin's failure."""
+    with contextlib.contextmanager(_outage)(world, tmp_path, (".opentofu-version", "1.10.6")) as o:
+        store_host = o.store.removeprefix("oci://").split("/")[0]
+        data = tmp_path / "store" / "data" / "docker/registry/v2"
+        # the vpc package's zip in the store: the one layer under modules/ whose data is a zip
+        layers = [p for p in data.glob("blobs/sha256/*/*/data") if p.read_bytes()[:2] == b"PK"]
+        assert layers and store_host
+        for layer in layers:
+            raw = bytearray(layer.read_bytes())
+            raw[len(raw) // 2] ^= 0xFF
+            layer.write_bytes(bytes(raw))
+        base = tmp_path / "repo"
+        base.mkdir()
+        for name in ("a", "b"):
+            clone(base, name, o.lock)
+        job = run_job(["init", "-recursive", "-lockfile=readonly", "-handover=false", "-no-color",
+                       f"-chdir={base}"], tmp_path, tmp_path / "c-many", o.cli_config, o.store)
+    assert "This is a bug" not in job.err
+    assert job.code == 1
+    rows = [line for line in job.out.splitlines() if line.startswith(("a ", "b "))]
+    assert len(rows) == 2 and all("error" in r and "package store rejected " in r
+                                  and "; then: Failed to reach registry" in r for r in rows), job.out
+    store_line = next(line for line in job.out.splitlines() if line.startswith("Package store "))
+    assert "4 rejected (in 2 root modules)" in store_line, store_line
+    assert "not otherwise affected" not in job.out + job.err

@@ -193,6 +193,8 @@ def run_init(opts: InitOptions, settings: Settings,
         for c in checks:
             c.raise_error()  # the root's own syntax error first, as tofu reports it
         e.warnings = (*notes, *e.warnings)
+        for store in stores:  # what the store read and rejected before the failure stays counted (#68 §3)
+            e.store = report_data(store.address, store.report)
         raise
     finally:
         for store in stores:
@@ -798,7 +800,7 @@ def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
     for lock in locks.modules.values():
         key = module_key(lock.package) if lock.package else None
         if key is not None:
-            store.expect_module(key, content_hashes(lock), lock.version)
+            store.expect_module(key, content_hashes(lock), lock.version, lock.path)
     for provider in locks.providers.values():
         a = provider.address
         store.expect_provider(ProviderKey(a.host, a.namespace, a.type, provider.version), provider.hashes)
@@ -848,6 +850,7 @@ def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleC
         key = module_key(lock.package) if lock.package else None
         h1 = next((h for h in lock.hashes if h.startswith("h1:")), None)
         if key is not None and h1 is not None:
+            store.name_module(key, lock.path, lock.version)
             store.push_module(key, pkg.root, h1, lock.version)
 
 

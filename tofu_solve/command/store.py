@@ -146,7 +146,7 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
     with tempfile.TemporaryDirectory(prefix="tofu-solve-store-") as scratch:
         for key, lock, lock_path in _module_packages(locks):
             h1s = tuple(h for h in lock.hashes if h.startswith("h1:"))
-            store.expect_module(key, lock.hashes, lock.version)
+            store.expect_module(key, lock.hashes, lock.version, lock.path)
             found = store.check_module(key, h1s, Path(scratch))
             if found.outcome is StoreOutcome.VERIFIED:
                 run.packages.append(PackageOutcome(found.package, StoreOutcome.COMPLETE))
@@ -173,9 +173,9 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
         try:
             wanted = list(platforms) or packages.locked_platforms(a, provider.version, provider.hashes)
         except (NetworkError, RegistryError) as e:
-            run.packages.append(PackageOutcome(f"provider {a} {provider.version}", StoreOutcome.MISSING,
-                                               "the platforms its zh: hashes stand for could not be listed: its "
-                                               f"registry failed ({e.summary}: {e.detail})"))
+            # the registry cannot say which platforms the lock's zh: stand for: the store's own index
+            # can, and what it holds is checked there; only what it lacks needs the registry (#68 §3)
+            run.packages.extend(_checked_in_store(store, pkey, provider, f"its registry failed ({e.summary})"))
             continue
         for platform in wanted:
             found = store.provider_complete(pkey, platform)
@@ -196,6 +196,40 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
     run.report = store.finish(PUSH_DEADLINE)
     run.packages.extend(_pushed(p, run.report) for p in pending)
     return run
+
+
+def _checked_in_store(store: PackageStore, key: ProviderKey, provider: ProviderLock,
+                      registry_failed: str) -> list[PackageOutcome]:
+    """``store push``'s outcomes for a provider version whose registry failed: each platform
+    the store's index holds with a ``zh:`` the lock records, checked in the store (COMPLETE
+    when its blob is there at its size and digest); each ``zh:`` the store lacks MISSING,
+    since only the registry could give it. One outcome per platform package, as
+    ``store verify`` counts them."""
+    zhs = {h for h in provider.hashes if h.startswith("zh:")}
+    label = f"provider {provider.address} {provider.version}"
+    try:
+        stored, rejected = store.stored_platforms(key)
+    except NetworkError as e:
+        return [PackageOutcome(label, StoreOutcome.MISSING, f"the store did not answer ({e.summary}); "
+                               f"{registry_failed}")]
+    if rejected:
+        return [PackageOutcome(label, StoreOutcome.REJECTED, rejected)]
+    out = []
+    for platform, zh in sorted(stored.items()):
+        if zh in zhs:
+            found = store.provider_complete(key, platform)
+            out.append(found if found.outcome is not StoreOutcome.MISSING else
+                       PackageOutcome(found.package, StoreOutcome.MISSING, f"{found.reason}; {registry_failed}"))
+    out.extend(PackageOutcome(lacking_label(provider, zh), StoreOutcome.MISSING,
+                              f"not in the store, and {registry_failed}")
+               for zh in sorted(zhs - set(stored.values())))
+    return out
+
+
+def lacking_label(provider: ProviderLock, zh: str) -> str:
+    """How a report names a platform package the lock records only by its ``zh:`` (which
+    platform it is, only its registry's signed SHA256SUMS says)."""
+    return f"provider {provider.address} {provider.version} (the platform of {zh[:15]}...)"
 
 
 def _pushed(before: PackageOutcome, report: StoreReport) -> PackageOutcome:
@@ -232,7 +266,7 @@ def verify_from_locks(roots: list[Path], address: StoreAddress, settings: Settin
     store, _, packages = _open(address, settings, pushing=False)
     with tempfile.TemporaryDirectory(prefix="tofu-solve-store-") as scratch:
         for key, lock, _ in _module_packages(locks):
-            store.expect_module(key, lock.hashes, lock.version)
+            store.expect_module(key, lock.hashes, lock.version, lock.path)
             run.packages.append(store.check_module(key, tuple(h for h in lock.hashes if h.startswith("h1:")),
                                                    Path(scratch)))
         for pkey, provider in _provider_versions(locks):
@@ -258,13 +292,11 @@ def _verify_provider(store: PackageStore, key: ProviderKey, provider: ProviderLo
     if rejected:
         return [PackageOutcome(label, StoreOutcome.REJECTED, rejected)]
     out = [store.check_provider(key, p, scratch) for p, zh in sorted(stored.items()) if zh in zhs or not zh]
-    lacking = zhs - set(stored.values())
-    if lacking:
-        out.append(PackageOutcome(
-            label, StoreOutcome.MISSING,
-            f"{len(lacking)} of the {len(zhs)} platform packages the lock records (by their zh: hashes) are not in the "
-            f"store ({', '.join(sorted(lacking)[:3])}{', ...' if len(lacking) > 3 else ''}); tofu-solve store push "
-            "pushes every one, or name the platforms the fleet runs on with -platform"))
+    # one outcome per platform package, as store push counts them
+    out.extend(PackageOutcome(lacking_label(provider, zh), StoreOutcome.MISSING,
+                              "the lock records it, the store does not hold it; tofu-solve store push pushes every "
+                              "one, or name the platforms the fleet runs on with -platform")
+               for zh in sorted(zhs - set(stored.values())))
     return out
 
 

@@ -27,14 +27,28 @@ class GitError(Exception):
     Attributes:
         args_: the command's arguments after ``git``.
         status: its exit status (None: killed at the deadline).
-        stderr: what it wrote to standard error, as text.
+        stderr: what it wrote to standard error, on one line (its lines joined with "; ",
+            control characters dropped, at most :data:`MAX_STDERR` characters: it is quoted in
+            tofu-solve's own one-line messages; issue #68 §3).
     """
 
     def __init__(self, args: Sequence[str], status: int | None, stderr: str):
-        super().__init__(f"git {' '.join(args)}: {stderr.strip() or f'exit status {status}'}")
         self.args_ = tuple(args)
         self.status = status
-        self.stderr = stderr.strip()
+        self.stderr = one_line(stderr)
+        super().__init__(f"git {' '.join(args)}: {self.stderr or f'exit status {status}'}")
+
+
+MAX_STDERR = 1000
+"""How much of a git command's standard error an error quotes."""
+
+
+def one_line(text: str) -> str:
+    """``text`` (another program's output) on one line: its non-empty lines joined with "; ",
+    other control characters dropped, cut at :data:`MAX_STDERR` characters."""
+    lines = ("".join(c for c in line if c.isprintable()).strip() for line in text.splitlines())
+    joined = "; ".join(line for line in lines if line)
+    return joined if len(joined) <= MAX_STDERR else joined[:MAX_STDERR - 1] + "…"
 
 
 def _command(args: Sequence[str], git_dir: Path | None) -> list[str]:

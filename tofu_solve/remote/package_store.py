@@ -398,15 +398,32 @@ class PackageStore:
         self._pushing: dict[str, threading.Thread] = {}
         self._slots = threading.Semaphore(PUSH_WORKERS)
         self._index_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._names: dict[ModuleKey, str] = {}  # how reports name a module package (name_module)
 
     # ------------------------------------------------------------------ expectations
 
-    def expect_module(self, key: ModuleKey, hashes: tuple[str, ...], version: str = "") -> None:
+    def expect_module(self, key: ModuleKey, hashes: tuple[str, ...], version: str = "", call: str = "") -> None:
         """Record the hashes the lock gives the package at ``key`` (``h1:`` verifies what
-        the store gives; an archive's ``zh:`` is kept for the lock)."""
+        the store gives; an archive's ``zh:`` is kept for the lock), and how reports name it
+        (``call``, the call path of the lock's block, and ``version``: :meth:`label`)."""
+        self.name_module(key, call, version)
         if any(h.startswith("h1:") for h in hashes):
             with self._lock:
                 self._modules[key] = (tuple(hashes), version)
+
+    def name_module(self, key: ModuleKey, call: str, version: str) -> None:
+        """Name the package at ``key`` in reports ``CALL VERSION`` (``vpc 6.6.0``, issue #68
+        §3), by the first call that names it; another package already so named is named
+        with its origin too, so that no two packages share a label."""
+        if not call or not version:
+            return
+        with self._lock:
+            if key in self._names:
+                return
+            name = f"{call} {version}"
+            if name in self._names.values():
+                name = f"{name} ({key.origin})"
+            self._names[key] = name
 
     def recorded_zh(self, key: ModuleKey) -> str | None:
         """The hex SHA-256 of the origin's archive that the lock records for ``key`` (its
@@ -472,8 +489,11 @@ class PackageStore:
         return f"the package store {self.address} does not hold it"
 
     def label(self, key: ModuleKey) -> str:
-        """How reports name the module package at ``key``."""
-        return f"{key.origin} at {key.identity}"
+        """How reports name the module package at ``key``: its call and version
+        (:meth:`name_module`), else its origin at its identity (a commit, a checksum)."""
+        with self._lock:
+            name = self._names.get(key)
+        return name or f"{key.origin} at {key.identity[:12] if len(key.identity) == 40 else key.identity}"
 
     def _rejected(self, label: str, why: str, where: tuple[str, str]) -> None:
         """Record that the artifact at ``where`` (repository, tag) is not the package

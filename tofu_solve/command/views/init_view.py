@@ -382,6 +382,19 @@ class InitView(Protocol):
     def close(self) -> None: ...
 
 
+def failure_cell(error: Any) -> str:
+    """A failed root's reason in the ``-recursive`` table: its first cause (issue #68 §3): a
+    package the store held but that failed verification, then what the error says (an
+    origin that failed too), else the error's summary."""
+    if error is None:
+        return ""
+    rejected = (getattr(error, "store", None) or {}).get("rejected") or []
+    if rejected:
+        more = f" and {len(rejected) - 1} more" if len(rejected) > 1 else ""
+        return f"package store rejected {rejected[0]['package']}{more}; then: {error.summary}"
+    return str(error.summary)
+
+
 class InitHuman:
     """:class:`InitView` for people: OpenTofu's wording on standard output, progress and
     errors on standard error (:class:`~.human.HumanView`)."""
@@ -465,7 +478,9 @@ class InitHuman:
             h.line()
             for line in lines:
                 h.folded(line, indent="    ")
-        store = summary_line([o.value.store for o in s.outcomes if o.value is not None], roots=len(s.outcomes))
+        # a failed root's store counts too (its error keeps them): issue #68 §3
+        store = summary_line([o.value.store if o.value is not None else getattr(o.error, "store", None)
+                              for o in s.outcomes], roots=len(s.outcomes))
         if store:
             h.line()
             h.folded(store)
@@ -482,7 +497,7 @@ class InitHuman:
                 row = [s.name(o.root), "ok" if ho is None or ho.code == 0 else "error",
                        str(len(r.resolution.modules)), str(len(r.locks.providers)), _root_line_lock(r)]
             else:
-                row = [s.name(o.root), "error", "-", "-", o.error.summary if o.error else ""]
+                row = [s.name(o.root), "error", "-", "-", failure_cell(o.error)]
             rows.append(row + ([_client_cell(ho)] if handed else []))
         head = ["ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE"] + (["CLIENT INIT"] if handed else [])
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]

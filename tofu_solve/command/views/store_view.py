@@ -40,7 +40,7 @@ def store_warnings(address: StoreAddress, report: StoreReport, rejected: bool = 
         out.append(WarningText(
             "Package store unavailable",
             f"The package store {address} did not answer ({report.down}), after retrying; it was not asked again, "
-            "and every package it had not given came from its origin. The run was not otherwise affected."))
+            "and every package it had not given was asked of its origin."))
     if report.not_pushed:
         out.append(WarningText(
             "Packages not pushed to the package store",
@@ -102,7 +102,11 @@ def outcome_lines(address: StoreAddress, action: str, packages: Sequence[Package
     order = (StoreOutcome.VERIFIED, StoreOutcome.COMPLETE, StoreOutcome.PUSHED, StoreOutcome.MISSING,
              StoreOutcome.REJECTED)
     shown = ", ".join(f"{counts[o]} {words[o].lower()}" for o in order if counts.get(o))
-    out = [f"Package store {address} ({action}, {len(packages)} packages from {lock_files} lock "
+    providers = sum(1 for p in packages if p.package.startswith("provider "))
+    # push and verify count the same units, and say which (issue #68 §3)
+    units = (f"{len(packages) - providers} module {'package' if len(packages) - providers == 1 else 'packages'} and "
+             f"{providers} provider {'package' if providers == 1 else 'packages'}, one per platform")
+    out = [f"Package store {address} ({action}, {units}, from {lock_files} lock "
            f"{'file' if lock_files == 1 else 'files'}): {shown or 'nothing to do'}."]
     for p in packages:
         if p.outcome in (StoreOutcome.VERIFIED, StoreOutcome.COMPLETE):
