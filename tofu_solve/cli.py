@@ -489,6 +489,10 @@ def _commands() -> tuple[_Command, ...]:
                 _Arg("--serve", action="store_true",
                      help="keep the fixture world running for your own roots: print the CLI configuration that "
                           "points tofu-solve and tofu or terraform at it, and wait until interrupted"),
+                _Arg("--port", metavar="N", type=int,
+                     help="with -serve: the registry's port on 127.0.0.1 (the git daemon takes N+1); without it, "
+                          "a restart in the same -output folder takes the ports the last one used, so that the "
+                          "git sources and lock packages it wrote still point at it (an outage drill)"),
             ),
             defaults={"command_module": "demo", "json": False, "chdir": None},
         ),

@@ -220,7 +220,7 @@ def test_store_push_with_every_origin_down_checks_in_the_store_and_counts_as_ver
     modules = [p for p in pushed if not p.startswith("provider ")]
     assert len(modules) == 1 and modules[0].startswith("vpc 6."), modules
     platforms = [p for p in pushed if p.startswith("provider ")]
-    assert len(platforms) == 4 and all(p.endswith("_amd64)") or p.endswith("_arm64)") for p in platforms), platforms
+    assert len(platforms) == 4 and all(p.endswith(("_amd64)", "_arm64)")) for p in platforms), platforms
     text = run_job(["store", "push", f"-chdir={root}"], outage.tmp, outage.tmp / "c-pusher", outage.cli_config,
                    outage.store)
     assert "(push, 1 module package and 4 provider packages, one per platform, from 1 lock file): 5 complete." \

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import shlex
 import shutil
@@ -30,6 +31,7 @@ from .._lazy import load
 from ..config.tree import read_module_tree
 from ..errors import ConfigurationError, TofuSolveError
 from ..lockfile import LockFile
+from ..lockfile.replacefile import write_atomic
 from ..settings import Settings
 from ..solver.baseline import newest_per_call
 from ..solver.context import SolveOptions
@@ -233,8 +235,31 @@ def _git_addresses(world, git_url: str | None, output: Path) -> tuple[str, Path 
             "selects among the tags):\n" + "\n".join(lines) + "\n\n"), root
 
 
+PORTS_FILE = "world-ports.json"
+"""Where ``demo -serve`` keeps the ports it listened on, in its -output folder."""
+
+
+def serve_ports(output: Path, port: int | None) -> tuple[int, int]:
+    """The (registry, git daemon) ports for ``demo -serve``: ``port`` and ``port + 1`` when
+    given; else the ports the last ``-serve`` in ``output`` recorded (every git ``source``
+    and lock ``package`` it handed out embeds the git daemon's port, so a restart that keeps
+    them lets a team stop and start the origins: issue #68 §4); else (0, 0), any free ones.
+
+    Raises: ConfigurationError for a port outside 1-65534."""
+    if port is not None:
+        if not 0 < port < 65535:
+            raise ConfigurationError("Invalid -port", f"-port={port}: a port from 1 to 65534 (the git daemon "
+                                     "takes the next one).")
+        return port, port + 1
+    try:
+        recorded = json.loads((output / PORTS_FILE).read_text())
+        return int(recorded["registry"]), int(recorded["git"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0, 0
+
+
 def serve_demo(output: Path | None, corpus: str | None, out, settings: Settings,
-               stop: threading.Event | None = None) -> int:
+               stop: threading.Event | None = None, port: int | None = None) -> int:
     """Keep the fixture world running for your own roots (``demo -serve``, issue #37): build
     (or reuse) it, start its registry and git daemon on 127.0.0.1, write the CLI
     configuration that points tofu-solve and the real client at them
@@ -260,8 +285,11 @@ def serve_demo(output: Path | None, corpus: str | None, out, settings: Settings,
         # Ctrl-C and SIGTERM end the wait (SIGINT too where a shell started it ignoring SIGINT)
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, lambda *_: stop.set())
+    ports = serve_ports(output, port)
     try:
-        with running_world(world, output) as rw:
+        with running_world(world, output, ports=ports) as rw:
+            write_atomic(output / PORTS_FILE, json.dumps(
+                {"registry": rw.registry.port, "git": rw.git.port if rw.git else 0}).encode())
             env_file = output / "world.env"
             env_file.write_text(f"export TF_CLI_CONFIG_FILE={shlex.quote(str(rw.cli_config))}\n")
             n_versions = sum(len(m["versions"]) for m in world.modules.values())
@@ -293,5 +321,7 @@ def serve_demo(output: Path | None, corpus: str | None, out, settings: Settings,
 def run(args, settings: Settings, run_cli: RunCli) -> int:
     """The command: ``args`` as the parser left them; ``run_cli`` runs each step."""
     if args.serve:
-        return serve_demo(args.output, args.corpus, sys.stdout, settings)
+        return serve_demo(args.output, args.corpus, sys.stdout, settings, port=args.port)
+    if args.port is not None:
+        raise ConfigurationError("Invalid -port", "-port goes with -serve.")
     return run_demo(args.output, args.corpus, sys.stdout, settings, run_cli)

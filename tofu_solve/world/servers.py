@@ -139,8 +139,9 @@ class RegistryServer:
             return f"git::{self.git_base.rstrip('/')}/{repo}.git?ref={tag}"
         return f"git::file://{self.built.repo_path(repo)}?ref={tag}"
 
-    def start(self) -> RegistryServer:
-        self._httpd = _Server((LOOPBACK, 0), _RegistryHandler)
+    def start(self, port: int = 0) -> RegistryServer:
+        """Listen on 127.0.0.1:``port`` (0: any free port). Raises OSError when it is taken."""
+        self._httpd = _Server((LOOPBACK, port), _RegistryHandler)
         self._httpd.owner = self  # type: ignore[attr-defined]  # what the handler serves
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
@@ -368,8 +369,9 @@ class _RegistryHandler(BaseHTTPRequestHandler):
 class GitDaemon:
     """``git daemon`` serving a directory of bare repositories on 127.0.0.1."""
 
-    def __init__(self, base: Path):
+    def __init__(self, base: Path, port: int = 0):
         self.base = Path(base)
+        self.wanted = port  # 0: any free port
         self.port = 0
         self.proc: subprocess.Popen | None = None
 
@@ -380,8 +382,8 @@ class GitDaemon:
     def start(self) -> GitDaemon:
         if shutil.which("git") is None:
             raise TofuSolveError("git not found", "git daemon needs git on PATH.")
-        for _ in range(5):
-            self.port = _free_port()
+        for _ in range(1 if self.wanted else 5):
+            self.port = self.wanted or _free_port()
             self.proc = subprocess.Popen(
                 ["git", "daemon", f"--base-path={self.base}", "--export-all", "--reuseaddr",
                  f"--listen={LOOPBACK}", f"--port={self.port}", "--informative-errors", str(self.base)],
@@ -394,7 +396,8 @@ class GitDaemon:
                     return self
                 time.sleep(0.05)
             self.stop()
-        raise TofuSolveError("git daemon did not start", f"No git daemon listening on {LOOPBACK}.")
+        raise TofuSolveError("git daemon did not start", f"No git daemon listening on {LOOPBACK}"
+                             + (f":{self.wanted} (is the port taken?)." if self.wanted else "."))
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -447,13 +450,24 @@ class RunningWorld:
 
 
 @contextlib.contextmanager
-def running_world(world: World, tmp: Path, *, use_git_daemon: bool = True, download_style: str = "header"):
-    """Start the registry (and ``git daemon``), yield a :class:`RunningWorld`, stop both."""
-    git = GitDaemon(world.git_dir).start() if use_git_daemon else None
+def running_world(world: World, tmp: Path, *, use_git_daemon: bool = True, download_style: str = "header",
+                  ports: tuple[int, int] = (0, 0)):
+    """Start the registry (and ``git daemon``), yield a :class:`RunningWorld`, stop both.
+    ``ports``: the registry's and the git daemon's (0: any free one).
+
+    Raises: TofuSolveError (git missing, the daemon did not start, the registry's port is
+    taken)."""
+    git = GitDaemon(world.git_dir, ports[1]).start() if use_git_daemon else None
+    reg = RegistryServer(world, git.url if git else None, download_style)
     try:
-        with RegistryServer(world, git.url if git else None, download_style) as reg:
-            cfg = write_cli_config(Path(tmp) / "tofu-solve-world.tfrc", reg.url)
-            yield RunningWorld(world, reg, git, cfg)
+        try:
+            reg.start(ports[0])
+        except OSError as e:
+            raise TofuSolveError("Port in use", f"The fixture registry cannot listen on {LOOPBACK}:{ports[0]} "
+                                 f"({e.strerror or e}): stop what uses it, or choose another -port.") from None
+        cfg = write_cli_config(Path(tmp) / "tofu-solve-world.tfrc", reg.url)
+        yield RunningWorld(world, reg, git, cfg)
     finally:
+        reg.stop()
         if git:
             git.stop()
