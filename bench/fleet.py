@@ -1,7 +1,7 @@
 """A fleet of CI jobs with and without a package store (issue #49 §5).
 
     python3 bench/fleet.py [--jobs 16] [--rtt-ms 150] [--store-rtt-ms 20] [--roots 4] [--root NAME ...] [--python PY]
-                           [--real-content GIT_DIR ...] [--parallel 1]
+                           [--real-content GIT_DIR ...] [--parallel 1] [--handover]
 
 Origins (the fixture registry, its provider files and ``git daemon``) sit behind delay
 proxies of ``--rtt-ms``; the store, Debian's ``docker-registry`` on 127.0.0.1, behind one of
@@ -24,11 +24,20 @@ requests are its own; ``--parallel N`` runs N at once and reports the fleet's to
 Beside them, ``terraform get`` on each root through the same origin proxies (fresh copy,
 no cache), when ``terraform`` is on PATH: the target is a warm-store job in at most half
 its time.
+
+``--handover`` (issue #68 §5; needs ``terraform`` on PATH, which the jobs then solve for)
+adds two fleets whose jobs hand over to ``terraform init`` as ``tofu-solve init`` does by
+default, so that a job ends with the directory ready for ``plan``:
+
+* **hand-over, origins up, no store**: every package from the origins;
+* **hand-over, every origin down, warm store**: the origins' proxies and servers stopped, every
+  package from the store, the providers given to the client from what tofu-solve verified.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -54,14 +63,19 @@ from tofu_solve.world import GitDaemon, RegistryServer, build_world, default_wor
 PYTHON = [sys.executable]  # the interpreter jobs run tofu-solve with (--python)
 
 
-def _init(root: Path, env: dict) -> tuple[float, int, dict]:
+def _init(root: Path, env: dict, handover: str | None = None) -> tuple[float, int, dict]:
+    """One job's ``init -json`` (``handover``: the client to hand over to; else none)."""
     started = time.monotonic()
-    done = subprocess.run([PYTHON[0], "-m", "tofu_solve", "init", "-json", "-handover=false", f"-chdir={root}"],
+    flags = [f"-tf-path={handover}"] if handover else ["-handover=false"]
+    done = subprocess.run([PYTHON[0], "-m", "tofu_solve", "init", "-json", *flags, f"-chdir={root}"],
                           env=env, capture_output=True, text=True)
     took = time.monotonic() - started
     result = {}
     for line in reversed(done.stdout.strip().splitlines()):
-        msg = json.loads(line)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
         if msg.get("type") == "init_result":
             result = msg["result"]
             break
@@ -79,7 +93,7 @@ class Origins:
 
 
 def _fleet(name: str, store: str | None, roots, locks: dict, origins: Origins, sproxy: DelayProxy | None,
-           rc: Path, jobs: int, parallel: int, work: Path) -> list[dict]:
+           rc: Path, jobs: int, parallel: int, work: Path, handover: str | None = None) -> list[dict]:
     out: list[dict] = []
 
     def one(i: int) -> dict:
@@ -91,8 +105,10 @@ def _fleet(name: str, store: str | None, roots, locks: dict, origins: Origins, s
                "HOME": str(tmp), "NO_COLOR": "1", "TOFU_SOLVE_PACKAGE_STORE": store or "",
                "TOFU_SOLVE_PACKAGE_STORE_GRACE": "60"}
         before, sbefore = origins.mark(), sproxy.bytes_down if sproxy else 0
-        took, code, result = _init(tmp / "root", env)
+        took, code, result = _init(tmp / "root", env, handover)
         after, safter = origins.mark(), sproxy.bytes_down if sproxy else 0
+        if handover and code == 0:  # the client's init installed the providers: ready for plan
+            code = 0 if list((tmp / "root" / ".terraform" / "providers").glob("*/*/*/*/*")) else 3
         same = (tmp / "root" / ".terraform.lock.hcl").read_text() == locks[root.name]
         ps = result.get("package_store") or {}
         return {"root": root.name, "seconds": took, "code": code, "lock_unchanged": same,
@@ -124,6 +140,8 @@ def main() -> int:
     ap.add_argument("--root", action="append", default=[])
     ap.add_argument("--real-content", nargs="*", default=[])
     ap.add_argument("--parallel", type=int, default=1)
+    ap.add_argument("--handover", action="store_true", help="add the hand-over fleets (origins up without a store; "
+                                                           "every origin down with a warm store)")
     ap.add_argument("--python", default=sys.executable,
                     help="the interpreter of the jobs: a virtual environment with tofu-solve installed as users "
                          "install it (this repository's test extras make oras's import take a second longer)")
@@ -137,30 +155,44 @@ def main() -> int:
     rtt, srtt = args.rtt_ms / 1000, args.store_rtt_ms / 1000
     if args.real_content:
         world, _ = real_content_world(world, [Path(p) for p in args.real_content], work / "real")
+    if args.handover and not terraform:
+        ap.error("--handover needs terraform on PATH")
+    handover = terraform if args.handover else None
     try:
-        with GitDaemon(world.git_dir) as git, DelayProxy(("127.0.0.1", git.port), rtt) as gproxy, \
-                RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/") as reg, \
-                DelayProxy(("127.0.0.1", reg.port), rtt) as rproxy, \
-                run_registry(work / "store") as oci, \
+        with run_registry(work / "store") as oci, \
                 DelayProxy(("127.0.0.1", int(oci.host.rsplit(":", 1)[1])), srtt) as sproxy:
-            rc = write_cli_config(work / "rc", f"http://127.0.0.1:{rproxy.port}")
-            origins = Origins(reg, rproxy, gproxy)
-            locks, tg = {}, {}
-            for root in roots:  # the repository's lock file, written once
-                root.write(work / "lock" / root.name)
-                env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc), "TOFU_SOLVE_CACHE_DIR": str(work / "lock-cache"),
-                       "HOME": str(work), "TOFU_SOLVE_PACKAGE_STORE": ""}
-                _, code, _ = _init(work / "lock" / root.name, env)
-                if code == 0:
-                    locks[root.name] = (work / "lock" / root.name / ".terraform.lock.hcl").read_text()
-                    if terraform:
-                        tg[root.name] = _client_time(terraform, "get", root, work / f"tf-get-{root.name}", env)
-            roots = [r for r in roots if r.name in locks]
-            store = f"oci://127.0.0.1:{sproxy.port}/fleet"
-            fleets = {}
-            for name, addr in (("no store", None), ("cold store", store), ("warm store", store)):
-                fleets[name] = _fleet(name.replace(" ", "-"), addr, roots, locks, origins, sproxy, rc, args.jobs,
-                                      args.parallel, work)
+            with contextlib.ExitStack() as up:  # the origins: leaving the block stops them
+                git = up.enter_context(GitDaemon(world.git_dir))
+                gproxy = up.enter_context(DelayProxy(("127.0.0.1", git.port), rtt))
+                reg = up.enter_context(RegistryServer(world, f"git://127.0.0.1:{gproxy.port}/"))
+                rproxy = up.enter_context(DelayProxy(("127.0.0.1", reg.port), rtt))
+                rc = write_cli_config(work / "rc", f"http://127.0.0.1:{rproxy.port}")
+                origins = Origins(reg, rproxy, gproxy)
+                locks, tg = {}, {}
+                for root in roots:  # the repository's lock file, written once
+                    root.write(work / "lock" / root.name)
+                    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(rc),
+                           "TOFU_SOLVE_CACHE_DIR": str(work / "lock-cache"), "HOME": str(work),
+                           "TOFU_SOLVE_PACKAGE_STORE": ""}
+                    _, code, _ = _init(work / "lock" / root.name, env)
+                    if code == 0:
+                        locks[root.name] = (work / "lock" / root.name / ".terraform.lock.hcl").read_text()
+                        if terraform:
+                            tg[root.name] = _client_time(terraform, "get", root, work / f"tf-get-{root.name}", env)
+                roots = [r for r in roots if r.name in locks]
+                store = f"oci://127.0.0.1:{sproxy.port}/fleet"
+                fleets = {}
+                for name, addr in (("no store", None), ("cold store", store), ("warm store", store)):
+                    fleets[name] = _fleet(name.replace(" ", "-"), addr, roots, locks, origins, sproxy, rc,
+                                          args.jobs, args.parallel, work)
+                if handover:
+                    fleets["hand-over, origins up, no store"] = _fleet(
+                        "handover-up", None, roots, locks, origins, sproxy, rc, args.jobs, args.parallel, work,
+                        handover)
+            if handover:  # every origin stopped (servers and proxies); the store stays
+                fleets["hand-over, every origin down, warm store"] = _fleet(
+                    "handover-down", store, roots, locks, origins, sproxy, rc, args.jobs, args.parallel, work,
+                    handover)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"\n{args.jobs} jobs over {len(roots)} roots; origins at RTT {args.rtt_ms:g} ms, store at "
