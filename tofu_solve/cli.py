@@ -146,6 +146,9 @@ def _policy_flag(sp: argparse.ArgumentParser) -> None:
     sp.add_argument("--policy-override", metavar="LABEL[,LABEL...]", dest="policy_override",
                     help="let versions that fail these mandatory_overridable policies (by label) be selected, with "
                          "a warning, as HCP's override does")
+    sp.add_argument("--policy-input", metavar="NAME=VALUE", dest="policy_input", action="append",
+                    help="a value for the *.policy.hcl input NAME (repeatable; before TFPOLICY_INPUT_NAME and the "
+                         "input's default, as HashiCorp's tfpolicy -input)")
 
 
 def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:

@@ -14,9 +14,9 @@ from tofu_solve.errors import ConfigurationError
 NOW = datetime(2026, 11, 28, tzinfo=UTC)
 
 
-def load(tmp_path, text: str, environ: dict | None = None, overrides=frozenset()) -> Policy:
+def load(tmp_path, text: str, environ: dict | None = None, overrides=frozenset(), inputs=()) -> Policy:
     (tmp_path / "p.policy.hcl").write_text(text)
-    policy = load_policy(tmp_path, None, environ or {}, overrides=overrides, now=lambda: NOW)
+    policy = load_policy(tmp_path, None, environ or {}, overrides=overrides, now=lambda: NOW, inputs=inputs)
     assert policy is not None
     return policy
 
@@ -94,14 +94,35 @@ module_policy "*" "r" {
 '''
 
 
-@pytest.mark.parametrize("environ,floor", [
-    ({}, "1.0.0"),  # the default
-    ({"floor": "2.0.0"}, "2.0.0"),  # an environment variable with the exact name
-    ({"floor": "2.0.0", "TFPOLICY_INPUT_floor": "3.0.0"}, "3.0.0"),  # TFPOLICY_INPUT_ first
+@pytest.mark.parametrize("environ,flags,floor", [
+    ({}, (), "1.0.0"),  # the default
+    # an environment variable with the input's exact name is never read (issue #67 §2: v0.3.x
+    # read it, v0.4.x does not, and a pull request's policy would read the job's secrets)
+    ({"floor": "2.0.0"}, (), "1.0.0"),
+    ({"TFPOLICY_INPUT_floor": "3.0.0"}, (), "3.0.0"),
+    ({"TFPOLICY_INPUT_floor": "3.0.0"}, ("floor=4.0.0",), "4.0.0"),  # -policy-input first, as tfpolicy -input
+    ({}, ("floor=2.0.0", "floor=5.0.0"), "5.0.0"),  # the last one given
 ])
-def test_inputs_in_their_order_of_precedence(tmp_path, environ, floor):
-    policy = load(tmp_path, INPUT, environ)
+def test_inputs_in_their_order_of_precedence(tmp_path, environ, flags, floor):
+    policy = load(tmp_path, INPUT, environ, inputs=flags)
     assert [f.reason for f in policy.module_verdicts("p", "0.9.0", None)] == [f"below {floor}"]
+
+
+def test_an_input_named_after_a_secret_reads_no_secret(tmp_path):
+    """Issue #67 §2: ``input "TF_TOKEN_app_terraform_io"`` gets no value from that variable."""
+    text = INPUT.replace('"floor"', '"TF_TOKEN_app_terraform_io"').replace("input.floor", "input.TF_TOKEN_app_terraform_io")
+    policy = load(tmp_path, text, {"TF_TOKEN_app_terraform_io": "secret-token", "GITHUB_TOKEN": "x"})
+    assert [f.reason for f in policy.module_verdicts("p", "0.9.0", None)] == ["below 1.0.0"]
+    without_default = text.replace('  default = "1.0.0"\n', "")
+    with pytest.raises(ConfigurationError) as e:
+        load(tmp_path, without_default, {"TF_TOKEN_app_terraform_io": "secret-token"})
+    assert e.value.summary == "No value for required input" and "secret-token" not in str(e.value)
+
+
+@pytest.mark.parametrize("given", ["floor", "=1", "not an id=1"])
+def test_a_malformed_policy_input_is_refused(tmp_path, given):
+    with pytest.raises(ConfigurationError, match="Invalid -policy-input"):
+        load(tmp_path, INPUT, {}, inputs=(given,))
 
 
 def test_typed_inputs_from_the_environment(tmp_path):

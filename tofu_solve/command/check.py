@@ -386,7 +386,7 @@ def run(ns, settings: Settings) -> int | Finished:
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client, settings.reads)
     policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
-                         settings.reads, overrides=frozenset(args.policy_override))
+                         settings.reads, overrides=frozenset(args.policy_override), inputs=args.policy_input)
     diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
     _view(args, settings).result(diffs)
     if not diffs and args.format == "text":  # the warm path may answer the next check (workdir/stamp.py)

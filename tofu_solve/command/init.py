@@ -141,6 +141,7 @@ class InitOptions:
     platforms: tuple[str, ...] = ()  # target platforms for provider h1: hashes (default: this machine's)
     policy: str | None = None  # -policy as given (None: TOFU_SOLVE_POLICY, else the file found upward)
     policy_override: tuple[str, ...] = ()  # -policy-override: mandatory_overridable rules let through
+    policy_input: tuple[str, ...] = ()  # -policy-input NAME=VALUE: *.policy.hcl input values
     vars: tuple[tuple[str, str], ...] = ()  # ("var", "NAME=VALUE") / ("var-file", "PATH"), in order
     display_prefix: str = ""  # prepended to the root's file names in citations (-recursive: "envs/prod/")
     verbose: bool = False  # -verbose: a rule's warning lists every version it kept out (issue #47 §5)
@@ -215,7 +216,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     tree = _read_root(root, opts, settings, target, checks)
     read = _read_locks(root, opts, settings, target)
     policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
-                         opts.display_prefix, frozenset(opts.policy_override))
+                         opts.display_prefix, frozenset(opts.policy_override), inputs=opts.policy_input)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
                            () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
     solve_locks, providers_again = read.locks, frozenset[str]()
@@ -1094,6 +1095,7 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
                        min_age=given_min_age(args.min_age, settings.min_age),
                        platforms=tuple(parse_platform(p) for p in args.platforms), vars=args.vars,
                        policy=args.policy, policy_override=args.policy_override, verbose=args.verbose,
+                       policy_input=args.policy_input,
                        package_store=args.package_store)
     if args.recursive:
         if args.accept_checksum:  # a NAME is one root's lock entry: accepted where it was reviewed
@@ -1192,7 +1194,7 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
     """``init -recursive``: every root module under -chdir, in parallel over one cache."""
     base = Path(args.chdir)
     # what every root shares is read once: an error in it is said once, before any root (issue #59 §3)
-    read_shared_inputs(base, settings, opts.policy, opts.tofu_version, opts.terraform_version)
+    read_shared_inputs(base, settings, opts.policy, opts.tofu_version, opts.terraform_version, opts.policy_input)
     roots = walk_roots(base, settings)
     views.initializing_roots(len(roots), base)
 

@@ -33,7 +33,7 @@ from ..solver.model import Kind
 from ..store.cache import Cache, key_of
 from ..versions.cooldown import format_age, format_day
 from ..versions.target import lock_product
-from .arguments.init_flags import policy_overrides
+from .arguments.init_flags import policy_inputs, policy_overrides
 from .monorepo import relative_name, walk_roots
 
 if TYPE_CHECKING:
@@ -450,7 +450,7 @@ def run(ns, settings: Settings) -> int:
     base = Path(ns.chdir)
     host = "registry.opentofu.org"
     policy = load_policy(base, getattr(ns, "policy", None), settings.environ, host,
-                         overrides=frozenset(policy_overrides(ns)))
+                         overrides=frozenset(policy_overrides(ns)), inputs=policy_inputs(ns))
     names, items = inventory(base, bool(ns.recursive), policy, host, Cache(settings.cache_dir), settings)
     fmt = "json" if ns.json else ns.format
     now = time.time()

@@ -203,7 +203,7 @@ __all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefi
 
 
 def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_version: str | None = None,
-                       terraform_version: str | None = None) -> None:
+                       terraform_version: str | None = None, policy_input: tuple[str, ...] = ()) -> None:
     """Read, once and before any root is touched, what every root under ``base`` shares:
     the CLI configuration, a version file in ``base`` or above (or the version flags), and
     the policy file that applies from ``base`` (``-policy``, ``TOFU_SOLVE_POLICY``, or the
@@ -223,7 +223,7 @@ def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_ver
 
     load_cli_config(settings.environ)
     target = target_version(tofu_version, base, terraform=terraform_version)
-    load_policy(base, policy, settings.environ, target.product.registry_host)
+    load_policy(base, policy, settings.environ, target.product.registry_host, inputs=policy_input)
 
 
 def each_root(chdir: str, fn, settings=None) -> list:
@@ -255,11 +255,13 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
 
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     base = Path(args.chdir)
-    read_shared_inputs(base, settings, args.policy, args.tofu_version, args.terraform_version)
+    read_shared_inputs(base, settings, args.policy, args.tofu_version, args.terraform_version,
+                       getattr(args, "policy_input", ()))
 
     def one(root: Path):
         target = target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
         policy = load_policy(root, args.policy, settings.environ, target.product.registry_host,
-                             overrides=frozenset(getattr(args, "policy_override", ())))
+                             overrides=frozenset(getattr(args, "policy_override", ())),
+                             inputs=getattr(args, "policy_input", ()))
         return fn(root, target, display_prefix(root, base), policy)
     return each_root(args.chdir, one, settings)

@@ -316,7 +316,7 @@ def run(ns, settings: Settings) -> int:
     client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
     target = _target(args, args.chdir, client)
     policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
-                         overrides=frozenset(args.policy_override))
+                         overrides=frozenset(args.policy_override), inputs=args.policy_input)
     rows = outdated(Path(args.chdir), settings, tuple(args.vars or ()), target,
                     args.shared, progress=line_progress(args.json),
                     min_age=given_min_age(args.min_age, settings.min_age), policy=policy)

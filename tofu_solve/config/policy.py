@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC
 from pathlib import Path
@@ -487,9 +487,36 @@ def find_policy(root: Path, flag: str | None, environ: Mapping[str, str],
     return found[0] if found else None
 
 
+def policy_inputs(environ: Mapping[str, str], given: Sequence[str] = ()) -> dict[str, tuple[str, str]]:
+    """The values ``*.policy.hcl`` inputs may read: input name -> (value, where it came from),
+    from ``TFPOLICY_INPUT_<name>`` in ``environ``, then ``-policy-input NAME=VALUE``
+    (``given``; a later one wins), as HashiCorp's tfpolicy reads them (the flag before the
+    variable, both before the block's ``default``: ``../shared/docs/policy-lifecycle-reference.md``
+    §1). No other environment variable reaches a policy (issue #67 §2: a pull request's
+    policy file must not read the job's secrets).
+
+    Raises:
+        ConfigurationError: a ``-policy-input`` without ``=`` or with a name that is not an
+            identifier.
+    """
+    load("tofu_solve.config.policy_hcl")
+    from .policy_hcl import INPUT_PREFIX
+
+    out = {k[len(INPUT_PREFIX):]: (v, k) for k, v in environ.items()
+           if k.startswith(INPUT_PREFIX) and len(k) > len(INPUT_PREFIX)}
+    for item in given:
+        name, eq, value = item.partition("=")
+        if not eq or not name.isidentifier():
+            raise ConfigurationError("Invalid -policy-input", f'-policy-input "{item}": write NAME=VALUE, NAME '
+                                     "the input's name.")
+        out[name] = (value, f"-policy-input {name}")
+    return out
+
+
 def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
                 registry_host: str = "registry.opentofu.org", reads: ReadLog | None = None,
-                display_prefix: str = "", overrides: frozenset[str] = frozenset(), now=None) -> Policy | None:
+                display_prefix: str = "", overrides: frozenset[str] = frozenset(), now=None,
+                inputs: Sequence[str] = ()) -> Policy | None:
     """The policy in force for ``root`` (:func:`find_policies`, then :func:`read_policy` of
     a ``tofu-solve-policy.hcl`` and :func:`~.policy_hcl.read_policy_unit` of each
     ``*.policy.hcl``, issue #62; each file named relative to the root module in messages, as
@@ -497,7 +524,8 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
     where the user ran, so that every root names one file alike, issue #47 §5), or None;
     ``reads``: where the places looked at are registered; ``overrides``: the labels
     ``-policy-override`` names; ``now``: the clock policies' ``timestamp()`` reads (default
-    the system's).
+    the system's); ``inputs``: the ``-policy-input NAME=VALUE`` given (with
+    ``TFPOLICY_INPUT_*`` of ``environ``, the only values inputs read: :func:`policy_inputs`).
 
     Raises:
         ConfigurationError: as :func:`find_policies` and the readers; an override that
@@ -511,6 +539,7 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
     paths = find_policies(root, flag, environ, reads)
     if not paths:
         return None
+    values = policy_inputs(environ, inputs)
     policy: Policy | None = None
     units = []
     for path in paths:
@@ -523,7 +552,7 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
         except ValueError:  # another drive
             shown = os.fspath(path)
         if path.name.endswith(HCL_POLICY_SUFFIX):
-            units.append(read_policy_unit(path, shown, environ, now or (lambda: datetime.now(UTC))))
+            units.append(read_policy_unit(path, shown, values, now or (lambda: datetime.now(UTC))))
         else:
             policy = read_policy(path, shown, registry_host)
     if policy is None:

@@ -13,10 +13,11 @@ resources exist only after plan, which tofu-solve never reaches; HCP evaluates t
 Semantics, from the reference (``../shared/docs/policy-lifecycle-reference.md`` §1):
 
 * each file is a unit: its inputs and locals are its own;
-* inputs: ``TFPOLICY_INPUT_<name>``, then an environment variable named exactly ``<name>``,
-  then ``default`` (HCP's policy-set parameters come first there; tofu-solve has none); an
-  input with neither is an error, and a ``type`` (string, number, bool, list(string),
-  map(string)) converts the value read from the environment (lists and maps as JSON);
+* inputs: ``-policy-input NAME=VALUE``, then ``TFPOLICY_INPUT_<name>``, then ``default``,
+  as HashiCorp's tfpolicy (v0.4.x) reads them; never another environment variable (v0.3.x
+  also read one named exactly ``<name>``: a pull request's policy file would read the job's
+  secrets, issue #67 §2). An input with none is an error, and a ``type`` (string, number,
+  bool, list(string), map(string)) converts the value given (lists and maps as JSON);
 * ``enforcement_level``: ``mandatory`` (the default: the v0.3.x reference's word, chosen over
   an index page's ``advisory`` because a rule that says nothing should not fail open; a
   file's ``policy { enforcement_level }`` sets its own default, as a public example does),
@@ -258,10 +259,11 @@ class PolicyUnit:
             return json.dumps(v)
 
 
-def read_policy_unit(path: os.PathLike | str, shown: str, environ: Mapping[str, str],
+def read_policy_unit(path: os.PathLike | str, shown: str, given: Mapping[str, tuple[str, str]],
                      now: Callable[[], datetime]) -> PolicyUnit:
     """Read the ``*.policy.hcl`` file at ``path`` (``shown``: its name in messages);
-    ``environ``: where ``TFPOLICY_INPUT_<name>`` is read.
+    ``given``: the input values (name -> (value, where it came from):
+    :func:`~.policy.policy_inputs`).
 
     Raises:
         ConfigurationError: unreadable, broken HCL, an unsupported block, argument,
@@ -275,14 +277,14 @@ def read_policy_unit(path: os.PathLike | str, shown: str, environ: Mapping[str, 
         text = open(path, encoding="utf-8").read()  # noqa: SIM115 - read whole, closed by the GC at once
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigurationError("Failed to read the policy file", f"{shown} could not be read ({e}).") from None
-    return _UnitReader(shown, text, environ, now).read(hcl.parse(text, shown))
+    return _UnitReader(shown, text, given, now).read(hcl.parse(text, shown))
 
 
 class _UnitReader:
     """One policy file read: its blocks in order, checked as they are met."""
 
-    def __init__(self, name: str, text: str, environ: Mapping[str, str], now: Callable[[], datetime]):
-        self.name, self.text, self.environ, self.now = name, text, environ, now
+    def __init__(self, name: str, text: str, given: Mapping[str, tuple[str, str]], now: Callable[[], datetime]):
+        self.name, self.text, self.given, self.now = name, text, given, now
         self.lines = tuple(text.splitlines())
         self.inputs: dict[str, Any] = {}
         self.locals: list[tuple[str, Expression]] = []
@@ -380,9 +382,9 @@ class _UnitReader:
         if type_text not in _INPUT_TYPES:
             raise self.refuse("Unsupported input type", f"tofu-solve reads inputs of type {', '.join(_INPUT_TYPES)}; "
                               f"{ctx} is {args['type'].expr.text}.", args["type"].line, ctx)
-        raw = self.environ.get(INPUT_PREFIX + name, self.environ.get(name))
-        if raw is not None:
-            self.inputs[name] = self.convert(raw, type_text, f"{INPUT_PREFIX}{name}", b.line, ctx)
+        if name in self.given:
+            raw, origin = self.given[name]
+            self.inputs[name] = self.convert(raw, type_text, origin, b.line, ctx)
         elif "default" in args:
             try:
                 self.inputs[name] = args["default"].expr.literal()
@@ -390,8 +392,8 @@ class _UnitReader:
                 raise self.refuse("Invalid default value", f"The default of {ctx} must be a constant.",
                                   args["default"].line, ctx) from None
         else:
-            raise self.refuse("No value for required input", f'{ctx} has no default: set {INPUT_PREFIX}{name} in the '
-                              "environment.", b.line, ctx)
+            raise self.refuse("No value for required input", f"{ctx} has no default: give it with -policy-input "
+                              f"{name}=VALUE or {INPUT_PREFIX}{name} in the environment.", b.line, ctx)
 
     def convert(self, raw: str, type_text: str, origin: str, line: int, ctx: str) -> Any:
         """An input's value from the environment, converted to its ``type``."""

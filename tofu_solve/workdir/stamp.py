@@ -6,7 +6,7 @@ those recorded is taken as unchanged and not read again, and only files that cha
 hashed. Here the unit is the whole working directory: when the root module's directory, the
 local module directories, the lock file, ``modules.json`` (by content: ``tofu init`` rewrites
 it on every run), every file of every installed module, the clients on ``PATH``, the
-``-var-file`` files, the environment (``TF_*``, ``TOFU_SOLVE_*``, ``PATH``, ``HOME``...),
+``-var-file`` files, the environment (``TF_*``, ``TOFU_SOLVE_*``, ``TFPOLICY_INPUT_*``, ``PATH``, ``HOME``...),
 tofu-solve's own version, and **every file the verified run read or looked for outside
 those** all match the stamp, the command prints what the verified run printed and exits 0,
 without reading configuration, hashing modules or importing the solver.
@@ -77,7 +77,7 @@ class Finished:
 
 FULL_CHECK_VARIABLE = "TOFU_SOLVE_FULL_CHECK"
 COMMANDS = ("init", "check")
-_ENV_PREFIXES = ("TF_", "TOFU_SOLVE_")
+_ENV_PREFIXES = ("TF_", "TOFU_SOLVE_", "TFPOLICY_INPUT_")  # policy inputs decide too (issue #69 §2)
 _ENV_NAMES = ("PATH", "HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DOCKER_CONFIG", "REGISTRY_AUTH_FILE", "NO_COLOR",
               "APPDATA", "NETRC")
 _VCS = frozenset({".git", ".hg", ".svn"})

@@ -8,6 +8,11 @@ from dataclasses import dataclass
 from ...workdir.flags import passed_on
 
 
+def policy_inputs(ns: argparse.Namespace) -> tuple[str, ...]:
+    """``-policy-input NAME=VALUE`` as given, in order (read by ``config.policy.policy_inputs``)."""
+    return tuple(getattr(ns, "policy_input", None) or ())
+
+
 def policy_overrides(ns: argparse.Namespace) -> tuple[str, ...]:
     """``-policy-override=LABEL,...`` as labels (repeated commas and spaces dropped)."""
     return tuple(n.strip() for n in (getattr(ns, "policy_override", None) or "").split(",") if n.strip())
@@ -57,6 +62,7 @@ class InitArguments:
     min_age: str | None = None
     policy: str | None = None
     policy_override: tuple[str, ...] = ()  # -policy-override=LABEL,...
+    policy_input: tuple[str, ...] = ()  # -policy-input NAME=VALUE, as given
     platforms: tuple[str, ...] = ()
     vars: tuple = ()
     json: bool = False
@@ -82,6 +88,7 @@ class InitArguments:
             tofu_version=ns.tofu_version, terraform_version=ns.terraform_version, tf_path=ns.tf_path,
             handover=bool(ns.handover), max_rounds=ns.max_rounds, offline=bool(ns.offline), min_age=ns.min_age,
             policy=getattr(ns, "policy", None), policy_override=policy_overrides(ns),
+            policy_input=policy_inputs(ns),
             platforms=tuple(ns.platform or ()), vars=tuple(ns.vars or ()),
             json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from .init_flags import policy_overrides
+from .init_flags import policy_inputs, policy_overrides
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,7 @@ class CheckArguments(RootArguments):
     recursive: bool = False
     policy: str | None = None  # -policy (check only)
     policy_override: tuple[str, ...] = ()  # -policy-override
+    policy_input: tuple[str, ...] = ()  # -policy-input NAME=VALUE
     format: str = "text"  # -format (check only): text, json or sarif
 
     @classmethod
@@ -49,7 +50,7 @@ class CheckArguments(RootArguments):
         return cls(**common, tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
                    policy=getattr(ns, "policy", None), policy_override=policy_overrides(ns),
-                   format="json" if fmt == "json" or ns.json else fmt)
+                   policy_input=policy_inputs(ns), format="json" if fmt == "json" or ns.json else fmt)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class OutdatedArguments(CheckArguments):
         return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
                    shared=ns.module_versions == "shared", min_age=ns.min_age, policy=getattr(ns, "policy", None),
-                   policy_override=policy_overrides(ns))
+                   policy_override=policy_overrides(ns), policy_input=policy_inputs(ns))
 
 
 @dataclass(frozen=True)
