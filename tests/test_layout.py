@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tofu_solve"
 STAGES: list[tuple[str, ...]] = [
     ("_lazy",),
     ("_version", "errors", "events"),
-    ("_threads",),
+    ("_threads", "confined"),
     ("settings",),
     ("addrs",),
     ("versions",),
@@ -131,8 +131,8 @@ def test_imports_follow_the_stage_order(module):
 
 def test_the_package_root_is_flat_no_more():
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert loose == ["__init__.py", "__main__.py", "_lazy.py", "_threads.py", "_version.py", "cli.py", "errors.py",
-                     "events.py", "settings.py"]
+    assert loose == ["__init__.py", "__main__.py", "_lazy.py", "_threads.py", "_version.py", "cli.py", "confined.py",
+                     "errors.py", "events.py", "settings.py"]
 
 
 def test_no_library_module_reads_the_process_environment():

@@ -76,7 +76,7 @@ def config_file_names(directory: str | os.PathLike | ModuleDir,
 
 def _read_text(d: ModuleDir, name: str, display: str) -> str:
     try:
-        return d.read_text(name)
+        return d.read_text(name, display)
     except UnicodeDecodeError:
         raise ConfigurationError("Invalid file encoding", f"{display} is not valid UTF-8.",
                                  SourceRange(display, 1)) from None

@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from .. import confined
+
 CONFIG_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json", ".sym.hcl")  # .sym.hcl: symbol libraries
 
 
@@ -40,22 +42,34 @@ class PackageFiles:
 
 
 class DiskDir:
-    """A directory on disk, as the loader reads it."""
+    """A directory on disk, as the loader reads it: only files whose real path is inside
+    ``top`` (:func:`tofu_solve.confined.boundary` of the first directory, its repository; issue #67
+    §3), which its children share."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, top: str | None = None):
         self.path = Path(path)
+        self._top = top
+
+    @property
+    def top(self) -> str:
+        if self._top is None:
+            self._top = confined.boundary(os.fspath(self.path))
+        return self._top
 
     def entries(self) -> list[tuple[str, bool]]:
         """(name, is a directory) of every entry. Raises OSError."""
         names = sorted(os.listdir(self.path))
         return [(n, os.path.isdir(os.path.join(self.path, n))) for n in names]
 
-    def read_text(self, name: str) -> str:
-        """Raises OSError, UnicodeDecodeError."""
-        return (self.path / name).read_text(encoding="utf-8")
+    def read_text(self, name: str, shown: str = "") -> str:
+        """The file ``name`` (``shown``: its name in messages).
+
+        Raises: ConfigurationError (:func:`tofu_solve.confined.check`: outside the repository, not a
+        regular file, too large), OSError, UnicodeDecodeError."""
+        return confined.read_text(self.path / name, shown or name, self.top)
 
     def child(self, rel: str) -> DiskDir:
-        return DiskDir(self.path / rel) if rel else self
+        return DiskDir(self.path / rel, self.top) if rel else self
 
     def exists(self) -> bool:
         return self.path.is_dir()
@@ -80,9 +94,9 @@ class OverlayDir(DiskDir):
                 found.setdefault(p.name, False)
         return sorted(found.items())
 
-    def read_text(self, name: str) -> str:
+    def read_text(self, name: str, shown: str = "") -> str:
         text = self.texts.get(self.path / name)
-        return text if text is not None else super().read_text(name)
+        return text if text is not None else super().read_text(name, shown)
 
     def child(self, rel: str) -> OverlayDir:
         return OverlayDir(self.path / rel, self.texts) if rel else self
@@ -114,7 +128,7 @@ class MemoryDir:
                 found[d[len(prefix):]] = True
         return sorted(found.items())
 
-    def read_text(self, name: str) -> str:
+    def read_text(self, name: str, shown: str = "") -> str:
         data = self.package.files.get(self._join(name))
         if data is None:
             raise FileNotFoundError(2, "No such file or directory", self._join(name))

@@ -46,6 +46,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .. import confined
 from .._lazy import load
 from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
 from ..addrs.provider import ProviderAddressError, parse_provider_source
@@ -574,7 +575,7 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
 
     name = shown or os.fspath(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = confined.read_text(path, name)  # a link out of the repository is refused (issue #67 §3)
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigurationError("Failed to read the policy file", f"{name} could not be read ({e}).") from None
     reader = _PolicyReader(name, text, registry_host)

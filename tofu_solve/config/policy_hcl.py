@@ -51,8 +51,10 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
+from .. import confined
 from .._lazy import load
 from ..errors import ConfigurationError, SourceRange
 
@@ -274,7 +276,7 @@ def read_policy_unit(path: os.PathLike | str, shown: str, given: Mapping[str, tu
     from . import hcl
 
     try:
-        text = open(path, encoding="utf-8").read()  # noqa: SIM115 - read whole, closed by the GC at once
+        text = confined.read_text(Path(path), shown)  # a link out of the repository is refused (issue #67 §3)
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigurationError("Failed to read the policy file", f"{shown} could not be read ({e}).") from None
     return _UnitReader(shown, text, given, now).read(hcl.parse(text, shown))

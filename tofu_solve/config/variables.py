@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import confined
 from ..errors import ConfigurationError, SourceRange
 from . import hcl
 
@@ -42,9 +43,12 @@ class InputValue:
     where: SourceRange | None = None
 
 
-def _read_tfvars(path: Path, display: str) -> dict[str, InputValue]:
+def _read_tfvars(path: Path, display: str, found: bool = True) -> dict[str, InputValue]:
+    """The values of a variables file; ``found``: one the root module holds
+    (``terraform.tfvars``, ``*.auto.tfvars``), read only from inside its repository
+    (:mod:`tofu_solve.confined`), not one ``-var-file`` names."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = confined.read_text(path, display) if found else path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ConfigurationError("Invalid file encoding", f"{display} is not valid UTF-8.",
                                  SourceRange(display, 1)) from None
@@ -128,5 +132,5 @@ def collect_input_values(root: str | os.PathLike, env: Mapping[str, str],
             values[name.strip()] = InputValue(raw, "a -var option")
         else:
             path = Path(arg) if os.path.isabs(arg) else root / arg
-            values.update(_read_tfvars(path, arg))
+            values.update(_read_tfvars(path, arg, found=False))
     return values

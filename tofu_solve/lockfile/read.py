@@ -12,11 +12,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import confined
 from ..addrs.identifiers import valid_call_path
 from ..addrs.immutable import package_problem
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
-from ..errors import HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
+from ..errors import ConfigurationError, HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
 from ..versions import apparentlymart_go_versions as gvs
 from .entries import LockFile, ModuleLock, ProviderLock
 from .filename import LOCK_FILE_NAME
@@ -261,7 +262,11 @@ def _lock_text(path: str | os.PathLike, missing_ok: bool) -> str | None:
     if not p.exists() and missing_ok:
         return None
     try:
-        return p.read_text(encoding="utf-8")
+        if p.is_dir():  # OpenTofu's words for it (depsfile's TestLoadLocksFromFile "directory" case)
+            raise IsADirectoryError(p)
+        return confined.read_text(p, p.name)  # a link out of the repository is refused (issue #67 §3)
+    except ConfigurationError as e:
+        raise LockFileError(e.summary, e.detail) from None
     except (OSError, UnicodeDecodeError):
         raise LockFileError("Failed to read file",
                             f'The configuration file "{os.fspath(path)}" could not be read.') from None

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import confined
 from ..addrs.product import OPENTOFU, TERRAFORM, Product
 from ..errors import ConfigurationError, InvalidVersion
 from ..settings import ReadLog, Settings
@@ -133,7 +134,7 @@ def version_file(root: Path, reads: ReadLog | None = None) -> tuple[Path, str] |
             if reads is not None:
                 reads.saw(p)
             try:
-                text = p.read_text(encoding="utf-8").strip()
+                text = confined.read_text(p, p.name).strip()  # a link out of the repository: refused
             except (OSError, UnicodeDecodeError):
                 continue
             word = text.split()[0] if text else ""
@@ -156,8 +157,9 @@ def lock_product(root: Path) -> tuple[Product, str] | None:
     Reads the text only (no parse: a broken file is reported where it is read)."""
     path = Path(root) / ".terraform.lock.hcl"
     try:
+        confined.check(path, path.name)  # what check refuses, reading the lock file reports
         text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, ConfigurationError):
         return None
     for product in (OPENTOFU, TERRAFORM):
         if text.startswith(product.lock_header.split("\n", 1)[0]):
