@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "tofu_solve"
 # Each stage may import the stages before it, never one after it; stages of one rank do
 # not import each other. ``world`` (the fixture world) stands aside: only ``command`` uses it.
 STAGES: list[tuple[str, ...]] = [
-    ("_lazy",),
+    ("_lazy", "output_edge"),
     ("_version", "errors", "events"),
     ("_threads", "confined"),
     ("settings",),
@@ -132,7 +132,7 @@ def test_imports_follow_the_stage_order(module):
 def test_the_package_root_is_flat_no_more():
     loose = sorted(p.name for p in PACKAGE.glob("*.py"))
     assert loose == ["__init__.py", "__main__.py", "_lazy.py", "_threads.py", "_version.py", "cli.py", "confined.py",
-                     "errors.py", "events.py", "settings.py"]
+                     "errors.py", "events.py", "output_edge.py", "settings.py"]
 
 
 def test_no_library_module_reads_the_process_environment():

@@ -13,6 +13,7 @@ Flags are accepted OpenTofu-style (``-chdir=DIR``, ``-json``) and GNU-style
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._lazy import load
 from ._version import __version__
+from .output_edge import OutputEdge
 
 if TYPE_CHECKING:
     from .errors import TofuSolveError
@@ -624,9 +626,51 @@ def tune_collector() -> None:
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
     """Run the CLI with ``argv`` (default: the process's) in ``environ`` (default: the
-    process environment, the only place it is read); returns the exit status."""
+    process environment, the only place it is read); returns the exit status. Everything
+    it writes crosses the output edge (:mod:`tofu_solve.output_edge`), but the language
+    server's protocol stream."""
     argv = list(sys.argv[1:] if argv is None else argv)
     environ = os.environ if environ is None else environ
+    if _command_word(argv) == "lsp":
+        return _main(argv, environ)
+    out, err = sys.stdout, sys.stderr
+    actions = environ.get("GITHUB_ACTIONS") == "true"
+    json_out = _json_output(argv)
+    edges = OutputEdge(out, actions, json=json_out), OutputEdge(err, actions)
+    edges[1].token = edges[0].token  # one guard: whichever line the runner meets first stops it
+    sys.stdout, sys.stderr = edges
+    try:
+        # under GitHub Actions no workflow command runs from here on but tofu-solve's own
+        for edge in edges:
+            edge.stop_commands()
+        return _main(argv, environ)
+    finally:
+        for edge in edges:
+            with contextlib.suppress(OSError, ValueError):
+                edge.flush()
+        sys.stdout, sys.stderr = out, err
+
+
+def _command_word(argv: Sequence[str]) -> str:
+    """The command of ``argv``: its first word that is not a flag ("" when none)."""
+    return next((a for a in argv if not a.startswith("-")), "")
+
+
+def _json_output(argv: Sequence[str]) -> bool:
+    """Whether standard output carries a JSON document or stream: ``-json``, or a
+    ``-format`` other than ``text`` (SARIF, JSON, CycloneDX, SPDX...)."""
+    for i, a in enumerate(argv):
+        if a in ("-json", "--json", "-json=true", "--json=true"):
+            return True
+        name, eq, value = a.partition("=")
+        if name in ("-format", "--format"):
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            if value not in ("", "text"):
+                return True
+    return False
+
+
+def _main(argv: list[str], environ: Mapping[str, str]) -> int:
     try:
         argv = with_env_args(argv, environ)
     except Exception as e:  # a TofuSolveError (the hierarchy is imported only when one is raised)

@@ -19,6 +19,7 @@ import copy
 from dataclasses import dataclass, field
 
 from ._lazy import load
+from .output_edge import one_line
 
 
 @dataclass(frozen=True)
@@ -121,9 +122,9 @@ class TofuSolveError(Exception):
     def render(self) -> str:
         """The message as a user sees it (no trailing newline)."""
         out = [f"Error: {self.summary}"]
-        if self.where is not None:
-            ctx = f", in {self.where.context}" if self.where.context else ""
-            out += ["", f"  on {self.where.file} line {self.where.line}{ctx}:"]
+        if self.where is not None:  # a file's name is a repository's text: on one line (issue #67 §1)
+            ctx = f", in {one_line(self.where.context)}" if self.where.context else ""
+            out += ["", f"  on {one_line(self.where.file)} line {self.where.line}{ctx}:"]
             if self.where.snippet.strip():  # tofu's source snippet: "%4d: %s"
                 out.append(f"{self.where.line:4d}: {self.where.snippet.rstrip()}")
         if self.detail:

@@ -57,6 +57,7 @@ from typing import Any
 from .. import confined
 from .._lazy import load
 from ..errors import ConfigurationError, SourceRange
+from ..output_edge import one_line
 
 LEVELS = ("mandatory", "mandatory_overridable", "advisory")
 DEFAULT_LEVEL = "mandatory"
@@ -160,7 +161,7 @@ class PolicyRule:
                 info.append(self.unit.text(e.info_message, ctx))
             if not ok:
                 errors.append(self.unit.text(e.error_message, ctx) if e.error_message is not None
-                              else f"condition {e.condition.text} is false")
+                              else f"condition {one_line(e.condition.text)} is false")
         return Verdict(not errors, tuple(errors), tuple(info))
 
 
@@ -250,15 +251,17 @@ class PolicyUnit:
         return v
 
     def text(self, expr: Expression, ctx) -> str:
-        """``expr`` as a message string."""
+        """``expr`` as a message string: on one line, control characters escaped, at most
+        :data:`~tofu_solve.output_edge.MAX_QUOTED` characters (a policy file is a pull
+        request's text: issue #67 §1)."""
         load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import FunctionError, to_string
 
         v = self.value(expr, ctx)
         try:
-            return to_string(v)
+            return one_line(to_string(v))
         except FunctionError:
-            return json.dumps(v)
+            return one_line(json.dumps(v))
 
 
 def read_policy_unit(path: os.PathLike | str, shown: str, given: Mapping[str, tuple[str, str]],

@@ -9,6 +9,7 @@ error means the file is not used and nothing is overwritten.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +19,10 @@ from ..addrs.immutable import package_problem
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
 from ..errors import ConfigurationError, HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
+from ..output_edge import one_line
 from ..versions import apparentlymart_go_versions as gvs
+from ..versions.constraints import module_constraint
+from ..versions.hashicorp_go_version import GoVersion
 from .entries import LockFile, ModuleLock, ProviderLock
 from .filename import LOCK_FILE_NAME
 from .hashes import parse_hash
@@ -113,6 +117,22 @@ def _string_attr(block: hcl.Block, name: str, err) -> tuple[str | None, int]:
     return v, a.line
 
 
+_HASH = re.compile(r"[a-z0-9]+:[A-Za-z0-9+/=_.\-]{1,512}")
+"""What a recorded hash may be: ``h1:`` base64, ``zh:`` hex, or another scheme's plain value
+(issue #67 §1: a lock value is printed by ``-lockfile=readonly`` and ``check``)."""
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def _is_version(text: str) -> bool:
+    """A module lock's ``version``: a registry version, or the version tag of a git or OCI
+    package (``v1.2.3`` as well), as tofu-solve selects them."""
+    try:
+        GoVersion.parse(text.removeprefix("v"))
+    except InvalidVersion:
+        return False
+    return not _CONTROL.search(text)
+
+
 def _hashes_attr(block: hcl.Block, what: str, err) -> tuple[str, ...] | None:
     a = block.body.attribute("hashes")
     if a is None:
@@ -131,8 +151,12 @@ def _hashes_attr(block: hcl.Block, what: str, err) -> tuple[str, ...] | None:
     for h in v:
         try:
             parse_hash(h)
+            if not _HASH.fullmatch(h):  # OpenTofu keeps any scheme:value; a value is never text to show
+                raise HashError("Invalid hash string", "a hash is a scheme and a value of letters, digits and "
+                                "+/=_.- only")
         except HashError as e:
-            err(f"Invalid {what} hash string", f"Cannot interpret {h!r} as a hash: {e.detail}.", a.line)
+            err(f"Invalid {what} hash string", f"Cannot interpret {one_line(repr(h), 200)} as a hash: {e.detail}.",
+                a.line)
             return None
     return tuple(sorted(set(v)))
 
@@ -227,7 +251,22 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
     if not source:
         err("Missing required argument", f'The module lock for "{path}" needs a non-empty "source".', sline)
         return
-    constraints, _ = _string_attr(block, "constraints", err)
+    if version is not None and not _is_version(version):
+        err("Invalid module version", f'The version recorded for module "{path}" is not a version number or a '
+            f"version tag: {one_line(version, 80)}.", vline)
+        return
+    if _CONTROL.search(source):
+        err("Invalid module source", f'The source recorded for module "{path}" holds control characters: '
+            f"{one_line(source, 200)}.", sline)
+        return
+    constraints, cline = _string_attr(block, "constraints", err)
+    if constraints:
+        try:
+            module_constraint(constraints)
+        except InvalidConstraint as e:
+            err("Invalid module version constraints", f'The recorded version constraints for module "{path}" '
+                f"are invalid: {e.detail}", cline)
+            return
     hashes = _hashes_attr(block, "module", err)
     if hashes is None:
         return

@@ -20,14 +20,16 @@ from dataclasses import dataclass
 
 from ..addrs.redact import redact
 from ..errors import SourceRange
+from ..output_edge import one_line as quoted
 
 MAX_REVOKED_READ = 50  # revoked versions whose message is read, per module (one request each)
 
 
 def one_line(v: object, limit: int = 500) -> str:
-    """A registry-given string, bounded, on one line and without credentials ("" for
-    anything else): it reaches messages and files."""
-    return redact(" ".join(v.split())[:limit]) if isinstance(v, str) else ""
+    """A registry-given string, bounded, on one line, control characters escaped
+    (:func:`tofu_solve.output_edge.one_line`) and without credentials ("" for anything else):
+    it reaches messages and files."""
+    return quoted(redact(" ".join(v.split())), limit) if isinstance(v, str) else ""
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from ..addrs.redact import REDACTED, redact
 from ..errors import TofuSolveError
 from ..lockfile.filename import LOCK_FILE_NAME
 from ..lockfile.replacefile import write_atomic
+from ..output_edge import raw_stream
 from ..versions.target import Client, TargetVersion
 from .client_config import ProviderMirror, written
 from .flags import PASSED_ON
@@ -145,6 +146,9 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
 
 
 def _run(h: Handover, env: dict[str, str], out: TextIO, err: TextIO) -> int:
+    # on a terminal the client colours its own output (it is given -no-color elsewhere): its escape
+    # sequences pass; off a terminal its output crosses the output edge like any other (issue #67 §1)
+    out, err = (raw_stream(s) if s.isatty() else s for s in (out, err))
     lock = h.root / LOCK_FILE_NAME
     before = lock.read_bytes() if lock.exists() else None
     try:

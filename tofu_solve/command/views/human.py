@@ -17,6 +17,7 @@ from rich.status import Status
 from rich.text import Text
 
 from ...events import InRoot, RootDone
+from ...output_edge import cleaner, raw_stream
 from .progress import is_fetch, progress_text
 
 log = logging.getLogger("tofu_solve.progress")
@@ -39,9 +40,12 @@ class HumanView:
     def __init__(self, color: bool, out=None, err=None, quiet: bool = False):
         self.out_stream = out or sys.stdout
         self.err_stream = err or sys.stderr
-        self.out = Console(file=self.out_stream, no_color=not color, highlight=False, markup=False,
+        # rich writes its own escape sequences (colour, the live line) to the raw streams; what it
+        # is given to print is cleaned as the output edge cleans everything else (issue #67 §1)
+        self._clean_out, self._clean_err = cleaner(self.out_stream), cleaner(self.err_stream)
+        self.out = Console(file=raw_stream(self.out_stream), no_color=not color, highlight=False, markup=False,
                            emoji=False, soft_wrap=True)
-        self.err = Console(file=self.err_stream, no_color=not color, highlight=False, markup=False,
+        self.err = Console(file=raw_stream(self.err_stream), no_color=not color, highlight=False, markup=False,
                            emoji=False, soft_wrap=True, stderr=self.err_stream is sys.stderr)
         self.color = color
         self.quiet = quiet  # -quiet: no progress at all
@@ -94,7 +98,7 @@ class HumanView:
                 if isinstance(event, InRoot | RootDone) and self.roots:
                     text = f"{self.roots_done} of {self.roots} root modules done; {text}"
                 suffix = f" ({self.fetched} fetched)" if self.fetched else ""
-                self._status.update(Text(text + suffix))
+                self._status.update(Text(self._clean_err(text + suffix)))
                 return
         if isinstance(event, InRoot):
             log.debug("%s", msg)  # a root's phases: detail for TF_LOG; its end is the line people see
@@ -110,6 +114,7 @@ class HumanView:
     # ------------------------------------------------------------------ output
 
     def line(self, text: str = "", style: str | None = None) -> None:
+        text = self._clean_out(text)
         self.out.print(Text(text, style=style) if style and self.color else text)
 
     def heading(self, text: str) -> None:
@@ -122,7 +127,7 @@ class HumanView:
         """``Warning: TEXT`` after a blank line; with ``wrap``, each paragraph folded at
         :attr:`width` (``-recursive``'s summary: no line longer than the terminal, or 120)."""
         head = Text("Warning: ", style="bold yellow" if self.color else "")
-        text = str(w)
+        text = self._clean_out(str(w))
         if wrap:
             text = self.fold("Warning: " + text)[len("Warning: "):]
         head.append(text)
@@ -158,8 +163,8 @@ class HumanView:
         so that the error is tied to its root in a log whatever the order of the two streams."""
         self.stop_progress()
         self.err.print()
-        self.err.print(Text(f"In {root}:", style="bold" if self.color else ""))
-        first, _, rest = rendered.partition("\n")
+        self.err.print(Text(self._clean_err(f"In {root}:"), style="bold" if self.color else ""))
+        first, _, rest = self._clean_err(rendered).partition("\n")
         self.err.print(Text(first, style="bold red" if self.color else ""))
         if rest:
             self.err.print(self.fold(rest, indent="    "))
@@ -167,7 +172,7 @@ class HumanView:
     def error_text(self, rendered: str) -> None:
         """An error as :meth:`TofuSolveError.render` wrote it, "Error:" in red."""
         self.stop_progress()
-        first, _, rest = rendered.partition("\n")
+        first, _, rest = self._clean_err(rendered).partition("\n")
         head = Text(first, style="bold red" if self.color else "")
         self.err.print()
         self.err.print(head)

@@ -19,6 +19,7 @@ from ..._lazy import load
 from ...addrs.redact import redact
 from ...errors import RuleWarning, WarningText
 from ...events import Event
+from ...output_edge import one_line, workflow_commands
 from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
 from .store_view import summary_line
@@ -319,9 +320,11 @@ class RootsSummary:
     readonly: bool = False
 
     def name(self, root: Path) -> str:
+        """A root as the summary names it: its path from where the run started, on one line
+        (a directory's name is a repository's text: issue #67 §1)."""
         load("tofu_solve.command.monorepo")
         from ..monorepo import relative_name
-        return relative_name(root, self.base)
+        return one_line(relative_name(root, self.base))
 
     @property
     def failed(self) -> list[tuple[Path, Any]]:
@@ -759,6 +762,5 @@ class InitViews:
                 import json
 
                 print(json.dumps(check_log(self.findings, self._chdir, self._cwd), indent=2))
-            else:
-                for line in github_annotations(self.findings, self._chdir, self._cwd):
-                    print(line)
+            else:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
+                workflow_commands(sys.stdout, github_annotations(self.findings, self._chdir, self._cwd))

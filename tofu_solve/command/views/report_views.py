@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from ..._lazy import load
+from ...output_edge import workflow_commands
 
 if TYPE_CHECKING:
     from ...addrs.product import Product
@@ -61,9 +62,8 @@ class CheckView(_View):
         if self.sarif:
             self._dump(check_log(found, self.base, self.cwd))
             return True
-        if self.annotations:
-            for line in github_annotations(found, self.base, self.cwd):
-                self._print(line)
+        if self.annotations:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
+            workflow_commands(sys.stdout, github_annotations(found, self.base, self.cwd))
         return False
 
     def result(self, diffs: Sequence[Any]) -> None:

@@ -1,0 +1,157 @@
+"""The one edge every line of human output crosses (issue #67 §1).
+
+Text from outside tofu-solve (file and directory names, module sources, policy messages,
+registry and store answers, lock values, other programs' errors) can hold control characters:
+a newline followed by ``::warning::`` or ``::stop-commands::TOKEN`` that a CI runner reads as a
+workflow command, ``##[add-mask]`` (the runner's legacy form, read anywhere in a line), ESC
+sequences that write a terminal's clipboard (OSC 52) or move its cursor. So:
+
+* :func:`one_line` is what outside text becomes where a message quotes it: every control
+  character escaped (C0 and C1, CR, LF, TAB, ESC, NUL, DEL, U+2028/U+2029, the bidirectional
+  overrides), cut at a length; a message is then one line per line tofu-solve wrote.
+* :class:`OutputEdge` wraps standard output and standard error (``cli`` installs it for every
+  command but ``lsp``): what is written is :func:`printable` (control characters other than
+  newline escaped, so no escape sequence from anywhere reaches a terminal), and under GitHub
+  Actions (``GITHUB_ACTIONS=true``) the human output runs inside the runner's own guard: a
+  ``::stop-commands::TOKEN`` line with a fresh random token first, so the runner executes no
+  command until ``::TOKEN::``, which :meth:`OutputEdge.commands` writes just before
+  tofu-solve's own annotations; and ``##[`` is broken with a zero-width joiner (in JSON
+  output, written ``#\\u0023[``, the same string to a JSON reader).
+
+``rich`` (the live progress line and colours, :mod:`tofu_solve.command.views.human`) writes to
+the raw stream, since its own escape sequences must pass; what it is given to print passes
+:meth:`OutputEdge.clean` first.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import secrets
+from collections.abc import Iterable
+from typing import TextIO
+
+MAX_QUOTED = 1000
+"""How many characters of one piece of outside text a message quotes."""
+
+# every C0 control but LF, DEL, C1, the line and paragraph separators, the bidirectional
+# embedding/override/isolate controls (a "Trojan Source" reordering of what a reader sees)
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(m: re.Match) -> str:
+    c = m.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but the newline escaped (``\\x1b``,
+    ``\\u2028``...), and a tab as ``\\t``: what may reach a terminal or a log."""
+    return _CONTROL.sub(_escape, text)
+
+
+def one_line(text: object, limit: int = MAX_QUOTED) -> str:
+    """Outside text as a message quotes it: on one line, every control character (newlines
+    included) escaped, at most ``limit`` characters (then ``…`` and how many were left out)."""
+    s = _CONTROL_OR_NEWLINE.sub(_escape, str(text))
+    if len(s) > limit:
+        s = f"{s[:limit]}… ({len(s) - limit} more characters)"
+    return s
+
+
+_LEGACY_COMMAND = "##["
+_ZWJ = "\u200d"
+
+
+class OutputEdge(io.TextIOBase):
+    """A text stream over ``raw`` that writes only :meth:`clean` text (see the module
+    docstring). ``actions``: running under GitHub Actions; ``json``: the stream carries a
+    JSON document or stream (``-json``, ``-format=sarif``), where no guard line may be
+    written and ``##[`` is escaped the JSON way; ``token``: the stop-commands token the
+    process's edges share (the runner reads standard output and standard error alike, and
+    whichever guard line it meets first stops its commands)."""
+
+    def __init__(self, raw: TextIO, actions: bool = False, json: bool = False, token: str = ""):
+        self.raw = raw
+        self.actions = actions
+        self.json = json
+        self.token = token or secrets.token_hex(16)
+        self.stopped = False
+
+    # io.TextIOBase
+    def writable(self) -> bool:
+        return True
+
+    def write(self, s: str) -> int:
+        self.raw.write(self.clean(s))
+        return len(s)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return self.raw.isatty()
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    @property
+    def encoding(self):  # type: ignore[override]
+        return getattr(self.raw, "encoding", "utf-8")
+
+    @property
+    def errors(self):  # type: ignore[override]
+        return getattr(self.raw, "errors", "strict")
+
+    def clean(self, s: str) -> str:
+        """``s`` as it may be written: :func:`printable`, and under GitHub Actions with
+        ``##[`` broken (in JSON, as ``#\\u0023[``)."""
+        s = printable(s)
+        if self.actions and _LEGACY_COMMAND in s:
+            s = s.replace(_LEGACY_COMMAND, "#\\u0023[" if self.json else "#" + _ZWJ + "#[")
+        return s
+
+    def stop_commands(self) -> None:
+        """Under GitHub Actions, on a stream that is not JSON: write ``::stop-commands::TOKEN``,
+        so that the runner executes no workflow command from what follows."""
+        if self.actions and not self.json and not self.stopped:
+            self.raw.write(f"::stop-commands::{self.token}\n")
+            self.raw.flush()
+            self.stopped = True
+
+    def commands(self, lines: Iterable[str]) -> None:
+        """Write tofu-solve's own workflow commands (annotations, already escaped by their
+        maker): the runner's commands resumed first (``::TOKEN::``) when they were stopped."""
+        self.flush()
+        if self.actions:
+            self.raw.write(f"::{self.token}::\n")
+        for line in lines:
+            self.raw.write(line + "\n")
+        self.raw.flush()
+
+
+def workflow_commands(stream: TextIO, lines: Iterable[str]) -> None:
+    """Write tofu-solve's own workflow command ``lines`` to ``stream``: through
+    :meth:`OutputEdge.commands` when it is an edge, else as they are."""
+    if isinstance(stream, OutputEdge):
+        stream.commands(lines)
+        return
+    for line in lines:
+        print(line, file=stream)
+
+
+def raw_stream(stream: TextIO) -> TextIO:
+    """The stream under an :class:`OutputEdge` (what ``rich`` writes its own escape
+    sequences to), else ``stream``."""
+    return stream.raw if isinstance(stream, OutputEdge) else stream
+
+
+def cleaner(stream: TextIO):
+    """How text for ``stream`` is cleaned before ``rich`` prints it: the edge's
+    :meth:`OutputEdge.clean`, else :func:`printable`."""
+    return stream.clean if isinstance(stream, OutputEdge) else printable
+
+
+__all__ = ["MAX_QUOTED", "OutputEdge", "cleaner", "one_line", "printable", "raw_stream", "workflow_commands"]
