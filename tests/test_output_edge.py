@@ -1,0 +1,50 @@
+"""The one output edge (issue #67 §1): ``tofu_solve.output_edge``, each of its guards alone."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from tofu_solve.output_edge import MAX_QUOTED, OutputEdge, one_line, printable, workflow_commands
+
+
+def test_printable_escapes_every_control_character_but_the_newline():
+    text = "a\x1b]52;c;Zm9v\x07b\x00c\rd\te\u2028f\u202eg\x9bh\nnext"
+    assert printable(text) == "a\\x1b]52;c;Zm9v\\x07b\\x00c\\rd\\te\\u2028f\\u202eg\\x9bh\nnext"
+
+
+def test_one_line_escapes_newlines_too_and_is_bounded():
+    assert one_line("a\nb\r\nc") == "a\\nb\\r\\nc"
+    long = one_line("x" * (MAX_QUOTED + 50))
+    assert long.startswith("x" * MAX_QUOTED) and long.endswith("… (50 more characters)")
+    assert one_line("abc", limit=2) == "ab… (1 more characters)"
+
+
+def test_under_actions_the_human_stream_stops_commands_until_tofu_solves_own():
+    raw = io.StringIO()
+    edge = OutputEdge(raw, actions=True, token="t0k")
+    edge.stop_commands()
+    edge.write("::warning::not a command\n")
+    workflow_commands(edge, ["::error file=a.tf,line=1::mine"])
+    assert raw.getvalue().splitlines() == ["::stop-commands::t0k", "::warning::not a command", "::t0k::",
+                                           "::error file=a.tf,line=1::mine"]
+
+
+def test_the_legacy_form_is_broken_in_text_and_escaped_in_json():
+    text = io.StringIO()
+    OutputEdge(text, actions=True).write("a ##[add-mask]b\n")
+    assert "##[" not in text.getvalue() and text.getvalue().replace("\u200d", "") == "a ##[add-mask]b\n"
+    doc = io.StringIO()
+    edge = OutputEdge(doc, actions=True, json=True)
+    edge.stop_commands()  # never a guard line in a JSON document
+    edge.write(json.dumps({"m": "##[add-mask]b"}))
+    assert "##[" not in doc.getvalue() and json.loads(doc.getvalue()) == {"m": "##[add-mask]b"}
+
+
+def test_off_actions_nothing_but_control_characters_changes():
+    raw = io.StringIO()
+    edge = OutputEdge(raw)
+    edge.stop_commands()
+    edge.write("##[x] ::warning::y\x1b[31m\n")
+    workflow_commands(edge, ["::error::z"])
+    assert raw.getvalue() == "##[x] ::warning::y\\x1b[31m\n::error::z\n"
