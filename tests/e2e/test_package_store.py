@@ -75,7 +75,7 @@ def test_a_filled_store_serves_a_job_whose_origins_are_all_stopped(fleet, world,
         assert first.code == 0, first.err
         pushed = first.json()["package_store"]
         # every module package (vpc, eks, eks's kms) and every provider package it verified
-        assert len([p for p in pushed["pushed"] if p.startswith("git::")]) == 3, pushed
+        assert len([p for p in pushed["pushed"] if not p.startswith("provider ")]) == 3, pushed  # vpc, eks, eks.kms
         assert any(p.startswith("provider registry.opentofu.org/hashicorp/aws ") for p in pushed["pushed"]), pushed
         assert pushed["read"] == [] and pushed["rejected"] == []
         cli_config = rw.cli_config
@@ -99,7 +99,7 @@ def test_a_filled_store_serves_a_job_whose_origins_are_all_stopped(fleet, world,
     used = second.json()["package_store"]
     locks, _ = parse_lock_text(first.lock)
     platform = current_platform()
-    expected = {p for p in pushed["pushed"] if p.startswith("git::")} | {
+    expected = {p for p in pushed["pushed"] if not p.startswith("provider ")} | {
         f"provider {a} {p.version} ({platform})" for a, p in locks.providers.items()}
     assert len(expected) == 3 + len(locks.providers) >= 4
     assert sorted(used["read"]) == sorted(expected)  # every locked package, and nothing else
@@ -136,17 +136,18 @@ def test_an_artifact_that_fails_verification_is_reported_once_and_the_origin_use
         assert second.lock == first.lock
         assert installed(second.root) == installed(first.root)  # the origin's verified contents
         used = second.json()["package_store"]
-        rejected = {r["package"].split("/")[-1].split(".git")[0]: r["reason"] for r in used["rejected"]}
-        assert set(rejected) == {"terraform-aws-vpc", "terraform-aws-eks"}, used
-        assert "the lock records" in rejected["terraform-aws-vpc"]
-        assert "Corrupt OCI blob" in rejected["terraform-aws-eks"]
+        # module packages are named by call and version (issue #68 §3)
+        rejected = {r["package"].split()[0]: r["reason"] for r in used["rejected"]}
+        assert set(rejected) == {"vpc", "eks"}, used
+        assert "the lock records" in rejected["vpc"]
+        assert "Corrupt OCI blob" in rejected["eks"]
         texts = [w for w in second.json()["warnings"] if w["summary"] == "Package store artifact rejected"]
         assert len(texts) == 2  # each once, naming the store and the package
         # the poisoned tag was replaced by the verified package: the next job reads it
         third = job(clone(fleet, "third", first.lock), fleet / "c3", rw.cli_config, monkeypatch)
         assert third.code == 0, third.err
         read = third.json()["package_store"]["read"]
-        assert any("terraform-aws-vpc" in p for p in read), read
+        assert any(p.startswith("vpc 6.") for p in read), read
         assert installed(third.root) == installed(first.root)
 
 
@@ -205,7 +206,7 @@ def test_store_push_prepares_an_air_gapped_store_from_lock_files(fleet, world, s
         assert pushed.code == 0, pushed.err
         doc = json.loads(pushed.out)
         assert len(doc["lock_files"]) == 2
-        assert len([p for p in doc["store"]["pushed"] if p.startswith("git::")]) == 3  # once, for two lock files
+        assert len([p for p in doc["store"]["pushed"] if not p.startswith("provider ")]) == 3  # once, for two lock files
         # every platform the lock records a zh: for, not only this machine's
         aws = sorted(p for p in doc["store"]["pushed"] if "/hashicorp/aws " in p)
         assert len(aws) >= 2, aws
@@ -250,7 +251,7 @@ def test_jobs_in_parallel_with_empty_caches_fill_one_store(fleet, world, store, 
         r = Run(code, out, err, fleet)
         assert r.json()["package_store"]["rejected"] == [] and r.json()["package_store"]["not_pushed"] == []
     pushed = [label for _, out, err in results for label in Run(0, out, err, fleet).json()["package_store"]["pushed"]]
-    assert len([p for p in pushed if p.startswith("git::")]) >= 3  # racing pushes of one package all succeed
+    assert len([p for p in pushed if not p.startswith("provider ")]) >= 3  # racing pushes of one package all succeed
     for i in range(4):
         assert (fleet / f"job{i}" / ".terraform.lock.hcl").read_text() == first.lock
     last = job(clone(fleet, "last", first.lock), fleet / "c9", cli_config, monkeypatch)
