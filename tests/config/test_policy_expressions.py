@@ -147,3 +147,71 @@ def test_the_callable_names_are_the_listed_ones(name, known):
 def test_a_heredoc_message_is_a_template():
     tree = hcl.parse('x = <<-EOT\n    v${meta.version}\n      indented\n    EOT\n', "t").attributes[0].expr.tree
     assert evaluate(tree, EvalContext({"meta": META}, {})) == "v6.5.1\n  indented\n"
+
+
+# --------------------------------------------------------------------------- bounded (issue #67 §4)
+
+
+def ev_file(text: str):
+    """Every attribute of ``text`` evaluated in one context, as one rule's evaluation is: the
+    last one's value; ``local.*`` are the earlier attributes."""
+    attrs = hcl.parse(text, "t.policy.hcl").attributes
+    scope: dict = {"meta": META, "attrs": None, "local": {}}
+    ctx = EvalContext(scope, policy_functions(lambda: NOW))
+    v = None
+    for a in attrs:
+        v = evaluate(a.expr.tree, ctx)
+        scope["local"][a.name] = v
+    return v
+
+
+def test_nested_for_expressions_over_a_large_list_stop_at_the_step_budget():
+    with pytest.raises(EvalError) as e:
+        ev_file("l = " + repr([str(i) for i in range(400)]).replace("'", '"') + "\n"
+                "x = length([for a in local.l : [for b in local.l : [for c in local.l : c]]])\n")
+    assert e.value.summary == "Expression too costly" and e.value.line == 2
+
+
+def test_doubling_strings_stop_at_the_size_limit():
+    lines = ['a0 = "xxxxxxxxxxxxxxxx"'] + [f'a{i} = "${{local.a{i - 1}}}${{local.a{i - 1}}}"' for i in range(1, 33)]
+    with pytest.raises(EvalError) as e:
+        ev_file("\n".join(lines) + "\n")
+    assert e.value.summary == "Value too large" and e.value.line == 18  # 16 * 2**17 characters > 1 MiB
+
+
+def test_a_backtracking_pattern_runs_in_linear_time():
+    """Python's re took over 40 s on this; RE2 (HashiCorp's engine is Go's) answers at once."""
+    assert ev('core::regex_match("' + "a" * 48 + 'b", "^(a+)+$")') is False
+    assert ev('regexall("(x+x+)+y", "' + "x" * 5000 + '")') == []
+
+
+@pytest.mark.parametrize("pattern,reason", [
+    ("(a)\\\\1", "invalid escape sequence"),  # a backreference
+    ("(?=a)", "invalid perl operator"),  # a lookahead
+])
+def test_a_pattern_re2_refuses_is_refused_with_its_reason(pattern, reason):
+    with pytest.raises(EvalError) as e:
+        ev(f'core::regex_match("aa", "{pattern}")')
+    assert e.value.summary == "Error in function call" and reason in e.value.detail, e.value.detail
+
+
+@pytest.mark.parametrize("expr,value", [
+    ('split("", "abc")', ["a", "b", "c"]),  # Go's strings.Split: after each character
+    ('split("", "")', []),
+    ("-5 % 3", -2),  # the dividend's sign, as Go's and cty's
+    ("5 % -3", 2),
+    ('timeadd("2024-01-01T00:00:00Z", "1.5s")', "2024-01-01T00:00:01Z"),  # RFC 3339: whole seconds
+])
+def test_what_go_gives(expr, value):
+    assert ev(expr) == value
+
+
+@pytest.mark.parametrize("expr,summary", [
+    ("1" * 5000, "Invalid number"),
+    ('timeadd("2024-01-01T00:00:00Z", "99999999999999h")', "Error in function call"),
+    ("1e308 * 1e308", "Operation failed"),
+])
+def test_no_input_reaches_an_internal_error(expr, summary):
+    with pytest.raises(EvalError) as e:
+        ev(expr)
+    assert e.value.summary == summary, e.value

@@ -18,13 +18,21 @@ strings to numbers, templates convert numbers and bools to strings and refuse nu
 
 Errors are :class:`EvalError`, each with the 1-based line of the expression that failed,
 which the caller turns into an OpenTofu-style diagnostic at its file.
+
+Evaluation is bounded (issue #67 §4: a policy file is a pull request's text): one
+:class:`Budget` per evaluation of a rule, shared by everything it evaluates (``for``
+bodies, locals), allows :data:`MAX_STEPS` expression nodes; no value may be a string longer
+than :data:`MAX_STRING` characters or a collection of more than :data:`MAX_ELEMENTS`
+elements; a number literal of more than :data:`MAX_DIGITS` digits is refused. Past any of
+them, and for any failure of a function or an operator, the error is an :class:`EvalError` at
+the expression's line, never an exception of Python's.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from lark import Token, Tree
@@ -33,6 +41,22 @@ from ..._lazy import load
 from .walker import _ident, _unescape
 
 Function = Callable[..., Any]
+
+MAX_STEPS = 200_000
+"""Expression nodes one evaluation of a rule may visit."""
+MAX_STRING = 1 << 20
+"""The longest string a value may be (characters)."""
+MAX_ELEMENTS = 100_000
+"""The most elements a list or object may hold."""
+MAX_DIGITS = 400
+"""The longest number literal (digits; cty's numbers are 512-bit floats, about 155 digits)."""
+
+
+class Budget:
+    """What is left of one evaluation's :data:`MAX_STEPS` (see the module docstring)."""
+
+    def __init__(self, steps: int = MAX_STEPS):
+        self.limit = self.left = steps
 
 
 class EvalError(Exception):
@@ -56,10 +80,12 @@ class EvalContext:
 
     variables: Mapping[str, Any]
     functions: Mapping[str, Function]
+    budget: Budget = field(default_factory=Budget, compare=False)
 
     def child(self, **more: Any) -> EvalContext:
-        """This context with ``more`` root names bound (a ``for`` expression's iterators)."""
-        return EvalContext({**self.variables, **more}, self.functions)
+        """This context with ``more`` root names bound (a ``for`` expression's iterators),
+        on the same budget."""
+        return EvalContext({**self.variables, **more}, self.functions, self.budget)
 
 
 class FunctionError(Exception):
@@ -228,6 +254,17 @@ def _matching_end(items: list, i: int) -> int | None:
     return None
 
 
+def _remainder(x: int | float, y: int | float) -> int | float:
+    """hclsyntax's ``%`` (cty ``Modulo``, Go's): the remainder has the sign of the dividend
+    (``-5 % 3`` is -2, where Python's ``%`` gives 1)."""
+    if isinstance(x, int) and isinstance(y, int):
+        r = abs(x) % abs(y)
+        return -r if x < 0 else r
+    import math
+
+    return math.fmod(x, y)
+
+
 def _whole(v: float) -> int | float:
     return int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53 else v
 
@@ -245,6 +282,26 @@ class _Evaluator:
         return EvalError(summary, detail, _line(t))
 
     def value(self, t: Any) -> Any:
+        budget = self.ctx.budget
+        budget.left -= 1
+        if budget.left < 0:
+            raise self.fail(t, "Expression too costly", f"Evaluating this expression took more than {budget.limit} "
+                            "steps, the most tofu-solve allows one policy rule (a for expression over a large "
+                            "collection, nested?).")
+        try:
+            v = self._value(t)
+        except (ArithmeticError, ValueError, MemoryError, RecursionError) as e:
+            raise self.fail(t, "Operation failed", f"The expression cannot be evaluated ({type(e).__name__}).") \
+                from None
+        if isinstance(v, str) and len(v) > MAX_STRING:
+            raise self.fail(t, "Value too large", f"This expression gives a string of {len(v)} characters; tofu-solve "
+                            f"allows at most {MAX_STRING}.")
+        if isinstance(v, (list, dict)) and len(v) > MAX_ELEMENTS:
+            raise self.fail(t, "Value too large", f"This expression gives a collection of {len(v)} elements; "
+                            f"tofu-solve allows at most {MAX_ELEMENTS}.")
+        return v
+
+    def _value(self, t: Any) -> Any:
         if isinstance(t, Token):
             raise self.fail(t, "Invalid expression", f"Unexpected {t!s}.")
         d = t.data
@@ -255,10 +312,11 @@ class _Evaluator:
             return self.value(kids[0])
         if d == "literal_value":
             return {"null": None, "true": True, "false": False}[str(t.children[0])]
-        if d == "int_lit":
-            return int(str(t.children[0]))
-        if d == "float_lit":
-            return _whole(float(str(t.children[0])))
+        if d in ("int_lit", "float_lit"):
+            text = str(t.children[0])
+            if sum(c.isdigit() for c in text) > MAX_DIGITS:
+                raise self.fail(t, "Invalid number", f"A number literal of more than {MAX_DIGITS} digits is refused.")
+            return int(text) if d == "int_lit" else _whole(float(text))
         if d == "string":
             return self.template([p for p in t.children if isinstance(p, Tree) and p.data == "string_part"], t)
         if d in ("heredoc_template", "heredoc_template_trim"):
@@ -407,7 +465,9 @@ class _Evaluator:
         if op in ("/", "%") and y == 0:
             raise self.fail(t, "Operation failed", "Can't divide by zero.")
         r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y, "/": lambda: x / y,
-             "%": lambda: x % y}[op]()
+             "%": lambda: _remainder(x, y)}[op]()
+        if isinstance(r, float) and (r != r or r in (float("inf"), float("-inf"))):
+            raise self.fail(t, "Operation failed", f"The result of the {op} operator is not a finite number.")
         return _whole(r)
 
     # ---------------------------------------------------------------- templates
@@ -568,6 +628,9 @@ class _Evaluator:
         except TypeError:
             raise self.fail(t, "Wrong number of arguments",
                             f'Function "{name}" does not take {len(args)} argument(s).') from None
+        except (ArithmeticError, ValueError, MemoryError, RecursionError) as e:  # never Python's own words
+            raise self.fail(t, "Error in function call", f'Call to function "{name}" failed: '
+                            f"{type(e).__name__}.") from None
 
     def _try(self, name: str, arg_trees: list, t: Tree) -> Any:
         """``try(a, b, ...)``: the first argument that evaluates without error; ``can(x)``:
@@ -590,5 +653,6 @@ class _Evaluator:
         raise self.fail(t, "Error in function call", 'Call to function "try" failed: no expression succeeded.')
 
 
-__all__ = ["EvalContext", "EvalError", "FunctionError", "equal", "evaluate", "function_names", "references",
-           "to_bool", "to_number", "to_string", "type_name"]
+__all__ = ["MAX_DIGITS", "MAX_ELEMENTS", "MAX_STEPS", "MAX_STRING", "Budget", "EvalContext", "EvalError",
+           "FunctionError", "equal", "evaluate", "function_names", "references", "to_bool", "to_number", "to_string",
+           "type_name"]

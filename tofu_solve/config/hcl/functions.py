@@ -19,12 +19,15 @@ compile is an error naming it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from ..._lazy import load
 from ...errors import TofuSolveError
+from ...output_edge import one_line
 from ...versions.hashicorp_go_version import GoConstraints, GoVersion
 from .evaluate import Function, FunctionError, equal, to_bool, to_number, to_string, type_name
 
@@ -49,12 +52,26 @@ def _list(v: Any, what: str) -> list:
     return v
 
 
-def _pattern(p: Any) -> re.Pattern:
-    text = _string(p, "pattern")
+def _pattern(p: Any):
+    """``p`` compiled as Go's ``regexp`` compiles it: RE2 syntax, matched in linear time
+    (HashiCorp's policy engine is Go; a pattern RE2 refuses, a backreference or a
+    lookaround, is refused with RE2's reason: issue #67 §4)."""
+    return _compiled(_string(p, "pattern"))
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str):
+    load("re2")
+    import re2
+
+    options = re2.Options()
+    options.log_errors = False  # RE2 would write its own line to standard error, past the output edge
     try:
-        return re.compile(text)
-    except re.error as e:
-        raise FunctionError(f'invalid regular expression pattern "{text}": {e}') from None
+        return re2.compile(text, options=options)
+    except re2.error as e:
+        reason = e.args[0].decode(errors="replace") if e.args and isinstance(e.args[0], bytes) else str(e)
+        raise FunctionError(f'invalid regular expression pattern "{one_line(text, 200)}": {one_line(reason, 200)}') \
+            from None
 
 
 def contains(coll: Any, value: Any) -> bool:
@@ -72,7 +89,7 @@ def endswith(s: Any, suffix: Any) -> bool:
     return _string(s, "str").endswith(_string(suffix, "suffix"))
 
 
-def _match_value(m: re.Match) -> Any:
+def _match_value(m) -> Any:
     """One match as Terraform's ``regex`` gives it: the whole match without groups, a map of
     named groups, else a list of the groups (go-cty ``stdlib.RegexFunc``)."""
     if m.re.groupindex:
@@ -100,8 +117,10 @@ def regexall(pattern: Any, s: Any) -> list:
 
 
 def split(sep: Any, s: Any) -> list[str]:
-    """``stdlib.SplitFunc``: an empty string splits into one empty element."""
-    return _string(s, "str").split(_string(sep, "separator"))
+    """``stdlib.SplitFunc`` (Go's ``strings.Split``): an empty string splits into one empty
+    element; an empty separator splits after each character."""
+    text, separator = _string(s, "str"), _string(sep, "separator")
+    return list(text) if separator == "" else text.split(separator)
 
 
 def join(sep: Any, *lists: Any) -> str:
@@ -147,6 +166,7 @@ def anytrue(v: Any) -> bool:
 
 _DURATION_RE = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|ms|s|m|h)")
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
+_MAX_DURATION_SECONDS = (2 ** 63 - 1) / 1e9
 
 
 def _duration(text: Any) -> timedelta:
@@ -168,6 +188,8 @@ def _duration(text: Any) -> timedelta:
         pos = m.end()
     if not body:
         raise FunctionError(f'invalid duration "{s}"')
+    if seconds > _MAX_DURATION_SECONDS:  # Go's time.Duration: int64 nanoseconds, about 292 years
+        raise FunctionError(f'invalid duration "{s}"')
     return timedelta(seconds=sign * seconds)
 
 
@@ -183,13 +205,16 @@ def _time(text: Any, what: str) -> datetime:
 
 
 def _rfc3339(t: datetime) -> str:
-    text = t.isoformat().replace("+00:00", "Z")
-    return text
+    """Go's ``time.RFC3339`` layout: whole seconds (a fraction is dropped, not rounded)."""
+    return t.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def timeadd(ts: Any, duration: Any) -> str:
     """``funcs.TimeAddFunc``: the timestamp moved by a Go duration, in RFC 3339."""
-    return _rfc3339(_time(ts, "timestamp") + _duration(duration))
+    try:
+        return _rfc3339(_time(ts, "timestamp") + _duration(duration))
+    except OverflowError:
+        raise FunctionError("the result is out of the range of timestamps") from None
 
 
 def timecmp(a: Any, b: Any) -> int:
