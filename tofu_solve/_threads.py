@@ -2,9 +2,11 @@
 
 A worker that imports a library for the first time while another thread imports the same
 library can fail with "partially initialized module" (the reason is in ``tofu_solve._lazy``).
-So a thread's ``needs`` (absolute module names) are imported on the starting thread, through
-the one import guard, before the thread exists; what a worker still imports later goes
-through that guard as well (``_lazy.load``). ``tests/test_layout.py`` keeps thread creation
+Every import after start-up goes through the one import guard (``_lazy.load``), which is
+what makes them safe; a thread's ``needs`` (absolute module names) are imported on the
+starting thread before it starts only where the thread certainly uses them (a download
+thread: the HTTP stack), since a warm run, whose workers find everything in the cache, must
+not import the network libraries at all. ``tests/test_layout.py`` keeps thread creation
 here, and ``tests/e2e/test_thread_imports.py`` runs tofu-solve as its own process with an
 import tracer that fails on any first import of a library on a worker thread outside the
 guard."""
@@ -32,7 +34,7 @@ def prepare(needs: Iterable[str]) -> None:
         load(name)
 
 
-def worker_pool(workers: int, name: str, needs: Iterable[str] = NETWORK) -> ThreadPoolExecutor:
+def worker_pool(workers: int, name: str, needs: Iterable[str] = NOTHING) -> ThreadPoolExecutor:
     """A ``ThreadPoolExecutor`` of at most ``workers`` threads named ``name_N``, started
     only after ``needs`` are imported."""
     prepare(needs)
@@ -40,7 +42,7 @@ def worker_pool(workers: int, name: str, needs: Iterable[str] = NETWORK) -> Thre
 
 
 def start_thread(target: Callable[..., object], name: str, args: tuple = (),
-                 needs: Iterable[str] = NETWORK) -> threading.Thread:
+                 needs: Iterable[str] = NOTHING) -> threading.Thread:
     """A daemon thread running ``target(*args)``, started after ``needs`` are imported (a
     process exiting on an error never waits for it)."""
     prepare(needs)

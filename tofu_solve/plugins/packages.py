@@ -32,7 +32,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._threads import worker_pool
+from .._threads import NETWORK, worker_pool
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
 from ..errors import ConfigurationError, IntegrityError, NetworkError, OfflineError, RegistryError
@@ -343,7 +343,7 @@ class ProviderPackages:
 
     def _signed_sums_once(self, meta: ProviderDownload, what: str) -> tuple[str, ...]:
         if meta.signing_keys:
-            with worker_pool(1, "tofu-solve-provider-sig") as one:
+            with worker_pool(1, "tofu-solve-provider-sig", NETWORK) as one:
                 sig = one.submit(self._get_small, meta.shasums_signature_url)
                 document = self._get_small(meta.shasums_url)
                 signature = sig.result()

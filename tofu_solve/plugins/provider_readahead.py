@@ -25,7 +25,7 @@ import logging
 import threading
 from collections.abc import Mapping
 
-from .._threads import NETWORK, worker_pool
+from .._threads import worker_pool
 from ..addrs.provider import ProviderAddress
 from .packages import ProviderPackages
 
@@ -53,7 +53,7 @@ class ProviderReadAhead:
         self.packages = packages
         self.platforms = platforms
         self.locked = dict(locked)
-        self._pool = worker_pool(workers, "tofu-solve-provider-ahead", (*NETWORK, "pysequoia"))
+        self._pool = worker_pool(workers, "tofu-solve-provider-ahead")
         self._lock = threading.Lock()
         self._guesses: dict[str, list[str]] = {}
         self._closed = False

@@ -58,7 +58,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .._lazy import load
-from .._threads import start_thread
+from .._threads import NETWORK, start_thread
 from ..addrs.module_source import OciSource, RemoteSource, SourceKind, parse_source, source_dir_subdir
 from ..addrs.provider import ProviderAddress
 from ..addrs.redact import redact
@@ -678,7 +678,7 @@ class PackageStore:
                     with self._lock:
                         self.report.pushed.append(label)
         with self._lock:
-            self._pushing[label] = start_thread(run, "tofu-solve-store-push")
+            self._pushing[label] = start_thread(run, "tofu-solve-store-push", needs=NETWORK)
 
     def finish(self, grace: float | None = None) -> StoreReport:
         """Wait at most ``grace`` seconds (default the store's) for the pushes still
