@@ -59,3 +59,41 @@ def test_an_unrevoked_version_and_an_unreadable_answer_revoke_nothing(tmp_path):
         c = client(tmp_path, reg.url, hcp=True)
         assert c.revocations(RegistryPackage("registry.opentofu.org", "acme", "missing", "aws")) == {}  # a 404
         assert c.revocations(PACKAGE) == {}
+
+
+def test_every_listed_revoked_version_stays_revoked_past_the_read_bound_and_the_deadline(tmp_path):
+    """Issue #67 §7: 60 revoked versions, each message answered after 0.3 s: the messages are
+    read in parallel until the run's lifecycle deadline, and every version stays revoked
+    whether its message was read or not (the list used to be cut at 50)."""
+    versions = {f"1.{i}.0": f"git::https://example.invalid/net.git?ref=v1.{i}.0" for i in range(60)}
+    with RegistryServer(None, extra_modules={"acme/net/aws": {"versions": versions}}, hcp=True) as reg:
+        reg.revocations["acme/net/aws"] = {v: {"message": f"bad {v}", "link": "javascript:alert(1)"} for v in versions}
+        reg.revocation_delay = 0.3
+        c = client(tmp_path, reg.url, hcp=True)
+        c.lifecycle_seconds = 1.0
+        revoked = c.revocations(PACKAGE)
+        assert set(revoked) == set(versions)
+        told = [r for r in revoked.values() if r.message]
+        assert 0 < len(told) < 50  # some messages came in time, not all: the deadline held
+        assert all(r.message == f"bad {r.version}" and r.link == "" for r in told)  # no javascript: link
+
+
+def test_a_version_is_url_encoded_in_the_query(tmp_path):
+    with RegistryServer(None, extra_modules={"acme/net/aws": {"versions": {"1.0.0": "git::https://x.invalid/a.git"}}},
+                        hcp=True) as reg:
+        reg.revocations["acme/net/aws"] = {"1.0.0&x=y": {"message": "m", "link": "https://example.com/r"}}
+        c = client(tmp_path, reg.url, hcp=True)
+        revoked = c.revocations(PACKAGE)
+        assert set(revoked) == {"1.0.0&x=y"} and revoked["1.0.0&x=y"].link == "https://example.com/r"
+        asked = [path for _, path, _ in reg.log.requests if "module_version=" in path]
+        assert asked and all("module_version=1.0.0%26x%3Dy" in path for path in asked), asked
+
+
+def test_only_http_links_are_passed_on():
+    from tofu_solve.remote.lifecycle import safe_link
+
+    assert safe_link("https://example.com/a b") == ""  # one line, no spaces: a URL
+    assert safe_link("https://example.com/d") == "https://example.com/d"
+    assert safe_link("HTTP://example.com") == "HTTP://example.com"
+    assert safe_link("javascript:alert(1)") == "" and safe_link("data:text/html,x") == ""
+    assert Deprecation.from_registry({"reason": "r", "link": "file:///etc/passwd"}).link == ""

@@ -16,6 +16,7 @@ meets as "withdrawn or deleted" (:func:`tofu_solve.errors.locked_version_gone`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..addrs.redact import redact
@@ -23,6 +24,9 @@ from ..errors import SourceRange
 from ..output_edge import one_line as quoted
 
 MAX_REVOKED_READ = 50  # revoked versions whose message is read, per module (one request each)
+LIFECYCLE_SECONDS = 15.0
+"""The run-wide deadline of the revocation messages' reads (issue #67 §7): they run in
+parallel; a message not read by then is left out, and its version stays revoked."""
 
 
 def one_line(v: object, limit: int = 500) -> str:
@@ -30,6 +34,13 @@ def one_line(v: object, limit: int = 500) -> str:
     (:func:`tofu_solve.output_edge.one_line`) and without credentials ("" for anything else):
     it reaches messages and files."""
     return quoted(redact(" ".join(v.split())), limit) if isinstance(v, str) else ""
+
+
+def safe_link(v: object) -> str:
+    """A registry-given link, passed on only when it is an ``https`` or ``http`` URL
+    (:func:`one_line`; "" for a ``javascript:`` or any other scheme: issue #67 §7)."""
+    text = one_line(v)
+    return text if re.match(r"https?://[^\s]+$", text, re.I) else ""
 
 
 @dataclass(frozen=True)
@@ -45,7 +56,7 @@ class Deprecation:
         """A listing entry's ``deprecation`` (an object, or null for none)."""
         if not isinstance(value, dict):
             return None
-        return cls(one_line(value.get("reason")), one_line(value.get("link")))
+        return cls(one_line(value.get("reason")), safe_link(value.get("link")))
 
     def words(self) -> str:
         """``deprecated by its registry: reason (link)``."""
@@ -97,4 +108,4 @@ class Revocation:
                 "link": self.link or None, "file": None, "line": None}
 
 
-__all__ = ["MAX_REVOKED_READ", "Deprecation", "Revocation", "one_line"]
+__all__ = ["LIFECYCLE_SECONDS", "MAX_REVOKED_READ", "Deprecation", "Revocation", "one_line", "safe_link"]

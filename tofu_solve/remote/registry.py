@@ -18,13 +18,16 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import wait
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
-from urllib.parse import urljoin
+from urllib.parse import quote, urljoin
 
 from .._lazy import load
+from .._threads import worker_pool
 from .._version import __version__
 from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
@@ -33,7 +36,7 @@ from ..config.cliconfig import CliConfig, load_cli_config
 from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError, TofuSolveError, name_suggestion
 from ..store.cache import Cache, key_of
 from .flight import SingleFlight
-from .lifecycle import MAX_REVOKED_READ, Deprecation, Revocation, one_line
+from .lifecycle import LIFECYCLE_SECONDS, MAX_REVOKED_READ, Deprecation, Revocation, one_line, safe_link
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 
@@ -134,7 +137,7 @@ def revocations_from(cached: object, package: str) -> dict[str, Revocation]:
     """The revocations an earlier run kept in the cache (version -> {message, link})."""
     if not isinstance(cached, dict):
         return {}
-    return {str(v): Revocation(package, str(v), one_line(x.get("message")), one_line(x.get("link")))
+    return {str(v): Revocation(package, str(v), one_line(x.get("message")), safe_link(x.get("link")))
             for v, x in cached.items() if isinstance(x, dict)}
 
 
@@ -166,6 +169,8 @@ class RegistryClient:
         self._lock = threading.Lock()
         self._services: dict[str, dict[str, str]] = {}
         self._module_versions: dict[str, list[str]] = {}
+        self.lifecycle_seconds = LIFECYCLE_SECONDS  # the run-wide deadline of revocation messages (issue #67 §7)
+        self._lifecycle_deadline: float | None = None
         self._provider_versions: dict[str, list[str]] = {}
         self._release_times: dict[tuple[str, str], dict[str, float]] = {}  # (kind, address) -> version -> time
         self._deprecations: dict[str, dict[str, Deprecation]] = {}  # package -> version -> deprecation
@@ -412,6 +417,37 @@ class RegistryClient:
                 log.debug("revocations of %s not read: %s", key, e)
         return cached_revocations(self.cache, package) if self.cache is not None else {}
 
+    def _revocation_messages(self, package: RegistryPackage, url: str, versions: list[str]) -> dict[str, object]:
+        """Each version's ``revocation`` object as the v2 API gives it (version -> the
+        object; a version whose answer did not come by the run's lifecycle deadline, or was
+        unreadable, is absent). Read in parallel, the version URL-encoded in the query."""
+        def one(v: str) -> object:
+            r = self._get(f"{url}/version?module_version={quote(v, safe='')}", package.host,
+                          f"read the revocation of {package.for_display} {v}", "module_revocations")
+            try:
+                return r.json()["data"]["attributes"].get("revocation") if r.status_code == 200 else None
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return None
+        if not versions:
+            return {}
+        with self._lock:
+            if self._lifecycle_deadline is None:
+                self._lifecycle_deadline = time.monotonic() + self.lifecycle_seconds
+            deadline = self._lifecycle_deadline
+        pool = worker_pool(min(8, len(versions)), "tofu-solve-lifecycle")
+        try:
+            futures = {pool.submit(one, v): v for v in versions}
+            done, _ = wait(futures, timeout=max(0.0, deadline - time.monotonic()))
+            out = {}
+            for f in done:
+                try:
+                    out[futures[f]] = f.result()
+                except TofuSolveError as e:
+                    log.debug("revocation of %s %s not read: %s", package, futures[f], e)
+            return out
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)  # what is still on the wire is abandoned
+
     def _read_revocations(self, package: RegistryPackage) -> dict[str, Revocation]:
         svc = self.services(package.host)
         base = svc.get("tfe.v2") or svc.get("tfe.v2.1")
@@ -421,9 +457,9 @@ class RegistryClient:
             self.module_versions(package)
         except TofuSolveError as e:
             log.debug("versions of %s not listed for their deprecations: %s", package, e)
-        org = package.namespace
+        org, name, system = (quote(x, safe="") for x in (package.namespace, package.name, package.system))
         url = urljoin(urljoin(f"https://{package.host}/", base),
-                      f"organizations/{org}/registry-modules/private/{org}/{package.name}/{package.system}")
+                      f"organizations/{org}/registry-modules/private/{org}/{name}/{system}")
         r = self._get(url, package.host, f"read the revoked versions of {package.for_display}", "module_revocations")
         if r.status_code != 200:
             return {}
@@ -431,19 +467,15 @@ class RegistryClient:
             revoked = r.json()["data"]["attributes"].get("revoked-versions") or []
         except (ValueError, KeyError, TypeError, AttributeError):
             return {}
+        versions = list(dict.fromkeys(str(x) for x in revoked if isinstance(x, str)))
+        told = self._revocation_messages(package, url, versions[:MAX_REVOKED_READ])
         out: dict[str, Revocation] = {}
-        for v in [str(x) for x in revoked if isinstance(x, str)][:MAX_REVOKED_READ]:
-            message, link = "", ""
-            one = self._get(f"{url}/version?module_version={v}", package.host,
-                            f"read the revocation of {package.for_display} {v}", "module_revocations")
-            try:
-                told = one.json()["data"]["attributes"].get("revocation") if one.status_code == 200 else None
-            except (ValueError, KeyError, TypeError, AttributeError):
-                told = None
-            if isinstance(told, dict):
-                if told.get("status") == "unrevoked":
-                    continue
-                message, link = one_line(told.get("message")), one_line(told.get("link"))
+        for v in versions:  # every version listed as revoked stays revoked, message read or not
+            said = told.get(v)
+            if isinstance(said, dict) and said.get("status") == "unrevoked":
+                continue
+            message, link = (one_line(said.get("message")), safe_link(said.get("link"))) if isinstance(said, dict) \
+                else ("", "")
             out[v] = Revocation(str(package), v, message, link)
         if self.cache is not None:
             self.cache.write_json("module-revocations", key_of(str(package)),

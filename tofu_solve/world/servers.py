@@ -99,6 +99,7 @@ class RegistryServer:
         self.hcp = hcp
         self.deprecations: dict[str, dict[str, dict]] = {}
         self.revocations: dict[str, dict[str, dict]] = {}
+        self.revocation_delay = 0.0  # seconds before each version's revocation is answered
         self.provider_sources: dict[str, str] = {}  # address -> the source repository its details name
         self.world = world
         self.provider_files = ProviderFiles(world.root) if world is not None else None
@@ -258,6 +259,8 @@ class _RegistryHandler(BaseHTTPRequestHandler):
                 "name": name, "namespace": org, "provider": provider, "registry-name": "private",
                 "revoked-versions": sorted(revoked)}}})
             return
+        if self.owner.revocation_delay:  # a slow registry (issue #67 §7)
+            time.sleep(self.owner.revocation_delay)
         told = revoked.get(version)
         revocation = None if told is None else {"status": "revoked", **told}
         self._send(200, {"data": {"type": "registry-module-versions", "attributes": {
