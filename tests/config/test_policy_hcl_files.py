@@ -5,11 +5,16 @@ a file and a block, label matching by package, and the errors of the subset."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from tofu_solve.addrs.module_source import parse_source
 from tofu_solve.config.policy import Policy, Subject, find_policies, load_policy
 from tofu_solve.errors import ConfigurationError
+from tofu_solve.versions.hashicorp_go_version import GoVersion
+
+DEFAULT_HOST = "registry.opentofu.org"
 
 NOW = datetime(2026, 11, 28, tzinfo=UTC)
 
@@ -294,3 +299,71 @@ def test_no_prerelease(tmp_path, version, allowed):
 def test_a_provider_version_range(tmp_path, version, allowed):
     found = load(tmp_path, PROVIDER_RANGE).provider_verdicts("registry.opentofu.org/hashicorp/aws", version)
     assert (not found) is allowed
+
+
+# --------------------------------------------------------------------------- one policy for the repository (#67 §8)
+
+
+TOP_POLICY = '''
+sources {
+  allow = ["terraform-aws-modules/*"]
+}
+deny "module" "registry.opentofu.org/terraform-aws-modules/vpc/aws" {
+  versions = ">= 6.6.0"
+  reason   = "6.6 breaks the NAT gateways"
+}
+'''
+
+
+def repository(tmp_path: Path) -> Path:
+    """A repository whose top holds the team's policy, and a root module two levels down."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "tofu-solve-policy.hcl").write_text(TOP_POLICY)
+    root = tmp_path / "envs" / "prod"
+    root.mkdir(parents=True)
+    return root
+
+
+def test_every_policy_file_from_the_top_of_the_repository_down_applies(tmp_path):
+    root = repository(tmp_path)
+    (root / "local.policy.hcl").write_text('module_policy "*" "near" {\n  enforce {\n'
+                                           '    condition = meta.version != "6.5.0"\n  }\n}\n')
+    policy = load_policy(root, None, {})
+    assert policy is not None
+    assert policy.files == ("../../tofu-solve-policy.hcl", "local.policy.hcl")
+    vpc = "registry.opentofu.org/terraform-aws-modules/vpc/aws"
+    assert policy.module_denial(vpc, GoVersion.parse("6.6.0")) is not None  # the top's deny block
+    assert policy.module_denial(vpc, GoVersion.parse("6.5.0")) is not None  # the near rule
+    assert policy.module_denial(vpc, GoVersion.parse("6.4.0")) is None
+
+
+def test_a_nearer_file_cannot_widen_an_allow_list_above(tmp_path):
+    root = repository(tmp_path)
+    (root / "tofu-solve-policy.hcl").write_text('sources {\n  allow = ["*"]\n}\n')
+    policy = load_policy(root, None, {})
+    assert policy is not None
+    assert policy.files == ("../../tofu-solve-policy.hcl", "tofu-solve-policy.hcl")
+    refused = policy.source_refusal(parse_source("cloudposse/label/null", DEFAULT_HOST))
+    assert refused is not None and policy.refusal_words(refused[0]).startswith(
+        "not in sources.allow at ../../tofu-solve-policy.hcl:3")
+    # ...and its deny block still applies
+    assert policy.module_denial("registry.opentofu.org/terraform-aws-modules/vpc/aws", GoVersion.parse("6.6.0"))
+
+
+def test_the_runners_policy_replaces_the_repositorys(tmp_path):
+    root = repository(tmp_path)
+    (tmp_path / "ci").mkdir()
+    (tmp_path / "ci" / "only.policy.hcl").write_text('module_policy "*" "ci" {\n  enforce {\n'
+                                                     '    condition = true\n  }\n}\n')
+    policy = load_policy(root, str(tmp_path / "ci"), {})
+    assert policy is not None and policy.files == ("../../ci/only.policy.hcl",)
+    assert load_policy(root, "none", {}) is None
+
+
+def test_outside_a_repository_the_nearest_directory_with_policy_files_applies(tmp_path):
+    (tmp_path / "tofu-solve-policy.hcl").write_text(TOP_POLICY)
+    root = tmp_path / "r"
+    root.mkdir()
+    (root / "x.policy.hcl").write_text('module_policy "*" "x" {\n  enforce {\n    condition = true\n  }\n}\n')
+    policy = load_policy(root, None, {})
+    assert policy is not None and policy.files == ("x.policy.hcl",)

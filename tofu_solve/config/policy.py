@@ -75,6 +75,7 @@ class SourcePattern:
 
     pattern: str
     where: SourceRange
+    allowed: bool = False  # an ``allow`` pattern (else ``deny``)
 
     def matches(self, address: str) -> bool:
         return fnmatch.fnmatchcase(address, self.pattern)
@@ -215,12 +216,16 @@ class Policy:
     units: tuple[PolicyUnit, ...] = ()  # the *.policy.hcl files (issue #62)
     overrides: frozenset[str] = frozenset()  # -policy-override=LABEL,...
     registry_host: str = "registry.opentofu.org"
+    # the allow lists and names of further tofu-solve-policy.hcl files (nearer the root module than
+    # ``file``): a source must be on every list (issue #67 §8: a nearer file cannot widen one above)
+    more_allows: tuple[tuple[SourcePattern, ...], ...] = ()
+    more_files: tuple[str, ...] = ()
 
     @property
     def files(self) -> tuple[str, ...]:
-        """Every policy file in force, as messages name them."""
-        own = (self.file,) if self.file else ()
-        return own + tuple(u.file for u in self.units if u.file != self.file)
+        """Every policy file in force, as messages name them, from the repository's top down."""
+        own = ((self.file,) if self.file else ()) + self.more_files
+        return own + tuple(u.file for u in self.units if u.file not in own)
 
     @property
     def hcl_rules(self) -> tuple[PolicyRule, ...]:
@@ -263,16 +268,17 @@ class Policy:
         for p in self.deny:
             if p.matches(address):
                 return p, address
-        if self.allow and not any(p.matches(address) for p in self.allow):
-            return None, address
+        for allow in (self.allow, *self.more_allows):
+            if allow and not any(p.matches(address) for p in allow):
+                return allow[0], address
         return None
 
     def refusal_words(self, pattern: SourcePattern | None) -> str:
         """Why a source is refused (:meth:`source_refusal`): the ``deny`` pattern that
         matches it, or the ``allow`` list it is not on, with the file and line."""
-        if pattern is not None:
+        if pattern is not None and not pattern.allowed:
             return f'sources.deny "{pattern.pattern}" at {pattern.where}'
-        return f"not in sources.allow at {self.allow[0].where}"
+        return f"not in sources.allow at {(pattern or self.allow[0]).where}"
 
     def module_denial(self, package: str, version, call: Subject | None = None) -> Denial | None:
         """The rule that denies ``version`` (a GoVersion) of the module package at ``package``
@@ -423,10 +429,14 @@ def policy_files(directory: Path, reads: ReadLog | None = None, entries: bool = 
 def find_policies(root: Path, flag: str | None, environ: Mapping[str, str],
                   reads: ReadLog | None = None) -> list[Path]:
     """The policy files for ``root``: ``-policy`` (``flag``), else ``TOFU_SOLVE_POLICY``
-    (either a file, or a directory whose policy files are read), else the policy files of
-    the first directory from ``root`` upward that has any (:func:`policy_files`); none when
-    either is set to ``none`` or nothing is found. Every place looked at, found or not, is
-    registered in ``reads`` (issue #47 §2).
+    (either a file, or a directory whose policy files are read): set by whoever runs the
+    job, these replace the repository's. Else, inside a repository, the policy files
+    (:func:`policy_files`) of every directory from the repository's top down to ``root``, the
+    top's first: all of them apply, so that a file a pull request drops beside a root module
+    adds rules and removes none (issue #67 §8, as HCP attaches policy sets above the
+    workspace); outside a repository, those of the first directory from ``root`` upward that
+    has any. None when either setting is ``none`` or nothing is found. Every place looked at,
+    found or not, is registered in ``reads`` (issue #47 §2).
 
     Raises:
         ConfigurationError: a named policy file or directory that does not exist, a named
@@ -453,6 +463,11 @@ def find_policies(root: Path, flag: str | None, environ: Mapping[str, str],
         return [p]
     d = root.resolve()
     watched = _watched_dirs(d)
+    if len(watched) > 1 or (d / ".git").exists():  # inside a repository: every directory up to its top
+        found = []
+        for directory in sorted(watched, key=lambda p: len(p.parts)):
+            found += policy_files(directory, reads)
+        return found
     while True:
         found = policy_files(d, reads, d in watched)
         if found:
@@ -541,7 +556,7 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
     if not paths:
         return None
     values = policy_inputs(environ, inputs)
-    policy: Policy | None = None
+    teams: list[Policy] = []
     units = []
     for path in paths:
         if reads is not None:
@@ -555,11 +570,28 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
         if path.name.endswith(HCL_POLICY_SUFFIX):
             units.append(read_policy_unit(path, shown, values, now or (lambda: datetime.now(UTC))))
         else:
-            policy = read_policy(path, shown, registry_host)
-    if policy is None:
-        policy = Policy(units[0].file)
+            teams.append(read_policy(path, shown, registry_host))
+    policy = combined(teams) if teams else Policy(units[0].file)
     policy = replace(policy, units=tuple(units), registry_host=registry_host)
     return policy.with_overrides(overrides) if overrides else policy
+
+
+def combined(policies: Sequence[Policy]) -> Policy:
+    """Several ``tofu-solve-policy.hcl`` files as one, the repository's top first (issue #67
+    §8): every ``deny`` pattern and block of each; a source must be on every ``allow`` list
+    that is not empty; the longest ``release_cooldown``; a requirement any file sets."""
+    first, rest = policies[0], list(policies[1:])
+    if not rest:
+        return first
+    longest = max(policies, key=lambda p: p.min_age)
+    return replace(
+        first, deny=tuple(x for p in policies for x in p.deny), rules=tuple(r for p in policies for r in p.rules),
+        more_allows=tuple(p.allow for p in rest if p.allow), more_files=tuple(p.file for p in rest),
+        min_age=longest.min_age, min_age_text=longest.min_age_text,
+        require_pins=any(p.require_pins for p in policies), require_signed=any(p.require_signed for p in policies),
+        # the cooldown in force is cited first (where_of gives the first)
+        settings_where=longest.settings_where + tuple(w for p in policies if p is not longest
+                                                      for w in p.settings_where))
 
 
 def read_policy(path: Path, shown: str | None = None, registry_host: str = "registry.opentofu.org") -> Policy:
@@ -662,7 +694,7 @@ class _PolicyReader:
                                          'in a "sources" block.' + _did_you_mean(a.name, ("allow", "deny")),
                                          self.here(a.line, "sources"))
             into = self.allow if a.name == "allow" else self.deny_patterns
-            into += [SourcePattern(_qualified(p, self.registry_host), self.here(a.line, "sources"))
+            into += [SourcePattern(_qualified(p, self.registry_host), self.here(a.line, "sources"), a.name == "allow")
                      for p in self.strings(a, f"sources.{a.name}")]
 
     def deny(self, b) -> None:
