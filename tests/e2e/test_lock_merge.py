@@ -97,3 +97,31 @@ def test_one_provider_version_from_two_platforms_is_the_union_verified(isolated,
     sides = [parse_lock_text(t)[0].providers[AWS] for t in (ours, theirs)]
     assert set(got.hashes) == set(sides[0].hashes) | set(sides[1].hashes)
     assert "one version: the hashes of both sides" in " ".join(r.out.split())
+
+
+def test_a_sides_hashes_this_run_cannot_verify_are_left_out_and_listed(isolated, tofu_solve):
+    """Issue #67 §5: in a merge conflict, the other side adds a zh: absent from the provider's
+    signed SHA256SUMS (as a backdoored package's would be) and another h1: to a module at the
+    same version; the resolution keeps only what this run verified and names the rest."""
+    tf = ('terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n'
+          '      version = "~> 6.0"\n    }\n  }\n}\n') + _vpc("~> 6.0")
+    base = _side(tofu_solve, isolated / "base", tf)
+    forged_zh = "zh:" + "ab" * 32
+    forged_h1 = "h1:" + "A" * 43 + "="
+
+    def each_block(text: str, line: str) -> str:  # the line first in every hashes list
+        return text.replace("  hashes = [\n", f"  hashes = [\n{line}\n")
+    ours = each_block(base, "    # reviewed")
+    theirs = base.replace("  hashes = [\n", f'  hashes = [\n    "{forged_h1}",\n', 1)  # the vpc block
+    head, mark, rest = theirs.partition(f'provider "{AWS}" {{')
+    theirs = head + mark + rest.replace("  hashes = [\n", f'  hashes = [\n    "{forged_zh}",\n', 1)
+    root = write_root(isolated / "root", tf)
+    conflicted = _conflicted(isolated / "merge", base, ours, theirs, False)
+    assert conflicted.count("<<<<<<<") == 2  # both blocks conflict
+    (root / ".terraform.lock.hcl").write_text(conflicted)
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert forged_zh not in r.lock and forged_h1 not in r.lock
+    said = " ".join((r.out + r.err).split())
+    assert f"could not verify left out: {forged_h1}" in said and f"could not verify left out: {forged_zh}" in said
+    assert "<<<<<<<" not in r.lock

@@ -48,6 +48,7 @@ from ..lockfile import (
 from ..lockfile.entries import ProviderLock, content_hashes, same_selection
 from ..lockfile.merge_conflict import MergedLock, conflicted_error
 from ..lockfile.read import read_conflicted_lock_file
+from ..output_edge import one_line
 from ..plugins import (
     ProviderLockPlan,
     ProviderPackages,
@@ -232,7 +233,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     ctx, counter = wired.context, wired.counter
     notes.extend(WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings)
     solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
-                               store, memo, progress, accept)
+                               store, memo, progress, accept, unions(read.merged))
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
         solved.state_doc = _cited_from_root(solved.state_doc, opts.display_prefix, root, opts, settings)
     res = solved.res
@@ -418,10 +419,12 @@ def _read_locks(root: Path, opts: InitOptions, settings: Settings, target: Targe
     return _LocksRead(path, locks, on_disk, lost, merged)
 
 
-def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, str]) -> WarningText:
+def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, str],
+                      dropped: dict[str, tuple[str, ...]] | None = None) -> WarningText:
     """How each conflicted block of a merged lock file was resolved (issue #60 §2): each
     side's version, the one locked, and why (the solve's reason when it moved the block
-    from where the merge started it)."""
+    from where the merge started it); and the hashes of a block formed from both sides that
+    this run could not verify, which were left out (``dropped``, issue #67 §5)."""
     lines = []
     for c in merged.conflicts:
         module, provider = res.modules.get(c.name), res.providers.get(c.name)
@@ -436,6 +439,10 @@ def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, st
             other = c.theirs if c.start == c.ours else c.ours
             why = (f"{c.start} does not fit the rest of the selection; the other side's" if now == other
                    else f"moved from {c.start}") + (f": {reasons[c.name]}" if reasons.get(c.name) else "")
+        gone = (dropped or {}).get(c.name, ())
+        if gone:
+            why += (f"; {len(gone)} hash{'es' if len(gone) != 1 else ''} this run could not verify left out: "
+                    + ", ".join(one_line(h, 80) for h in gone))
         lines.append(f"{c.subject}: {sides} -> {now or 'removed'} ({why})")
     hunks = len(merged.hunks)
     return WarningText(
@@ -493,6 +500,7 @@ class _Solved:
     read_ahead: int
     plugin_cache: Path | None
     accepted: dict[str, tuple[AcceptedChecksum, str]] = field(default_factory=dict)  # path -> (it, its NAME)
+    dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a merged block's unverified hashes (#67 §5)
 
 
 @dataclass(frozen=True)
@@ -587,7 +595,7 @@ def accepted_reason(a: AcceptedChecksum, name: str) -> str:
 def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, wired: Wiring,
                       locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
                       store: PackageStore | None, memo: HashMemo, progress: Progress | None,
-                      accept: _Accept | None = None) -> _Solved:
+                      accept: _Accept | None = None, merged: frozenset[str] = frozenset()) -> _Solved:
     """Solve; then verify the module packages against the lock while the provider lock
     blocks are planned (both are network round trips that do not depend on each other); push
     what was verified to the package store. The context is closed at the end."""
@@ -613,14 +621,15 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again,
-                                 frozenset(accept.providers))
+                                 frozenset(accept.providers), merged)
             # after the plan, on the same thread: each provider's source repository, for the SBOM (issue #60 §3)
             repositories = one.submit(_ask_repositories, wired.client, res)
             accepted: list[AcceptedChecksum] = []
+            dropped: dict[str, tuple[str, ...]] = {}
             selected, trees, verified = verify_packages(res, locks.with_modules(
                 {p: (locks.modules[p] if p in accept.modules else m) for p, m in solve_locks.modules.items()}),
                 wired, opts.upgrade, opts.lockfile == "readonly", moves, memo, hash_diagnosis(root, settings, memo),
-                frozenset(accept.modules), accepted)
+                frozenset(accept.modules), accepted, merged, dropped)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             repositories.result()
@@ -637,7 +646,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         ctx.close()
     return _Solved(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
                    sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir,
-                   {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed})
+                   {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed}, {**dropped, **plan.dropped})
 
 
 def _policy_data(ctx, res: Resolution) -> dict | None:
@@ -691,7 +700,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
             "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
             "blocks back; -upgrade=NAME chooses afresh."))
     if read.merged is not None:  # the lock file had merge conflicts: how each was resolved comes first
-        res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons))
+        res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons, solved.dropped))
     ctx = wired.context
     wired.remotes.join_background()
     out.extend(tag_warnings(wired.remotes.moved, wired.remotes.deleted))
@@ -1013,12 +1022,20 @@ def _ask_repositories(client: RegistryClient, res: Resolution) -> None:
 
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
                    opts: InitOptions, refresh: frozenset[str] = frozenset(),
-                   accept: frozenset[str] = frozenset()) -> ProviderLockPlan:
+                   accept: frozenset[str] = frozenset(), merged: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """The provider blocks ``tofu init`` would write for this solution (see
     :mod:`tofu_solve.plugins.provider_locks`)."""
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
-                               refresh, accept)
+                               refresh, accept, merged)
+
+
+def unions(merged: MergedLock | None) -> frozenset[str]:
+    """The blocks (call paths, provider addresses) a lock merge conflict formed from both
+    sides' hashes at one version: only what the run verifies of them is kept (issue #67 §5)."""
+    if merged is None:
+        return frozenset()
+    return frozenset(c.name for c in merged.conflicts if c.ours == c.theirs and c.ours is not None)
 
 
 def _same_version_change(old: ModuleLock, new: ModuleLock) -> str:

@@ -41,12 +41,15 @@ class ProviderLockPlan:
         kept: addresses whose blocks stay byte for byte.
         unsigned: "ns/type version" of providers whose checksums OpenTofu's no-key rule
             let through without a signature check.
+        dropped: address -> the hashes of a merged block that this run could not verify,
+            left out of the lock (issue #67 §5).
     """
 
     providers: dict[str, ProviderLock] = field(default_factory=dict)
     changes: list[LockChange] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     unsigned: list[str] = field(default_factory=list)  # providers whose checksums were not signature-checked
+    dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def lock_constraints(requirements) -> str:
@@ -147,7 +150,7 @@ def changed_package(addr: ProviderAddress, old: ProviderLock, info: PackageInfo,
 def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requirements: dict[str, list],
                         locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
                         workers: int = 8, refresh: frozenset[str] = frozenset(),
-                        accept: frozenset[str] = frozenset()) -> ProviderLockPlan:
+                        accept: frozenset[str] = frozenset(), merged: frozenset[str] = frozenset()) -> ProviderLockPlan:
     """Build the provider blocks for ``selected`` (address -> (address, version)).
 
     Args:
@@ -161,6 +164,10 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
             (``-accept-checksum``): their block is rebuilt from the registry's hashes alone.
             Any other provider whose package changed at its locked version is refused
             (:func:`changed_package`).
+        merged: addresses whose block a lock merge conflict formed from both sides' hashes
+            (issue #67 §5): always checked against the registry, and only the hashes this
+            run verified are kept (every ``zh:`` of the version's signed ``SHA256SUMS``, the
+            ``h1:`` of each package unpacked here); the others are in ``plan.dropped``.
 
     Raises:
         RegistryError, NetworkError, IntegrityError: fetching or authenticating a package.
@@ -170,8 +177,8 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
     wanted = {a: (addr, v, lock_constraints(requirements.get(a, ()))) for a, (addr, v) in sorted(selected.items())
               if not addr.is_builtin and not addr.is_legacy}
 
-    todo = [a for a in wanted if _needs_packages(wanted[a], locks.providers.get(a), a in refresh or a in accept,
-                                                 packages, platforms)]
+    todo = [a for a in wanted if a in merged or _needs_packages(wanted[a], locks.providers.get(a),
+                                                                 a in refresh or a in accept, packages, platforms)]
     infos = _package_infos({a: wanted[a] for a in todo}, packages, platforms, workers)
     for a, (addr, version, constraints) in wanted.items():
         old = locks.providers.get(a)
@@ -189,7 +196,12 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
             hashes.add(info.h1)
             hashes.update(info.signed)
         if old is not None and old.version == version and a not in accept:
-            hashes.update(h for h in old.hashes if h.startswith(_PREFERRED))  # ProviderLock.PreferredHashes
+            kept = [h for h in old.hashes if h.startswith(_PREFERRED)]  # ProviderLock.PreferredHashes
+            if a in merged:  # both sides' hashes: only what was verified here stays
+                verified = set(hashes)
+                plan.dropped[a] = tuple(sorted(h for h in kept if h not in verified))
+                kept = [h for h in kept if h in verified]
+            hashes.update(kept)
         new = ProviderLock(addr, version, constraints, tuple(hashes))
         if old is not None and (old.version, old.constraints, old.hashes) == (new.version, new.constraints,
                                                                               new.hashes):

@@ -70,7 +70,8 @@ class AcceptedChecksum:
 def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bool, readonly: bool = False,
                     moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None,
                     diagnose: Callable[[str, ModuleLock, str, str], TofuSolveError] | None = None,
-                    accept: frozenset[str] = frozenset(), accepted: list[AcceptedChecksum] | None = None):
+                    accept: frozenset[str] = frozenset(), accepted: list[AcceptedChecksum] | None = None,
+                    merged: frozenset[str] = frozenset(), dropped: dict[str, tuple[str, ...]] | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
     the lock when the lock holds the same version (not with ``-upgrade``, which records the
     new checksums). Returns (call path -> (candidate,
@@ -81,7 +82,10 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
     lock entry, the package's ``h1:``, the package found), telling which of lock, copy and
     package changed. ``accept``: call paths whose new contents are accepted at their locked
     version (``-accept-checksum``): their package is hashed afresh and recorded in place of
-    the lock's, each appended to ``accepted``; the caller has made sure the version stays."""
+    the lock's, each appended to ``accepted``; the caller has made sure the version stays.
+    ``merged``: call paths whose block a lock merge conflict formed from both sides' hashes
+    (issue #67 §5): verified as any lock, then only the hashes of the package verified here
+    are kept; the others go to ``dropped`` (call path -> hashes)."""
     selected, trees, verified = {}, {}, []
     moves = {} if moves is None else moves
     pinned = _pinned_selections(LockFile(locks.providers, {p: m for p, m in locks.modules.items()
@@ -119,7 +123,13 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
                 # which of lock, copy and package changed (issue #47 §6)
                 raise diagnose(path, old, hashes[0], new.package)
             verify(path, old, pkg.root, f"cached copy in {pkg.root}", actual=hashes[0])
-            new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
+            if path in merged:  # both sides' hashes: only what was verified here stays
+                gone = tuple(sorted(set(content_hashes(old)) - set(hashes)))
+                if gone and dropped is not None:
+                    dropped[path] = gone
+                new = replace(new, hashes=tuple(hashes))
+            else:
+                new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
             verified.append(path)
         selected[path] = (cand, pkg, new)
         tree = wired.context.tree(cand)
