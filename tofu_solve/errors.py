@@ -125,8 +125,8 @@ class TofuSolveError(Exception):
         if self.where is not None:  # a file's name is a repository's text: on one line (issue #67 §1)
             ctx = f", in {one_line(self.where.context)}" if self.where.context else ""
             out += ["", f"  on {one_line(self.where.file)} line {self.where.line}{ctx}:"]
-            if self.where.snippet.strip():  # tofu's source snippet: "%4d: %s"
-                out.append(f"{self.where.line:4d}: {self.where.snippet.rstrip()}")
+            if self.where.snippet.strip():  # tofu's source snippet: "%4d: %s", one line, bounded (issue #67 §1)
+                out.append(f"{self.where.line:4d}: {one_line(self.where.snippet.rstrip().replace(chr(9), '  '), 300)}")
         if self.detail:
             out += ["", self.detail]
         return "\n".join(out)

@@ -190,10 +190,11 @@ def _head(repo: Path, rev: str = "HEAD") -> str:
 
 
 def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch):
-    """Issue #25: the lock pins the commit in ``package``. A fresh machine installs that
-    commit, with no tag listing, whatever the tag now names; resolving the tag again
-    (``-upgrade``) meets the moved tag: the RFC-shaped error naming both packages, exit 1,
-    nothing changed; ``-upgrade=NAME`` accepts the new commit after hashing it."""
+    """Issue #25: the lock pins the commit in ``package``; issue #67 §5: that package must be
+    what the tag names, so a machine that installs it lists the tag beside the fetch, and a
+    moved tag (or a lock edited to another commit) is "Moved git tag" naming both commits,
+    exit 1, nothing changed; resolving the tag again (``-upgrade``) meets the moved tag too;
+    ``-accept-checksum=m`` accepts the new commit after hashing it."""
     url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
     genuine = _head(tmp_path / "mod", "v1.0.0")
     root = write_root(tmp_path / "root", f'''
@@ -215,18 +216,16 @@ def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch)
     _git(tmp_path / "mod", "commit", "-qam", "retag")
     _git(tmp_path / "mod", "tag", "-f", "v1.0.0")
     moved = _head(tmp_path / "mod", "v1.0.0")
-    # a machine with an empty cache installs the locked commit straight from the package
+    # a machine with an empty cache fetches the locked commit and lists the tag: they differ
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "other-cache"))
-    r = tofu_solve(root, "init", "-json")
-    assert r.code == 0, r.err
-    assert "git_ls_remote" not in r.json()["network_operations"]
+    r = tofu_solve(root, "init")
+    assert r.code == 1 and "Error: Moved git tag" in r.err, r.err
+    said = " ".join(r.err.split())
+    assert f"at commit {genuine}, but the remote points that tag at {moved}" in said
+    assert "tofu-solve init -accept-checksum=CALL" in said
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# one\n"
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
-    # resolving the tag again meets the moved tag: outdated lists it...
-    r = tofu_solve(root, "outdated")
-    assert r.code == 1 and "Error: Module package verification failed" in r.err
-    assert f"Got:      git::{url}?ref={moved}" in r.err
-    # ... and init -upgrade resolves it
+    # resolving the tag again meets the moved tag: init -upgrade resolves it
     r = tofu_solve(root, "init", "-upgrade")
     assert r.code == 1
     assert "Error: Module package verification failed" in r.err
@@ -540,11 +539,11 @@ def _files(root: Path) -> dict[str, bytes]:
 
 def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(tmp_path, tofu_solve, own_cache,
                                                                               monkeypatch):
-    """The lock pins the commit (its package), so a tag re-pointed upstream changes nothing,
-    neither on a machine that has the locked commit (no network: nothing in the working
-    directory, the lock or the state moves) nor on one that must fetch it (it fetches the
-    commit). A lock written before package pins is "Moved git tag", exit 1, nothing
-    changed, on a machine that must fetch."""
+    """The lock pins the commit (its package), and that commit must be what the tag names
+    (issue #67 §5): a tag re-pointed upstream is "Moved git tag", exit 1, nothing changed in
+    the working directory, the lock or the state, on a machine that has the locked commit
+    (the remote is listed once per run) as on one that must fetch it; a lock written before
+    package pins likewise. -accept-checksum=m takes the new commit, reviewed."""
     url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
     root = write_root(tmp_path / "root", f'module "m" {{\n  source  = "git::{url}"\n  version = "~> 1.0.0"\n}}\n')
     assert tofu_solve(root, "init").code == 0
@@ -554,11 +553,11 @@ def test_a_moved_tag_changes_nothing_with_a_warm_cache_and_is_an_error_without(t
     _git(tmp_path / "mod", "commit", "-qam", "retag")
     _git(tmp_path / "mod", "tag", "-f", "v1.0.0")
     r = tofu_solve(root, "init")
-    assert r.code == 0, r.err
+    assert r.code == 1 and "Error: Moved git tag" in r.err, r.err
     assert _files(root) == before
     monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cold-cache"))
-    r = tofu_solve(root, "init")
-    assert r.code == 0, r.err  # the lock's package is the commit: the moved tag is not asked
+    r = tofu_solve(root, "init", "-lockfile=readonly")
+    assert r.code == 1 and "Error: Moved git tag" in r.err, r.err  # checked under -lockfile=readonly too
     assert _files(root) == before
     # a lock file written before package pins (the commit among the hashes) still holds: a
     # machine that must fetch resolves the tag, and refuses the moved one
@@ -593,8 +592,8 @@ def test_a_new_call_to_a_locked_package_version_meets_its_moved_tag(tmp_path, to
     (root / "main.tf").write_text(call.format("m") + call.format("n"))
     before = _files(root)
     r = tofu_solve(root, "init")
-    assert r.code == 1 and "Error: Module package verification failed" in r.err
-    assert f"Expected: {genuine}" in r.err and 'Module "m"' in r.err
+    assert r.code == 1 and "Error: Moved git tag" in r.err, r.err  # m's own package, checked first (#67 §5)
+    assert genuine.rsplit("=", 1)[1] in " ".join(r.err.split())
     assert _files(root) == before
 
 

@@ -69,7 +69,14 @@ class DiskDir:
         return confined.read_text(self.path / name, shown or name, self.top)
 
     def child(self, rel: str) -> DiskDir:
-        return DiskDir(self.path / rel, self.top) if rel else self
+        """The directory ``rel`` below (or, for a local call such as ``../shared``, beside)
+        this one: inside this one's boundary it shares it; a directory written outside it
+        (OpenTofu reads local modules anywhere) has the boundary of its own place."""
+        if not rel:
+            return self
+        path = self.path / rel
+        inside = os.path.normpath(os.path.abspath(path)).startswith(self.top.rstrip(os.sep) + os.sep)
+        return DiskDir(path, self.top if inside else None)
 
     def exists(self) -> bool:
         return self.path.is_dir()
@@ -83,8 +90,8 @@ class OverlayDir(DiskDir):
     the disk's (``texts``: absolute path -> text; a file open but never saved is listed
     too). What the language server reads a root module from, with the CLI's own loader."""
 
-    def __init__(self, path: Path, texts: Mapping[Path, str]):
-        super().__init__(path)
+    def __init__(self, path: Path, texts: Mapping[Path, str], top: str | None = None):
+        super().__init__(path, top)
         self.texts = texts
 
     def entries(self) -> list[tuple[str, bool]]:
@@ -99,7 +106,10 @@ class OverlayDir(DiskDir):
         return text if text is not None else super().read_text(name, shown)
 
     def child(self, rel: str) -> OverlayDir:
-        return OverlayDir(self.path / rel, self.texts) if rel else self
+        if not rel:
+            return self
+        inner = DiskDir.child(self, rel)
+        return OverlayDir(inner.path, self.texts, inner._top)
 
     def exists(self) -> bool:
         return self.path.is_dir() or any(p.parent == self.path for p in self.texts)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import logging
+
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.module_source import RemoteSource
+from ..addrs.redact import redact
+from ..errors import IntegrityError, TofuSolveError
+from ..output_edge import one_line
 from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes, strict_semver_tags
 from .base import AvailableVersion, ConfigFiles, Package
+
+log = logging.getLogger(__name__)
 
 
 class GitCandidates:
@@ -25,10 +32,45 @@ class GitCandidates:
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
         """The tag's package; a version from the lock comes straight from the commit its
-        ``package`` names, from the call's own repository (no ``ls-remote``)."""
+        ``package`` names, from the call's own repository, once the tag is known to name
+        that commit (:meth:`_check_tag`).
+
+        Raises:
+            IntegrityError: "Moved git tag": the remote's tag names another commit than the
+                lock's ``package``.
+            NetworkError, OfflineError: as fetching raises them.
+        """
         fetched = self.fetcher.fetch(*self._address(source, available))
+        if available.package and fetched.commit:
+            self._check_tag(source, available, fetched.commit)
         return Package(fetched.path, source.subdir, self.package_address(source), fetched.commit,
                        pin=immutable_address(str(source), fetched.commit))
+
+    def _check_tag(self, source: RemoteSource, available: AvailableVersion, commit: str) -> None:
+        """A lock's ``package`` must be what its ``source`` and version name (issue #67 §5): a
+        pull request that points the package at another commit, one the host serves (its
+        head), must not be installed as the tag. The remote is listed once per run (else
+        what the cache kept of an earlier listing); when neither can be had (every origin
+        down, -offline on a fresh cache) the package is the lock's, as it was verified by
+        the run that locked it, and whatever gives it (the store) is checked against the
+        lock's ``h1:``."""
+        url = source.git.url
+        refs: dict[str, str] | None
+        try:
+            refs = self.remotes.refs(url)
+        except TofuSolveError as e:
+            refs = self.remotes.cached_refs(url)
+            if refs is None:
+                log.debug("the tag %s of %s not checked against the lock: %s", available.label, redact(url), e)
+                return
+        named = refs.get(f"refs/tags/{available.label}")
+        if named is not None and named != commit:
+            raise IntegrityError(
+                "Moved git tag",
+                f"The lock file records the tag {one_line(available.label, 80)} of {redact(url)} at commit {commit}, "
+                f"but the remote points that tag at {named}: either the tag was moved or the lock's package was "
+                "edited to another commit. If the remote's commit is intended, review it, then accept it at the "
+                "same tag with: tofu-solve init -accept-checksum=CALL (the module call cited here)")
 
     def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
         if available.package:
