@@ -233,6 +233,11 @@ def test_moved_git_tag_is_reported(tmp_path, tofu_solve, own_cache, monkeypatch)
     assert "tofu-solve init -accept-checksum=m" in r.err
     assert (root / ".terraform.lock.hcl").read_text() == lock_before
     assert (root / ".terraform/modules/m/main.tf").read_text() == "# one\n"
+    # -upgrade=m refuses it exactly as -upgrade does (issue #67 §5: never "package changed, hashes recorded")
+    r = tofu_solve(root, "init", "-upgrade=m")
+    assert r.code == 1 and "Error: Module package verification failed" in r.err, r.out + r.err
+    assert f"Got:      git::{url}?ref={moved}" in r.err
+    assert (root / ".terraform.lock.hcl").read_text() == lock_before
     # -accept-checksum=m accepts the new commit at the same tag, re-hashed (issue #60 §1)
     r = tofu_solve(root, "init", "-accept-checksum=m")
     assert r.code == 0, r.err

@@ -90,7 +90,7 @@ def test_repushed_tag_is_caught_by_digest(tmp_path, tofu_solve, oci, own_cache, 
     """Issue #25: the lock's package is the manifest digest. A re-pushed tag changes
     nothing for a machine that installs from the lock (fresh cache included: the digest is
     fetched, not the tag); resolving the tag again (-upgrade) refuses the new digest, exit
-    1, nothing changed; -upgrade=m accepts it."""
+    1, nothing changed; -accept-checksum=m accepts it."""
     oci.push_module("modules/moving", "1.0.0", _module("# original\n"))
     root = write_root(tmp_path / "root", f'''
         module "m" {{

@@ -629,7 +629,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
             selected, trees, verified = verify_packages(res, locks.with_modules(
                 {p: (locks.modules[p] if p in accept.modules else m) for p, m in solve_locks.modules.items()}),
                 wired, opts.upgrade, opts.lockfile == "readonly", moves, memo, hash_diagnosis(root, settings, memo),
-                frozenset(accept.modules), accepted, merged, dropped)
+                frozenset(accept.modules), accepted, merged, dropped, recorded=locks)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             repositories.result()

@@ -71,7 +71,8 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
                     moves: dict[str, tuple[str, str]] | None = None, memo: HashMemo | None = None,
                     diagnose: Callable[[str, ModuleLock, str, str], TofuSolveError] | None = None,
                     accept: frozenset[str] = frozenset(), accepted: list[AcceptedChecksum] | None = None,
-                    merged: frozenset[str] = frozenset(), dropped: dict[str, tuple[str, ...]] | None = None):
+                    merged: frozenset[str] = frozenset(), dropped: dict[str, tuple[str, ...]] | None = None,
+                    recorded: LockFile | None = None):
     """Fetch (or find in the cache) every selected package, hash it, and check it against
     the lock when the lock holds the same version (not with ``-upgrade``, which records the
     new checksums). Returns (call path -> (candidate,
@@ -85,11 +86,14 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
     the lock's, each appended to ``accepted``; the caller has made sure the version stays.
     ``merged``: call paths whose block a lock merge conflict formed from both sides' hashes
     (issue #67 §5): verified as any lock, then only the hashes of the package verified here
-    are kept; the others go to ``dropped`` (call path -> hashes)."""
+    are kept; the others go to ``dropped`` (call path -> hashes). ``recorded``: the lock file as
+    read, when ``locks`` left some calls out (``-upgrade=NAME``): a version they land on again
+    must still be the package it records, as with ``-upgrade`` (issue #67 §5)."""
     selected, trees, verified = {}, {}, []
     moves = {} if moves is None else moves
-    pinned = _pinned_selections(LockFile(locks.providers, {p: m for p, m in locks.modules.items()
-                                                           if p not in accept}))
+    source = recorded if recorded is not None else locks
+    pinned = _pinned_selections(LockFile(source.providers, {p: m for p, m in source.modules.items()
+                                                            if p not in accept}))
     paths = sorted(res.modules)
     for path in paths:  # start the downloads together
         wired.pool.submit(_quiet, wired.index.fetch, res.modules[path])
@@ -112,7 +116,7 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
             if not isinstance(tree, TofuSolveError):
                 trees[path] = tree
             continue
-        moved_from = _check_package(path, cand, new, locks, pinned)
+        moved_from = _check_package(path, cand, new, source, pinned)
         if moved_from is not None:
             moves[path] = (moved_from, new.package)
             if readonly:
@@ -175,8 +179,8 @@ def _check_package(path: str, cand: ModuleCandidate, new: ModuleLock, locks: Loc
                    pinned: dict[tuple[str, str], list[ModuleLock]]) -> str | None:
     """Refuse a version that now resolves to another immutable package than the lock file
     records for it (issue #25): the call's own entry first, then any other call locked at
-    the same source and version (a new call to a locked package). Entries that
-    ``-upgrade=NAME`` left out of ``locks`` accept the new package; ``-upgrade`` does not.
+    the same source and version (a new call to a locked package); ``-upgrade=NAME`` and
+    ``-upgrade`` alike (issue #67 §5: a re-published tag is refused, never recorded quietly).
     A package is its identity, not its address (issue #34): the same commit, digest or
     checksum found at another location is accepted; the locked address is returned then
     (None otherwise), so that the caller can note the move.
