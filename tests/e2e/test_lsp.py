@@ -37,7 +37,8 @@ async def lsp(running, tmp_path):
     await client.start_io(sys.executable, "-m", "tofu_solve", "lsp", env=env)
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(tmp_path.as_uri(), "tmp")]))
+        workspace_folders=[types.WorkspaceFolder(tmp_path.as_uri(), "tmp")],
+        initialization_options={"network": True}))  # these roots are fetched as the editor solves them
     yield client
     await client.shutdown_session()
 

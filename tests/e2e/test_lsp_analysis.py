@@ -16,7 +16,7 @@ def _settings(monkeypatch):
 
 def test_a_conflict_is_an_error_on_each_clashing_line_with_verified_fixes(isolated, tofu_solve, monkeypatch):
     root = write_root(isolated / "root", AWS5_VPC61)
-    report = analyse(root, {}, _settings(monkeypatch))
+    report = analyse(root, {}, _settings(monkeypatch), network=True)
     errors = [f for f in report.findings if f.severity == "error"]
     assert {(f.file, f.line, f.needle) for f in errors} >= {("main.tf", 5, "~> 5.0"), ("main.tf", 12, "~> 6.1")}
     by_line = {f.line: f for f in errors}
@@ -28,7 +28,7 @@ def test_a_conflict_is_an_error_on_each_clashing_line_with_verified_fixes(isolat
 def test_unsaved_text_is_what_is_solved(isolated, tofu_solve, monkeypatch):
     root = write_root(isolated / "root", AWS5_VPC61)
     fixed = (root / "main.tf").read_text().replace('version = "~> 6.1"', 'version = "~> 5.0"')
-    report = analyse(root, {root / "main.tf": fixed}, _settings(monkeypatch))
+    report = analyse(root, {root / "main.tf": fixed}, _settings(monkeypatch), network=True)
     assert report.solved and not [f for f in report.findings if f.severity == "error"]
     assert any(lens.line == 10 and "newer allowed" in lens.title for lens in report.lenses), report.lenses
 
@@ -39,7 +39,7 @@ def test_a_held_back_version_is_a_hint_with_the_upgrade_and_a_moved_lock_a_warni
     assert tofu_solve(root, "init", "-handover=false").code == 0
     assert find_root(root / "main.tf") == root
     relaxed = 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "~> 6.0"\n}\n'
-    report = analyse(root, {root / "main.tf": relaxed}, _settings(monkeypatch))
+    report = analyse(root, {root / "main.tf": relaxed}, _settings(monkeypatch), network=True)
     hint = next(f for f in report.findings if f.code == "held-back")
     assert (hint.file, hint.line, hint.needle) == ("main.tf", 3, "~> 6.0")
     assert hint.message.startswith('6.5.1 locked; 6.6.0 allowed by "~> 6.0" is held back')
@@ -48,7 +48,7 @@ def test_a_held_back_version_is_a_hint_with_the_upgrade_and_a_moved_lock_a_warni
     hover = next(h for h in report.hovers if h.first == 1)
     assert "6.5.1" in hover.markdown and "6.6.0" in hover.markdown
     narrowed = relaxed.replace('"~> 6.0"', '">= 6.6.0"')
-    report = analyse(root, {root / "main.tf": narrowed}, _settings(monkeypatch))
+    report = analyse(root, {root / "main.tf": narrowed}, _settings(monkeypatch), network=True)
     moved = next(f for f in report.findings if f.code == "lock")
     assert moved.line == 3 and "tofu-solve init would move it to 6.6.0" in moved.message
     assert moved.command[1] == INIT_COMMAND and moved.related[0].file == ".terraform.lock.hcl"
@@ -57,5 +57,5 @@ def test_a_held_back_version_is_a_hint_with_the_upgrade_and_a_moved_lock_a_warni
 def test_a_syntax_error_is_at_its_position(isolated, tofu_solve, monkeypatch):
     root = write_root(isolated / "root", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
                                          '  version = "~> 6.0"\n}\n')
-    report = analyse(root, {root / "main.tf": 'module "vpc" {\n  source = \n}\n'}, _settings(monkeypatch))
+    report = analyse(root, {root / "main.tf": 'module "vpc" {\n  source = \n}\n'}, _settings(monkeypatch), network=True)
     assert report.read_error and report.findings[0].file == "main.tf" and report.findings[0].severity == "error"

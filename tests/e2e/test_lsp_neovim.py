@@ -23,6 +23,7 @@ local id = vim.lsp.start_client({
   name = "tofu-solve",
   cmd = { vim.env.TOFU_SOLVE_PYTHON, "-m", "tofu_solve", "lsp" },
   root_dir = vim.env.TOFU_SOLVE_ROOT,
+  init_options = { network = true },
 })
 vim.cmd("edit " .. vim.env.TOFU_SOLVE_ROOT .. "/main.tf")
 vim.lsp.buf_attach_client(0, id)

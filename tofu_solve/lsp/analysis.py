@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +33,7 @@ from ..explain.holdback import module_hold_backs
 from ..explain.typos import unknown_arguments
 from ..lockfile import LOCK_FILE_NAME, LockFile, LockFileErrors, parse_lock_text, read_lock_file
 from ..lockfile.merge_conflict import conflicted_error, has_conflict_markers, merge_sides
+from ..output_edge import one_line
 from ..settings import Settings
 from ..solver.changes import lock_change_reasons
 from ..solver.context import SolveOptions
@@ -154,10 +157,21 @@ def _rel(file: str, root: Path) -> str:
     return file
 
 
-def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: Client | None = None) -> RootReport:
+class SolveTimedOut(TofuSolveError):
+    """A solve ran past its time budget (:func:`analyse`'s ``deadline``) and was stopped."""
+
+
+def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: Client | None = None,
+            network: bool = False, deadline: float | None = None) -> RootReport:
     """Read and solve the root module at ``root`` as the editor shows it (``texts``: the
     open buffers' text by absolute path), and say what the editor should show. Never
-    raises for what the configuration, the lock or the network does: that is a finding."""
+    raises for what the configuration, the lock or the network does: that is a finding.
+
+    ``network``: whether the solve may ask a registry, git host or store what the lock and
+    the cache do not hold (issue #67 §6: opening a repository must not make the editor
+    fetch what the repository names; off until the user turns it on or runs an action).
+    ``deadline``: a ``time.monotonic()`` past which the solve stops at its next round and
+    the report says so (each solve has a time budget, so other roots keep theirs)."""
     report = RootReport(root)
     target = target_version(None, root, client=client)
     try:
@@ -177,15 +191,31 @@ def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: C
     except TofuSolveError as e:
         report.findings.append(_finding_at(e, "error", "policy", root))
         return _done(report)
-    for offline in (True, False):  # the lock and the cache first; the network only when they lack something
-        wired = build_context(SolveOptions(target, offline=offline, policy=policy), locks, settings, None)
+    def budget(_event) -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise SolveTimedOut("Solve stopped", "The solve of this root module ran past the language server's time "
+                                "budget and was stopped; tofu-solve init in a terminal solves it in full.")
+    for offline in ((True, False) if network else (True,)):  # the lock and the cache first
+        wired = build_context(SolveOptions(target, offline=offline, policy=policy), locks, settings, budget)
         ctx = wired.context
         try:
             res = solve(tree, ctx, root)
             _solved(report, res, ctx, locks, tree)
             break
-        except OfflineError:
-            continue
+        except OfflineError as e:
+            if network:
+                continue
+            where = e.where if e.where is not None else SourceRange("main.tf", 1)
+            report.findings.append(Finding(
+                _rel(where.file, root), max(1, where.line or 1), "information",
+                "Not solved: what the lock file and the cache hold is not enough, and the language server asks no "
+                "registry, git host or store until you run tofu-solve init (its code action) or turn its network on "
+                "for this workspace (the \"network\" setting).", "offline", (), None,
+                ("Run tofu-solve init", INIT_COMMAND, (str(root),))))
+            break
+        except SolveTimedOut as e:
+            report.findings.append(_finding_at(e, "information", "time budget", root))
+            break
         except ResolutionError as e:
             _conflict(report, e, locks)
             break
@@ -309,18 +339,32 @@ def _call(report: RootReport, res: Resolution, ctx, locks: LockFile, call, reaso
             needle, ((f"Upgrade {path} to {first.version}" if first.command else  # proven to land it
                       f"Upgrade {path} (tofu-solve init -upgrade={path})"), UPGRADE_COMMAND, (str(root), path))
             if first.kind == "lock" else None))
-    lines = [f"**module \"{path}\"**: {display_package(cand.source)} **{cand.version_text}** ({state})"]
+    # every piece of outside text (a registry's, a policy's, a lock's) is Markdown-escaped: no
+    # link, image or command: URI from outside reaches the editor (issue #67 §6)
+    lines = [f"**module \"{markdown(path)}\"**: {markdown(display_package(cand.source))} "
+             f"**{markdown(cand.version_text)}** ({state})"]
     if lock is not None and lock.package:
-        lines.append(f"- package: `{lock.package}`")
+        lines.append(f"- package: {markdown(lock.package)}")
     if why:
-        lines.append(f"- the lock would move: {why}")
+        lines.append(f"- the lock would move: {markdown(why)}")
     for h in held[:8]:
-        lines.append(f"- {h.version}: {h.kind}: {h.reason or 'held by the lock'}")
+        lines.append(f"- {markdown(h.version)}: {h.kind}: {markdown(h.reason or 'held by the lock')}")
     page = _versions_page(cand.source)
     if page:
         lines.append(f"- versions: {page}")
     last = max([call.where.line, *(w.line for _, w in call.arguments)])
     report.hovers.append(Hover(_rel(call.where.file, root), call.where.line, last + 1, "\n".join(lines)))
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()!|<>~:])")
+
+
+def markdown(text: object) -> str:
+    """Outside text as Markdown that shows it as written and does nothing else: on one line
+    (:func:`tofu_solve.output_edge.one_line`), every character Markdown or HTML could read
+    escaped with a backslash (so ``[x](command:...)``, ``![](http://...)`` and ``<img>`` are
+    shown as text, and no autolink forms)."""
+    return _MARKDOWN.sub(r"\\\1", one_line(text, 500))
 
 
 def _newer_outside(ctx, req, allowed) -> int:

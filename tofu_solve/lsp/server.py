@@ -51,9 +51,28 @@ def claimed(path: Path) -> bool:
     return path.name in CLAIMED_NAMES or path.name.endswith(CLAIMED_SUFFIXES)
 
 
-def uri_path(uri: str) -> Path:
-    """The local path of a ``file://`` URI."""
-    return Path(unquote(urlparse(uri).path))
+def uri_path(uri: str) -> Path | None:
+    """The local path of a ``file://`` URI; None for any other scheme (a diff view's
+    ``git:`` document, an untitled buffer: never the working tree, issue #67 §6)."""
+    parts = urlparse(uri)
+    if parts.scheme != "file":
+        return None
+    return Path(unquote(parts.path))
+
+
+SOLVE_SECONDS = 30.0
+"""The time budget of one solve (issue #67 §6): past it, the solve stops at its next round and
+the root's report says so; the worker goes on with the next root."""
+
+
+def network_setting(value: object) -> bool | None:
+    """The ``network`` setting from initialization options or a configuration change
+    (``{"network": true}`` or ``{"tofu-solve": {"network": true}}``); None when not given."""
+    if isinstance(value, dict):
+        inner = value.get("tofu-solve", value.get("tofuSolve", value))
+        if isinstance(inner, dict) and isinstance(inner.get("network"), bool):
+            return bool(inner["network"])
+    return None
 
 
 class SolveServer(LanguageServer):
@@ -75,13 +94,14 @@ class SolveServer(LanguageServer):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client_found = False
         self._client: Client | None = None
+        self.network = False  # registries, git hosts and stores are asked only once turned on (issue #67 §6)
 
     # ------------------------------------------------------------------ solving
 
     def schedule(self, uri: str) -> None:
         """Solve the root of the document at ``uri`` soon (after :data:`DEBOUNCE`)."""
         path = uri_path(uri)
-        if not claimed(path):
+        if path is None or not claimed(path):
             return
         root = find_root(path)
         with self._lock:
@@ -97,7 +117,7 @@ class SolveServer(LanguageServer):
         out = {}
         for doc in list(self.workspace.text_documents.values()):
             p = uri_path(doc.uri)
-            if claimed(p) and (p == root or root in p.parents):
+            if p is not None and claimed(p) and (p == root or root in p.parents):
                 out[p] = doc.source
         return out
 
@@ -119,7 +139,8 @@ class SolveServer(LanguageServer):
             return  # a newer edit follows: it solves
         token = self._progress_begin(f"Solving {root.name}")
         try:
-            report = analyse(root, self._texts(root), self.settings, self._target_client())
+            report = analyse(root, self._texts(root), self.settings, self._target_client(), network=self.network,
+                             deadline=time.monotonic() + SOLVE_SECONDS)
         except Exception as e:  # a bug must not take the server down: said once, in the client's log
             log.exception("tofu-solve lsp: the solve of %s failed", root)
             said = f"tofu-solve: the solve of {root} failed: {type(e).__name__}: {e}"
@@ -213,9 +234,21 @@ def build_server(settings: Settings) -> SolveServer:
     """The server with its handlers (a function, so that tests and the CLI each get their own)."""
     server = SolveServer(settings)
 
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: SolveServer, params: types.InitializeParams) -> None:
+        ls.network = bool(network_setting(params.initialization_options))
+
     @server.feature(types.INITIALIZED)
     async def initialized(ls: SolveServer, params: types.InitializedParams) -> None:
         ls._loop = asyncio.get_running_loop()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: SolveServer, params: types.DidChangeConfigurationParams) -> None:
+        told = network_setting(params.settings)
+        if told is not None and told != ls.network:
+            ls.network = told
+            for root in list(ls.reports):  # solve again with what the network now gives
+                ls.schedule((root / "main.tf").as_uri())
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SolveServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -241,6 +274,8 @@ def build_server(settings: Settings) -> SolveServer:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: SolveServer, params: types.HoverParams) -> types.Hover | None:
         path = uri_path(params.text_document.uri)
+        if path is None:
+            return None
         report = ls.reports.get(find_root(path))
         if report is None:
             return None
@@ -254,6 +289,8 @@ def build_server(settings: Settings) -> SolveServer:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
     def code_lens(ls: SolveServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         path = uri_path(params.text_document.uri)
+        if path is None:
+            return []
         report = ls.reports.get(find_root(path))
         if report is None:
             return []
@@ -292,8 +329,8 @@ def _code_actions(ls: SolveServer, params: types.CodeActionParams) -> list[types
     """The verified fixes whose edits touch the requested lines, and the commands of the
     findings there."""
     path = uri_path(params.text_document.uri)
-    report = ls.reports.get(find_root(path))
-    if report is None:
+    report = ls.reports.get(find_root(path)) if path is not None else None
+    if path is None or report is None:
         return []
     root, rel = report.root, _rel(path, report.root)
     first, last = params.range.start.line + 1, params.range.end.line + 1
