@@ -96,3 +96,27 @@ def test_a_solve_past_its_time_budget_stops_with_a_note(running, tmp_path, monke
 ])
 def test_outside_text_in_a_hover_is_shown_never_followed(text, shown):
     assert markdown(text) == shown
+
+
+@pytest.mark.asyncio
+async def test_a_position_outside_the_document_is_invalid_params(offline_lsp, tmp_path):
+    root = write_root(tmp_path / "r", VPC)
+    uri = opened(offline_lsp, root / "main.tf")
+    with pytest.raises(Exception) as e:
+        await offline_lsp.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
+                                                                      types.Position(500, 0)))
+    assert "-32602" in str(e.value) or "outside" in str(e.value)
+
+
+@pytest.mark.asyncio
+async def test_a_request_after_shutdown_is_an_invalid_request(running, tmp_path):
+    client = await _client(running, tmp_path, None)
+    root = write_root(tmp_path / "r", VPC)
+    uri = opened(client, root / "main.tf")
+    await client.protocol.send_request_async(types.SHUTDOWN, None)
+    with pytest.raises(Exception) as e:
+        await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
+            types.TextDocumentIdentifier(uri), types.Position(0, 1))), 10)
+    assert "-32600" in str(e.value) or "shut down" in str(e.value), e.value
+    client.protocol.notify(types.EXIT, None)
+    await client.stop()

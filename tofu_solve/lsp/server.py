@@ -26,7 +26,9 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from .._lazy import load
 from .._threads import worker_pool
@@ -75,6 +77,31 @@ def network_setting(value: object) -> bool | None:
     return None
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, but a request after ``shutdown`` is answered with InvalidRequest, as
+    the specification says (pygls drops it, and the client waits for ever; issue #67 §6)."""
+
+    def handle_message(self, message):
+        method = getattr(message, "method", None)
+        if self._shutdown and getattr(message, "id", None) is not None and method not in (None, types.EXIT):
+            self._send_response(message.id, None, JsonRpcInvalidRequest(
+                f"the server is shut down; {method} is not served").to_response_error())
+            return None
+        return super().handle_message(message)
+
+
+def _within(ls: LanguageServer, uri: str, *lines: int) -> None:
+    """Refuse a position outside the open document at ``uri`` (InvalidParams, as the
+    specification names it); a document the server does not hold is not checked."""
+    doc = ls.workspace.text_documents.get(uri)
+    if doc is None:
+        return
+    count = max(1, len(doc.lines))
+    for line in lines:
+        if not 0 <= line <= count:
+            raise JsonRpcInvalidParams(f"line {line} is outside {uri}, which has {count} lines")
+
+
 class SolveServer(LanguageServer):
     """The language server: its settings, the last report of each root, and the workers.
 
@@ -84,7 +111,8 @@ class SolveServer(LanguageServer):
     """
 
     def __init__(self, settings: Settings):
-        super().__init__("tofu-solve", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("tofu-solve", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
         self.settings = settings
         self.reports: dict[Path, RootReport] = {}
         self.published: dict[Path, set[str]] = {}
@@ -269,10 +297,12 @@ def build_server(settings: Settings) -> SolveServer:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_action(ls: SolveServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        _within(ls, params.text_document.uri, params.range.start.line, params.range.end.line)
         return _code_actions(ls, params)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: SolveServer, params: types.HoverParams) -> types.Hover | None:
+        _within(ls, params.text_document.uri, params.position.line)
         path = uri_path(params.text_document.uri)
         if path is None:
             return None
