@@ -230,3 +230,31 @@ def test_what_the_client_prints_in_the_hand_over_runs_inside_the_guard(tmp_path,
     p = run(["init", f"-tf-path={client}", f"-chdir={root}"], tmp_path, running.cli_config, tmp_path / "c")
     assert "::warning title=pwned::from the client" in p.stdout, p.stdout  # shown, inert
     assert_safe(p)
+
+
+def test_a_hostile_registrys_lifecycle_answers_reach_no_command_and_revoke_every_version(tmp_path, world, running):
+    """Issue #67 §1, §7: a private registry whose deprecation and revocation texts hold
+    workflow commands, escape sequences and a javascript: link, that lists 60 revoked versions
+    and answers each slowly: the job is bounded by its lifecycle deadline, every listed version
+    stays revoked (6.x all revoked: nothing selectable, named as revoked), and nothing it said
+    starts a command or reaches a terminal."""
+    from tofu_solve.world.servers import RegistryServer, write_cli_config
+
+    reg = RegistryServer(world, running.git.url, hcp=True).start()
+    try:
+        versions = [v for v in world.modules["terraform-aws-modules/vpc/aws"]["versions"] if v.startswith("6.")]
+        reg.revocations["terraform-aws-modules/vpc/aws"] = {
+            v: {"message": INJECT, "link": "javascript:alert(document.cookie)"} for v in versions}
+        reg.deprecations["terraform-aws-modules/vpc/aws"] = {
+            "5.21.0": {"reason": INJECT, "link": "javascript:alert(1)"}}
+        reg.revocation_delay = 0.2
+        cfg = write_cli_config(tmp_path / "rc", reg.url, hcp=True)
+        root = write_root(tmp_path / "r", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                           '  version = ">= 5.21"\n}\n')
+        p = run(["init", "-handover=false", f"-chdir={root}"], tmp_path, cfg, tmp_path / "c")
+    finally:
+        reg.stop()
+    assert_safe(p)
+    assert "javascript:" not in p.stdout + p.stderr
+    assert p.returncode == 0, p.stderr
+    assert '"5.21.0"' in (root / ".terraform.lock.hcl").read_text()  # every 6.x revoked: never selected anew
