@@ -48,3 +48,12 @@ def test_off_actions_nothing_but_control_characters_changes():
     edge.write("##[x] ::warning::y\x1b[31m\n")
     workflow_commands(edge, ["::error::z"])
     assert raw.getvalue() == "##[x] ::warning::y\\x1b[31m\n::error::z\n"
+
+
+def test_a_wrapped_line_never_starts_with_a_runner_command():
+    from tofu_solve.command.views.human import HumanView
+
+    folded = HumanView(False).fold("Warning: " + "word " * 22 + "::warning title=x::y and more")
+    assert len(folded.splitlines()) > 1
+    assert not any(line.strip().startswith("::") for line in folded.splitlines())
+    assert folded.replace("\u200d", "").split() == ("Warning: " + "word " * 22 + "::warning title=x::y and more").split()

@@ -258,3 +258,28 @@ def test_a_hostile_registrys_lifecycle_answers_reach_no_command_and_revoke_every
     assert "javascript:" not in p.stdout + p.stderr
     assert p.returncode == 0, p.stderr
     assert '"5.21.0"' in (root / ".terraform.lock.hcl").read_text()  # every 6.x revoked: never selected anew
+
+
+def test_a_policy_file_a_pull_request_drops_beside_a_root_switches_nothing_off(tmp_path, running):
+    """Issue #67 §8: the repository's policy at its top denies vpc 6.6.0; a pull request adds a
+    tofu-solve-policy.hcl that allows every source and a *.policy.hcl beside the root. All
+    three apply: vpc stays below 6.6.0, and init -json lists every file."""
+    import json
+
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "tofu-solve-policy.hcl").write_text(
+        'deny "module" "terraform-aws-modules/vpc/aws" {\n  versions = ">= 6.6.0"\n  reason   = "breaks NAT"\n}\n')
+    root = write_root(repo / "envs" / "prod", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n'
+                                              '  version = "~> 6.0"\n}\n')
+    (root / "tofu-solve-policy.hcl").write_text('sources {\n  allow = ["*"]\n}\n')
+    (root / "pr.policy.hcl").write_text('module_policy "*" "anything" {\n  enforcement_level = "advisory"\n'
+                                        '  enforce {\n    condition = true\n  }\n}\n')
+    p = run(["init", "-handover=false", "-json", f"-chdir={root}"], tmp_path, running.cli_config, tmp_path / "c")
+    assert p.returncode == 0, p.stderr
+    result = next(json.loads(line)["result"] for line in reversed(p.stdout.splitlines())
+                  if '"type":"init_result"' in line.replace(" ", ""))
+    assert result["policy"]["files"] == ["../../tofu-solve-policy.hcl", "tofu-solve-policy.hcl", "pr.policy.hcl"]
+    locked = (root / ".terraform.lock.hcl").read_text()
+    assert 'version     = "6.5.1"' in locked or 'version = "6.5.1"' in locked.replace("  ", " "), locked
+    assert_safe(p)

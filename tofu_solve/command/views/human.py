@@ -152,7 +152,9 @@ class HumanView:
             kept = re.sub(r'"[^"\n]{1,60}"', whole, line)
             out.append(textwrap.fill(kept, self.width, subsequent_indent=lead + indent, break_long_words=False,
                                      break_on_hyphens=False).replace("\u00a0", " "))
-        return "\n".join(out)
+        # a wrapped line never starts with what a CI runner reads as a command (issue #67 §1): a
+        # zero-width joiner before "::" keeps the text as it reads
+        return re.sub(r"(?m)^(\s*)(::)", "\\1\u200d\\2", "\n".join(out))
 
     def folded(self, text: str = "", style: str | None = None, indent: str = "") -> None:
         """:meth:`line`, folded as :meth:`fold` folds it."""
