@@ -57,3 +57,17 @@ def test_a_wrapped_line_never_starts_with_a_runner_command():
     assert len(folded.splitlines()) > 1
     assert not any(line.strip().startswith("::") for line in folded.splitlines())
     assert folded.replace("\u200d", "").split() == ("Warning: " + "word " * 22 + "::warning title=x::y and more").split()
+
+
+def test_every_kind_check_reports_has_its_sarif_rule():
+    """A difference kind without a rule was an internal error of check -format=sarif (issue
+    #70: 'revoked'); the kinds are read from check's own code."""
+    import ast
+    from pathlib import Path
+
+    from tofu_solve.command.views.sarif import RULES
+
+    tree = ast.parse((Path(__file__).resolve().parents[1] / "tofu_solve/command/check.py").read_text())
+    kinds = {c.args[0].value for c in ast.walk(tree) if isinstance(c, ast.Call) and getattr(c.func, "id", "") ==
+             "Difference" and c.args and isinstance(c.args[0], ast.Constant)}
+    assert kinds and kinds <= set(RULES), kinds - set(RULES)

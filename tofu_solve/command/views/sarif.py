@@ -35,6 +35,7 @@ RULES: Mapping[str, tuple[str, str]] = {
     "override": ("OverrideFileStale", "The override bridge file is missing, stale or no longer needed."),
     "provider": ("ProviderLockDiffers", "A provider lock is missing, or the configuration no longer meets it."),
     "policy": ("PolicyDenies", "A locked version or source that the team's policy denies."),
+    "revoked": ("VersionRevoked", "A locked module version that its registry revoked."),
     "lock-change": ("LockFileWouldChange", "A lock that init would change, which -lockfile=readonly forbids."),
 }
 """Difference kind -> (the rule's name, its one-line description)."""
