@@ -283,3 +283,13 @@ def test_a_policy_file_a_pull_request_drops_beside_a_root_switches_nothing_off(t
     locked = (root / ".terraform.lock.hcl").read_text()
     assert 'version     = "6.5.1"' in locked or 'version = "6.5.1"' in locked.replace("  ", " "), locked
     assert_safe(p)
+
+
+def test_a_source_with_an_escaped_newline_is_quoted_on_one_line(tmp_path, running):
+    root = write_root(tmp_path / "r", 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws\\n'
+                                       '::warning title=pwned::x"\n  version = "~> 6.0"\n}\n')
+    p = run(["init", "-handover=false", f"-chdir={root}"], tmp_path, running.cli_config, tmp_path / "c")
+    assert p.returncode == 1
+    assert "terraform-aws-modules/vpc/aws\\n::warning title=pwned::x" in p.stderr, p.stderr
+    assert not any(line.strip().startswith("::warning") for line in p.stderr.splitlines())
+    assert_safe(p)

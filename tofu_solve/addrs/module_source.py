@@ -30,6 +30,7 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
 from .._lazy import load
 from ..errors import SourceAddressError, go_quote
+from ..output_edge import one_line
 from .hosts import for_display
 from .hosts import normalize as normalize_host
 
@@ -635,6 +636,9 @@ def parse_oci(raw: str) -> OciSource:
     return OciSource(registry, repo, tag, digest, sub)
 
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
 def parse_source(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> ModuleSource:
     """Parse a module ``source`` argument as OpenTofu does; a registry address without a
     host is on ``default_host`` (:mod:`tofu_solve.addrs.product`).
@@ -645,6 +649,9 @@ def parse_source(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> ModuleS
     if not isinstance(raw, str) or raw == "":
         raise SourceAddressError("Invalid module source address",
                                  "The module source address must be a non-empty string.")
+    if _CONTROL.search(raw):  # a newline or an escape in a pull request's source is quoted on one line (#67 §1)
+        raise SourceAddressError("Invalid module source address",
+                                 f"{one_line(raw, 200)}: a source address holds no control characters.")
     if is_local(raw):
         return parse_local(raw)
     try:
