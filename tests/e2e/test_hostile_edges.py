@@ -291,5 +291,5 @@ def test_a_source_with_an_escaped_newline_is_quoted_on_one_line(tmp_path, runnin
     p = run(["init", "-handover=false", f"-chdir={root}"], tmp_path, running.cli_config, tmp_path / "c")
     assert p.returncode == 1
     assert "terraform-aws-modules/vpc/aws\\n::warning title=pwned::x" in p.stderr, p.stderr
-    assert not any(line.strip().startswith("::warning") for line in p.stderr.splitlines())
+    assert not any(line.strip().startswith("::warning") for line in p.stderr.splitlines()), p.stderr
     assert_safe(p)

@@ -370,6 +370,9 @@ def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> Regis
     def fail(msg: str) -> NoReturn:
         raise SourceAddressError("Invalid registry module source address", msg)
 
+    if _CONTROL.search(raw):  # quoted on one line (issue #67 §1)
+        fail(f"{one_line(raw, 200)} holds control characters")
+
     if is_local(raw):
         fail(f"can't use local directory {go_quote(raw)} as a module registry address")
     pkg, sub = split_package_subdir(raw)
