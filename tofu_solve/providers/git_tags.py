@@ -32,16 +32,21 @@ class GitCandidates:
 
     def fetch(self, source: RemoteSource, available: AvailableVersion) -> Package:
         """The tag's package; a version from the lock comes straight from the commit its
-        ``package`` names, from the call's own repository, once the tag is known to name
-        that commit (:meth:`_check_tag`).
+        ``package`` names, from the call's own repository, and, when it is not in this
+        machine's cache already, once the tag is known to name that commit
+        (:meth:`_check_tag`).
 
         Raises:
             IntegrityError: "Moved git tag": the remote's tag names another commit than the
                 lock's ``package``.
             NetworkError, OfflineError: as fetching raises them.
         """
-        fetched = self.fetcher.fetch(*self._address(source, available))
-        if available.package and fetched.commit:
+        address, commit = self._address(source, available)
+        # a package downloaded now (a fresh clone's job always) is checked against its tag; one this
+        # machine already holds was checked when it came, and a warm re-init asks no network
+        check = bool(available.package and commit) and not self.fetcher.has_git_package(address, str(commit))
+        fetched = self.fetcher.fetch(address, commit)
+        if check and fetched.commit:
             self._check_tag(source, available, fetched.commit)
         return Package(fetched.path, source.subdir, self.package_address(source), fetched.commit,
                        pin=immutable_address(str(source), fetched.commit))

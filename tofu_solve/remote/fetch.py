@@ -106,6 +106,17 @@ class Fetcher:
         IntegrityError."""
         return self._once((address, commit), lambda: self._fetch_address(address, commit))
 
+    def has_git_package(self, address: str, commit: str) -> bool:
+        """Whether the git package at ``address`` is unpacked in this machine's cache at
+        ``commit`` (verified when it was put there); False for any other address."""
+        try:
+            src = parse_source(address)
+        except TofuSolveError:
+            return False
+        if not isinstance(src, RemoteSource) or src.kind is not SourceKind.GIT:
+            return False
+        return self.cache.package_dir(_git_base(src), commit).is_dir()
+
     def config_files(self, address: str, commit: str | None = None) -> tuple[PackageFiles, str] | None:
         """The configuration files of a git package and its commit, read into memory without
         unpacking the package (:meth:`GitRemotes.config_files`), for a module version the
