@@ -636,8 +636,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     out, err = sys.stdout, sys.stderr
     actions = environ.get("GITHUB_ACTIONS") == "true"
     json_out = _json_output(argv)
-    edges = OutputEdge(out, actions, json=json_out), OutputEdge(err, actions)
-    edges[1].token = edges[0].token  # one guard: whichever line the runner meets first stops it
+    first = OutputEdge(out, actions, json=json_out)
+    edges = first, OutputEdge(err, actions, token=first.token)  # one guard: the line the runner meets first stops it
     sys.stdout, sys.stderr = edges
     try:
         # under GitHub Actions no workflow command runs from here on but tofu-solve's own

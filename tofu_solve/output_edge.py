@@ -46,6 +46,12 @@ def _escape(m: re.Match) -> str:
     return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
 
 
+def has_control(text: str) -> bool:
+    """Whether ``text`` holds a control character, a newline included (what a name, a source
+    address or a lock value never holds)."""
+    return _CONTROL_OR_NEWLINE.search(text) is not None
+
+
 def printable(text: str) -> str:
     """``text`` with every control character but the newline escaped (``\\x1b``,
     ``\\u2028``...), and a tab as ``\\t``: what may reach a terminal or a log."""
@@ -154,4 +160,5 @@ def cleaner(stream: TextIO):
     return stream.clean if isinstance(stream, OutputEdge) else printable
 
 
-__all__ = ["MAX_QUOTED", "OutputEdge", "cleaner", "one_line", "printable", "raw_stream", "workflow_commands"]
+__all__ = ["MAX_QUOTED", "OutputEdge", "cleaner", "has_control", "one_line", "printable", "raw_stream",
+           "workflow_commands"]

@@ -20,10 +20,13 @@ from tests.conftest import CLIENT_PATHS, require_tool
 from tofu_solve.world import default_world_dir
 
 
-def _serve(tmp_path, world) -> tuple[subprocess.Popen, list[str]]:
+def _serve(tmp_path, world=None, output: Path | None = None) -> tuple[subprocess.Popen, list[str]]:
+    """``tofu-solve demo -serve -output=OUTPUT`` (default ``tmp_path/out``) as its own
+    process, once it is up: (the process, the lines it printed)."""
     env = {**os.environ, "TOFU_SOLVE_WORLD_DIR": str(default_world_dir()), "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "c")}
     env.pop("TF_CLI_CONFIG_FILE", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "demo", "-serve", f"-output={tmp_path / 'out'}"],
+    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "demo", "-serve",
+                             f"-output={output or tmp_path / 'out'}"],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: list[str] = []
     deadline = time.monotonic() + 300

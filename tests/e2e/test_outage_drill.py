@@ -9,23 +9,21 @@ names the command to run next. Then ``demo -serve`` starts again on the same por
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import CLIENT_PATHS, require_tool
 from tests.e2e.oci_fixtures import run_registry
+from tests.e2e.test_demo_serve import _serve as serve_demo
 from tofu_solve.command.demo import serve_ports
 from tofu_solve.errors import ConfigurationError
 from tofu_solve.plugins import current_platform
-from tofu_solve.world import default_world_dir
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE = REPO / "docs" / "user-guide.md"
@@ -49,22 +47,8 @@ def drill_blocks() -> list[str]:
 
 def _serve(tmp: Path, output: Path) -> tuple[subprocess.Popen, str]:
     """``tofu-solve demo -serve -output=OUTPUT`` as its own process, once it is up."""
-    env = {**os.environ, "TOFU_SOLVE_WORLD_DIR": str(default_world_dir()), "TOFU_SOLVE_CACHE_DIR": str(tmp / "c")}
-    env.pop("TF_CLI_CONFIG_FILE", None)
-    proc = subprocess.Popen([sys.executable, "-m", "tofu_solve", "demo", "-serve", f"-output={output}"],
-                            cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    deadline = time.monotonic() + 300
-    assert proc.stdout is not None
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if line.startswith("Ctrl-C stops the servers."):
-            return proc, "".join(lines)
-    proc.kill()
-    pytest.fail("demo -serve did not come up:\n" + "".join(lines))
+    proc, lines = serve_demo(tmp, output=output)
+    return proc, "\n".join(lines)
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, quote, quote_plus, urlencode, urlsplit
 
 from .._lazy import load
 from ..errors import SourceAddressError, go_quote
-from ..output_edge import one_line
+from ..output_edge import has_control, one_line
 from .hosts import for_display
 from .hosts import normalize as normalize_host
 
@@ -370,7 +370,7 @@ def parse_registry(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> Regis
     def fail(msg: str) -> NoReturn:
         raise SourceAddressError("Invalid registry module source address", msg)
 
-    if _CONTROL.search(raw):  # quoted on one line (issue #67 §1)
+    if has_control(raw):  # quoted on one line (issue #67 §1)
         fail(f"{one_line(raw, 200)} holds control characters")
 
     if is_local(raw):
@@ -639,9 +639,6 @@ def parse_oci(raw: str) -> OciSource:
     return OciSource(registry, repo, tag, digest, sub)
 
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-
-
 def parse_source(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> ModuleSource:
     """Parse a module ``source`` argument as OpenTofu does; a registry address without a
     host is on ``default_host`` (:mod:`tofu_solve.addrs.product`).
@@ -652,7 +649,7 @@ def parse_source(raw: str, default_host: str = DEFAULT_REGISTRY_HOST) -> ModuleS
     if not isinstance(raw, str) or raw == "":
         raise SourceAddressError("Invalid module source address",
                                  "The module source address must be a non-empty string.")
-    if _CONTROL.search(raw):  # a newline or an escape in a pull request's source is quoted on one line (#67 §1)
+    if has_control(raw):  # a newline or an escape in a pull request's source is quoted on one line (#67 §1)
         raise SourceAddressError("Invalid module source address",
                                  f"{one_line(raw, 200)}: a source address holds no control characters.")
     if is_local(raw):

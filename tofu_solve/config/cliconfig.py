@@ -135,22 +135,22 @@ def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, s
     a: hcl.Attribute | None  # bound afresh by each loop and branch below
     for a in body.attributes:
         if a.name == "plugin_cache_dir":
-            value = _literal(a)
+            value = literal(a)
             if isinstance(value, str) and value:
                 plugin_cache = Path(os.path.expanduser(value))
         elif a.name == "tofu_solve_min_age":
-            value = _literal(a)
+            value = literal(a)
             if not isinstance(value, str):
                 raise ConfigurationError("Invalid tofu_solve_min_age",
                                          f'{path} line {a.line}: tofu_solve_min_age must be a string, such as "7d".')
             min_age = (value, f"{path} line {a.line}")
     for block in body.blocks:
         if block.type == "host" and len(block.labels) == 1:
-            services = _literal(block.body.attribute("services"))
+            services = literal(block.body.attribute("services"))
             if isinstance(services, dict):
                 hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
         elif block.type == "oci_credentials" and len(block.labels) == 1 and oci is not None:
-            user, password, helper = (_literal(block.body.attribute(n)) for n in
+            user, password, helper = (literal(block.body.attribute(n)) for n in
                                       ("username", "password", "docker_credentials_helper"))
             if isinstance(user, str) and isinstance(password, str):
                 oci[block.labels[0].lower()] = (user, password)
@@ -236,7 +236,7 @@ def load_cli_config(env: Mapping[str, str], reads: ReadLog | None = None) -> Cli
                      module_installation, oci)
 
 
-def _literal(a: hcl.Attribute | None) -> Any:
+def literal(a: hcl.Attribute | None) -> Any:
     """The constant value of an argument, or None when it is absent or not a constant."""
     if a is None:
         return None
@@ -257,7 +257,7 @@ def _strings(b: hcl.Block, name: str, summary: str, path: str) -> tuple[str, ...
     a = b.body.attribute(name)
     if a is None:
         return ()
-    v = _literal(a)
+    v = literal(a)
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise ConfigurationError(summary, f"{path} line {a.line}: {b.type} {name} must be a list of strings.")
     return tuple(v)
@@ -362,7 +362,7 @@ def parse_module_installation(block, where: str) -> ModuleInstallation | None:
         period = ""
         a = b.body.attribute("cooldown_period")
         if a is not None:
-            value = _literal(a)
+            value = literal(a)
             if not isinstance(value, str):
                 raise ConfigurationError("Invalid module_installation block",
                                          f'{where} line {a.line}: cooldown_period must be a string, such as "7d".')
@@ -454,7 +454,7 @@ def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...
                                      f'{here}: unknown installation method "{b.type}" (direct, network_mirror or '
                                      "filesystem_mirror).")
         attr = "url" if b.type == "network_mirror" else "path"
-        value = _literal(b.body.attribute(attr))
+        value = literal(b.body.attribute(attr))
         if not isinstance(value, str) or not value:
             raise ConfigurationError("Invalid provider_installation block",
                                      f'{here}: {b.type} needs a "{attr}" string.')

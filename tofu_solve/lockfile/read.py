@@ -19,7 +19,7 @@ from ..addrs.immutable import package_problem
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..config import hcl
 from ..errors import ConfigurationError, HashError, InvalidConstraint, InvalidVersion, LockFileError, SourceRange
-from ..output_edge import one_line
+from ..output_edge import has_control, one_line
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import module_constraint
 from ..versions.hashicorp_go_version import GoVersion
@@ -120,7 +120,6 @@ def _string_attr(block: hcl.Block, name: str, err) -> tuple[str | None, int]:
 _HASH = re.compile(r"[a-z0-9]+:[A-Za-z0-9+/=_.\-]{1,512}")
 """What a recorded hash may be: ``h1:`` base64, ``zh:`` hex, or another scheme's plain value
 (issue #67 §1: a lock value is printed by ``-lockfile=readonly`` and ``check``)."""
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _is_version(text: str) -> bool:
@@ -130,7 +129,7 @@ def _is_version(text: str) -> bool:
         GoVersion.parse(text.removeprefix("v"))
     except InvalidVersion:
         return False
-    return not _CONTROL.search(text)
+    return not has_control(text)
 
 
 def _hashes_attr(block: hcl.Block, what: str, err) -> tuple[str, ...] | None:
@@ -255,7 +254,7 @@ def _module_block(block: hcl.Block, locks: LockFile, err) -> None:
         err("Invalid module version", f'The version recorded for module "{path}" is not a version number or a '
             f"version tag: {one_line(version, 80)}.", vline)
         return
-    if _CONTROL.search(source):
+    if has_control(source):
         err("Invalid module source", f'The source recorded for module "{path}" holds control characters: '
             f"{one_line(source, 200)}.", sline)
         return

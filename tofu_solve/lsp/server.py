@@ -136,6 +136,14 @@ class SolveServer(LanguageServer):
             generation = self._generation[root] = self._generation.get(root, 0) + 1
         self._workers.submit(self._solve, root, generation)
 
+    def set_network(self, told: bool | None) -> None:
+        """The ``network`` setting changed (None: not given): every root known is solved again
+        with what the network now gives, or without it."""
+        if told is not None and told != self.network:
+            self.network = told
+            for root in list(self.reports):
+                self.schedule((root / "main.tf").as_uri())
+
     def _current(self, root: Path, generation: int) -> bool:
         with self._lock:
             return self._generation.get(root) == generation
@@ -272,11 +280,7 @@ def build_server(settings: Settings) -> SolveServer:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: SolveServer, params: types.DidChangeConfigurationParams) -> None:
-        told = network_setting(params.settings)
-        if told is not None and told != ls.network:
-            ls.network = told
-            for root in list(ls.reports):  # solve again with what the network now gives
-                ls.schedule((root / "main.tf").as_uri())
+        ls.set_network(network_setting(params.settings))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: SolveServer, params: types.DidOpenTextDocumentParams) -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ..addrs.product import Product
 from ..config import hcl
-from ..config.cliconfig import DIRECT, InstallationMethod, ProviderPattern, parse_installation_block
+from ..config.cliconfig import DIRECT, InstallationMethod, ProviderPattern, literal, parse_installation_block
 from ..errors import ConfigurationError
 
 CONFIG_FILE_NAME = "tofu-solve-handover.tfrc"
@@ -117,16 +117,6 @@ def token_variable(host: str) -> str:
     return "TF_TOKEN_" + host.replace("-", "__").replace(".", "_")
 
 
-def _literal(a: hcl.Attribute | None) -> object:
-    """The constant value of an argument; None when absent or not a constant."""
-    if a is None:
-        return None
-    try:
-        return a.expr.literal()
-    except hcl.NotLiteral:
-        return None
-
-
 def _hcl_string(value: str) -> str:
     """``value`` as an HCL quoted string (JSON's escapes, with template openers doubled)."""
     return json.dumps(value).replace("${", "$${").replace("%{", "%%{")
@@ -164,7 +154,7 @@ def render(user_text: str, filename: str, mirror: ProviderMirror) -> tuple[str, 
     if body is not None:
         for block in body.blocks:
             if block.type == "credentials" and block.labels:
-                value = _literal(block.body.attribute("token"))
+                value = literal(block.body.attribute("token"))
                 if isinstance(value, str):
                     tokens[block.labels[0].lower()] = value
                 cut.append((block.start, block.end))
