@@ -107,7 +107,7 @@ def test_values_are_terraforms(expr, value):
     ("nope.x", "Unknown variable"),
     ('regex("[a-z]+", "123")', "Error in function call"),  # no match is an error, as Terraform's
     ('regex("(", "x")', "Error in function call"),  # a pattern that does not compile
-    ('"${null}"', "Invalid template interpolation value"),
+    ('"a${null}"', "Invalid template interpolation value"),
     ('core::semverconstraint("not a version", ">= 1")', "Error in function call"),
     ('core::semverconstraint("1.0.0", "=> 1")', "Error in function call"),
     ('timeadd("yesterday", "1h")', "Error in function call"),
@@ -215,3 +215,11 @@ def test_no_input_reaches_an_internal_error(expr, summary):
     with pytest.raises(EvalError) as e:
         ev(expr)
     assert e.value.summary == summary, e.value
+
+
+def test_a_heredoc_whose_interpolation_holds_a_quoted_string():
+    """Issue #69: the guide's info_message heredoc (a quoted string inside ``${ }``) evaluated,
+    not refused as a template string."""
+    text = 'x = <<EOT\nAllowed: ${join(", ", ["6.5.1", "6.6.0"])} "quoted" \\n\nEOT\n'
+    tree = hcl.parse(text, "t").attributes[0].expr.tree
+    assert evaluate(tree, EvalContext({}, policy_functions(lambda: NOW))) == 'Allowed: 6.5.1, 6.6.0 "quoted" \\n\n'

@@ -38,6 +38,7 @@ from typing import Any
 from lark import Token, Tree
 
 from ..._lazy import load
+from ...errors import TofuSolveError
 from .walker import _ident, _unescape
 
 Function = Callable[..., Any]
@@ -399,18 +400,33 @@ class _Evaluator:
             return base[k]
         raise self.fail(t, "Invalid index", f"This value does not have any indices ({type_name(base)}).")
 
-    def splat(self, t: Tree) -> Any:
+    def splat(self, t: Tree, then: Callable[[Any], Any] | None = None) -> Any:
+        """A splat (hclsyntax ``SplatExpr``): its steps applied to each element of the base (a
+        non-list is a one-element tuple, null an empty one), ``then`` after them. A full splat
+        (``[*]``) takes every step after it, and one full splat after another nests; an
+        attribute-only splat (``.*``) takes attribute steps and legacy ``.0`` indexes only, and
+        a ``[i]`` after them indexes the whole result."""
         base_t, sp = _kids(t)
-        base = self.value(base_t)
+        inner = _unwrap(base_t)
+        if t.data == "full_splat_expr_term" and isinstance(inner, Tree) and inner.data == "full_splat_expr_term":
+            return self.splat(inner, lambda v: self._over_items(v, sp, t, then))
+        return self._over_items(self.value(base_t), sp, t, then)
+
+    def _over_items(self, base: Any, sp: Tree, t: Tree, then: Callable[[Any], Any] | None) -> Any:
         if base is None:
             return []
-        items = base if isinstance(base, list) else [base]  # hclsyntax: a non-list is a one-element tuple
-        out = []
-        for item in items:
+        steps = _kids(sp)
+        cut = len(steps)
+        if t.data == "attr_splat_expr_term":
+            cut = next((i for i, step in enumerate(steps) if step.data == "braces_index"), cut)
+        out: Any = []
+        for item in base if isinstance(base, list) else [base]:
             v = item
-            for step in _kids(sp):
+            for step in steps[:cut]:
                 v = self.get_attr(v, step, t) if step.data == "get_attr" else self.index(v, step, t)
-            out.append(v)
+            out.append(then(v) if then is not None else v)
+        for step in steps[cut:]:
+            out = self.get_attr(out, step, t) if step.data == "get_attr" else self.index(out, step, t)
         return out
 
     def object(self, t: Tree) -> dict:
@@ -422,6 +438,8 @@ class _Evaluator:
                 key = str(next(iter(key_t.scan_values(lambda v: isinstance(v, Token)))))
             elif isinstance(inner, Tree) and inner.data == "identifier":
                 key = _ident(inner)
+            elif isinstance(inner, Tree) and inner.data == "literal_value":  # {null = 1}: the name "null"
+                key = str(inner.children[0])
             else:
                 try:
                     key = to_string(self.value(inner))
@@ -478,16 +496,19 @@ class _Evaluator:
         items: list = []
         for part in parts:
             items.extend(part.children)
-        text, _rest = self._template_items(items, 0, t, ())
+        if len(items) == 1 and isinstance(items[0], Tree) and items[0].data == "interpolation":
+            # hclsyntax's TemplateWrapExpr: a template that is one interpolation and nothing
+            # else is that value, unconverted ("${5}" == 5, "${null}" is null)
+            return self.value(_kids(items[0])[0])
+        text, _rest = self._template_items(_stripped(items), 0, t, ())
         return text
 
     def _template_items(self, items: list, i: int, t: Any, stop: tuple[str, ...]) -> tuple[str, int]:
         out: list[str] = []
         while i < len(items):
             c = items[i]
-            if isinstance(c, Token):
-                s = str(c)
-                out.append(_unescape(s) if c.type == "STRING_CHARS" else s[1:])  # $${ -> ${, %%{ -> %{
+            if isinstance(c, str):  # literal text, unescaped and stripped (_stripped)
+                out.append(c)
                 i += 1
                 continue
             if c.data in stop:
@@ -555,9 +576,10 @@ class _Evaluator:
             load("tofu_solve.config.hcl")
             from . import parse
 
-            quoted = body.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-            inner = parse(f'x = "{quoted}"\n', "heredoc").attributes[0].expr.tree
-            return to_string(_Evaluator(self.ctx).value(inner))
+            try:
+                return to_string(template_value(body, self.ctx))
+            except EvalError as e:  # the inner parse is one line: name the heredoc's
+                raise EvalError(e.summary, e.detail, _line(t)) from None
         return body.replace("$${", "${").replace("%%{", "%{")
 
     # ---------------------------------------------------------------- for expressions
@@ -656,3 +678,94 @@ class _Evaluator:
 __all__ = ["MAX_DIGITS", "MAX_ELEMENTS", "MAX_STEPS", "MAX_STRING", "Budget", "EvalContext", "EvalError",
            "FunctionError", "equal", "evaluate", "function_names", "references", "to_bool", "to_number", "to_string",
            "type_name"]
+
+
+_STRIP_SPACE = " \t\r\n"
+
+
+def template_value(text: str, ctx: EvalContext) -> Any:
+    """A bare template (a heredoc's body; hclsyntax ``ParseTemplate``): literal text, where
+    backslashes are not escapes, with ``${ }`` and ``%{ }`` sequences, evaluated in ``ctx``.
+    A template that is one interpolation is that value, unconverted.
+
+    Raises:
+        EvalError: a sequence that does not parse or evaluate (line 1: the caller places it).
+    """
+    load("tofu_solve.config.hcl")
+    from . import parse
+
+    try:
+        inner = parse(f'x = "{_quoted_template(text)}"\n', "template").attributes[0].expr.tree
+    except TofuSolveError:
+        raise EvalError("Invalid template", "The template's ${ } or %{ } sequences do not parse.", 1) from None
+    return _Evaluator(ctx).value(inner)
+
+
+def _stripped(items: list) -> list:
+    """A template's items with each literal token turned into its text (escapes undone,
+    ``$${``/``%%{`` made ``${``/``%{``) and the whitespace a strip marker takes removed:
+    ``~`` after ``${``/``%{`` trims the literal before, ``~`` before ``}`` the literal after
+    (hclsyntax ``parseTemplateParts``, ``templateLiteralToken`` trimming)."""
+    out: list = []
+    strip_next = False
+    for c in items:
+        if isinstance(c, Token):
+            text = _unescape(str(c)) if c.type == "STRING_CHARS" else str(c)[1:]
+            out.append(text.lstrip(_STRIP_SPACE) if strip_next else text)
+            strip_next = False
+            continue
+        marks = [i for i, k in enumerate(c.children) if isinstance(k, Token) and k.type == "STRIP_MARKER"]
+        if marks and marks[0] == 1 and out and isinstance(out[-1], str):
+            out[-1] = out[-1].rstrip(_STRIP_SPACE)
+        strip_next = bool(marks) and marks[-1] == len(c.children) - 2
+        out.append(c)
+    return out
+
+
+def _quoted_template(body: str) -> str:
+    """A heredoc's body as the inside of a quoted template: its literal text escaped, its
+    ``${ }`` and ``%{ }`` sequences as written (a quoted string inside one stays a string)."""
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        if body.startswith(("$${", "%%{"), i):
+            out.append(body[i:i + 3])
+            i += 3
+        elif body.startswith(("${", "%{"), i):
+            j = _sequence_end(body, i + 2)
+            out.append(body[i:j])
+            i = j
+        else:
+            c = body[i]
+            out.append({"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r"}.get(c, c))
+            i += 1
+    return "".join(out)
+
+
+def _sequence_end(text: str, i: int) -> int:
+    """The index after the ``}`` that closes a ``${``/``%{`` opened before ``i`` (braces
+    counted, quoted strings skipped with their own sequences); ``len(text)`` when none does
+    (the parser then says what is wrong)."""
+    depth = 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\":
+                    i += 2
+                elif text.startswith(("${", "%{"), i):
+                    i = _sequence_end(text, i + 2)
+                else:
+                    i += 1
+            i += 1
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return n

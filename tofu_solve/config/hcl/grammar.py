@@ -1,5 +1,5 @@
 """python-hcl2's grammar, widened where OpenTofu's reader is wider (Unicode identifiers,
-newlines inside ``${ }``, ``core::`` function namespaces), built into one LALR parser per
+newlines and strip markers inside ``${ }``, ``core::`` function namespaces), built into one LALR parser per
 process and kept in the cache."""
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ _UNICODE_NAME = r"NAME : /(?:[^\W\d]|_)[\w-]*/"
 # dynamic-subnets 0.2.3 outputs.tf); python-hcl2's grammar refuses them, so tofu-solve's allows
 # them on either side of the expression, as its other rules do around operators.
 _PLAIN_INTERPOLATION = "interpolation: INTERP_START expression RBRACE"
-_SPACED_INTERPOLATION = "interpolation: INTERP_START new_line_or_comment? expression new_line_or_comment? RBRACE"
+# A strip marker may stand inside either brace of an interpolation (``${~ x ~}``), as in a
+# directive (hclsyntax scan_tokens.rl: TemplateInterp then an optional "~"); python-hcl2
+# allows it in directives only.
+_SPACED_INTERPOLATION = ("interpolation: INTERP_START STRIP_MARKER? new_line_or_comment? expression "
+                         "new_line_or_comment? STRIP_MARKER? RBRACE")
 # A function name may carry any number of ``::`` namespaces (hclsyntax parseExpressionTerm
 # reads ``ident ("::" ident)*``): ``core::startswith`` as Terraform 1.8+ and OpenTofu write
 # the built-in functions, ``core::semverconstraint`` as HashiCorp's policy files do (issue
