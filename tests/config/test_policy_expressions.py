@@ -13,6 +13,8 @@ import pytest
 from tofu_solve.config import hcl
 from tofu_solve.config.hcl.evaluate import EvalContext, EvalError, evaluate
 from tofu_solve.config.hcl.functions import known_function, policy_functions
+from tofu_solve.config.policy_hcl import read_policy_unit
+from tofu_solve.errors import ConfigurationError
 
 NOW = datetime(2026, 11, 28, 12, 0, 0, tzinfo=UTC)
 META = {"source": "terraform-aws-modules/vpc/aws", "version": "6.5.1", "address": "module.net.module.vpc",
@@ -223,3 +225,49 @@ def test_a_heredoc_whose_interpolation_holds_a_quoted_string():
     text = 'x = <<EOT\nAllowed: ${join(", ", ["6.5.1", "6.6.0"])} "quoted" \\n\nEOT\n'
     tree = hcl.parse(text, "t").attributes[0].expr.tree
     assert evaluate(tree, EvalContext({}, policy_functions(lambda: NOW))) == 'Allowed: 6.5.1, 6.6.0 "quoted" \\n\n'
+
+
+@pytest.mark.parametrize("expr, value", [
+    # issue #69 §1: the Terraform library functions HashiCorp's policy page lists, as Terraform answers
+    ('strcontains("hello world", "o w")', True), ('core::strcontains("a", "b")', False),
+    ('format("%-4s|%03d|%.1f|%q|%v|%t|%%", "a", 7, 2.25, "x", [1, 2], true)', 'a   |007|2.2|"x"|[1,2]|true|%'),
+    ('formatlist("%s-%s", ["a", "b"], "x")', ["a-x", "b-x"]), ('indent(2, "a\\nb")', "a\n  b"),
+    ('range(3)', [0, 1, 2]), ('range(1, 10, 3)', [1, 4, 7]), ('range(3, 0)', [3, 2, 1]),
+    ('setproduct(["a", "b"], [1])', [["a", 1], ["b", 1]]), ('setunion(["b"], ["a", "b"])', ["a", "b"]),
+    ('setintersection(["a", "b"], ["b", "c"])', ["b"]), ('setsubtract(["a", "b"], ["b"])', ["a"]),
+    ('lookup({a = 1}, "b", 2)', 2), ('lookup({a = 1}, "a")', 1), ('title("hello world")', "Hello World"),
+    ('flatten([[1, [2]], 3])', [1, 2, 3]), ('parseint("ff", 16)', 255), ('parseint("-101", 2)', -5),
+    ('jsonencode({a = "<b>"})', '{"a":"\\u003cb\\u003e"}'), ('jsondecode("{\\"a\\": [1, 2.5]}")', {"a": [1, 2.5]}),
+    ('sort(["b", "a", "10", "9"])', ["10", "9", "a", "b"]), ('sum([1, 2.5])', 3.5), ('sum([1, 2])', 3),
+    ('replace("a-b-c", "-", "+")', "a+b+c"), ('replace("a-b-c", "/-(b)-/", "[$1]")', "a[b]c"),
+    ('substr("hello", -3, 2)', "ll"), ('substr("hello", 1, -1)', "ello"), ('chomp("x\\n\\n")', "x"),
+    ('element(["a", "b"], 3)', "b"), ('coalesce("", null, "x")', "x"), ('coalescelist([], ["a"])', ["a"]),
+    ('compact(["a", "", null, "b"])', ["a", "b"]), ('concat([1], [2, 3])', [1, 2, 3]),
+    ('distinct([1, 2, 1])', [1, 2]), ('keys({b = 1, a = 2})', ["a", "b"]), ('values({b = 1, a = 2})', [2, 1]),
+    ('merge({a = 1}, {a = 2, b = 3})', {"a": 2, "b": 3}), ('one([])', None), ('one(["x"])', "x"),
+    ('reverse([1, 2])', [2, 1]), ('slice(["a", "b", "c"], 1, 3)', ["b", "c"]), ('zipmap(["a"], [1])', {"a": 1}),
+    ('chunklist([1, 2, 3], 2)', [[1, 2], [3]]), ('max(1, 5, 3)', 5), ('min(2, -1)', -1), ('abs(-2.5)', 2.5),
+    ('ceil(1.2)', 2), ('floor(-1.2)', -2), ('log(8, 2)', 3), ('pow(2, 10)', 1024), ('signum(-3)', -1),
+    ('strrev("abc")', "cba"), ('trim("?!hello?!", "!?")', "hello"), ('trimprefix("v1.2", "v")', "1.2"),
+    ('trimsuffix("a.tf", ".tf")', "a"), ('trimspace("  a \\n")', "a"), ('tostring(5)', "5"), ('tonumber("5")', 5),
+    ('tobool("true")', True), ('toset(["b", "a", "b"])', ["a", "b"]), ('csvdecode("a,b\\n1,2\\n")', [{"a": "1", "b": "2"}]),
+    ('core::can(regex("^v", "x"))', False),
+])
+def test_the_terraform_library_functions(expr, value):
+    assert ev(expr) == value
+
+
+@pytest.mark.parametrize("name", ["yamldecode", "core::getresources", "core::gethttprequest", "formatdate"])
+def test_a_refused_function_says_why_and_lists_what_is_supported(tmp_path, name):
+    f = tmp_path / "p.policy.hcl"
+    f.write_text(f'module_policy "*" "x" {{\n  enforce {{\n    condition = {name}("a") == 1\n  }}\n}}\n')
+    with pytest.raises(ConfigurationError) as e:
+        read_policy_unit(f, "p.policy.hcl", {}, lambda: NOW)
+    assert e.value.summary == "Call to unsupported function" and e.value.where.line == 3
+    assert "strcontains" in e.value.detail and "core::semverconstraint" in e.value.detail
+    assert "refuses it:" in e.value.detail
+
+
+def test_a_range_past_the_element_bound_is_refused_before_it_is_built():
+    with pytest.raises(EvalError, match="at most"):
+        ev("range(1e9)")

@@ -484,16 +484,14 @@ class _UnitReader:
         load("tofu_solve.config.hcl.evaluate")
         from .hcl.evaluate import function_names, references
         load("tofu_solve.config.hcl.functions")
-        from .hcl.functions import known_function
+        from .hcl.functions import known_function, unsupported_detail
 
         file_locals = {n for n, _ in unit.locals}
         for scope_locals, exprs in self.scopes(unit):
             for x in exprs:
                 for name, line in function_names(x.tree):
                     if not known_function(name):
-                        raise self.refuse("Call to unsupported function",
-                                          f'The function "{name}" is not available in tofu-solve\'s policy subset; '
-                                          "see the user guide for the functions it evaluates.", line)
+                        raise self.refuse("Call to unsupported function", unsupported_detail(name), line)
                 for ref, line in references(x.tree):
                     if len(ref) < 2:
                         continue

@@ -574,7 +574,6 @@ class _Evaluator:
             body = "\n".join(x[cut:] for x in lines)
         if "${" in body.replace("$${", "") or "%{" in body.replace("%%{", ""):
             load("tofu_solve.config.hcl")
-            from . import parse
 
             try:
                 return to_string(template_value(body, self.ctx))

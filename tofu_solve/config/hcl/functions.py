@@ -30,10 +30,12 @@ from ...errors import TofuSolveError
 from ...output_edge import one_line
 from ...versions.hashicorp_go_version import GoConstraints, GoVersion
 from .evaluate import Function, FunctionError, equal, to_bool, to_number, to_string, type_name
+from .stdlib import REFUSED, library
 
 # Every function name a policy may call, bare (Terraform's) or core:: only (the policy language's).
-TERRAFORM_FUNCTIONS = ("alltrue", "anytrue", "contains", "endswith", "join", "length", "lower", "regex", "regexall",
-                       "split", "startswith", "timeadd", "timecmp", "timestamp", "upper", "try", "can")
+TERRAFORM_FUNCTIONS = tuple(sorted(("alltrue", "anytrue", "contains", "endswith", "join", "length", "lower", "regex",
+                                    "regexall", "split", "startswith", "timeadd", "timecmp", "timestamp", "upper",
+                                    "try", "can", *library())))
 POLICY_FUNCTIONS = ("semverconstraint", "semvercmp", "contains_substring", "regex_match")
 
 
@@ -274,6 +276,7 @@ def policy_functions(now: Callable[[], datetime]) -> dict[str, Function]:
     }
     policy: dict[str, Function] = {"semverconstraint": semverconstraint, "semvercmp": semvercmp,
                                    "contains_substring": contains_substring, "regex_match": regex_match}
+    terraform.update(library())
     out: dict[str, Function] = dict(terraform)
     out.update({f"core::{k}": v for k, v in terraform.items()})
     out.update({f"core::{k}": v for k, v in policy.items()})
@@ -288,4 +291,16 @@ def known_function(name: str) -> bool:
     return bare in TERRAFORM_FUNCTIONS or (name.startswith("core::") and bare in POLICY_FUNCTIONS)
 
 
-__all__ = ["POLICY_FUNCTIONS", "TERRAFORM_FUNCTIONS", "known_function", "policy_functions", "to_number"]
+def unsupported_detail(name: str) -> str:
+    """Why a policy may not call ``name``, and what it may call (the detail of "Call to
+    unsupported function")."""
+    bare = name.removeprefix("core::")
+    why = (f" tofu-solve refuses it: {REFUSED[bare]}." if bare in REFUSED else
+           " It is available as core::" + bare + "." if bare in POLICY_FUNCTIONS else "")
+    return (f'The function "{name}" is not available in tofu-solve\'s policy subset.{why} Available: '
+            + ", ".join(TERRAFORM_FUNCTIONS) + "; and " + ", ".join(f"core::{p}" for p in POLICY_FUNCTIONS)
+            + " (each Terraform function also as core::NAME).")
+
+
+__all__ = ["POLICY_FUNCTIONS", "TERRAFORM_FUNCTIONS", "known_function", "policy_functions", "to_number",
+           "unsupported_detail"]
