@@ -4,6 +4,7 @@ a file and a block, label matching by package, and the errors of the subset."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -45,10 +46,12 @@ def test_module_bindings(tmp_path, condition, fails):
 
 
 @pytest.mark.parametrize("condition", [
-    'meta.source == "registry.opentofu.org/hashicorp/aws"', 'meta.namespace == "hashicorp"', 'meta.type == "aws"',
+    'meta.source == "hashicorp/aws"', 'meta.namespace == "hashicorp"', 'meta.type == "aws"',
     'meta.name == "aws"', 'meta.version == "5.100.0"', "meta.alias == null", "attrs == null",
 ])
 def test_provider_bindings(tmp_path, condition):
+    """Issue #69 §1: as HashiCorp's v0.4.x examples bind them (``meta.source ==
+    "hashicorp/aws"`` for a provider of the default registry)."""
     policy = load(tmp_path, f'provider_policy "aws" "r" {{\n  enforce {{\n    condition = {condition}\n  }}\n}}\n')
     assert policy.provider_verdicts("registry.opentofu.org/hashicorp/aws", "5.100.0") == []
     broken = load(tmp_path, f'provider_policy "aws" "r" {{\n  enforce {{\n    condition = !({condition})\n  }}\n}}\n')
@@ -367,3 +370,49 @@ def test_outside_a_repository_the_nearest_directory_with_policy_files_applies(tm
     (root / "x.policy.hcl").write_text('module_policy "*" "x" {\n  enforce {\n    condition = true\n  }\n}\n')
     policy = load_policy(root, None, {})
     assert policy is not None and policy.files == ("x.policy.hcl",)
+
+
+def test_an_override_lifts_only_the_overridable_rule_its_label_names(tmp_path):
+    """Issue #69 §2: a mandatory rule sharing the label of an overridable one in another file
+    (or of the other block kind) is never lifted; the label is refused as ambiguous."""
+    (tmp_path / "a.policy.hcl").write_text('provider_policy "*" "pin" {\n  enforcement_level = '
+                                           '"mandatory_overridable"\n  enforce {\n    condition = true\n  }\n}\n')
+    (tmp_path / "b.policy.hcl").write_text('module_policy "*" "pin" {\n  enforce {\n'
+                                           '    condition = core::semverconstraint(meta.version, "< 6.6.0")\n  }\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_policy(tmp_path, None, {}, overrides=frozenset({"pin"}), now=lambda: NOW)
+    assert e.value.summary == "Ambiguous -policy-override"
+    assert 'module_policy "*" "pin" (b.policy.hcl:1, mandatory)' in e.value.detail
+    assert 'provider_policy "*" "pin" (a.policy.hcl:1, mandatory_overridable)' in e.value.detail
+    # and the one place that decides what an override lifts never lifts a mandatory rule
+    policy = load_policy(tmp_path, None, {}, now=lambda: NOW)
+    assert policy is not None
+    lifted = replace(policy, overrides=frozenset({"pin"}))
+    assert lifted.module_denial("registry.opentofu.org/terraform-aws-modules/vpc/aws", "6.6.0", None) is not None
+
+
+@pytest.mark.parametrize("given, near", [("aws_range", "aws_tested_range"), ("aws_testd_range", "aws_tested_range"),
+                                         ("gcp", None)])
+def test_a_wrong_override_label_names_the_near_one(tmp_path, given, near):
+    text = ('provider_policy "aws" "aws_tested_range" {\n  enforcement_level = "mandatory_overridable"\n'
+            '  enforce {\n    condition = true\n  }\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load(tmp_path, text, overrides=frozenset({given}))
+    assert (f'Did you mean "{near}"?' in e.value.detail) if near else ("Did you mean" not in e.value.detail)
+
+
+def test_meta_source_keeps_the_host_of_another_registry(tmp_path):
+    policy = load(tmp_path, 'provider_policy "*" "r" {\n  enforce {\n    condition = meta.source == '
+                  '"registry.example.com/acme/aws"\n  }\n}\n')
+    assert policy.provider_verdicts("registry.example.com/acme/aws", "1.0.0") == []
+    assert policy.provider_verdicts("registry.opentofu.org/acme/aws", "1.0.0") != []
+
+
+@pytest.mark.parametrize("written", ["terraform-aws-modules/iam/aws//modules/role",
+                                     "registry.opentofu.org/terraform-aws-modules/iam/aws//modules/role"])
+def test_a_module_source_reads_alike_as_written_and_as_locked(tmp_path, written):
+    """Issue #69 §2: init binds the call's source as written, check the lock's recorded one;
+    both give the default registry's address without its host, so they judge alike."""
+    policy = load(tmp_path, 'module_policy "*" "ns" {\n  enforce {\n    condition = startswith(meta.source, '
+                  '"terraform-aws-modules/")\n  }\n}\n')
+    assert failing(policy, "registry.opentofu.org/terraform-aws-modules/iam/aws", "5.60.0", "module.r", written) == []

@@ -200,7 +200,7 @@ provider_policy "aws" "minimum_version" {
     r = tofu_solve(root, "init", "-handover=false", "-upgrade")
     assert r.code == 0, r.err
     assert f'version     = "{top}"' not in r.lock and 'provider "registry.opentofu.org/hashicorp/aws"' in r.lock
-    assert f"registry.opentofu.org/hashicorp/aws {top} is banned" in " ".join(r.out.split())
+    assert f"hashicorp/aws {top} is banned" in " ".join(r.out.split())  # meta.source as HashiCorp binds it
 
 
 def test_check_flags_a_lock_a_mandatory_rule_now_refuses(tmp_path, tofu_solve):

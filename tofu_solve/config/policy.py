@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC
@@ -60,6 +61,30 @@ if TYPE_CHECKING:
 POLICY_FILE = "tofu-solve-policy.hcl"
 HCL_POLICY_SUFFIX = ".policy.hcl"
 POLICY_VARIABLE = "TOFU_SOLVE_POLICY"
+
+
+def _near_label(given: str, labels) -> str:
+    """`` Did you mean "aws_tested_range"?`` for a ``-policy-override`` label: a label near
+    in spelling (:func:`_did_you_mean`), else one that holds every ``_``/``-`` separated word
+    of the given one in order (``aws_range`` in ``aws_tested_range``), the shortest; ""
+    when none is."""
+    near = _did_you_mean(given, labels)
+    if near:
+        return near
+    words = [w for w in re.split(r"[_\-]+", given.lower()) if w]
+
+    def holds(label: str) -> bool:
+        at = 0
+        low = label.lower()
+        for w in words:
+            at = low.find(w, at)
+            if at < 0:
+                return False
+            at += len(w)
+        return True
+
+    found = sorted((x for x in set(labels) if words and holds(x)), key=lambda x: (len(x), x))
+    return f' Did you mean "{found[0]}"?' if found else ""
 
 
 def _did_you_mean(given: str, names) -> str:
@@ -238,21 +263,36 @@ class Policy:
         return bool(self.rules or self.hcl_rules)
 
     def with_overrides(self, labels: frozenset[str]) -> Policy:
-        """This policy with ``-policy-override=LABEL,...`` applied.
+        """This policy with ``-policy-override=LABEL,...`` applied: each label lifts the
+        ``mandatory_overridable`` rules it names, and only those (:meth:`lifts`).
 
         Raises:
-            ConfigurationError: a label no ``mandatory_overridable`` rule has (with a
-                near name when there is one).
+            ConfigurationError: a label no ``mandatory_overridable`` rule has (with a near
+                label when there is one); a label that also names a rule of another level in
+                another file or block kind ("Ambiguous -policy-override", naming each rule).
         """
         overridable = [r.label for r in self.hcl_rules if r.level == "mandatory_overridable"]
         for label in sorted(labels):
+            named = [r for r in self.hcl_rules if r.label == label]
             if label not in overridable:
-                others = [r for r in self.hcl_rules if r.label == label]
-                why = (f" It is {others[0].level} ({others[0].where}): only a mandatory_overridable rule can be "
-                       "overridden." if others else _did_you_mean(label, overridable))
+                why = (f" It is {named[0].level} ({named[0].where}): only a mandatory_overridable rule can be "
+                       "overridden." if named else _near_label(label, overridable))
                 raise ConfigurationError("Invalid -policy-override", f'No mandatory_overridable policy is labelled '
                                          f'"{label}".{why}')
+            others = [r for r in named if r.level != "mandatory_overridable"]
+            if others:
+                listed = "; ".join(f"{r.block} ({r.where}, {r.level})" for r in named)
+                raise ConfigurationError(
+                    "Ambiguous -policy-override",
+                    f'The label "{label}" names rules of different levels in different files or block kinds: '
+                    f"{listed}. -policy-override lifts only the mandatory_overridable ones; rename one of them so "
+                    "that the label names what it lifts.")
         return replace(self, overrides=frozenset(labels))
+
+    def lifts(self, rule: PolicyRule) -> bool:
+        """Whether ``-policy-override`` lifts ``rule``: a ``mandatory_overridable`` rule whose
+        label it names (never a rule of another level, whatever its label)."""
+        return rule.level == "mandatory_overridable" and rule.label in self.overrides
 
     def where_of(self, name: str) -> SourceRange | None:
         """Where the top-level argument ``name`` is written (None: not set)."""
@@ -315,15 +355,15 @@ class Policy:
         if not rules:
             return []
         source = call.source if call is not None else package
-        meta = {"source": source, "version": version, "address": call.address if call is not None else "",
-                "tfe_stack": None}
+        meta = {"source": policy_source(source, self.registry_host), "version": version,
+                "address": call.address if call is not None else "", "tfe_stack": None}
         out = []
         for r in rules:
             if r.target != "*" and not self._same_module(r.target, source, package):
                 continue
             verdict = r.judge(meta)
             if verdict is not None and not verdict.passed:
-                out.append(PolicyFailure(r, "; ".join(verdict.errors), r.label in self.overrides))
+                out.append(PolicyFailure(r, "; ".join(verdict.errors), self.lifts(r)))
         return out
 
     def _same_module(self, label: str, source: str, package: str) -> bool:
@@ -350,16 +390,16 @@ class Policy:
         rules = [r for r in self.hcl_rules if r.kind == "provider"]
         if not rules:
             return []
-        _host, namespace, type_ = (address.split("/") + ["", "", ""])[:3]
-        meta = {"source": address, "namespace": namespace, "type": type_, "name": type_, "version": version,
-                "alias": None}
+        host, namespace, type_ = (address.split("/") + ["", "", ""])[:3]
+        meta = {"source": f"{namespace}/{type_}" if host == self.registry_host else address,
+                "namespace": namespace, "type": type_, "name": type_, "version": version, "alias": None}
         out = []
         for r in rules:
             if r.target not in ("*", type_, f"{namespace}/{type_}", address):
                 continue
             verdict = r.judge(meta)
             if verdict is not None and not verdict.passed:
-                out.append(PolicyFailure(r, "; ".join(verdict.errors), r.label in self.overrides))
+                out.append(PolicyFailure(r, "; ".join(verdict.errors), self.lifts(r)))
         return out
 
     def _memo(self) -> dict:
@@ -383,6 +423,32 @@ class Policy:
             memo[key] = next((f for f in self.provider_verdicts(address, str(version)) if not f.overridden
                               and f.level != "advisory"), None)
         return memo[key]
+
+
+def policy_source(text: str, registry_host: str) -> str:
+    """A module source as a policy's ``meta.source`` gives it (issue #69 §1): as written,
+    but a registry address on the default registry without its host (as HashiCorp gives a
+    provider from its default registry, ``hashicorp/aws``), and a git source without its
+    ``ref`` or an OCI one without its ``tag`` or ``digest`` (the version is
+    ``meta.version``). So a rule reads the same whether a call writes the host or not, and
+    ``init`` (the call's source as written) and ``check`` (the lock's recorded, normalized
+    source) judge alike. A source that does not parse is given as written."""
+    load("tofu_solve.addrs.module_source")
+    from ..addrs.module_source import SourceAddressError, parse_source
+
+    try:
+        parsed = parse_source(text, registry_host)
+    except SourceAddressError:
+        return text
+    if isinstance(parsed, RegistrySource):
+        written = str(parsed)
+        prefix = registry_host + "/"
+        return written[len(prefix):] if written.startswith(prefix) else written
+    if isinstance(parsed, OciSource) or (isinstance(parsed, RemoteSource) and parsed.kind is SourceKind.GIT):
+        base, _, query = text.partition("?")
+        kept = [q for q in query.split("&") if q and q.split("=")[0] not in ("ref", "tag", "digest")]
+        return base + ("?" + "&".join(kept) if kept else "")
+    return text
 
 
 def package_address(source: ModuleSource) -> str | None:
