@@ -319,3 +319,39 @@ resource_policy "aws_s3_bucket" "encrypted" {
             "(envs/a, envs/b, envs/c)") in said, r.out
     assert "versions.policy.hcl: 1 resource_policy block(s) not evaluated" in said and "(In 3 root modules" in said
     assert len((r.out + r.err).strip().splitlines()) < 40, r.out + r.err
+
+
+AWS_ROOT = '''
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+'''
+
+
+@pytest.mark.parametrize("level, override", [("mandatory", False), ("mandatory_overridable", True)])
+def test_a_provider_rule_that_refuses_every_version_is_named(tmp_path, tofu_solve, level, override):
+    """Issue #69 §3: the rule, its file and line and its error_message, as module refusals
+    are named; with the override where the rule allows one."""
+    root = write_root(tmp_path / "root", AWS_ROOT)
+    (root / "providers.policy.hcl").write_text(f'''
+provider_policy "aws" "official_only" {{
+  enforcement_level = "{level}"
+  enforce {{
+    condition     = meta.source == "acme/aws"
+    error_message = "Only the ACME AWS provider is permitted."
+  }}
+}}
+''')
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 1
+    said = " ".join(r.err.split())
+    assert ('is refused by provider_policy "aws" "official_only" (providers.policy.hcl:2): Only the ACME AWS '
+            "provider is permitted.") in said, said
+    assert ("(-policy-override=official_only admits them)" in said) is override
+    data = tofu_solve(root, "init", "-handover=false", "-json").stream()
+    assert "official_only" in json.dumps(data)

@@ -243,12 +243,43 @@ def _unmatched_notes(ident, constraints: list, ctx: Context) -> list[str]:
         return []
     released = [v for v in versions if not v.prerelease]
     out = []
-    for c in dict.fromkeys(c for c in constraints if c is not None):
+    given = list(dict.fromkeys(c for c in constraints if c is not None))
+    for c in given:
         if not any(gvs.meets(c.spec, v) for v in versions):
             span = f"{released[0]} to {released[-1]}" if len(released) > 1 else \
                 (str(released[0]) if released else "none")
             out.append(f'no published version of {short_provider(ident.name)} matches "{c.text}" '
                        f"(published: {span}, {len(released)} releases)")
+    if not out:
+        out += _policy_notes(ident.name, [v for v in released if all(gvs.meets(c.spec, v) for c in given)],
+                             given, ctx)
+    return out
+
+
+def _policy_notes(address: str, admitted: list, given: list, ctx: Context) -> list[str]:
+    """When the policy refuses every version the constraints admit (issue #69 §3): each
+    refusing rule, its file and line and its message, with the override that would admit
+    them where the rule allows one."""
+    policy = ctx.options.policy
+    if policy is None or not admitted or not policy.decides_versions:
+        return []
+    load("tofu_solve.solver.locks")
+    from ..solver.locks import policy_denial
+
+    rules: dict[str, tuple[object, list]] = {}
+    for v in admitted:
+        rule = policy_denial(policy, Kind.PROVIDER, address, v)
+        if rule is None:
+            return []  # some version passes: the policy is not what stops the solve
+        rules.setdefault(rule.heading(), (rule, []))[1].append(v)
+    which = " AND ".join(f'"{c.text}"' for c in given) or "no constraint"
+    out = []
+    for rule, vs in rules.values():
+        span = f"{vs[0]} to {vs[-1]}" if len(vs) > 1 else str(vs[0])
+        lift = getattr(rule, "level", "") == "mandatory_overridable"
+        label = getattr(getattr(rule, "rule", None), "label", "")
+        out.append(f"every version of {short_provider(address)} that {which} admits ({span}) is refused by "
+                   f"{rule.cite()}" + (f" (-policy-override={label} admits them)" if lift else ""))
     return out
 
 
