@@ -265,19 +265,21 @@ def _policy_notes(address: str, admitted: list, given: list, ctx: Context) -> li
         return []
     load("tofu_solve.solver.locks")
     from ..solver.locks import policy_denial
+    load("tofu_solve.config.policy")
+    from ..config.policy import Denial, PolicyFailure
 
-    rules: dict[str, tuple[object, list]] = {}
+    rules: dict[str, tuple[Denial, list]] = {}
     for v in admitted:
-        rule = policy_denial(policy, Kind.PROVIDER, address, v)
-        if rule is None:
+        found = policy_denial(policy, Kind.PROVIDER, address, v)
+        if found is None:
             return []  # some version passes: the policy is not what stops the solve
-        rules.setdefault(rule.heading(), (rule, []))[1].append(v)
+        rules.setdefault(found.heading(), (found, []))[1].append(v)
     which = " AND ".join(f'"{c.text}"' for c in given) or "no constraint"
     out = []
     for rule, vs in rules.values():
         span = f"{vs[0]} to {vs[-1]}" if len(vs) > 1 else str(vs[0])
-        lift = getattr(rule, "level", "") == "mandatory_overridable"
-        label = getattr(getattr(rule, "rule", None), "label", "")
+        lift = isinstance(rule, PolicyFailure) and rule.level == "mandatory_overridable"
+        label = rule.rule.label if isinstance(rule, PolicyFailure) else ""
         out.append(f"every version of {short_provider(address)} that {which} admits ({span}) is refused by "
                    f"{rule.cite()}" + (f" (-policy-override={label} admits them)" if lift else ""))
     return out
