@@ -35,7 +35,7 @@ from .stdlib import REFUSED, library
 # Every function name a policy may call, bare (Terraform's) or core:: only (the policy language's).
 TERRAFORM_FUNCTIONS = tuple(sorted(("alltrue", "anytrue", "contains", "endswith", "join", "length", "lower", "regex",
                                     "regexall", "split", "startswith", "timeadd", "timecmp", "timestamp", "upper",
-                                    "try", "can", *library())))
+                                    "try", "can", *library(lambda p: None))))
 POLICY_FUNCTIONS = ("semverconstraint", "semvercmp", "contains_substring", "regex_match")
 
 
@@ -276,7 +276,7 @@ def policy_functions(now: Callable[[], datetime]) -> dict[str, Function]:
     }
     policy: dict[str, Function] = {"semverconstraint": semverconstraint, "semvercmp": semvercmp,
                                    "contains_substring": contains_substring, "regex_match": regex_match}
-    terraform.update(library())
+    terraform.update(library(_pattern))
     out: dict[str, Function] = dict(terraform)
     out.update({f"core::{k}": v for k, v in terraform.items()})
     out.update({f"core::{k}": v for k, v in policy.items()})

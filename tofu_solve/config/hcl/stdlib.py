@@ -236,15 +236,13 @@ def trim(s: Any, cutset: Any) -> str:
     return _str(s).strip(_str(cutset, "cutset"))
 
 
-def replace(s: Any, old: Any, new: Any) -> str:
+def replace(s: Any, old: Any, new: Any, pattern: Callable[[Any], Any]) -> str:
     """``funcs.ReplaceFunc``: a ``/…/`` search string is an RE2 pattern (``$1`` in the
-    replacement), any other is replaced literally."""
+    replacement), compiled by ``pattern`` (RE2, as :mod:`.functions` compiles them); any
+    other is replaced literally."""
     text, search, sub = _str(s), _str(old, "substr"), _str(new, "replace")
     if len(search) > 1 and search.startswith("/") and search.endswith("/"):
-        from .functions import _pattern
-
-        pattern = _pattern(search[1:-1])
-        result = pattern.sub(re.sub(r"\$\{?(\w+)\}?", r"\\g<\1>", sub), text)
+        result = pattern(search[1:-1]).sub(re.sub(r"\$\{?(\w+)\}?", r"\\g<\1>", sub), text)
     else:
         if search == "":
             raise FunctionError("the search string must not be empty")
@@ -477,9 +475,9 @@ def csvdecode(s: Any) -> list[dict]:
     return out
 
 
-def library() -> dict[str, Function]:
+def library(pattern: Callable[[Any], Any]) -> dict[str, Function]:
     """The functions of this module by their Terraform names (bare; the caller adds
-    ``core::``)."""
+    ``core::``); ``pattern`` compiles a regular expression (RE2)."""
     return {
         "abs": lambda n: abs(_num(n)), "ceil": lambda n: math.ceil(_num(n)), "floor": lambda n: math.floor(_num(n)),
         "log": log, "max": lambda *n: _minmax(max, *n), "min": lambda *n: _minmax(min, *n), "parseint": parseint,
@@ -489,7 +487,7 @@ def library() -> dict[str, Function]:
         "trimprefix": lambda s, p: _str(s).removeprefix(_str(p, "prefix")),
         "trimsuffix": lambda s, p: _str(s).removesuffix(_str(p, "suffix")),
         "trimspace": lambda s: _str(s).strip(" \t\n\r\v\f\u0085\u00a0"),
-        "strcontains": lambda s, sub: _str(sub, "substr") in _str(s), "replace": replace,
+        "strcontains": lambda s, sub: _str(sub, "substr") in _str(s), "replace": lambda s, old, new: replace(s, old, new, pattern),
         "chunklist": chunklist, "coalesce": coalesce, "coalescelist": coalescelist, "compact": compact,
         "concat": concat, "distinct": lambda lst: _distinct(_seq(lst)), "element": element, "flatten": flatten,
         "keys": keys, "values": values, "lookup": lookup, "merge": merge, "one": one, "range": range_,
