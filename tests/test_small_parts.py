@@ -188,3 +188,20 @@ def test_cache_scratch_left_by_a_killed_run_is_swept(tmp_path):
         os.utime(tmp / name, (old, old))
     assert Cache(tmp_path / "cache").tmp_dir() == tmp
     assert sorted(p.name for p in tmp.iterdir()) == ["download-new"]
+
+
+def test_a_rule_held_back_across_roots_counts_each_root_once():
+    """Issue #69 §3: a root whose warning names a subject several times (a provider held back
+    for several of its calls) is one root, not three."""
+    from tofu_solve.command.views.init_view import across_roots
+    from tofu_solve.errors import RuleWarning
+
+    held = (("hashicorp/aws", "6.49.0", ("6.50.0",)),) * 3
+    def warning(held_back):
+        w = RuleWarning("Policy", "x")
+        w.rule, w.why, w.held = "r", ": pinned", held_back
+        return w
+
+    w, other = warning(held), warning(held[:1])
+    text = across_roots("r", [("live/dev/eks", w), ("live/dev/eks", w), ("live/prod/eks", other)])
+    assert text == "r held back hashicorp/aws at 6.49.0 in 2 roots (live/dev/eks, live/prod/eks): pinned."

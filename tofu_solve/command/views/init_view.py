@@ -249,7 +249,9 @@ def across_roots(rule: str, found: Sequence[tuple[str, Any]]) -> str:
     where: dict[tuple[str, str], list[str]] = {}
     for name, w in found:
         for subject, selected, _ in w.held:
-            where.setdefault((subject, selected), []).append(name)
+            roots = where.setdefault((subject, selected), [])
+            if name not in roots:  # a root counts once, however often its warning names the subject
+                roots.append(name)
     parts = []
     for (subject, selected), names in list(where.items())[:1]:
         shown = ", ".join(names[:SHOWN_ROOTS]) + (f" and {len(names) - SHOWN_ROOTS} more" if len(names) > SHOWN_ROOTS
