@@ -47,7 +47,7 @@ def test_module_bindings(tmp_path, condition, fails):
 
 @pytest.mark.parametrize("condition", [
     'meta.source == "hashicorp/aws"', 'meta.namespace == "hashicorp"', 'meta.type == "aws"',
-    'meta.name == "aws"', 'meta.version == "5.100.0"', "meta.alias == null", "attrs == null",
+    'meta.name == "aws"', 'meta.version == "5.100.0"', "meta.alias == null", "attrs.region == null",
 ])
 def test_provider_bindings(tmp_path, condition):
     """Issue #69 §1: as HashiCorp's v0.4.x examples bind them (``meta.source ==

@@ -355,3 +355,57 @@ provider_policy "aws" "official_only" {{
     assert ("(-policy-override=official_only admits them)" in said) is override
     data = tofu_solve(root, "init", "-handover=false", "-json").stream()
     assert "official_only" in json.dumps(data)
+
+
+# HashiCorp's v0.4.x provider_policy page, "Complete configuration example", unchanged
+# (developer.hashicorp.com/terraform/policy/reference/policy/provider-policy)
+STANDARD_CONFIGURATION = '''
+provider_policy "aws" "standard_configuration" {
+  enforcement_level = "mandatory"
+  filter = meta.alias == null
+
+  locals {
+    version_constraint = core::semverconstraint(meta.version, ">= 5.0.0")
+  }
+
+  enforce {
+    condition = attrs.region == "us-east-1"
+    error_message = "All AWS resources must be deployed in the us-east-1 region."
+    info_message = "Checking provider region: ${attrs.region}"
+  }
+
+  enforce {
+    condition = meta.source == "hashicorp/aws"
+    error_message = "Only the official HashiCorp AWS provider is permitted."
+  }
+
+  enforce {
+    condition = local.version_constraint
+    error_message = "The AWS provider version must be at least 5.0.0."
+  }
+}
+'''
+
+
+@pytest.mark.parametrize("region, code", [('"us-east-1"', 0), ('"eu-west-1"', 1), ("data.aws_region.x.name", 0)])
+def test_hashicorps_provider_example_runs_unchanged_with_attrs_from_the_provider_block(tmp_path, tofu_solve,
+                                                                                       region, code):
+    """Issue #69 §1, §5: attrs is the root's provider block; a value only a plan knows passes
+    the check over with one note; meta.source is hashicorp/aws."""
+    root = write_root(tmp_path / "root", AWS_ROOT + f'''
+provider "aws" {{
+  region = {region}
+}}
+''')
+    (root / "providers.policy.hcl").write_text(STANDARD_CONFIGURATION)
+    r = tofu_solve(root, "init", "-handover=false")
+    said = " ".join((r.out + r.err).split())
+    assert r.code == code, said
+    if code:
+        assert "All AWS resources must be deployed in the us-east-1 region." in said
+    elif region.startswith("data."):
+        assert ('provider_policy "aws" "standard_configuration" (providers.policy.hcl:2) reads attrs.region, which '
+                "the provider block at main.tf:10 sets to a value known only after plan") in said, said
+        assert said.count("reads attrs.region") == 1
+    else:
+        assert "known only after plan" not in said

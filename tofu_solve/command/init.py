@@ -712,6 +712,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     if ctx.options.policy is not None:
         out.extend(WarningText("Policy blocks not evaluated", note) for u in ctx.options.policy.units
                    for note in u.notes)
+        out.extend(WarningText("Policy checks passed over", note) for note in ctx.options.policy.passed_over())
     out.extend(deprecation_warnings(_deprecated(ctx, res)))
     out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
         p: (display_package(res.modules[p].source), res.modules[p].version_text, t)

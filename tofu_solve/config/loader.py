@@ -47,7 +47,7 @@ from ..versions.constraints import module_constraint, provider_constraint
 from . import hcl
 from .file_selection import _ignored, _read_text, config_file_names
 from .files import ModuleDir, module_dir
-from .module_dir import CoreVersionRequirement, ModuleCall, ModuleConfig, RequiredProvider
+from .module_dir import UNKNOWN, CoreVersionRequirement, ModuleCall, ModuleConfig, ProviderConfig, RequiredProvider
 from .raw import TOP_LEVEL_BLOCKS, _check_provider_name, _FileItems, _RawCall, _Value, unsupported_block
 from .read_hcl import _read_hcl
 from .read_json import _read_json
@@ -154,6 +154,7 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
         merged.provider_reqs += f.provider_reqs
         merged.legacy_provider_versions += f.legacy_provider_versions
         merged.implied_providers += f.implied_providers
+        merged.provider_blocks += f.provider_blocks
         merged.required_versions += f.required_versions
         merged.compat += f.compat
         merged.variables.update(f.variables)
@@ -180,6 +181,7 @@ def _merge(primary: list[_FileItems], overrides: list[_FileItems]) -> _FileItems
         merged.const.update(f.const)
         merged.locals.update(f.locals)
         merged.legacy_provider_versions += f.legacy_provider_versions
+        merged.provider_blocks += f.provider_blocks  # merged by name and alias in _provider_configs
     return merged
 
 
@@ -484,6 +486,48 @@ def load_module_dir(directory: str | os.PathLike | ModuleDir, display_prefix: st
                                      merged.symbol_calls[0].where)
         calls += _symbol_calls(merged.symbol_calls, product,
                                ("Duplicate symbols", "Symbol calls must have unique names within a module."))
-    return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls),
-                        tuple(_provider_reqs(merged, scope, product)),
-                        tuple(_core_reqs(merged, scope, product)), tuple(merged.variables))
+    reqs = tuple(_provider_reqs(merged, scope, product))
+    return ModuleConfig(Path(os.fspath(d)), tuple(primary + override), tuple(calls), reqs,
+                        tuple(_core_reqs(merged, scope, product)), tuple(merged.variables),
+                        _provider_configs(merged, scope, reqs, product))
+
+
+def _provider_configs(merged: _FileItems, scope: _Scope, reqs: tuple[RequiredProvider, ...],
+                      product: Product) -> tuple[ProviderConfig, ...]:
+    """The module's ``provider`` blocks as policies bind them (issue #69 §1): each argument's
+    value where it is known without a plan (:meth:`_Scope.static`: literals, variables with a
+    value, templates of those), else :data:`UNKNOWN`; a block of an override file merges into
+    the one of the same name and alias (OpenTofu's ``mergeProvider``: its arguments win)."""
+    by_name = {r.local_name: str(r.address) for r in reqs}
+    out: dict[tuple[str, str | None], ProviderConfig] = {}
+    for b in merged.provider_blocks:
+        attrs = _static_body(b.body, b.is_json, scope, f'provider "{b.name}"', b.where, 0)
+        alias = attrs.get("alias") if isinstance(attrs.get("alias"), str) else None
+        try:
+            address = by_name.get(b.name) or str(parse_provider_source(b.name, product.registry_host))
+        except TofuSolveError:
+            continue
+        key = (b.name, alias)
+        if key in out:
+            attrs = {**out[key].attrs, **attrs}
+        out[key] = ProviderConfig(b.name, address, alias, attrs, out[key].where if key in out else b.where)
+    return tuple(out.values())
+
+
+def _static_body(body: Any, is_json: bool, scope: _Scope, what: str, where: SourceRange, depth: int) -> dict:
+    if depth > 8:
+        return {}
+    out: dict[str, Any] = {}
+    if is_json:
+        for k, v in (body.items() if isinstance(body, dict) else []):
+            if k != "//":
+                out[k] = UNKNOWN if isinstance(v, str) and "${" in v else v
+        return out
+    for a in body.attributes:
+        try:
+            out[a.name] = scope.static(_Value(a.expr, where), f"{what}: {a.name}")
+        except TofuSolveError:
+            out[a.name] = UNKNOWN
+    for nested in body.blocks:
+        out.setdefault(nested.type, []).append(_static_body(nested.body, False, scope, what, where, depth + 1))
+    return out

@@ -114,6 +114,40 @@ class CoreVersionRequirement:
         return self.tofu_file or version < (1, 12, 0)
 
 
+class _Unknown:
+    """A value only a plan knows (:data:`UNKNOWN`)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+"""A provider argument whose value is known only after plan (a resource's attribute, a
+function of one, a variable without a value): policies that read it pass over the check."""
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """One ``provider`` block of a module, as a policy's ``attrs`` binds it (issue #69 §1).
+
+    Attributes:
+        local_name: the block's label (``aws``).
+        address: the provider it configures (through ``required_providers``, else the
+            default ``hashicorp/<name>``).
+        alias: its ``alias`` (None: the default configuration).
+        attrs: its arguments: a value known without a plan (a literal, a variable with a
+            value, a template of those), else :data:`UNKNOWN`; a nested block as a list of
+            such mappings.
+        where: the block's first line.
+    """
+
+    local_name: str
+    address: str
+    alias: str | None
+    attrs: dict = field(default_factory=dict)
+    where: SourceRange | None = None
+
+
 @dataclass(frozen=True)
 class ModuleConfig:
     """Everything tofu-solve needs from one module directory.
@@ -125,6 +159,7 @@ class ModuleConfig:
         provider_requirements: in file order.
         core_requirements: OpenTofu version constraints.
         variables: the names of the variables the module declares, in file order.
+        provider_configs: its ``provider`` blocks, overrides merged (:class:`ProviderConfig`).
     """
 
     dir: Path
@@ -133,6 +168,7 @@ class ModuleConfig:
     provider_requirements: tuple[RequiredProvider, ...] = ()
     core_requirements: tuple[CoreVersionRequirement, ...] = field(default=())
     variables: tuple[str, ...] = ()
+    provider_configs: tuple[ProviderConfig, ...] = ()
 
     def call(self, name: str) -> ModuleCall | None:
         for c in self.module_calls:

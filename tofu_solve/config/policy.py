@@ -56,6 +56,7 @@ from ..settings import ReadLog
 from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
 
 if TYPE_CHECKING:
+    from .module_dir import ProviderConfig
     from .policy_hcl import PolicyRule, PolicyUnit
 
 POLICY_FILE = "tofu-solve-policy.hcl"
@@ -245,6 +246,8 @@ class Policy:
     # ``file``): a source must be on every list (issue #67 §8: a nearer file cannot widen one above)
     more_allows: tuple[tuple[SourcePattern, ...], ...] = ()
     more_files: tuple[str, ...] = ()
+    # the root module's provider blocks, read when a provider_policy reads attrs (issue #69 §1)
+    provider_configs: tuple[ProviderConfig, ...] = ()
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -391,16 +394,35 @@ class Policy:
         if not rules:
             return []
         host, namespace, type_ = (address.split("/") + ["", "", ""])[:3]
-        meta = {"source": f"{namespace}/{type_}" if host == self.registry_host else address,
-                "namespace": namespace, "type": type_, "name": type_, "version": version, "alias": None}
+        configs = [c for c in self.provider_configs if c.address == address]
         out = []
         for r in rules:
             if r.target not in ("*", type_, f"{namespace}/{type_}", address):
                 continue
-            verdict = r.judge(meta)
-            if verdict is not None and not verdict.passed:
-                out.append(PolicyFailure(r, "; ".join(verdict.errors), self.lifts(r)))
+            # each configuration of the provider in the root module is a subject, as HCP judges
+            # each provider block; without a block, the provider's default configuration
+            for alias, name, attrs, where in ([(c.alias, c.local_name, c.attrs, c.where) for c in configs]
+                                              or [(None, type_, {}, None)]):
+                meta = {"source": f"{namespace}/{type_}" if host == self.registry_host else address,
+                        "namespace": namespace, "type": type_, "name": name, "version": version, "alias": alias}
+                verdict = r.judge(meta, attrs)
+                if verdict is not None and verdict.unknown:
+                    self._memo().setdefault("_passed_over", {})[(r.block, str(r.where))] = (r, verdict.unknown,
+                                                                                          where)
+                if verdict is not None and not verdict.passed:
+                    out.append(PolicyFailure(r, "; ".join(verdict.errors), self.lifts(r)))
+                    break
         return out
+
+    def passed_over(self) -> list[str]:
+        """The checks of ``provider_policy`` rules passed over so far because they read a
+        value only a plan knows (issue #69 §1), one line per rule: what it read, where."""
+        found = self._memo().get("_passed_over", {})
+        return [f"{r.block} ({r.where}) reads {', '.join(names)}, which "
+                + (f"the provider block at {where} sets to a value known only after plan"
+                   if where is not None else "is known only after plan")
+                + ": the checks that read it were passed over (HCP evaluates them at plan)."
+                for r, names, where in found.values()]
 
     def _memo(self) -> dict:
         try:
@@ -639,7 +661,26 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
             teams.append(read_policy(path, shown, registry_host))
     policy = combined(teams) if teams else Policy(units[0].file)
     policy = replace(policy, units=tuple(units), registry_host=registry_host)
+    if any(r.kind == "provider" and r.reads_attrs() for r in policy.hcl_rules):
+        policy = replace(policy, provider_configs=root_provider_configs(root, registry_host, display_prefix))
     return policy.with_overrides(overrides) if overrides else policy
+
+
+def root_provider_configs(root: Path, registry_host: str, display_prefix: str = "") -> tuple[ProviderConfig, ...]:
+    """The root module's ``provider`` blocks (:class:`~.module_dir.ProviderConfig`), read as
+    the product of ``registry_host`` reads the module (its files, overrides merged), for a
+    ``provider_policy`` that reads ``attrs`` (issue #69 §1); none when the module does not
+    read (its own error is the solve's to report)."""
+    load("tofu_solve.addrs.product")
+    from ..addrs.product import OPENTOFU, TERRAFORM
+    load("tofu_solve.config.loader")
+    from .loader import load_module_dir
+
+    product = TERRAFORM if registry_host == TERRAFORM.registry_host else OPENTOFU
+    try:
+        return load_module_dir(root, display_prefix, product=product, strict=False).provider_configs
+    except TofuSolveError:
+        return ()
 
 
 def combined(policies: Sequence[Policy]) -> Policy:

@@ -94,11 +94,14 @@ class Verdict:
         errors: each failing ``enforce``'s ``error_message`` (its condition's text when it
             has none), in order.
         info: the ``info_message`` of every ``enforce``, passing or not.
+        unknown: the values known only after plan (``attrs.region``) that a filter or an
+            ``enforce`` read: each such check was passed over (issue #69 §1), never failed.
     """
 
     passed: bool
     errors: tuple[str, ...] = ()
     info: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()  # what only a plan knows, read by a check passed over (attrs.region)
 
 
 @dataclass(frozen=True)
@@ -138,31 +141,55 @@ class PolicyRule:
         exprs += [e.condition for e in self.enforces] + [x for _, x in self.locals]
         return any(ref[:2] == ("meta", "address") for x in exprs for ref, _ in references(x.tree))
 
-    def judge(self, meta: Mapping[str, Any]) -> Verdict | None:
-        """This rule on a subject with the bindings ``meta``: None when its filter is false,
-        else the :class:`Verdict`.
+    def judge(self, meta: Mapping[str, Any], attrs: Mapping[str, Any] | None = None) -> Verdict | None:
+        """This rule on a subject with the bindings ``meta`` and ``attrs`` (a provider
+        configuration's arguments, absent ones null; None for a module): None when its filter
+        is false, else the :class:`Verdict`. A filter or an ``enforce`` that reads a value
+        only a plan knows is passed over, named in ``Verdict.unknown``.
 
         Raises:
             ConfigurationError: the filter, a local, a condition or a message cannot be
                 evaluated (a type error, a failing function call); at its file and line.
         """
         load("tofu_solve.config.hcl.evaluate")
-        from .hcl.evaluate import EvalContext
+        from .hcl.evaluate import EvalContext, OpenObject, UnknownValue
 
-        variables: dict[str, Any] = {"meta": dict(meta), "attrs": None, "input": dict(self.unit.inputs)}
+        bound = None if attrs is None else OpenObject(attrs)
+        variables: dict[str, Any] = {"meta": dict(meta), "attrs": bound, "input": dict(self.unit.inputs)}
         ctx = EvalContext(variables, self.unit.functions)
         variables["local"] = _Locals(self.unit, ctx, dict(self.unit.locals) | dict(self.locals))
-        if self.filter is not None and not self.unit.condition(self.filter, ctx, "filter"):
-            return None
+        unknown: list[str] = []
+        try:
+            if self.filter is not None and not self.unit.condition(self.filter, ctx, "filter"):
+                return None
+        except UnknownValue as u:
+            return Verdict(True, unknown=(u.name,))
         errors, info = [], []
         for e in self.enforces:
-            ok = self.unit.condition(e.condition, ctx, "condition")
-            if e.info_message is not None:
-                info.append(self.unit.text(e.info_message, ctx))
-            if not ok:
-                errors.append(self.unit.text(e.error_message, ctx) if e.error_message is not None
-                              else f"condition {one_line(e.condition.text)} is false")
-        return Verdict(not errors, tuple(errors), tuple(info))
+            try:
+                ok = self.unit.condition(e.condition, ctx, "condition")
+            except UnknownValue as u:
+                unknown.append(u.name)
+                continue
+            try:
+                if e.info_message is not None:
+                    info.append(self.unit.text(e.info_message, ctx))
+                if not ok:
+                    errors.append(self.unit.text(e.error_message, ctx) if e.error_message is not None
+                                  else f"condition {one_line(e.condition.text)} is false")
+            except UnknownValue as u:
+                unknown.append(u.name)
+                if not ok:
+                    errors.append(f"condition {one_line(e.condition.text)} is false")
+        return Verdict(not errors, tuple(errors), tuple(info), tuple(dict.fromkeys(unknown)))
+
+    def reads_attrs(self) -> bool:
+        """Whether the rule's text reads ``attrs`` (so the root's provider blocks are read)."""
+        texts = [self.filter.text] if self.filter is not None else []
+        texts += [x.text for _, x in self.locals] + [x.text for _, x in self.unit.locals]
+        texts += [x.text for e in self.enforces for x in (e.condition, e.error_message, e.info_message)
+                  if x is not None]
+        return any("attrs" in t for t in texts)
 
 
 class _Locals(dict):
@@ -225,10 +252,12 @@ class PolicyUnit:
             ConfigurationError: the evaluator's error at ``expr``'s file and line.
         """
         load("tofu_solve.config.hcl.evaluate")
-        from .hcl.evaluate import EvalError, evaluate
+        from .hcl.evaluate import EvalError, UnknownValue, evaluate
 
         try:
             return evaluate(expr.tree, ctx)
+        except UnknownValue:
+            raise  # the rule's judge passes the check over
         except EvalError as e:
             raise ConfigurationError(e.summary, e.detail, self.here(e.line or expr.line)) from None
         except RecursionError:  # a hostile file: nesting deeper than the interpreter's stack

@@ -41,6 +41,17 @@ class _RawProviderReq:
 
 
 @dataclass
+class _RawProviderBlock:
+    """A ``provider`` block as written: its local name, its body (an HCL body, or a JSON
+    object) and where it starts."""
+
+    name: str
+    body: Any
+    where: SourceRange
+    is_json: bool = False
+
+
+@dataclass
 class _FileItems:
     calls: list[_RawCall] = field(default_factory=list)
     symbol_calls: list[_RawCall] = field(default_factory=list)  # `symbols "name"` blocks, name as labelled
@@ -48,6 +59,7 @@ class _FileItems:
     provider_reqs: list[_RawProviderReq] = field(default_factory=list)
     legacy_provider_versions: list[tuple[str, _Value]] = field(default_factory=list)
     implied_providers: list[tuple[str, SourceRange]] = field(default_factory=list)  # local names in use
+    provider_blocks: list[_RawProviderBlock] = field(default_factory=list)
     required_providers_blocks: list[SourceRange] = field(default_factory=list)
     required_versions: list[_Value] = field(default_factory=list)
     compat: list[_Value] = field(default_factory=list)

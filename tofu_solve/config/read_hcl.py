@@ -19,6 +19,7 @@ from .raw import (
     _FileItems,
     _implied_local_name,
     _RawCall,
+    _RawProviderBlock,
     _RawProviderReq,
     _Value,
     _VariableDefault,
@@ -166,6 +167,7 @@ class _HclFile:
 
     def provider(self, block: hcl.Block) -> None:
         _check_provider_block(block, self.here)
+        self.items.provider_blocks.append(_RawProviderBlock(block.labels[0], block.body, self.here(block.line)))
         self.items.implied_providers.append((block.labels[0], self.here(block.line)))
         a = block.body.attribute("version")
         if a is not None:

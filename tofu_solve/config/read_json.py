@@ -19,6 +19,7 @@ from .raw import (
     _FileItems,
     _implied_local_name,
     _RawCall,
+    _RawProviderBlock,
     _RawProviderReq,
     _Value,
 )
@@ -194,6 +195,7 @@ class _JsonFile:
                 items.implied_providers.append((name, here(at(name, ppos)[0])))
             for name, body in pb.items():
                 for b in _json_blocks(body):
+                    items.provider_blocks.append(_RawProviderBlock(name, b, here(at(name, ppos)[0]), True))
                     if "version" in b:
                         items.legacy_provider_versions.append(
                             (name, _Value(b["version"], here(at("version", at(name, ppos)[1])[0]), True)))

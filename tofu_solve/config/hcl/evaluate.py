@@ -39,6 +39,7 @@ from lark import Token, Tree
 
 from ..._lazy import load
 from ...errors import TofuSolveError
+from ..module_dir import UNKNOWN
 from .walker import _ident, _unescape
 
 Function = Callable[..., Any]
@@ -67,6 +68,21 @@ class EvalError(Exception):
     def __init__(self, summary: str, detail: str, line: int = 0):
         super().__init__(f"{summary}: {detail}")
         self.summary, self.detail, self.line = summary, detail, line
+
+
+class UnknownValue(EvalError):
+    """An expression reached a value only a plan knows (:data:`~..module_dir.UNKNOWN`, a
+    provider argument): ``name`` is what it read (``attrs.region``). ``try`` and ``can`` do
+    not catch it (Terraform's give an unknown result for an unknown argument)."""
+
+    def __init__(self, name: str, line: int = 0):
+        super().__init__("Value known only after plan", f"{name} is known only after plan.", line)
+        self.name = name
+
+
+class OpenObject(dict):
+    """An object whose absent attributes are null: a provider configuration, whose schema
+    gives every argument it does not set as null (``attrs.region`` of a block without one)."""
 
 
 @dataclass(frozen=True)
@@ -370,8 +386,13 @@ class _Evaluator:
         if not isinstance(base, dict):
             raise self.fail(t, "Unsupported attribute", f"Can't access attributes on a {type_name(base)} value.")
         if name not in base:
+            if isinstance(base, OpenObject):
+                return None
             raise self.fail(t, "Unsupported attribute", f'This object does not have an attribute named "{name}".')
-        return base[name]
+        found = base[name]
+        if found is UNKNOWN:
+            raise UnknownValue(f"attrs.{name}" if isinstance(base, OpenObject) else name, _line(t))
+        return found
 
     def index(self, base: Any, step: Tree, t: Any) -> Any:
         if step.data == "short_index":
@@ -577,6 +598,8 @@ class _Evaluator:
 
             try:
                 return to_string(template_value(body, self.ctx))
+            except UnknownValue:
+                raise
             except EvalError as e:  # the inner parse is one line: name the heredoc's
                 raise EvalError(e.summary, e.detail, _line(t)) from None
         return body.replace("$${", "${").replace("%%{", "%{")
@@ -662,6 +685,8 @@ class _Evaluator:
             try:
                 self.value(arg_trees[0])
                 return True
+            except UnknownValue:
+                raise
             except EvalError:
                 return False
         if not arg_trees:
@@ -669,6 +694,8 @@ class _Evaluator:
         for a in arg_trees:
             try:
                 return self.value(a)
+            except UnknownValue:
+                raise
             except EvalError:
                 continue
         raise self.fail(t, "Error in function call", 'Call to function "try" failed: no expression succeeded.')
