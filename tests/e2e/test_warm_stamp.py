@@ -249,3 +249,40 @@ def test_the_read_log_says_what_changed_after_it_was_read(tmp_path):
     assert log.changed() == sorted([str(tmp_path), str(absent), str(policy)])
     log.saw(policy)  # registered again: still compared with what it was when first read
     assert str(policy) in log.changed()
+
+
+CEILING_POLICY = '''
+input "max_version" {
+  type    = string
+  default = "99.0.0"
+}
+module_policy "*" "ceiling" {
+  filter = meta.version != null
+  enforce {
+    condition     = core::semverconstraint(meta.version, "< ${input.max_version}")
+    error_message = "Module version must be below ${input.max_version}."
+  }
+}
+'''
+
+
+def test_a_policy_input_is_part_of_what_the_stamp_answers_for(tmp_path, running):
+    """Issue #69 §2: a TFPOLICY_INPUT_* or -policy-input that changes a rule's verdict takes
+    the full path; the warm check says what the full check says."""
+    root = write_root(tmp_path / "root", MAIN)
+    (root / "ceiling.policy.hcl").write_text(CEILING_POLICY)
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache)}
+    run(root, env, "init", "-handover=false")
+    settle(root, cache, env)
+    run(root, env, "check")
+    assert "as the last check found them" in run(root, env, "check")[1]  # warm
+    locked = json.loads(run(root, env, "list", "-json")[1])
+    vpc = next(i["version"] for i in locked["items"] if i["kind"] == "module" and "vpc" in i["name"])
+    lowered = {**env, "TFPOLICY_INPUT_max_version": vpc}
+    full = run(root, {**lowered, stamp.FULL_CHECK_VARIABLE: "1"}, "check")
+    assert full[0] == 1  # the policy denies the locked vpc now (the finding is on stderr)
+    warm = run(root, lowered, "check")
+    assert (warm[0], "as the last check found them" in warm[1]) == (1, False), warm[1]
+    flagged = run(root, env, "check", f"-policy-input=max_version={vpc}")
+    assert flagged[0] == 1
