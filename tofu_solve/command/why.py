@@ -203,7 +203,7 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
         else:  # the one analysis init made (issue #47 §3): the lock, the policy, ...
             held = next((h for h in (HoldBack.from_data(x) for x in info.get("newer") or []) if h is not None
                          and h.version == nxt), None)
-            lines.append(f"  {nxt} is available, but not selected: {held.reason}." if held is not None else
+            lines.append(f"  {nxt} is available, but not selected: {held.reason.rstrip('.')}." if held is not None else
                          f"  {nxt} is available, but not selected.")
     else:
         lines.append(f"  {chosen} is the newest version available.")
