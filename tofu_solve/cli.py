@@ -456,6 +456,28 @@ def _commands() -> tuple[_Command, ...]:
             defaults={"command_module": "store"},
         ),
         _Command(
+            "policy",
+            help="test policy files against mock modules and providers (policy test), as tfpolicy test does",
+            description="policy test: run every *.policytest.hcl file under -tests (default: the -policies path) "
+                        "against its policytest block's targets, else the policy files of -policies (default: "
+                        "the current directory): each module and provider mock is judged by the rules init and "
+                        "check apply, and fails when any rule that applies to it fails; a mock whose outcome "
+                        "differs from its expect_failure is reported with its file, line and label. Resource "
+                        "and data mocks are passed over with a note. Exit 0 when every mock met its expectation, "
+                        "else 1.",
+            arguments=(
+                _Arg("action", choices=["test"], metavar="test", help="test: run the policy tests"),
+                _Arg("--chdir", metavar="DIR", help="work in DIR (default: the current directory)"),
+                _Arg("--policies", metavar="PATH", help="a policy file or a directory of them (default: .)"),
+                _Arg("--tests", metavar="PATH", help="a test file or a directory searched for *.policytest.hcl "
+                                                    "(default: the -policies path)"),
+                _Arg("--input", action="append", metavar="NAME=VALUE",
+                     help="a policy input's value (repeatable; below a test's inputs, above TFPOLICY_INPUT_NAME)"),
+                _Arg("--json", action="store_true", help="print machine-readable JSON"),
+            ),
+            defaults={"command_module": "policy"},
+        ),
+        _Command(
             "version",
             help="show the tofu-solve version (as tofu version does)",
             description="Print the tofu-solve version; -json prints it as data.",

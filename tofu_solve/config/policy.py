@@ -384,7 +384,7 @@ class Policy:
 
         return norm(label) in (norm(source), package)
 
-    def provider_verdicts(self, address: str, version: str) -> list[PolicyFailure]:
+    def provider_verdicts(self, address: str, version: str | None) -> list[PolicyFailure]:
         """Every ``provider_policy`` the provider version fails, whatever its level.
 
         Raises:
@@ -637,33 +637,50 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
     """
     from datetime import datetime
 
-    load("tofu_solve.config.policy_hcl")
-    from .policy_hcl import read_policy_unit
-
     paths = find_policies(root, flag, environ, reads)
     if not paths:
         return None
-    values = policy_inputs(environ, inputs)
-    teams: list[Policy] = []
-    units = []
     for path in paths:
         if reads is not None:
             reads.saw(path)
+
+    def shown_as(path: Path) -> str:
         try:
             shown = os.path.relpath(path, root)
             if display_prefix:
                 shown = os.path.normpath(os.path.join(display_prefix, shown))
         except ValueError:  # another drive
             shown = os.fspath(path)
-        if path.name.endswith(HCL_POLICY_SUFFIX):
-            units.append(read_policy_unit(path, shown, values, now or (lambda: datetime.now(UTC))))
-        else:
-            teams.append(read_policy(path, shown, registry_host))
-    policy = combined(teams) if teams else Policy(units[0].file)
-    policy = replace(policy, units=tuple(units), registry_host=registry_host)
+        return shown
+
+    policy = policy_of_files(paths, shown_as, policy_inputs(environ, inputs), registry_host,
+                             now or (lambda: datetime.now(UTC)))
     if any(r.kind == "provider" and r.reads_attrs() for r in policy.hcl_rules):
         policy = replace(policy, provider_configs=root_provider_configs(root, registry_host, display_prefix))
     return policy.with_overrides(overrides) if overrides else policy
+
+
+def policy_of_files(paths: Sequence[Path], shown_as, values: Mapping[str, tuple[str, str]], registry_host: str,
+                    now) -> Policy:
+    """The policy of the files ``paths`` (``tofu-solve-policy.hcl`` files read by
+    :func:`read_policy` and combined, ``*.policy.hcl`` files read as units with the input
+    ``values``), each named in messages as ``shown_as(path)`` gives; ``now`` the clock.
+
+    Raises:
+        ConfigurationError: as the readers.
+    """
+    load("tofu_solve.config.policy_hcl")
+    from .policy_hcl import read_policy_unit
+
+    teams: list[Policy] = []
+    units = []
+    for path in paths:
+        if path.name.endswith(HCL_POLICY_SUFFIX):
+            units.append(read_policy_unit(path, shown_as(path), values, now))
+        else:
+            teams.append(read_policy(path, shown_as(path), registry_host))
+    policy = combined(teams) if teams else Policy(units[0].file if units else "")
+    return replace(policy, units=tuple(units), registry_host=registry_host)
 
 
 def root_provider_configs(root: Path, registry_host: str, display_prefix: str = "") -> tuple[ProviderConfig, ...]:
