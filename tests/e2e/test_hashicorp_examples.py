@@ -79,3 +79,20 @@ def test_a_mock_that_misses_its_expectation_is_named_with_file_and_line(tmp_path
             '"standard_configuration" (p.policy.hcl:1): All AWS resources must be deployed in the us-east-1 '
             "region.") in out
     assert "Failure! 0 passed, 2 failed." in out
+
+
+def test_a_tofu_solve_policy_file_is_tested_the_same_way(tmp_path, tofu_solve):
+    """Issue #69 §4: sources and deny blocks judge module and provider mocks too."""
+    (tmp_path / "tofu-solve-policy.hcl").write_text(
+        'sources {\n  allow = ["registry.terraform.io/terraform-aws-modules/*"]\n}\n'
+        'deny "provider" "registry.terraform.io/hashicorp/aws" {\n  versions = ">= 6.0.0, < 6.2.0"\n'
+        '  reason   = "corrupts state"\n}\n')
+    (tmp_path / "t.policytest.hcl").write_text(
+        'module "terraform-aws-modules/vpc/aws" "approved" {\n  meta = {\n    version = "6.5.1"\n  }\n}\n'
+        'module "cloudposse/label/null" "elsewhere" {\n  expect_failure = true\n}\n'
+        'provider "aws" "denied" {\n  expect_failure = true\n  meta = {\n    version = "6.1.0"\n  }\n}\n'
+        'provider "aws" "fine" {\n  meta = {\n    version = "6.2.0"\n  }\n}\n')
+    data = tofu_solve(tmp_path, "policy", "test", "-json").json()
+    assert data["ok"] and data["passed"] == 4, data
+    denied = next(r for r in data["results"] if r["mock"] == 'provider "aws" "denied"')
+    assert denied["failures"] and "corrupts state" in denied["failures"][0]

@@ -85,7 +85,10 @@ def test_a_policy_that_cuts_every_candidate_is_explained(tmp_path, tofu_solve):
 def test_an_overridable_rule_fails_until_overridden_by_its_label(tmp_path, tofu_solve):
     root = write_root(tmp_path / "root", VPC.replace('"~> 6.0"', '"6.6.0"'))
     (root / "versions.policy.hcl").write_text(policy("mandatory_overridable"))
-    assert tofu_solve(root, "init", "-handover=false").code == 1
+    refused = tofu_solve(root, "init", "-handover=false")
+    assert refused.code == 1
+    assert ("Module version must be below 6.6.0, not 6.6.0. (mandatory_overridable: "
+            "-policy-override=version_and_source_check lifts it)") in " ".join(refused.err.split()), refused.err
     wrong = tofu_solve(root, "init", "-handover=false", "-policy-override=version_and_source_chek")
     assert wrong.code == 1 and 'Did you mean "version_and_source_check"?' in wrong.err, wrong.err
     r = tofu_solve(root, "init", "-handover=false", "-policy-override=version_and_source_check")

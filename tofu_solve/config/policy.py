@@ -185,8 +185,11 @@ class PolicyFailure:
         return f"{self.rule.block} ({self.rule.where})"
 
     def refusal(self) -> str:
-        """Why a candidate is passed over: ``the policy denies it: <cite>``."""
-        return f"the policy denies it: {self.cite()}"
+        """Why a candidate is passed over: ``the policy denies it: <cite>``, and for a
+        ``mandatory_overridable`` rule the override that lifts it (issue #69 §3)."""
+        lift = (f" (mandatory_overridable: -policy-override={self.rule.label} lifts it)"
+                if self.rule.level == "mandatory_overridable" else "")
+        return f"the policy denies it: {self.cite()}{lift}"
 
     def cite(self) -> str:
         """``module_policy "*" "floor" (policies/versions.policy.hcl:3): error_message``."""
