@@ -122,3 +122,83 @@ def test_init_lockfile_readonly_writes_the_refused_lock_changes_as_sarif(tmp_pat
     notes = [line for line in gh.out.splitlines() if line.startswith("::error ")]
     assert any(line.startswith("::error file=live/b/main.tf,line=3,title=LockFileWouldChange::module \"kms\"")
                for line in notes), notes
+
+
+IMPOSSIBLE = '''terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "< 5.0"
+    }
+  }
+}
+
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = "~> 6.1"
+}
+'''
+
+
+def _results(log: dict) -> set[tuple[str, str, int]]:
+    return {(x["ruleId"], x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+             x["locations"][0]["physicalLocation"]["region"]["startLine"]) for x in log["runs"][0]["results"]}
+
+
+def test_a_failing_root_is_a_result_at_its_lines_and_paths_are_the_repositorys(tmp_path, tofu_solve, isolated,
+                                                                               monkeypatch):
+    """Issue #70 §1: a pull request with one impossible root and a new root: the failure is a
+    result at each line the root writes that the conflict cites, the new root's lock changes
+    at the lines that cause them (its lock file does not exist), every path relative to the
+    repository's top wherever the command runs; the same places as annotations."""
+    base = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(base)], check=True)
+    write_root(base / "live/a", KMS)
+    assert tofu_solve(base / "live/a", "init", "-handover=false").code == 0
+    (base / "live/bad").mkdir(parents=True)
+    (base / "live/bad/main.tf").write_text(IMPOSSIBLE)
+    write_root(base / "live/new", KMS)
+    monkeypatch.chdir(base)
+    r = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly", "-format=sarif")
+    assert r.code == 1
+    log = json.loads(r.out)
+    got = _results(log)
+    assert {("error", "live/bad/main.tf", 5), ("error", "live/bad/main.tf", 12)} <= got, got
+    assert ("lock-change", "live/new/main.tf", 3) in got, got
+    assert not any(uri.endswith(".terraform.lock.hcl") for _, uri, _ in got), got
+    path = tmp_path / "init.sarif"
+    path.write_text(r.out)
+    assert _validate(path, tmp_path) == []
+
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    gh = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly")
+    notes = [line for line in gh.out.splitlines() if line.startswith("::error ")]
+    assert any(n.startswith("::error file=live/bad/main.tf,line=12,title=InitFailed::No consistent set of versions")
+               for n in notes), notes
+    monkeypatch.delenv("GITHUB_ACTIONS")
+
+    # check's policy finding, run from a root: the policy file at the repository's top
+    (base / "tofu-solve-policy.hcl").write_text('deny "module" "terraform-aws-modules/kms/aws" {\n'
+                                                '  versions = ">= 0.0.0"\n  reason   = "retired"\n}\n')
+    monkeypatch.chdir(base / "live/a")
+    checked = tofu_solve(base / "live/a", "check", "-format=sarif")
+    assert checked.code == 1
+    assert ("policy", "tofu-solve-policy.hcl", 1) in _results(json.loads(checked.out)), checked.out
+    assert json.loads(checked.out)["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"] == \
+        base.resolve().as_uri() + "/"
+    assert "../../tofu-solve-policy.hcl" in tofu_solve(base / "live/a", "check").err  # text: from where it ran
+
+
+def test_a_failure_of_the_run_itself_is_one_notification():
+    from tofu_solve.command.views.sarif import Notification, check_log, error_findings, github_annotations
+    from tofu_solve.errors import ConfigurationError, NetworkError, SourceRange
+
+    down = error_findings(NetworkError("Failed to reach registry", "connection refused"))
+    assert down == Notification("Failed to reach registry", "connection refused")
+    placed = error_findings(ConfigurationError("Invalid version constraint", "x", SourceRange("main.tf", 3)))
+    assert [(f.kind, f.where.file, f.where.line) for f in placed] == [("error", "main.tf", 3)]
+    log = check_log([], ".", ".", notifications=[down])
+    assert log["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"] == \
+        "Failed to reach registry: connection refused"
+    assert github_annotations([], ".", ".", notifications=[down]) == \
+        ["::error title=Failed to reach registry::connection refused"]

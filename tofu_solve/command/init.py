@@ -297,17 +297,24 @@ def _refused(changes: list[LockChange], res: Resolution) -> LockFileWouldChange:
 
 
 def _change_where(c: LockChange, res: Resolution) -> SourceRange | None:
-    """Where a lock change is shown to code scanning: a root module call's ``version`` (else
-    ``source``) line, a provider's entry in the root's ``required_providers``; None (the
-    lock file) for what the root module does not write itself."""
+    """Where a lock change is shown to code scanning: the line of the root module that
+    causes it (issue #70 §1): a root module call's ``version`` (else ``source``) line, a
+    provider's entry in the root's ``required_providers``; for a nested call, or a provider
+    only modules require, the root module call it comes through. None (the lock file) when
+    the root module writes nothing that leads to it."""
+    def root_call(call_path: str) -> SourceRange | None:
+        req = res.module_requirements.get(call_path.split(".")[0]) if call_path else None
+        return req.call.constraint_where if req is not None and not req.origin.call_path else None
+
     if c.block == "module":
         req = res.module_requirements.get(c.label)
         if req is not None and not req.origin.call_path:
             return req.call.constraint_where
-        return None
+        return root_call(c.label)
     if c.block == "provider":
-        return next((r.origin.where for r in res.provider_requirements.get(c.label, [])
-                     if not r.origin.call_path and r.origin.where is not None), None)
+        reqs = res.provider_requirements.get(c.label, [])
+        own = next((r.origin.where for r in reqs if not r.origin.call_path and r.origin.where is not None), None)
+        return own or next((w for r in reqs if r.origin.call_path and (w := root_call(r.origin.call_path))), None)
     return None
 
 

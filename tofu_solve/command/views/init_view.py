@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ..._lazy import load
 from ...addrs.redact import redact
-from ...errors import RuleWarning, WarningText
+from ...errors import RuleWarning, SourceRange, WarningText
 from ...events import Event
 from ...output_edge import one_line, workflow_commands
 from .human import HumanView, use_color
@@ -672,7 +672,8 @@ class InitViews:
         self.sarif = sarif
         self.annotations = annotations and not as_json and not sarif
         self._chdir, self._cwd = chdir, cwd
-        self.findings: list[tuple[str, list[Any]]] = []  # (root, the lock changes -lockfile=readonly refused)
+        self.findings: list[tuple[str, list[Any]]] = []  # (root, the lock changes refused, its errors)
+        self.notifications: list[Any] = []  # failures of the run itself (sarif.Notification), each once
         outs = []
         if as_json:
             outs.append(sys.stdout)
@@ -720,14 +721,27 @@ class InitViews:
             v.error(e)
 
     def _found(self, root: str, e: Any) -> None:
-        """Keep what ``-lockfile=readonly`` refused, for ``-format=sarif`` and GitHub annotations."""
+        """Keep what ``-lockfile=readonly`` refused, and every other error at its lines (on
+        the root's main file when it names none; a failure of the run itself as one
+        notification), for ``-format=sarif`` and GitHub annotations (issue #70 §1)."""
         load("tofu_solve.command.views.sarif")
-        from .sarif import Finding
+        from .sarif import Finding, Notification, error_findings, main_file
 
         changes = getattr(e, "changes", ())
         if changes:
             self.findings.append((root, [Finding("lock-change", subject, detail, where)
                                          for subject, detail, where in changes]))
+            return
+        found = error_findings(e)
+        if isinstance(found, Notification):
+            if found not in self.notifications:
+                self.notifications.append(found)
+            return
+        if not found:
+            main = main_file(os.path.join(self._chdir, root))
+            found = [Finding("error", str(getattr(e, "summary", "Error")), str(getattr(e, "detail", "")),
+                             SourceRange(main if root == "." else os.path.join(root, main), 1))]
+        self.findings.append((root, found))
 
     def summary(self, s: InitSummary) -> None:
         for v in self._views:
@@ -763,6 +777,8 @@ class InitViews:
             if self.sarif:
                 import json
 
-                print(json.dumps(check_log(self.findings, self._chdir, self._cwd), indent=2))
+                print(json.dumps(check_log(self.findings, self._chdir, self._cwd,
+                                           notifications=self.notifications), indent=2))
             else:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
-                workflow_commands(sys.stdout, github_annotations(self.findings, self._chdir, self._cwd))
+                workflow_commands(sys.stdout, github_annotations(self.findings, self._chdir, self._cwd,
+                                                                 notifications=self.notifications))
