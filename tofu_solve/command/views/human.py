@@ -11,11 +11,13 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 
 from rich.console import Console
 from rich.status import Status
 from rich.text import Text
 
+from ..._lazy import load
 from ...events import InRoot, RootDone
 from ...output_edge import cleaner, raw_stream
 from .progress import is_fetch, progress_text
@@ -27,6 +29,10 @@ def use_color(no_color_flag: bool, no_color_env: bool = False) -> bool:
     """Whether colour may be used at all (a terminal is still required): not with
     ``-no-color``, nor with ``NO_COLOR`` set (:attr:`tofu_solve.settings.Settings.no_color`)."""
     return not no_color_flag and not no_color_env
+
+
+SLOW_ROOT_SECONDS = 5.0
+"""Off a terminal, a root still running this long after it started is a progress line."""
 
 
 class HumanView:
@@ -55,6 +61,11 @@ class HumanView:
         self.fetched = 0
         self.roots = 0  # -recursive: the root modules of the run, and how many are done
         self.roots_done = 0
+        # off a terminal under -recursive: when each running root started, which were said to be
+        # slow, and the watcher that says so (issue #70 §2: a no-op run is a line per root)
+        self._started: dict[str, float] = {}
+        self._slow: set[str] = set()
+        self._watching: threading.Event | None = None
 
     @property
     def width(self) -> int:
@@ -78,12 +89,46 @@ class HumanView:
             if self._status is not None:
                 self._status.__exit__(None, None, None)
                 self._status = None
+            if self._watching is not None:
+                self._watching.set()
+
+    def _watch_roots(self, stop: threading.Event) -> None:
+        """Off a terminal: a line for each root still running :data:`SLOW_ROOT_SECONDS` after
+        it started, once, so that a CI log shows what a long run is waiting for."""
+        while not stop.wait(0.25):
+            now = time.monotonic()
+            with self._lock:
+                slow = [r for r, t in self._started.items() if r not in self._slow and now - t >= SLOW_ROOT_SECONDS]
+                for root in slow:
+                    self._slow.add(root)
+                    self.err_stream.write(f"- {self._clean_err(root)}: still running after "
+                                          f"{int(SLOW_ROOT_SECONDS)} s\n")
+                if slow:
+                    self.err_stream.flush()
+
+    def _root_event(self, event) -> bool:
+        """Off a terminal, a root's start and end: whether its end is a line (only for a root
+        said to be slow; every root has its line in the summary)."""
+        load("tofu_solve._threads")
+        from ..._threads import start_thread
+
+        with self._lock:
+            if isinstance(event, InRoot):
+                self._started.setdefault(event.root, time.monotonic())
+                if self._watching is None:
+                    self._watching = threading.Event()
+                    start_thread(self._watch_roots, "tofu-solve-progress", (self._watching,))
+                return False
+            self._started.pop(event.root, None)
+            return event.root in self._slow
 
     def progress(self, event) -> None:
         """A progress event (:mod:`tofu_solve.events`): the live line on a terminal, else a
         line. Under ``-recursive`` (:class:`InRoot`, :class:`RootDone`), the live line counts
-        the roots done of all of them, and off a terminal only each finished root is a line
-        (issue #59 §1)."""
+        the roots done of all of them; off a terminal a root is a line only when it is still
+        running :data:`SLOW_ROOT_SECONDS` after it started (and then its end too), since the
+        summary gives every root its line (issue #70 §2: a no-op run over N roots is at most
+        N + 5 lines)."""
         if self.quiet:
             return
         msg = progress_text(event)
@@ -100,8 +145,11 @@ class HumanView:
                 suffix = f" ({self.fetched} fetched)" if self.fetched else ""
                 self._status.update(Text(self._clean_err(text + suffix)))
                 return
+        if isinstance(event, InRoot | RootDone) and self.roots and not self._root_event(event):
+            log.debug("%s", msg)  # a root's phases and end: detail for TF_LOG; the summary has its line
+            return
         if isinstance(event, InRoot):
-            log.debug("%s", msg)  # a root's phases: detail for TF_LOG; its end is the line people see
+            log.debug("%s", msg)
             return
         if is_fetch(event):
             # off a terminal, one line per phase (PhaseDone), in a stable order; each download

@@ -556,13 +556,17 @@ class InitHuman:
         for o in s.outcomes:
             if o.value is not None and o.value.next_command and o.root not in s.handed:
                 nexts.setdefault(o.value.next_command, []).append(s.name(o.root))
-        for cmd, names in nexts.items():
-            h.line()
+        for i, (cmd, names) in enumerate(nexts.items()):
+            if i or s.verbose:
+                h.line()
             if s.verbose:
                 h.line("Next, to install providers and configure the backend, in each of "
                        f"{plural(len(names), 'root module')}, run:")
                 for name in names:
                     h.line(f"  (cd {name} && {cmd})")
+            elif len(names) == len(s.outcomes):  # the table above names every root: one line (issue #70 §2)
+                h.folded(f"Next, to install providers and configure the backend, run {cmd} in each root module "
+                         "above.")
             else:
                 h.folded(f"Next, to install providers and configure the backend, run {cmd} in each of "
                          f"{plural(len(names), 'root module')} ({named_roots(names)}).")
