@@ -412,3 +412,18 @@ provider "aws" {{
         assert said.count("reads attrs.region") == 1
     else:
         assert "known only after plan" not in said
+
+
+def test_under_recursive_a_shared_policy_files_error_is_said_once(tmp_path, tofu_solve):
+    """Issue #70 §1: a policy file above the roots that does not evaluate stops every root;
+    its error is printed once, with the roots it stopped, not once per root."""
+    base = tmp_path / "repo"
+    for name in ("live/a", "live/b", "live/c"):
+        write_root(base / name, VPC)
+    (base / "broken.policy.hcl").write_text('module_policy "*" "broken" {\n  enforce {\n'
+                                            '    condition = length(meta.version) > "x"\n  }\n}\n')
+    r = tofu_solve(base, "init", "-recursive", "-handover=false")
+    assert r.code == 1
+    assert r.err.count("Error: ") == 1, r.err
+    assert "In 3 root modules (live/a, live/b, live/c):" in r.err
+    assert "broken.policy.hcl line 3" in r.err or "broken.policy.hcl:3" in r.err, r.err

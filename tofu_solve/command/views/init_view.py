@@ -333,6 +333,26 @@ class RootsSummary:
         return [(o.root, o.error) for o in self.outcomes if o.error is not None]
 
 
+def _error_key(e: Any) -> tuple | None:
+    """What makes two roots' errors one: the same summary, detail and place (a file several
+    roots read, named alike from each); None for an error without a place (its own root's)."""
+    where = getattr(e, "where", None)
+    if where is None or not where.file:
+        return None
+    return (getattr(e, "summary", ""), getattr(e, "detail", ""), where.file, where.line)
+
+
+def shared_errors(s: Any) -> dict[tuple, list[str]]:
+    """The errors several roots share (a policy or version file above them that does not
+    read), each with the roots it stopped, in order."""
+    out: dict[tuple, list[str]] = {}
+    for root, e in s.failed:
+        key = _error_key(e)
+        if key is not None:
+            out.setdefault(key, []).append(s.name(root))
+    return out
+
+
 def named_roots(names: Sequence[str], verbose: bool = False) -> str:
     """Roots in a sentence: the first :data:`SHOWN_ROOTS` and how many more (``-verbose``:
     all of them)."""
@@ -406,6 +426,7 @@ class InitHuman:
 
     def __init__(self, human: HumanView):
         self.human = human
+        self._shared_errors: dict[tuple, list[str]] = {}  # -recursive: errors several roots share
 
     def initializing_modules(self) -> None:
         self.human.heading("Initializing modules...")
@@ -467,6 +488,7 @@ class InitHuman:
         h = self.human
         self._roots_table(s)
         shared, shared_keys = shared_warnings(s)
+        self._shared_errors = shared_errors(s)
         by_rule: dict[tuple[str, str], list[tuple[str, Any]]] = {}
         for o in s.outcomes:
             for w in o.value.resolution.warnings if o.value is not None else ():
@@ -535,7 +557,12 @@ class InitHuman:
                 for line in ho.output.rstrip("\n").splitlines():
                     h.line(line)
         if o.error is not None:
-            h.error_in_root(name, o.error.render())
+            key = _error_key(o.error)
+            names = self._shared_errors.get(key, [name]) if key is not None else [name]
+            if len(names) == 1:
+                h.error_in_root(name, o.error.render())
+            elif names[0] == name:  # a shared file's error: said once, with its roots (issue #70 §1)
+                h.error_in_root(f"{len(names)} root modules ({named_roots(names, s.verbose)})", o.error.render())
 
     def _roots_verdict(self, s: RootsSummary) -> None:
         """The module-lock note (once), how many roots failed or that all succeeded, and,
