@@ -271,3 +271,16 @@ def test_a_provider_requirement_is_read_without_variables(tmp_path, entry, summa
     with pytest.raises(ConfigurationError) as e:
         load_module_dir(tmp_path)
     assert (e.value.summary, e.value.detail, e.value.where.line) == (summary, detail, line)
+
+
+@pytest.mark.parametrize("version", ['"bananas"', '"~> 1.0"', "1"])
+def test_any_version_on_a_local_source_is_the_registry_address_error(tmp_path, version):
+    """Issue #70 §4: OpenTofu reads the source as a registry address first when ``version``
+    is set, so even an invalid constraint on a local source is "Invalid registry module
+    source address" (internal/initwd/module_install_test.go
+    TestModuleInstaller_invalidVersionConstraintLocal)."""
+    (tmp_path / "main.tf").write_text(f'module "a" {{\n  source  = "./local"\n  version = {version}\n}}\n')
+    with pytest.raises(ConfigurationError) as e:
+        load_module_dir(tmp_path)
+    assert e.value.summary == "Invalid registry module source address"
+    assert (e.value.where.file, e.value.where.line) == ("main.tf", 2)

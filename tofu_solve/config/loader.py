@@ -255,6 +255,12 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
         if text is not None:
             if isinstance(text, (int, float)) and not isinstance(text, bool):
                 text = str(text)
+            if isinstance(source, LocalSource):
+                # before the constraint is read: with "version" the source is read as a registry
+                # address first (internal/configs/module_call.go decodeStaticSource), so an
+                # invalid constraint on a local source is this error too
+                # (internal/initwd TestModuleInstaller_invalidVersionConstraintLocal)
+                raise _not_a_registry_address(source_text, src_v.where, product)
             if not isinstance(text, str):
                 raise ConfigurationError("Invalid version constraint",
                                          f'The version of module "{raw.name}" must be a string.', ver_v.where)
@@ -262,8 +268,6 @@ def _module_call(raw: _RawCall, scope: _Scope, product: Product = OPENTOFU) -> M
                 version = module_constraint(text)
             except TofuSolveError as e:
                 raise ConfigurationError(e.summary, e.detail, ver_v.where) from None
-            if isinstance(source, LocalSource):
-                raise _not_a_registry_address(source_text, src_v.where, product)
             if isinstance(source, RemoteSource) and source.kind is not SourceKind.GIT:
                 raise ConfigurationError(
                     "Invalid registry module source address",
