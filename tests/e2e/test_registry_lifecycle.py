@@ -113,3 +113,22 @@ def test_a_registry_without_the_v2_api_is_never_asked(isolated, tofu_solve, runn
     assert tofu_solve(root, "init", "-handover=false").code == 0
     after = sum(1 for _, path, _ in list(running.registry.log.requests) if path.startswith("/api/v2/"))
     assert after == before == 0
+
+
+def test_a_move_down_from_a_deprecated_lock_is_called_a_downgrade_and_why_names_it(isolated, hcp, tofu_solve):
+    """Issue #70 §4: outdated calls the move to an older version a downgrade and says why;
+    why names the deprecation of the version the call is at."""
+    root = write_root(isolated / "root", VPC)
+    assert lock_versions(tofu_solve(root, "init", "-handover=false").lock) == {"vpc": "6.6.0"}
+    hcp.deprecations[VPC_ADDR] = {"6.6.0": NAT}
+    rows = {r["name"]: r for r in tofu_solve(root, "outdated", "-json").json()["items"]}
+    vpc = rows["vpc"]
+    assert (vpc["locked"], vpc["can_move_to"], vpc["downgrade"]) == ("6.6.0", "6.5.1", True), vpc
+    assert ("the lock holds 6.6.0, which its registry deprecated (NAT gateways are recreated on upgrade, "
+            "https://example.com/notices/7); tofu-solve init -upgrade=vpc moves it down to 6.5.1") in vpc["reason"]
+    text = tofu_solve(root, "outdated")
+    assert "6.5.1 (down)" in text.out, text.out
+    assert "selects 6.5.1" not in text.out
+    assert tofu_solve(root, "init", "-handover=false").code == 0  # kept, with init's warning
+    why = " ".join(tofu_solve(root, "why", "vpc").out.split())
+    assert "6.6.0 is deprecated by its registry: NAT gateways are recreated on upgrade" in why, why

@@ -31,7 +31,7 @@ from typing import Literal
 from .._lazy import load
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.redact import redact
-from ..config.policy import Policy, Subject, load_policy
+from ..config.policy import Policy, Subject, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
@@ -72,8 +72,20 @@ class Outdated:
     def can_move(self) -> bool:
         return self.locked is not None and self.can_move_to is not None and self.locked != self.can_move_to
 
+    @property
+    def downgrade(self) -> bool:
+        """Whether the move is to an older version than the locked one (issue #70 §4: a
+        deprecated, revoked or denied lock moves down when nothing newer fits)."""
+        if not self.can_move or self.locked is None or self.can_move_to is None:
+            return False
+        try:
+            return GoVersion.compare(GoVersion.parse(self.can_move_to.lstrip("v")),
+                                     GoVersion.parse(self.locked.lstrip("v"))) < 0
+        except TofuSolveError:
+            return False
+
     def as_data(self) -> dict:
-        return {**asdict(self), "can_move": self.can_move}
+        return {**asdict(self), "can_move": self.can_move, "downgrade": self.downgrade}
 
 
 def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVersion | None = None,
@@ -223,8 +235,13 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
     if req.origin.call_path and req.origin.package:
         where = f"{req.origin.package} {req.origin.version}: {where}"
     if locked is not None and locked != to:
-        return Outdated("module", path, locked, to, newest_allowed, newest, "lock",
-                        f"the lock holds {locked}; tofu-solve init -upgrade={path} selects {to}")
+        row = Outdated("module", path, locked, to, newest_allowed, newest, "lock",
+                       f"the lock holds {locked}; tofu-solve init -upgrade={path} selects {to}")
+        if row.downgrade:  # never called an upgrade: what is wrong with the locked version
+            why = _locked_trouble(path, req, lock, ctx)
+            row.reason = (f"the lock holds {locked}{', which ' + why if why else ''}; tofu-solve init "
+                          f"-upgrade={path} moves it down to {to}, the newest version that fits")
+        return row
     if newest_allowed is not None and newest_allowed != to:
         kind, why = _blocker(path, allowed[0], res, ctx)
         return Outdated("module", path, locked, to, newest_allowed, newest, kind, why)
@@ -232,6 +249,29 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
         return Outdated("module", path, locked, to, newest_allowed, newest, "constraint",
                         f'"{constraint}" ({where}) excludes {newest}')
     return Outdated("module", path, locked, to, newest_allowed, newest, None, "at the newest release")
+
+
+def _locked_trouble(path: str, req, lock, ctx) -> str:
+    """What its registry or the policy says of a locked module version that a move would
+    leave for an older one: revoked, deprecated or denied (each with its reason); "" when
+    nothing is said (the newer version no longer fits the constraints)."""
+    try:
+        revoked, deprecated = ctx.lifecycle(req.call.source)
+    except TofuSolveError:
+        revoked, deprecated = {}, {}
+    label = lock.version
+    if label in revoked:
+        return f"its registry revoked ({revoked[label].message or 'no reason given'})"
+    if label in deprecated:
+        d = deprecated[label]
+        return f"its registry deprecated ({d.reason or 'no reason given'}{', ' + d.link if d.link else ''})"
+    policy = ctx.options.policy
+    address = package_address(req.call.source)
+    if policy is not None and address is not None:
+        rule = policy_denial(policy, Kind.MODULE, address, label, Subject.of_call(path, req.call.source_text))
+        if rule is not None:
+            return f"the policy denies ({rule.cite()})"
+    return ""
 
 
 def _check_listed_package(path: str, lock, listing, req) -> None:

@@ -103,6 +103,9 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
                       "package_version": s.calls[n.parent].version if n.parent else None})
     held = [h.as_data() for h in node.newer]
     name = node.path.rsplit(".", 1)[-1]
+    if node.deprecated is not None:  # issue #70 §4: the version the call is at, as init warned of it
+        link, reason = node.deprecated.get("link"), node.deprecated.get("reason") or "no reason given"
+        lines.append(f"  {node.version} is deprecated by its registry: {reason}" + (f" ({link})" if link else ""))
     if node.newer:
         if node.locked:
             seen = f" (the registry's listing read {_age(node.listed_at)} ago)" if node.listed_at else ""
@@ -121,7 +124,8 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
     else:
         lines.append(f'  {node.version} is the newest version "{_constraint(node.call)}" allows.')
     data = {"kind": "module", "call": node.path, "source": node.display_source, "version": node.version,
-            "chain": chain, "held_back": held, "locked": node.locked, "fenced_off": node.fenced_off}
+            "chain": chain, "held_back": held, "locked": node.locked, "fenced_off": node.fenced_off,
+            "deprecated": node.deprecated}
     if node.locked:
         # a command is named only where init proved it lands a newer version (issue #47 §3)
         data["upgrade"] = next((h.command for h in node.newer if h.command), None)

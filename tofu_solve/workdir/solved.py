@@ -70,7 +70,8 @@ def snapshot(res, ctx, result_locks) -> dict:
         modules[path] = {"version": cand.version_text, "key": _state_key(ctx.tree_key(cand)),
                          "package": redact(cand.package), "newer": newer, "locked": locked,
                          "listed": listed is not None, "listed_at": listed_at,
-                         "fenced_off": newest_fence(cand, req, res.providers, ctx) if req is not None else None}
+                         "fenced_off": newest_fence(cand, req, res.providers, ctx) if req is not None else None,
+                         "deprecated": d.as_data() if (d := ctx.deprecation(cand)) is not None else None}
     providers = {}
     for addr, pc in res.providers.items():
         held = provider_hold_backs(res, ctx, addr)
@@ -154,6 +155,8 @@ class CallNode:
             back (:class:`~tofu_solve.explain.holdback.HoldBack`, computed by that init).
         package: the package address.
         fenced_off: a newer release of the selected version's line that fences it off.
+        deprecated: what its registry says of the selected version when it deprecates it
+            (``reason``, ``link``; issue #70 §4), else None.
     """
 
     path: str
@@ -167,6 +170,7 @@ class CallNode:
     listed: bool = True  # the source's versions were listed by that init (or an earlier one: listed_at)
     listed_at: float | None = None  # when an earlier run's listing was read (a locked call), seconds since the epoch
     fenced_off: str | None = None
+    deprecated: dict | None = None  # the selected version's deprecation by its registry: {reason, link}
 
     @property
     def display_source(self) -> str:
@@ -345,9 +349,11 @@ def _call_nodes(doc: dict, root_tree: ModuleTree, trees: _SelectedTrees) -> tupl
                 call_defs[f"{p}." + ".".join(rc.rel_path)] = rc.call
         newer = [h for h in (HoldBack.from_data(n) for n in m.get("newer") or []) if h is not None]
         fenced = m.get("fenced_off")
+        deprecated = m.get("deprecated")
         calls[p] = CallNode(p, _parent_of(p, names), call, m["version"], tree, newer, m.get("package", ""),
                             bool(m.get("locked", False)), bool(m.get("listed", True)), m.get("listed_at"),
-                            fenced if isinstance(fenced, str) else None)
+                            fenced if isinstance(fenced, str) else None,
+                            deprecated if isinstance(deprecated, dict) else None)
     return calls, missing
 
 

@@ -266,7 +266,8 @@ def render_table(rows: Sequence[Any], product: Product | None = None) -> str:
         product = OPENTOFU
     head = ("NAME", "LOCKED", "CAN MOVE TO", "NEWEST ALLOWED", "NEWEST", "HELD BACK BY")
     body = [(product.short(r.name) if r.kind == "provider" else r.name,
-             r.locked or "-", r.can_move_to or "-", r.newest_allowed or "-", _with_age(r.newest, r) or "-",
+             r.locked or "-", (f"{r.can_move_to} (down)" if r.downgrade else r.can_move_to) or "-",
+             r.newest_allowed or "-", _with_age(r.newest, r) or "-",
              (r.held_by or "-") if r.held_by is None else f"{r.held_by}: {r.reason}")
             for r in rows]
     widths = [max(len(x[i]) for x in [head] + body) for i in range(5)]
