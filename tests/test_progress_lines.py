@@ -39,3 +39,13 @@ def test_quiet_is_no_progress_at_all(monkeypatch):
         time.sleep(0.4)
         view.progress(RootDone("live/a", 1))
     assert err.getvalue() == ""
+
+
+def test_no_progress_line_after_the_answer(capsys):
+    """Issue #70 §4: outdated closes its progress before it prints; a late event is no line."""
+    progress = human.line_progress(False)
+    progress(PhaseDone("modules", 1))
+    progress.close()
+    progress(PhaseDone("install", 1))
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Modules" in err

@@ -357,9 +357,11 @@ def run(ns, settings: Settings) -> int:
     target = _target(args, args.chdir, client)
     policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
                          overrides=frozenset(args.policy_override), inputs=args.policy_input)
+    progress = line_progress(args.json)
     rows = outdated(Path(args.chdir), settings, tuple(args.vars or ()), target,
-                    args.shared, progress=line_progress(args.json),
+                    args.shared, progress=progress,
                     min_age=given_min_age(args.min_age, settings.min_age), policy=policy)
+    progress.close()  # nothing after the answer: a late download is not a line of it
     movable = [r for r in rows if r.can_move]
     names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable
                      if r.command is not None)

@@ -231,15 +231,32 @@ class HumanView:
         self.err.print()
 
 
-def line_progress(quiet: bool):
+class LineProgress:
     """A progress callback that writes each event as a line on standard error (nothing when
-    ``quiet``, as under ``-json``); safe to call from several threads."""
-    if quiet:
-        return lambda event: None
-    lock = threading.Lock()
+    ``quiet``, as under ``-json``); safe to call from several threads. Standard output is
+    flushed first, so a progress line never joins a line of output; after :meth:`close`
+    (before the command prints its answer) nothing more is written: a download a worker
+    finishes late never lands after the answer (issue #70 §4)."""
 
-    def report(event) -> None:
-        with lock:
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+        self._lock = threading.Lock()
+
+    def __call__(self, event) -> None:
+        if self.quiet:
+            return
+        with self._lock:
+            if self.quiet:
+                return
+            sys.stdout.flush()
             sys.stderr.write(progress_text(event) + "\n")
             sys.stderr.flush()
-    return report
+
+    def close(self) -> None:
+        with self._lock:
+            self.quiet = True
+
+
+def line_progress(quiet: bool) -> LineProgress:
+    """:class:`LineProgress`."""
+    return LineProgress(quiet)
