@@ -96,7 +96,7 @@ def test_one_provider_version_from_two_platforms_is_the_union_verified(isolated,
     got = parse_lock_text(r.lock)[0].providers[AWS]
     sides = [parse_lock_text(t)[0].providers[AWS] for t in (ours, theirs)]
     assert set(got.hashes) == set(sides[0].hashes) | set(sides[1].hashes)
-    assert "one version: the hashes of both sides" in " ".join(r.out.split())
+    assert "one version; the sides differ in hashes (the union of both sides)" in " ".join(r.out.split())
 
 
 def test_a_sides_hashes_this_run_cannot_verify_are_left_out_and_listed(isolated, tofu_solve):
@@ -125,3 +125,22 @@ def test_a_sides_hashes_this_run_cannot_verify_are_left_out_and_listed(isolated,
     said = " ".join((r.out + r.err).split())
     assert f"could not verify left out: {forged_h1}" in said and f"could not verify left out: {forged_zh}" in said
     assert "<<<<<<<" not in r.lock
+
+
+def test_a_conflict_in_the_constraints_line_is_named_and_never_called_up_to_date(isolated, tofu_solve):
+    """Issue #70 §4: both sides lock vpc 6.6.0 with its hashes, one side's call says "~> 6.0",
+    the other's "~> 6.6": the resolution names the constraints, and after rewriting the file
+    init does not say the lock file is up to date."""
+    base = _side(tofu_solve, isolated / "base", _vpc("6.6.0"))
+    ours = _side(tofu_solve, isolated / "ours", _vpc("~> 6.0"))
+    theirs = _side(tofu_solve, isolated / "theirs", _vpc("~> 6.6"))
+    root = write_root(isolated / "root", _vpc("~> 6.6"))  # the merged main.tf: theirs
+    (root / ".terraform.lock.hcl").write_text(_conflicted(isolated / "merge", base, ours, theirs, False))
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    said = " ".join((r.out + r.err).split())
+    assert ('module "vpc": ours 6.6.0, theirs 6.6.0 -> 6.6.0 (one version; the sides differ in constraints ("~> 6.0" '
+            'and "~> 6.6": the configuration\'s are written)') in said, said
+    assert "the hashes of both sides" not in said
+    assert "The lock file is up to date." not in said
+    assert "<<<<<<<" not in r.lock and 'constraints = "~> 6.6"' in r.lock

@@ -62,7 +62,7 @@ def test_one_version_with_other_platforms_is_the_union_of_the_hashes(tmp_path):
     merged = merge_sides(text, ".terraform.lock.hcl", parse_lock_text, LockFileErrors)
     [p] = merged.locks.providers.values()
     assert p.version == "5.100.0" and set(p.hashes) == {ZH, H1_A, H1_B}
-    assert merged.conflicts[0].how == "one version: the hashes of both sides"
+    assert merged.conflicts[0].how == "one version; the sides differ in hashes (the union of both sides)"
 
 
 def test_a_block_removed_on_one_side_and_unchanged_on_the_other_goes(tmp_path):

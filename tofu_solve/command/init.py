@@ -172,6 +172,7 @@ class InitResult:
     policy: dict | None = None  # the policy applied (-json: its file and every version it denied), or None
     store: dict | None = None  # what the package store did (-json), or None without one (issue #49)
     deprecated: tuple = ()  # selected module versions their registry deprecates (-json; issue #62 §3)
+    merge_conflicts: int = 0  # the lock file's merge-conflict hunks this run resolved (the file was rewritten)
 
 
 def run_init(opts: InitOptions, settings: Settings,
@@ -279,7 +280,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=_policy_data(ctx, res),
                       store=store_data, deprecated=tuple(
-                          {"subject": p, "version": v, **d.as_data()} for p, v, d in _deprecated(ctx, res)))
+                          {"subject": p, "version": v, **d.as_data()} for p, v, d in _deprecated(ctx, res)),
+                      merge_conflicts=len(read.merged.hunks) if read.merged is not None and written else 0)
 
 
 def _refused(changes: list[LockChange], res: Resolution) -> LockFileWouldChange:

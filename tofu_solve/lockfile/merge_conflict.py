@@ -157,9 +157,31 @@ def _merge_block(kind: str, name: str, ours, theirs, base) -> tuple[object | Non
             return replace(pick, hashes=pick.hashes), ConflictedBlock(
                 kind, name, ov, tv, bv, ov, "one version from two packages: the side that changed it kept")
         merged = replace(ours, hashes=union, raw=None) if kind == "provider" else replace(ours, hashes=union)
-        return merged, ConflictedBlock(kind, name, ov, tv, bv, ov, "one version: the hashes of both sides")
+        return merged, ConflictedBlock(kind, name, ov, tv, bv, ov, _same_version_how(ours, theirs))
     pick = ours if _newer(str(ov), str(tv), kind) else theirs
     return pick, ConflictedBlock(kind, name, ov, tv, bv, pick.version, "two versions: the solve starts from the newer")
+
+
+def _same_version_how(ours, theirs) -> str:
+    """How a block both sides lock at one version was merged, naming what differed (issue
+    #70 §4): the hashes (their union), the constraints (the solve writes the configuration's),
+    or another argument."""
+    differs = []
+    if set(ours.hashes) != set(theirs.hashes):
+        differs.append("hashes (the union of both sides)")
+    mine, other = getattr(ours, "constraints", None), getattr(theirs, "constraints", None)
+    if mine != other:
+        differs.append(f"constraints ({_shown(mine)} and {_shown(other)}: the configuration's are written)")
+    for attr in ("source", "package"):
+        if getattr(ours, attr, None) != getattr(theirs, attr, None):
+            differs.append(attr)
+    return "one version; the sides differ in " + (", ".join(differs) if differs else "their layout only")
+
+
+def _shown(value) -> str:
+    if not value:
+        return "none"
+    return f'"{getattr(value, "text", value)}"'
 
 
 def merge_sides(text: str, filename: str, parse, invalid) -> MergedLock:

@@ -153,6 +153,7 @@ class InitSummary:
     next_command: str | None
     providers_locked: int
     data: dict
+    merge_conflicts: int = 0
 
 
 def summarize(result, readonly: bool, chdir: str) -> InitSummary:
@@ -174,7 +175,7 @@ def summarize(result, readonly: bool, chdir: str) -> InitSummary:
         client=f"{res.product.command} init ({res.product.name} {since} or later)",
         next_command=result.next_command,
         providers_locked=len(result.locks.providers),
-        data=init_result_as_data(result))
+        data=init_result_as_data(result), merge_conflicts=result.merge_conflicts)
 
 
 def _source_shown(src: Any) -> str:
@@ -204,6 +205,9 @@ def _solved_for(t: Target) -> str:
 
 def _changes_text(s: InitSummary) -> list[str]:
     """The lock file's changes, a heading line first, or that it is up to date."""
+    if not s.lock_changes and s.merge_conflicts:  # rewritten without its markers: never "up to date"
+        return [f"tofu-solve has rewritten the lock file {s.lock_name} without its merge-conflict markers; no lock "
+                "moved from what the sides agreed on."]
     if not s.lock_changes:
         return ["The lock file is up to date."]
     verb = "would update" if s.readonly else "has updated"
