@@ -1,12 +1,14 @@
-"""``tofu-solve lsp`` with Neovim as the client (issue #61 §6): Debian's ``neovim``, headless,
-starts the server with its built-in LSP client (``vim.lsp.start_client``, which Neovim 0.7
-has; ``vim.lsp.start`` and nvim-lspconfig wrap it), opens an impossible root's ``main.tf``
-and reads the diagnostics Neovim itself holds for the buffer. ``.ci/run`` installs neovim."""
+"""``tofu-solve lsp`` with Neovim as the client (issue #61 §6, #70 §3): Debian's ``neovim``
+(0.7.2), headless, with the user guide's Lua block, as written, as its ``init.lua``: opening
+an impossible root's ``main.tf`` starts the server through the guide's ``FileType``
+autocommand; the test reads the diagnostics Neovim itself holds for the buffer. ``.ci/run``
+installs neovim; ``tofu-solve`` on PATH is this checkout's CLI."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,17 +18,18 @@ from tests.conftest import require_tool
 from tests.e2e.conftest import AWS5_VPC61, write_root
 
 REPO = Path(__file__).resolve().parents[2]
+GUIDE = REPO / "docs" / "user-guide.md"
 
-SCRIPT = r"""
+
+def guide_setup() -> str:
+    """The user guide's Neovim block, as written."""
+    section = GUIDE.read_text(encoding="utf-8").split("**Neovim**", 1)[1].split("**Helix**", 1)[0]
+    return re.findall(r"```lua\n(.*?)```", section, re.S)[0]
+
+
+HARNESS = r"""
 local out = vim.env.TOFU_SOLVE_TEST_OUT
-local id = vim.lsp.start_client({
-  name = "tofu-solve",
-  cmd = { vim.env.TOFU_SOLVE_PYTHON, "-m", "tofu_solve", "lsp" },
-  root_dir = vim.env.TOFU_SOLVE_ROOT,
-  init_options = { network = true },
-})
 vim.cmd("edit " .. vim.env.TOFU_SOLVE_ROOT .. "/main.tf")
-vim.lsp.buf_attach_client(0, id)
 local ok = vim.wait(90000, function()
   local n = 0
   for _, d in ipairs(vim.diagnostic.get(0)) do
@@ -39,8 +42,10 @@ for _, d in ipairs(vim.diagnostic.get(0)) do
   table.insert(got, { lnum = d.lnum, col = d.col, end_col = d.end_col, severity = d.severity,
                       source = d.source, message = d.message })
 end
-vim.fn.writefile({ vim.fn.json_encode({ ok = ok, diagnostics = got }) }, out)
-vim.lsp.stop_client(id)
+local clients = {}
+for _, c in pairs(vim.lsp.get_active_clients()) do table.insert(clients, c.name) end
+vim.fn.writefile({ vim.fn.json_encode({ ok = ok, diagnostics = got, clients = clients }) }, out)
+vim.lsp.stop_client(vim.lsp.get_active_clients())
 vim.cmd("qall!")
 """
 
@@ -49,17 +54,23 @@ def test_neovim_shows_the_conflict_at_each_clashing_line(tmp_path, running):
     nvim = shutil.which("nvim")
     require_tool(nvim is not None, "Neovim (a real LSP client)", "neovim")
     root = write_root(tmp_path / "root", AWS5_VPC61)
-    (tmp_path / "test.lua").write_text(SCRIPT)
+    (tmp_path / "init.lua").write_text(guide_setup())
+    (tmp_path / "harness.lua").write_text(HARNESS)
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "tofu-solve").write_text(f'#!/bin/sh\nPYTHONPATH="{REPO}" exec "{sys.executable}" -m tofu_solve "$@"\n')
+    (shim / "tofu-solve").chmod(0o755)
     out = tmp_path / "diagnostics.json"
     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "cache"),
-           "PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path),
+           "PATH": f"{shim}:/usr/bin:/bin", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path),
            "XDG_DATA_HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path), "TOFU_SOLVE_ROOT": str(root),
-           "TOFU_SOLVE_PYTHON": sys.executable, "TOFU_SOLVE_TEST_OUT": str(out)}
-    r = subprocess.run([nvim, "--headless", "--clean", "-u", "NONE", "-c", f"luafile {tmp_path / 'test.lua'}"],
-                       env=env, capture_output=True, text=True, timeout=180)
+           "TOFU_SOLVE_TEST_OUT": str(out)}
+    r = subprocess.run([nvim, "--headless", "-u", str(tmp_path / "init.lua"), "-c",
+                        f"luafile {tmp_path / 'harness.lua'}"], env=env, capture_output=True, text=True, timeout=180)
     assert out.is_file(), r.stdout + r.stderr
     got = json.loads(out.read_text())
     assert got["ok"], got
+    assert got["clients"] == ["tofu-solve"], got  # one server for the root, started by the guide's autocommand
     errors = {d["lnum"] + 1: d for d in got["diagnostics"] if d["severity"] == 1}
     assert {5, 12} <= set(errors), got
     line12 = (root / "main.tf").read_text().splitlines()[11]
