@@ -59,3 +59,16 @@ def test_a_syntax_error_is_at_its_position(isolated, tofu_solve, monkeypatch):
                                          '  version = "~> 6.0"\n}\n')
     report = analyse(root, {root / "main.tf": 'module "vpc" {\n  source = \n}\n'}, _settings(monkeypatch), network=True)
     assert report.read_error and report.findings[0].file == "main.tf" and report.findings[0].severity == "error"
+
+
+def test_one_diagnostic_per_fact_and_line_worded_as_the_cli(isolated, tofu_solve, monkeypatch):
+    """Issue #70 §3: an edited constraint the lock no longer meets is one warning at its line
+    (the solve's "init would move it"), not that and check's difference beside it."""
+    vpc = 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "VERSION"\n}\n'
+    root = write_root(isolated / "root", vpc.replace("VERSION", "~> 6.0"))
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    (root / "main.tf").write_text(vpc.replace("VERSION", "6.5.1"))
+    report = analyse(root, {}, _settings(monkeypatch), network=True)
+    at_line = [f for f in report.findings if (f.file, f.line) == ("main.tf", 3)]
+    assert len(at_line) == 1, [(f.code, f.message) for f in at_line]
+    assert at_line[0].code == "lock"

@@ -89,10 +89,24 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
-    """A quick fix the explanation verified by solving with it (issue #61 §3)."""
+    """A quick fix the explanation verified by solving with it (issue #61 §3): a short
+    ``title`` (``Change "~> 5.0" to "~> 6.0" (versions.tf:6)``), its ``edits``, and the
+    conflict's lines it is offered from (``at``: every clashing line, so that each line of a
+    conflict offers the same fixes in the same order, issue #70 §3)."""
 
     title: str
     edits: tuple[Edit, ...]
+    at: tuple[tuple[str, int], ...] = ()
+
+    def offered(self, file: str, first: int, last: int) -> bool:
+        """Whether the fix is offered for lines ``first``..``last`` of ``file``."""
+        return any(f == file and first <= line <= last for f, line in
+                   [*((e.file, e.line) for e in self.edits), *self.at])
+
+
+def fix_title(edits: tuple[Edit, ...]) -> str:
+    """A fix's title: each edit as ``Change "OLD" to "NEW" (FILE:LINE)``, joined by ``; ``."""
+    return "; ".join(f'Change "{e.old}" to "{e.new}" ({e.file}:{e.line})' for e in edits)
 
 
 @dataclass(frozen=True)
@@ -129,6 +143,9 @@ class RootReport:
     files: set[str] = field(default_factory=set)
     solved: bool = False
     read_error: bool = False
+    # the version of each open document the report was computed from (relative file -> the
+    # client's version): diagnostics carry it, and a fix is offered only while it holds
+    versions: dict[str, int] = field(default_factory=dict)
 
 
 def find_root(path: Path) -> Path:
@@ -410,10 +427,14 @@ def _conflict(report: RootReport, e: ResolutionError, locks: LockFile) -> None:
     if not data.get("clashes") and e.where is not None:
         report.findings.append(Finding(_rel(e.where.file, report.root), e.where.line or 1, "error",
                                        f"{e.summary}: {e.detail}", "conflict"))
+    clash_lines = tuple(dict.fromkeys((c["file"], c["line"]) for clash in data.get("clashes", []) for c in clash
+                                      if c.get("file") and c.get("line")))
     for sg in data.get("suggestions", []):
-        if sg.get("edits"):
-            report.fixes.append(Fix(sg["summary"], tuple(Edit(x["file"], x["line"], x["old"], x["new"])
-                                                         for x in sg["edits"])))
+        # init's verified suggestions, in init's order; one whose selection is fenced off or
+        # otherwise caveated is not a fix (issue #70 §3)
+        if sg.get("edits") and not sg.get("caveats"):
+            edits = tuple(Edit(x["file"], x["line"], x["old"], x["new"]) for x in sg["edits"])
+            report.fixes.append(Fix(fix_title(edits), edits, clash_lines))
         for name in sg.get("upgrade", []):
             lock = locks.modules.get(name)
             if lock is not None and lock.line:
@@ -439,19 +460,25 @@ def _check(report: RootReport, settings: Settings, target, policy, locks: LockFi
         log.debug("check did not run: %s", e.summary)
         return
     init = ("Run tofu-solve init", INIT_COMMAND, (str(report.root),))
+    # one diagnostic per fact and line (issue #70 §3): a line the solve already says the lock
+    # moves on says it once; the words are check's own ("module "vpc": its version ...")
+    taken = {(f.file, f.line) for f in report.findings if f.code in ("lock", "conflict")}
     for d in differences:
         path = d.subject.removeprefix('module "').removesuffix('"') if d.subject.startswith('module "') else None
         lock = locks.modules.get(path) if path is not None else None
         if d.kind == "policy" and lock is not None and lock.line:  # at the lock that holds it, the rule beside
             related = (Related(_rel(d.where.file, report.root), d.where.line or 1, "the rule"),) if d.where else ()
-            report.findings.append(Finding(LOCK_FILE_NAME, lock.line, "error", f"{d.subject} {d.detail}", "policy",
+            report.findings.append(Finding(LOCK_FILE_NAME, lock.line, "error", f"{d.subject}: {d.detail}", "policy",
                                            related, command=init))
             continue
         if d.where is None:
             continue
-        report.findings.append(Finding(_rel(d.where.file, report.root), d.where.line or 1,
-                                       "error" if d.kind == "policy" else "warning",
-                                       f"{d.subject} {d.detail}", "policy" if d.kind == "policy" else "check",
+        file, line = _rel(d.where.file, report.root), d.where.line or 1
+        if d.kind != "policy" and (file, line) in taken:
+            continue
+        taken.add((file, line))
+        report.findings.append(Finding(file, line, "error" if d.kind == "policy" else "warning",
+                                       f"{d.subject}: {d.detail}", "policy" if d.kind == "policy" else "check",
                                        command=init))
 
 

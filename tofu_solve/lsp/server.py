@@ -23,6 +23,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
@@ -123,6 +124,7 @@ class SolveServer(LanguageServer):
         self._client_found = False
         self._client: Client | None = None
         self.network = False  # registries, git hosts and stores are asked only once turned on (issue #67 §6)
+        self._uris: dict[Path, str] = {}  # path -> the URI the client opened it with
 
     # ------------------------------------------------------------------ solving
 
@@ -148,14 +150,29 @@ class SolveServer(LanguageServer):
         with self._lock:
             return self._generation.get(root) == generation
 
-    def _texts(self, root: Path) -> dict[Path, str]:
-        """The open buffers under ``root``, by path: what the solve reads instead of the disk."""
+    def _documents(self, root: Path) -> dict[Path, Any]:
+        """The open ``file`` documents under ``root``, by path, each as the client keys it
+        (its own URI, remembered for publishing; issue #70 §3)."""
         out = {}
         for doc in list(self.workspace.text_documents.values()):
             p = uri_path(doc.uri)
             if p is not None and claimed(p) and (p == root or root in p.parents):
-                out[p] = doc.source
+                out[p] = doc
+                self._uris[p] = doc.uri
         return out
+
+    def _texts(self, root: Path) -> dict[Path, str]:
+        """The open buffers under ``root``, by path: what the solve reads instead of the disk."""
+        return {p: doc.source for p, doc in self._documents(root).items()}
+
+    def uri_of(self, path: Path) -> str:
+        """The URI the client knows ``path`` by (the one it opened it with), else its file URI."""
+        return self._uris.get(path, path.as_uri())
+
+    def version_of(self, path: Path) -> int | None:
+        """The client's version of the open document at ``path`` (None: not open)."""
+        doc = self.workspace.text_documents.get(self.uri_of(path))
+        return getattr(doc, "version", None) if doc is not None else None
 
     def _target_client(self):
         if not self._client_found:
@@ -175,8 +192,11 @@ class SolveServer(LanguageServer):
             return  # a newer edit follows: it solves
         token = self._progress_begin(f"Solving {root.name}")
         try:
-            report = analyse(root, self._texts(root), self.settings, self._target_client(), network=self.network,
-                             deadline=time.monotonic() + SOLVE_SECONDS)
+            documents = self._documents(root)
+            versions = {_rel(p, root): d.version for p, d in documents.items() if d.version is not None}
+            report = analyse(root, {p: d.source for p, d in documents.items()}, self.settings, self._target_client(),
+                             network=self.network, deadline=time.monotonic() + SOLVE_SECONDS)
+            report.versions = versions
         except Exception as e:  # a bug must not take the server down: said once, in the client's log
             log.exception("tofu-solve lsp: the solve of %s failed", root)
             said = f"tofu-solve: the solve of {root} failed: {type(e).__name__}: {e}"
@@ -228,7 +248,8 @@ class SolveServer(LanguageServer):
         for f in sorted(files | self.published.get(root, set())):
             path = root / f
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=path.as_uri(), diagnostics=[self.diagnostic(root, x) for x in findings if x.file == f]))
+                uri=self.uri_of(path), diagnostics=[self.diagnostic(root, x) for x in findings if x.file == f],
+                version=report.versions.get(f)))
         self.published[root] = files
         workspace = self.client_capabilities.workspace if self.client_capabilities is not None else None
         lens = workspace.code_lens if workspace is not None else None
@@ -237,7 +258,7 @@ class SolveServer(LanguageServer):
 
     def line_text(self, path: Path, line: int) -> str:
         """Line ``line`` (1-based) of the file as the editor shows it, "" when there is none."""
-        doc = self.workspace.text_documents.get(path.as_uri())
+        doc = self.workspace.text_documents.get(self.uri_of(path))
         try:
             text = doc.source if doc is not None else path.read_text(encoding="utf-8")
         except OSError:
@@ -262,7 +283,7 @@ class SolveServer(LanguageServer):
             range=self.span(root / f.file, f.line, f.needle), message=f.message, severity=_SEVERITY[f.severity],
             source="tofu-solve", code=f.code,
             related_information=[types.DiagnosticRelatedInformation(
-                types.Location((root / r.file).as_uri(), self.span(root / r.file, r.line, None)), r.message)
+                types.Location(self.uri_of(root / r.file), self.span(root / r.file, r.line, None)), r.message)
                 for r in f.related] or None)
 
 
@@ -370,18 +391,16 @@ def _code_actions(ls: SolveServer, params: types.CodeActionParams) -> list[types
     first, last = params.range.start.line + 1, params.range.end.line + 1
     out = []
     for i, fix in enumerate(report.fixes):
-        if not any(e.file == rel and first <= e.line <= last for e in fix.edits):
+        if not fix.offered(rel, first, last):
             continue
-        changes: dict[str, list[types.TextEdit]] = {}
-        for e in fix.edits:
-            target = root / e.file
-            changes.setdefault(target.as_uri(), []).append(
-                types.TextEdit(ls.span(target, e.line, e.old), f'"{e.new}"'))
+        edits = _current_edits(ls, report, fix)
+        if edits is None:  # computed for text the document no longer holds: never applied (issue #70 §3)
+            continue
         out.append(types.CodeAction(title=fix.title, kind=types.CodeActionKind.QuickFix, is_preferred=i == 0,
-                                    edit=types.WorkspaceEdit(changes=changes),
+                                    edit=edits,
                                     diagnostics=[ls.diagnostic(root, f) for f in report.findings
                                                  if f.code == "conflict" and f.file == rel
-                                                 and any(e.line == f.line for e in fix.edits)] or None))
+                                                 and first <= f.line <= last] or None))
     seen = set()
     for f in report.findings:
         if f.command is None or f.file != rel or not first <= f.line <= last or f.command in seen:
@@ -391,6 +410,31 @@ def _code_actions(ls: SolveServer, params: types.CodeActionParams) -> list[types
         out.append(types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix,
                                     command=types.Command(title=title, command=name, arguments=list(arguments))))
     return out
+
+
+def _current_edits(ls: SolveServer, report: RootReport, fix) -> types.WorkspaceEdit | None:
+    """The fix's edits against the documents as they are now, or None when any is stale: a
+    document whose version is not the one the report was computed from, or a line that no
+    longer holds the quoted old text (never a whole line replaced). Versioned document edits
+    where the client takes them, so that it too refuses them on a newer version."""
+    root = report.root
+    per_file: dict[str, list[types.TextEdit]] = {}
+    for e in fix.edits:
+        target = root / e.file
+        if ls.version_of(target) != report.versions.get(e.file):
+            return None
+        text = ls.line_text(target, e.line)
+        if f'"{e.old}"' not in text:
+            return None
+        per_file.setdefault(e.file, []).append(types.TextEdit(ls.span(target, e.line, e.old), f'"{e.new}"'))
+    caps = ls.client_capabilities.workspace if ls.client_capabilities is not None else None
+    versioned = caps is not None and caps.workspace_edit is not None and bool(caps.workspace_edit.document_changes)
+    if not versioned:
+        return types.WorkspaceEdit(changes={ls.uri_of(root / f): edits for f, edits in per_file.items()})
+    return types.WorkspaceEdit(document_changes=[
+        types.TextDocumentEdit(types.OptionalVersionedTextDocumentIdentifier(ls.uri_of(root / f),
+                                                                             report.versions.get(f)), edits)
+        for f, edits in per_file.items()])
 
 
 def _run_init(ls: SolveServer, args, upgrade: tuple[str, ...]) -> None:
