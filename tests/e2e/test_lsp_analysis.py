@@ -72,3 +72,15 @@ def test_one_diagnostic_per_fact_and_line_worded_as_the_cli(isolated, tofu_solve
     at_line = [f for f in report.findings if (f.file, f.line) == ("main.tf", 3)]
     assert len(at_line) == 1, [(f.code, f.message) for f in at_line]
     assert at_line[0].code == "lock"
+
+
+def test_a_conflict_stays_visible_while_another_call_has_an_unsatisfiable_edit(isolated, tofu_solve, monkeypatch):
+    """Issue #70 §3: an unsaved "~> 99.0" on another call is its own error, and the conflict
+    between the root's aws "~> 5.0" and vpc "~> 6.1" is still shown at both its lines."""
+    root = write_root(isolated / "root", AWS5_VPC61)
+    text = (root / "main.tf").read_text() + ('module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n'
+                                             '  version = "~> 99.0"\n}\n')
+    report = analyse(root, {root / "main.tf": text}, _settings(monkeypatch), network=True)
+    errors = {(f.line, f.code) for f in report.findings if f.severity == "error"}
+    assert (16, "configuration") in errors, errors
+    assert {(5, "conflict"), (12, "conflict")} <= errors, errors

@@ -13,6 +13,7 @@ protocol's ranges.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import re
@@ -20,6 +21,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .._lazy import load
 from ..addrs.module_source import RegistrySource
@@ -238,11 +240,55 @@ def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: C
             break
         except TofuSolveError as e:
             report.findings.append(_finding_at(e, "error", "configuration", root))
+            _without_the_call(report, tree, e, locks, lambda t, offline=offline: _conflict_of(
+                t, SolveOptions(target, offline=offline, policy=policy), locks, settings, budget, root))
             break
         finally:
             ctx.close()
     _check(report, settings, target, policy, locks)
     return _done(report)
+
+
+def _call_at(tree: ModuleTree, where: SourceRange | None) -> Any:
+    """The remote call of ``tree`` whose source or version line ``where`` is, or None."""
+    if where is None:
+        return None
+    for rc in tree.remote_calls:
+        places = [rc.call.version_where, rc.call.source_where, rc.call.where]
+        if any(p is not None and p.file == where.file and p.line == where.line for p in places):
+            return rc
+    return None
+
+
+def _without_the_call(report: RootReport, tree: ModuleTree, e: TofuSolveError, locks: LockFile, solve_rest) -> None:
+    """A call that alone stops the solve (a constraint no version meets, a source that
+    cannot be had) must not hide a conflict among the others (issue #70 §3): the root is
+    solved again without it, up to three calls, and a conflict found then is shown too."""
+    for _ in range(3):
+        rc = _call_at(tree, e.where)
+        if rc is None:
+            return
+        tree = dataclasses.replace(tree, remote_calls=tuple(r for r in tree.remote_calls if r is not rc))
+        try:
+            solve_rest(tree)
+            return
+        except ResolutionError as conflict:
+            _conflict(report, conflict, locks)
+            return
+        except TofuSolveError as again:
+            e = again
+            report.findings.append(_finding_at(again, "error", "configuration", report.root))
+
+
+def _conflict_of(tree: ModuleTree, options: SolveOptions, locks: LockFile, settings: Settings, budget,
+                 root: Path) -> None:
+    """Solve ``tree`` once with ``options`` (those of the solve that failed), for what it
+    raises only."""
+    wired = build_context(options, locks, settings, budget)
+    try:
+        solve(tree, wired.context, root)
+    finally:
+        wired.context.close()
 
 
 def _locks(root: Path, texts: Mapping[Path, str]) -> LockFile:
