@@ -173,7 +173,7 @@ def test_a_failing_root_is_a_result_at_its_lines_and_paths_are_the_repositorys(t
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     gh = tofu_solve(base, "init", "-recursive", "-handover=false", "-lockfile=readonly")
     notes = [line for line in gh.out.splitlines() if line.startswith("::error ")]
-    assert any(n.startswith("::error file=live/bad/main.tf,line=12,title=InitFailed::No consistent set of versions")
+    assert any(n.startswith("::error file=live/bad/main.tf,line=12,title=RootModuleError::No consistent set of versions")
                for n in notes), notes
     monkeypatch.delenv("GITHUB_ACTIONS")
 
@@ -202,3 +202,24 @@ def test_a_failure_of_the_run_itself_is_one_notification():
         "Failed to reach registry: connection refused"
     assert github_annotations([], ".", ".", notifications=[down]) == \
         ["::error title=Failed to reach registry::connection refused"]
+
+
+def test_a_check_that_stops_is_still_a_sarif_log_with_its_error_placed(tmp_path, tofu_solve, isolated, monkeypatch):
+    """Issue #70 §1: a policy file that does not read stops check; under -format=sarif the
+    standard output is still a valid log, the error a result at the policy's line."""
+    base = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(base)], check=True)
+    write_root(base / "live/a", KMS)
+    assert tofu_solve(base / "live/a", "init", "-handover=false").code == 0
+    (base / "broken.policy.hcl").write_text('module_policy "*" "x" {\n  enforce {\n    condition = nope(1)\n'
+                                            '  }\n}\n')
+    monkeypatch.chdir(base)
+    r = tofu_solve(base / "live/a", "check", "-format=sarif")
+    assert r.code == 1 and "Call to unsupported function" in r.err, (r.out, r.err)
+    log = json.loads(r.out)
+    assert ("error", "broken.policy.hcl", 3) in _results(log), r.out
+    path = tmp_path / "check.sarif"
+    path.write_text(r.out)
+    assert _validate(path, tmp_path) == []
+    rec = tofu_solve(base, "check", "-recursive", "-format=sarif")
+    assert ("error", "broken.policy.hcl", 3) in _results(json.loads(rec.out)), rec.out

@@ -383,12 +383,17 @@ def run(ns, settings: Settings) -> int | Finished:
     args = CheckArguments.from_namespace(ns)
     if args.recursive:
         return _run_recursive(args, settings)
-    client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
-    target = _target(args, args.chdir, client, settings.reads)
-    policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
-                         settings.reads, overrides=frozenset(args.policy_override), inputs=args.policy_input)
-    diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
-    _view(args, settings).result(diffs)
+    view = _view(args, settings)
+    try:
+        client = configured_client(settings, args.tf_path, named=bool(args.tofu_version or args.terraform_version))
+        target = _target(args, args.chdir, client, settings.reads)
+        policy = load_policy(Path(args.chdir), args.policy, settings.environ, target.product.registry_host,
+                             settings.reads, overrides=frozenset(args.policy_override), inputs=args.policy_input)
+        diffs = check(Path(args.chdir), settings, tuple(args.vars or ()), target, policy=policy)
+    except TofuSolveError as e:  # where CI looks too (issue #70 §1); the error itself is printed as ever
+        view.failed(e)
+        raise
+    view.result(diffs)
     if not diffs and args.format == "text":  # the warm path may answer the next check (workdir/stamp.py)
         return Finished(0, f"{AGREE[:-1]} (as the last check found them: every file has the size and "
                            "modification time it had then).")
@@ -399,9 +404,14 @@ def _run_recursive(args: CheckArguments, settings: Settings) -> int:
     load("tofu_solve.command.monorepo")
     from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
 
-    results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: check(
-        root, settings, tuple(args.vars or ()), target, prefix, policy=policy))
-    _view(args, settings).roots(results)
+    view = _view(args, settings)
+    try:
+        results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: check(
+            root, settings, tuple(args.vars or ()), target, prefix, policy=policy))
+    except TofuSolveError as e:  # a failure before any root (a shared policy file): placed too
+        view.failed(e)
+        raise
+    view.roots(results)
     return 1 if any(not o.ok or o.value for _, o in results) else 0
 
 

@@ -6,11 +6,13 @@ document with ``-json``. The commands compute and hand their results here; only 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from ..._lazy import load
+from ...errors import SourceRange
 from ...output_edge import workflow_commands
 
 if TYPE_CHECKING:
@@ -54,17 +56,38 @@ class CheckView(_View):
         self.base = base
         self.cwd = cwd
 
-    def _scanning(self, found: Sequence[tuple[str, Sequence[Any]]]) -> bool:
-        """The SARIF log (True: it is the whole output), or the annotations after the text."""
+    def _scanning(self, found: Sequence[tuple[str, Sequence[Any]]], failed: Sequence[tuple[str, Any]] = ()) -> bool:
+        """The SARIF log (True: it is the whole output), or the annotations after the text;
+        ``failed``: (root, error) of each root whose check stopped, each a finding at its
+        lines (or a notification) as ``init``'s errors are (issue #70 §1)."""
         load("tofu_solve.command.views.sarif")
-        from .sarif import check_log, github_annotations
+        from .sarif import Finding, Notification, check_log, error_findings, github_annotations, main_file
 
+        found = list(found)
+        notes: list[Any] = []
+        for root, e in failed:
+            got = error_findings(e)
+            if isinstance(got, Notification):
+                if got not in notes:
+                    notes.append(got)
+                continue
+            if not got:
+                main = main_file(os.path.join(self.base, root))
+                got = [Finding("error", e.summary, e.detail, SourceRange(main if root == "." else
+                                                                         os.path.join(root, main), 1))]
+            found.append((root, got))
         if self.sarif:
-            self._dump(check_log(found, self.base, self.cwd))
+            self._dump(check_log(found, self.base, self.cwd, notifications=notes))
             return True
         if self.annotations:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
-            workflow_commands(sys.stdout, github_annotations(found, self.base, self.cwd))
+            workflow_commands(sys.stdout, github_annotations(found, self.base, self.cwd, notifications=notes))
         return False
+
+    def failed(self, e: Any) -> None:
+        """A check that stopped (its error is printed by the caller): under ``-format=sarif``
+        the log still is standard output, the error a result at its lines; annotations too."""
+        if self.sarif or self.annotations:
+            self._scanning([], [(".", e)])
 
     def result(self, diffs: Sequence[Any]) -> None:
         """``diffs``: the differences (``check.Difference``), none when all agree."""
@@ -91,8 +114,9 @@ class CheckView(_View):
     def roots(self, results: Sequence[tuple[str, Any]]) -> None:
         """``check -recursive``: (root name, ``RootOutcome`` of its differences) per root."""
         bad = [(n, o) for n, o in results if not o.ok or o.value]
+        stopped = [(n, o.error) for n, o in results if not o.ok]
         if self.sarif:
-            self._scanning([(n, o.value) for n, o in results if o.ok])
+            self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
             for n, o in results:
                 if not o.ok:
                     self._print(f"\nIn {n}:\n{o.error.render()}", err=True)
@@ -111,7 +135,7 @@ class CheckView(_View):
                 self._print(f"  {d}")
         self._print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
                     f"\nAll {len(results)} root modules agree with their lock files.")
-        self._scanning([(n, o.value) for n, o in results if o.ok])
+        self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
 
 
 class OutdatedView(_View):

@@ -45,8 +45,8 @@ RULES: Mapping[str, tuple[str, str]] = {
     "policy": ("PolicyDenies", "A locked version or source that the team's policy denies."),
     "revoked": ("VersionRevoked", "A locked module version that its registry revoked."),
     "lock-change": ("LockFileWouldChange", "A lock that init would change, which -lockfile=readonly forbids."),
-    "error": ("InitFailed", "An error that stopped a root module's init: a conflict, an invalid constraint or "
-                            "source, a policy refusal, a file that does not read."),
+    "error": ("RootModuleError", "An error that stopped a root module's init or check: a conflict, an invalid "
+                                 "constraint or source, a policy refusal, a file that does not read."),
 }
 """Difference kind -> (the rule's name, its one-line description)."""
 
