@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from pathlib import Path
 
 from tests.e2e.conftest import lock_versions, write_root
 from tofu_solve.lsp.analysis import analyse
@@ -112,3 +114,44 @@ def test_every_command_gives_the_same_verdict(tmp_path, tofu_solve):
     verdicts = [p["value"] for c in sbom["components"] for p in c.get("properties", [])
                 if p["name"] == "tofu-solve:policy"]
     assert verdicts and set(verdicts) == {"allowed"}
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "user-guide.md"
+
+
+def guide_policy() -> str:
+    """The user guide's example policy file (the block under "HashiCorp's policy files"), as written."""
+    section = GUIDE.read_text(encoding="utf-8").split("#### HashiCorp's policy files", 1)[1]
+    return re.findall(r"```hcl\n(.*?)```", section, re.S)[0]
+
+
+def test_the_guides_example_rules_judge_alike_everywhere(tmp_path, tofu_solve):
+    """Issue #69 §2: the guide's own example, as written: a lock at aws 6.1.x (which its
+    no_6_0 rule refuses) is flagged by check and the language server, refused by init
+    -lockfile=readonly, moved by init out of the range, then allowed by list and the SBOM;
+    its module rule (at least 1.0.0) refuses nothing in the fixture world, anywhere."""
+    root = write_root(tmp_path / "root", MAIN.replace('version = ">= 6.0"', 'version = "~> 6.1"'))
+    assert tofu_solve(root, "init", "-handover=false", "-policy=none", "-upgrade").code == 0
+    listed = tofu_solve(root, "list", "-json").json()["items"]
+    (root / "versions.policy.hcl").write_text(guide_policy())
+    locked_aws = next(i["version"] for i in listed if i["kind"] == "provider")
+    (root / ".terraform.lock.hcl").write_text((root / ".terraform.lock.hcl").read_text().replace(
+        f'version     = "{locked_aws}"', 'version     = "6.1.0"'))
+    found = tofu_solve(root, "check", "-json").json()["differences"]
+    policy_rows = [d for d in found if d["kind"] == "policy"]
+    assert [d["subject"] for d in policy_rows] == ['provider "registry.opentofu.org/hashicorp/aws"'], found
+    assert "no_6_0" in policy_rows[0]["detail"] and "version_and_source_check" not in json.dumps(found)
+    said = json.dumps([f.message for f in analyse(root, {}, Settings.from_environ(dict(os.environ)),
+                                                 network=True).findings])
+    assert "no_6_0" in said and "version_and_source_check" not in said
+    ro = tofu_solve(root, "init", "-handover=false", "-lockfile=readonly")
+    assert ro.code == 1 and "no_6_0" in ro.err and "version_and_source_check" not in ro.err
+    moved = tofu_solve(root, "init", "-handover=false")
+    assert moved.code == 0, moved.err
+    after = tofu_solve(root, "list", "-json").json()["items"]
+    aws = next(i for i in after if i["kind"] == "provider")
+    assert aws["policy"] == "allowed" and not aws["version"].startswith(("6.0.", "6.1."))
+    assert all(i["policy"] == "allowed" for i in after)
+    assert tofu_solve(root, "check").code == 0
+    why = " ".join(tofu_solve(root, "why", "hashicorp/aws").out.split())
+    assert "version_and_source_check" not in why
