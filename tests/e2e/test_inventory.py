@@ -268,3 +268,28 @@ def test_a_provider_carries_the_go_module_advisory_databases_key_on(tmp_path, to
     assert aws["evidence"]["identity"][0]["concludedValue"] == \
         f"pkg:golang/github.com/hashicorp/terraform-provider-aws@v{version}"
     assert {"name": "tofu-solve:go-module-from", "value": "convention"} in aws["properties"]
+
+
+def test_a_slow_provider_details_endpoint_is_not_waited_for(tmp_path, world, running, tofu_solve, monkeypatch):
+    """Issue #72 §1: the providers' repositories (for the SBOM) are asked beside the work, and
+    init does not wait for an endpoint slower than its grace; the next run asks again and
+    keeps the answer."""
+    from tofu_solve.command import init as init_command
+    from tofu_solve.world import RegistryServer, write_cli_config
+
+    reg = RegistryServer(world, running.git.url).start()
+    reg.details_delay = 4.0
+    monkeypatch.setattr(init_command, "REPOSITORY_GRACE_SECONDS", 0.2)
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(write_cli_config(tmp_path / "rc", reg.url)))
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(cache))
+    try:
+        root = write_root(tmp_path / "root", PROD)
+        assert tofu_solve(root, "init", "-handover=false").code == 0
+        assert not [p for p in cache.rglob("provider-repository/**/*") if p.is_file()], "init waited for the details"
+        reg.details_delay = 0.0
+        monkeypatch.setattr(init_command, "REPOSITORY_GRACE_SECONDS", 30.0)
+        assert tofu_solve(root, "init", "-handover=false").code == 0
+        assert [p for p in cache.rglob("provider-repository/**/*") if p.is_file()]
+    finally:
+        reg.stop()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._lazy import load
-from .._threads import worker_pool
+from .._threads import NETWORK, start_thread, worker_pool
 from ..addrs.module_source import RegistrySource, lock_source
 from ..addrs.product import OPENTOFU, Product
 from ..config import config_file_names
@@ -277,6 +277,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "hashes_remembered": memo.hits,  # directories not hashed again: unchanged since hashed
              # the searches the solve made, by kind, and what its hypothetical ones fetched (issue #48 §4)
              **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
+    _let_finish(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=_policy_data(ctx, res),
                       store=store_data, deprecated=tuple(
@@ -510,6 +511,7 @@ class _Solved:
     plugin_cache: Path | None
     accepted: dict[str, tuple[AcceptedChecksum, str]] = field(default_factory=dict)  # path -> (it, its NAME)
     dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a merged block's unverified hashes (#67 §5)
+    asking: tuple = ()  # the threads asking providers' repositories for the SBOM (never on the critical path)
 
 
 @dataclass(frozen=True)
@@ -626,13 +628,15 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         accept.refuse_moves(res, locks)
         if progress:
             progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
+        # each provider's source repository, for the SBOM (issue #60 §3): asked beside the
+        # downloads and never waited for (issue #72 §1: nothing the lock does not need is on
+        # the critical path); what has not answered when the run ends is asked by the next one
+        asking = _ask_repositories(wired.client, res)
         with worker_pool(1, "tofu-solve-provider-locks") as one:
             started = time.monotonic()
             # against the lock file as it was: targeted providers are rebuilt, changes reported truly
             planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again,
                                  frozenset(accept.providers), merged)
-            # after the plan, on the same thread: each provider's source repository, for the SBOM (issue #60 §3)
-            repositories = one.submit(_ask_repositories, wired.client, res)
             accepted: list[AcceptedChecksum] = []
             dropped: dict[str, tuple[str, ...]] = {}
             selected, trees, verified = verify_packages(res, locks.with_modules(
@@ -641,7 +645,6 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
                 frozenset(accept.modules), accepted, merged, dropped, recorded=locks)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
-            repositories.result()
             provider_ms = round((time.monotonic() - started) * 1000)
             log.debug("provider locks planned in %.2f s", provider_ms / 1000)
         if progress:
@@ -655,7 +658,8 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         ctx.close()
     return _Solved(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
                    sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir,
-                   {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed}, {**dropped, **plan.dropped})
+                   {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed}, {**dropped, **plan.dropped},
+                   asking)
 
 
 def _policy_data(ctx, res: Resolution) -> dict | None:
@@ -1020,14 +1024,43 @@ def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
             "the tag tofu-solve selected:\n" + "\n".join(line for _, line in calls), calls[0][0])
 
 
-def _ask_repositories(client: RegistryClient, res: Resolution) -> None:
+REPOSITORY_THREADS = 4
+"""How many providers' repositories are asked at once (daemon threads: never waited for)."""
+
+
+REPOSITORY_GRACE_SECONDS = 2.0
+"""After the run's work is done, how long it lets unanswered repository questions finish."""
+
+
+def _ask_repositories(client: RegistryClient | None, res: Resolution) -> tuple:
     """Ask the registry, once per provider and machine, which repository each selected
     provider is built from (:meth:`~tofu_solve.remote.registry.RegistryClient.provider_repository`),
-    so that ``list -format=cyclonedx|spdx`` can name its Go module offline. Never fails the run."""
-    for pick in res.providers.values():
-        a = pick.address
-        if not (a.is_builtin or a.is_legacy):
+    so that ``list -format=cyclonedx|spdx`` can name its Go module offline: on daemon threads
+    (at most :data:`REPOSITORY_THREADS`) that the run never waits for, the cache written as
+    each answers (atomically); unasked or unanswered ones are asked by the next run. Never
+    fails the run, never delays its lock or install (issue #72 §1): the run lets them finish
+    for at most :data:`REPOSITORY_GRACE_SECONDS` once its own work is done. The threads."""
+    if client is None or client.offline:
+        return ()
+    wanted = [pick.address for pick in res.providers.values()
+              if not (pick.address.is_builtin or pick.address.is_legacy) and not client.provider_repository_known(
+                  pick.address)]
+    if not wanted:
+        return ()
+
+    def ask(addresses) -> None:
+        for a in addresses:
             client.provider_repository(a)
+
+    return tuple(start_thread(ask, f"tofu-solve-provider-repository_{i}", (wanted[i::REPOSITORY_THREADS],),
+                              needs=NETWORK) for i in range(min(REPOSITORY_THREADS, len(wanted))))
+
+
+def _let_finish(threads: tuple, seconds: float) -> None:
+    """Join ``threads`` within ``seconds`` in all (those still running are left: daemons)."""
+    end = time.monotonic() + seconds
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
 
 
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],

@@ -589,6 +589,13 @@ class RegistryClient:
         return self._listed(self._provider_versions, "provider", str(provider),
                             lambda: self._list_provider_versions(provider))
 
+    def provider_repository_known(self, provider: ProviderAddress) -> bool:
+        """Whether the cache already holds the registry's answer for the provider's
+        repository (a repository, or that the registry names none)."""
+        if self.cache is None:
+            return False
+        return isinstance(self.cache.read_json("provider-repository", key_of(str(provider))), dict)
+
     def provider_repository(self, provider: ProviderAddress, ask: bool = True) -> str | None:
         """The source repository the registry names for a provider (``https://github.com/
         hashicorp/terraform-provider-aws``), as registry.terraform.io's ``GET /v1/providers/

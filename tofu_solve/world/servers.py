@@ -100,6 +100,7 @@ class RegistryServer:
         self.deprecations: dict[str, dict[str, dict]] = {}
         self.revocations: dict[str, dict[str, dict]] = {}
         self.revocation_delay = 0.0  # seconds before each version's revocation is answered
+        self.details_delay = 0.0  # seconds before a provider's details (its source repository) are answered
         self.provider_sources: dict[str, str] = {}  # address -> the source repository its details name
         self.world = world
         self.provider_files = ProviderFiles(world.root) if world is not None else None
@@ -305,6 +306,8 @@ class _RegistryHandler(BaseHTTPRequestHandler):
         """``GET /v1/providers/NAMESPACE/TYPE`` as registry.terraform.io answers it: the
         provider's ``source`` repository (the server's ``provider_sources`` for an address it
         names, else ``https://github.com/NAMESPACE/terraform-provider-TYPE``)."""
+        if self.owner.details_delay:  # a slow endpoint the lock does not need (issue #72 §1)
+            time.sleep(self.owner.details_delay)
         if not self.owner.world or addr not in self.owner.world.providers:
             self._send(404, {"errors": ["not found"]})
             return
