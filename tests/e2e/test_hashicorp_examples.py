@@ -96,3 +96,15 @@ def test_a_tofu_solve_policy_file_is_tested_the_same_way(tmp_path, tofu_solve):
     assert data["ok"] and data["passed"] == 4, data
     denied = next(r for r in data["results"] if r["mock"] == 'provider "aws" "denied"')
     assert denied["failures"] and "corrupts state" in denied["failures"][0]
+
+
+def test_a_target_outside_the_repository_is_refused(tmp_path, tofu_solve):
+    """A test file is a pull request's text: its targets stay inside its repository."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (tmp_path / "outside.policy.hcl").write_text('module_policy "*" "x" {\n  enforce {\n    condition = true\n'
+                                                 '  }\n}\n')
+    (repo / "t.policytest.hcl").write_text('policytest {\n  targets = ["../outside.policy.hcl"]\n}\n'
+                                           'module "a/b/c" "x" {}\n')
+    r = tofu_solve(repo, "policy", "test")
+    assert r.code == 1 and "Target outside the repository" in r.err and "t.policytest.hcl" in r.err

@@ -215,7 +215,14 @@ class _TestReader:
             if not isinstance(listed, list) or not all(isinstance(t, str) and t for t in listed):
                 raise ConfigurationError("Invalid targets", "targets must be a list of policy file or directory "
                                          "paths.", self.here(a.line, "policytest"))
-            out += [(Path(os.path.normpath(self.path.parent / t)), self.here(a.line, "policytest")) for t in listed]
+            top = confined.boundary(str(self.path.parent))
+            for t in listed:
+                target = Path(os.path.normpath(self.path.parent / t))
+                real = os.path.realpath(target)
+                if real != top and not real.startswith(top + os.sep):  # a pull request's file: its repository only
+                    raise ConfigurationError("Target outside the repository", f'The target "{t}" is outside the '
+                                             "repository that holds this test file.", self.here(a.line, "policytest"))
+                out.append((target, self.here(a.line, "policytest")))
         return out
 
     def mock(self, b) -> Mock:
