@@ -120,7 +120,7 @@ def repository_top(cwd: str) -> str:
 def _uri(root: str, file: str, top: str) -> str | None:
     """``file`` (relative to the root directory ``root``, as a difference names it) relative
     to the repository's ``top``, ``/``-separated; None when it is outside ``top``."""
-    full = os.path.realpath(os.path.join(os.path.abspath(root), file))
+    full = _placed_path(root, file)
     try:
         rel = os.path.relpath(full, top)
     except ValueError:  # another drive
@@ -128,6 +128,14 @@ def _uri(root: str, file: str, top: str) -> str | None:
     if rel == ".." or rel.startswith(".." + os.sep):
         return None
     return PurePosixPath(*Path(rel).parts).as_posix()
+
+
+def _placed_path(root: str, file: str) -> str:
+    """Where ``file`` (relative to ``root``) is, its directory's links resolved as the
+    repository's top is, the file's own name kept: a finding about a link is shown on the
+    link (a link out of the repository is placed where it sits, not where it points)."""
+    joined = os.path.normpath(os.path.join(os.path.abspath(root), file))
+    return os.path.join(os.path.realpath(os.path.dirname(joined)), os.path.basename(joined))
 
 
 def main_file(root: str) -> str:
@@ -156,8 +164,7 @@ def _place(diff: Any, root: str, top: str, lock_file: str) -> tuple[str | None, 
     else:  # the lock file; a lock file that does not exist yet is not where a reviewer looks
         file = lock_file if os.path.exists(os.path.join(root, lock_file)) else main_file(root)
         line = 1
-    full = os.path.realpath(os.path.join(os.path.abspath(root), file))
-    return _uri(root, file, top), line, full
+    return _uri(root, file, top), line, _placed_path(root, file)
 
 
 def _placed(found: Sequence[tuple[str, Sequence[Any]]], base: str, top: str,
