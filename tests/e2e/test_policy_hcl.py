@@ -10,6 +10,7 @@ v0.3.x ``module-policy.mdx`` "version_and_source_check" example and the
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -360,34 +361,10 @@ provider_policy "aws" "official_only" {{
     assert "official_only" in json.dumps(data)
 
 
-# HashiCorp's v0.4.x provider_policy page, "Complete configuration example", unchanged
-# (developer.hashicorp.com/terraform/policy/reference/policy/provider-policy)
-STANDARD_CONFIGURATION = '''
-provider_policy "aws" "standard_configuration" {
-  enforcement_level = "mandatory"
-  filter = meta.alias == null
-
-  locals {
-    version_constraint = core::semverconstraint(meta.version, ">= 5.0.0")
-  }
-
-  enforce {
-    condition = attrs.region == "us-east-1"
-    error_message = "All AWS resources must be deployed in the us-east-1 region."
-    info_message = "Checking provider region: ${attrs.region}"
-  }
-
-  enforce {
-    condition = meta.source == "hashicorp/aws"
-    error_message = "Only the official HashiCorp AWS provider is permitted."
-  }
-
-  enforce {
-    condition = local.version_constraint
-    error_message = "The AWS provider version must be at least 5.0.0."
-  }
-}
-'''
+# HashiCorp's v0.4.x provider_policy page, "Complete configuration example", unchanged (kept, with
+# its source, in tests/conformance/hashicorp/)
+STANDARD_CONFIGURATION = (Path(__file__).resolve().parents[1] / "conformance" / "hashicorp" / "provider_policy" /
+                          "policies" / "aws_provider.policy.hcl").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("region, code", [('"us-east-1"', 0), ('"eu-west-1"', 1), ("data.aws_region.x.name", 0)])
@@ -407,7 +384,7 @@ provider "aws" {{
     if code:
         assert "All AWS resources must be deployed in the us-east-1 region." in said
     elif region.startswith("data."):
-        assert ('provider_policy "aws" "standard_configuration" (providers.policy.hcl:2) reads attrs.region, which '
+        assert ('provider_policy "aws" "standard_configuration" (providers.policy.hcl:1) reads attrs.region, which '
                 "the provider block at main.tf:10 sets to a value known only after plan") in said, said
         assert said.count("reads attrs.region") == 1
     else:

@@ -29,8 +29,8 @@ from ..._lazy import load
 from ...errors import TofuSolveError
 from ...output_edge import one_line
 from ...versions.hashicorp_go_version import GoConstraints, GoVersion
-from .evaluate import Function, FunctionError, equal, to_bool, to_number, to_string, type_name
-from .stdlib import REFUSED, library
+from .evaluate import Function, FunctionError, equal, to_bool, to_number, type_name
+from .stdlib import REFUSED, _seq, _str, library
 
 # Every function name a policy may call, bare (Terraform's) or core:: only (the policy language's).
 TERRAFORM_FUNCTIONS = tuple(sorted(("alltrue", "anytrue", "contains", "endswith", "join", "length", "lower", "regex",
@@ -39,19 +39,7 @@ TERRAFORM_FUNCTIONS = tuple(sorted(("alltrue", "anytrue", "contains", "endswith"
 POLICY_FUNCTIONS = ("semverconstraint", "semvercmp", "contains_substring", "regex_match")
 
 
-def _string(v: Any, what: str) -> str:
-    if v is None:
-        raise FunctionError(f"argument {what} must not be null")
-    try:
-        return to_string(v)
-    except FunctionError:
-        raise FunctionError(f"argument {what}: string required, not {type_name(v)}") from None
-
-
-def _list(v: Any, what: str) -> list:
-    if not isinstance(v, list):
-        raise FunctionError(f"argument {what}: list required, not {type_name(v)}")
-    return v
+_string, _list = _str, _seq  # one rule for an argument's type, stdlib's
 
 
 def _pattern(p: Any):
