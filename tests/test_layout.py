@@ -33,6 +33,7 @@ STAGES: list[tuple[str, ...]] = [
     ("solver",),
     ("explain", "plugins"),
     ("workdir",),
+    ("terragrunt",),
     ("world",),
     ("command",),
     ("lsp",),

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -71,6 +72,8 @@ from ..solver.locks import policy_notices
 from ..solver.model import Kind, ModuleCandidate
 from ..solver.resolve import Resolution
 from ..solver.wiring import Wiring, build_context
+from ..terragrunt.pins import unit_pins, write_unit_pins
+from ..terragrunt.unit import has_unit_file, unit_root
 from ..versions.cooldown import (
     given_min_age,
 )
@@ -112,6 +115,7 @@ from .views.warnings import (
     policy_warnings,
     tag_warnings,
     unknown_argument_warning,
+    unpinned_warnings,
 )
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
@@ -173,6 +177,8 @@ class InitResult:
     store: dict | None = None  # what the package store did (-json), or None without one (issue #49)
     deprecated: tuple = ()  # selected module versions their registry deprecates (-json; issue #62 §3)
     merge_conflicts: int = 0  # the lock file's merge-conflict hunks this run resolved (the file was rewritten)
+    unit: bool = False  # the root is a Terragrunt unit (issue #73): Terragrunt's init runs next, not the client's
+    unit_pins: tuple[Path, ...] = ()  # the unit's files written or removed: its terragrunt.hcl pin, its override file
 
 
 def run_init(opts: InitOptions, settings: Settings,
@@ -215,7 +221,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     # directory hashes remembered by size and time: an unchanged copy is not hashed again
     memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
                     trust=not settings.environ.get(FULL_CHECK_VARIABLE))
-    tree = _read_root(root, opts, settings, target, checks)
+    unit = unit_root(root, opts.display_prefix, settings.environ, target.product, settings.reads.saw)
+    tree = _read_root(root, opts, settings, target, checks) if unit is None else \
+        _read_unit(unit, opts, target, checks)
     read = _read_locks(root, opts, settings, target)
     policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
                          opts.display_prefix, frozenset(opts.policy_override), inputs=opts.policy_input)
@@ -254,8 +262,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         # the repository's product changed (a flag or a version file): a lock change like any other
         changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
                                      f"solved for {target} ({target.origin})"))
-    if opts.lockfile == "readonly" and (changes or plan.changes):
-        raise _refused(plan.changes + changes, res)
+    unit_edits = unit_pins(unit, new_locks.modules) if unit is not None else []
+    if opts.lockfile == "readonly" and (changes or plan.changes or unit_edits):
+        raise _refused(plan.changes + changes, res, unit_edits)
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
         push_verified_modules(store, solved.selected)
@@ -263,6 +272,10 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                                  p.hashes for p in new_locks.providers.values()})
     manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
                                                            target, memo, progress)
+    pins_written: list[Path] = []
+    if unit is not None:
+        pins_written = write_unit_pins(unit_edits)
+        res.warnings.extend(unpinned_warnings(unit, new_locks.modules))
     store_data = None
     if store is not None:
         report = store.finish()
@@ -282,20 +295,26 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=_policy_data(ctx, res),
                       store=store_data, deprecated=tuple(
                           {"subject": p, "version": v, **d.as_data()} for p, v, d in _deprecated(ctx, res)),
-                      merge_conflicts=len(read.merged.hunks) if read.merged is not None and written else 0)
+                      merge_conflicts=len(read.merged.hunks) if read.merged is not None and written else 0,
+                      unit=unit is not None, unit_pins=tuple(pins_written))
 
 
-def _refused(changes: list[LockChange], res: Resolution) -> LockFileWouldChange:
-    """``-lockfile=readonly``'s error for ``changes``, each also kept as a finding at its line
-    (:attr:`LockFileWouldChange.changes`, for ``-format=sarif`` and annotations)."""
+def _refused(changes: list[LockChange], res: Resolution, unit_edits: Sequence = ()) -> LockFileWouldChange:
+    """``-lockfile=readonly``'s error for ``changes`` (and a Terragrunt unit's pins,
+    ``unit_edits``: :class:`tofu_solve.terragrunt.pins.FileEdit`), each also kept as a
+    finding at its line (:attr:`LockFileWouldChange.changes`, for ``-format=sarif`` and
+    annotations)."""
+    pins = [f"  - {e.path.name} would be {e.what}" for e in unit_edits]
     refused = LockFileWouldChange(
         "Lock file would change",
         f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
-        "These locks would change:\n" + "\n".join(describe_change(c) for c in changes)
+        + ("These locks would change:\n" + "\n".join(describe_change(c) for c in changes) if changes else
+           "The unit's pins would change:") + ("\n" + "\n".join(pins) if pins else "")
         + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
-        f"{LOCK_FILE_NAME}.")
+        f"{LOCK_FILE_NAME}" + (" and the unit's pins." if pins else "."))
     refused.changes = tuple((f'{c.block} "{c.label}"', describe_change(c).strip(), _change_where(c, res))
-                            for c in changes)
+                            for c in changes) + tuple((e.path.name, f"would be {e.what}", e.where)
+                                                      for e in unit_edits)
     return refused
 
 
@@ -360,6 +379,16 @@ def _provider_change_reason(c: LockChange, why: str | None, old: ProviderLock | 
     if c.old == c.new and old is not None and new is not None:
         return same_version_change(old, new, why) or c.reason
     return why
+
+
+def _read_unit(unit, opts: InitOptions, target: TargetVersion, checks: list[RootSyntaxCheck]) -> ModuleTree:
+    """The root a Terragrunt unit stands for (:func:`tofu_solve.terragrunt.unit.unit_tree`)."""
+    load("tofu_solve.terragrunt.unit")
+    from ..terragrunt.unit import unit_tree
+
+    tree = unit_tree(unit, target.product, opts.display_prefix)
+    checks.append(RootSyntaxCheck(lambda: tree))
+    return tree
 
 
 def _read_root(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion,
@@ -1162,7 +1191,7 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
             raise ConfigurationError("Incompatible flags", "-accept-checksum accepts one root's packages: run it in "
                                      "that root (tofu-solve -chdir=DIR init -accept-checksum=NAME), not -recursive.")
         return _run_recursive(args, opts, views, settings)
-    if not any(config_file_names(args.chdir)):
+    if not any(config_file_names(args.chdir)) and not has_unit_file(Path(args.chdir)):
         views.empty_directory()  # as tofu init does in a directory without configuration: write nothing
         return 0
     views.initializing_modules()
@@ -1205,6 +1234,9 @@ def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, se
     command to run next, with a warning when the client found is not the target)."""
     flags = list(args.passed_on)
     target, client = result.target, opts.client
+    if result.unit:  # Terragrunt runs the client in its working copy, from the unit's pins
+        result.next_command = handover.terragrunt_next_command(args.recursive)
+        return None
     if args.handover and client is not None and target is not None and client.product is not target.product:
         result.resolution.warnings.append(WarningText(
             "Not handed over",

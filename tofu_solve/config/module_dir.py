@@ -92,8 +92,11 @@ class CoreVersionRequirement:
     Attributes:
         constraint: the constraint.
         where: file and line.
-        kind: ``"required_version"`` or ``"compatible_with"``
-            (``language { compatible_with { opentofu = ... } }``).
+        kind: ``"required_version"``, ``"compatible_with"``
+            (``language { compatible_with { opentofu = ... } }``) or
+            ``"terraform_version_constraint"`` (a Terragrunt unit's, which Terragrunt checks
+            against whichever client it runs: ``checkVersionConstraints``,
+            ``internal/runner/run/version_check.go``).
         tofu_file: written in a ``.tofu``/``.tofu.json`` file. OpenTofu 1.12 and later
             honour ``required_version`` only there (reference §8).
     """
@@ -107,6 +110,8 @@ class CoreVersionRequirement:
         """Whether OpenTofu at ``version`` (major, minor, patch) enforces this one; with
         ``terraform``, whether Terraform does: every ``required_version`` counts there
         (Terraform ``internal/configs/module.go``), and it reads no ``.tofu`` file."""
+        if self.kind == "terraform_version_constraint":
+            return True
         if terraform:
             return self.kind == "required_version" and not self.tofu_file
         if self.kind == "compatible_with":

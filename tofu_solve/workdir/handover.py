@@ -109,6 +109,13 @@ def next_command(target: TargetVersion, flags: Sequence[str]) -> str:
     return shlex.join([target.product.command, *shown(client_args(flags))])
 
 
+def terragrunt_next_command(recursive: bool) -> str:
+    """The command to run next after a Terragrunt unit is locked (issue #73 §3): Terragrunt's
+    own, which runs the client in its working copy with the unit's pins (Terragrunt 1.x's
+    ``run`` command; ``--all`` over every unit below)."""
+    return "terragrunt run --all init" if recursive else "terragrunt run init"
+
+
 def plan(client: Client, root: Path, flags: Sequence[str], environ: Mapping[str, str], plugin_cache: Path | None,
          own_plugin_cache: bool, json: bool = False, no_color: bool = False,
          mirror: ProviderMirror | None = None) -> Handover:

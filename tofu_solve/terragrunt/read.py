@@ -1,0 +1,553 @@
+"""Reading a unit's ``terragrunt.hcl`` as Terragrunt reads it, for what tofu-solve needs: the
+effective ``terraform { source, version }``, ``terraform_version_constraint``,
+``terraform_binary`` and the ``generate`` blocks, with file and line.
+
+Followed from Terragrunt's source (gruntwork-io/terragrunt at 286a33cb):
+
+* parsing order (``pkg/config/config.go`` ``ParseConfig``, docs ``configuration parsing
+  order``): ``include`` blocks first (their ``path`` may call functions but read no local),
+  then ``locals`` (which may read an exposed ``include.NAME``), then the rest;
+* includes (``pkg/config/include.go``): one level only ("Only one level of includes is
+  allowed", ``TooManyLevelsOfInheritanceError``); merged in the order written, the unit's
+  own file last, each one's set attributes replacing the earlier ones
+  (``TerragruntConfig.Merge``: ``Terraform.Source``, ``Terraform.Version``,
+  ``TerraformVersionConstraint``, ``TerraformBinary``; ``generate`` blocks by name);
+  ``merge_strategy = "no_merge"`` merges nothing; ``"deep"`` is read as ``"shallow"`` for
+  these scalar attributes, as ``DeepMerge`` also lets the child's scalars win;
+* functions (``pkg/config/config_helpers.go``): every path function answers for the unit's
+  own file (``pctx.TerragruntConfigPath``) even inside an included file;
+  ``find_in_parent_folders`` starts in the parent of the unit's directory
+  (``findInParentFoldersImpl``); ``path_relative_to_include`` / ``_from_include`` relate the
+  unit's directory and the include's (``PathRelativeToInclude``); ``read_terragrunt_config``
+  reads a path relative to the unit's directory, as its own configuration
+  (``ReadTerragruntConfig``); ``get_env(NAME)`` without a default is an error when unset
+  (``parseGetEnvParameters``).
+
+Values that only Terragrunt's runtime knows (``dependency`` outputs, ``run_cmd``,
+``sops_decrypt_file``, account lookups) raise :class:`NeedsTerragrunt` naming what was
+read: the unit is then left out with that reason (issue #73 §1).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._lazy import load
+from ..config import hcl
+from ..errors import ConfigurationError, SourceRange
+from . import CONFIG_FILE
+
+MAX_FILE_BYTES = 1 << 20
+"""A configuration file larger than this (1 MiB) is refused: a pull request's file."""
+
+MAX_PARENT_FOLDERS = 100
+"""``find_in_parent_folders`` looks at most this many directories up (Terragrunt's
+``MaxFoldersToCheck`` default, ``options.DefaultMaxFoldersToCheck``)."""
+
+PIN_MARK = "tofu-solve pin"
+"""The comment that marks a ``version`` attribute as tofu-solve's pin (:mod:`.pins`)."""
+
+RUNTIME_FUNCTIONS = {
+    "run_cmd": "runs a command",
+    "sops_decrypt_file": "decrypts a file with SOPS keys",
+    "get_aws_account_id": "asks AWS for the account", "get_aws_account_alias": "asks AWS for the account",
+    "get_aws_caller_identity_arn": "asks AWS for the caller",
+    "get_aws_caller_identity_user_id": "asks AWS for the caller",
+    "read_tfvars_file": "reads a variables file tofu-solve does not evaluate",
+    "get_terragrunt_source_cli_flag": "depends on the command line Terragrunt runs with",
+    "get_working_dir": "depends on Terragrunt's download directory",
+}
+"""Terragrunt functions whose value only Terragrunt's run has, with why."""
+
+
+class NeedsTerragrunt(Exception):
+    """A value only Terragrunt's runtime knows: ``what`` was read, ``line`` where."""
+
+    def __init__(self, what: str, line: int = 0):
+        super().__init__(what)
+        self.what, self.line = what, line
+
+
+@dataclass(frozen=True)
+class Located:
+    """A value and where it is written."""
+
+    value: Any
+    where: SourceRange
+    file: Path  # the file on disk that holds it
+    text: str = ""  # the expression as written
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A ``generate "NAME"`` block: ``path`` (relative to the working copy) and its
+    ``contents`` when they are a known string (None otherwise)."""
+
+    name: str
+    path: str
+    contents: str | None
+    where: SourceRange
+
+
+@dataclass(frozen=True)
+class UnitConfig:
+    """What tofu-solve reads of one unit, includes merged.
+
+    Attributes:
+        dir: the unit's directory.
+        source: ``terraform.source`` (None: the unit has none and runs in its own directory).
+        version: ``terraform.version`` as Terragrunt reads it (with tofu-solve's pin).
+        version_below: the ``version`` that one replaces (an include's), None when none does.
+        own_terraform_line: the line of the unit file's own ``terraform`` block (0: none).
+        core: ``terraform_version_constraint``.
+        binary: ``terraform_binary``.
+        generated: the ``generate`` blocks, by name.
+        files: every file read (the unit's, its includes', ``read_terragrunt_config``'s).
+    """
+
+    dir: Path
+    source: Located | None = None
+    version: Located | None = None
+    version_below: Located | None = None
+    own_terraform_line: int = 0
+    core: Located | None = None
+    binary: Located | None = None
+    generated: tuple[Generated, ...] = ()
+    files: tuple[Path, ...] = ()
+    shown: str = CONFIG_FILE  # the unit's terragrunt.hcl as citations name it
+
+
+@dataclass
+class _Include:
+    name: str
+    path: Path
+    expose: bool
+    merge: bool
+    where: SourceRange
+
+
+def _shown(path: Path, display_base: Path | None) -> str:
+    if display_base is None:
+        return str(path)
+    rel = os.path.relpath(path, display_base)
+    return rel.replace(os.sep, "/")
+
+
+def _read_text(path: Path, shown: str, cited: SourceRange | None = None) -> str:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ConfigurationError("Configuration file too large", f"{shown} is larger than "
+                                     f"{MAX_FILE_BYTES >> 20} MiB; tofu-solve does not read it.", cited)
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else "not UTF-8 text"
+        raise ConfigurationError("Failed to read Terragrunt configuration", f"{shown}: {reason}.", cited) from None
+
+
+class _LazyLocals(dict):
+    """A file's ``locals``, each evaluated when first read (a cycle is an error at its line)."""
+
+    def __init__(self, reader: _FileReader):
+        super().__init__()
+        self.reader = reader
+        self.busy: set[str] = set()
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.reader.local_exprs
+
+    def __getitem__(self, name: str) -> Any:
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        attr = self.reader.local_exprs[name]
+        if name in self.busy:
+            raise ConfigurationError("Cycle in local values", f"local.{name} refers to itself.",
+                                     self.reader.here(attr.line))
+        self.busy.add(name)
+        try:
+            value = self.reader.value(attr.expr, attr.line)
+        finally:
+            self.busy.discard(name)
+        dict.__setitem__(self, name, value)
+        return value
+
+
+class _Runtime(dict):
+    """A root name whose every attribute only Terragrunt's run knows (``dependency``)."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        raise NeedsTerragrunt(f"{self.name}.{key} (another unit's outputs)")
+
+
+class UnitReader:
+    """Reads one unit (its ``terragrunt.hcl`` and what it includes) for one run.
+
+    ``environ``: the environment ``get_env`` reads; ``display_base``: file names are cited
+    relative to it; ``repo_root``: what ``get_repo_root()`` answers (None: found with git).
+    """
+
+    def __init__(self, unit_dir: Path, environ: Mapping[str, str], display_base: Path | None = None,
+                 repo_root: Path | None = None, reads: Callable[[Path], None] | None = None):
+        self.dir = Path(os.path.abspath(unit_dir))
+        self.config_path = self.dir / CONFIG_FILE
+        self.environ, self.display_base = environ, display_base
+        self._repo_root = repo_root
+        self.files: list[Path] = []
+        self.reads = reads
+        self.include_list: list[_Include] = []
+
+    # ------------------------------------------------------------ the unit
+
+    def read(self) -> UnitConfig:
+        """The unit, includes merged.
+
+        Raises:
+            ConfigurationError: a file does not parse, a function fails, an include is missing
+                or nested, with file and line.
+            NeedsTerragrunt: the source or version needs Terragrunt's runtime.
+        """
+        unit = _FileReader(self, self.config_path, include=None)
+        includes = self.include_list = unit.includes()
+        layers: list[_FileReader] = []
+        exposed: dict[str, Any] = {}
+        for inc in includes:
+            reader = _FileReader(self, inc.path, include=inc, cited=inc.where)
+            if reader.body.blocks_of("include"):
+                raise ConfigurationError(
+                    "Too many levels of includes",
+                    f"{self.shown(self.config_path)} includes {self.shown(inc.path)}, which itself includes "
+                    "another file. Only one level of includes is allowed (Terragrunt's "
+                    "TooManyLevelsOfInheritanceError).", inc.where)
+            if inc.expose:
+                exposed[inc.name] = reader.exposed()
+            if inc.merge:
+                layers.append(reader)
+        unit.include_values = exposed
+        layers.append(unit)
+        source = version = below = core = binary = None
+        generated: dict[str, Generated] = {}
+        for layer in layers:
+            tf = layer.terraform_block()
+            if tf is not None:
+                source = layer.attr(tf.body, "source") or source
+                mine = layer.attr(tf.body, "version")
+                if mine is not None:
+                    version, below = mine, version
+            core = layer.attr(layer.body, "terraform_version_constraint") or core
+            binary = layer.attr(layer.body, "terraform_binary") or binary
+            for g in layer.generate_blocks():
+                generated[g.name] = g
+        own = unit.terraform_block()
+        return UnitConfig(self.dir, source, version, below, own.line if own is not None else 0, core, binary,
+                          tuple(generated.values()), tuple(dict.fromkeys(self.files)), self.shown(self.config_path))
+
+    def shown(self, path: Path) -> str:
+        return _shown(path, self.display_base)
+
+    def repo_root(self) -> Path:
+        """``get_repo_root()``: the top of the unit's git work tree (``GetRepoRoot``, which
+        runs ``git rev-parse --show-toplevel``)."""
+        if self._repo_root is None:
+            load("tofu_solve.remote.gitcmd")
+            from ..remote.gitcmd import GitError, run
+
+            try:
+                out = run(["-C", str(self.dir), "rev-parse", "--show-toplevel"], self.environ, timeout=30)
+            except (GitError, OSError):
+                raise ConfigurationError("Not in a git repository", f"get_repo_root() in "
+                                         f"{self.shown(self.config_path)}: {self.dir} is not inside a git work "
+                                         "tree.") from None
+            self._repo_root = Path(out.decode("utf-8", "replace").strip())
+        return self._repo_root
+
+
+class _FileReader:
+    """One file of a unit: parsed once, evaluated in the unit's context."""
+
+    def __init__(self, unit: UnitReader, path: Path, include: _Include | None, cited: SourceRange | None = None,
+                 original: Path | None = None):
+        self.unit, self.path, self.include = unit, Path(path), include
+        # read_terragrunt_config parses a file as its own configuration: its path functions answer for it
+        self.config_path = Path(original) if original is not None else unit.config_path
+        self.shown = unit.shown(self.path)
+        if not self.path.is_file():
+            raise ConfigurationError("Included file not found" if include else "Terragrunt configuration not found",
+                                     f"{self.shown} does not exist.", cited)
+        self.text = _read_text(self.path, self.shown, cited)
+        self.lines = self.text.splitlines()
+        unit.files.append(self.path)
+        if unit.reads is not None:
+            unit.reads(self.path)
+        self.body = hcl.parse(self.text, self.shown)
+        self.local_exprs = {a.name: a for b in self.body.blocks_of("locals") for a in b.body.attributes}
+        self.locals = _LazyLocals(self)
+        self.include_values: dict[str, Any] = {}
+        self._functions: dict | None = None
+
+    def here(self, line: int, context: str = "") -> SourceRange:
+        snippet = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
+        return SourceRange(self.shown, line, context, snippet)
+
+    # ------------------------------------------------------------ evaluation
+
+    def value(self, expr, line: int, with_locals: bool = True) -> Any:
+        load("tofu_solve.config.hcl.evaluate")
+        from ..config.hcl.evaluate import EvalContext, EvalError, evaluate
+
+        variables: dict[str, Any] = {"dependency": _Runtime("dependency"), "dependencies": _Runtime("dependencies"),
+                                     "feature": _Runtime("feature"), "values": _Runtime("values")}
+        if with_locals:
+            variables["local"] = self.locals
+            variables["include"] = self.include_values
+        try:
+            return evaluate(expr.tree, EvalContext(variables, self.functions()))
+        except NeedsTerragrunt as e:
+            raise NeedsTerragrunt(e.what, e.line or line) from None
+        except EvalError as e:
+            raise ConfigurationError(e.summary, e.detail, self.here(e.line or line)) from None
+        except RecursionError:
+            raise ConfigurationError("Expression too deeply nested", "This expression nests deeper than tofu-solve "
+                                     "evaluates.", self.here(line)) from None
+
+    def attr(self, body, name: str) -> Located | None:
+        """``name`` of ``body`` evaluated (None when absent or null)."""
+        for a in body.attributes:
+            if a.name == name:
+                v = self.value(a.expr, a.line)
+                if v is None:
+                    return None
+                if not isinstance(v, str):
+                    load("tofu_solve.config.hcl.evaluate")
+                    from ..config.hcl.evaluate import type_name
+
+                    raise ConfigurationError(f"Invalid {name} value", f"{name} must be a string, not "
+                                             f"{type_name(v)}.", self.here(a.line))
+                return Located(v, self.here(a.line), self.path, a.expr.text)
+        return None
+
+    def includes(self) -> list[_Include]:
+        """The file's ``include`` blocks: ``path`` evaluated without locals (Terragrunt reads
+        includes before locals)."""
+        out = []
+        for b in self.body.blocks_of("include"):
+            name = b.labels[0] if b.labels else ""
+            attrs = {a.name: a for a in b.body.attributes}
+            if "path" not in attrs:
+                raise ConfigurationError("Missing required argument", 'The argument "path" is required in an include '
+                                         "block.", self.here(b.line))
+            p = self.value(attrs["path"].expr, attrs["path"].line, with_locals=False)
+            if not isinstance(p, str):
+                raise ConfigurationError("Invalid include path", "path must be a string.", self.here(b.line))
+            path = Path(p) if os.path.isabs(p) else self.unit.dir / p
+            expose = merge = None
+            if "expose" in attrs:
+                expose = self.value(attrs["expose"].expr, attrs["expose"].line, with_locals=False)
+            if "merge_strategy" in attrs:
+                merge = self.value(attrs["merge_strategy"].expr, attrs["merge_strategy"].line, with_locals=False)
+                if merge not in ("no_merge", "shallow", "deep"):
+                    raise ConfigurationError("Invalid merge_strategy", f'merge_strategy must be "no_merge", '
+                                             f'"shallow" or "deep", not {merge!r}.', self.here(b.line))
+            out.append(_Include(name, Path(os.path.normpath(path)), expose is True, merge != "no_merge",
+                                self.here(b.line)))
+        return out
+
+    def exposed(self) -> dict[str, Any]:
+        """What ``include.NAME`` gives the unit when ``expose = true``: the included file's
+        locals and, where known, its inputs."""
+        out: dict[str, Any] = {"locals": {n: self.locals[n] for n in self.local_exprs}}
+        for a in self.body.attributes:
+            if a.name == "inputs":
+                try:
+                    out["inputs"] = self.value(a.expr, a.line)
+                except NeedsTerragrunt:
+                    pass
+        return out
+
+    def terraform_block(self):
+        blocks = self.body.blocks_of("terraform")
+        if len(blocks) > 1:
+            raise ConfigurationError("Duplicate terraform block", "Only one terraform block is allowed in a "
+                                     "Terragrunt configuration file.", self.here(blocks[1].line))
+        return blocks[0] if blocks else None
+
+    def generate_blocks(self) -> list[Generated]:
+        out = []
+        for b in self.body.blocks_of("generate"):
+            if not b.labels:
+                continue
+            attrs = {a.name: a for a in b.body.attributes}
+            path = self.value(attrs["path"].expr, attrs["path"].line) if "path" in attrs else ""
+            contents = None
+            if "contents" in attrs:
+                try:
+                    v = self.value(attrs["contents"].expr, attrs["contents"].line)
+                    contents = v if isinstance(v, str) else None
+                except NeedsTerragrunt:
+                    contents = None
+            out.append(Generated(b.labels[0], str(path), contents, self.here(b.line)))
+        return out
+
+    # ------------------------------------------------------------ functions
+
+    def functions(self) -> dict:
+        if self._functions is None:
+            self._functions = self._build_functions()
+        return self._functions
+
+    def _build_functions(self) -> dict:
+        load("tofu_solve.config.hcl.functions")
+        load("tofu_solve.config.hcl.evaluate")
+        from datetime import UTC, datetime
+
+        from ..config.hcl.evaluate import FunctionError
+        from ..config.hcl.functions import policy_functions
+
+        fns = {k: v for k, v in policy_functions(lambda: datetime.now(UTC)).items()
+               if not k.startswith("core::") and k not in ("timestamp",)}
+        unit = self.unit
+        config_dir = self.config_path.parent
+
+        def text(v: Any, what: str) -> str:
+            if not isinstance(v, str):
+                raise FunctionError(f"{what} must be a string")
+            return v
+
+        def find_in_parent_folders(name: Any = None, fallback: Any = None, *extra: Any) -> str:
+            if extra:
+                raise FunctionError("it takes 0, 1, or 2 arguments")
+            wanted = text(name, "name") if name is not None else CONFIG_FILE
+            previous = str(config_dir)
+            for _ in range(MAX_PARENT_FOLDERS):
+                current = os.path.dirname(previous)
+                if current == previous:
+                    break
+                candidate = os.path.join(current, wanted)
+                if unit.reads is not None:
+                    unit.reads(Path(candidate))  # found or not: a file appearing there changes the answer
+                if os.path.exists(candidate):
+                    return candidate
+                previous = current
+            if fallback is not None:
+                return text(fallback, "fallback")
+            raise FunctionError(f"could not find a {wanted} in any of the parent folders of "
+                                f"{unit.shown(self.config_path)}")
+
+        def path_relative_to_include(*names: Any) -> str:
+            inc = self.include or _child_include(unit, names)
+            if inc is None:
+                return "."
+            return os.path.relpath(str(config_dir), str(inc.path.parent)).replace(os.sep, "/")
+
+        def path_relative_from_include(*names: Any) -> str:
+            inc = self.include or _child_include(unit, names)
+            if inc is None:
+                return "."
+            return os.path.relpath(str(inc.path.parent), str(config_dir)).replace(os.sep, "/")
+
+        def get_parent_terragrunt_dir(*names: Any) -> str:
+            return os.path.normpath(os.path.join(str(config_dir), path_relative_from_include(*names)))
+
+        def get_env(name: Any, *default: Any) -> str:
+            if len(default) > 1:
+                raise FunctionError('it takes get_env("<NAME>", "[DEFAULT]")')
+            key = text(name, "name")
+            if key in unit.environ:
+                return unit.environ[key]
+            if default:
+                return text(default[0], "default")
+            raise FunctionError(f"the environment variable {key} is not set and no default was given")
+
+        def read_terragrunt_config(path: Any, *default: Any) -> Any:
+            p = text(path, "path")
+            full = Path(os.path.normpath(p if os.path.isabs(p) else config_dir / p))
+            if not full.is_file() and default:
+                return default[0]
+            other = _FileReader(unit, full, include=None, original=full)
+            out: dict[str, Any] = {"locals": {n: other.locals[n] for n in other.local_exprs}}
+            tf = other.terraform_block()
+            if tf is not None:
+                out["terraform"] = {a.name: other.value(a.expr, a.line) for a in tf.body.attributes
+                                    if a.name in ("source", "version")}
+            for a in other.body.attributes:
+                if a.name == "inputs":
+                    out["inputs"] = other.value(a.expr, a.line)
+            return out
+
+        def runtime(name: str) -> Callable[..., Any]:
+            def call(*_args: Any) -> Any:
+                raise NeedsTerragrunt(f"{name}() ({RUNTIME_FUNCTIONS[name]})")
+            return call
+
+        fns.update({
+            "find_in_parent_folders": find_in_parent_folders,
+            "path_relative_to_include": path_relative_to_include,
+            "path_relative_from_include": path_relative_from_include,
+            "get_terragrunt_dir": lambda: str(config_dir),
+            "get_original_terragrunt_dir": lambda: str(unit.dir),
+            "get_parent_terragrunt_dir": get_parent_terragrunt_dir,
+            "get_repo_root": lambda: str(unit.repo_root()),
+            "get_path_to_repo_root": lambda: os.path.relpath(str(unit.repo_root()), str(config_dir)).replace(
+                os.sep, "/"),
+            "get_path_from_repo_root": lambda: os.path.relpath(str(config_dir), str(unit.repo_root())).replace(
+                os.sep, "/"),
+            "get_env": get_env,
+            "read_terragrunt_config": read_terragrunt_config,
+            "get_platform": lambda: {"linux": "linux", "darwin": "darwin", "win32": "windows"}.get(
+                sys.platform, sys.platform),
+            "get_terraform_command": lambda: "init",
+            "get_terraform_cli_args": list,
+            "mark_as_read": lambda p: p,
+            # Terraform's filesystem functions that read no file's contents
+            "dirname": lambda p: os.path.dirname(text(p, "path")),
+            "basename": lambda p: os.path.basename(text(p, "path")),
+            "abspath": lambda p: os.path.abspath(text(p, "path")),
+            "fileexists": lambda p: os.path.isfile(os.path.join(str(config_dir), text(p, "path"))),
+            **{name: runtime(name) for name in RUNTIME_FUNCTIONS},
+        })
+        return fns
+
+
+def _child_include(unit: UnitReader, names: tuple) -> _Include | None:
+    """The include a path function called in the unit's own file relates to: the one
+    named, else the only one (``getSelectedIncludeBlock``, ``pkg/config/include.go``)."""
+    load("tofu_solve.config.hcl.evaluate")
+    from ..config.hcl.evaluate import FunctionError
+
+    includes = unit.include_list
+    if not includes:
+        return None
+    if names:
+        for inc in includes:
+            if inc.name == names[0]:
+                return inc
+        raise FunctionError(f"no include block is named {names[0]!r}")
+    if len(includes) > 1:
+        raise FunctionError("the unit has more than one include block: name the one meant")
+    return includes[0]
+
+
+PIN_RE = re.compile(r"#\s*" + re.escape(PIN_MARK) + r"\b")
+
+
+def marked_as_pin(located: Located) -> bool:
+    """Whether the ``version`` attribute at ``located`` carries tofu-solve's pin comment."""
+    try:
+        line = located.file.read_text(encoding="utf-8").splitlines()[located.where.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return False
+    return PIN_RE.search(line) is not None
+
+
+__all__ = ["PIN_MARK", "Generated", "Located", "NeedsTerragrunt", "UnitConfig", "UnitReader", "marked_as_pin"]
