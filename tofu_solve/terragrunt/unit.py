@@ -30,8 +30,8 @@ from ..config import CoreVersionRequirement, ModuleCall, load_module_dir
 from ..config.files import MemoryDir, PackageFiles
 from ..config.tree import ModuleTree, RemoteCall, read_module_tree
 from ..errors import ConfigurationError, SourceRange
-from . import CONFIG_FILE
 from ..versions.constraints import module_constraint
+from . import CONFIG_FILE
 from .read import Located, NeedsTerragrunt, UnitConfig, UnitReader, marked_as_pin
 
 UNIT_CALL = "unit"
