@@ -230,3 +230,68 @@ def test_a_units_override_makes_the_clients_greedy_init_take_the_solved_calls(tm
     assert r.returncode == 0, r.stdout + r.stderr
     assert _installed(wc) == {"vpc": vpc, "kms": kms}
     assert (wc / ".terraform.lock.hcl").read_text() == lock
+
+
+def test_check_fails_a_unit_terragrunt_would_move_and_places_it_in_terragrunt_hcl(tmp_path, tofu_solve):
+    repo = live_repo(tmp_path / "repo")
+    unit = repo / "live/dev/eks"
+    r = tofu_solve(unit, "check", "-json")
+    assert r.code == 1 and [d["kind"] for d in r.json()["differences"]] == ["no-lock"]
+    assert tofu_solve(unit, "init").code == 0
+    assert tofu_solve(unit, "check").code == 0
+    text = (unit / "terragrunt.hcl").read_text()
+    # the pin lost (a merge took the other side): Terragrunt takes the newest release in "~> 20.0" next run
+    (unit / "terragrunt.hcl").write_text(textwrap.dedent(UNIT_EKS).lstrip())
+    r = tofu_solve(unit, "check", "-json")
+    assert r.code == 1, r.out
+    (d,) = r.json()["differences"]
+    assert d["kind"] == "pin" and '"~> 20.0" again on every run' in d["detail"] and "20.37.2" in d["detail"]
+    assert (d["file"], d["line"]) == ("../../../_envcommon/eks.hcl", 7)
+    # the pin's comment taken off: the unit's own "= 20.37.2" is then its range, and not the lock's
+    (unit / "terragrunt.hcl").write_text(re.sub(r" # tofu-solve pin.*", "", text))
+    r = tofu_solve(unit, "check", "-json")
+    (d,) = r.json()["differences"]
+    assert r.code == 1 and d["kind"] == "constraints" and d["file"] == "terragrunt.hcl"
+    (unit / "terragrunt.hcl").write_text(text)
+    # the range moved in the include: the lock was solved for another one
+    envcommon = repo / "_envcommon/eks.hcl"
+    envcommon.write_text(envcommon.read_text().replace('"~> 20.0"', '"~> 20.36"'))
+    r = tofu_solve(unit, "check", "-json")
+    kinds = {d["kind"]: d for d in r.json()["differences"]}
+    assert r.code == 1 and kinds["constraints"]["file"] == "../../../_envcommon/eks.hcl"
+    # readonly refuses to move the unit; SARIF places it in the unit's files
+    r = tofu_solve(unit, "init", "-lockfile=readonly")
+    assert r.code == 1 and "Lock file would change" in r.err
+    # the override file edited
+    envcommon.write_text(envcommon.read_text().replace('"~> 20.36"', '"~> 20.0"'))
+    override = unit / "tofu_solve_override.tf"
+    override.write_text(override.read_text().replace('"= 2.1.0"', '"= 2.0.0"'))
+    r = tofu_solve(unit, "check", "-format=sarif")
+    assert r.code == 1
+    (result,) = json.loads(r.out)["runs"][0]["results"]
+    assert result["ruleId"] == "override"
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith("tofu_solve_override.tf")
+
+
+def test_recursive_finds_the_units_and_locks_each(tmp_path, tofu_solve):
+    repo = live_repo(tmp_path / "repo")
+    write(repo, {"modules/app/main.tf": APP_MODULE, "live/dev/app/terragrunt.hcl": UNIT_APP,
+                 # Terragrunt's own output: never units of the repository
+                 "live/dev/eks/.terragrunt-cache/abc/def/terragrunt.hcl": UNIT_EKS,
+                 "stacks/.terragrunt-stack/eks/terragrunt.hcl": UNIT_EKS,
+                 # a unit whose source only Terragrunt's run knows: named with the reason, the others solved
+                 "live/dev/dns/terragrunt.hcl": 'dependency "vpc" {\n  config_path = "../vpc"\n}\n\nterraform {\n'
+                                                '  source = "tfr:///terraform-aws-modules/${dependency.vpc.outputs.'
+                                                'name}/aws"\n}\n'})
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    r = tofu_solve(repo, "init", "-recursive", "-json")
+    roots = {x["root"]: x for x in r.json()["roots"]}
+    assert set(roots) == {"live/dev/app", "live/dev/dns", "live/dev/eks", "live/prod/eks"}, roots
+    assert r.code == 1 and not roots["live/dev/dns"]["ok"]
+    assert "dependency.vpc" in roots["live/dev/dns"]["error"]["detail"]
+    assert all(roots[u]["ok"] for u in ("live/dev/app", "live/dev/eks", "live/prod/eks"))
+    for u in ("live/dev/eks", "live/prod/eks"):
+        assert 'version = "= 20.37.2" # tofu-solve pin' in (repo / u / "terragrunt.hcl").read_text()
+    assert not (repo / "modules/app/.terraform.lock.hcl").exists()  # the unit's source, not a root of its own
+    r = tofu_solve(repo, "check", "-recursive")
+    assert r.code == 1 and "live/dev/dns" in r.out + r.err

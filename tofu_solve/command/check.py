@@ -21,19 +21,22 @@ each difference:
   no longer meets (or no longer requires);
 * ``policy``: a locked version today's policy denies;
 * ``revoked``: a locked module version its registry revoked, as the last ``init`` that
-  asked the registry recorded it in the cache (issue #62 §3; ``check`` stays offline).
+  asked the registry recorded it in the cache (issue #62 §3; ``check`` stays offline);
+* ``pin``: a Terragrunt unit whose ``terragrunt.hcl`` lets Terragrunt resolve another
+  version than the lock's (:func:`check_unit`).
 
 :func:`check` returns them; the CLI exits 1 when there is any.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from .._lazy import load
-from ..addrs.module_source import LocalSource, RegistrySource, parse_source, tofu_source
+from ..addrs.module_source import LocalSource, RegistrySource, lock_source, parse_source, tofu_source
 from ..config.policy import Policy, Subject, load_policy, package_address
 from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
@@ -43,6 +46,8 @@ from ..lockfile.hashes import VCS_DIRS, hash_dir
 from ..settings import ReadLog, Settings
 from ..solver.locks import locked_for, policy_denial
 from ..solver.model import Kind
+from ..terragrunt.pins import OVERRIDE_FILE, override_edit
+from ..terragrunt.unit import UNIT_CALL, Unit, unit_root
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
@@ -53,7 +58,7 @@ from .arguments import CheckArguments
 from .views.report_views import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
-                         "lock-hash", "override", "provider", "policy", "revoked"]
+                         "lock-hash", "override", "provider", "policy", "revoked", "pin"]
 """What a :class:`Difference` is about (its ``kind`` in ``check -json``)."""
 
 
@@ -99,6 +104,9 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     """
     root = Path(root)
     target = target or target_version(None, root)
+    unit = unit_root(root, display_prefix, settings.environ, target.product, settings.reads.saw)
+    if unit is not None:
+        return check_unit(unit, settings, target, policy)
     walk = _Walk(root, settings, target)  # the lock file, modules.json and the hash memo are read first
     root_tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
                                  product=target.product, display_prefix=display_prefix)
@@ -116,6 +124,76 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
         _check_policy(out, locks, policy, target.product.registry_host)
     _check_revoked(out, locks, target.product.registry_host, settings)
     return out
+
+
+def check_unit(unit: Unit, settings: Settings, target: TargetVersion, policy: Policy | None = None) -> list[Difference]:
+    """Every way a Terragrunt unit (issue #73 §4) would not install what its lock records,
+    offline and without ``.terraform`` (Terragrunt installs into its own working copy):
+
+    * ``no-lock`` / ``constraints`` / ``source``: the unit's module has no lock entry, or its
+      range or source changed since;
+    * ``pin``: Terragrunt would resolve another version than the lock's: the unit's
+      ``version`` is a range with no tofu-solve pin (Terragrunt takes the newest release in
+      it on every run, ``resolveTerraformModuleVersion``), or the pin is not the lock's;
+    * ``override``: ``tofu_solve_override.tf`` is not what the lock implies;
+    * ``policy`` / ``revoked``: as for a root module.
+    """
+    out: list[Difference] = []
+    locks = read_lock_file(unit.dir / LOCK_FILE_NAME, refused_by="tofu-solve check")
+    host = target.product.registry_host
+    if unit.kind != "local":
+        _check_unit_module(out, unit, locks.modules.get(UNIT_CALL), host)
+    edit = override_edit(unit, locks.modules)
+    if edit is not None:
+        out.append(Difference("override", OVERRIDE_FILE, f"is not what the lock implies (it would be {edit.what}), so "
+                              "the client in Terragrunt's working copy would choose the module's calls itself; run "
+                              "tofu-solve init.", edit.where))
+    if policy is not None:
+        _check_policy(out, locks, policy, host)
+    _check_revoked(out, locks, host, settings)
+    return out
+
+
+def _check_unit_module(out: list[Difference], unit: Unit, lock, host: str) -> None:
+    subject = f'module "{UNIT_CALL}"'
+    at = unit.range_where or unit.source_where
+    if lock is None:
+        out.append(Difference("no-lock", subject, f"the Terragrunt unit's module ({unit.source_text}) has no lock "
+                              "entry; run tofu-solve init.", at))
+        return
+    if lock.constraints != (unit.range or ""):
+        out.append(Difference("constraints", subject, f'its version constraint is "{unit.range or ""}" but the lock '
+                              f'has "{lock.constraints}"; run tofu-solve init.', at))
+    try:
+        source = parse_source(unit.source_text, host)
+    except TofuSolveError:
+        return
+    if lock.source != lock_source(source, False, ""):
+        out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run tofu-solve "
+                              "init.", unit.source_where))
+    if unit.kind != "registry":
+        return  # a git or OCI ref is exact: Terragrunt takes what the source names
+    pinned = unit.pin if unit.pin is not None else _exact(unit.terragrunt_constraint)
+    if pinned == lock.version:
+        return
+    if pinned is not None:
+        words = (f"Terragrunt installs {pinned} (the unit's version pins it), not the lock's {lock.version}; run "
+                 "tofu-solve init.")
+    elif unit.range:
+        words = (f'Terragrunt resolves "{unit.range}" again on every run and takes the newest release in it, which '
+                 f"need not be the lock's {lock.version}; run tofu-solve init to pin it.")
+    else:
+        words = (f"Terragrunt takes the newest release of {unit.source_text} on every run, which need not be the "
+                 f"lock's {lock.version}; run tofu-solve init to pin it.")
+    out.append(Difference("pin", subject, words, unit.pin_at.where if unit.pin_at is not None else at))
+
+
+def _exact(constraint: str | None) -> str | None:
+    """The one version ``constraint`` admits when it is an exact one (``1.2.3``, ``= 1.2.3``)."""
+    if constraint is None:
+        return None
+    text = constraint.strip().removeprefix("=").strip()
+    return text if re.fullmatch(r"v?\d+(\.\d+){0,2}(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?", text) else None
 
 
 def _check_revoked(out: list[Difference], locks, host: str, settings: Settings) -> None:

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from .._lazy import load
 from ..addrs.identifiers import valid_call_path
-from ..config.tree import read_module_tree
 from ..config.variables import collect_input_values
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
+from ..terragrunt.unit import read_root_tree
 from ..workdir.install import MANIFEST, data_dir, read_manifest
 from .arguments import ModulesArguments
 from .views.report_views import ModulesView
@@ -73,7 +73,7 @@ def records(root: Path, settings: Settings, cli_vars: tuple = (), unlisted: list
     else:
         for path, lock in locks.modules.items():
             flat[path] = Record(path, lock.source, lock.version if _registry(lock.source) else "", lock.constraints)
-        tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars))
+        tree = read_root_tree(root, settings.environ, inputs=collect_input_values(root, settings.environ, cli_vars))
         for lc in tree.local_calls:
             path = ".".join(lc.path)
             flat.setdefault(path, Record(path, str(lc.call.source)))
@@ -103,8 +103,8 @@ def _package_locals(root: Path, settings: Settings, cli_vars: tuple, locks, flat
 
     try:  # the target init solves for (its registry host names the lock's registry modules)
         target = target_version(None, root, client=configured_client(settings, None, named=False))
-        tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, cli_vars),
-                                product=target.product)
+        tree = read_root_tree(root, settings.environ, inputs=collect_input_values(root, settings.environ, cli_vars),
+                              product=target.product)
         ctx = build_context(SolveOptions(target, offline=True), locks, settings, None).context
     except TofuSolveError as e:
         return [f"{e.summary}: {e.detail}".rstrip(": ")]

@@ -28,6 +28,8 @@ from ..addrs.module_source import LocalSource, RegistrySource
 from ..addrs.redact import redact
 from ..config import config_file_names, load_module_dir
 from ..errors import TofuSolveError
+from ..terragrunt import CONFIG_FILE as UNIT_FILE
+from ..terragrunt.unit import local_module_dir, read_unit
 
 SKIPPED_DIRS = {".terraform", ".terragrunt-cache", "node_modules"}
 MAX_PARALLEL = 4  # roots solved at once (each has its own network pool)
@@ -51,9 +53,11 @@ def git_ignored(base: Path, environ: Mapping[str, str]) -> set[str]:
 
 
 def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str] | None = None) -> list[Path]:
-    """The root modules under ``base`` (``base`` itself included), sorted by path in natural
-    order (:func:`natural_key`). Never entered: hidden directories, :data:`SKIPPED_DIRS`,
-    the directories in ``skip`` (the download cache), and, with ``environ`` (the run's
+    """The root modules under ``base`` (``base`` itself included), and the Terragrunt units
+    (a ``terragrunt.hcl`` that names a ``terraform.source``; the directory of a unit's local
+    source is not a root of its own), sorted by path in natural order (:func:`natural_key`).
+    Never entered: hidden directories (``.terragrunt-cache`` and ``.terragrunt-stack``
+    among them), :data:`SKIPPED_DIRS`, the directories in ``skip`` (the download cache), and, with ``environ`` (the run's
     environment, for git), what the repository's git ignores (:func:`git_ignored`).
 
     Raises: ConfigurationError when ``base`` cannot be read; unreadable subdirectories
@@ -70,16 +74,25 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
         return not ignored or os.path.relpath(full, base).replace(os.sep, "/") + "/" not in ignored
 
     module_dirs: list[Path] = []
-    for dirpath, dirnames, _ in os.walk(base):
+    called: set[Path] = set()
+    for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = sorted(d for d in dirnames if entered(dirpath, d))
+        if UNIT_FILE in filenames:  # a Terragrunt unit (issue #73 §1), else an include's parent
+            unit = _unit_at(Path(dirpath), environ)
+            if unit is not False:
+                module_dirs.append(Path(dirpath))
+                if unit is not None and unit.kind == "local":
+                    called.add(Path(os.path.normpath(local_module_dir(unit))))
+                continue
         try:
             primary, overrides = config_file_names(dirpath)
         except TofuSolveError:
             continue
         if primary or overrides:
             module_dirs.append(Path(dirpath))
-    called: set[Path] = set()
     for d in module_dirs:
+        if (d / UNIT_FILE).is_file():
+            continue
         try:
             cfg = load_module_dir(d)
         except TofuSolveError:
@@ -88,6 +101,17 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
             if isinstance(call.source, LocalSource):
                 called.add(Path(os.path.normpath(d / call.source.path)))
     return sorted((d for d in module_dirs if Path(os.path.normpath(d)) not in called), key=natural_key)
+
+
+def _unit_at(directory: Path, environ: Mapping[str, str] | None):
+    """The Terragrunt unit at ``directory``; None when it is one that cannot be read (its
+    root reports why); False when its ``terragrunt.hcl`` names no ``terraform.source`` (an
+    include's parent, or a root module Terragrunt runs in place: then its own files decide)."""
+    try:
+        unit = read_unit(directory, environ or {})
+    except TofuSolveError:
+        return None
+    return unit if unit is not None else False
 
 
 def natural_key(path: Path) -> tuple:

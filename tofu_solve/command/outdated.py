@@ -32,7 +32,7 @@ from .._lazy import load
 from ..addrs.immutable import immutable_address, pinned_reference
 from ..addrs.redact import redact
 from ..config.policy import Policy, Subject, load_policy, package_address
-from ..config.tree import ModuleTree, read_module_tree
+from ..config.tree import ModuleTree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
 from ..explain import solve
@@ -43,6 +43,7 @@ from ..solver.context import SolveOptions
 from ..solver.locks import policy_denial
 from ..solver.model import Kind
 from ..solver.wiring import build_context
+from ..terragrunt.unit import read_root_tree
 from ..versions.cooldown import format_day, given_min_age
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
@@ -100,8 +101,8 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     """
     root = Path(root)
     target = target or target_version(None, root)
-    tree = read_module_tree(root, confine=False, inputs=collect_input_values(root, settings.environ, vars),
-                            product=target.product, display_prefix=display_prefix)
+    tree = read_root_tree(root, settings.environ, inputs=collect_input_values(root, settings.environ, vars),
+                          product=target.product, display_prefix=display_prefix)
     locks = read_lock_file(root / LOCK_FILE_NAME)
     if not target.terraform:
         locks.upgrade_from_predecessor()

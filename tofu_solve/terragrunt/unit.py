@@ -264,6 +264,21 @@ def unit_tree(unit: Unit, product: Product = OPENTOFU, display_prefix: str = "")
     return ModuleTree((RemoteCall((), call),), (), tuple(providers), tuple(core), ())
 
 
+def read_root_tree(root: Path, environ: Mapping[str, str], *, product: Product = OPENTOFU,
+                   display_prefix: str = "", inputs=None, reads: Callable[[Path], None] | None = None,
+                   strict: bool | None = None) -> ModuleTree:
+    """The tree of the root at ``root`` as every command reads it: a Terragrunt unit's
+    (:func:`unit_tree`), else the root module's (:func:`tofu_solve.config.tree.read_module_tree`,
+    with ``inputs`` and ``strict``).
+
+    Raises: as :func:`read_unit` and ``read_module_tree``."""
+    unit = unit_root(root, display_prefix, environ, product, reads)
+    if unit is not None:
+        return unit_tree(unit, product, display_prefix)
+    return read_module_tree(root, confine=False, inputs=inputs, product=product, display_prefix=display_prefix,
+                            strict=strict)
+
+
 def _parsed(parse, text: str, where: SourceRange):
     try:
         return parse(text)
@@ -293,6 +308,7 @@ __all__ = [
     "display_base",
     "has_unit_file",
     "local_module_dir",
+    "read_root_tree",
     "read_unit",
     "split_pin",
     "tfr_address",

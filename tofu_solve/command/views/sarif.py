@@ -44,6 +44,8 @@ RULES: Mapping[str, tuple[str, str]] = {
     "provider": ("ProviderLockDiffers", "A provider lock is missing, or the configuration no longer meets it."),
     "policy": ("PolicyDenies", "A locked version or source that the team's policy denies."),
     "revoked": ("VersionRevoked", "A locked module version that its registry revoked."),
+    "pin": ("TerragruntUnitNotPinned", "A Terragrunt unit whose terragrunt.hcl lets Terragrunt take another version "
+                                       "than its lock's."),
     "lock-change": ("LockFileWouldChange", "A lock that init would change, which -lockfile=readonly forbids."),
     "error": ("RootModuleError", "An error that stopped a root module's init or check: a conflict, an invalid "
                                  "constraint or source, a policy refusal, a file that does not read."),
@@ -140,12 +142,13 @@ def _placed_path(root: str, file: str) -> str:
 
 def main_file(root: str) -> str:
     """The file a finding without a line is shown on: ``main.tf`` (``main.tofu``) when the root
-    has it, else its first configuration file by name, else its lock file."""
+    has it, else a Terragrunt unit's ``terragrunt.hcl``, else its first configuration file by
+    name, else its lock file."""
     try:
         names = sorted(os.listdir(root))
     except OSError:
         names = []
-    for preferred in ("main.tf", "main.tofu"):
+    for preferred in ("main.tf", "main.tofu", "terragrunt.hcl"):
         if preferred in names:
             return preferred
     return next((n for n in names if n.endswith((".tf", ".tofu", ".tf.json", ".tofu.json"))), LOCK_FILE)
