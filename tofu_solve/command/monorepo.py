@@ -57,8 +57,9 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
     (a ``terragrunt.hcl`` that names a ``terraform.source``; the directory of a unit's local
     source is not a root of its own), sorted by path in natural order (:func:`natural_key`).
     Never entered: hidden directories (``.terragrunt-cache`` and ``.terragrunt-stack``
-    among them), :data:`SKIPPED_DIRS`, the directories in ``skip`` (the download cache), and, with ``environ`` (the run's
-    environment, for git), what the repository's git ignores (:func:`git_ignored`).
+    among them), :data:`SKIPPED_DIRS`, the directories in ``skip`` (the download cache),
+    and, with ``environ`` (the run's environment, for git), what the repository's git
+    ignores (:func:`git_ignored`).
 
     Raises: ConfigurationError when ``base`` cannot be read; unreadable subdirectories
     are skipped.
