@@ -47,7 +47,7 @@ from ..settings import ReadLog, Settings
 from ..solver.locks import locked_for, policy_denial
 from ..solver.model import Kind
 from ..terragrunt.pins import OVERRIDE_FILE, override_edit
-from ..terragrunt.unit import UNIT_CALL, Unit, unit_root
+from ..terragrunt.unit import UNIT_CALL, Unit, unit_and_target
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
@@ -104,7 +104,7 @@ def check(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str], ...] 
     """
     root = Path(root)
     target = target or target_version(None, root)
-    unit = unit_root(root, display_prefix, settings.environ, target.product, settings.reads.saw)
+    unit, target = unit_and_target(root, display_prefix, settings.environ, target, settings.reads.saw)
     if unit is not None:
         return check_unit(unit, settings, target, policy)
     walk = _Walk(root, settings, target)  # the lock file, modules.json and the hash memo are read first

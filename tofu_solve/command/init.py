@@ -73,7 +73,7 @@ from ..solver.model import Kind, ModuleCandidate
 from ..solver.resolve import Resolution
 from ..solver.wiring import Wiring, build_context
 from ..terragrunt.pins import unit_pins, write_unit_pins
-from ..terragrunt.unit import has_unit_file, unit_root
+from ..terragrunt.unit import has_unit_file, unit_and_target
 from ..versions.cooldown import (
     given_min_age,
 )
@@ -221,7 +221,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     # directory hashes remembered by size and time: an unchanged copy is not hashed again
     memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
                     trust=not settings.environ.get(FULL_CHECK_VARIABLE))
-    unit = unit_root(root, opts.display_prefix, settings.environ, target.product, settings.reads.saw)
+    unit, target = unit_and_target(root, opts.display_prefix, settings.environ, target, settings.reads.saw)
     tree = _read_root(root, opts, settings, target, checks) if unit is None else \
         _read_unit(unit, opts, target, checks)
     read = _read_locks(root, opts, settings, target)

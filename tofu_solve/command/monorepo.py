@@ -82,7 +82,7 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
             unit = _unit_at(Path(dirpath), environ)
             if unit is not False:
                 module_dirs.append(Path(dirpath))
-                if unit is not None and unit.kind == "local":
+                if unit is not None and unit.kind == "local" and local_module_dir(unit) != unit.dir:
                     called.add(Path(os.path.normpath(local_module_dir(unit))))
                 continue
         try:

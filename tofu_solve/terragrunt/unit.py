@@ -25,12 +25,13 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from ..addrs.module_source import parse_source
-from ..addrs.product import OPENTOFU, Product
+from ..addrs.product import OPENTOFU, TERRAFORM, Product
 from ..config import CoreVersionRequirement, ModuleCall, load_module_dir
 from ..config.files import MemoryDir, PackageFiles
 from ..config.tree import ModuleTree, RemoteCall, read_module_tree
 from ..errors import ConfigurationError, SourceRange
 from ..versions.constraints import module_constraint
+from ..versions.target import VERSION_FILES, TargetVersion, newest_release
 from . import CONFIG_FILE
 from .read import Located, NeedsTerragrunt, UnitConfig, UnitReader, marked_as_pin
 
@@ -123,6 +124,24 @@ def unit_root(root: Path, display_prefix: str, environ: Mapping[str, str], produ
     if not has_unit_file(root):
         return None
     return read_unit(root, environ, display_base(root, display_prefix), product, reads)
+
+
+def unit_and_target(root: Path, display_prefix: str, environ: Mapping[str, str], target: TargetVersion,
+                    reads: Callable[[Path], None] | None = None) -> tuple[Unit | None, TargetVersion]:
+    """:func:`unit_root`, and the target the unit is solved for: ``target``, unless it was
+    not named (a flag, a version file) and the unit's ``terraform_binary`` names the other
+    product (``terraform`` or ``tofu``, as Terragrunt runs it: ``TerraformBinary``), whose
+    newest known release it then is; a ``tfr:///`` source takes that product's registry."""
+    unit = unit_root(root, display_prefix, environ, target.product, reads)
+    named = target.origin.startswith("-") or target.origin.startswith(tuple(f"{n} in " for n in VERSION_FILES))
+    if unit is None or unit.config.binary is None or named:
+        return unit, target
+    name = os.path.basename(unit.config.binary.value).removesuffix(".exe")
+    product = {"terraform": TERRAFORM, "tofu": OPENTOFU}.get(name)
+    if product is None or product is target.product:
+        return unit, target
+    chosen = TargetVersion(newest_release(product), f"terraform_binary in {unit.config.binary.where}", product)
+    return unit_root(root, display_prefix, environ, product, reads), chosen
 
 
 def unit_of(cfg: UnitConfig, environ: Mapping[str, str], product: Product = OPENTOFU) -> Unit:
@@ -249,8 +268,10 @@ def unit_tree(unit: Unit, product: Product = OPENTOFU, display_prefix: str = "")
         constraint = _parsed(module_constraint, cfg.core.value, cfg.core.where)
         core.append(((), CoreVersionRequirement(constraint, cfg.core.where, kind="terraform_version_constraint")))
     if unit.kind == "local":
-        tree = read_module_tree(local_module_dir(unit), confine=False, product=product,
-                                display_prefix=display_prefix)
+        local = local_module_dir(unit)  # its files named from where the unit's are
+        rel = os.path.relpath(local, display_base(unit.dir, display_prefix)).replace(os.sep, "/")
+        tree = read_module_tree(local, confine=False, product=product,
+                                display_prefix="" if rel == "." else rel + "/")
         return ModuleTree(tree.remote_calls, tree.local_calls, (*tree.providers, *providers), (*tree.core, *core),
                           tree.variables)
     where = unit.source_where
@@ -312,6 +333,7 @@ __all__ = [
     "read_unit",
     "split_pin",
     "tfr_address",
+    "unit_and_target",
     "unit_of",
     "unit_root",
     "unit_tree",

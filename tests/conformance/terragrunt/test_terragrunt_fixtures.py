@@ -1,0 +1,143 @@
+"""Terragrunt's own fixtures read by tofu-solve's Terragrunt reader (issue #73 §5); sources
+and rules in README.md beside this file."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tofu_solve.addrs.product import OPENTOFU, TERRAFORM
+from tofu_solve.command.monorepo import find_roots
+from tofu_solve.errors import ConfigurationError
+from tofu_solve.terragrunt.unit import UnitLeftOut, read_unit, unit_tree
+
+FIXTURES = Path(__file__).with_name("fixtures")
+
+
+@pytest.fixture
+def fixtures(tmp_path) -> Path:
+    """The fixtures in a git repository of their own (``get_repo_root`` and discovery read git)."""
+    copy = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES, copy)
+    subprocess.run(["git", "init", "-q", str(copy)], check=True)
+    return copy
+
+
+@pytest.mark.parametrize("region", ["us-east-1", "us-west-2"])
+def test_exposed_includes_read_each_regions_file_for_the_unit(fixtures, region):
+    base = fixtures / "docs/02-overview/step-05-exposed-includes"
+    unit = read_unit(base / region / "vpc", {}, base)
+    assert unit is not None and unit.kind == "registry"
+    assert (unit.source_text, unit.range, unit.terragrunt_constraint) == (
+        "terraform-aws-modules/vpc/aws", "5.16.0", "5.16.0")
+    assert unit.range_where.file == f"{region}/vpc/terragrunt.hcl" and unit.range_where.line == 11
+    # root.hcl's find_in_parent_folders and read_terragrunt_config answer for the unit's directory
+    (provider,) = [g for g in unit.config.generated if g.name == "provider"]
+    assert f'region = "{region}"' in provider.contents
+    assert [str(f.relative_to(base)) for f in unit.config.files] == [
+        f"{region}/vpc/terragrunt.hcl", "root.hcl", f"{region}/region.hcl"]
+
+
+def test_a_dependency_read_only_by_inputs_leaves_the_source_readable(fixtures):
+    base = fixtures / "docs/02-overview/step-05-exposed-includes"
+    unit = read_unit(base / "us-east-1/ec2", {}, base)
+    assert (unit.source_text, unit.range) == ("terraform-aws-modules/ec2-instance/aws", "6.2.0")
+    tree = unit_tree(unit)
+    assert [rc.call.name for rc in tree.remote_calls] == ["unit"]
+
+
+def test_tfr_takes_the_products_registry(fixtures):
+    base = fixtures / "docs/02-overview/step-05-exposed-includes"
+    for product in (OPENTOFU, TERRAFORM):
+        tree = unit_tree(read_unit(base / "us-east-1/vpc", {}, base, product), product)
+        assert tree.remote_calls[0].call.source.package.host == product.registry_host
+
+
+def test_source_dot_is_the_units_own_directory(fixtures):
+    unit = read_unit(fixtures / "find-parent/app", {}, fixtures)
+    assert unit.kind == "local" and unit.source_text == "."
+    assert [str(f.relative_to(fixtures)) for f in unit.config.files] == ["find-parent/app/terragrunt.hcl",
+                                                                         "find-parent/root.hcl"]
+
+
+def test_the_deprecated_root_terragrunt_hcl_is_found_and_is_no_unit(fixtures):
+    base = fixtures / "find-parent-with-deprecated-root"
+    assert read_unit(base / "app", {}, base).config.files[1] == base / "terragrunt.hcl"
+    assert read_unit(base, {}, base) is None  # no terraform block: an include's parent
+    assert find_roots(base, environ={}) == [base / "app"]
+
+
+def test_a_local_source_reads_the_module_after_the_double_slash(fixtures):
+    base = fixtures / "download/local-with-include-dir"
+    units = find_roots(base, environ={})
+    assert len(units) == 5
+    for u in units:
+        unit = read_unit(u, {}, base)
+        tree = unit_tree(unit)
+        (req,) = [p for _, p in tree.providers]
+        assert str(req.address) == "registry.opentofu.org/hashicorp/null" and req.constraint.text == "3.2.4"
+        assert req.where.file.endswith("hello-world-no-remote/main.tf")
+
+
+def test_an_include_that_includes_is_refused(fixtures):
+    base = fixtures / "parent-folders/multiple-terragrunt-in-parents"
+    with pytest.raises(ConfigurationError) as e:
+        read_unit(base / "child/sub-child/sub-sub-child", {}, base)
+    assert e.value.summary == "Too many levels of includes" and "Only one level of includes is allowed" in e.value.detail
+
+
+UNIT = 'terraform {{\n  source  = "{source}"\n{version}}}\n'
+
+
+@pytest.mark.parametrize(("source", "version", "error"), [
+    # pkg/config/config.go ValidateVersion: VersionAttributeNonRegistrySourceError
+    ("git::https://example.com/vpc.git?ref=v1.0.0", "~> 1.0", "Version attribute on a non-registry source"),
+    ("../modules/vpc", "~> 1.0", "Version attribute on a non-registry source"),
+    # VersionAttributeSourceConstraintConflictError
+    ("tfr:///terraform-aws-modules/vpc/aws?version=6.0.0", "~> 6.0", "Version set twice"),
+    # tfr.go: NAMESPACE/NAME/SYSTEM (MalformedRegistryURLErr)
+    ("tfr:///terraform-aws-modules/vpc", None, "Malformed registry URL"),
+])
+def test_the_version_attribute_is_refused_where_terragrunt_refuses_it(tmp_path, source, version, error):
+    version_line = f'  version = "{version}"\n' if version else ""
+    (tmp_path / "terragrunt.hcl").write_text(UNIT.format(source=source, version=version_line))
+    with pytest.raises(ConfigurationError) as e:
+        read_unit(tmp_path, {}, tmp_path)
+    assert e.value.summary == error and e.value.where.file == "terragrunt.hcl"
+
+
+def test_a_version_range_and_the_default_host(tmp_path):
+    (tmp_path / "terragrunt.hcl").write_text(UNIT.format(source="tfr:///terraform-aws-modules/vpc/aws//modules/x",
+                                                         version='  version = "~> 6.0"\n'))
+    unit = read_unit(tmp_path, {}, tmp_path)
+    assert (unit.source_text, unit.range, unit.pin) == ("terraform-aws-modules/vpc/aws//modules/x", "~> 6.0", None)
+    # TG_TF_DEFAULT_REGISTRY_HOST names tfr:///'s host (tf.DefaultRegistryDomain)
+    other = read_unit(tmp_path, {"TG_TF_DEFAULT_REGISTRY_HOST": "registry.example.com"}, tmp_path)
+    assert other.source_text == "registry.example.com/terraform-aws-modules/vpc/aws//modules/x"
+    # no version: the newest stable release (PR #6112): no range
+    (tmp_path / "terragrunt.hcl").write_text(UNIT.format(source="tfr:///terraform-aws-modules/vpc/aws", version=""))
+    assert read_unit(tmp_path, {}, tmp_path).range is None
+
+
+@pytest.mark.parametrize(("expression", "why"), [
+    ('run_cmd("echo", "vpc")', "run_cmd()"),
+    ('"${get_aws_account_id()}/vpc/aws"', "get_aws_account_id()"),
+    ('sops_decrypt_file("secrets.yaml")', "sops_decrypt_file()"),
+    ('"terraform-aws-modules/${dependency.net.outputs.name}/aws"', "dependency.net"),
+])
+def test_a_source_only_terragrunt_knows_leaves_the_unit_out_with_the_reason(tmp_path, expression, why):
+    (tmp_path / "terragrunt.hcl").write_text(f"terraform {{\n  source = {expression}\n}}\n")
+    with pytest.raises(UnitLeftOut) as e:
+        read_unit(tmp_path, {}, tmp_path)
+    assert why in e.value.detail and e.value.where.line == 2
+
+
+def test_get_env_without_a_default_is_an_error_when_unset(tmp_path):
+    (tmp_path / "terragrunt.hcl").write_text('terraform {\n  source = "tfr:///${get_env("MOD")}/aws"\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        read_unit(tmp_path, {}, tmp_path)
+    assert "MOD is not set" in e.value.detail
+    assert read_unit(tmp_path, {"MOD": "acme/vpc"}, tmp_path).source_text == "acme/vpc/aws"
