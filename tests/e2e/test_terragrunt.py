@@ -295,3 +295,33 @@ def test_recursive_finds_the_units_and_locks_each(tmp_path, tofu_solve):
     assert not (repo / "modules/app/.terraform.lock.hcl").exists()  # the unit's source, not a root of its own
     r = tofu_solve(repo, "check", "-recursive")
     assert r.code == 1 and "live/dev/dns" in r.out + r.err
+
+
+def test_why_outdated_and_graph_work_per_unit(tmp_path, tofu_solve):
+    repo = live_repo(tmp_path / "repo")
+    unit = repo / "live/dev/eks"
+    assert tofu_solve(unit, "init").code == 0
+    r = tofu_solve(unit, "why", "unit.kms")
+    assert r.code == 0, r.err
+    assert "2.1.0" in r.out and "_envcommon/eks.hcl" in r.out
+    r = tofu_solve(unit, "outdated", "-json")
+    rows = {i["name"]: i for i in r.json()["items"]}
+    assert rows["unit"]["locked"] == "20.37.2" and rows["unit"]["newest"].startswith("21.")
+    r = tofu_solve(unit, "graph", "-json")
+    assert r.code == 0, r.err
+    labels = json.dumps(json.loads(r.out)["nodes"])
+    assert "unit.kms" in labels and "20.37.2" in labels
+
+
+def test_a_conflict_names_the_units_lines_beside_the_modules(tmp_path, tofu_solve):
+    repo = write(tmp_path / "repo", {"root.hcl": ROOT_HCL, "live/dev/app/terragrunt.hcl": UNIT_APP,
+                                     "modules/app/main.tf": APP_MODULE.replace('">= 5.0"', '">= 6.5"')})
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    unit = repo / "live/dev/app"
+    r = tofu_solve(unit, "init")
+    assert r.code == 1
+    # the unit's generated aws "~> 5.0" and the module's vpc ">= 6.5", each at its own line
+    line = UNIT_APP.lstrip().splitlines().index('      version = "~> 5.0"') + 1
+    assert f'"~> 5.0" required by the root module at terragrunt.hcl:{line}' in r.err
+    assert 'vpc ">= 6.5" (../../../modules/app/main.tf:3)' in r.err
+    assert f'change "~> 5.0" to "~> 6.0" at terragrunt.hcl:{line}' in r.err

@@ -34,7 +34,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -87,12 +87,24 @@ class Located:
 @dataclass(frozen=True)
 class Generated:
     """A ``generate "NAME"`` block: ``path`` (relative to the working copy) and its
-    ``contents`` when they are a known string (None otherwise)."""
+    ``contents`` when they are a known string (None otherwise); :meth:`at` cites a line of
+    the generated file where the block writes it."""
 
     name: str
     path: str
     contents: str | None
     where: SourceRange
+    first_line: int = 0  # the file line of the contents' first line (a heredoc), 0 when unknown
+    file: str = field(default="", compare=False)  # the block's file, as cited
+    lines: list[str] = field(default_factory=list, compare=False, repr=False)
+
+    def at(self, line: int) -> SourceRange:
+        """Where line ``line`` of the generated file is written (the block when unknown)."""
+        if not self.first_line:
+            return self.where
+        n = self.first_line + line - 1
+        snippet = self.lines[n - 1].strip() if 0 < n <= len(self.lines) else ""
+        return SourceRange(self.file, n, f'generate "{self.name}"', snippet)
 
 
 @dataclass(frozen=True)
@@ -389,14 +401,17 @@ class _FileReader:
                 continue
             attrs = {a.name: a for a in b.body.attributes}
             path = self.value(attrs["path"].expr, attrs["path"].line) if "path" in attrs else ""
-            contents = None
+            contents, first = None, 0
             if "contents" in attrs:
+                c = attrs["contents"]
                 try:
-                    v = self.value(attrs["contents"].expr, attrs["contents"].line)
+                    v = self.value(c.expr, c.line)
                     contents = v if isinstance(v, str) else None
                 except NeedsTerragrunt:
                     contents = None
-            out.append(Generated(b.labels[0], str(path), contents, self.here(b.line)))
+                # a heredoc's first line is the one after its opening marker
+                first = c.line + 1 if c.expr.text.lstrip().startswith("<<") else 0
+            out.append(Generated(b.labels[0], str(path), contents, self.here(b.line), first, self.shown, self.lines))
         return out
 
     # ------------------------------------------------------------ functions

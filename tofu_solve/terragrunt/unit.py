@@ -319,7 +319,7 @@ def _generated_providers(g, product: Product) -> list:
     except ConfigurationError as e:
         raise ConfigurationError(e.summary, f"In the file generate \"{g.name}\" writes ({g.path}): {e.detail}",
                                  g.where) from None
-    return [with_field(r, where=g.where) for r in cfg.provider_requirements]
+    return [with_field(r, where=g.at(r.where.line)) for r in cfg.provider_requirements]
 
 
 __all__ = [
