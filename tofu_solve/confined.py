@@ -58,9 +58,10 @@ def check(path: Path, shown: str, top: str | None = None) -> None:
     if not _inside(real, top):
         raise ConfigurationError(
             "File outside the repository",
-            f"{shown} is a symbolic link to a file outside {'the repository' if _has_git(top) else 'its directory'} "
-            "it is found in. tofu-solve reads the configuration, policy, lock, variables and version files of a "
-            "repository only from inside it; replace the link with the file itself.")
+            f"{shown} is {'a symbolic link to a file ' if os.path.islink(path) else ''}outside "
+            f"{'the repository' if _has_git(top) else 'its directory'} it is found in. tofu-solve reads the "
+            "configuration, policy, lock, variables and version files of a repository only from inside it"
+            + ("; replace the link with the file itself." if os.path.islink(path) else "."))
     info = os.stat(real)  # FileNotFoundError: a dangling link or a missing file, as before
     if not stat.S_ISREG(info.st_mode):
         raise ConfigurationError("Not a regular file", f"{shown} is not a regular file (a directory, FIFO, socket "

@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 ROOT_HCL = '''
 locals {
   region = get_env("TG_TEST_REGION", "eu-west-1")
@@ -325,3 +327,37 @@ def test_a_conflict_names_the_units_lines_beside_the_modules(tmp_path, tofu_solv
     assert f'"~> 5.0" required by the root module at terragrunt.hcl:{line}' in r.err
     assert 'vpc ">= 6.5" (../../../modules/app/main.tf:3)' in r.err
     assert f'change "~> 5.0" to "~> 6.0" at terragrunt.hcl:{line}' in r.err
+
+
+SECRET = "s3cr3t-value-never-printed"
+
+
+def _tofu_solve_process(cwd: Path, *args: str, env: dict) -> subprocess.CompletedProcess:
+    """tofu-solve as CI runs it: its own process."""
+    return subprocess.run([sys.executable, "-m", "tofu_solve", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+def _every_file_text(top: Path) -> str:
+    return "\n".join(p.read_text(errors="replace") for p in top.rglob("*") if p.is_file() and ".git" not in p.parts)
+
+
+@pytest.mark.parametrize(("unit_text", "summary"), [
+    # an include, and read_terragrunt_config, naming a file of the CI machine
+    ('include "x" {\n  path = "/proc/self/environ"\n}\n', "File outside the repository"),
+    ('locals {\n  x = read_terragrunt_config("../../../../../../../../proc/self/environ")\n}\n'
+     'terraform {\n  source = "tfr:///a/${local.x}/aws"\n}\n', "File outside the repository"),
+    # a source built from a credential's variable: never read, so never requested, printed or written
+    ('terraform {\n  source = "tfr:///acme/${get_env("AWS_SECRET_ACCESS_KEY")}/aws"\n}\n', "Unit left out"),
+    ('terraform {\n  source = "tfr://${get_env("DEPLOY_TOKEN", "x")}.example.com/a/b/c"\n}\n', "Unit left out"),
+])
+def test_a_pull_requests_unit_cannot_read_the_machines_files_or_secrets(tmp_path, running, unit_text, summary):
+    repo = write(tmp_path / "repo", {"live/x/terragrunt.hcl": unit_text})
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "c"),
+           "AWS_SECRET_ACCESS_KEY": SECRET, "DEPLOY_TOKEN": SECRET, "GITHUB_ACTIONS": "true"}
+    r = _tofu_solve_process(repo, "init", "-recursive", env=env)
+    assert r.returncode == 1 and summary in r.stderr + r.stdout, r.stderr
+    assert SECRET not in r.stdout + r.stderr and "PATH=" not in r.stdout + r.stderr
+    assert SECRET not in _every_file_text(repo)
+    assert not any(SECRET in str(e) for e in running.registry.log.requests)  # nor asked of a registry

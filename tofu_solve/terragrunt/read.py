@@ -38,13 +38,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import confined
 from .._lazy import load
 from ..config import hcl
 from ..errors import ConfigurationError, SourceRange
 from . import CONFIG_FILE
-
-MAX_FILE_BYTES = 1 << 20
-"""A configuration file larger than this (1 MiB) is refused: a pull request's file."""
 
 MAX_PARENT_FOLDERS = 100
 """``find_in_parent_folders`` looks at most this many directories up (Terragrunt's
@@ -64,6 +62,12 @@ RUNTIME_FUNCTIONS = {
     "get_working_dir": "depends on Terragrunt's download directory",
 }
 """Terragrunt functions whose value only Terragrunt's run has, with why."""
+
+
+CREDENTIAL_NAME = re.compile(r"key|token|secret|passw|credential|auth|session|cookie|cert|private", re.I)
+"""An environment variable ``get_env`` does not read: a name that looks like a credential's
+(the hand-over's rule for backend settings, ``workdir/handover.py``). A unit's source that
+needs one is left out, its value never read."""
 
 
 class NeedsTerragrunt(Exception):
@@ -151,12 +155,14 @@ def _shown(path: Path, display_base: Path | None) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _read_text(path: Path, shown: str, cited: SourceRange | None = None) -> str:
+def _read_text(path: Path, shown: str, top: str, cited: SourceRange | None = None) -> str:
+    """The text of a file the unit names (its own, an include, ``read_terragrunt_config``'s),
+    only from inside the repository ``top`` the unit is in (issue #67 §3: a pull request's
+    ``include { path = "/proc/self/environ" }`` must not be read, let alone quoted)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ConfigurationError("Configuration file too large", f"{shown} is larger than "
-                                     f"{MAX_FILE_BYTES >> 20} MiB; tofu-solve does not read it.", cited)
-        return path.read_text(encoding="utf-8")
+        return confined.read_text(path, shown, top)
+    except ConfigurationError as e:  # outside the repository, not a regular file, too large: cited where named
+        raise ConfigurationError(e.summary, e.detail, cited) from None
     except (OSError, UnicodeDecodeError) as e:
         reason = e.strerror if isinstance(e, OSError) and e.strerror else "not UTF-8 text"
         raise ConfigurationError("Failed to read Terragrunt configuration", f"{shown}: {reason}.", cited) from None
@@ -214,6 +220,10 @@ class UnitReader:
                  repo_root: Path | None = None, reads: Callable[[Path], None] | None = None):
         self.dir = Path(os.path.abspath(unit_dir))
         self.config_path = self.dir / CONFIG_FILE
+        # the repository: no file outside it is read; outside a git work tree a unit's includes above
+        # it are Terragrunt's normal case, and no pull request is being read: nothing is refused
+        top = confined.boundary(str(self.dir))
+        self.top = top if os.path.lexists(os.path.join(top, ".git")) else os.path.abspath(os.sep)
         self.environ, self.display_base = environ, display_base
         self._repo_root = repo_root
         self.files: list[Path] = []
@@ -297,7 +307,7 @@ class _FileReader:
         if not self.path.is_file():
             raise ConfigurationError("Included file not found" if include else "Terragrunt configuration not found",
                                      f"{self.shown} does not exist.", cited)
-        self.text = _read_text(self.path, self.shown, cited)
+        self.text = _read_text(self.path, self.shown, unit.top, cited)
         self.lines = self.text.splitlines()
         unit.files.append(self.path)
         if unit.reads is not None:
@@ -478,6 +488,9 @@ class _FileReader:
             if len(default) > 1:
                 raise FunctionError('it takes get_env("<NAME>", "[DEFAULT]")')
             key = text(name, "name")
+            if CREDENTIAL_NAME.search(key):
+                raise NeedsTerragrunt(f'get_env("{key}"), a credential\'s name (tofu-solve never reads one: it '
+                                      "would reach the lock, a request or the output)")
             if key in unit.environ:
                 return unit.environ[key]
             if default:
