@@ -361,3 +361,18 @@ def test_a_pull_requests_unit_cannot_read_the_machines_files_or_secrets(tmp_path
     assert SECRET not in r.stdout + r.stderr and "PATH=" not in r.stdout + r.stderr
     assert SECRET not in _every_file_text(repo)
     assert not any(SECRET in str(e) for e in running.registry.log.requests)  # nor asked of a registry
+
+
+def test_a_units_environment_is_read_afresh_by_every_check(tmp_path, running):
+    """A unit's get_env may read any variable, which the warm path's stamp does not key on:
+    a unit's check and init are always the full path (one truth)."""
+    repo = write(tmp_path / "repo", {"live/x/terragrunt.hcl": 'terraform {\n  source  = "tfr:///terraform-aws-'
+                                     'modules/${get_env("TG_MODULE", "kms")}/aws"\n  version = "~> 3.0"\n}\n'})
+    unit = repo / "live/x"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "c")}
+    assert _tofu_solve_process(unit, "init", env=env).returncode == 0
+    for _ in range(2):  # a second agreeing check would be the one a stamp answers
+        r = _tofu_solve_process(unit, "check", env=env)
+        assert r.returncode == 0, r.stderr
+    r = _tofu_solve_process(unit, "check", env={**env, "TG_MODULE": "vpc"})
+    assert r.returncode == 1 and "source" in r.stdout + r.stderr

@@ -47,7 +47,7 @@ from ..settings import ReadLog, Settings
 from ..solver.locks import locked_for, policy_denial
 from ..solver.model import Kind
 from ..terragrunt.pins import OVERRIDE_FILE, override_edit
-from ..terragrunt.unit import UNIT_CALL, Unit, unit_and_target
+from ..terragrunt.unit import UNIT_CALL, Unit, has_unit_file, unit_and_target
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir import overrides
@@ -472,7 +472,9 @@ def run(ns, settings: Settings) -> int | Finished:
         view.failed(e)
         raise
     view.result(diffs)
-    if not diffs and args.format == "text":  # the warm path may answer the next check (workdir/stamp.py)
+    # the warm path may answer the next check (workdir/stamp.py); not a Terragrunt unit's, whose get_env may
+    # read any environment variable, which the stamp does not key on
+    if not diffs and args.format == "text" and not has_unit_file(Path(args.chdir)):
         return Finished(0, f"{AGREE[:-1]} (as the last check found them: every file has the size and "
                            "modification time it had then).")
     return 1 if diffs else 0

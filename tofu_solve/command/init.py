@@ -1222,6 +1222,7 @@ def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) 
     -upgrade: its summary is what the next run would print. A hand-over with passed-on flags
     counts too: the stamp keeps it without them (issue #47 §2; :func:`stamp.handover_record`)."""
     return not (args.json or args.json_into or args.format != "text" or (args.handover and h is None)
+                or result.unit  # a Terragrunt unit may read any environment variable (get_env): no stamp
                 or args.upgrade or args.upgrade_only or args.accept_checksum or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())
