@@ -376,3 +376,33 @@ def test_a_units_environment_is_read_afresh_by_every_check(tmp_path, running):
         assert r.returncode == 0, r.stderr
     r = _tofu_solve_process(unit, "check", env={**env, "TG_MODULE": "vpc"})
     assert r.returncode == 1 and "source" in r.stdout + r.stderr
+
+
+def test_a_git_unit_with_a_range_is_solved_and_its_ref_pinned(tmp_path, tofu_solve):
+    """Terragrunt has no range for git sources; the guide's place is a comment on the source
+    line. The ref Terragrunt installs is moved to the solved tag: in the unit's own source, or
+    in a source of the unit's own that replaces an include's."""
+    from tests.e2e.conftest import make_repo
+
+    inner = make_repo(tmp_path / "repos/net", [(t, {"main.tf": f"# net {t}\n"}) for t in ("v1.0.0", "v1.1.0",
+                                                                                           "v1.2.0", "v2.0.0")])
+    repo = write(tmp_path / "repo", {
+        "live/own/terragrunt.hcl": f'terraform {{\n  source = "git::{inner}?ref=v1.0.0" # tofu-solve version = "~> 1.0"\n}}\n',
+        "_envcommon/net.hcl": f'terraform {{\n  source = "git::{inner}?ref=v1.0.0" # tofu-solve version = "< 1.2"\n}}\n',
+        "live/shared/terragrunt.hcl": 'include "net" {\n  path = "../../_envcommon/net.hcl"\n}\n',
+    })
+    own, shared = repo / "live/own", repo / "live/shared"
+    assert tofu_solve(own, "init").code == 0
+    assert (own / "terragrunt.hcl").read_text() == (
+        f'terraform {{\n  source = "git::{inner}?ref=v1.2.0" # tofu-solve version = "~> 1.0"\n}}\n')
+    assert 'version     = "v1.2.0"' in (own / ".terraform.lock.hcl").read_text()
+    assert tofu_solve(shared, "init").code == 0
+    text = (shared / "terragrunt.hcl").read_text()
+    assert f'  source = "git::{inner}?ref=v1.1.0" # tofu-solve pin' in text
+    assert '"< 1.2"' in (repo / "_envcommon/net.hcl").read_text()  # the range stays where it was written
+    assert tofu_solve(own, "check").code == 0 and tofu_solve(shared, "check").code == 0
+    # the ref moved back by hand: Terragrunt would install it, not the lock's tag
+    (own / "terragrunt.hcl").write_text((own / "terragrunt.hcl").read_text().replace("v1.2.0", "v1.0.0"))
+    r = tofu_solve(own, "check", "-json")
+    (d,) = r.json()["differences"]
+    assert r.code == 1 and d["kind"] == "pin" and "v1.0.0" in d["detail"] and "v1.2.0" in d["detail"]

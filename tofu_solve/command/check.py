@@ -168,17 +168,18 @@ def _check_unit_module(out: list[Difference], unit: Unit, lock, host: str) -> No
         source = parse_source(unit.source_text, host)
     except TofuSolveError:
         return
-    if lock.source != lock_source(source, False, ""):
+    ranged_ref = unit.kind in ("git", "oci") and unit.range is not None
+    if lock.source != lock_source(source, ranged_ref, lock.version):
         out.append(Difference("source", subject, f"its source is not the locked one ({lock.source}); run tofu-solve "
                               "init.", unit.source_where))
-    if unit.kind != "registry":
+    if unit.kind != "registry" and not ranged_ref:
         return  # a git or OCI ref is exact: Terragrunt takes what the source names
-    pinned = unit.pin if unit.pin is not None else _exact(unit.terragrunt_constraint)
+    pinned = unit.pin if unit.pin is not None or ranged_ref else _exact(unit.terragrunt_constraint)
     if pinned == lock.version:
         return
     if pinned is not None:
-        words = (f"Terragrunt installs {pinned} (the unit's version pins it), not the lock's {lock.version}; run "
-                 "tofu-solve init.")
+        words = (f"Terragrunt installs {pinned} (the unit's {'source' if ranged_ref else 'version'} pins it), not "
+                 f"the lock's {lock.version}; run tofu-solve init.")
     elif unit.range:
         words = (f'Terragrunt resolves "{unit.range}" again on every run and takes the newest release in it, which '
                  f"need not be the lock's {lock.version}; run tofu-solve init to pin it.")

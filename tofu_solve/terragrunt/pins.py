@@ -36,8 +36,8 @@ from pathlib import Path
 from ..errors import SourceRange, TofuSolveError
 from ..lockfile.entries import ModuleLock
 from ..lockfile.write import hcl_string, write_atomic
-from .read import PIN_MARK, PIN_RE
-from .unit import UNIT_CALL, Unit
+from .read import PIN_MARK, PIN_RE, marked_as_pin
+from .unit import UNIT_CALL, Unit, query_value, ref_key, with_query
 
 OVERRIDE_FILE = "tofu_solve_override.tf"
 """The unit's override file (the name the override bridge uses: the loader never reads it)."""
@@ -117,6 +117,8 @@ def pin_edit(unit: Unit, version: str) -> FileEdit | None:
     None when Terragrunt already resolves exactly ``version`` (an inline ``?version=``, or
     the pin in place) or the source is not a ``tfr://`` one (git and OCI refs are exact).
     """
+    if unit.kind in ("git", "oci"):
+        return _ref_pin_edit(unit, version) if unit.range is not None else None
     if unit.kind != "registry" or (unit.pin is None and unit.terragrunt_constraint is not None
                                    and unit.range_where == unit.source_where):
         return None  # an inline ?version= is exact already
@@ -155,6 +157,48 @@ def pin_edit(unit: Unit, version: str) -> FileEdit | None:
     at = (cfg.version.where if own and cfg.version is not None
           else _beside(unit, "terragrunt.hcl", cfg.own_terraform_line))
     return FileEdit(path, "\n".join(lines), f"pinned at {version}", at)
+
+
+def _ref_pin_edit(unit: Unit, version: str) -> FileEdit | None:
+    """The edit that makes Terragrunt install a ranged git or OCI unit at the tag
+    ``version``: its ``?ref=`` (``?tag=``) set where the range is written when that is the
+    unit's own file, else a ``source`` of the unit's own, marked, that replaces the
+    include's (:func:`.unit._ranged`)."""
+    if unit.pin == version:
+        return None
+    cfg = unit.config
+    path = cfg.dir / "terragrunt.hcl"
+    key = ref_key(unit.kind)
+    top = cfg.source
+    assert top is not None
+    pinned = unit.pin_at is not None and marked_as_pin(unit.pin_at) and cfg.source_below is not None
+    base = cfg.source_below if pinned else top
+    assert base is not None
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    if base.file == path:  # the range is the unit's own: its source's ref moves
+        i = base.where.line - 1
+        old = query_value(base.value, key)
+        if old is not None and f"{key}={old}" in lines[i]:
+            lines[i] = lines[i].replace(f"{key}={old}", f"{key}={version}", 1)
+        elif old is None and base.text.startswith('"') and base.text.endswith('"') and base.text in lines[i]:
+            joined = "&" if "?" in base.text else "?"
+            lines[i] = lines[i].replace(base.text, f'{base.text[:-1]}{joined}{key}={version}"', 1)
+        else:
+            return None  # the ref is computed: not rewritten (check names the unit)
+        return FileEdit(path, "\n".join(lines), f"pinned at {version}", base.where)
+    line = f"source = {hcl_string(with_query(base.value.strip(), key, version))} {PIN_COMMENT}"
+    if pinned:
+        i = top.where.line - 1
+        lines[i] = lines[i][:len(lines[i]) - len(lines[i].lstrip())] + line
+    elif cfg.own_terraform_line and lines[cfg.own_terraform_line - 1].rstrip().endswith("{"):
+        i = cfg.own_terraform_line - 1
+        lines.insert(i + 1, lines[i][:len(lines[i]) - len(lines[i].lstrip())] + "  " + line)
+    else:
+        tail = "" if text.endswith("\n") or not text else "\n"
+        return FileEdit(path, f"{text}{tail}\nterraform {{\n  {line}\n}}\n", f"pinned at {version}",
+                        _beside(unit, "terragrunt.hcl"))
+    return FileEdit(path, "\n".join(lines), f"pinned at {version}", _beside(unit, "terragrunt.hcl"))
 
 
 def unit_pins(unit: Unit, modules: dict[str, ModuleLock]) -> list[FileEdit]:

@@ -137,6 +137,7 @@ class UnitConfig:
     generated: tuple[Generated, ...] = ()
     files: tuple[Path, ...] = ()
     shown: str = CONFIG_FILE  # the unit's terragrunt.hcl as citations name it
+    source_below: Located | None = None  # the ``source`` the effective one replaces (an include's)
 
 
 @dataclass
@@ -258,12 +259,14 @@ class UnitReader:
                 layers.append(reader)
         unit.include_values = exposed
         layers.append(unit)
-        source = version = below = core = binary = None
+        source = source_below = version = below = core = binary = None
         generated: dict[str, Generated] = {}
         for layer in layers:
             tf = layer.terraform_block()
             if tf is not None:
-                source = layer.attr(tf.body, "source") or source
+                mine_source = layer.attr(tf.body, "source")
+                if mine_source is not None:
+                    source, source_below = mine_source, source
                 mine = layer.attr(tf.body, "version")
                 if mine is not None:
                     version, below = mine, version
@@ -273,7 +276,8 @@ class UnitReader:
                 generated[g.name] = g
         own = unit.terraform_block()
         return UnitConfig(self.dir, source, version, below, own.line if own is not None else 0, core, binary,
-                          tuple(generated.values()), tuple(dict.fromkeys(self.files)), self.shown(self.config_path))
+                          tuple(generated.values()), tuple(dict.fromkeys(self.files)), self.shown(self.config_path),
+                          source_below)
 
     def shown(self, path: Path) -> str:
         return _shown(path, self.display_base)
@@ -568,14 +572,27 @@ def _child_include(unit: UnitReader, names: tuple) -> _Include | None:
 
 PIN_RE = re.compile(r"#\s*" + re.escape(PIN_MARK) + r"\b")
 
+RANGE_RE = re.compile(r'#\s*tofu-solve\s+version\s*=\s*"([^"\n]*)"')
+"""A git or OCI source's range, written where Terragrunt does not look: a comment on the
+``source`` line, ``# tofu-solve version = "~> 1.2"`` (Terragrunt has no syntax for one)."""
+
+
+def _line_of(located: Located) -> str:
+    try:
+        return located.file.read_text(encoding="utf-8").splitlines()[located.where.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return ""
+
 
 def marked_as_pin(located: Located) -> bool:
-    """Whether the ``version`` attribute at ``located`` carries tofu-solve's pin comment."""
-    try:
-        line = located.file.read_text(encoding="utf-8").splitlines()[located.where.line - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
-        return False
-    return PIN_RE.search(line) is not None
+    """Whether the attribute at ``located`` carries tofu-solve's pin comment."""
+    return PIN_RE.search(_line_of(located)) is not None
+
+
+def comment_range(located: Located) -> str | None:
+    """The range a ``# tofu-solve version = "..."`` comment on ``located``'s line writes."""
+    m = RANGE_RE.search(_line_of(located))
+    return m.group(1) if m else None
 
 
 __all__ = ["PIN_MARK", "Generated", "Located", "NeedsTerragrunt", "UnitConfig", "UnitReader", "marked_as_pin"]

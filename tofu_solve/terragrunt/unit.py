@@ -33,7 +33,7 @@ from ..errors import ConfigurationError, SourceRange
 from ..versions.constraints import module_constraint
 from ..versions.target import VERSION_FILES, TargetVersion, newest_release
 from . import CONFIG_FILE
-from .read import Located, NeedsTerragrunt, UnitConfig, UnitReader, marked_as_pin
+from .read import Located, NeedsTerragrunt, UnitConfig, UnitReader, comment_range, marked_as_pin
 
 UNIT_CALL = "unit"
 """The name of the call that stands for the unit's module in the root tofu-solve solves."""
@@ -179,9 +179,51 @@ def unit_of(cfg: UnitConfig, environ: Mapping[str, str], product: Product = OPEN
     kind = source_kind(raw)
     if kind == "local":
         return Unit(cfg, raw.replace("//", "/") if "//" in raw else raw, "local", None, None)
-    if kind == "oci":
-        return Unit(cfg, raw, "oci", None, None)
+    if kind in ("git", "oci"):
+        return _ranged(cfg, kind) or Unit(cfg, raw, kind, None, None)
     return Unit(cfg, raw, kind, None, None)
+
+
+def ref_key(kind: str) -> str:
+    """The query key of a git (``ref``) or OCI (``tag``) source that names its version."""
+    return "tag" if kind == "oci" else "ref"
+
+
+def _ranged(cfg: UnitConfig, kind: str) -> Unit | None:
+    """A git or OCI unit with a range (:data:`~.read.RANGE_RE` on its ``source`` line), or
+    None. Terragrunt installs the exact ref its source names; the pin is that ref, written
+    in the unit's own file: in its ``source`` when the range is written there, else as a
+    ``source`` of its own marked ``# tofu-solve pin`` that replaces the include's."""
+    assert cfg.source is not None
+    top = cfg.source
+    pinned = marked_as_pin(top) and cfg.source_below is not None and top.file == cfg.dir / CONFIG_FILE
+    base = cfg.source_below if pinned else top
+    assert base is not None
+    text = comment_range(base)
+    if text is None:
+        return None
+    key = ref_key(kind)
+    return Unit(cfg, with_query(base.value.strip(), key, None), kind, text, base.where,
+                query_value(top.value, key), top, query_value(top.value, key))
+
+
+def query_value(raw: str, key: str) -> str | None:
+    """The value of ``key`` in a source's query (``ref`` of ``git::…?ref=v1.2.3``)."""
+    _, _, query = raw.partition("?")
+    for k, v in parse_qsl(query, keep_blank_values=True):
+        if k == key:
+            return v
+    return None
+
+
+def with_query(raw: str, key: str, value: str | None) -> str:
+    """``raw`` with ``key`` set to ``value`` in its query (removed when None); the other
+    parameters kept in order."""
+    head, sep, query = raw.partition("?")
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != key]
+    if value is not None:
+        pairs.append((key, value))
+    return head + ("?" + "&".join(f"{k}={v}" for k, v in pairs) if pairs else "")
 
 
 def source_kind(raw: str) -> str:
