@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from dataclasses import replace as with_field
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from ..addrs.module_source import parse_source
 from ..addrs.product import OPENTOFU, TERRAFORM, Product
@@ -219,11 +219,12 @@ def query_value(raw: str, key: str) -> str | None:
 def with_query(raw: str, key: str, value: str | None) -> str:
     """``raw`` with ``key`` set to ``value`` in its query (removed when None); the other
     parameters kept in order."""
-    head, sep, query = raw.partition("?")
+    head, _, query = raw.partition("?")
     pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != key]
     if value is not None:
         pairs.append((key, value))
-    return head + ("?" + "&".join(f"{k}={v}" for k, v in pairs) if pairs else "")
+    return head + ("?" + "&".join(f"{quote(k, safe='')}={quote(v, safe='/:@.-_~+')}" for k, v in pairs)
+                   if pairs else "")
 
 
 def source_kind(raw: str) -> str:
