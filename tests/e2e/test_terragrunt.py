@@ -406,3 +406,76 @@ def test_a_git_unit_with_a_range_is_solved_and_its_ref_pinned(tmp_path, tofu_sol
     r = tofu_solve(own, "check", "-json")
     (d,) = r.json()["differences"]
     assert r.code == 1 and d["kind"] == "pin" and "v1.0.0" in d["detail"] and "v1.2.0" in d["detail"]
+
+
+CATALOG_EKS = '''
+include "root" {
+  path = find_in_parent_folders("root.hcl")
+}
+
+terraform {
+  source  = "tfr:///terraform-aws-modules/eks/aws"
+  version = values.version
+}
+'''
+
+STACK = '''
+unit "dev" {
+  source = "../units/eks"
+  path   = "dev"
+  values = {
+    version = "~> 20.0"
+  }
+}
+
+unit "prod" {
+  source = "../units/eks"
+  path   = "prod"
+  values = {
+    version = "PROD_RANGE"
+  }
+}
+'''
+
+
+def stack_generate(stack_dir: Path, catalog: Path, values: dict[str, dict[str, str]]) -> None:
+    """What ``terragrunt stack generate`` writes for a stack of local catalog units
+    (``pkg/config/stack.go``: ``copyFiles`` copies every file of the source directory,
+    hidden ones included, into ``.terragrunt-stack/<path>``; ``writeValues`` writes
+    ``terragrunt.values.hcl``)."""
+    for path, vals in values.items():
+        dest = stack_dir / ".terragrunt-stack" / path
+        shutil.copytree(catalog, dest, dirs_exist_ok=True)
+        (dest / "terragrunt.values.hcl").write_text("".join(f'{k} = "{v}"\n' for k, v in vals.items()))
+
+
+def test_a_stacks_units_are_locked_in_their_catalog_and_stack_generate_carries_the_lock(tmp_path, tofu_solve, running):
+    repo = write(tmp_path / "repo", {"root.hcl": ROOT_HCL, "units/eks/terragrunt.hcl": CATALOG_EKS,
+                                     "live/terragrunt.stack.hcl": STACK.replace("PROD_RANGE", "~> 20.0"),
+                                     ".gitignore": ".terragrunt-stack\n", ".terraform-version": "1.15.5\n"})
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    r = tofu_solve(repo, "init", "-recursive", "-json")
+    assert r.code == 0, r.out
+    assert [x["root"] for x in r.json()["roots"]] == ["units/eks"]
+    catalog = repo / "units/eks"
+    assert 'version = "${values.version}, = 20.37.2" # tofu-solve pin' in (catalog / "terragrunt.hcl").read_text()
+    lock = (catalog / ".terraform.lock.hcl").read_text()
+    assert 'constraints = "~> 20.0"' in lock
+    assert tofu_solve(catalog, "check").code == 0
+    # a fresh clone: stack generate copies the catalog's lock and pins into each unit, then Terragrunt runs
+    stack_generate(repo / "live", catalog, {"dev": {"version": "~> 20.0"}, "prod": {"version": "~> 20.0"}})
+    env = _client_env(running, tmp_path)
+    generated = repo / "live/.terragrunt-stack/dev"
+    text = (generated / "terragrunt.hcl").read_text()
+    (generated / "terragrunt.hcl").write_text(text.replace("${values.version}", "~> 20.0"))  # values, evaluated
+    wc = terragrunt_init(generated, repo, _client(tmp_path), env, tmp_path / "tg")
+    r = _run([*_client(tmp_path), "init", "-backend=false", "-input=false"], wc, env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert _installed(tmp_path / "tg/fetch")["m"] == "20.37.2" and _installed(wc) == {"kms": "2.1.0"}
+    assert (wc / ".terraform.lock.hcl").read_text() == lock
+    # two units of one catalog that need different versions cannot share its lock
+    (repo / "live/terragrunt.stack.hcl").write_text(STACK.replace("PROD_RANGE", "~> 19.0"))
+    r = tofu_solve(repo, "init", "-recursive", "-json")
+    (root,) = r.json()["roots"]
+    assert r.code == 1 and root["error"]["summary"] == "Stack units disagree"
+    assert '"~> 19.0"' in root["error"]["detail"] and root["error"]["file"] == "live/terragrunt.stack.hcl"

@@ -139,7 +139,7 @@ def check_unit(unit: Unit, settings: Settings, target: TargetVersion, policy: Po
     * ``policy`` / ``revoked``: as for a root module.
     """
     out: list[Difference] = []
-    locks = read_lock_file(unit.dir / LOCK_FILE_NAME, refused_by="tofu-solve check")
+    locks = read_lock_file(unit.config.home / LOCK_FILE_NAME, refused_by="tofu-solve check")
     host = target.product.registry_host
     if unit.kind != "local":
         _check_unit_module(out, unit, locks.modules.get(UNIT_CALL), host)

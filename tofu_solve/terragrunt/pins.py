@@ -89,7 +89,7 @@ def unpinnable(modules: dict[str, ModuleLock], prefix: str) -> list[str]:
 
 def override_edit(unit: Unit, modules: dict[str, ModuleLock]) -> FileEdit | None:
     """The edit that makes ``tofu_solve_override.tf`` match ``modules``, or None."""
-    path = unit.dir / OVERRIDE_FILE
+    path = unit.config.home / OVERRIDE_FILE
     want = override_text(modules, f"{UNIT_CALL}." if unit.kind != "local" else "")
     try:
         have: str | None = path.read_text(encoding="utf-8")
@@ -125,7 +125,7 @@ def pin_edit(unit: Unit, version: str) -> FileEdit | None:
     if unit.pin == version:
         return None
     cfg = unit.config
-    path = cfg.dir / "terragrunt.hcl"
+    path = cfg.own_file
     text = path.read_text(encoding="utf-8")
     lines = text.split("\n")
     own = cfg.version is not None and cfg.version.file == path
@@ -167,7 +167,7 @@ def _ref_pin_edit(unit: Unit, version: str) -> FileEdit | None:
     if unit.pin == version:
         return None
     cfg = unit.config
-    path = cfg.dir / "terragrunt.hcl"
+    path = cfg.own_file
     key = ref_key(unit.kind)
     top = cfg.source
     assert top is not None

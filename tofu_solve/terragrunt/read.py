@@ -138,6 +138,17 @@ class UnitConfig:
     files: tuple[Path, ...] = ()
     shown: str = CONFIG_FILE  # the unit's terragrunt.hcl as citations name it
     source_below: Located | None = None  # the ``source`` the effective one replaces (an include's)
+    file: Path | None = None  # the unit's own file as read (a stack unit's: in its catalog)
+
+    @property
+    def own_file(self) -> Path:
+        """The unit's own ``terragrunt.hcl``: where its pins are written."""
+        return self.file or self.dir / CONFIG_FILE
+
+    @property
+    def home(self) -> Path:
+        """The directory its lock and override file are written to (a catalog unit's own)."""
+        return self.own_file.parent
 
 
 @dataclass
@@ -199,15 +210,15 @@ class _LazyLocals(dict):
 class _Runtime(dict):
     """A root name whose every attribute only Terragrunt's run knows (``dependency``)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, why: str = "another unit's outputs"):
         super().__init__()
-        self.name = name
+        self.name, self.why = name, why
 
     def __contains__(self, key: object) -> bool:
         return True
 
     def __getitem__(self, key: str) -> Any:
-        raise NeedsTerragrunt(f"{self.name}.{key} (another unit's outputs)")
+        raise NeedsTerragrunt(f"{self.name}.{key} ({self.why})")
 
 
 class UnitReader:
@@ -218,9 +229,15 @@ class UnitReader:
     """
 
     def __init__(self, unit_dir: Path, environ: Mapping[str, str], display_base: Path | None = None,
-                 repo_root: Path | None = None, reads: Callable[[Path], None] | None = None):
+                 repo_root: Path | None = None, reads: Callable[[Path], None] | None = None,
+                 values: Mapping[str, Any] | None = None, config_name: str = CONFIG_FILE,
+                 source_file: Path | None = None):
         self.dir = Path(os.path.abspath(unit_dir))
-        self.config_path = self.dir / CONFIG_FILE
+        self.config_path = self.dir / config_name
+        # the file read for the unit's own configuration: its config_path, except for a stack's unit, which
+        # is evaluated where stack generate writes it but read from its catalog (:mod:`.stack`)
+        self.source_file = Path(os.path.abspath(source_file)) if source_file is not None else self.config_path
+        self.values = values  # a stack's values for this unit (``values.*``), None outside a stack
         # the repository: no file outside it is read; outside a git work tree a unit's includes above
         # it are Terragrunt's normal case, and no pull request is being read: nothing is refused
         top = confined.boundary(str(self.dir))
@@ -241,7 +258,7 @@ class UnitReader:
                 or nested, with file and line.
             NeedsTerragrunt: the source or version needs Terragrunt's runtime.
         """
-        unit = _FileReader(self, self.config_path, include=None)
+        unit = _FileReader(self, self.source_file, include=None)
         includes = self.include_list = unit.includes()
         layers: list[_FileReader] = []
         exposed: dict[str, Any] = {}
@@ -276,8 +293,8 @@ class UnitReader:
                 generated[g.name] = g
         own = unit.terraform_block()
         return UnitConfig(self.dir, source, version, below, own.line if own is not None else 0, core, binary,
-                          tuple(generated.values()), tuple(dict.fromkeys(self.files)), self.shown(self.config_path),
-                          source_below)
+                          tuple(generated.values()), tuple(dict.fromkeys(self.files)), self.shown(self.source_file),
+                          source_below, self.source_file)
 
     def shown(self, path: Path) -> str:
         return _shown(path, self.display_base)
@@ -333,7 +350,9 @@ class _FileReader:
         from ..config.hcl.evaluate import EvalContext, EvalError, evaluate
 
         variables: dict[str, Any] = {"dependency": _Runtime("dependency"), "dependencies": _Runtime("dependencies"),
-                                     "feature": _Runtime("feature"), "values": _Runtime("values")}
+                                     "feature": _Runtime("feature"),
+                                     "values": dict(self.unit.values) if self.unit.values is not None
+                                     else _Runtime("values", "a stack's values")}
         if with_locals:
             variables["local"] = self.locals
             variables["include"] = self.include_values
@@ -569,6 +588,9 @@ def _child_include(unit: UnitReader, names: tuple) -> _Include | None:
         raise FunctionError("the unit has more than one include block: name the one meant")
     return includes[0]
 
+
+FileReader = _FileReader
+"""One file read in a unit's context (a stack file is read with it too: :mod:`.stack`)."""
 
 PIN_RE = re.compile(r"#\s*" + re.escape(PIN_MARK) + r"\b")
 

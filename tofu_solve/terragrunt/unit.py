@@ -34,6 +34,7 @@ from ..versions.constraints import module_constraint
 from ..versions.target import VERSION_FILES, TargetVersion, newest_release
 from . import CONFIG_FILE
 from .read import Located, NeedsTerragrunt, UnitConfig, UnitReader, comment_range, marked_as_pin
+from .stack import instances_of
 
 UNIT_CALL = "unit"
 """The name of the call that stands for the unit's module in the root tofu-solve solves."""
@@ -64,6 +65,8 @@ class Unit:
         pin_at: the ``version`` attribute that holds the pin.
         terragrunt_constraint: what Terragrunt itself resolves the module with: the
             ``version`` attribute as written (pin included), or the inline ``?version=``.
+        instances: for a stack's catalog unit, each stack unit generated from it (one lock
+            and one set of pins, here, serve them all).
     """
 
     config: UnitConfig
@@ -74,6 +77,7 @@ class Unit:
     pin: str | None = None
     pin_at: Located | None = None
     terragrunt_constraint: str | None = None
+    instances: tuple = ()  # a catalog unit's stack units (:class:`.stack.StackInstance`), else empty
 
     @property
     def dir(self) -> Path:
@@ -106,13 +110,55 @@ def read_unit(directory: Path, environ: Mapping[str, str], display_base: Path | 
     try:
         cfg = reader.read()
     except NeedsTerragrunt as e:
-        raise UnitLeftOut("Unit left out", f"Its configuration reads {e.what}, which only Terragrunt knows when "
-                          "it runs; tofu-solve cannot tell which module it installs. Write the source and version as "
-                          "values tofu-solve can read (locals, get_env with a default, the path functions).",
-                          SourceRange(shown, e.line)) from None
+        if e.what.startswith("values."):  # a stack's catalog unit: read for each unit generated from it
+            return _catalog_unit(Path(directory), environ, display_base, product, reads, e, shown)
+        raise _left_out(e, shown) from None
     if cfg.source is None:
         return None
     return unit_of(cfg, environ, product)
+
+
+def _left_out(e: NeedsTerragrunt, shown: str) -> UnitLeftOut:
+    return UnitLeftOut("Unit left out", f"Its configuration reads {e.what}, which only Terragrunt knows when it "
+                       "runs; tofu-solve cannot tell which module it installs. Write the source and version as values "
+                       "tofu-solve can read (locals, get_env with a default, the path functions).",
+                       SourceRange(shown, e.line))
+
+
+def _catalog_unit(directory: Path, environ: Mapping[str, str], display_base: Path | None, product: Product,
+                  reads: Callable[[Path], None] | None, first: NeedsTerragrunt, shown: str) -> Unit | None:
+    """A catalog unit, read with the ``values`` of each stack unit generated from it
+    (:mod:`.stack`): one lock in the catalog serves them all, so they must agree on the
+    module and its range.
+
+    Raises:
+        UnitLeftOut: no stack of the repository generates it (``values`` is then unknown).
+        ConfigurationError: "Stack units disagree", each instance named with its source and range.
+    """
+    instances = instances_of(directory, environ, display_base)
+    if not instances:
+        raise UnitLeftOut("Unit left out", f"Its configuration reads {first.what}, which a stack gives it, and no "
+                          "terragrunt.stack.hcl of the repository generates a unit from this directory.",
+                          SourceRange(shown, first.line))
+    units = []
+    for inst in instances:  # each read where stack generate writes it (the path functions answer for there)
+        try:
+            cfg = UnitReader(inst.generated, environ, display_base, reads=reads, values=inst.values,
+                             source_file=Path(directory) / CONFIG_FILE).read()
+        except NeedsTerragrunt as e:
+            raise _left_out(e, shown) from None
+        if cfg.source is None:
+            return None
+        units.append(unit_of(cfg, environ, product))
+    if len({(u.source_text, u.kind, u.range) for u in units}) > 1:
+        listed = "; ".join(f'unit "{i.name}" ({i.where}): {u.source_text} "{u.range or "any"}"'
+                           for i, u in zip(instances, units, strict=True))
+        raise ConfigurationError("Stack units disagree",
+                                 f"The stack units generated from {shown} read different modules or ranges: {listed}. "
+                                 "stack generate copies this catalog unit's lock and pins into each of them, so they "
+                                 "can hold one version: give them one range, or generate them from separate catalog "
+                                 "units.", instances[0].where)
+    return with_field(units[0], instances=tuple(instances))
 
 
 def unit_root(root: Path, display_prefix: str, environ: Mapping[str, str], product: Product = OPENTOFU,
@@ -196,7 +242,7 @@ def _ranged(cfg: UnitConfig, kind: str) -> Unit | None:
     ``source`` of its own marked ``# tofu-solve pin`` that replaces the include's."""
     assert cfg.source is not None
     top = cfg.source
-    pinned = marked_as_pin(top) and cfg.source_below is not None and top.file == cfg.dir / CONFIG_FILE
+    pinned = marked_as_pin(top) and cfg.source_below is not None and top.file == cfg.own_file
     base = cfg.source_below if pinned else top
     assert base is not None
     text = comment_range(base)
@@ -283,7 +329,11 @@ def split_pin(text: str) -> tuple[str, str | None]:
 def local_module_dir(unit: Unit) -> Path:
     """The directory a local source names, relative to the unit (``..//modules/vpc``: the
     part after ``//`` is the working directory inside the copied tree)."""
-    return Path(os.path.normpath(unit.dir / unit.source_text))
+    path = Path(os.path.normpath(unit.dir / unit.source_text))
+    if unit.config.home != unit.dir and path.is_relative_to(unit.dir):
+        # a stack unit: what stack generate will have copied there is its catalog's
+        return Path(os.path.normpath(unit.config.home / path.relative_to(unit.dir)))
+    return path
 
 
 def display_base(root: Path, display_prefix: str) -> Path:
@@ -312,7 +362,7 @@ def unit_tree(unit: Unit, product: Product = OPENTOFU, display_prefix: str = "")
         core.append(((), CoreVersionRequirement(constraint, cfg.core.where, kind="terraform_version_constraint")))
     if unit.kind == "local":
         local = local_module_dir(unit)  # its files named from where the unit's are
-        rel = os.path.relpath(local, display_base(unit.dir, display_prefix)).replace(os.sep, "/")
+        rel = os.path.relpath(local, display_base(unit.config.home, display_prefix)).replace(os.sep, "/")
         tree = read_module_tree(local, confine=False, product=product,
                                 display_prefix="" if rel == "." else rel + "/")
         return ModuleTree(tree.remote_calls, tree.local_calls, (*tree.providers, *providers), (*tree.core, *core),

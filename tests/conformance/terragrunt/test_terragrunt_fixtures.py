@@ -12,6 +12,7 @@ import pytest
 from tofu_solve.addrs.product import OPENTOFU, TERRAFORM
 from tofu_solve.command.monorepo import find_roots
 from tofu_solve.errors import ConfigurationError
+from tofu_solve.terragrunt.stack import instances_of
 from tofu_solve.terragrunt.unit import UnitLeftOut, read_unit, unit_tree
 
 FIXTURES = Path(__file__).with_name("fixtures")
@@ -141,3 +142,13 @@ def test_get_env_without_a_default_is_an_error_when_unset(tmp_path):
         read_unit(tmp_path, {}, tmp_path)
     assert "MOD is not set" in e.value.detail
     assert read_unit(tmp_path, {"MOD": "acme/vpc"}, tmp_path).source_text == "acme/vpc/aws"
+
+
+def test_a_stacks_units_come_from_its_catalog(fixtures):
+    base = fixtures / "docs/03-stacks-with-local-state"
+    assert find_roots(base, environ={}) == [base / "units/basic"]  # the catalog unit: the stack's one lock
+    instances = instances_of(base / "units/basic", {}, base)
+    assert [(i.name, str(i.generated.relative_to(base))) for i in instances] == [
+        ("foo", "live/.terragrunt-stack/foo"), ("bar", "live/.terragrunt-stack/bar"),
+        ("baz", "live/.terragrunt-stack/baz")]
+    assert all(i.catalog == base / "units/basic" and not i.values for i in instances)
