@@ -248,7 +248,7 @@ def test_check_fails_a_unit_terragrunt_would_move_and_places_it_in_terragrunt_hc
     assert r.code == 1, r.out
     (d,) = r.json()["differences"]
     assert d["kind"] == "pin" and '"~> 20.0" again on every run' in d["detail"] and "20.37.2" in d["detail"]
-    assert (d["file"], d["line"]) == ("../../../_envcommon/eks.hcl", 7)
+    assert (d["file"], d["line"]) == ("terragrunt.hcl", 1)  # where the pin belongs
     # the pin's comment taken off: the unit's own "= 20.37.2" is then its range, and not the lock's
     (unit / "terragrunt.hcl").write_text(re.sub(r" # tofu-solve pin.*", "", text))
     r = tofu_solve(unit, "check", "-json")

@@ -186,7 +186,9 @@ def _check_unit_module(out: list[Difference], unit: Unit, lock, host: str) -> No
     else:
         words = (f"Terragrunt takes the newest release of {unit.source_text} on every run, which need not be the "
                  f"lock's {lock.version}; run tofu-solve init to pin it.")
-    out.append(Difference("pin", subject, words, unit.pin_at.where if unit.pin_at is not None else at))
+    # placed where the pin is, or belongs: the unit's own terragrunt.hcl
+    own = SourceRange(unit.config.shown, unit.config.own_terraform_line or 1)
+    out.append(Difference("pin", subject, words, unit.pin_at.where if unit.pin_at is not None else own))
 
 
 def _exact(constraint: str | None) -> str | None:
