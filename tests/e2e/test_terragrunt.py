@@ -479,3 +479,11 @@ def test_a_stacks_units_are_locked_in_their_catalog_and_stack_generate_carries_t
     (root,) = r.json()["roots"]
     assert r.code == 1 and root["error"]["summary"] == "Stack units disagree"
     assert '"~> 19.0"' in root["error"]["detail"] and root["error"]["file"] == "live/terragrunt.stack.hcl"
+
+
+def test_recursive_text_output_names_terragrunts_next_command(tmp_path, tofu_solve):
+    repo = live_repo(tmp_path / "repo")
+    r = tofu_solve(repo, "init", "-recursive")
+    assert r.code == 0, r.err
+    assert " ".join(r.out.split()).endswith("Next, run terragrunt run --all init here: Terragrunt installs the "
+                                            "locked versions of every unit from the pins tofu-solve wrote.")

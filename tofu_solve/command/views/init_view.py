@@ -219,6 +219,10 @@ def _changes_text(s: InitSummary) -> list[str]:
     return [f"tofu-solve {verb} the lock file {s.lock_name}:", *(describe_change(c) for c in s.lock_changes)]
 
 
+TERRAGRUNT_ALL = "terragrunt run --all init"
+"""What runs the client in every Terragrunt unit below (:func:`tofu_solve.workdir.handover.terragrunt_next_command`)."""
+
+
 def _next_text(command: str) -> str:
     return f"Next, to install providers and configure the backend, run:\n  {command}"
 
@@ -598,7 +602,11 @@ class InitHuman:
         for i, (cmd, names) in enumerate(nexts.items()):
             if i or s.verbose:
                 h.line()
-            if s.verbose:
+            if cmd == TERRAGRUNT_ALL:  # one command for every unit below, run where this one ran
+                h.folded(f"Next, run {cmd} here: Terragrunt installs the locked versions of "
+                         f"{'every unit' if len(names) == len(s.outcomes) else named_roots(names)} from the pins "
+                         "tofu-solve wrote.")
+            elif s.verbose:
                 h.line("Next, to install providers and configure the backend, in each of "
                        f"{plural(len(names), 'root module')}, run:")
                 for name in names:
