@@ -152,3 +152,67 @@ def test_a_stacks_units_come_from_its_catalog(fixtures):
         ("foo", "live/.terragrunt-stack/foo"), ("bar", "live/.terragrunt-stack/bar"),
         ("baz", "live/.terragrunt-stack/baz")]
     assert all(i.catalog == base / "units/basic" and not i.values for i in instances)
+
+
+def test_terraform_binary_picks_the_product_unless_a_version_file_names_one(tmp_path):
+    """Terragrunt runs ``terraform_binary`` (``TerragruntConfig.TerraformBinary``); a lock for
+    it names that product's registry, and ``tfr:///`` resolves there."""
+    from tofu_solve.terragrunt.unit import unit_and_target
+    from tofu_solve.versions.target import target_version
+
+    (tmp_path / "terragrunt.hcl").write_text('terraform_binary = "/usr/local/bin/terraform"\n'
+                                             'terraform {\n  source = "tfr:///acme/vpc/aws?version=1.0.0"\n}\n')
+    unit, target = unit_and_target(tmp_path, "", {}, target_version(None, tmp_path))
+    assert target.product is TERRAFORM and target.origin == "terraform_binary in terragrunt.hcl:1"
+    assert unit_tree(unit, target.product).remote_calls[0].call.source.package.host == "registry.terraform.io"
+    (tmp_path / ".opentofu-version").write_text("1.10.6\n")  # named: the version file decides
+    unit, target = unit_and_target(tmp_path, "", {}, target_version(None, tmp_path))
+    assert target.product is OPENTOFU and str(target.version) == "1.10.6"
+
+
+def test_an_oci_source_takes_a_range_from_its_comment_and_its_tag_is_the_pin(tmp_path):
+    from tofu_solve.terragrunt.pins import pin_edit
+
+    (tmp_path / "terragrunt.hcl").write_text(
+        'terraform {\n  source = "oci://example.com/modules/vpc?tag=1.0.0" # tofu-solve version = "~> 1.0"\n}\n')
+    unit = read_unit(tmp_path, {}, tmp_path)
+    assert (unit.kind, unit.source_text, unit.range, unit.pin) == ("oci", "oci://example.com/modules/vpc", "~> 1.0",
+                                                                 "1.0.0")
+    edit = pin_edit(unit, "1.2.0")
+    assert edit.text == ('terraform {\n  source = "oci://example.com/modules/vpc?tag=1.2.0" '
+                         '# tofu-solve version = "~> 1.0"\n}\n')
+    assert pin_edit(unit, "1.0.0") is None  # Terragrunt installs that tag already
+    # without the comment the tag is exact: no range, nothing to pin
+    (tmp_path / "terragrunt.hcl").write_text('terraform {\n  source = "oci://example.com/modules/vpc?tag=1.0.0"\n}\n')
+    unit = read_unit(tmp_path, {}, tmp_path)
+    assert unit.range is None and pin_edit(unit, "1.2.0") is None
+
+
+def test_a_pin_reads_back_as_the_same_range(tmp_path):
+    """The pin round trip, for every place a range can be written: what init writes, read
+    again, is the same range with the lock's version as its pin (one truth)."""
+    from tofu_solve.terragrunt.pins import pin_edit
+
+    include = 'terraform {\n  source  = "tfr:///acme/vpc/aws"\n  version = "~> 6.0"\n}\n'
+    cases = {
+        "own": ('terraform {\n  source  = "tfr:///acme/vpc/aws"\n  version = "~> 6.0"\n}\n', None),
+        "own, computed": ('locals {\n  v = "~> 6.0"\n}\nterraform {\n  source  = "tfr:///acme/vpc/aws"\n'
+                          '  version = local.v\n}\n', None),
+        "include": ('include "c" {\n  path = "c.hcl"\n}\n', include),
+        "include, own block": ('include "c" {\n  path = "c.hcl"\n}\nterraform {\n  extra_arguments "x" {\n'
+                               '    commands = ["plan"]\n  }\n}\n', include),
+    }
+    for name, (unit_text, included) in cases.items():
+        d = tmp_path / name.replace(" ", "_").replace(",", "")
+        d.mkdir()
+        (d / "terragrunt.hcl").write_text(unit_text)
+        if included:
+            (d / "c.hcl").write_text(included)
+        for version in ("6.2.1", "6.3.0"):  # pinned, then moved
+            unit = read_unit(d, {}, d)
+            edit = pin_edit(unit, version)
+            assert edit is not None, name
+            edit.path.write_text(edit.text)
+            again = read_unit(d, {}, d)
+            assert (again.range, again.pin) == ("~> 6.0", version), (name, edit.text)
+            assert pin_edit(again, version) is None
