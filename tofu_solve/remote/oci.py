@@ -54,7 +54,7 @@ requests = lazy_import("requests")  # loaded on first use: no network, no import
 log = logging.getLogger(__name__)
 
 STORE_ATTEMPTS = 3
-"""Attempts a ``single_attempt`` client (the package store's) makes of one request that
+"""Attempts a ``store_retries`` client (the package store's) makes of one request that
 met a transient fault (a refused or reset connection, a timeout, a 429 or 5xx answer)
 before the fault is the store's answer; urllib3's ``Retry`` waits 0 s, then 0.5 s between
 them. A read timeout is tried twice at most, so one silent request costs at most
@@ -194,10 +194,12 @@ class OciClient:
     for tofu-solve's use (one oras registry object per host, guarded)."""
 
     def __init__(self, env: Mapping[str, str] | None = None, counter: OpCounter | None = None, offline: bool = False,
-                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None, single_attempt: bool = False,
+                 timeout: float = REQUEST_TIMEOUT, limits: Limits | None = None, store_retries: bool = False,
                  configured: Mapping[str, tuple[str, str]] | None = None):
         self.configured = dict(configured or {})  # the CLI configuration's oci_credentials blocks
-        self.single_attempt = single_attempt  # no oras retries (minutes of back-off): the package store's client
+        # the package store's client: its requests are tried STORE_ATTEMPTS times by urllib3 (short, bounded
+        # back-off) instead of by oras's retry decorator (minutes of back-off)
+        self.store_retries = store_retries
         self.limits = limits or Limits()
         self.env = dict(env or {})
         self.counter = counter or OpCounter()
@@ -259,7 +261,7 @@ class OciClient:
         if known is not None:
             return known
         # oras sets no timeout: a silent registry would hang the run
-        session = _timed_session(self.timeout, retries=self.single_attempt)
+        session = _timed_session(self.timeout, retries=self.store_retries)
         url = f"{scheme}://{host}/v2/"
         try:
             probe = session.get(url, stream=True)
@@ -274,10 +276,11 @@ class OciClient:
 
     def _do(self, reg, url: str, method: str, **kwargs):
         """One request through oras (which answers the registry's authentication challenge);
-        with ``single_attempt``, without oras's retry decorator (five attempts, 3 s to 83 s
-        apart), so that a failing package store costs one bounded request."""
+        with ``store_retries``, without oras's retry decorator (five attempts, 3 s to 83 s
+        apart): the session's own bounded retries (:data:`STORE_ATTEMPTS`) stand in for it, so
+        that a failing package store costs a few seconds, not minutes."""
         call = type(reg).do_request
-        if self.single_attempt:
+        if self.store_retries:
             call = getattr(call, "__wrapped__", call)
         started = time.monotonic()
         try:

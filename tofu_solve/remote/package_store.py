@@ -375,7 +375,7 @@ class PackageStore:
 
     Args:
         address: the store.
-        client: an :class:`OciClient` made for it (``single_attempt``, :data:`STORE_TIMEOUT`).
+        client: an :class:`OciClient` made for it (``store_retries``, :data:`STORE_TIMEOUT`).
         push: whether to push what was verified from origins.
         limits: the run's bounds (sizes of what is unpacked).
     """
@@ -1088,6 +1088,6 @@ def open_store(address: StoreAddress | None, env: Mapping[str, str], limits: Lim
     except ValueError:
         raise ConfigurationError("Invalid package store grace",
                                  f"{GRACE_VARIABLE} must be a number of seconds.") from None
-    client = OciClient(env, counter, timeout=STORE_TIMEOUT, limits=limits, single_attempt=True,
+    client = OciClient(env, counter, timeout=STORE_TIMEOUT, limits=limits, store_retries=True,
                        configured=configured)
     return PackageStore(address, client, push=push, limits=limits, grace=max(0.0, grace))

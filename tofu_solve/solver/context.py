@@ -294,7 +294,7 @@ class Context:
         """The call's locked version as a candidate, built from the lock alone (no listing),
         when it applies: not upgrading, same source, still allowed by the constraint, and not
         denied by the policy (issue #47: a policy change is a lock change, as an edited
-        constraint is; :meth:`denied_lock`)."""
+        constraint is: :meth:`lock_anchor` is where it moves from)."""
         cand = self.lock_anchor(req)
         if cand is None or self.lock_denial(cand) is not None:
             return None
@@ -339,13 +339,6 @@ class Context:
     def revocation(self, cand: ModuleCandidate) -> Revocation | None:
         """The registry's revocation of ``cand``'s version, or None (:meth:`lifecycle`)."""
         return self.lifecycle(cand.source)[0].get(cand.available.label)
-
-    def denied_lock(self, req: ModuleRequirement) -> tuple[ModuleCandidate, Refusal] | None:
-        """The call's lock with the rule that denies it, when the lock would apply but for the
-        policy (issue #47): it moves to the nearest allowed version, and that is its reason."""
-        cand = self.lock_anchor(req)
-        rule = self.lock_denial(cand) if cand is not None else None
-        return (cand, rule) if cand is not None and rule is not None else None
 
     def lock_anchor(self, req: ModuleRequirement) -> ModuleCandidate | None:
         """The call's locked version as a candidate whenever the configuration still admits

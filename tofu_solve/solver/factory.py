@@ -195,8 +195,8 @@ class CandidateFactory:
                  spend_budget_at_once: bool = False):
         """``pruned``: call path -> version texts known to be dead ends
         (:func:`~.propagate.propagate`); they are never offered. ``holds``: the locks this
-        search keeps fixed and those it offers first (:class:`~.locks.Holds`); None holds
-        nothing and offers every applicable lock first (the what-if solves). ``floors``:
+        search keeps fixed and those it offers first (:class:`~.locks.Holds`); None is
+        :meth:`~.locks.Holds.what_if` (nothing held, every lock offered first). ``floors``:
         provider address -> a version only newer ones than which are offered (whether a
         newer provider is possible, for ``-upgrade=NAME``).
 
@@ -214,7 +214,7 @@ class CandidateFactory:
         self.module_order_hook = module_order
         self.lenient_providers = lenient_providers
         self.pruned = pruned or {}
-        self.holds = holds if holds is not None else Holds()
+        self.holds = holds if holds is not None else Holds.what_if()
         self.floors = dict(floors or {})
         self.spend_budget_at_once = spend_budget_at_once
         self._ahead_done: set[tuple[str, str]] = set()  # conflict parties already read ahead of

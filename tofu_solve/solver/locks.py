@@ -87,21 +87,28 @@ class Holds:
         held: subjects kept at their locked version; a held subject whose lock does not
             apply is free.
         applicable: the subjects whose lock applies (:func:`locked_subjects`): they offer
-            their locked version first, then the nearest; None: every locked subject (the
-            what-if solves of the explanations, which hold nothing).
+            their locked version first, then the nearest.
+        every_lock_applies: every locked subject's lock applies, whatever ``applicable``
+            says (the what-if solves of the explanations, which hold nothing: :meth:`what_if`).
     """
 
     held: frozenset[Identity] = frozenset()
-    applicable: frozenset[Identity] | None = None
+    applicable: frozenset[Identity] = frozenset()
+    every_lock_applies: bool = False
+
+    @classmethod
+    def what_if(cls) -> Holds:
+        """Nothing held, every lock offered first: an explanation's what-if solve."""
+        return cls(every_lock_applies=True)
 
     def __contains__(self, subject: object) -> bool:
         return subject in self.held
 
     def applies(self, subject: Identity) -> bool:
-        return self.applicable is None or subject in self.applicable
+        return self.every_lock_applies or subject in self.applicable
 
     def without(self, released: Iterable[Identity]) -> Holds:
-        return Holds(self.held - frozenset(released), self.applicable)
+        return Holds(self.held - frozenset(released), self.applicable, self.every_lock_applies)
 
 
 
