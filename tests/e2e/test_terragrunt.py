@@ -297,6 +297,12 @@ def test_recursive_finds_the_units_and_locks_each(tmp_path, tofu_solve):
     assert not (repo / "modules/app/.terraform.lock.hcl").exists()  # the unit's source, not a root of its own
     r = tofu_solve(repo, "check", "-recursive")
     assert r.code == 1 and "live/dev/dns" in r.out + r.err
+    r = tofu_solve(repo, "outdated", "-recursive", "-json")
+    assert r.code in (1, 2) and "live/prod/eks" in r.out
+    r = tofu_solve(repo, "list", "-recursive", "-json")
+    assert r.code == 0, r.err
+    listed = json.dumps(r.json())
+    assert "live/prod/eks" in listed and "20.37.2" in listed and "terraform-aws-modules/kms/aws" in listed
 
 
 def test_why_outdated_and_graph_work_per_unit(tmp_path, tofu_solve):
