@@ -253,3 +253,16 @@ def test_every_thread_is_started_where_its_imports_are_prepared():
                 if name in ("Thread", "ThreadPoolExecutor", "ProcessPoolExecutor", "start_new_thread"):
                     starters.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} {name}")
     assert not starters, "threads started outside tofu_solve._threads: " + ", ".join(starters)
+
+
+def test_commands_word_no_warning_themselves():
+    """Issue #71 §2: a command conducts and its views speak: every warning a command adds is
+    worded in ``command/views/`` (a ``WarningText`` or ``RepairWarning`` built elsewhere in
+    ``command/`` is named here)."""
+    worded = []
+    for path in sorted((PACKAGE / "command").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                    "WarningText", "RepairWarning", "RuleWarning"):
+                worded.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert not worded, "warnings worded outside command/views/: " + ", ".join(worded)

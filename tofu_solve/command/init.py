@@ -108,14 +108,25 @@ from .views.init_view import (
 from .views.store_view import report_data, store_warnings
 from .views.warnings import (
     blocked_upgrade_warning,
+    blocks_restored_warning,
+    bridge_outside_warning,
+    bridge_unsupported_warning,
+    cli_config_warnings,
     cooldown_warnings,
+    copy_replaced_warnings,
+    damaged_cache_warnings,
     deprecation_warnings,
     fenced_off_warning,
+    merge_conflicts_warning,
+    not_handed_over_warning,
+    package_moved_warnings,
+    policy_file_warnings,
     policy_notice_warnings,
     policy_warnings,
     tag_warnings,
     unknown_argument_warning,
     unpinned_warnings,
+    unsigned_warnings,
 )
 
 log = logging.getLogger(__name__)  # TF_LOG=DEBUG: how long each phase of init took
@@ -240,14 +251,14 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                           refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
                           client=registry, store=store)
     ctx, counter = wired.context, wired.counter
-    notes.extend(WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings)
+    notes.extend(cli_config_warnings(wired.client.cli_config.warnings))
     solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
                                store, memo, progress, accept, unions(read.merged))
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
         solved.state_doc = _cited_from_root(solved.state_doc, opts.display_prefix, root, opts, settings)
     res = solved.res
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
-    res.warnings[:0] = [WarningText("CLI configuration", w) for w in wired.client.cli_config.warnings]
+    res.warnings[:0] = cli_config_warnings(wired.client.cli_config.warnings)
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
     changes = _overridden(_module_lock_changes(read.on_disk, solved, opts), _policy_notices(ctx, res))
     plan = solved.plan
@@ -483,13 +494,7 @@ def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, st
             why += (f"; {len(gone)} hash{'es' if len(gone) != 1 else ''} this run could not verify left out: "
                     + ", ".join(one_line(h, 80) for h in gone))
         lines.append(f"{c.subject}: {sides} -> {now or 'removed'} ({why})")
-    hunks = len(merged.hunks)
-    return WarningText(
-        "Lock file merge conflicts resolved",
-        f"{LOCK_FILE_NAME} had {hunks} merge conflict hunk{'s' if hunks != 1 else ''}; tofu-solve read both sides, "
-        "kept every block they agree on and solved the rest:\n" + "\n".join(lines or ["(the sides agree on every "
-                                                                                        "block)"]) +
-        f"\n{LOCK_FILE_NAME} is written without markers; review it and commit it.")
+    return merge_conflicts_warning(len(merged.hunks), lines)
 
 
 def _open_store(opts: InitOptions, settings: Settings, registry: RegistryClient | None,
@@ -735,12 +740,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     kept = sorted(p for p in read.lost if p in solved.new_modules
                   and solved.new_modules[p].version == read.lost[p].version)
     if kept:
-        res.warnings.insert(0, WarningText(
-            "Module blocks restored in the lock file",
-            f"{LOCK_FILE_NAME} had lost the module blocks of {', '.join(kept)}, which the last tofu-solve init "
-            "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
-            "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
-            "blocks back; -upgrade=NAME chooses afresh."))
+        res.warnings.insert(0, blocks_restored_warning(kept))
     if read.merged is not None:  # the lock file had merge conflicts: how each was resolved comes first
         res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons, solved.dropped))
     ctx = wired.context
@@ -752,29 +752,14 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
     out.extend(policy_notice_warnings(_policy_notices(ctx, res), res))
     if ctx.options.policy is not None:
-        out.extend(WarningText("Policy blocks not evaluated", note) for u in ctx.options.policy.units
-                   for note in u.notes)
-        out.extend(WarningText("Policy checks passed over", note) for note in ctx.options.policy.passed_over())
+        out.extend(policy_file_warnings(ctx.options.policy))
     out.extend(deprecation_warnings(_deprecated(ctx, res)))
     out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
         p: (display_package(res.modules[p].source), res.modules[p].version_text, t)
         for p, t in solved.trees.items() if p in res.modules}))
-    out.extend(WarningText(
-        "Provider checksums not signature-checked",
-        f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
-        "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse)."
-        ) for p in solved.plan.unsigned)
-    out.extend(RepairWarning("Damaged cache entry replaced",
-                           f"The cached copy of {name} was damaged; it was discarded and fetched again.")
-               for name in wired.cache.discarded)
-    out.extend(WarningText(
-        "Module package moved",
-        f'The package locked for module "{path}" was found at another location with the same identity (the same '
-        f"commit, digest or checksum), and its contents were verified against the lock's h1: hash.\n"
-        f"Locked: {was}\nFound:  {now}\n" + (
-            "-lockfile=readonly keeps the locked location; the next tofu-solve init records the new one."
-            if opts.lockfile == "readonly" else f"{LOCK_FILE_NAME} now records the new location."))
-        for path, (was, now) in sorted(solved.moves.items()))
+    out.extend(unsigned_warnings(solved.plan.unsigned))
+    out.extend(damaged_cache_warnings(wired.cache.discarded))
+    out.extend(package_moved_warnings(solved.moves, opts.lockfile == "readonly"))
     return out
 
 
@@ -826,12 +811,7 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
         log.debug("%d modules installed in %.2f s", len(selected), time.monotonic() - started)
     if progress and opts.install:
         progress(PhaseDone("install", len(selected)))
-    res.warnings.extend(RepairWarning(
-        "Installed module copy replaced",
-        f'The installed copy of module "{path}" ({os.path.relpath(data_dir(root, settings.data_dir), root)}'
-        f"/modules/{path}) no longer matched the lock file: it was edited or damaged after installation. It "
-        "was reinstalled from the package, verified against the lock; the lock file is the authority.")
-        for path in replaced)
+    res.warnings.extend(copy_replaced_warnings(replaced, os.path.relpath(data_dir(root, settings.data_dir), root)))
     bridge_written = _write_bridge(root, settings, res, selected, solved.trees, solved.new_modules, options,
                                    opts.install)
     written = False
@@ -995,19 +975,9 @@ def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dic
             copies[path] = (tree, modules_dir / path, pkg.subdir)
     wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
     wanted, outside = overrides.split_outside(wanted, root)
-    for d in outside:  # a local module of the root that lives outside it: never written to
-        res.warnings.append(WarningText(
-            "Override bridge not written outside the root",
-            f"The local module in {d} calls git or OCI sources with a version constraint, but it lies outside the "
-            f"root module, and tofu-solve writes nothing outside it: no {overrides.OVERRIDE_FILE} was written there, "
-            "so tofu init cannot load those calls. Run tofu-solve init in a root that contains that module, or pin "
-            "the calls with ?ref= / ?tag="))
+    res.warnings.extend(bridge_outside_warning(d) for d in outside)  # never written to: outside the root
     if wanted and not overrides.bridge_supported(options.target):
-        res.warnings.append(WarningText(
-            "Override bridge needs OpenTofu 1.10",
-            f"OpenTofu {options.target.version} cannot load version constraints on git or OCI module sources, and "
-            f"the override bridge that makes tofu init accept them needs OpenTofu 1.10 or later, so tofu-solve did not "
-            f"write {overrides.OVERRIDE_FILE}. Upgrade OpenTofu, or pin those calls with ?ref= / ?tag= instead."))
+        res.warnings.append(bridge_unsupported_warning(str(options.target.version)))
         return []
     return overrides.apply(wanted, overrides.existing(root, modules_dir) if modules_dir.is_dir()
                            else overrides.existing(root))
@@ -1239,14 +1209,7 @@ def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, se
         result.next_command = handover.terragrunt_next_command(args.recursive)
         return None
     if args.handover and client is not None and target is not None and client.product is not target.product:
-        result.resolution.warnings.append(WarningText(
-            "Not handed over",
-            f"This repository uses {target.product.name} ({target.origin}), but the client found is "
-            f"{client.product.name} {client.version} ({client.origin}): {client.product.command} would not read the "
-            f"lock the same way, so tofu-solve did not run it and wrote the lock for {target.product.name}. Install "
-            f"{target.product.command} and run {target.product.command} init -lockfile=readonly; to change the "
-            f"repository's product, change {'the flag' if target.origin.startswith('-') else 'what decided it'} "
-            "and run tofu-solve init (the change is listed like any lock change)."))
+        result.resolution.warnings.append(not_handed_over_warning(target, client))
         client = None
     if client is None or not args.handover or target is None:
         if target is not None:

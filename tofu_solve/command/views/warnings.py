@@ -3,7 +3,7 @@ solver says what happened, the view says it in English): a module version fenced
 own line (:class:`~tofu_solve.solver.fenced.FencedOff`), ``-upgrade=NAME`` held back by
 other locks (:class:`~tofu_solve.solver.upgrades.BlockedUpgrade`), what the policy and the
 release cooldown kept out (their records of the run), and git tags that moved (issue #58 §2:
-no warning is worded in ``command/init.py``)."""
+no warning is worded in ``command/init.py``: issue #71 §2 moved the last ten here)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 
 from ...addrs.redact import redact
+from ...config.file_selection import OWN_OVERRIDE_FILE as OVERRIDE_FILE
 from ...config.policy import PolicyFailure
-from ...errors import RuleWarning, TofuSolveError, WarningText
+from ...errors import RepairWarning, RuleWarning, TofuSolveError, WarningText
 from ...explain.typos import UnknownArgument
+from ...lockfile import LOCK_FILE_NAME
 from ...remote.lifecycle import Deprecation, Revocation
 from ...solver.fenced import FencedOff
 from ...solver.release_cooldown import Cooldown
@@ -245,3 +247,103 @@ def unpinned_warnings(unit, modules: Mapping) -> list[WarningText]:
         + ". tofu_solve_override.tf pins only the module's own calls, and the client in Terragrunt's working copy "
         "picks these for itself (the newest their constraints allow): they match the lock only while no newer version "
         "is published within their constraints.")]
+
+
+def cli_config_warnings(warnings: Iterable[str]) -> list[WarningText]:
+    """``CLI configuration``: what reading the CLI configuration noticed."""
+    return [WarningText("CLI configuration", w) for w in warnings]
+
+
+def merge_conflicts_warning(hunks: int, lines: list[str]) -> WarningText:
+    """``Lock file merge conflicts resolved``: how each conflicting block was resolved."""
+    return WarningText(
+        "Lock file merge conflicts resolved",
+        f"{LOCK_FILE_NAME} had {hunks} merge conflict hunk{'s' if hunks != 1 else ''}; tofu-solve read both sides, "
+        "kept every block they agree on and solved the rest:\n" + "\n".join(lines or ["(the sides agree on every "
+                                                                                        "block)"]) +
+        f"\n{LOCK_FILE_NAME} is written without markers; review it and commit it.")
+
+
+def blocks_restored_warning(kept: list[str]) -> WarningText:
+    """``Module blocks restored in the lock file``."""
+    return WarningText(
+        "Module blocks restored in the lock file",
+        f"{LOCK_FILE_NAME} had lost the module blocks of {', '.join(kept)}, which the last tofu-solve init "
+        "recorded (.terraform/tofu-solve.json). A tool that rewrites the lock file, such as tofu providers "
+        "lock or tofu init -upgrade, drops them. tofu-solve kept those versions, as locked, and wrote the "
+        "blocks back; -upgrade=NAME chooses afresh.")
+
+
+def policy_file_warnings(policy) -> list[WarningText]:
+    """``Policy blocks not evaluated`` (each file's notes) and ``Policy checks passed over``
+    (:meth:`tofu_solve.config.policy.Policy.passed_over`)."""
+    return ([WarningText("Policy blocks not evaluated", note) for u in policy.units for note in u.notes]
+            + [WarningText("Policy checks passed over", note) for note in policy.passed_over()])
+
+
+def unsigned_warnings(providers: Iterable[str]) -> list[WarningText]:
+    """``Provider checksums not signature-checked``: a registry that lists no signing key."""
+    return [WarningText(
+        "Provider checksums not signature-checked",
+        f"The checksums of provider {p} were not signature-checked: its registry lists no signing key, which "
+        "OpenTofu accepts for registry.opentofu.org (set OPENTOFU_ENFORCE_GPG_VALIDATION=true to refuse).")
+        for p in providers]
+
+
+def damaged_cache_warnings(names: Iterable[str]) -> list[WarningText]:
+    """``Damaged cache entry replaced``."""
+    return [RepairWarning("Damaged cache entry replaced",
+                          f"The cached copy of {name} was damaged; it was discarded and fetched again.")
+            for name in names]
+
+
+def package_moved_warnings(moves: Mapping[str, tuple[str, str]], readonly: bool) -> list[WarningText]:
+    """``Module package moved``: call path -> (locked location, found location)."""
+    return [WarningText(
+        "Module package moved",
+        f'The package locked for module "{path}" was found at another location with the same identity (the same '
+        f"commit, digest or checksum), and its contents were verified against the lock's h1: hash.\n"
+        f"Locked: {was}\nFound:  {now}\n" + (
+            "-lockfile=readonly keeps the locked location; the next tofu-solve init records the new one."
+            if readonly else f"{LOCK_FILE_NAME} now records the new location."))
+        for path, (was, now) in sorted(moves.items())]
+
+
+def copy_replaced_warnings(paths: Iterable[str], data_dir: str) -> list[WarningText]:
+    """``Installed module copy replaced``; ``data_dir``: ``.terraform`` as the root names it."""
+    return [RepairWarning(
+        "Installed module copy replaced",
+        f'The installed copy of module "{path}" ({data_dir}/modules/{path}) no longer matched the lock file: it was '
+        "edited or damaged after installation. It was reinstalled from the package, verified against the lock; the "
+        "lock file is the authority.") for path in paths]
+
+
+def bridge_outside_warning(directory) -> WarningText:
+    """``Override bridge not written outside the root``."""
+    return WarningText(
+        "Override bridge not written outside the root",
+        f"The local module in {directory} calls git or OCI sources with a version constraint, but it lies outside the "
+        f"root module, and tofu-solve writes nothing outside it: no {OVERRIDE_FILE} was written there, "
+        "so tofu init cannot load those calls. Run tofu-solve init in a root that contains that module, or pin "
+        "the calls with ?ref= / ?tag=")
+
+
+def bridge_unsupported_warning(version: str) -> WarningText:
+    """``Override bridge needs OpenTofu 1.10``: the target ``version`` cannot load it."""
+    return WarningText(
+        "Override bridge needs OpenTofu 1.10",
+        f"OpenTofu {version} cannot load version constraints on git or OCI module sources, and "
+        f"the override bridge that makes tofu init accept them needs OpenTofu 1.10 or later, so tofu-solve did not "
+        f"write {OVERRIDE_FILE}. Upgrade OpenTofu, or pin those calls with ?ref= / ?tag= instead.")
+
+
+def not_handed_over_warning(target, client) -> WarningText:
+    """``Not handed over``: the client found is not the product the repository uses."""
+    return WarningText(
+        "Not handed over",
+        f"This repository uses {target.product.name} ({target.origin}), but the client found is "
+        f"{client.product.name} {client.version} ({client.origin}): {client.product.command} would not read the "
+        f"lock the same way, so tofu-solve did not run it and wrote the lock for {target.product.name}. Install "
+        f"{target.product.command} and run {target.product.command} init -lockfile=readonly; to change the "
+        f"repository's product, change {'the flag' if target.origin.startswith('-') else 'what decided it'} "
+        "and run tofu-solve init (the change is listed like any lock change).")
