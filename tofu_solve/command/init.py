@@ -19,8 +19,7 @@ from pathlib import Path
 
 from .._lazy import load
 from .._threads import NETWORK, start_thread, worker_pool
-from ..addrs.module_source import RegistrySource, lock_source
-from ..addrs.product import OPENTOFU, Product
+from ..addrs.module_source import lock_source
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
 from ..config.policy import PolicyFailure, Subject, find_policies, load_policy
@@ -48,6 +47,7 @@ from ..lockfile import (
 )
 from ..lockfile.entries import ProviderLock, content_hashes, same_selection
 from ..lockfile.merge_conflict import MergedLock, conflicted_error
+from ..lockfile.named import without_targets
 from ..lockfile.read import read_conflicted_lock_file
 from ..output_edge import one_line
 from ..plugins import (
@@ -79,6 +79,7 @@ from ..versions.cooldown import (
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
 from ..workdir import handover, overrides, stamp
+from ..workdir.accept import AcceptedChecksums, accepted_reason
 from ..workdir.client_config import offered_text, provider_mirror
 from ..workdir.install import (
     data_dir,
@@ -243,7 +244,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     solve_locks, providers_again = read.locks, frozenset[str]()
     if opts.upgrade_only and not opts.upgrade:
         solve_locks, providers_again = without_targets(read.locks, tree, opts.upgrade_only, target.product)
-    accept = _Accept.of(opts, read.locks, tree, target.product)
+    accept = AcceptedChecksums.of(opts.accept_checksum, read.locks, tree, target.product,
+                                  upgrade=bool(opts.upgrade or opts.upgrade_only), readonly=opts.lockfile == "readonly")
     solve_locks = accept.unpinned(solve_locks)
     store = _open_store(opts, settings, registry, read.locks)
     stores.extend([store] if store is not None else [])
@@ -548,99 +550,10 @@ class _Solved:
     asking: tuple = ()  # the threads asking providers' repositories for the SBOM (never on the critical path)
 
 
-@dataclass(frozen=True)
-class _Accept:
-    """What ``-accept-checksum=NAME,...`` names (issue #60 §1): module call paths and
-    provider addresses whose new contents are accepted at their locked versions. Nothing
-    moves for it: the solve holds every lock as a plain ``init`` does, and the run is
-    refused when a named subject's version would change (:meth:`refuse_moves`)."""
-
-    names: tuple[str, ...] = ()
-    modules: dict[str, str] = field(default_factory=dict)  # call path -> the NAME that named it
-    providers: dict[str, str] = field(default_factory=dict)  # provider address -> the NAME
-
-    @staticmethod
-    def of(opts: InitOptions, locks: LockFile, tree: ModuleTree, product: Product) -> _Accept:
-        """The flag's names resolved against the lock file.
-
-        Raises:
-            ConfigurationError: with ``-upgrade`` or ``-lockfile=readonly`` (one moves what
-                should stay, the other writes nothing to accept into), or a NAME that names
-                no lock entry (:func:`named_locks`).
-        """
-        if not opts.accept_checksum:
-            return _Accept()
-        if opts.upgrade or opts.upgrade_only or opts.lockfile == "readonly":
-            other = "-lockfile=readonly" if opts.lockfile == "readonly" else "-upgrade"
-            raise ConfigurationError(
-                "Incompatible flags",
-                f"-accept-checksum accepts new contents at the locked versions and writes them to the lock file; "
-                f"it cannot be combined with {other}. Accept the checksums first, then run the other command.")
-        named_modules, named_providers = named_locks(locks, tree, opts.accept_checksum, product, "-accept-checksum")
-        return _Accept(opts.accept_checksum, {p: n for n, ps in named_modules.items() for p in ps},
-                       {a: n for n, addrs in named_providers.items() for a in addrs})
-
-    def unpinned(self, locks: LockFile) -> LockFile:
-        """``locks`` with the named modules' entries kept at their versions but without what
-        pins their contents (hashes, the package's commit or digest), so that the version's
-        current package is fetched and hashed."""
-        if not self.modules:
-            return locks
-        return locks.with_modules({p: replace(m, hashes=(), package="") if p in self.modules else m
-                                   for p, m in locks.modules.items()})
-
-    def refuse_moves(self, res: Resolution, locks: LockFile) -> None:
-        """Raises IntegrityError when the solve moves a named subject off its locked version
-        (the configuration no longer admits it, or the call is gone): the reviewed code and
-        the installed code must be the same."""
-        for path, name in sorted(self.modules.items()):
-            lock, cand = locks.modules[path], res.modules.get(path)
-            if cand is None or cand.version_text != lock.version:
-                now = f"would move it {lock.version} -> {cand.version_text}" if cand is not None else \
-                    "no longer calls it"
-                raise IntegrityError(
-                    "Checksum not accepted",
-                    f'-accept-checksum={name} accepts new contents of module "{path}" at its locked version '
-                    f"{lock.version} only, but the configuration {now}. Nothing was changed. Choose the version "
-                    f"first (tofu-solve init -upgrade={path}, then review what it selects), or restore the "
-                    "constraint that admits the locked version.", SourceRange(LOCK_FILE_NAME, lock.line)
-                    if lock.line else None)
-        for addr, name in sorted(self.providers.items()):
-            plock, pick = locks.providers[addr], res.providers.get(addr)
-            if pick is None or str(pick.version) != plock.version:
-                now = f"would move it {plock.version} -> {pick.version}" if pick is not None else \
-                    "no longer requires it"
-                raise IntegrityError(
-                    "Checksum not accepted",
-                    f"-accept-checksum={name} accepts new contents of provider {addr} at its locked version "
-                    f"{plock.version} only, but the configuration {now}. Nothing was changed.")
-
-    def provider_reason(self, addr: str, locks: LockFile, plan: ProviderLockPlan) -> str:
-        """The change list's reason for a provider block whose checksums were accepted: the
-        hashes before and after; "" for any other block."""
-        old, new = locks.providers.get(addr), plan.providers.get(addr)
-        if addr not in self.providers or old is None or new is None:
-            return ""
-        gone = sorted(set(old.hashes) - set(new.hashes))
-        added = sorted(set(new.hashes) - set(old.hashes))
-        return (f"checksum accepted at {new.version} (-accept-checksum={self.providers[addr]}): "
-                f"{len(gone)} hash{'es' if len(gone) != 1 else ''} replaced by {len(added)}"
-                + (f", {gone[0]} -> {added[0]}" if gone and added else ""))
-
-
-def accepted_reason(a: AcceptedChecksum, name: str) -> str:
-    """The change list's reason for a module block whose checksum was accepted: the old and
-    new ``h1:`` with the package each came from."""
-    def side(h1s: tuple[str, ...], package: str) -> str:
-        return (", ".join(h1s) or "(no h1:)") + (f" ({package})" if package else "")
-    return f"checksum accepted at {a.version} (-accept-checksum={name}): {side(a.old_h1, a.old_package)} -> " \
-           f"{side(a.new_h1, a.new_package)}"
-
-
 def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, wired: Wiring,
                       locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
                       store: PackageStore | None, memo: HashMemo, progress: Progress | None,
-                      accept: _Accept | None = None, merged: frozenset[str] = frozenset()) -> _Solved:
+                      accept: AcceptedChecksums | None = None, merged: frozenset[str] = frozenset()) -> _Solved:
     """Solve; then verify the module packages against the lock while the provider lock
     blocks are planned (both are network round trips that do not depend on each other); push
     what was verified to the package store. The context is closed at the end."""
@@ -658,7 +571,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         _refuse_unloadable(res, ctx.options.target)
-        accept = accept or _Accept()
+        accept = accept or AcceptedChecksums()
         accept.refuse_moves(res, locks)
         if progress:
             progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
@@ -885,82 +798,6 @@ def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleC
         if key is not None and h1 is not None:
             store.name_module(key, lock.path, lock.version)
             store.push_module(key, pkg.root, h1, lock.version)
-
-
-def named_locks(locks: LockFile, tree, names: tuple[str, ...], product: Product,
-                flag: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """What each NAME of ``-upgrade=NAME,...`` or ``-accept-checksum=NAME,...`` (``flag``)
-    names in the lock file: (NAME -> the module call paths it names, NAME -> the provider
-    addresses). A NAME is a module call path (``eks.kms``) or call name (``kms``: every call
-    so named), a module package (``terraform-aws-modules/kms/aws``, with or without its
-    host) or a provider (``hashicorp/aws`` or its full address); names without a host are on
-    ``product``'s registry host.
-
-    Raises:
-        ConfigurationError: a NAME that names nothing in the lock file, with the nearest
-            name when one is near (OpenTofu's "did you mean" distance). With ``-upgrade``, a
-            call or provider of the configuration not locked yet is no error (it is chosen
-            afresh anyway).
-    """
-    load("tofu_solve.addrs.identifiers")
-    from ..addrs.identifiers import valid_call_path
-    load("tofu_solve.addrs.module_source")
-    from ..addrs.module_source import parse_source
-    load("tofu_solve.errors")
-    from ..errors import ConfigurationError
-
-    def package_names(source: str) -> set[str]:
-        try:
-            src = parse_source(source, product.registry_host)
-        except TofuSolveError:
-            return set()
-        if isinstance(src, RegistrySource):
-            return {str(src.package), src.package.for_display}
-        return {source.split("?", 1)[0]}
-
-    modules: dict[str, list[str]] = {}
-    providers: dict[str, list[str]] = {}
-    for name in names:
-        modules[name] = [path for path, m in sorted(locks.modules.items())
-                         if name == path or (valid_call_path(name) and "." not in name
-                                             and path.rsplit(".", 1)[-1] == name) or name in package_names(m.source)]
-        providers[name] = [a for a in sorted(locks.providers) if name in (a, product.short(a))]
-        if modules[name] or providers[name]:
-            continue
-        known = {rc.call.name for rc in tree.remote_calls} | {
-            n for rc in tree.remote_calls for n in package_names(str(rc.call.source))} | {
-            x for _, r in tree.providers for x in (str(r.address), product.short(str(r.address)))}
-        if flag == "-upgrade" and name in known:
-            continue  # a call or provider not locked yet is simply chosen afresh anyway
-        import difflib
-
-        near = difflib.get_close_matches(name, sorted(known | set(locks.modules) | {
-            product.short(a) for a in locks.providers}), n=1, cutoff=0.6)
-        hint = f" Did you mean {flag}={near[0]}?" if near else ""
-        raise ConfigurationError(
-            f"Unknown name in {flag}",
-            f'{flag}={name} names no module call, module package or provider of this configuration\'s '
-            f"lock file.{hint} Use a call path (vpc, eks.kms), a module package "
-            "(terraform-aws-modules/kms/aws) or a provider (hashicorp/aws).")
-    return modules, providers
-
-
-def without_targets(locks: LockFile, tree, names: tuple[str, ...],
-                    product: Product = OPENTOFU) -> tuple[LockFile, frozenset[str]]:
-    """``locks`` without the entries ``-upgrade=NAME,...`` names (:func:`named_locks`), so
-    that only those are chosen afresh (every other lock is kept, as ``tofu init`` keeps
-    them), the calls inside a named module with it (``cargo update -p``); and the provider
-    addresses whose version lists must be fetched again.
-
-    Raises:
-        ConfigurationError: a NAME that names nothing (:func:`named_locks`).
-    """
-    named_modules, named_providers = named_locks(locks, tree, names, product, "-upgrade")
-    gone = {p for paths in named_modules.values() for p in paths}
-    modules = {p: m for p, m in locks.modules.items()
-               if p not in gone and not any(p.startswith(g + ".") for g in gone)}
-    again = {a for addrs in named_providers.values() for a in addrs}
-    return LockFile({a: p for a, p in locks.providers.items() if a not in again}, modules), frozenset(again)
 
 
 def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dict, trees: dict,
