@@ -49,7 +49,6 @@ from ..lockfile.entries import ProviderLock, content_hashes, same_selection
 from ..lockfile.merge_conflict import MergedLock, conflicted_error
 from ..lockfile.named import without_targets
 from ..lockfile.read import read_conflicted_lock_file
-from ..output_edge import one_line
 from ..plugins import (
     ProviderLockPlan,
     ProviderPackages,
@@ -65,7 +64,7 @@ from ..remote.package_store import PackageStore, ProviderKey, module_key, open_s
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
 from ..settings import Settings
-from ..solver.changes import lock_change_reasons
+from ..solver.changes import lock_change_reasons, module_same_version_change
 from ..solver.context import Context, SolveOptions
 from ..solver.factory import display_package
 from ..solver.locks import policy_notices
@@ -118,7 +117,7 @@ from .views.warnings import (
     damaged_cache_warnings,
     deprecation_warnings,
     fenced_off_warning,
-    merge_conflicts_warning,
+    merge_resolution_warning,
     not_handed_over_warning,
     package_moved_warnings,
     policy_file_warnings,
@@ -255,7 +254,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     ctx, counter = wired.context, wired.counter
     notes.extend(cli_config_warnings(wired.client.cli_config.warnings))
     solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
-                               store, memo, progress, accept, unions(read.merged))
+                               store, memo, progress, accept,
+                               read.merged.unions if read.merged is not None else frozenset())
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
         solved.state_doc = _cited_from_root(solved.state_doc, opts.display_prefix, root, opts, settings)
     res = solved.res
@@ -471,34 +471,6 @@ def _read_locks(root: Path, opts: InitOptions, settings: Settings, target: Targe
     return _LocksRead(path, locks, on_disk, lost, merged)
 
 
-def merge_resolutions(merged: MergedLock, res: Resolution, reasons: dict[str, str],
-                      dropped: dict[str, tuple[str, ...]] | None = None) -> WarningText:
-    """How each conflicted block of a merged lock file was resolved (issue #60 §2): each
-    side's version, the one locked, and why (the solve's reason when it moved the block
-    from where the merge started it); and the hashes of a block formed from both sides that
-    this run could not verify, which were left out (``dropped``, issue #67 §5)."""
-    lines = []
-    for c in merged.conflicts:
-        module, provider = res.modules.get(c.name), res.providers.get(c.name)
-        now = (module.version_text if module is not None else None) if c.kind == "module" else \
-            (str(provider.version) if provider is not None else None)
-        sides = f"ours {c.ours or '(none)'}, theirs {c.theirs or '(none)'}"
-        if now is None:
-            why = "no longer required by the configuration"
-        elif now == c.start:
-            why = c.how + ("; it fits the rest of the selection" if c.ours != c.theirs else "")
-        else:
-            other = c.theirs if c.start == c.ours else c.ours
-            why = (f"{c.start} does not fit the rest of the selection; the other side's" if now == other
-                   else f"moved from {c.start}") + (f": {reasons[c.name]}" if reasons.get(c.name) else "")
-        gone = (dropped or {}).get(c.name, ())
-        if gone:
-            why += (f"; {len(gone)} hash{'es' if len(gone) != 1 else ''} this run could not verify left out: "
-                    + ", ".join(one_line(h, 80) for h in gone))
-        lines.append(f"{c.subject}: {sides} -> {now or 'removed'} ({why})")
-    return merge_conflicts_warning(len(merged.hunks), lines)
-
-
 def _open_store(opts: InitOptions, settings: Settings, registry: RegistryClient | None,
                 locks: LockFile) -> PackageStore | None:
     """The package store of the run (issue #49), told what the lock file records; None
@@ -655,7 +627,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     if kept:
         res.warnings.insert(0, blocks_restored_warning(kept))
     if read.merged is not None:  # the lock file had merge conflicts: how each was resolved comes first
-        res.warnings.insert(0, merge_resolutions(read.merged, res, solved.reasons, solved.dropped))
+        res.warnings.insert(0, merge_resolution_warning(read.merged, res, solved.reasons, solved.dropped))
     ctx = wired.context
     wired.remotes.join_background()
     out.extend(tag_warnings(wired.remotes.moved, wired.remotes.deleted))
@@ -702,7 +674,7 @@ def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: 
         if not reason and path in solved.moves and opts.lockfile != "readonly":
             reason = f"package moved to {solved.moves[path][1]} (the same identity)"
         if not reason and old is not None and new is not None and old.version == new.version:
-            reason = _same_version_change(old, new)
+            reason = module_same_version_change(old, new)
         changes.append(LockChange("module", path, old.version if old else None, new.version if new else None,
                                   reason))
     return changes
@@ -907,29 +879,6 @@ def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages,
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
                                refresh, accept, merged)
-
-
-def unions(merged: MergedLock | None) -> frozenset[str]:
-    """The blocks (call paths, provider addresses) a lock merge conflict formed from both
-    sides' hashes at one version: only what the run verifies of them is kept (issue #67 §5)."""
-    if merged is None:
-        return frozenset()
-    return frozenset(c.name for c in merged.conflicts if c.ours == c.theirs and c.ours is not None)
-
-
-def _same_version_change(old: ModuleLock, new: ModuleLock) -> str:
-    """What changed in a module block whose version stays (issue #50 §5: named, not "source
-    or hashes recorded"): the constraint, the source, the package, the hashes."""
-    parts = []
-    if old.constraints != new.constraints:
-        parts.append(f'constraint "{old.constraints}" -> "{new.constraints}" recorded')
-    if old.source != new.source:
-        parts.append(f"source {old.source} -> {new.source}")
-    if old.package != new.package:
-        parts.append("package recorded" if not old.package else "package changed")
-    if set(old.hashes) != set(new.hashes):
-        parts.append("hashes recorded")
-    return ", ".join(parts)
 
 
 def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> None:

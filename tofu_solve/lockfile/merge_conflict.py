@@ -126,6 +126,12 @@ class MergedLock:
     conflicts: list[ConflictedBlock] = field(default_factory=list)
     hunks: tuple[int, ...] = ()
 
+    @property
+    def unions(self) -> frozenset[str]:
+        """The blocks (call paths, provider addresses) formed from both sides' hashes at one
+        version: only what the run verifies of them is kept (issue #67 §5)."""
+        return frozenset(c.name for c in self.conflicts if c.ours == c.theirs and c.ours is not None)
+
 
 def _newer(a: str, b: str, kind: str) -> bool:
     """Whether version text ``a`` is newer than ``b`` (module versions by hashicorp/go-version,

@@ -195,4 +195,19 @@ def _provider_reason(addr: str, old: ProviderLock | None, new: ProviderCandidate
     return f"keeping {old.version} admits no consistent set of versions"
 
 
-__all__ = ["denied_reason", "lock_change_reasons"]
+def module_same_version_change(old: ModuleLock, new: ModuleLock) -> str:
+    """What changed in a module block whose version stays (issue #50 §5: named, not "source
+    or hashes recorded"): the constraint, the source, the package, the hashes."""
+    parts = []
+    if old.constraints != new.constraints:
+        parts.append(f'constraint "{old.constraints}" -> "{new.constraints}" recorded')
+    if old.source != new.source:
+        parts.append(f"source {old.source} -> {new.source}")
+    if old.package != new.package:
+        parts.append("package recorded" if not old.package else "package changed")
+    if set(old.hashes) != set(new.hashes):
+        parts.append("hashes recorded")
+    return ", ".join(parts)
+
+
+__all__ = ["denied_reason", "lock_change_reasons", "module_same_version_change"]

@@ -16,6 +16,7 @@ from ...config.policy import PolicyFailure
 from ...errors import RepairWarning, RuleWarning, TofuSolveError, WarningText
 from ...explain.typos import UnknownArgument
 from ...lockfile import LOCK_FILE_NAME
+from ...output_edge import one_line
 from ...remote.lifecycle import Deprecation, Revocation
 from ...solver.fenced import FencedOff
 from ...solver.release_cooldown import Cooldown
@@ -252,6 +253,35 @@ def unpinned_warnings(unit, modules: Mapping) -> list[WarningText]:
 def cli_config_warnings(warnings: Iterable[str]) -> list[WarningText]:
     """``CLI configuration``: what reading the CLI configuration noticed."""
     return [WarningText("CLI configuration", w) for w in warnings]
+
+
+def merge_resolution_warning(merged, res: Resolution, reasons: dict[str, str],
+                             dropped: dict[str, tuple[str, ...]] | None = None) -> WarningText:
+    """How each conflicted block of a merged lock file was resolved (issue #60 §2): each
+    side's version, the one locked, and why (the solve's reason when it moved the block
+    from where the merge started it); and the hashes of a block formed from both sides that
+    this run could not verify, which were left out (``dropped``, issue #67 §5).
+    ``merged``: the :class:`~tofu_solve.lockfile.merge_conflict.MergedLock` the run started from."""
+    lines = []
+    for c in merged.conflicts:
+        module, provider = res.modules.get(c.name), res.providers.get(c.name)
+        now = (module.version_text if module is not None else None) if c.kind == "module" else \
+            (str(provider.version) if provider is not None else None)
+        sides = f"ours {c.ours or '(none)'}, theirs {c.theirs or '(none)'}"
+        if now is None:
+            why = "no longer required by the configuration"
+        elif now == c.start:
+            why = c.how + ("; it fits the rest of the selection" if c.ours != c.theirs else "")
+        else:
+            other = c.theirs if c.start == c.ours else c.ours
+            why = (f"{c.start} does not fit the rest of the selection; the other side's" if now == other
+                   else f"moved from {c.start}") + (f": {reasons[c.name]}" if reasons.get(c.name) else "")
+        gone = (dropped or {}).get(c.name, ())
+        if gone:
+            why += (f"; {len(gone)} hash{'es' if len(gone) != 1 else ''} this run could not verify left out: "
+                    + ", ".join(one_line(h, 80) for h in gone))
+        lines.append(f"{c.subject}: {sides} -> {now or 'removed'} ({why})")
+    return merge_conflicts_warning(len(merged.hunks), lines)
 
 
 def merge_conflicts_warning(hunks: int, lines: list[str]) -> WarningText:
