@@ -35,7 +35,6 @@ from ..errors import (
     WarningText,
 )
 from ..events import InRoot, PhaseDone, Progress, RootDone
-from ..explain import solve
 from ..explain.typos import unknown_arguments
 from ..lockfile import (
     LOCK_FILE_NAME,
@@ -45,7 +44,7 @@ from ..lockfile import (
     read_lock_file,
     write_lock_file,
 )
-from ..lockfile.entries import ProviderLock, content_hashes, same_selection
+from ..lockfile.entries import ProviderLock, same_selection
 from ..lockfile.merge_conflict import MergedLock, conflicted_error
 from ..lockfile.named import without_targets
 from ..lockfile.read import read_conflicted_lock_file
@@ -60,7 +59,7 @@ from ..plugins.provider_locks import same_version_change
 from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
 from ..remote.lifecycle import Deprecation
-from ..remote.package_store import PackageStore, ProviderKey, module_key, open_store, store_setting
+from ..remote.package_store import PackageStore, ProviderKey, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient
 from ..settings import Settings
@@ -86,6 +85,7 @@ from ..workdir.install import (
 )
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
+from ..workdir.store_sync import expect_locked_packages, push_verified_modules, solve_listing_from_store, store_listing
 from ..workdir.verify import AcceptedChecksum, hash_diagnosis, verify_packages
 from .arguments import InitArguments
 from .monorepo import (
@@ -538,8 +538,8 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
     moves: dict[str, tuple[str, str]] = {}  # locked packages found at another location (issue #34)
     try:
         started = time.monotonic()
-        res = _solve_listing_from_store(tree, ctx, ahead, root, store_listing(ctx, store, solve_locks, opts,
-                                                                              providers_again))
+        listing = store_listing(ctx, store, solve_locks, bool(opts.upgrade or opts.offline), providers_again)
+        res = solve_listing_from_store(tree, ctx, ahead, root, listing)
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         _refuse_unloadable(res, ctx.options.target)
@@ -710,66 +710,6 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
     if opts.install:
         write_state(root, settings, solved.state_doc)
     return manifest, bridge_written, written
-
-
-def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
-    """Tell the store what the lock file records (issue #49): each module package's hashes
-    by its identity, each provider version's hashes; nothing else is read from it."""
-    for lock in locks.modules.values():
-        key = module_key(lock.package) if lock.package else None
-        if key is not None:
-            store.expect_module(key, content_hashes(lock), lock.version, lock.path)
-    for provider in locks.providers.values():
-        a = provider.address
-        store.expect_provider(ProviderKey(a.host, a.namespace, a.type, provider.version), provider.hashes)
-
-
-def store_listing(ctx: Context, store: PackageStore | None, locks: LockFile, opts: InitOptions,
-                  again: frozenset[str]) -> ProviderSources | None:
-    """With a package store, let it list the providers the lock holds (issue #49): the
-    provider sources, told each locked provider's version; None without a store, with
-    ``-upgrade``, or without the CLI configuration's sources."""
-    sources = ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None
-    if store is None or sources is None or opts.upgrade or opts.offline:
-        return None
-    sources.store_listing = {a: p.version for a, p in locks.providers.items() if a not in again}
-    return sources
-
-
-def _solve_listing_from_store(tree, ctx: Context, ahead: ProviderReadAhead, root: Path,
-                              sources: ProviderSources | None) -> Resolution:
-    """The solve, with the locked providers listed by the package store when ``sources``
-    says so; when that solve fails, or moves a provider the store listed, the solve runs
-    again on the registries' listings, so that the answer is the one the registries give
-    (a store holds only the versions jobs locked)."""
-    failure: TofuSolveError | None = None
-    try:
-        res = solve(tree, ctx.view(likely_provider=ahead.likely), root)
-    except TofuSolveError as e:
-        failure = e
-    if sources is None or not sources.listed_by_store:
-        if failure is not None:
-            raise failure
-        return res
-    locked = dict(sources.store_listing)
-    if failure is None and all(str(res.providers[a].version) == locked[a]
-                               for a in sources.listed_by_store if a in res.providers):
-        return res
-    log.debug("a provider the package store listed moved: solving again on the registries' listings")
-    ctx.relist_providers(sources.stop_store_listing())
-    return solve(tree, ctx.view(likely_provider=ahead.likely), root)
-
-
-def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]]) \
-        -> None:
-    """Push every selected module package that did not come from the store, now that it is
-    verified against the new lock (issue #49); in the background."""
-    for _, pkg, lock in selected.values():
-        key = module_key(lock.package) if lock.package else None
-        h1 = next((h for h in lock.hashes if h.startswith("h1:")), None)
-        if key is not None and h1 is not None:
-            store.name_module(key, lock.path, lock.version)
-            store.push_module(key, pkg.root, h1, lock.version)
 
 
 def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dict, trees: dict,
