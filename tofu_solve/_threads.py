@@ -14,6 +14,7 @@ guard."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -51,4 +52,11 @@ def start_thread(target: Callable[..., object], name: str, args: tuple = (),
     return thread
 
 
-__all__ = ["NETWORK", "NOTHING", "prepare", "start_thread", "worker_pool"]
+def join_within(threads: Iterable[threading.Thread], seconds: float) -> None:
+    """Join ``threads`` within ``seconds`` in all (those still running are left: daemons)."""
+    end = time.monotonic() + seconds
+    for t in threads:
+        t.join(max(0.0, end - time.monotonic()))
+
+
+__all__ = ["NETWORK", "NOTHING", "join_within", "prepare", "start_thread", "worker_pool"]

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._lazy import load
-from .._threads import NETWORK, start_thread, worker_pool
-from ..addrs.module_source import lock_source
+from .._threads import join_within, worker_pool
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
 from ..config.policy import PolicyFailure, Subject, find_policies, load_policy
@@ -27,7 +26,6 @@ from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import (
     ConfigurationError,
-    IntegrityError,
     LockFileWouldChange,
     RepairWarning,
     SourceRange,
@@ -61,12 +59,12 @@ from ..providers import Package
 from ..remote.lifecycle import Deprecation
 from ..remote.package_store import PackageStore, ProviderKey, open_store, store_setting
 from ..remote.provider_sources import ProviderSources
-from ..remote.registry import RegistryClient
+from ..remote.registry import RegistryClient, ask_provider_repositories
 from ..settings import Settings
-from ..solver.changes import lock_change_reasons, module_same_version_change
-from ..solver.context import Context, SolveOptions
+from ..solver.changes import lock_change_reasons, module_same_version_change, moved_by_rule
+from ..solver.context import SolveOptions
 from ..solver.factory import display_package
-from ..solver.locks import policy_notices
+from ..solver.locks import policy_notices, refuse_against_policy
 from ..solver.model import Kind, ModuleCandidate
 from ..solver.resolve import Resolution
 from ..solver.wiring import Wiring, build_context
@@ -83,6 +81,7 @@ from ..workdir.install import (
     data_dir,
     install,
 )
+from ..workdir.overrides import refuse_unloadable
 from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
 from ..workdir.store_sync import expect_locked_packages, push_verified_modules, solve_listing_from_store, store_listing
@@ -303,7 +302,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              "hashes_remembered": memo.hits,  # directories not hashed again: unchanged since hashed
              # the searches the solve made, by kind, and what its hypothetical ones fetched (issue #48 §4)
              **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
-    _let_finish(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
+    join_within(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache, policy=_policy_data(ctx, res),
                       store=store_data, deprecated=tuple(
@@ -542,7 +541,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         res = solve_listing_from_store(tree, ctx, ahead, root, listing)
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
-        _refuse_unloadable(res, ctx.options.target)
+        refuse_unloadable(res, ctx.options.target)
         accept = accept or AcceptedChecksums()
         accept.refuse_moves(res, locks)
         if progress:
@@ -569,7 +568,7 @@ def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings:
         if progress:
             progress(PhaseDone("providers", len(plan.providers)))
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
-        _refuse_against_policy(ctx.options.policy, new_modules, plan.unsigned)
+        refuse_against_policy(ctx.options.policy, new_modules, plan.unsigned)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
         reasons = lock_change_reasons(res, ctx, locks)
     finally:
@@ -631,7 +630,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     ctx = wired.context
     wired.remotes.join_background()
     out.extend(tag_warnings(wired.remotes.moved, wired.remotes.deleted))
-    changed = lambda subject: _moved_by_rule(ctx, res, subject)  # noqa: E731
+    changed = lambda subject: moved_by_rule(ctx, res, subject)  # noqa: E731
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
@@ -743,72 +742,16 @@ def _provider_packages(wired: Wiring, opts: InitOptions) -> ProviderPackages:
                             store=fetcher.store)
 
 
-def _refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
-    """A Terraform before 1.15.5 loads neither a ``version`` on a git or OCI module source
-    nor the override bridge that unsets it: name each such call and the pinned source to
-    write instead, before anything is installed or locked.
-
-    Raises:
-        ConfigurationError: "Override bridge needs Terraform 1.15.5", at the first call.
-    """
-    if not target.terraform or overrides.bridge_supported(target):
-        return
-    calls = []
-    for path in sorted(res.modules):
-        req = res.module_requirements[path]
-        if overrides.needs_bridge(req.call):
-            cand = res.modules[path]
-            at = req.call.version_where or req.call.where  # the version attribute to remove
-            cited = f"{req.origin.package or req.origin.call_path} {req.origin.version}: {at}" \
-                if req.origin.call_path else str(at)  # inside a package: the package and version first
-            calls.append((at, f'  module "{path}" ({cited}): remove version and write '
-                                          f'source = "{lock_source(cand.source, True, cand.available.label)}"'))
-    if calls:
-        raise ConfigurationError(
-            "Override bridge needs Terraform 1.15.5",
-            f"{target} ({target.origin}) cannot load a version constraint on a git or OCI module source, and the "
-            f"override bridge that lets terraform init load one needs Terraform 1.15.5 or later "
-            f"(hashicorp/terraform#38632). tofu-solve changed nothing. Upgrade Terraform, or pin each call to "
-            "the tag tofu-solve selected:\n" + "\n".join(line for _, line in calls), calls[0][0])
-
-
-REPOSITORY_THREADS = 4
-"""How many providers' repositories are asked at once (daemon threads: never waited for)."""
-
-
 REPOSITORY_GRACE_SECONDS = 2.0
 """After the run's work is done, how long it lets unanswered repository questions finish."""
 
 
 def _ask_repositories(client: RegistryClient | None, res: Resolution) -> tuple:
-    """Ask the registry, once per provider and machine, which repository each selected
-    provider is built from (:meth:`~tofu_solve.remote.registry.RegistryClient.provider_repository`),
-    so that ``list -format=cyclonedx|spdx`` can name its Go module offline: on daemon threads
-    (at most :data:`REPOSITORY_THREADS`) that the run never waits for, the cache written as
-    each answers (atomically); unasked or unanswered ones are asked by the next run. Never
-    fails the run, never delays its lock or install (issue #72 §1): the run lets them finish
-    for at most :data:`REPOSITORY_GRACE_SECONDS` once its own work is done. The threads."""
-    if client is None or client.offline:
+    """The selected providers' repositories asked for the SBOM, off the critical path
+    (:func:`tofu_solve.remote.registry.ask_provider_repositories`; issue #72 §1): the threads."""
+    if client is None:
         return ()
-    wanted = [pick.address for pick in res.providers.values()
-              if not (pick.address.is_builtin or pick.address.is_legacy) and not client.provider_repository_known(
-                  pick.address)]
-    if not wanted:
-        return ()
-
-    def ask(addresses) -> None:
-        for a in addresses:
-            client.provider_repository(a)
-
-    return tuple(start_thread(ask, f"tofu-solve-provider-repository_{i}", (wanted[i::REPOSITORY_THREADS],),
-                              needs=NETWORK) for i in range(min(REPOSITORY_THREADS, len(wanted))))
-
-
-def _let_finish(threads: tuple, seconds: float) -> None:
-    """Join ``threads`` within ``seconds`` in all (those still running are left: daemons)."""
-    end = time.monotonic() + seconds
-    for t in threads:
-        t.join(max(0.0, end - time.monotonic()))
+    return ask_provider_repositories(client, [pick.address for pick in res.providers.values()])
 
 
 def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
@@ -819,42 +762,6 @@ def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages,
     selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
     return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
                                refresh, accept, merged)
-
-
-def _refuse_against_policy(policy, modules: dict[str, ModuleLock], unsigned) -> None:
-    """The policy's requirements on what is locked (issue #39), before anything is written:
-    ``require_package_pins`` (every module lock records an immutable package: a git commit,
-    an OCI digest, a registry version's location) and ``require_signed_providers`` (every
-    provider's checksums signature-checked).
-
-    Raises:
-        IntegrityError: naming the modules or providers and the policy line."""
-    if policy is None:
-        return
-    floating = sorted(p for p, m in modules.items() if not m.package)
-    if policy.require_pins and floating:
-        raise IntegrityError(
-            "Floating module refused by policy",
-            f"The policy requires every module lock to record an immutable package, but {', '.join(floating)} "
-            "come from sources that give none (an archive without a checksum, a git branch...). Pin them (?ref= a "
-            "commit or tag, ?checksum=, an OCI digest) or change the policy.", policy.where_of("require_package_pins"))
-    if policy.require_signed and unsigned:
-        raise IntegrityError(
-            "Unsigned provider checksums refused by policy",
-            f"The policy requires signature-checked provider checksums, but the registry lists no signing key for "
-            f"{', '.join(sorted(unsigned))}.", policy.where_of("require_signed_providers"))
-
-
-def _moved_by_rule(ctx: Context, res: Resolution, subject: str) -> bool:
-    """Whether a rule could have changed ``subject``'s selection this run: it is not the
-    version its lock holds (issue #47 §5: nothing is warned about where a rule changed
-    nothing; a lock the rule moved is listed among the lock changes)."""
-    if subject in res.modules:
-        req = res.module_requirements.get(subject)
-        return req is None or ctx.locked_candidate(req) != res.modules[subject]
-    lock = ctx.locks.providers.get(subject)
-    return ctx.options.upgrade or lock is None or subject not in res.providers or \
-        lock.version != str(res.providers[subject].version)
 
 
 def open_views(ns, settings: Settings) -> InitViews:

@@ -19,7 +19,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import wait
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import quote, urljoin
 
 from .._lazy import load
-from .._threads import worker_pool
+from .._threads import NETWORK, start_thread, worker_pool
 from .._version import __version__
 from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
@@ -757,3 +757,27 @@ class ProviderDownload:
     shasum: str
     signing_keys: tuple[str, ...]
     protocols: tuple[str, ...]
+
+
+REPOSITORY_THREADS = 4
+"""How many providers' repositories are asked at once (daemon threads: never waited for)."""
+
+
+def ask_provider_repositories(client: RegistryClient, addresses: Iterable[ProviderAddress]) -> tuple:
+    """Ask the registry, once per provider and machine, which repository each provider is
+    built from (:meth:`RegistryClient.provider_repository`), so that ``list
+    -format=cyclonedx|spdx`` can name its Go module offline: on daemon threads (at most
+    :data:`REPOSITORY_THREADS`) that the run never waits for, the cache written as each
+    answers (atomically); unasked or unanswered ones are asked by the next run. Never fails
+    the run, never delays its lock or install (issue #72 §1). Returns the threads (none
+    offline, or when the cache knows every one)."""
+    if client.offline:
+        return ()
+    wanted = [a for a in addresses if not (a.is_builtin or a.is_legacy) and not client.provider_repository_known(a)]
+
+    def ask(chunk) -> None:
+        for a in chunk:
+            client.provider_repository(a)
+
+    return tuple(start_thread(ask, f"tofu-solve-provider-repository_{i}", (wanted[i::REPOSITORY_THREADS],),
+                              needs=NETWORK) for i in range(min(REPOSITORY_THREADS, len(wanted))))

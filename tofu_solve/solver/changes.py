@@ -210,4 +210,16 @@ def module_same_version_change(old: ModuleLock, new: ModuleLock) -> str:
     return ", ".join(parts)
 
 
-__all__ = ["denied_reason", "lock_change_reasons", "module_same_version_change"]
+def moved_by_rule(ctx: Context, res: Resolution, subject: str) -> bool:
+    """Whether a rule could have changed ``subject``'s selection this run: it is not the
+    version its lock holds (issue #47 §5: nothing is warned about where a rule changed
+    nothing; a lock the rule moved is listed among the lock changes)."""
+    if subject in res.modules:
+        req = res.module_requirements.get(subject)
+        return req is None or ctx.locked_candidate(req) != res.modules[subject]
+    lock = ctx.locks.providers.get(subject)
+    return ctx.options.upgrade or lock is None or subject not in res.providers or \
+        lock.version != str(res.providers[subject].version)
+
+
+__all__ = ["denied_reason", "lock_change_reasons", "module_same_version_change", "moved_by_rule"]

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from .._lazy import load
 from ..addrs.module_source import RegistrySource, lock_source
-from ..errors import InvalidVersion, TofuSolveError, locked_version_gone
+from ..errors import IntegrityError, InvalidVersion, TofuSolveError, locked_version_gone
 from ..providers import AvailableVersion
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.hashicorp_go_version import GoVersion
@@ -401,6 +401,31 @@ def module_requirements_of(criteria: Mapping) -> dict[str, ModuleRequirement]:
     return out
 
 
+def refuse_against_policy(policy: Policy | None, modules: dict[str, ModuleLock], unsigned: Iterable[str]) -> None:
+    """The policy's requirements on what is locked (issue #39), before anything is written:
+    ``require_package_pins`` (every module lock records an immutable package: a git commit,
+    an OCI digest, a registry version's location) and ``require_signed_providers`` (every
+    provider's checksums signature-checked).
+
+    Raises:
+        IntegrityError: naming the modules or providers and the policy line."""
+    if policy is None:
+        return
+    floating = sorted(p for p, m in modules.items() if not m.package)
+    if policy.require_pins and floating:
+        raise IntegrityError(
+            "Floating module refused by policy",
+            f"The policy requires every module lock to record an immutable package, but {', '.join(floating)} "
+            "come from sources that give none (an archive without a checksum, a git branch...). Pin them (?ref= a "
+            "commit or tag, ?checksum=, an OCI digest) or change the policy.", policy.where_of("require_package_pins"))
+    unsigned = sorted(unsigned)
+    if policy.require_signed and unsigned:
+        raise IntegrityError(
+            "Unsigned provider checksums refused by policy",
+            f"The policy requires signature-checked provider checksums, but the registry lists no signing key for "
+            f"{', '.join(sorted(unsigned))}.", policy.where_of("require_signed_providers"))
+
+
 __all__ = [
     "Holds",
     "freed_by_upgrade",
@@ -418,4 +443,5 @@ __all__ = [
     "provider_lock_applies",
     "provider_lock_denial",
     "recorded_at",
+    "refuse_against_policy",
 ]
