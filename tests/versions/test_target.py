@@ -86,3 +86,30 @@ def test_the_lock_file_decides_the_product_before_the_client(tmp_path):
     assert t.product is OPENTOFU and "locks providers of registry.opentofu.org" in t.origin
     assert target_version("1.10.0", root, client=tf).origin == "-tofu-version"  # a flag still comes first
     assert lock_product(tmp_path) is None
+
+
+@pytest.mark.parametrize("flag", [None, "tofu", "terraform"])
+@pytest.mark.parametrize("version_file", [None, ".opentofu-version", ".terraform-version"])
+@pytest.mark.parametrize("lock", [None, "tofu", "terraform"])
+def test_the_product_decided_without_the_client_is_the_targets(tmp_path, flag, version_file, lock):
+    """Issue #72 §2: the early start asks no client when something else decides the product;
+    the answer is target_version's, whichever client it would have had (one truth)."""
+    from tofu_solve.versions.target import Client, decided_product
+    from tofu_solve.versions.hashicorp_go_version import GoVersion
+
+    root = tmp_path / "root"
+    root.mkdir()
+    if version_file:
+        (root / version_file).write_text("1.10.6\n" if "opentofu" in version_file else "1.11.4\n")
+    if lock:
+        product = OPENTOFU if lock == "tofu" else TERRAFORM
+        (root / ".terraform.lock.hcl").write_text(product.lock_header + "\n")
+    flags = {"flag": "1.10.6" if flag == "tofu" else None, "terraform": "1.11.4" if flag == "terraform" else None}
+    decided = decided_product(flags["flag"], root, terraform=flags["terraform"])
+    clients = [None, Client("/bin/tofu", OPENTOFU, GoVersion.parse("1.9.0"), "tofu on PATH"),
+               Client("/bin/terraform", TERRAFORM, GoVersion.parse("1.11.4"), "terraform on PATH")]
+    products = {target_version(flags["flag"], root, terraform=flags["terraform"], client=c).product for c in clients}
+    if decided is None:
+        assert not (flag or version_file or lock) and len(products) > 1  # only the client decides
+    else:
+        assert products == {decided}

@@ -135,14 +135,17 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
     load("tofu_solve.lockfile.read")
     from ..lockfile.read import LOCK_FILE_NAME, read_lock_file
     load("tofu_solve.versions.target")
-    from ..versions.target import target_version
+    from ..versions.target import decided_product, target_version
     load("tofu_solve.workdir.solved")
     from ..workdir.solved import recorded_module_locks
 
-    target = target_version(args.tofu_version, root, terraform=args.terraform_version, client=probe.result(),
-                            reads=settings.reads)
+    # the product names the registry of unqualified sources; the client (a process of its own) is
+    # waited for only when nothing else decides it (issue #72 §2)
+    product = decided_product(args.tofu_version, root, terraform=args.terraform_version, reads=settings.reads) \
+        or target_version(args.tofu_version, root, terraform=args.terraform_version, client=probe.result(),
+                          reads=settings.reads).product
     inputs = collect_input_values(root, settings.environ, args.vars)
-    tree = read_module_tree(root, confine=False, strict=False, inputs=inputs, product=target.product)
+    tree = read_module_tree(root, confine=False, strict=False, inputs=inputs, product=product)
     lock_file = read_lock_file(root / LOCK_FILE_NAME)
     locked = set() if args.upgrade else set(lock_file.modules) | set(recorded_module_locks(root, settings))
     packages = list(dict.fromkeys(

@@ -206,6 +206,24 @@ def target_version(flag: str | None = None, root: Path | None = None, *, terrafo
                          product)
 
 
+def decided_product(flag: str | None, root: Path, *, terraform: str | None = None,
+                    reads: ReadLog | None = None) -> Product | None:
+    """The product :func:`target_version` solves for when something other than the client
+    decides it (a flag, a version file, the lock file's product), without asking the client
+    (a process of its own: issue #72 §2, the early start's first request need not wait for
+    it); None when only the client would decide. Always ``target_version(...).product``
+    where not None, whatever the client (``tests/versions/test_target.py``)."""
+    if flag:
+        return OPENTOFU
+    if terraform:
+        return TERRAFORM
+    found = version_file(Path(root).resolve(), reads)
+    if found is not None:
+        return VERSION_FILES[found[0].name]
+    locked = lock_product(Path(root))
+    return locked[0] if locked is not None else None
+
+
 def newest_release(product: Product) -> GoVersion:
     """The newest release of ``product`` tofu-solve knows."""
     if product is TERRAFORM:
