@@ -94,8 +94,8 @@ def test_the_lock_file_decides_the_product_before_the_client(tmp_path):
 def test_the_product_decided_without_the_client_is_the_targets(tmp_path, flag, version_file, lock):
     """Issue #72 §2: the early start asks no client when something else decides the product;
     the answer is target_version's, whichever client it would have had (one truth)."""
-    from tofu_solve.versions.target import Client, decided_product
     from tofu_solve.versions.hashicorp_go_version import GoVersion
+    from tofu_solve.versions.target import Client, decided_product
 
     root = tmp_path / "root"
     root.mkdir()
