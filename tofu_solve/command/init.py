@@ -929,28 +929,6 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
 
 def _hand_over_quietly(h: handover.Handover) -> HandedOver:
     """The client's init for ``-recursive`` text output, its output kept (see :class:`HandedOver`)."""
-    code, output, seconds = _hand_over_captured(h)
+    code, output, seconds = handover.run_captured(h)
     return HandedOver(h.client.product.name, h.command_line, str(h.client.version), h.client.origin, code, output,
-                      seconds, code != 0 or client_said_more(output))
-
-
-MODULE_LOCK_WARNING = "Dependency locks for modules are not yet supported"
-"""The client's warning about tofu-solve's module blocks, expected on every root."""
-
-
-def client_said_more(output: str) -> bool:
-    """Whether a client's init output (text) holds a warning or an error other than its
-    warning about tofu-solve's module blocks (issue #50 §1: a clean root is one line)."""
-    said = [line for line in output.splitlines() if "Warning:" in line or "Error:" in line]
-    return any(MODULE_LOCK_WARNING not in line for line in said)
-
-
-def _hand_over_captured(h: handover.Handover) -> tuple[int, str, float]:
-    """The client's init run with its output kept (both streams, in order of arrival):
-    (exit status, output, seconds)."""
-    import io
-
-    buf = io.StringIO()
-    started = time.monotonic()
-    code = handover.run(h, out=buf, err=buf)
-    return code, buf.getvalue(), time.monotonic() - started
+                      seconds, code != 0 or handover.client_said_more(output))

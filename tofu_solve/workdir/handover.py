@@ -18,10 +18,12 @@ come back byte for byte: a change is an error, and the file tofu-solve wrote is 
 
 from __future__ import annotations
 
+import io
 import re
 import shlex
 import subprocess
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,15 +214,38 @@ def interrupted(h: Handover) -> HandoverInterrupted:
         "again).")
 
 
+MODULE_LOCK_WARNING = "Dependency locks for modules are not yet supported"
+"""The client's warning about tofu-solve's module blocks, expected on every root."""
+
+
+def client_said_more(output: str) -> bool:
+    """Whether a client's init output (text) holds a warning or an error other than its
+    warning about tofu-solve's module blocks (issue #50 §1: a clean root is one line)."""
+    said = [line for line in output.splitlines() if "Warning:" in line or "Error:" in line]
+    return any(MODULE_LOCK_WARNING not in line for line in said)
+
+
+def run_captured(h: Handover) -> tuple[int, str, float]:
+    """The client's init run with its output kept (both streams, in order of arrival):
+    (exit status, output, seconds)."""
+    buf = io.StringIO()
+    started = time.monotonic()
+    code = run(h, out=buf, err=buf)
+    return code, buf.getvalue(), time.monotonic() - started
+
+
 __all__ = [
     "PASSED_ON",
     "Handover",
     "HandoverError",
     "HandoverInterrupted",
     "client_args",
+    "client_said_more",
     "interrupted",
     "next_command",
     "plan",
     "run",
+    "run_captured",
     "shown",
+    "terragrunt_next_command",
 ]
