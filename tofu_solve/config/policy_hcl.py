@@ -114,7 +114,7 @@ class PolicyRule:
         label: the second label, the rule's name (what ``-policy-override`` names).
         level: ``mandatory``, ``mandatory_overridable`` or ``advisory``.
         where: the block's first line.
-        unit: the file the block is in (its inputs, locals and clock).
+        scope: the file the block is in (its inputs, locals and clock).
     """
 
     kind: str
@@ -125,7 +125,7 @@ class PolicyRule:
     locals: tuple[tuple[str, Expression], ...]
     enforces: tuple[Enforce, ...]
     where: SourceRange
-    unit: PolicyUnit = field(repr=False, compare=False)
+    scope: PolicyScope = field(repr=False, compare=False)
 
     @property
     def block(self) -> str:
@@ -155,27 +155,27 @@ class PolicyRule:
         from .hcl.evaluate import EvalContext, OpenObject, UnknownValue
 
         bound = None if attrs is None else OpenObject(attrs)
-        variables: dict[str, Any] = {"meta": dict(meta), "attrs": bound, "input": dict(self.unit.inputs)}
-        ctx = EvalContext(variables, self.unit.functions)
-        variables["local"] = _Locals(self.unit, ctx, dict(self.unit.locals) | dict(self.locals))
+        variables: dict[str, Any] = {"meta": dict(meta), "attrs": bound, "input": dict(self.scope.inputs)}
+        ctx = EvalContext(variables, self.scope.functions)
+        variables["local"] = _Locals(self.scope, ctx, dict(self.scope.locals) | dict(self.locals))
         unknown: list[str] = []
         try:
-            if self.filter is not None and not self.unit.condition(self.filter, ctx, "filter"):
+            if self.filter is not None and not self.scope.condition(self.filter, ctx, "filter"):
                 return None
         except UnknownValue as u:
             return Verdict(True, unknown=(u.name,))
         errors, info = [], []
         for e in self.enforces:
             try:
-                ok = self.unit.condition(e.condition, ctx, "condition")
+                ok = self.scope.condition(e.condition, ctx, "condition")
             except UnknownValue as u:
                 unknown.append(u.name)
                 continue
             try:
                 if e.info_message is not None:
-                    info.append(self.unit.text(e.info_message, ctx))
+                    info.append(self.scope.text(e.info_message, ctx))
                 if not ok:
-                    errors.append(self.unit.text(e.error_message, ctx) if e.error_message is not None
+                    errors.append(self.scope.text(e.error_message, ctx) if e.error_message is not None
                                   else f"condition {one_line(e.condition.text)} is false")
             except UnknownValue as u:
                 unknown.append(u.name)
@@ -186,7 +186,7 @@ class PolicyRule:
     def reads_attrs(self) -> bool:
         """Whether the rule's text reads ``attrs`` (so the root's provider blocks are read)."""
         texts = [self.filter.text] if self.filter is not None else []
-        texts += [x.text for _, x in self.locals] + [x.text for _, x in self.unit.locals]
+        texts += [x.text for _, x in self.locals] + [x.text for _, x in self.scope.locals]
         texts += [x.text for e in self.enforces for x in (e.condition, e.error_message, e.info_message)
                   if x is not None]
         return any("attrs" in t for t in texts)
@@ -196,9 +196,9 @@ class _Locals(dict):
     """A file's and a block's locals, each evaluated when first read (locals refer to each
     other in any order, as OpenTofu's do); a local that needs itself is an error."""
 
-    def __init__(self, unit: PolicyUnit, ctx, exprs: dict[str, Expression]):
+    def __init__(self, scope: PolicyScope, ctx, exprs: dict[str, Expression]):
         super().__init__()
-        self.unit, self.ctx, self.exprs = unit, ctx, exprs
+        self.scope, self.ctx, self.exprs = scope, ctx, exprs
         self.busy: set[str] = set()
 
     def __contains__(self, name: object) -> bool:
@@ -210,10 +210,10 @@ class _Locals(dict):
         expr = self.exprs[name]
         if name in self.busy:
             raise ConfigurationError("Cycle in local values", f'local.{name} refers to itself.',
-                                     self.unit.here(expr.line))
+                                     self.scope.here(expr.line))
         self.busy.add(name)
         try:
-            value = self.unit.value(expr, self.ctx)
+            value = self.scope.value(expr, self.ctx)
         finally:
             self.busy.discard(name)
         dict.__setitem__(self, name, value)
@@ -221,15 +221,15 @@ class _Locals(dict):
 
 
 @dataclass(frozen=True)
-class PolicyUnit:
-    """One ``*.policy.hcl`` file, read: its inputs' values, its file-level locals and its
-    rules; ``now``: the clock ``timestamp()`` reads."""
+class PolicyScope:
+    """What a ``*.policy.hcl`` file's rules evaluate in: its inputs' values, its file-level
+    locals, its lines (for citations) and ``now``, the clock ``timestamp()`` reads. Built
+    before the rules, which each hold it (:attr:`PolicyRule.scope`)."""
 
     file: str
     lines: tuple[str, ...] = field(repr=False)
     inputs: Mapping[str, Any]
     locals: tuple[tuple[str, Expression], ...]
-    rules: tuple[PolicyRule, ...]
     now: Callable[[], datetime] = field(repr=False, compare=False)
     notes: tuple[str, ...] = ()
 
@@ -291,6 +291,34 @@ class PolicyUnit:
             return one_line(to_string(v))
         except FunctionError:
             return one_line(json.dumps(v))
+
+
+@dataclass(frozen=True)
+class PolicyUnit:
+    """One ``*.policy.hcl`` file, read: its :class:`PolicyScope` and its rules, built
+    complete (issue #71 §3)."""
+
+    scope: PolicyScope
+    rules: tuple[PolicyRule, ...]
+
+    @property
+    def file(self) -> str:
+        return self.scope.file
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.scope.notes
+
+    @property
+    def inputs(self) -> Mapping[str, Any]:
+        return self.scope.inputs
+
+    @property
+    def locals(self) -> tuple[tuple[str, Expression], ...]:
+        return self.scope.locals
+
+    def here(self, line: int, context: str = "") -> SourceRange:
+        return self.scope.here(line, context)
 
 
 def read_policy_unit(path: os.PathLike | str, shown: str, given: Mapping[str, tuple[str, str]],
@@ -359,9 +387,9 @@ class _UnitReader:
         if skipped:
             self.notes.append(f"{self.name}: {skipped} resource_policy block(s) not evaluated: resources exist only "
                               "after plan, which tofu-solve does not run (HCP evaluates them there)")
-        unit = PolicyUnit(self.name, self.lines, dict(self.inputs), tuple(self.locals), (), self.now,
-                          tuple(self.notes))
-        rules = tuple(self.rule(b, unit) for b in rule_blocks)
+        scope = PolicyScope(self.name, self.lines, dict(self.inputs), tuple(self.locals), self.now,
+                            tuple(self.notes))
+        rules = tuple(self.rule(b, scope) for b in rule_blocks)
         labels: dict[tuple[str, str], int] = {}
         for r in rules:
             key = (r.kind, r.label)
@@ -370,7 +398,7 @@ class _UnitReader:
                                   f"declared at {self.name}:{labels[key]}; labels name a rule and must be unique.",
                                   r.where.line)
             labels[key] = r.where.line
-        object.__setattr__(unit, "rules", rules)
+        unit = PolicyUnit(scope, rules)
         self.check_references(unit)
         return unit
 
@@ -459,7 +487,7 @@ class _UnitReader:
                               b.body.blocks[0].line, context)
         return [(a.name, Expression(a.expr.tree, a.expr.text, a.line)) for a in b.body.attributes]
 
-    def rule(self, b, unit: PolicyUnit) -> PolicyRule:
+    def rule(self, b, unit: PolicyScope) -> PolicyRule:
         kind = b.type.removesuffix("_policy")
         target, label = b.labels
         ctx = f'{b.type} "{target}" "{label}"'
