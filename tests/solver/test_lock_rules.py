@@ -36,7 +36,7 @@ def test_a_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path)
     try:
         res = solve(u.root, ctx)
         assert res.modules["m"].version_text == "2.1.0"  # nearest the denied lock, not the newest (4.0.0)
-        assert ("m", "2.0.0") in ctx.denied  # the solver's own denial, recorded for the warnings
+        assert ("m", "2.0.0") in ctx.refused  # the solver's own denial, recorded for the warnings
         reasons = lock_change_reasons(res, ctx, locks)
         assert reasons["m"].startswith('denied by deny "module"') and "broken" in reasons["m"], reasons
     finally:

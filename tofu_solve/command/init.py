@@ -588,7 +588,7 @@ def _policy_data(ctx, res: Resolution) -> dict | None:
     if policy is None:
         return None
     return {"file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
-            "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.denied.items())],
+            "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.refused.items())],
             "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in _policy_notices(ctx, res)]}
 
 
@@ -633,7 +633,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     changed = lambda subject: moved_by_rule(ctx, res, subject)  # noqa: E731
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
-    out.extend(policy_warnings(ctx.denied, res, changed, opts.verbose))
+    out.extend(policy_warnings(ctx.refused, res, changed, opts.verbose))
     out.extend(policy_notice_warnings(_policy_notices(ctx, res), res))
     if ctx.options.policy is not None:
         out.extend(policy_file_warnings(ctx.options.policy))

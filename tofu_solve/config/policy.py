@@ -42,10 +42,10 @@ import fnmatch
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from .. import confined
 from .._lazy import load
@@ -126,6 +126,7 @@ class DenyRule:
     reason: str
     link: str
     where: SourceRange
+    refused_by: Literal["policy"] = field(default="policy", init=False)  # what refuses: see ``Refusal``
 
     def as_data(self) -> dict:
         """The rule as ``-json`` carries it."""
@@ -161,8 +162,12 @@ class PolicyFailure:
     rule: PolicyRule
     reason: str
     overridden: bool = False
+    refused_by: Literal["policy"] = field(default="policy", init=False)  # what refuses: see ``Refusal``
 
-    link = ""
+    @property
+    def link(self) -> str:
+        """A rule of a ``*.policy.hcl`` file carries no link (a ``deny`` block may)."""
+        return ""
 
     @property
     def kind(self) -> str:

@@ -35,7 +35,6 @@ from typing import Any
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import ConfigurationError, TofuSolveError
-from ..remote.lifecycle import Revocation
 from ..solver.context import Context
 from ..solver.locks import policy_denial
 from ..solver.model import Kind, ModuleCandidate, ProviderRequirement
@@ -137,7 +136,7 @@ def module_hold_backs(res, ctx: Context, path: str) -> list[HoldBack]:
 
 def _module_hold_back(res, ctx: Context, path: str, v: ModuleCandidate, held: bool) -> HoldBack:
     rule = ctx.lock_denial(v)
-    if isinstance(rule, Revocation):
+    if rule is not None and rule.refused_by == "revocation":
         return HoldBack(v.version_text, "revoked", rule.refusal())
     if rule is not None:
         return HoldBack(v.version_text, "policy", f"denied by {rule.cite()}", *_where(rule.where))

@@ -17,7 +17,8 @@ meets as "withdrawn or deleted" (:func:`tofu_solve.errors.locked_version_gone`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from ..addrs.redact import redact
 from ..errors import SourceRange
@@ -80,9 +81,9 @@ class Revocation:
     version: str
     message: str
     link: str = ""
-
-    kind = "module"
     where: SourceRange | None = None
+    kind: Literal["module"] = field(default="module", init=False)  # registries revoke module versions only
+    refused_by: Literal["revocation"] = field(default="revocation", init=False)  # what refuses: see ``Refusal``
 
     @property
     def subject(self) -> str:

@@ -129,17 +129,17 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
 def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -> Refusal | None:
     """The rule that kept the recorded lock ``old`` of ``req``'s call out of this run's
     search, when the lock is for the call's source as it stands: read from the solver's
-    record (``ctx.denied``, which its one denial check writes for every version it keeps
+    record (``ctx.refused``, which its one denial check writes for every version it keeps
     out: :meth:`.CandidateFactory.denied_rule`), never decided again here."""
     if not locked_for(old, req.call):
         return None
-    return ctx.denied.get((req.call_path, old.version))
+    return ctx.refused.get((req.call_path, old.version))
 
 
 def _provider_lock_denial(addr: str, locked: str, ctx: Context) -> Refusal | None:
     """The rule that kept the recorded lock of the provider out of this run's search (the
     solver's record, as :func:`_module_lock_denial`), or None."""
-    return ctx.denied.get((addr, locked))
+    return ctx.refused.get((addr, locked))
 
 
 def _released_module_reason(path: str, locked: str, req: ModuleRequirement, res: Resolution, ctx: Context) -> str:

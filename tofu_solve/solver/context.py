@@ -158,8 +158,9 @@ class Context:
         return self.run.cooldown
 
     @property
-    def denied(self) -> dict[tuple[str, str], Refusal]:
-        return self.run.denied
+    def refused(self) -> dict[tuple[str, str], Refusal]:
+        """(subject, version) -> what kept it out this run: a policy or a revocation."""
+        return self.run.refused
 
     @property
     def tree_effects(self) -> dict[int, tuple]:

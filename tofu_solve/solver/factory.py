@@ -538,7 +538,7 @@ class CandidateFactory:
         one denial check: the change list reads its record (:mod:`.changes`)."""
         rule = self.ctx.lock_denial(candidate)
         if rule is not None:
-            self._note_denied(candidate.call_path, candidate.version_text, rule)
+            self._note_refused(candidate.call_path, candidate.version_text, rule)
         return rule
 
     def _denied(self, candidate: ModuleCandidate) -> list | None:
@@ -575,17 +575,17 @@ class CandidateFactory:
                          f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
                          f"({held.note})", at)]
 
-    def _note_denied(self, subject: str, version: str, rule: Refusal) -> None:
+    def _note_refused(self, subject: str, version: str, rule: Refusal) -> None:
         """Record that the policy kept ``version`` of ``subject`` (a call path or provider
         address) out, for the warnings and ``-json`` (the run's record)."""
         with self.ctx.run.lock:
-            self.ctx.denied[(subject, version)] = rule
+            self.ctx.refused[(subject, version)] = rule
 
     def provider_denial(self, address: str, version: gvs.Version) -> Refusal | None:
         """The policy rule that denies ``version`` of the provider (recorded when one does)."""
         rule = policy_denial(self.ctx.options.policy, Kind.PROVIDER, address, version)
         if rule is not None:
-            self._note_denied(address, str(version), rule)
+            self._note_refused(address, str(version), rule)
         return rule
 
     def _too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:

@@ -28,9 +28,10 @@ from .prefetch import Prefetcher
 from .release_cooldown import Cooldown
 
 Refusal = Denial | Revocation
-"""Why a version may not be selected: a policy's ``deny`` block or failing rule, or its
-registry's revocation (issue #62); each answers ``cite()``, ``heading()``, ``refusal()``,
-``where``, ``reason``, ``link`` and ``as_data()``."""
+"""Why a version may not be selected: a policy's ``deny`` block or failing rule
+(``refused_by == "policy"``), or its registry's revocation (``refused_by == "revocation"``;
+issue #62); each answers ``cite()``, ``heading()``, ``refusal()``, ``where``, ``reason``,
+``link`` and ``as_data()``; ``kind`` is what it refuses (``module`` or ``provider``)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ class Run:
         # The release cooldown (issue #25): its policy, and what it held back and let through.
         self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
                                  label=options.cooldown_label)
-        self.denied: dict[tuple[str, str], Refusal] = {}  # (subject, version) the policy kept out (issue #39)
+        self.refused: dict[tuple[str, str], Refusal] = {}  # (subject, version) a policy or revocation kept out
         # each module candidate's refusal (revocation or policy), once per policy object (issue #62:
         # resolvelib asks of every candidate on every round)
         self.refusals: dict[tuple, Refusal | None] = {}

@@ -17,7 +17,7 @@ from ...errors import RepairWarning, RuleWarning, TofuSolveError, WarningText
 from ...explain.typos import UnknownArgument
 from ...lockfile import LOCK_FILE_NAME
 from ...output_edge import one_line
-from ...remote.lifecycle import Deprecation, Revocation
+from ...remote.lifecycle import Deprecation
 from ...solver.fenced import FencedOff
 from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
@@ -127,7 +127,7 @@ def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, 
         held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
                 for s, vs in sorted(subjects.items())]
         why = f": {rule.reason.rstrip('.')}" + (f" ({rule.link})" if rule.link else "")
-        revoked = isinstance(rule, Revocation)
+        revoked = rule.refused_by == "revocation"
         summary = "Versions revoked by their registry" if revoked else "Versions denied by the policy"
         out.append(rule_warning(summary, rule.heading(), why, held, verbose))
     return out
