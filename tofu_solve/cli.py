@@ -277,8 +277,9 @@ def _commands() -> tuple[_Command, ...]:
                 _Arg("--recursive", action="store_true",
                      help="every root module under -chdir (directories with configuration that no other directory "
                           "calls as a local module; .terraform, .terragrunt-cache, node_modules, hidden directories, "
-                          "the download cache and what the repository's git ignores left out), in parallel over one "
-                          "cache, with a summary and a cross-root report"),
+                          "the download cache and what the repository's git ignores left out) and every Terragrunt "
+                          "unit (a terragrunt.hcl naming a terraform.source, pinned where Terragrunt reads), in "
+                          "parallel over one cache, with a summary and a cross-root report"),
                 _Arg("--json-into", metavar="FILE", dest="json_into",
                      help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output"),
                 _Arg("--verbose", action="store_true",
