@@ -69,6 +69,25 @@ MUTANTS = [
     Mutant("every lock released", "tofu_solve/solver/locks.py",
            "    lock = locks.modules.get(req.call_path)\n",
            "    lock = None\n"),
+    # Terragrunt units (issue #73)
+    Mutant("a unit's own file merged first", "tofu_solve/terragrunt/read.py",
+           "        layers.append(unit)\n",
+           "        layers.insert(0, unit)\n"),
+    Mutant("find_in_parent_folders starts in the unit", "tofu_solve/terragrunt/read.py",
+           "            previous = str(config_dir)\n",
+           "            previous = str(config_dir / 'x')\n"),
+    Mutant("get_env reads credentials", "tofu_solve/terragrunt/read.py",
+           "            if CREDENTIAL_NAME.search(key):\n",
+           "            if False:\n"),
+    Mutant("a unit's files read from anywhere", "tofu_solve/terragrunt/read.py",
+           "        return confined.read_text(path, shown, top)\n",
+           "        return confined.read_text(path, shown, '/')\n"),
+    Mutant("the pin's mark ignored", "tofu_solve/terragrunt/read.py",
+           "    return PIN_RE.search(_line_of(located)) is not None\n",
+           "    return False\n"),
+    Mutant("registry calls not pinned for Terragrunt", "tofu_solve/terragrunt/pins.py",
+           "            lines = [f\"  version = {hcl_string('= ' + lock.version)}\"]\n",
+           "            continue\n"),
 ]
 
 

@@ -216,3 +216,44 @@ def test_a_pin_reads_back_as_the_same_range(tmp_path):
             again = read_unit(d, {}, d)
             assert (again.range, again.pin) == ("~> 6.0", version), (name, edit.text)
             assert pin_edit(again, version) is None
+
+
+def test_a_credential_named_variable_is_never_read(tmp_path):
+    """A pull request's unit may not build its source from the job's secrets: the value would
+    reach the lock, a registry request and the output (``read.CREDENTIAL_NAME``)."""
+    (tmp_path / "terragrunt.hcl").write_text('terraform {\n  source = "tfr:///acme/${get_env("AWS_SECRET_ACCESS_KEY")}'
+                                             '/aws"\n}\n')
+    with pytest.raises(UnitLeftOut) as e:
+        read_unit(tmp_path, {"AWS_SECRET_ACCESS_KEY": "s3cr3t"}, tmp_path)
+    assert "AWS_SECRET_ACCESS_KEY" in e.value.detail and "s3cr3t" not in str(e.value)
+    (tmp_path / "terragrunt.hcl").write_text('terraform {\n  source = "tfr:///acme/${get_env("REGION")}/aws"\n}\n')
+    assert read_unit(tmp_path, {"REGION": "eu"}, tmp_path).source_text == "acme/eu/aws"
+
+
+def test_a_units_files_are_read_only_from_its_repository(tmp_path):
+    outside = tmp_path / "outside.hcl"
+    outside.write_text('terraform {\n  source = "tfr:///acme/vpc/aws"\n}\n')
+    repo = tmp_path / "repo"
+    (repo / "unit").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "unit/terragrunt.hcl").write_text(f'include "x" {{\n  path = "{outside}"\n}}\n')
+    with pytest.raises(ConfigurationError) as e:
+        read_unit(repo / "unit", {}, repo)
+    assert e.value.summary == "File outside the repository" and e.value.where.line == 1
+
+
+def test_the_override_file_pins_the_modules_own_calls_from_the_lock():
+    from tofu_solve.lockfile.entries import ModuleLock
+    from tofu_solve.terragrunt.pins import HEADER, override_text, unpinnable
+
+    modules = {
+        "unit": ModuleLock("unit", "20.37.2", "registry.opentofu.org/terraform-aws-modules/eks/aws", "~> 20.0"),
+        "unit.kms": ModuleLock("unit.kms", "2.1.0", "registry.opentofu.org/terraform-aws-modules/kms/aws", "2.1.0"),
+        "unit.net": ModuleLock("unit.net", "v1.2.0", "git::https://example.com/net.git?ref=v1.2.0", "~> 1.0"),
+        "unit.kms.inner": ModuleLock("unit.kms.inner", "1.0.0", "registry.opentofu.org/a/b/c", ""),
+    }
+    assert override_text(modules, "unit.") == HEADER + (
+        '\nmodule "kms" {\n  version = "= 2.1.0"\n}\n'
+        '\nmodule "net" {\n  source  = "git::https://example.com/net.git?ref=v1.2.0"\n  version = null\n}\n')
+    assert unpinnable(modules, "unit.") == ["unit.kms.inner"]
+    assert override_text({"unit": modules["unit"]}, "unit.") is None  # no call of the module: no file
