@@ -493,3 +493,26 @@ def test_recursive_text_output_names_terragrunts_next_command(tmp_path, tofu_sol
     assert r.code == 0, r.err
     assert " ".join(r.out.split()).endswith("Next, run terragrunt run --all init here: Terragrunt installs the "
                                             "locked versions of every unit from the pins tofu-solve wrote.")
+
+
+def test_a_unit_running_in_place_pins_its_git_calls_once(tmp_path, tofu_solve):
+    """``source = "."`` (Terragrunt's find-parent fixture): the unit's directory is the module,
+    and its one override file is the unit's pins (the override bridge of a plain root is not
+    written beside it): a second init changes nothing."""
+    from tests.e2e.conftest import make_repo
+
+    net = make_repo(tmp_path / "repos/net", [(t, {"main.tf": f"# net {t}\n"}) for t in ("v1.0.0", "v1.1.0")])
+    unit = write(tmp_path / "repo/app", {
+        "terragrunt.hcl": 'terraform {\n  source = "."\n}\n',
+        "main.tf": f'module "net" {{\n  source  = "git::{net}"\n  version = "~> 1.0"\n}}\n'
+                   'module "kms" {\n  source  = "terraform-aws-modules/kms/aws"\n  version = "~> 3.0"\n}\n'})
+    r = tofu_solve(unit, "init", "-json")
+    assert r.code == 0, r.out
+    override = (unit / "tofu_solve_override.tf").read_text()
+    assert f'module "net" {{\n  source  = "git::{net}?ref=v1.1.0"\n  version = null\n}}' in override
+    assert 'module "kms" {\n  version = "= 3.1.1"\n}' in override
+    again = tofu_solve(unit, "init", "-json")
+    assert again.code == 0 and again.json()["override_files_written"] == []
+    assert again.json()["terragrunt_pins_written"] == [] and not again.json()["lock_file"]["written"]
+    assert (unit / "tofu_solve_override.tf").read_text() == override
+    assert tofu_solve(unit, "check").code == 0

@@ -283,7 +283,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         store.publish_providers({ProviderKey(p.address.host, p.address.namespace, p.address.type, p.version):
                                  p.hashes for p in new_locks.providers.values()})
     manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
-                                                           target, memo, progress)
+                                                           target, memo, progress, unit is not None)
     pins_written: list[Path] = []
     if unit is not None:
         pins_written = write_unit_pins(unit_edits)
@@ -681,7 +681,7 @@ def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: 
 
 def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved: _Solved, new_locks: LockFile,
                        options: SolveOptions, target: TargetVersion, memo: HashMemo,
-                       progress: Progress | None) -> tuple[Path | None, list[Path], bool]:
+                       progress: Progress | None, unit: bool = False) -> tuple[Path | None, list[Path], bool]:
     """Install first, lock last: an interrupted init leaves the old lock file in place.
     Returns (modules.json written or None, override files written, whether the lock file was
     written). Raises TofuSolveError ("Failed to write the lock file")."""
@@ -697,7 +697,7 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
         progress(PhaseDone("install", len(selected)))
     res.warnings.extend(copy_replaced_warnings(replaced, os.path.relpath(data_dir(root, settings.data_dir), root)))
     bridge_written = _write_bridge(root, settings, res, selected, solved.trees, solved.new_modules, options,
-                                   opts.install)
+                                   opts.install, unit)
     written = False
     if opts.lockfile != "readonly":
         lock_path = root / LOCK_FILE_NAME
@@ -712,23 +712,30 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
 
 
 def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dict, trees: dict,
-                  new_modules: dict[str, ModuleLock], options: SolveOptions, installed: bool) -> list[Path]:
+                  new_modules: dict[str, ModuleLock], options: SolveOptions, installed: bool,
+                  unit: bool = False) -> list[Path]:
     """Write (or remove) the override bridge for git/OCI calls with ``version``
-    (:mod:`tofu_solve.workdir.overrides`); warn instead when the target OpenTofu predates 1.10."""
+    (:mod:`tofu_solve.workdir.overrides`); warn instead when the target OpenTofu predates 1.10.
+    For a Terragrunt ``unit``, only the installed copies get one: the unit's own
+    ``tofu_solve_override.tf`` is its pins (:mod:`tofu_solve.terragrunt.pins`)."""
     modules_dir = data_dir(root, settings.data_dir) / "modules"
     copies = {}
     if installed:
         for path, tree in trees.items():
             _, pkg, _ = selected[path]
             copies[path] = (tree, modules_dir / path, pkg.subdir)
-    wanted = overrides.wanted_files(root, res.root_tree, copies, {p: m.source for p, m in new_modules.items()})
+    wanted = overrides.wanted_files(root, ModuleTree() if unit else res.root_tree, copies,
+                                    {p: m.source for p, m in new_modules.items()})
     wanted, outside = overrides.split_outside(wanted, root)
     res.warnings.extend(bridge_outside_warning(d) for d in outside)  # never written to: outside the root
     if wanted and not overrides.bridge_supported(options.target):
         res.warnings.append(bridge_unsupported_warning(str(options.target.version)))
         return []
-    return overrides.apply(wanted, overrides.existing(root, modules_dir) if modules_dir.is_dir()
-                           else overrides.existing(root))
+    if unit:  # the unit's own override file is not the bridge's
+        managed = overrides.existing(modules_dir) if modules_dir.is_dir() else []
+    else:
+        managed = overrides.existing(root, modules_dir) if modules_dir.is_dir() else overrides.existing(root)
+    return overrides.apply(wanted, managed)
 
 
 def _provider_packages(wired: Wiring, opts: InitOptions) -> ProviderPackages:
