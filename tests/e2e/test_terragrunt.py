@@ -407,6 +407,14 @@ def test_a_git_unit_with_a_range_is_solved_and_its_ref_pinned(tmp_path, tofu_sol
     assert f'  source = "git::{inner}?ref=v1.1.0" # tofu-solve pin' in text
     assert '"< 1.2"' in (repo / "_envcommon/net.hcl").read_text()  # the range stays where it was written
     assert tofu_solve(own, "check").code == 0 and tofu_solve(shared, "check").code == 0
+    # an exact ref and no range: locked as written, nothing pinned
+    exact = write(repo, {"live/exact/terragrunt.hcl": f'terraform {{\n  source = "git::{inner}?ref=v1.1.0"\n}}\n'})
+    exact = repo / "live/exact"
+    before = (exact / "terragrunt.hcl").read_text()
+    r = tofu_solve(exact, "init", "-json")
+    assert r.code == 0 and (exact / "terragrunt.hcl").read_text() == before
+    assert f'version = "v1.1.0"\n  source  = "git::{inner}?ref=v1.1.0"' in (exact / ".terraform.lock.hcl").read_text()
+    assert tofu_solve(exact, "check").code == 0
     # the ref moved back by hand: Terragrunt would install it, not the lock's tag
     (own / "terragrunt.hcl").write_text((own / "terragrunt.hcl").read_text().replace("v1.2.0", "v1.0.0"))
     r = tofu_solve(own, "check", "-json")
