@@ -100,13 +100,21 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace ``old`` by ``new`` on ``line`` of ``file`` (relative to the root module)."""
+    """Replace ``old`` by ``new`` on ``line`` of ``file`` (relative to the root module): the
+    one edit type of the explanation and the language server (issue #71 §2). ``lever``:
+    the constraint it moves, as the what-if solve knew it; None for an edit read back from
+    the explanation's JSON (:meth:`from_data`), which carries what an editor applies."""
 
     file: str
     line: int
     old: str
     new: str
-    lever: Lever = field(compare=False, repr=False)
+    lever: Lever | None = field(default=None, compare=False, repr=False)
+
+    @classmethod
+    def from_data(cls, data: dict) -> Edit:
+        """An edit of the explanation's ``-json`` (``{file, line, old, new}``)."""
+        return cls(data["file"], data["line"], data["old"], data["new"])
 
 
 @dataclass
@@ -143,7 +151,7 @@ class Suggestion:
     def undoes(self) -> list[Lever]:
         """The levers this fix edits that the user changed since the lock was written: a fix
         that starts by undoing what the user just did ranks after every other (issue #24)."""
-        return [e.lever for e in self.edits if e.lever.locked_as is not None]
+        return [e.lever for e in self.edits if e.lever is not None and e.lever.locked_as is not None]
 
     def rank(self) -> tuple:
         """Fixes that undo the user's own edit last, then those the next init would warn
@@ -453,7 +461,7 @@ class WhatIf:
         its old constraint, and every clash met on the way taken into account. Shares the
         what-if bounds with the rest of the explanation."""
         for s in found:
-            if all(e.lever.kind in kinds for e in s.edits):
+            if all(e.lever is not None and e.lever.kind in kinds for e in s.edits):
                 return s
         parts = [[lv for lv in c if lv.kind in kinds] for c in clashes if c]
         best: Suggestion | None = None

@@ -33,6 +33,7 @@ from ..errors import OfflineError, ResolutionError, SourceRange, TofuSolveError
 from ..explain import solve
 from ..explain.holdback import module_hold_backs
 from ..explain.typos import unknown_arguments
+from ..explain.whatif import Edit
 from ..lockfile import LOCK_FILE_NAME, LockFile, LockFileErrors, parse_lock_text, read_lock_file
 from ..lockfile.merge_conflict import conflicted_error, has_conflict_markers, merge_sides
 from ..output_edge import one_line
@@ -77,16 +78,6 @@ class Finding:
     related: tuple[Related, ...] = ()
     needle: str | None = None
     command: tuple[str, str, tuple[str, ...]] | None = None  # (title, command, arguments)
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace the quoted ``old`` with the quoted ``new`` on ``line`` of ``file``."""
-
-    file: str
-    line: int
-    old: str
-    new: str
 
 
 @dataclass(frozen=True)
@@ -479,7 +470,7 @@ def _conflict(report: RootReport, e: ResolutionError, locks: LockFile) -> None:
         # init's verified suggestions, in init's order; one whose selection is fenced off or
         # otherwise caveated is not a fix (issue #70 §3)
         if sg.get("edits") and not sg.get("caveats"):
-            edits = tuple(Edit(x["file"], x["line"], x["old"], x["new"]) for x in sg["edits"])
+            edits = tuple(Edit.from_data(x) for x in sg["edits"])
             report.fixes.append(Fix(fix_title(edits), edits, clash_lines))
         for name in sg.get("upgrade", []):
             lock = locks.modules.get(name)
