@@ -31,6 +31,7 @@ from typing import Any
 from .. import confined
 from .._lazy import load
 from ..errors import ConfigurationError, SourceRange
+from .hcl.lazy_locals import LazyLocals
 
 TEST_SUFFIX = ".policytest.hcl"
 
@@ -148,7 +149,8 @@ class _TestReader:
 
         scope: dict[str, Any] = {"input": dict(inputs or {})}
         ctx = EvalContext(scope, policy_functions(self.now))
-        scope["local"] = _LazyLocals(self, ctx)
+        scope["local"] = LazyLocals(self.local_exprs, lambda e: self._local_value(e, ctx),
+                                    lambda ln: self.here(ln, "locals"))
         try:
             return evaluate(expr.tree, ctx)
         except EvalError as e:
@@ -156,6 +158,16 @@ class _TestReader:
         except RecursionError:
             raise ConfigurationError("Expression too deeply nested", "This expression nests deeper than tofu-solve "
                                      "evaluates.", self.here(line, context)) from None
+
+    def _local_value(self, expr: _Expr, ctx) -> Any:
+        """One local of the test file, evaluated in ``ctx`` (errors at its line, in ``locals``)."""
+        load("tofu_solve.config.hcl.evaluate")
+        from .hcl.evaluate import EvalError, evaluate
+
+        try:
+            return evaluate(expr.tree, ctx)
+        except EvalError as e:
+            raise ConfigurationError(e.summary, e.detail, self.here(e.line or expr.line, "locals")) from None
 
     def attributes(self, body, context: str, allowed: tuple[str, ...]) -> dict[str, Any]:
         out = {}
@@ -255,41 +267,6 @@ class _TestReader:
 class _Expr:
     tree: Any
     line: int
-
-
-class _LazyLocals(dict):
-    """The test file's locals, each evaluated when first read (in any order; one that needs
-    itself is an error at its line)."""
-
-    def __init__(self, reader: _TestReader, ctx):
-        super().__init__()
-        self.reader, self.ctx = reader, ctx
-        self.busy: set[str] = set()
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.reader.local_exprs
-
-    def __getitem__(self, name: str) -> Any:
-        if dict.__contains__(self, name):
-            return dict.__getitem__(self, name)
-        expr = self.reader.local_exprs[name]
-        if name in self.busy:
-            raise ConfigurationError("Cycle in local values", f"local.{name} refers to itself.",
-                                     self.reader.here(expr.line, "locals"))
-        self.busy.add(name)
-        try:
-            load("tofu_solve.config.hcl.evaluate")
-            from .hcl.evaluate import EvalError, evaluate
-
-            try:
-                value = evaluate(expr.tree, self.ctx)
-            except EvalError as e:
-                raise ConfigurationError(e.summary, e.detail, self.reader.here(e.line or expr.line, "locals")) \
-                    from None
-        finally:
-            self.busy.discard(name)
-        dict.__setitem__(self, name, value)
-        return value
 
 
 __all__ = ["TEST_SUFFIX", "Mock", "PolicyTestFile", "as_input_value", "read_policy_test"]

@@ -41,6 +41,7 @@ from typing import Any
 from .. import confined
 from .._lazy import load
 from ..config import hcl
+from ..config.hcl.lazy_locals import LazyLocals
 from ..errors import ConfigurationError, SourceRange
 from . import CONFIG_FILE
 
@@ -180,33 +181,6 @@ def _read_text(path: Path, shown: str, top: str, cited: SourceRange | None = Non
         raise ConfigurationError("Failed to read Terragrunt configuration", f"{shown}: {reason}.", cited) from None
 
 
-class _LazyLocals(dict):
-    """A file's ``locals``, each evaluated when first read (a cycle is an error at its line)."""
-
-    def __init__(self, reader: _FileReader):
-        super().__init__()
-        self.reader = reader
-        self.busy: set[str] = set()
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.reader.local_exprs
-
-    def __getitem__(self, name: str) -> Any:
-        if dict.__contains__(self, name):
-            return dict.__getitem__(self, name)
-        attr = self.reader.local_exprs[name]
-        if name in self.busy:
-            raise ConfigurationError("Cycle in local values", f"local.{name} refers to itself.",
-                                     self.reader.here(attr.line))
-        self.busy.add(name)
-        try:
-            value = self.reader.value(attr.expr, attr.line)
-        finally:
-            self.busy.discard(name)
-        dict.__setitem__(self, name, value)
-        return value
-
-
 class _Runtime(dict):
     """A root name whose every attribute only Terragrunt's run knows (``dependency``)."""
 
@@ -335,7 +309,7 @@ class _FileReader:
             unit.reads(self.path)
         self.body = hcl.parse(self.text, self.shown)
         self.local_exprs = {a.name: a for b in self.body.blocks_of("locals") for a in b.body.attributes}
-        self.locals = _LazyLocals(self)
+        self.locals = LazyLocals(self.local_exprs, lambda a: self.value(a.expr, a.line), self.here)
         self.include_values: dict[str, Any] = {}
         self._functions: dict | None = None
 

@@ -257,3 +257,23 @@ def test_the_override_file_pins_the_modules_own_calls_from_the_lock():
         '\nmodule "net" {\n  source  = "git::https://example.com/net.git?ref=v1.2.0"\n  version = null\n}\n')
     assert unpinnable(modules, "unit.") == ["unit.kms.inner"]
     assert override_text({"unit": modules["unit"]}, "unit.") is None  # no call of the module: no file
+
+
+def test_a_local_that_needs_itself_is_an_error_at_its_line(tmp_path):
+    (tmp_path / "terragrunt.hcl").write_text('locals {\n  a = local.b\n  b = local.a\n}\n'
+                                             'terraform {\n  source = "tfr:///acme/${local.a}/aws"\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        read_unit(tmp_path, {}, tmp_path)
+    assert e.value.summary == "Cycle in local values" and e.value.where.line in (2, 3)
+
+
+def test_a_stack_unit_path_stays_inside_the_stack(tmp_path):
+    """A pull request's stack file may not make tofu-solve read or write a unit outside the
+    stack's directory (``path = "../../x"``)."""
+    from tofu_solve.terragrunt.stack import read_stack
+
+    stack = tmp_path / "terragrunt.stack.hcl"
+    stack.write_text('unit "x" {\n  source = "../units/x"\n  path   = "../../etc"\n}\n')
+    with pytest.raises(ConfigurationError) as e:
+        read_stack(stack, {}, tmp_path)
+    assert e.value.summary == "Invalid unit path" and e.value.where.line == 3
