@@ -119,8 +119,8 @@ def _start_listings(args: InitArguments, settings: Settings, probe: Future) -> E
     from ..addrs.module_source import RegistrySource
     load("tofu_solve.config.policy")
     from ..config.policy import find_policy
-    load("tofu_solve.remote.package_store")
-    from ..remote.package_store import store_setting
+    load("tofu_solve.remote.package_store.address")
+    from ..remote.package_store.address import store_setting
     load("tofu_solve.remote.registry")
     from ..remote.registry import open_client
 

@@ -57,7 +57,9 @@ from ..plugins.provider_locks import same_version_change
 from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
 from ..remote.lifecycle import Deprecation
-from ..remote.package_store import PackageStore, ProviderKey, open_store, store_setting
+from ..remote.package_store.address import store_setting
+from ..remote.package_store.keys import ProviderKey
+from ..remote.package_store.store import PackageStore, open_store
 from ..remote.provider_sources import ProviderSources
 from ..remote.registry import RegistryClient, ask_provider_repositories
 from ..settings import Settings
@@ -86,7 +88,7 @@ from ..workdir.solved import recorded_module_locks, snapshot, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
 from ..workdir.store_sync import expect_locked_packages, push_verified_modules, solve_listing_from_store, store_listing
 from ..workdir.verify import AcceptedChecksum, hash_diagnosis, verify_packages
-from .arguments import InitArguments
+from .arguments.init_flags import InitArguments
 from .monorepo import (
     cross_root_report,
     display_prefix,
@@ -217,7 +219,7 @@ def run_init(opts: InitOptions, settings: Settings,
         raise
     finally:
         for store in stores:
-            store.discard()  # the provider zips it held for a lock that was not written
+            store.pusher.discard()  # the provider zips it held for a lock that was not written
 
 
 def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
@@ -280,7 +282,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
         push_verified_modules(store, solved.selected)
-        store.publish_providers({ProviderKey(p.address.host, p.address.namespace, p.address.type, p.version):
+        store.pusher.publish_providers({ProviderKey(p.address.host, p.address.namespace, p.address.type, p.version):
                                  p.hashes for p in new_locks.providers.values()})
     manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
                                                            target, memo, progress, unit is not None)
@@ -290,7 +292,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         res.warnings.extend(unpinned_warnings(unit, new_locks.modules))
     store_data = None
     if store is not None:
-        report = store.finish()
+        report = store.pusher.finish()
         res.warnings.extend(store_warnings(store.address, report))
         store_data = report_data(store.address, report)
     stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,

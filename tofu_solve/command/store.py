@@ -17,20 +17,10 @@ from ..errors import ConfigurationError, NetworkError, OfflineError, RegistryErr
 from ..lockfile import LOCK_FILE_NAME, LockFile, read_lock_file
 from ..lockfile.entries import ModuleLock, ProviderLock
 from ..plugins import current_platform, parse_platform
-from ..remote.package_store import (
-    PUSH_VARIABLE,
-    STORE_VARIABLE,
-    ModuleKey,
-    PackageOutcome,
-    PackageStore,
-    ProviderKey,
-    StoreAddress,
-    StoreOutcome,
-    StoreReport,
-    module_key,
-    open_store,
-    store_setting,
-)
+from ..remote.package_store.address import PUSH_VARIABLE, STORE_VARIABLE, StoreAddress, store_setting
+from ..remote.package_store.keys import ModuleKey, ProviderKey, module_key
+from ..remote.package_store.ledger import PackageOutcome, StoreOutcome, StoreReport
+from ..remote.package_store.store import PackageStore, open_store
 from ..settings import Settings
 from .views.store_view import outcome_lines, report_data, store_warnings
 
@@ -146,8 +136,8 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
     with tempfile.TemporaryDirectory(prefix="tofu-solve-store-") as scratch:
         for key, lock, lock_path in _module_packages(locks):
             h1s = tuple(h for h in lock.hashes if h.startswith("h1:"))
-            store.expect_module(key, lock.hashes, lock.version, lock.path)
-            found = store.check_module(key, h1s, Path(scratch))
+            store.ledger.expect_module(key, lock.hashes, lock.version, lock.path)
+            found = store.verifier.check_module(key, h1s, Path(scratch))
             if found.outcome is StoreOutcome.VERIFIED:
                 run.packages.append(PackageOutcome(found.package, StoreOutcome.COMPLETE))
                 continue
@@ -163,11 +153,11 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
                                                    f"{found.reason}; its origin's contents hash to {got}, but "
                                                    f"{lock_path} line {lock.line} records {', '.join(h1s)}"))
                 continue
-            store.push_module(key, fetched.path, got, lock.version)
+            store.pusher.push_module(key, fetched.path, got, lock.version)
             pending.append(found)
     for pkey, provider in _provider_versions(locks):
         a = provider.address
-        store.expect_provider(pkey, provider.hashes)
+        store.ledger.expect_provider(pkey, provider.hashes)
         if not packages.from_registry(a, provider.version):
             continue  # the CLI configuration installs it from a mirror: init never reads it from the store
         try:
@@ -178,7 +168,7 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
             run.packages.extend(_checked_in_store(store, pkey, provider, f"its registry failed ({e.summary})"))
             continue
         for platform in wanted:
-            found = store.provider_complete(pkey, platform)
+            found = store.verifier.provider_complete(pkey, platform)
             if found.outcome is StoreOutcome.COMPLETE:
                 run.packages.append(found)
                 continue
@@ -191,9 +181,9 @@ def push_from_locks(roots: list[Path], address: StoreAddress, settings: Settings
                 run.packages.append(PackageOutcome(found.package, StoreOutcome.MISSING,
                                                    f"{found.reason}; its registry failed: {e.summary}: {e.detail}"))
                 continue
-            store.push_provider(pkey, platform, archive)
+            store.pusher.push_provider(pkey, platform, archive)
             pending.append(found)
-    run.report = store.finish(PUSH_DEADLINE)
+    run.report = store.pusher.finish(PUSH_DEADLINE)
     run.packages.extend(_pushed(p, run.report) for p in pending)
     return run
 
@@ -208,7 +198,7 @@ def _checked_in_store(store: PackageStore, key: ProviderKey, provider: ProviderL
     zhs = {h for h in provider.hashes if h.startswith("zh:")}
     label = f"provider {provider.address} {provider.version}"
     try:
-        stored, rejected = store.stored_platforms(key)
+        stored, rejected = store.reader.stored_platforms(key)
     except NetworkError as e:
         return [PackageOutcome(label, StoreOutcome.MISSING, f"the store did not answer ({e.summary}); "
                                f"{registry_failed}")]
@@ -217,7 +207,7 @@ def _checked_in_store(store: PackageStore, key: ProviderKey, provider: ProviderL
     out = []
     for platform, zh in sorted(stored.items()):
         if zh in zhs:
-            found = store.provider_complete(key, platform)
+            found = store.verifier.provider_complete(key, platform)
             out.append(found if found.outcome is not StoreOutcome.MISSING else
                        PackageOutcome(found.package, StoreOutcome.MISSING, f"{found.reason}; {registry_failed}"))
     out.extend(PackageOutcome(lacking_label(provider, zh), StoreOutcome.MISSING,
@@ -266,15 +256,15 @@ def verify_from_locks(roots: list[Path], address: StoreAddress, settings: Settin
     store, _, packages = _open(address, settings, pushing=False)
     with tempfile.TemporaryDirectory(prefix="tofu-solve-store-") as scratch:
         for key, lock, _ in _module_packages(locks):
-            store.expect_module(key, lock.hashes, lock.version, lock.path)
-            run.packages.append(store.check_module(key, tuple(h for h in lock.hashes if h.startswith("h1:")),
+            store.ledger.expect_module(key, lock.hashes, lock.version, lock.path)
+            run.packages.append(store.verifier.check_module(key, tuple(h for h in lock.hashes if h.startswith("h1:")),
                                                    Path(scratch)))
         for pkey, provider in _provider_versions(locks):
-            store.expect_provider(pkey, provider.hashes)
+            store.ledger.expect_provider(pkey, provider.hashes)
             if not packages.from_registry(provider.address, provider.version):
                 continue
             run.packages.extend(_verify_provider(store, pkey, provider, platforms, Path(scratch)))
-    run.report = store.finish(0)
+    run.report = store.pusher.finish(0)
     return run
 
 
@@ -283,15 +273,15 @@ def _verify_provider(store: PackageStore, key: ProviderKey, provider: ProviderLo
     """``store verify``'s outcomes for one provider version (see :func:`verify_from_locks`)."""
     zhs = {h for h in provider.hashes if h.startswith("zh:")}
     if platforms or not zhs:
-        return [store.check_provider(key, p, scratch) for p in platforms or (current_platform(),)]
+        return [store.verifier.check_provider(key, p, scratch) for p in platforms or (current_platform(),)]
     label = f"provider {provider.address} {provider.version}"
     try:
-        stored, rejected = store.stored_platforms(key)
+        stored, rejected = store.reader.stored_platforms(key)
     except NetworkError as e:
         return [PackageOutcome(label, StoreOutcome.MISSING, f"the store did not answer ({e.summary})")]
     if rejected:
         return [PackageOutcome(label, StoreOutcome.REJECTED, rejected)]
-    out = [store.check_provider(key, p, scratch) for p, zh in sorted(stored.items()) if zh in zhs or not zh]
+    out = [store.verifier.check_provider(key, p, scratch) for p, zh in sorted(stored.items()) if zh in zhs or not zh]
     # one outcome per platform package, as store push counts them
     out.extend(PackageOutcome(lacking_label(provider, zh), StoreOutcome.MISSING,
                               "the lock records it, the store does not hold it; tofu-solve store push pushes every "

@@ -43,7 +43,8 @@ from ..remote.fetch import Fetcher
 from ..remote.flight import SingleFlight
 from ..remote.limits import describe_failure, read_document
 from ..remote.ops import OpCounter, lazy_import
-from ..remote.package_store import PackageStore, ProviderKey, provider_label
+from ..remote.package_store.keys import ProviderKey, provider_label
+from ..remote.package_store.store import PackageStore
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.registry import ProviderDownload, RegistryClient
 from ..store.cache import Cache, key_of
@@ -200,8 +201,8 @@ class ProviderPackages:
                                  f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
                                  f"checksum the registry gave ({meta.shasum}).")
         if self.store is not None and kept:  # signed, and its checksum listed: pushed if a lock names it
-            self.store.offer_provider(ProviderKey(address.host, address.namespace, address.type, version), platform,
-                                      kept[0])
+            self.store.pusher.offer_provider(ProviderKey(address.host, address.namespace, address.type, version),
+                                             platform, kept[0])
         info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
         self.cache.write_json("provider-packages", self._key(address, version, platform),
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
@@ -244,11 +245,11 @@ class ProviderPackages:
             return self._answer(address, version, platform)
         except (NetworkError, RegistryError) as e:
             key = ProviderKey(address.host, address.namespace, address.type, version)
-            if self.store is None or not self.store.provider_hashes(key):
+            if self.store is None or not self.store.ledger.provider_hashes(key):
                 raise
             label = provider_label(key, platform)
             raise e.adding(f"The locked package {label} could not come from the package store either: "
-                           f"{self.store.why_not(label)}.") from None
+                           f"{self.store.ledger.why_not(label)}.") from None
 
     def origin_zip(self, address: ProviderAddress, version: str, platform: str) -> tuple[Path, str]:
         """The package's zip from its registry, authenticated as :meth:`info` authenticates
@@ -406,11 +407,11 @@ class ProviderPackages:
         if store is None:
             return None
         key = ProviderKey(address.host, address.namespace, address.type, version)
-        got = store.read_provider(key, platform)
+        got = store.reader.read_provider(key, platform)
         if got is None:
             return None
         data, zh = got
-        hashes = store.provider_hashes(key)
+        hashes = store.ledger.provider_hashes(key)
         found: list[str] = []
 
         def fill(dest: Path) -> None:
@@ -422,13 +423,13 @@ class ProviderPackages:
         try:
             directory = self.cache.ensure_package(f"provider:{address}", f"{version}/{platform}{UNPACKED}", fill)
         except (_StoreMismatch, IntegrityError) as e:
-            store.provider_read(key, platform, False, str(e))
+            store.ledger.provider_read(key, platform, False, str(e))
             return None
         h1 = found[0] if found else hash_dir(directory)
         if zh not in hashes and h1 not in hashes:  # an entry the cache had already, for other contents
-            store.provider_read(key, platform, False, f"the cached package hashes to {h1}")
+            store.ledger.provider_read(key, platform, False, f"the cached package hashes to {h1}")
             return None
-        store.provider_read(key, platform, True)
+        store.ledger.provider_read(key, platform, True)
         info = PackageInfo(h1, tuple(sorted(h for h in hashes if h.startswith("zh:"))), zh[3:], directory)
         self.cache.write_json("provider-packages", self._key(address, version, platform),
                               {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})

@@ -36,7 +36,8 @@ from .flight import SingleFlight
 from .git import FetchAborted, GitRemotes, RemoteRef
 from .limits import MAX_REDIRECTS, Limits, describe_failure, read_bounded, read_document
 from .ops import OpCounter, lazy_import
-from .package_store import PackageStore, git_base, module_key
+from .package_store.keys import git_base, module_key
+from .package_store.store import PackageStore
 
 if TYPE_CHECKING:
     import requests
@@ -186,21 +187,21 @@ class Fetcher:
             g = src.git
             base = _git_base(src)
             key = module_key(base, commit) if commit and self.store is not None else None
-            if key is not None and self.store is not None and self.store.expects(key) and commit:
+            if key is not None and self.store is not None and self.store.ledger.expects(key) and commit:
                 # the lock names this commit: the store first, verified against the lock's
                 # h1:, then the origin (no listing of the remote either way)
                 store, known = self.store, commit
 
                 def from_store_or_origin(d: Path) -> None:
-                    if store.read_module(key, d):
+                    if store.reader.read_module(key, d):
                         return
                     try:
                         self.git.export(g.url, self._git_ref(src, known), d)
                     except NetworkError as e:  # both places named (issue #49)
-                        label = store.label(key)
+                        label = store.ledger.label(key)
+                        why = store.ledger.why_not(label)
                         raise NetworkError(e.summary, f"{e.detail}\nThe locked package {label} could not come from "
-                                           f"the package store either: {store.why_not(label)}.", e.where, e.url) \
-                            from None
+                                           f"the package store either: {why}.", e.where, e.url) from None
                 path = self.cache.ensure_package(base, commit, from_store_or_origin)
                 return FetchedPackage(path, src.package, src.package, commit)
             if commit and self.cache.package_dir(base, commit).is_dir():
@@ -264,9 +265,9 @@ class Fetcher:
         key = module_key(src.package) if checksum and self.store is not None else None
 
         def fill(dest: Path) -> None:
-            if key is not None and self.store is not None and self.store.read_module(key, dest):
+            if key is not None and self.store is not None and self.store.reader.read_module(key, dest):
                 # verified against the lock's h1:; the lock's zh: of the origin's archive stands
-                recorded = self.store.recorded_zh(key)
+                recorded = self.store.ledger.recorded_zh(key)
                 if recorded:
                     self.cache.write_archive_hash(dest_key, recorded)
                 return

@@ -185,7 +185,7 @@ class ProviderSources:
                 # a locked provider whose store holds the locked version is listed by the store (as
                 # tofu's oci_mirror lists it): its registry is not asked. The caller solves again
                 # with the registry's listing if the solve moves it (init: listed_by_store).
-                tags = self.store.provider_versions(a)
+                tags = self.store.reader.provider_versions(a)
                 if locked in tags:
                     with self._lock:
                         self.listed_by_store.add(str(a))
@@ -195,10 +195,10 @@ class ProviderSources:
             except NetworkError as e:
                 # the registry cannot be reached: the store's tags are its versions, as
                 # tofu's oci_mirror reads them (issue #49); never when the registry answered
-                listed = self.store.provider_versions(a) if self.store is not None else None
+                listed = self.store.reader.provider_versions(a) if self.store is not None else None
                 if not listed and self.store is not None:  # both places named (issue #57)
                     raise e.adding(f"The versions of {a} could not come from the package store either: "
-                                   f"{self.store.why_not(f'provider {a}')}.") from None
+                                   f"{self.store.ledger.why_not(f'provider {a}')}.") from None
                 if not listed:
                     raise
                 with self._lock:

@@ -64,7 +64,8 @@ class SolveOptions:
 
 
 class StoreView(Protocol):
-    """What the solver asks of the package store (:class:`tofu_solve.remote.package_store.PackageStore`)."""
+    """What the solver asks of the package store: the run's
+    :class:`~tofu_solve.remote.package_store.ledger.StoreLedger`."""
 
     def expects_package(self, package: str) -> bool:
         """Whether the lock's ``h1:`` for the immutable ``package`` lets the store serve it."""

@@ -17,7 +17,7 @@ from ..remote.fetch import Fetcher
 from ..remote.git import GitRemotes
 from ..remote.oci import OciClient
 from ..remote.ops import OpCounter
-from ..remote.package_store import PackageStore
+from ..remote.package_store.store import PackageStore
 from ..remote.provider_sources import MirrorClient, ProviderSources
 from ..remote.registry import RegistryClient, open_client
 from ..settings import Settings
@@ -125,5 +125,5 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
                          progress=progress, counter=counter)
     ctx = Context(options, locks, index, metadata, client=client, stats=stats, progress=progress,
                   provider_source=provider_source,
-                  recorded_locks=recorded_locks, store=store)
+                  recorded_locks=recorded_locks, store=store.ledger if store is not None else None)
     return Wiring(ctx, counter, client, index, fetcher, remotes, cache, ctx.pool)

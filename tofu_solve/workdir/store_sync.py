@@ -13,7 +13,8 @@ from ..lockfile import LockFile, ModuleLock
 from ..lockfile.entries import content_hashes
 from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
-from ..remote.package_store import PackageStore, ProviderKey, module_key
+from ..remote.package_store.keys import ProviderKey, module_key
+from ..remote.package_store.store import PackageStore
 from ..remote.provider_sources import ProviderSources
 from ..solver.context import Context
 from ..solver.model import ModuleCandidate
@@ -28,10 +29,10 @@ def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
     for lock in locks.modules.values():
         key = module_key(lock.package) if lock.package else None
         if key is not None:
-            store.expect_module(key, content_hashes(lock), lock.version, lock.path)
+            store.ledger.expect_module(key, content_hashes(lock), lock.version, lock.path)
     for provider in locks.providers.values():
         a = provider.address
-        store.expect_provider(ProviderKey(a.host, a.namespace, a.type, provider.version), provider.hashes)
+        store.ledger.expect_provider(ProviderKey(a.host, a.namespace, a.type, provider.version), provider.hashes)
 
 
 def store_listing(ctx: Context, store: PackageStore | None, locks: LockFile, fresh: bool,
@@ -79,8 +80,8 @@ def push_verified_modules(store: PackageStore, selected: dict[str, tuple[ModuleC
         key = module_key(lock.package) if lock.package else None
         h1 = next((h for h in lock.hashes if h.startswith("h1:")), None)
         if key is not None and h1 is not None:
-            store.name_module(key, lock.path, lock.version)
-            store.push_module(key, pkg.root, h1, lock.version)
+            store.ledger.name_module(key, lock.path, lock.version)
+            store.pusher.push_module(key, pkg.root, h1, lock.version)
 
 
 __all__ = ["expect_locked_packages", "push_verified_modules", "solve_listing_from_store", "store_listing"]

@@ -11,7 +11,8 @@ from ..._lazy import load
 from ...errors import WarningText
 
 if TYPE_CHECKING:  # the store's code (OCI, archives) is imported only where a store is used, not by every init view
-    from ...remote.package_store import PackageOutcome, StoreAddress, StoreReport
+    from ...remote.package_store.address import StoreAddress
+    from ...remote.package_store.ledger import PackageOutcome, StoreReport
 
 
 def store_warnings(address: StoreAddress, report: StoreReport, rejected: bool = True) -> list[WarningText]:
@@ -20,8 +21,8 @@ def store_warnings(address: StoreAddress, report: StoreReport, rejected: bool = 
     ``rejected=False`` leaves them to the caller's own lines), a corrupt blob a push cannot
     replace (what the operator must do), a store that stopped answering, pushes that did not
     finish, and a store that may not be written (one note)."""
-    load("tofu_solve.remote.package_store")
-    from ...remote.package_store import PUSH_VARIABLE
+    load("tofu_solve.remote.package_store.address")
+    from ...remote.package_store.address import PUSH_VARIABLE
 
     out = []
     for label, why in report.rejected if rejected else ():
@@ -91,8 +92,8 @@ def outcome_lines(address: StoreAddress, action: str, packages: Sequence[Package
     """``store push`` / ``store verify``'s text: one count line, then a line per package
     that is not already well (pushed, missing, rejected: each with its reason), then the
     verdict."""
-    load("tofu_solve.remote.package_store")
-    from ...remote.package_store import StoreOutcome
+    load("tofu_solve.remote.package_store.ledger")
+    from ...remote.package_store.ledger import StoreOutcome
 
     words = {StoreOutcome.VERIFIED: "verified", StoreOutcome.COMPLETE: "complete", StoreOutcome.PUSHED: "pushed",
              StoreOutcome.MISSING: "MISSING", StoreOutcome.REJECTED: "REJECTED"}
