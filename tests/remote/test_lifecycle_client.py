@@ -9,7 +9,8 @@ from __future__ import annotations
 from tofu_solve.addrs.module_source import RegistryPackage
 from tofu_solve.config.cliconfig import load_cli_config
 from tofu_solve.remote.lifecycle import Deprecation, Revocation
-from tofu_solve.remote.registry import RegistryClient, cached_revocations
+from tofu_solve.remote.registry import RegistryClient
+from tofu_solve.remote.registry_lifecycle import cached_revocations
 from tofu_solve.store.cache import Cache
 from tofu_solve.world.servers import RegistryServer, write_cli_config
 
@@ -31,16 +32,16 @@ def test_deprecations_and_revocations_are_read_and_kept(tmp_path):
                                                       "link": ""}}
         c = client(tmp_path, reg.url, hcp=True)
         assert c.module_versions(PACKAGE) == ["1.0.0", "1.1.0", "1.2.0"]
-        assert c.deprecations(PACKAGE) == {"1.1.0": Deprecation("slow", "https://example.com/d")}
-        revoked = c.revocations(PACKAGE)
+        assert c.lifecycle.deprecations(PACKAGE) == {"1.1.0": Deprecation("slow", "https://example.com/d")}
+        revoked = c.lifecycle.revocations(PACKAGE)
         assert set(revoked) == {"1.2.0"}
         assert "secret" not in revoked["1.2.0"].message  # a registry's words are redacted before any output
         asked = reg.log.count()
-        assert c.revocations(PACKAGE) == revoked and reg.log.count() == asked  # once per run
+        assert c.lifecycle.revocations(PACKAGE) == revoked and reg.log.count() == asked  # once per run
     # a later offline reader (check, list) gets what the cache kept, without a server
     offline = client(tmp_path, "http://127.0.0.1:9", hcp=True, offline=True)
-    assert offline.revocations(PACKAGE) == revoked
-    assert offline.deprecations(PACKAGE) == {"1.1.0": Deprecation("slow", "https://example.com/d")}
+    assert offline.lifecycle.revocations(PACKAGE) == revoked
+    assert offline.lifecycle.deprecations(PACKAGE) == {"1.1.0": Deprecation("slow", "https://example.com/d")}
     assert cached_revocations(Cache(tmp_path / "cache"), PACKAGE) == revoked
     assert isinstance(revoked["1.2.0"], Revocation) and revoked["1.2.0"].refusal().startswith(
         "its registry revoked it: CVE-1")
@@ -50,15 +51,15 @@ def test_a_registry_without_the_v2_api_is_never_asked(tmp_path):
     with RegistryServer(None, extra_modules=MODULES, hcp=True) as reg:
         reg.revocations["acme/net/aws"] = {"1.2.0": {"message": "x", "link": ""}}
         c = client(tmp_path, reg.url, hcp=False)  # services without tfe.v2
-        assert c.revocations(PACKAGE) == {}
+        assert c.lifecycle.revocations(PACKAGE) == {}
         assert not any(path.startswith("/api/v2/") for _, path, _ in reg.log.requests)
 
 
 def test_an_unrevoked_version_and_an_unreadable_answer_revoke_nothing(tmp_path):
     with RegistryServer(None, extra_modules=MODULES, hcp=True) as reg:
         c = client(tmp_path, reg.url, hcp=True)
-        assert c.revocations(RegistryPackage("registry.opentofu.org", "acme", "missing", "aws")) == {}  # a 404
-        assert c.revocations(PACKAGE) == {}
+        assert c.lifecycle.revocations(RegistryPackage("registry.opentofu.org", "acme", "missing", "aws")) == {}  # a 404
+        assert c.lifecycle.revocations(PACKAGE) == {}
 
 
 def test_every_listed_revoked_version_stays_revoked_past_the_read_bound_and_the_deadline(tmp_path):
@@ -70,8 +71,8 @@ def test_every_listed_revoked_version_stays_revoked_past_the_read_bound_and_the_
         reg.revocations["acme/net/aws"] = {v: {"message": f"bad {v}", "link": "javascript:alert(1)"} for v in versions}
         reg.revocation_delay = 0.3
         c = client(tmp_path, reg.url, hcp=True)
-        c.lifecycle_seconds = 1.0
-        revoked = c.revocations(PACKAGE)
+        c.lifecycle.lifecycle_seconds = 1.0
+        revoked = c.lifecycle.revocations(PACKAGE)
         assert set(revoked) == set(versions)
         told = [r for r in revoked.values() if r.message]
         assert 0 < len(told) < 50  # some messages came in time, not all: the deadline held
@@ -83,7 +84,7 @@ def test_a_version_is_url_encoded_in_the_query(tmp_path):
                         hcp=True) as reg:
         reg.revocations["acme/net/aws"] = {"1.0.0&x=y": {"message": "m", "link": "https://example.com/r"}}
         c = client(tmp_path, reg.url, hcp=True)
-        revoked = c.revocations(PACKAGE)
+        revoked = c.lifecycle.revocations(PACKAGE)
         assert set(revoked) == {"1.0.0&x=y"} and revoked["1.0.0&x=y"].link == "https://example.com/r"
         asked = [path for _, path, _ in reg.log.requests if "module_version=" in path]
         assert asked and all("module_version=1.0.0%26x%3Dy" in path for path in asked), asked

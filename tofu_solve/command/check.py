@@ -54,7 +54,7 @@ from ..workdir import overrides
 from ..workdir.install import MANIFEST, NOT_HASHED, data_dir, hash_mismatch, read_manifest
 from ..workdir.solved import recorded_module_locks
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, Finished, HashMemo
-from .arguments import CheckArguments
+from .arguments.report_flags import CheckArguments
 from .views.report_views import AGREE, CheckView
 
 DifferenceKind = Literal["no-lock", "constraints", "source", "stale-lock", "not-installed", "manifest", "hash",
@@ -203,8 +203,8 @@ def _check_revoked(out: list[Difference], locks, host: str, settings: Settings) 
     """Locked registry module versions their registry revoked (issue #62 §3: a revoked
     version "blocks new users"; ``init`` moves such a lock to the nearest version not
     revoked, and ``-lockfile=readonly`` refuses it), from the cache."""
-    load("tofu_solve.remote.registry")
-    from ..remote.registry import cached_revocations
+    load("tofu_solve.remote.registry_lifecycle")
+    from ..remote.registry_lifecycle import cached_revocations
     load("tofu_solve.store.cache")
     from ..store.cache import Cache
 

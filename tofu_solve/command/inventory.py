@@ -26,7 +26,7 @@ from ..config.policy import Policy, Subject, load_policy, package_address
 from ..errors import TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..remote.lifecycle import Deprecation
-from ..remote.registry import revocations_from
+from ..remote.registry_lifecycle import revocations_from
 from ..settings import Settings
 from ..solver.locks import policy_denial
 from ..solver.model import Kind

@@ -48,7 +48,7 @@ from ..versions.cooldown import format_day, given_min_age
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import TargetVersion, configured_client, target_version
 from ..workdir.install import package_changed
-from .arguments import CheckArguments, OutdatedArguments
+from .arguments.report_flags import CheckArguments, OutdatedArguments
 from .views.human import line_progress
 from .views.report_views import OutdatedView
 
@@ -173,7 +173,7 @@ def _provider_newer(addr: str, cand, ctx) -> list[tuple[str, float | None]]:
         versions = _released(ctx.provider_versions(cand.address))
     except TofuSolveError:
         return []
-    times = ctx.client.release_times("provider", addr) if ctx.client is not None else {}
+    times = ctx.client.lifecycle.release_times("provider", addr) if ctx.client is not None else {}
     return [(str(v), times.get(str(v))) for v in reversed(versions) if v.compare(cand.version) > 0]
 
 

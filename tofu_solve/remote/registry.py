@@ -18,16 +18,13 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import wait
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, cast
-from urllib.parse import quote, urljoin
+from urllib.parse import urljoin
 
 from .._lazy import load
-from .._threads import NETWORK, start_thread, worker_pool
+from .._threads import NETWORK, start_thread
 from .._version import __version__
 from ..addrs.module_source import DEFAULT_REGISTRY_HOST, RegistryPackage
 from ..addrs.provider import ProviderAddress
@@ -36,9 +33,9 @@ from ..config.cliconfig import CliConfig, load_cli_config
 from ..errors import ModuleNotFound, NetworkError, OfflineError, RegistryError, TofuSolveError, name_suggestion
 from ..store.cache import Cache, key_of
 from .flight import SingleFlight
-from .lifecycle import LIFECYCLE_SECONDS, MAX_REVOKED_READ, Deprecation, Revocation, one_line, safe_link
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
+from .registry_lifecycle import RegistryLifecycle
 
 if TYPE_CHECKING:
     import requests
@@ -123,24 +120,6 @@ def open_client(settings: Settings, *, upgrade: bool = False, offline: bool = Fa
                           limits=settings.limits, refresh_only=refresh_only)
 
 
-def cached_revocations(cache: Cache, package: RegistryPackage, reads=None) -> dict[str, Revocation]:
-    """The revocations of ``package`` the last run that asked its registry kept in the
-    cache (:meth:`RegistryClient.revocations`); never touches the network. ``reads``: a
-    :class:`~tofu_solve.settings.ReadLog` the cache entry is registered in."""
-    key = key_of(str(package))
-    if reads is not None:
-        reads.saw(cache.json_file("module-revocations", key))
-    return revocations_from(cache.peek_json("module-revocations", key), str(package))
-
-
-def revocations_from(cached: object, package: str) -> dict[str, Revocation]:
-    """The revocations an earlier run kept in the cache (version -> {message, link})."""
-    if not isinstance(cached, dict):
-        return {}
-    return {str(v): Revocation(package, str(v), one_line(x.get("message")), safe_link(x.get("link")))
-            for v, x in cached.items() if isinstance(x, dict)}
-
-
 class RegistryClient:
     """Talks to module and provider registries. Thread-safe; caches discovery and version
     lists for the life of the client (one run).
@@ -169,12 +148,8 @@ class RegistryClient:
         self._lock = threading.Lock()
         self._services: dict[str, dict[str, str]] = {}
         self._module_versions: dict[str, list[str]] = {}
-        self.lifecycle_seconds = LIFECYCLE_SECONDS  # the run-wide deadline of revocation messages (issue #67 §7)
-        self._lifecycle_deadline: float | None = None
         self._provider_versions: dict[str, list[str]] = {}
-        self._release_times: dict[tuple[str, str], dict[str, float]] = {}  # (kind, address) -> version -> time
-        self._deprecations: dict[str, dict[str, Deprecation]] = {}  # package -> version -> deprecation
-        self._revocations = SingleFlight(remember_errors=True)  # package -> version -> revocation, once per run
+        self.lifecycle = RegistryLifecycle(self)  # release times, deprecations, revocations (issue #62 §3)
         self._locations = SingleFlight(remember_errors=False)  # (package, version) -> download location, once per run
         # one request per listing and run, whoever asks first (the early start, the solver):
         # a caller that comes while it is in flight waits for it and shares its answer or error
@@ -189,7 +164,15 @@ class RegistryClient:
             h["Authorization"] = f"Bearer {token}"
         return h
 
-    def _get(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> Document:
+    def get_document(self, url: str, host: str, what: str, kind: str, allow_redirects: bool = True) -> Document:
+        """One GET of ``url`` on ``host`` with its credentials, counted as ``kind``, its
+        answer bounded in size and time (:func:`~.limits.read_document`); ``what`` words
+        the errors ("Could not {what}: ...").
+
+        Raises:
+            OfflineError: ``-offline``.
+            NetworkError: the host could not be reached (the URL redacted).
+        """
         if self.offline:
             raise OfflineError("Not available offline",
                                f"Could not {what}: -offline forbids contacting {host}, and the answer is not in "
@@ -227,7 +210,7 @@ class RegistryClient:
         else:
             scheme = "http" if is_loopback_host(host) else "https"
             base = f"{scheme}://{host}/.well-known/terraform.json"
-            r = self._get(base, host, "discover the registry's services", "discovery")
+            r = self.get_document(base, host, "discover the registry's services", "discovery")
             if r.status_code != 200:
                 raise RegistryError("Failed to discover registry services",
                                     f"{redact(base)} answered {r.status_code}; {host} does not look like a "
@@ -275,7 +258,7 @@ class RegistryClient:
         registry.terraform.io answers with ``modules``); empty when the registry does not list
         namespaces or cannot be reached: a suggestion never fails the run."""
         try:
-            r = self._get(urljoin(base, f"{package.namespace}?limit=100"), package.host,
+            r = self.get_document(urljoin(base, f"{package.namespace}?limit=100"), package.host,
                           f"list the modules of {package.namespace}", "module_namespace")
             entries = r.json().get("modules") if r.status_code == 200 else None
         except (TofuSolveError, ValueError, AttributeError):
@@ -296,7 +279,7 @@ class RegistryClient:
                 return cached
         base = self._service(package.host, "modules.v1", "module")
         url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/versions")
-        r = self._get(url, package.host, f"list the versions of {package.for_display}", "module_versions")
+        r = self.get_document(url, package.host, f"list the versions of {package.for_display}", "module_versions")
         if r.status_code == 404:
             hint = (" If you believe this module is missing from the registry, please submit an issue at "
                     "https://github.com/opentofu/registry/issues") if package.host == DEFAULT_REGISTRY_HOST else ""
@@ -321,166 +304,11 @@ class RegistryClient:
                                 f"{package.for_display}.")
         with self._lock:
             self._module_versions[key] = versions
-        self._keep_release_times("module", key, entries)
-        self._keep_deprecations(key, entries)
+        self.lifecycle.keep_release_times("module", key, entries)
+        self.lifecycle.keep_deprecations(key, entries)
         if self.cache is not None:
             self.cache.write_json("module-versions", key_of(key), versions)
         return versions
-
-    def release_times(self, kind: str, address: str) -> dict[str, float]:
-        """Each listed version's release time (seconds since the epoch), as the registry's
-        version list gave it (RFC 3339): ``discovered``, the OpenTofu registry's record of when
-        it first saw the version (registry PR #4113; what OpenTofu's module-cooldown RFC
-        dates a version by, since a tag's or commit's date can be backdated), else
-        ``published_at``; for ``kind`` ``"module"`` (a package address) or ``"provider"``;
-        from this run's listing, else the one an earlier run kept in the cache. The module
-        and provider registry protocols define no release time: a registry that gives none
-        gives an empty mapping (issue #25)."""
-        with self._lock:
-            known = self._release_times.get((kind, address))
-        if known is not None:
-            return known
-        cached = self.cache.read_json(f"{kind}-release-times", key_of(address)) if self.cache is not None else None
-        if not isinstance(cached, dict):
-            return {}
-        return {str(k): float(v) for k, v in cached.items() if isinstance(v, (int, float))}
-
-    def _keep_release_times(self, kind: str, address: str, entries) -> None:
-        """Read ``discovered``, else ``published_at``, of a version list's entries (see
-        :meth:`release_times`); unreadable times are left out."""
-        times = {}
-        for e in entries or ():
-            if not isinstance(e, dict):
-                continue
-            for field in ("discovered", "published_at"):
-                stamp = e.get(field)
-                if not isinstance(stamp, str):
-                    continue
-                try:
-                    t = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-                except ValueError:
-                    continue
-                if t.tzinfo is not None:
-                    times[str(e.get("version"))] = t.timestamp()
-                    break
-        with self._lock:
-            self._release_times[(kind, address)] = times
-        if self.cache is not None:
-            self.cache.write_json(f"{kind}-release-times", key_of(address), times)
-
-    def _keep_deprecations(self, address: str, entries) -> None:
-        """Each listed version's ``deprecation`` (HCP's private registry; issue #62 §3), kept
-        for the run and in the cache as :meth:`release_times` are."""
-        found = {}
-        for e in entries or ():
-            if isinstance(e, dict):
-                d = Deprecation.from_registry(e.get("deprecation"))
-                if d is not None:
-                    found[str(e.get("version"))] = d
-        with self._lock:
-            self._deprecations[address] = found
-        if self.cache is not None:
-            self.cache.write_json("module-deprecations", key_of(address),
-                                  {v: d.as_data() for v, d in found.items()})
-
-    def deprecations(self, package: RegistryPackage) -> dict[str, Deprecation]:
-        """The versions of ``package`` its registry marks deprecated (version as listed ->
-        :class:`~.lifecycle.Deprecation`), from this run's listing, else the one an earlier
-        run kept in the cache; empty when the registry gives none (the OpenTofu registry
-        never does). Never touches the network."""
-        key = str(package)
-        with self._lock:
-            known = self._deprecations.get(key)
-        if known is not None:
-            return known
-        cached = self.cache.read_json("module-deprecations", key_of(key)) if self.cache is not None else None
-        if not isinstance(cached, dict):
-            return {}
-        return {str(v): d for v, raw in cached.items() if (d := Deprecation.from_registry(raw)) is not None}
-
-    def revocations(self, package: RegistryPackage) -> dict[str, Revocation]:
-        """The versions of ``package`` its registry revoked (version -> :class:`Revocation`),
-        read once per run from the v2 API of a host whose services include ``tfe.v2`` (HCP
-        Terraform, TFE; issue #62 §3): ``GET {tfe.v2}organizations/NS/registry-modules/
-        private/NS/NAME/TARGET`` for ``revoked-versions``, then each revoked version's
-        ``…/version?module_version=V`` for its message (at most
-        :data:`~.lifecycle.MAX_REVOKED_READ`); the versions listing too, once per run, so
-        that a locked version's deprecation is known (:meth:`deprecations`). Empty for any other host, offline (then the
-        answer an earlier run cached), and when the API cannot answer (a module of the
-        public registry, a token without access): revocation is advice a registry adds to
-        its listing, never a reason for a run to fail."""
-        key = str(package)
-        if not self.offline:
-            try:
-                return self._revocations.run(key, lambda: self._read_revocations(package))
-            except TofuSolveError as e:
-                log.debug("revocations of %s not read: %s", key, e)
-        return cached_revocations(self.cache, package) if self.cache is not None else {}
-
-    def _revocation_messages(self, package: RegistryPackage, url: str, versions: list[str]) -> dict[str, object]:
-        """Each version's ``revocation`` object as the v2 API gives it (version -> the
-        object; a version whose answer did not come by the run's lifecycle deadline, or was
-        unreadable, is absent). Read in parallel, the version URL-encoded in the query."""
-        def one(v: str) -> object:
-            r = self._get(f"{url}/version?module_version={quote(v, safe='')}", package.host,
-                          f"read the revocation of {package.for_display} {v}", "module_revocations")
-            try:
-                return r.json()["data"]["attributes"].get("revocation") if r.status_code == 200 else None
-            except (ValueError, KeyError, TypeError, AttributeError):
-                return None
-        if not versions:
-            return {}
-        with self._lock:
-            if self._lifecycle_deadline is None:
-                self._lifecycle_deadline = time.monotonic() + self.lifecycle_seconds
-            deadline = self._lifecycle_deadline
-        pool = worker_pool(min(8, len(versions)), "tofu-solve-lifecycle")
-        try:
-            futures = {pool.submit(one, v): v for v in versions}
-            done, _ = wait(futures, timeout=max(0.0, deadline - time.monotonic()))
-            out = {}
-            for f in done:
-                try:
-                    out[futures[f]] = f.result()
-                except TofuSolveError as e:
-                    log.debug("revocation of %s %s not read: %s", package, futures[f], e)
-            return out
-        finally:
-            pool.shutdown(wait=False, cancel_futures=True)  # what is still on the wire is abandoned
-
-    def _read_revocations(self, package: RegistryPackage) -> dict[str, Revocation]:
-        svc = self.services(package.host)
-        base = svc.get("tfe.v2") or svc.get("tfe.v2.1")
-        if not base:
-            return {}
-        try:  # a locked version's deprecation is in the listing, which a lock that applies never asked for
-            self.module_versions(package)
-        except TofuSolveError as e:
-            log.debug("versions of %s not listed for their deprecations: %s", package, e)
-        org, name, system = (quote(x, safe="") for x in (package.namespace, package.name, package.system))
-        url = urljoin(urljoin(f"https://{package.host}/", base),
-                      f"organizations/{org}/registry-modules/private/{org}/{name}/{system}")
-        r = self._get(url, package.host, f"read the revoked versions of {package.for_display}", "module_revocations")
-        if r.status_code != 200:
-            return {}
-        try:
-            revoked = r.json()["data"]["attributes"].get("revoked-versions") or []
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return {}
-        versions = list(dict.fromkeys(str(x) for x in revoked if isinstance(x, str)))
-        told = self._revocation_messages(package, url, versions[:MAX_REVOKED_READ])
-        out: dict[str, Revocation] = {}
-        for v in versions:  # every version listed as revoked stays revoked, message read or not
-            said = told.get(v)
-            if isinstance(said, dict) and said.get("status") == "unrevoked":
-                continue
-            message, link = (one_line(said.get("message")), safe_link(said.get("link"))) if isinstance(said, dict) \
-                else ("", "")
-            out[v] = Revocation(str(package), v, message, link)
-        if self.cache is not None:
-            self.cache.write_json("module-revocations", key_of(str(package)),
-                                  {v: {"message": x.message, "link": x.link} for v, x in out.items()})
-        return out
 
     def cached_module_versions(self, package: RegistryPackage) -> list[str] | None:
         """The version list this run or an earlier one read for ``package`` (memory, then
@@ -537,7 +365,7 @@ class RegistryClient:
     def _module_location(self, package: RegistryPackage, version: str) -> str:
         base = self._service(package.host, "modules.v1", "module")
         url = urljoin(base, f"{package.namespace}/{package.name}/{package.system}/{version}/download")
-        r = self._get(url, package.host, f"find the download location of {package.for_display} {version}",
+        r = self.get_document(url, package.host, f"find the download location of {package.for_display} {version}",
                       "module_download")
         if r.status_code == 404:
             raise RegistryError("Module version not found",
@@ -613,7 +441,7 @@ class RegistryClient:
             return None
         try:
             base = self._service(provider.host, "providers.v1", "provider")
-            r = self._get(urljoin(base, f"{provider.namespace}/{provider.type}"), provider.host,
+            r = self.get_document(urljoin(base, f"{provider.namespace}/{provider.type}"), provider.host,
                           f"read the details of provider {provider.for_display}", "provider_details")
         except TofuSolveError as e:
             log.debug("provider details of %s not read: %s", key, e.summary)
@@ -650,7 +478,7 @@ class RegistryClient:
                 return cached
         base = self._service(provider.host, "providers.v1", "provider")
         url = urljoin(base, f"{provider.namespace}/{provider.type}/versions")
-        r = self._get(url, provider.host, f"list the versions of provider {provider.for_display}",
+        r = self.get_document(url, provider.host, f"list the versions of provider {provider.for_display}",
                       "provider_versions")
         if r.status_code == 404:
             raise RegistryError("Provider not found",
@@ -666,7 +494,7 @@ class RegistryClient:
         except (ValueError, KeyError, TypeError):
             raise RegistryError("Invalid response from provider registry",
                                 f"The version list of {provider.for_display} is not valid.") from None
-        self._keep_release_times("provider", key, entries)
+        self.lifecycle.keep_release_times("provider", key, entries)
         with self._lock:
             self._provider_versions[key] = versions
         if self.cache is not None:
@@ -697,7 +525,7 @@ class RegistryClient:
         base = self._service(provider.host, "providers.v1", "provider")
         url = urljoin(base, f"{provider.namespace}/{provider.type}/{version}/download/{os_}/{arch}")
         what = f"find the {platform} package of provider {provider.for_display} {version}"
-        r = self._get(url, provider.host, what, "provider_download")
+        r = self.get_document(url, provider.host, what, "provider_download")
         if r.status_code == 404:
             raise RegistryError("Provider package not available",
                                 f"Provider {provider.for_display} v{version} does not have a package available for "

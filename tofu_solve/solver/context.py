@@ -331,7 +331,7 @@ class Context:
         of source. The one place the solver asks."""
         if not isinstance(source, RegistrySource) or self.client is None:
             return {}, {}
-        return self.client.revocations(source.package), self.client.deprecations(source.package)
+        return self.client.lifecycle.revocations(source.package), self.client.lifecycle.deprecations(source.package)
 
     def deprecation(self, cand: ModuleCandidate) -> Deprecation | None:
         """The registry's deprecation of ``cand``'s version, or None (:meth:`lifecycle`)."""

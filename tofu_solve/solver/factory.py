@@ -605,7 +605,7 @@ class CandidateFactory:
         if client is None:
             return None
         return self.ctx.cooldown.provider(str(address), version, constraints,
-                                          lambda: client.release_times("provider", str(address)).get(version))
+                                          lambda: client.lifecycle.release_times("provider", str(address)).get(version))
 
     def _missing_call(self, calls: list[ModuleRequirement]) -> tuple[ModuleRequirement, ModuleNotFound] | None:
         """The first of ``calls`` (whose listings are being read in parallel) whose source

@@ -204,7 +204,7 @@ class NetworkIndex:
         unknown."""
         src = cand.source
         if isinstance(src, RegistrySource):
-            listed = self.client.release_times("module", str(src.package)).get(cand.available.label)
+            listed = self.client.lifecycle.release_times("module", str(src.package)).get(cand.available.label)
             if listed is not None:
                 return listed
             # no published_at: the date of the commit its download location resolved to, once read
