@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.e2e.conftest import VPC6_EKS20, lock_versions, write_root
 from tofu_solve.command import early
-from tofu_solve.command.arguments import InitArguments
+from tofu_solve.command.arguments.init_flags import InitArguments
 from tofu_solve.command.init import InitOptions, run_init
 from tofu_solve.settings import Settings
 from tofu_solve.world import RegistryServer, write_cli_config
@@ -56,7 +56,7 @@ def test_the_root_listings_go_out_before_init_is_imported(world, running, tmp_pa
         script = textwrap.dedent(f"""
             import json, sys, time
             from tofu_solve.command import early
-            from tofu_solve.command.arguments import InitArguments
+            from tofu_solve.command.arguments.init_flags import InitArguments
             from tofu_solve.settings import Settings
             import os
             started = early.start(InitArguments(chdir={str(root)!r}), Settings.from_environ(os.environ))

@@ -38,7 +38,7 @@ from ..lockfile.write import write_atomic
 from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..workdir.solved import Solved, load_solved
-from .arguments import GraphArguments
+from .arguments.report_flags import GraphArguments
 from .views.report_views import GraphView
 
 HELD_BY = {"policy": "by the policy", "cooldown": "by the release cooldown", "lock": "by the lock",

@@ -11,7 +11,7 @@ from ..config import ModuleConfig, load_module_dir
 from ..config.variables import collect_input_values
 from ..settings import Settings
 from ..versions.target import configured_client, target_version
-from .arguments import InspectArguments
+from .arguments.report_flags import InspectArguments
 from .views.report_views import InspectView
 
 

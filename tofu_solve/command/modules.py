@@ -27,7 +27,7 @@ from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..terragrunt.unit import read_root_tree
 from ..workdir.install import MANIFEST, data_dir, read_manifest
-from .arguments import ModulesArguments
+from .arguments.report_flags import ModulesArguments
 from .views.report_views import ModulesView
 
 FORMAT_VERSION = "1.0"

@@ -24,7 +24,7 @@ from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..workdir.solved import CallNode, Solved, load_solved
-from .arguments import WhyArguments
+from .arguments.report_flags import WhyArguments
 from .views.report_views import WhyView
 
 

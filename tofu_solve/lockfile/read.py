@@ -12,8 +12,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import confined
+from .._lazy import load
 from ..addrs.identifiers import valid_call_path
 from ..addrs.immutable import package_problem
 from ..addrs.provider import ProviderAddressError, parse_provider_source
@@ -26,7 +28,9 @@ from ..versions.hashicorp_go_version import GoVersion
 from .entries import LockFile, ModuleLock, ProviderLock
 from .filename import LOCK_FILE_NAME
 from .hashes import parse_hash
-from .merge_conflict import MergedLock, conflicted_error, has_conflict_markers, merge_sides
+
+if TYPE_CHECKING:
+    from .merge_conflict import MergedLock
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,9 @@ def _string_attr(block: hcl.Block, name: str, err) -> tuple[str | None, int]:
     return v, a.line
 
 
+CONFLICT_MARK = "<" * 7
+"""What every Git conflict hunk's first line starts with (:func:`.merge_conflict.has_conflict_markers`
+decides; a text without it has no hunk)."""
 _HASH = re.compile(r"[a-z0-9]+:[A-Za-z0-9+/=_.\-]{1,512}")
 """What a recorded hash may be: ``h1:`` base64, ``zh:`` hex, or another scheme's plain value
 (issue #67 §1: a lock value is printed by ``-lockfile=readonly`` and ``check``)."""
@@ -325,9 +332,13 @@ def read_lock_file(path: str | os.PathLike, missing_ok: bool = True, refused_by:
     text = _lock_text(path, missing_ok)
     if text is None:
         return LockFile()
-    if has_conflict_markers(text):
-        raise conflicted_error(os.fspath(path), merge_sides(text, os.fspath(path), parse_lock_text, LockFileErrors),
-                                refused_by)
+    if CONFLICT_MARK in text:  # the conflict reader is imported only for a file that may need it
+        load("tofu_solve.lockfile.merge_conflict")
+        from .merge_conflict import conflicted_error, has_conflict_markers, merge_sides
+
+        if has_conflict_markers(text):
+            raise conflicted_error(os.fspath(path), merge_sides(text, os.fspath(path), parse_lock_text,
+                                                                LockFileErrors), refused_by)
     locks, diags = parse_lock_text(text, os.fspath(path))
     errors = [d for d in diags if d.severity == "error"]
     if errors:
@@ -343,6 +354,9 @@ def read_conflicted_lock_file(path: str | os.PathLike) -> MergedLock | None:
     Raises:
         LockFileError: unreadable, or a side that is not a valid lock file.
     """
+    load("tofu_solve.lockfile.merge_conflict")
+    from .merge_conflict import has_conflict_markers, merge_sides
+
     text = _lock_text(path, True)
     if text is None or not has_conflict_markers(text):
         return None

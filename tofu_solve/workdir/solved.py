@@ -30,7 +30,6 @@ from ..lockfile.replacefile import write_atomic
 from ..settings import Settings
 from ..store.cache import Cache
 from ..store.metadata import MetadataStore
-from ..terragrunt.unit import read_root_tree
 from .install import data_dir, inside, read_manifest
 
 if TYPE_CHECKING:  # init's early start reads recorded_module_locks before the solver is imported
@@ -251,6 +250,9 @@ def load_solved(root: Path, settings: Settings, cli_vars: tuple[tuple[str, str],
     root = Path(root)
     doc = _state(root, settings)
     product = product_named(doc.get("product", "tofu")) or OPENTOFU
+    load("tofu_solve.terragrunt.unit")  # not on init's early path, which reads only the recorded locks
+    from ..terragrunt.unit import read_root_tree
+
     root_tree = read_root_tree(root, settings.environ, inputs=collect_input_values(root, settings.environ, cli_vars),
                                product=product)
     trees = _SelectedTrees(root, settings, product)
