@@ -1,5 +1,5 @@
 """A package's configuration files read straight from a git mirror's objects
-(``GitRemotes._tree_files``: ``git ls-tree`` and ``git cat-file --batch``) are what reading
+(``git_mirror_read.tree_files``: ``git ls-tree`` and ``git cat-file --batch``) are what reading
 the commit's ``git archive`` gives (``read_config_files``), with the same refusals; where a
 ``.gitattributes`` could make the archive differ, the archive is read instead (issue #23)."""
 
@@ -13,9 +13,9 @@ import pytest
 
 from tofu_solve.errors import IntegrityError
 from tofu_solve.remote.archives import read_config_files
-from tofu_solve.remote.git import _ARCHIVE, GitRemotes, RemoteRef
+from tofu_solve.remote.git import RemoteRef
+from tofu_solve.remote.git_mirror_read import ARCHIVE, tree_files
 from tofu_solve.settings import Limits
-from tofu_solve.store.cache import Cache
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
        "GIT_COMMITTER_EMAIL": "t@example.com"}
@@ -43,9 +43,8 @@ def commit_of(tmp_path: Path, files: dict[str, str], extra=None, staged=None) ->
 
 
 def both(tmp_path: Path, mirror: Path, commit: str, limits: Limits | None = None):
-    remotes = GitRemotes(Cache(tmp_path / "cache"), limits=limits, environ=ENV)
     ref = RemoteRef(commit, commit)
-    tree = remotes._tree_files("git://example.invalid/r.git", ref, mirror, False)
+    tree = tree_files("git://example.invalid/r.git", ref, mirror, False, ENV, limits or Limits())
     tar = tmp_path / "a.tar"
     with open(tar, "wb") as out:
         subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", commit], stdout=out, check=True)
@@ -64,7 +63,7 @@ def test_the_same_files_and_directories_as_the_archive(tmp_path):
     mirror, commit = commit_of(tmp_path, {**FILES, "run.sh": "#!/bin/sh\n"},
                                lambda w: os.chmod(w / "run.sh", 0o755), staged=gitlink)
     tree, tar = both(tmp_path, mirror, commit)
-    assert tree is not _ARCHIVE and tree is not None
+    assert tree is not ARCHIVE and tree is not None
     assert tree.files == tar.files
     assert tree.dirs == tar.dirs
     assert set(tree.files) == {"main.tf", "modules/x/main.tf", "modules/x/override.tf.json", "modules/x/extra.tofu",
@@ -81,8 +80,7 @@ def test_a_link_makes_both_answer_none(tmp_path):
 def test_a_gitattributes_file_sends_the_read_to_the_archive(tmp_path):
     files = {**FILES, "modules/.gitattributes": "x/extra.tofu export-ignore\n"}
     mirror, commit = commit_of(tmp_path, files)
-    remotes = GitRemotes(Cache(tmp_path / "cache"), environ=ENV)
-    assert remotes._tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False) is _ARCHIVE
+    assert tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False, ENV, Limits()) is ARCHIVE
     _, tar = both(tmp_path, mirror, commit)
     assert "modules/x/extra.tofu" not in tar.files  # what the archive path then gives
 
@@ -90,9 +88,8 @@ def test_a_gitattributes_file_sends_the_read_to_the_archive(tmp_path):
 @pytest.mark.parametrize("limits", [Limits(entries=5), Limits(file_bytes=10), Limits(extracted_bytes=40)])
 def test_the_same_limits_and_the_same_error(tmp_path, limits):
     mirror, commit = commit_of(tmp_path, {**FILES, "big.tf": "x" * 100})
-    remotes = GitRemotes(Cache(tmp_path / "cache"), limits=limits, environ=ENV)
     with pytest.raises(IntegrityError) as from_tree:
-        remotes._tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False)
+        tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False, ENV, limits)
     tar = tmp_path / "a.tar"
     with open(tar, "wb") as out:
         subprocess.run(["git", "--git-dir", str(mirror), "archive", "--format=tar", commit], stdout=out, check=True)
@@ -112,9 +109,8 @@ def test_a_tree_entry_that_climbs_out_is_refused(tmp_path):
     except subprocess.CalledProcessError:
         pytest.skip("this git refuses to write a tree entry named '..'")
     commit = git(mirror.parent, "commit-tree", top, "-m", "hostile")
-    remotes = GitRemotes(Cache(tmp_path / "cache"), environ=ENV)
     with pytest.raises(IntegrityError, match="outside the package"):
-        remotes._tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False)
+        tree_files("git://example.invalid/r.git", RemoteRef(commit, commit), mirror, False, ENV, Limits())
 
 
 def _drop_blob(mirror: Path, commit: str, path: str) -> None:
@@ -133,14 +129,13 @@ def test_a_blob_missing_from_the_mirror_is_a_broken_mirror_not_a_crash(tmp_path)
     tofu-solve" on every later run). It is a damaged mirror: rebuilt from the remote on the
     first read, an error naming the remote when the rebuilt one is damaged too."""
     from tofu_solve.errors import NetworkError
-    from tofu_solve.remote.git import _BrokenMirror
+    from tofu_solve.remote.git_mirror_read import BrokenMirror
 
     mirror, commit = commit_of(tmp_path, FILES)
     _drop_blob(mirror, commit, "modules/x/main.tf")
-    remotes = GitRemotes(Cache(tmp_path / "cache"), environ=ENV)
     ref = RemoteRef(commit, commit)
-    with pytest.raises(_BrokenMirror):
-        remotes._tree_files("git://example.invalid/r.git", ref, mirror, False)
+    with pytest.raises(BrokenMirror):
+        tree_files("git://example.invalid/r.git", ref, mirror, False, ENV, Limits())
     with pytest.raises(NetworkError) as e:
-        remotes._tree_files("git://example.invalid/r.git", ref, mirror, True)
+        tree_files("git://example.invalid/r.git", ref, mirror, True, ENV, Limits())
     assert "modules/x/main.tf" in e.value.detail and "git://example.invalid/r.git" in e.value.detail

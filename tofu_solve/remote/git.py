@@ -16,7 +16,6 @@ Credentials in URLs never reach messages: every URL shown goes through ``redact`
 from __future__ import annotations
 
 import logging
-import os
 import re
 import shutil
 import subprocess
@@ -35,7 +34,8 @@ from ..lockfile.replacefile import replace_dir
 from ..store.cache import Cache
 from ..versions.hashicorp_go_version import GoVersion
 from . import gitcmd
-from .archives import config_files_from_tree, extract_archive, read_config_files
+from .archives import extract_archive, read_config_files
+from .git_mirror_read import ARCHIVE, BrokenMirror, git_archive, tree_files
 from .gitcmd import GitError
 from .limits import Limits
 from .ops import OpCounter
@@ -437,8 +437,9 @@ class GitRemotes:
         """The configuration files of ``ref``'s commit, read into memory without writing the
         package out (:func:`~tofu_solve.remote.archives.read_config_files`; None when it holds
         a link: :meth:`export` it instead). Fetches as :meth:`export` does, with its errors."""
-        files = self._from_commit(url, ref, self._tree_files)
-        if files is not _ARCHIVE:
+        files = self._from_commit(url, ref, lambda u, r, m, rebuilt: tree_files(u, r, m, rebuilt, self.environ,
+                                                                                      self.limits))
+        if files is not ARCHIVE:
             return files
         tar = self._commit_archive(url, ref)
         try:
@@ -446,68 +447,9 @@ class GitRemotes:
         finally:
             tar.unlink(missing_ok=True)
 
-    def _tree_files(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool):
-        """The configuration files of ``ref.commit`` straight from the mirror's objects:
-        ``git ls-tree`` for the entries, one ``git cat-file --batch`` for the configuration
-        files, checked as an archive's entries are
-        (:func:`~tofu_solve.remote.archives.config_files_from_tree`). A tar of the whole
-        commit read by Python's ``tarfile`` cost 16 ms of the interpreter per version of a
-        real package (issue #23); this costs git's time, not the interpreter's. What
-        ``git archive`` would give: except where a ``.gitattributes`` may change it
-        (``export-ignore``, ``export-subst``, line endings), which returns _ARCHIVE for the
-        archive path. Called under the mirror's lock."""
-        try:
-            listing = gitcmd.run(["ls-tree", "-r", "-t", "-l", "-z", "--full-tree", ref.commit], self.environ,
-                                 git_dir=mirror, timeout=self.limits.deadline)
-        except GitError as e:
-            if not rebuilt:
-                raise _BrokenMirror() from None
-            raise NetworkError("Failed to read git commit",
-                               f"git ls-tree {ref.commit} from {redact(url)} failed: {redact(e.stderr)}",
-                               url=redact(url)) from None
-        entries, blobs = [], {}
-        for record in listing.split(b"\0"):
-            if not record:
-                continue
-            meta, _, raw = record.partition(b"\t")
-            mode, kind, oid, size = meta.split()
-            name = raw.decode("utf-8", "surrogateescape")
-            if name == ".gitattributes" or name.endswith("/.gitattributes"):
-                return _ARCHIVE
-            if kind == b"blob":
-                if not size.isdigit():
-                    # "BAD" (builtin/ls-tree.c): the tree names a blob the mirror does not
-                    # hold, as a fetch killed before it wrote every object leaves it
-                    if not rebuilt:
-                        raise _BrokenMirror()
-                    raise NetworkError("Failed to read git commit",
-                                       f"{redact(url)} at {ref.commit} names {name}, whose object the fetched copy "
-                                       "does not hold.", url=redact(url))
-                link = mode == b"120000"
-                entries.append((name, "link" if link else "file", int(size)))
-                blobs[name] = oid.decode()
-            else:  # a tree, or a submodule's commit (an empty directory in an archive)
-                entries.append((name, "dir", 0))
-        return config_files_from_tree(entries, lambda paths: self._blobs(url, mirror, paths, blobs), self.limits)
-
-    def _blobs(self, url: str, mirror: Path, paths: list[str], oids: dict[str, str]) -> dict[str, bytes]:
-        """The contents of ``paths`` (their blob ids in ``oids``), in one ``git cat-file --batch``."""
-        try:
-            out = gitcmd.run(["cat-file", "--batch"], self.environ, git_dir=mirror, timeout=self.limits.deadline,
-                             input="".join(oids[p] + "\n" for p in paths).encode())
-        except GitError:
-            out = b""
-        at, files = 0, {}
-        for p in paths:
-            end = out.find(b"\n", at)
-            header = out[at:end].split() if end >= 0 else []
-            if len(header) != 3 or header[1] != b"blob":
-                raise NetworkError("Failed to read git commit",
-                                   f"git cat-file {oids[p]} ({p}) from {redact(url)} failed.", url=redact(url))
-            size = int(header[2])
-            files[p] = out[end + 1:end + 1 + size]
-            at = end + 1 + size + 1
-        return files
+    def _git_archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool) -> Path:
+        """:func:`~.git_mirror_read.git_archive` with this client's environment and bounds."""
+        return git_archive(url, ref, mirror, rebuilt, self.environ, self.limits, self.cache.tmp_dir())
 
     def _commit_archive(self, url: str, ref: RemoteRef) -> Path:
         """A temporary tar file of ``ref``'s commit (the caller removes it), the mirror
@@ -523,7 +465,7 @@ class GitRemotes:
                 self._queued.setdefault(url, {})[ref.name] = ref
         try:
             return self._archive(url, ref, mirror, read=read)
-        except _BrokenMirror:
+        except BrokenMirror:
             if self.offline:
                 raise OfflineError("Not available offline",
                                    f"The cached copy of {redact(url)} is damaged and -offline forbids fetching "
@@ -537,7 +479,7 @@ class GitRemotes:
     def _archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool = False, read=None):
         """``read`` (default: ``git archive`` of the commit into a temporary tar file) of the
         commit, fetching it first when the mirror lacks it (with no lock held while the
-        network is used). Raises _BrokenMirror when the mirror cannot produce it.
+        network is used). Raises BrokenMirror when the mirror cannot produce it.
 
         A commit the mirror holds is read under the mirror's lock *shared*: git's readers
         need no lock files, so reads of one remote run side by side and wait only for a
@@ -571,34 +513,13 @@ class GitRemotes:
                 self._bring(url, ref)
         except GitError as e:
             if not rebuilt and "shallow" in e.stderr:
-                raise _BrokenMirror() from None
+                raise BrokenMirror() from None
             raise NetworkError("Failed to fetch git repository",
                                f"git fetch {redact(url)} {ref.name} failed: {redact(e.stderr)}",
                                url=redact(url)) from None
         with self._url_lock(url), self.cache.locked(f"git:{mirror}"):
             _open_mirror(mirror, self.environ)
             return read(url, ref, mirror, rebuilt)
-
-    def _git_archive(self, url: str, ref: RemoteRef, mirror: Path, rebuilt: bool) -> Path:
-        """``git archive`` of ``ref.commit`` from the mirror (called under its locks)."""
-        fd, name = tempfile.mkstemp(prefix="git-archive-", suffix=".tar", dir=self.cache.tmp_dir())
-        tar = Path(name)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                gitcmd.run(["archive", "--format=tar", ref.commit], self.environ, git_dir=mirror,
-                           timeout=self.limits.deadline, stdout=out)
-        except GitError as e:
-            tar.unlink(missing_ok=True)
-            if not rebuilt:
-                raise _BrokenMirror() from None
-            raise NetworkError("Failed to read git commit",
-                               f"git archive {ref.commit} from {redact(url)} failed: {redact(e.stderr)}",
-                               url=redact(url)) from None
-        return tar
-
-
-_ARCHIVE = object()  # _tree_files: read this commit's configuration files from its archive instead
-
 
 class _Flight:
     """One fetch in flight: those waiting for a ref it carries wait for ``done``; ``error``
@@ -614,10 +535,6 @@ class _Flight:
 class FetchAborted(Exception):
     """A git fetch or download stopped by :meth:`GitRemotes.abort` or
     :meth:`tofu_solve.remote.fetch.Fetcher.abort` (never shown: the run no longer needs it)."""
-
-
-class _BrokenMirror(Exception):
-    """The mirror holds a commit it cannot archive (objects missing after a killed fetch)."""
 
 
 def _open_mirror(mirror: Path, environ: Mapping[str, str]) -> Path:

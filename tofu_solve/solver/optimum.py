@@ -48,6 +48,7 @@ from resolvelib import BaseReporter
 from resolvelib.resolvers import ResolutionImpossible, ResolutionTooDeep, Result
 
 from .._lazy import load
+from ..addrs.provider import ProviderAddress
 from ..errors import TofuSolveError
 from ..versions import apparentlymart_go_versions as gvs
 from .context import Context, FetchBudgetExceeded
@@ -317,7 +318,7 @@ class _Reader:
 
     def _providers(self) -> None:
         u = self.u
-        addresses: dict[str, object] = {}
+        addresses: dict[str, ProviderAddress] = {}
         for _, r in self.provider_reqs:
             addresses.setdefault(str(r.address), r.address)
         for key, address in sorted(addresses.items()):
@@ -328,7 +329,7 @@ class _Reader:
             # take them, so neither may the optimum)
             pins = [r.constraint for _, r in self.provider_reqs if str(r.address) == key and r.constraint is not None]
             young = {str(pc.version) for pc in order if self.ctx.options.min_age and
-                     self.factory.provider_too_young(address, str(pc.version), pins) is not None}  # type: ignore[arg-type]
+                     self.factory.provider_too_young(address, str(pc.version), pins) is not None}
             vs = []
             for i, pc in enumerate(order):
                 v = u.provider_vars[(key, str(pc.version))] = u.var()
@@ -361,11 +362,12 @@ class _Reader:
                 if next(fences(trees, only), None) is not None:
                     u.soft.append(([-v, -pv] + ([-parent] if parent is not None else []), _FENCED, 1))
 
-    def provider_order(self, key: str, address: object, root: list[ProviderRequirement]) -> list[ProviderCandidate]:
+    def provider_order(self, key: str, address: ProviderAddress,
+                       root: list[ProviderRequirement]) -> list[ProviderCandidate]:
         """The provider's versions the root's own constraints admit and the policy allows, in
         the search's one order (:meth:`.CandidateFactory.provider_order`), the young ones
         kept: the universe rules them out with its own pins (:meth:`_providers`)."""
-        return self.factory.provider_order(address, Summary.of(root), cooled=False)  # type: ignore[arg-type]
+        return self.factory.provider_order(address, Summary.of(root), cooled=False)
 
 
 def assignment(u: _Universe, result: Result) -> set[int] | None:
