@@ -262,8 +262,8 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
     is read whatever its size. Either way the plan's later ``info`` asks again only for
     what is missing; at most MAX_GUESSES versions per provider are read ahead."""
     from tofu_solve.addrs.provider import parse_provider_source
-    from tofu_solve.command.init import InitOptions, _provider_packages
     from tofu_solve.lockfile import LockFile
+    from tofu_solve.plugins.packages import packages_for_run
     from tofu_solve.plugins.provider_readahead import MAX_GUESSES, ProviderReadAhead
     from tofu_solve.settings import Settings
     from tofu_solve.solver.context import SolveOptions
@@ -278,7 +278,7 @@ def test_read_ahead_takes_a_guess_zip_only_when_small_and_the_locked_one_whateve
         wired = build_context(SolveOptions(target_version("1.10.0")), LockFile(), Settings.from_environ(running.env(cache)), None)
         ctx, counter = wired.context, wired.counter
         try:
-            packages = _provider_packages(wired, InitOptions())
+            packages = packages_for_run(wired, offline=False, plugin_cache=None)
             ahead = ProviderReadAhead(packages, (platform,), {AWS: "5.99.0"}, zip_bytes=bound)
             ahead.likely(aws, "5.98.0")  # a guess
             ahead.likely(aws, "5.99.0")  # the locked version

@@ -13,22 +13,19 @@ import logging
 import os
 import sys
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .._lazy import load
-from .._threads import join_within, worker_pool
+from .._threads import join_within
 from ..config import config_file_names
 from ..config.cliconfig import load_cli_config
-from ..config.policy import PolicyFailure, Subject, find_policies, load_policy
-from ..config.tree import ModuleTree, RootSyntaxCheck, read_module_tree
+from ..config.policy import find_policies, load_policy
+from ..config.tree import ModuleTree, RootSyntaxCheck, read_root_tree_checked
 from ..config.variables import collect_input_values
 from ..errors import (
     ConfigurationError,
-    LockFileWouldChange,
     RepairWarning,
-    SourceRange,
     TofuSolveError,
     WarningText,
 )
@@ -39,36 +36,24 @@ from ..lockfile import (
     LockChange,
     LockFile,
     ModuleLock,
-    read_lock_file,
     write_lock_file,
 )
-from ..lockfile.entries import ProviderLock, same_selection
-from ..lockfile.merge_conflict import MergedLock, conflicted_error
+from ..lockfile.entries import same_selection
 from ..lockfile.named import without_targets
-from ..lockfile.read import read_conflicted_lock_file
 from ..plugins import (
-    ProviderLockPlan,
-    ProviderPackages,
     current_platform,
     parse_platform,
-    plan_provider_locks,
 )
-from ..plugins.provider_locks import same_version_change
-from ..plugins.provider_readahead import ProviderReadAhead
-from ..providers import Package
-from ..remote.lifecycle import Deprecation
-from ..remote.package_store.address import store_setting
+from ..plugins.provider_locks import provider_change_reason
 from ..remote.package_store.keys import ProviderKey
-from ..remote.package_store.store import PackageStore, open_store
-from ..remote.provider_sources import ProviderSources
-from ..remote.registry import RegistryClient, ask_provider_repositories
+from ..remote.package_store.store import PackageStore
+from ..remote.registry import RegistryClient
 from ..settings import Settings
-from ..solver.changes import lock_change_reasons, module_same_version_change, moved_by_rule
+from ..solver.changes import module_same_version_change, moved_by_rule
 from ..solver.context import SolveOptions
 from ..solver.factory import display_package
-from ..solver.locks import policy_notices, refuse_against_policy
-from ..solver.model import Kind, ModuleCandidate
 from ..solver.resolve import Resolution
+from ..solver.verdicts import selected_deprecations, selection_notices, with_overrides
 from ..solver.wiring import Wiring, build_context
 from ..terragrunt.pins import unit_pins, write_unit_pins
 from ..terragrunt.unit import has_unit_file, unit_and_target
@@ -76,18 +61,22 @@ from ..versions.cooldown import (
     given_min_age,
 )
 from ..versions.target import Client, TargetVersion, configured_client, lock_product, target_version
-from ..workdir import handover, overrides, stamp
+from ..workdir import handover, stamp
 from ..workdir.accept import AcceptedChecksums, accepted_reason
 from ..workdir.client_config import offered_text, provider_mirror
 from ..workdir.install import (
     data_dir,
     install,
 )
-from ..workdir.overrides import refuse_unloadable
-from ..workdir.solved import recorded_module_locks, snapshot, write_state
+from ..workdir.overrides import write_bridge
+from ..workdir.solve_verify import InstallFlags, SolvedAndVerified, solve_and_verify
+from ..workdir.solved import cited_from_root, write_state
 from ..workdir.stamp import FULL_CHECK_VARIABLE, HASH_MEMO_FILE, HashMemo
-from ..workdir.store_sync import expect_locked_packages, push_verified_modules, solve_listing_from_store, store_listing
-from ..workdir.verify import AcceptedChecksum, hash_diagnosis, verify_packages
+from ..workdir.starting_locks import StartingLocks, read_starting_locks
+from ..workdir.store_sync import (
+    open_run_store,
+    push_verified_modules,
+)
 from .arguments.init_flags import InitArguments
 from .monorepo import (
     cross_root_report,
@@ -101,11 +90,11 @@ from .views.init_view import (
     HandedOver,
     InitViews,
     RootsSummary,
-    describe_change,
     module_locks_text,
     summarize,
     unchanged_text,
 )
+from .views.lock_view import policy_data, readonly_refusal
 from .views.store_view import report_data, store_warnings
 from .views.warnings import (
     blocked_upgrade_warning,
@@ -234,9 +223,11 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     memo = HashMemo(data_dir(root, settings.data_dir) / HASH_MEMO_FILE,
                     trust=not settings.environ.get(FULL_CHECK_VARIABLE))
     unit, target = unit_and_target(root, opts.display_prefix, settings.environ, target, settings.reads.saw)
-    tree = _read_root(root, opts, settings, target, checks) if unit is None else \
+    tree = read_root_tree_checked(root, collect_input_values(root, settings.environ, opts.vars), target.product,
+                                  opts.display_prefix, checks) if unit is None else \
         _read_unit(unit, opts, target, checks)
-    read = _read_locks(root, opts, settings, target)
+    read = read_starting_locks(root, settings, terraform=target.terraform, upgrade=opts.upgrade,
+                               readonly=opts.lockfile == "readonly")
     policy = load_policy(root, opts.policy, settings.environ, target.product.registry_host, settings.reads,
                          opts.display_prefix, frozenset(opts.policy_override), inputs=opts.policy_input)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
@@ -247,25 +238,29 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     accept = AcceptedChecksums.of(opts.accept_checksum, read.locks, tree, target.product,
                                   upgrade=bool(opts.upgrade or opts.upgrade_only), readonly=opts.lockfile == "readonly")
     solve_locks = accept.unpinned(solve_locks)
-    store = _open_store(opts, settings, registry, read.locks)
+    store = open_run_store(opts.package_store, settings, lambda: registry.cli_config if registry is not None
+                           else load_cli_config(settings.environ), opts.offline, read.locks)
     stores.extend([store] if store is not None else [])
     wired = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
                           refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
                           client=registry, store=store)
     ctx, counter = wired.context, wired.counter
     notes.extend(cli_config_warnings(wired.client.cli_config.warnings))
-    solved = _solve_and_verify(tree, root, opts, settings, wired, read.locks, solve_locks, providers_again,
-                               store, memo, progress, accept,
-                               read.merged.unions if read.merged is not None else frozenset())
+    solved = solve_and_verify(tree, root, settings, wired, read.locks, solve_locks, providers_again, store, memo,
+                              progress, accept, read.merged.unions if read.merged is not None else frozenset(),
+                              flags=InstallFlags(opts.upgrade, opts.lockfile == "readonly", opts.offline,
+                                                 opts.platforms, opts.plugin_cache, opts.workers))
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root
-        solved.state_doc = _cited_from_root(solved.state_doc, opts.display_prefix, root, opts, settings)
+        solved.state_doc = cited_from_root(solved.state_doc, opts.display_prefix, root,
+                                           find_policies(root, opts.policy, settings.environ))
     res = solved.res
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
     res.warnings[:0] = cli_config_warnings(wired.client.cli_config.warnings)
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
-    changes = _overridden(_module_lock_changes(read.on_disk, solved, opts), _policy_notices(ctx, res))
+    notices = selection_notices(ctx, res)
+    changes = with_overrides(_module_lock_changes(read.on_disk, solved, opts), notices)
     plan = solved.plan
-    plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or _provider_change_reason(
+    plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or provider_change_reason(
                            c, solved.reasons.get(c.label), read.locks.providers.get(c.label),
                            plan.providers.get(c.label)))
                        for c in plan.changes]
@@ -278,7 +273,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                                      f"solved for {target} ({target.origin})"))
     unit_edits = unit_pins(unit, new_locks.modules) if unit is not None else []
     if opts.lockfile == "readonly" and (changes or plan.changes or unit_edits):
-        raise _refused(plan.changes + changes, res, unit_edits)
+        raise readonly_refusal(plan.changes + changes, res, unit_edits)
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
         push_verified_modules(store, solved.selected)
@@ -306,93 +301,11 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
              **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
     join_within(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, solved.verified, stats, target, solved.plugin_cache, policy=_policy_data(ctx, res),
-                      store=store_data, deprecated=tuple(
-                          {"subject": p, "version": v, **d.as_data()} for p, v, d in _deprecated(ctx, res)),
+                      manifest, solved.verified, stats, target, solved.plugin_cache,
+                      policy=policy_data(policy, ctx.refused, notices), store=store_data, deprecated=tuple(
+                          {"subject": p, "version": v, **d.as_data()} for p, v, d in selected_deprecations(ctx, res)),
                       merge_conflicts=len(read.merged.hunks) if read.merged is not None and written else 0,
                       unit=unit is not None, unit_pins=tuple(pins_written))
-
-
-def _refused(changes: list[LockChange], res: Resolution, unit_edits: Sequence = ()) -> LockFileWouldChange:
-    """``-lockfile=readonly``'s error for ``changes`` (and a Terragrunt unit's pins,
-    ``unit_edits``: :class:`tofu_solve.terragrunt.pins.FileEdit`), each also kept as a
-    finding at its line (:attr:`LockFileWouldChange.changes`, for ``-format=sarif`` and
-    annotations)."""
-    pins = [f"  - {e.path.name} would be {e.what}" for e in unit_edits]
-    refused = LockFileWouldChange(
-        "Lock file would change",
-        f"The configuration no longer matches {LOCK_FILE_NAME}, and -lockfile=readonly forbids writing it. "
-        + ("These locks would change:\n" + "\n".join(describe_change(c) for c in changes) if changes else
-           "The unit's pins would change:") + ("\n" + "\n".join(pins) if pins else "")
-        + "\n\nRun tofu-solve init (without -lockfile=readonly) to land the change, and commit "
-        f"{LOCK_FILE_NAME}" + (" and the unit's pins." if pins else "."))
-    refused.changes = tuple((f'{c.block} "{c.label}"', describe_change(c).strip(), _change_where(c, res))
-                            for c in changes) + tuple((e.path.name, f"would be {e.what}", e.where)
-                                                      for e in unit_edits)
-    return refused
-
-
-def _change_where(c: LockChange, res: Resolution) -> SourceRange | None:
-    """Where a lock change is shown to code scanning: the line of the root module that
-    causes it (issue #70 §1): a root module call's ``version`` (else ``source``) line, a
-    provider's entry in the root's ``required_providers``; for a nested call, or a provider
-    only modules require, the root module call it comes through. None (the lock file) when
-    the root module writes nothing that leads to it."""
-    def root_call(call_path: str) -> SourceRange | None:
-        req = res.module_requirements.get(call_path.split(".")[0]) if call_path else None
-        return req.call.constraint_where if req is not None and not req.origin.call_path else None
-
-    if c.block == "module":
-        req = res.module_requirements.get(c.label)
-        if req is not None and not req.origin.call_path:
-            return req.call.constraint_where
-        return root_call(c.label)
-    if c.block == "provider":
-        reqs = res.provider_requirements.get(c.label, [])
-        own = next((r.origin.where for r in reqs if not r.origin.call_path and r.origin.where is not None), None)
-        return own or next((w for r in reqs if r.origin.call_path and (w := root_call(r.origin.call_path))), None)
-    return None
-
-
-def _cited_from_root(doc: dict, display_prefix: str, root: Path, opts: InitOptions, settings: Settings) -> dict:
-    """The state record of a root solved under ``-recursive`` with each policy file named as
-    from the root (``why`` and ``graph`` run there read it), not as the recursive run's
-    messages name it (after ``display_prefix``, from where that run was started; issue #59
-    §3: one path convention, relative to where the command is run)."""
-    import json
-
-    renamed = {}
-    for found in find_policies(root, opts.policy, settings.environ):
-        own = os.path.relpath(found, root)
-        shown = os.path.normpath(os.path.join(display_prefix, own))
-        if own != shown:
-            renamed[shown] = own
-    if not renamed:
-        return doc
-    text = json.dumps(doc)
-    for shown, own in renamed.items():
-        text = text.replace(json.dumps(f"{shown}")[1:-1] + ":", json.dumps(own)[1:-1] + ":")
-    out = json.loads(text)
-
-    def files(node):
-        if isinstance(node, dict):
-            return {k: (renamed[v] if k == "file" and v in renamed else files(v)) for k, v in node.items()}
-        if isinstance(node, list):
-            return [files(v) for v in node]
-        return node
-    return files(out)
-
-
-def _provider_change_reason(c: LockChange, why: str | None, old: ProviderLock | None,
-                            new: ProviderLock | None) -> str:
-    """A provider block's change with its reason: the version's reason, or, when the
-    version stays, what changed in the block (its constraints, with what moved them, issue
-    #59 §2; its hashes)."""
-    if why is None:
-        return c.reason
-    if c.old == c.new and old is not None and new is not None:
-        return same_version_change(old, new, why) or c.reason
-    return why
 
 
 def _read_unit(unit, opts: InitOptions, target: TargetVersion, checks: list[RootSyntaxCheck]) -> ModuleTree:
@@ -405,221 +318,8 @@ def _read_unit(unit, opts: InitOptions, target: TargetVersion, checks: list[Root
     return tree
 
 
-def _read_root(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion,
-               checks: list[RootSyntaxCheck]) -> ModuleTree:
-    """What the solve needs of the root now; every argument of the blocks it reads is parsed
-    meanwhile, in the background (``checks``), and its syntax errors come first.
-
-    Raises:
-        ConfigurationError: the first error a whole read reports (an earlier file's syntax error).
-    """
-    inputs = collect_input_values(root, settings.environ, opts.vars)
-
-    def read_root(strict: bool) -> ModuleTree:
-        return read_module_tree(root, confine=False, strict=strict, inputs=inputs, product=target.product,
-                                display_prefix=opts.display_prefix)
-    try:
-        tree = read_root(False)
-    except ConfigurationError:
-        read_root(True)  # the error a whole read reports first (an earlier file's syntax error)
-        raise
-    checks.append(RootSyntaxCheck(lambda: read_root(True)))
-    return tree
-
-
-@dataclass(frozen=True)
-class _LocksRead:
-    """The lock file as ``init`` starts from it.
-
-    Attributes:
-        path: ``.terraform.lock.hcl`` of the root.
-        locks: what the solve honours: the file, Terraform's provider locks carried over to
-            OpenTofu's registry, and module blocks the file lost restored.
-        on_disk: the file's own module blocks (lock changes are reported against them).
-        lost: module blocks the last init recorded that another tool dropped from the file.
-        merged: the file had Git merge-conflict markers: how its sides were merged (the
-            solve starts from ``merged.locks``), None otherwise (issue #60 §2).
-    """
-
-    path: Path
-    locks: LockFile
-    on_disk: dict[str, ModuleLock]
-    lost: dict[str, ModuleLock]
-    merged: MergedLock | None = None
-
-
-def _read_locks(root: Path, opts: InitOptions, settings: Settings, target: TargetVersion) -> _LocksRead:
-    """Read the lock file; one with merge-conflict markers from its two sides (issue #60
-    §2). Raises LockFileError, and "Lock file has merge conflicts" under
-    ``-lockfile=readonly``, which never resolves them."""
-    path = root / LOCK_FILE_NAME
-    merged = read_conflicted_lock_file(path)
-    if merged is not None and opts.lockfile == "readonly":
-        raise conflicted_error(LOCK_FILE_NAME, merged, "tofu-solve init -lockfile=readonly")
-    locks = merged.locks if merged is not None else read_lock_file(path)
-    if not target.terraform:
-        # As tofu init reads a lock written by Terraform: registry.terraform.io/hashicorp/* locks
-        # stand for registry.opentofu.org/hashicorp/* (versions kept, hashes not); the old blocks
-        # then go, as the configuration no longer requires them (depsfile/locks.go).
-        locks.upgrade_from_predecessor()
-    lost = {} if opts.upgrade else {p: m for p, m in recorded_module_locks(root, settings).items()
-                                    if p not in locks.modules}
-    on_disk = locks.modules
-    if lost:
-        # Another tool rewrote the lock file without tofu-solve's module blocks: the selections
-        # the last init recorded are kept as if locked, and written back.
-        locks = locks.with_modules({**lost, **locks.modules})
-    return _LocksRead(path, locks, on_disk, lost, merged)
-
-
-def _open_store(opts: InitOptions, settings: Settings, registry: RegistryClient | None,
-                locks: LockFile) -> PackageStore | None:
-    """The package store of the run (issue #49), told what the lock file records; None
-    without one. Raises ConfigurationError (an invalid address or CLI configuration)."""
-    address = store_setting(opts.package_store, settings.environ)
-    if address is None:
-        return None
-    cli_config = registry.cli_config if registry is not None else load_cli_config(settings.environ)
-    store = open_store(address, settings.environ, settings.limits, offline=opts.offline,
-                       configured=cli_config.oci_credentials)
-    if store is not None:
-        expect_locked_packages(store, locks)
-    return store
-
-
-@dataclass
-class _Solved:
-    """What the solve and the verification gave ``init``.
-
-    Attributes:
-        res: the resolution.
-        selected: call path -> (candidate, package, new lock), verified.
-        trees: the module trees installed copies are written from.
-        verified: call paths whose package matched the lock.
-        plan: the provider lock blocks.
-        new_modules: call path -> new module lock.
-        state_doc: the record ``why`` and ``graph`` read (``.terraform/tofu-solve.json``).
-        reasons: subject -> why its lock changed.
-        moves: call path -> (locked, found) package locations of the same identity.
-        provider_ms: milliseconds the provider locks took, beside the verification.
-        read_ahead: provider versions read ahead during the solve.
-        plugin_cache: where provider packages were placed for the client's init.
-    """
-
-    res: Resolution
-    selected: dict[str, tuple[ModuleCandidate, Package, ModuleLock]]
-    trees: dict
-    verified: list[str]
-    plan: ProviderLockPlan
-    new_modules: dict[str, ModuleLock]
-    state_doc: dict
-    reasons: dict[str, str]
-    moves: dict[str, tuple[str, str]]
-    provider_ms: int
-    read_ahead: int
-    plugin_cache: Path | None
-    accepted: dict[str, tuple[AcceptedChecksum, str]] = field(default_factory=dict)  # path -> (it, its NAME)
-    dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a merged block's unverified hashes (#67 §5)
-    asking: tuple = ()  # the threads asking providers' repositories for the SBOM (never on the critical path)
-
-
-def _solve_and_verify(tree: ModuleTree, root: Path, opts: InitOptions, settings: Settings, wired: Wiring,
-                      locks: LockFile, solve_locks: LockFile, providers_again: frozenset[str],
-                      store: PackageStore | None, memo: HashMemo, progress: Progress | None,
-                      accept: AcceptedChecksums | None = None, merged: frozenset[str] = frozenset()) -> _Solved:
-    """Solve; then verify the module packages against the lock while the provider lock
-    blocks are planned (both are network round trips that do not depend on each other); push
-    what was verified to the package store. The context is closed at the end."""
-    ctx = wired.context
-    packages = _provider_packages(wired, opts)
-    platforms = tuple(dict.fromkeys(opts.platforms)) or (current_platform(),)
-    # The solver's likely provider picks are read ahead while it runs (issue #13).
-    ahead = ProviderReadAhead(packages, platforms, {} if opts.upgrade else {
-        a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
-    moves: dict[str, tuple[str, str]] = {}  # locked packages found at another location (issue #34)
-    try:
-        started = time.monotonic()
-        listing = store_listing(ctx, store, solve_locks, bool(opts.upgrade or opts.offline), providers_again)
-        res = solve_listing_from_store(tree, ctx, ahead, root, listing)
-        log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
-                  time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
-        refuse_unloadable(res, ctx.options.target)
-        accept = accept or AcceptedChecksums()
-        accept.refuse_moves(res, locks)
-        if progress:
-            progress(PhaseDone("modules", len(res.modules), ctx.stats.packages_fetched))
-        # each provider's source repository, for the SBOM (issue #60 §3): asked beside the
-        # downloads and never waited for (issue #72 §1: nothing the lock does not need is on
-        # the critical path); what has not answered when the run ends is asked by the next one
-        asking = _ask_repositories(wired.client, res)
-        with worker_pool(1, "tofu-solve-provider-locks") as one:
-            started = time.monotonic()
-            # against the lock file as it was: targeted providers are rebuilt, changes reported truly
-            planned = one.submit(_provider_plan, res, locks, packages, platforms, opts, providers_again,
-                                 frozenset(accept.providers), merged)
-            accepted: list[AcceptedChecksum] = []
-            dropped: dict[str, tuple[str, ...]] = {}
-            selected, trees, verified = verify_packages(res, locks.with_modules(
-                {p: (locks.modules[p] if p in accept.modules else m) for p, m in solve_locks.modules.items()}),
-                wired, opts.upgrade, opts.lockfile == "readonly", moves, memo, hash_diagnosis(root, settings, memo),
-                frozenset(accept.modules), accepted, merged, dropped, recorded=locks)
-            log.debug("module packages verified in %.2f s", time.monotonic() - started)
-            plan = planned.result()
-            provider_ms = round((time.monotonic() - started) * 1000)
-            log.debug("provider locks planned in %.2f s", provider_ms / 1000)
-        if progress:
-            progress(PhaseDone("providers", len(plan.providers)))
-        new_modules = {p: lock for p, (_, _, lock) in selected.items()}
-        refuse_against_policy(ctx.options.policy, new_modules, plan.unsigned)
-        state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
-        reasons = lock_change_reasons(res, ctx, locks)
-    finally:
-        ahead.close()
-        ctx.close()
-    return _Solved(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
-                   sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir,
-                   {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed}, {**dropped, **plan.dropped},
-                   asking)
-
-
-def _policy_data(ctx, res: Resolution) -> dict | None:
-    """The policy as ``init -json`` gives it: its files, the overrides, every version it (or
-    a registry's revocation) kept out this run, and the selection's advisory and overridden
-    failures; None without a policy."""
-    policy = ctx.options.policy
-    if policy is None:
-        return None
-    return {"file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
-            "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(ctx.refused.items())],
-            "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in _policy_notices(ctx, res)]}
-
-
-def _policy_notices(ctx, res: Resolution) -> list[tuple[str, str, PolicyFailure]]:
-    """The ``*.policy.hcl`` rules the selection fails without being kept out: advisory, or
-    overridden (:func:`~tofu_solve.solver.locks.policy_notices`), as (subject, version, failure)."""
-    policy = ctx.options.policy
-    if policy is None or not policy.hcl_rules:
-        return []
-    out = []
-    for path, cand in sorted(res.modules.items()):
-        req = ctx.calls.get(path)
-        call = Subject.of_call(path, req.call.source_text if req is not None else str(cand.source))
-        out += [(path, cand.version_text, f) for f in
-                policy_notices(policy, Kind.MODULE, cand.package, cand.version_text, call)]
-    for addr, p in sorted(res.providers.items()):
-        out += [(addr, str(p.version), f) for f in policy_notices(policy, Kind.PROVIDER, addr, str(p.version))]
-    return out
-
-
-def _deprecated(ctx, res: Resolution) -> list[tuple[str, str, Deprecation]]:
-    """The selected module versions their registry deprecates (issue #62 §3: a warning
-    when selected or locked), as (call path, version, deprecation)."""
-    return [(path, cand.version_text, d) for path, cand in sorted(res.modules.items())
-            if (d := ctx.deprecation(cand)) is not None]
-
-
-def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _LocksRead,
-                  solved: _Solved) -> list[WarningText]:
+def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: StartingLocks,
+                  solved: SolvedAndVerified) -> list[WarningText]:
     """The warnings of the run after the solve, in the order they are shown (restored module
     blocks come first)."""
     out: list[WarningText] = []
@@ -636,10 +336,10 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(ctx.refused, res, changed, opts.verbose))
-    out.extend(policy_notice_warnings(_policy_notices(ctx, res), res))
+    out.extend(policy_notice_warnings(selection_notices(ctx, res), res))
     if ctx.options.policy is not None:
         out.extend(policy_file_warnings(ctx.options.policy))
-    out.extend(deprecation_warnings(_deprecated(ctx, res)))
+    out.extend(deprecation_warnings(selected_deprecations(ctx, res)))
     out.extend(unknown_argument_warning(u) for u in unknown_arguments(res.root_tree, {
         p: (display_package(res.modules[p].source), res.modules[p].version_text, t)
         for p, t in solved.trees.items() if p in res.modules}))
@@ -649,20 +349,8 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: _Lock
     return out
 
 
-def _overridden(changes: list[LockChange], notices: list[tuple[str, str, PolicyFailure]]) -> list[LockChange]:
-    """``changes`` with each new version a ``-policy-override`` let through saying so in its
-    reason (issue #62 §2: an override is recorded where the lock changes)."""
-    let: dict[tuple[str, str | None], list[str]] = {}
-    for subject, version, f in notices:
-        if f.overridden:
-            let.setdefault((subject, version), []).append(f.rule.label)
-    if not let:
-        return changes
-    return [replace(c, reason=f"{c.reason}; " * bool(c.reason) + "allowed by -policy-override="
-                    f"{','.join(let[(c.path, c.new)])}") if (c.path, c.new) in let else c for c in changes]
-
-
-def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: InitOptions) -> list[LockChange]:
+def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: SolvedAndVerified,
+                         opts: InitOptions) -> list[LockChange]:
     """Each module block added, changed or removed, against the file as it was, with why."""
     changes = []
     for path in sorted(set(on_disk) | set(solved.new_modules)):
@@ -681,8 +369,8 @@ def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: _Solved, opts: 
     return changes
 
 
-def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved: _Solved, new_locks: LockFile,
-                       options: SolveOptions, target: TargetVersion, memo: HashMemo,
+def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved: SolvedAndVerified,
+                       new_locks: LockFile, options: SolveOptions, target: TargetVersion, memo: HashMemo,
                        progress: Progress | None, unit: bool = False) -> tuple[Path | None, list[Path], bool]:
     """Install first, lock last: an interrupted init leaves the old lock file in place.
     Returns (modules.json written or None, override files written, whether the lock file was
@@ -698,8 +386,12 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
     if progress and opts.install:
         progress(PhaseDone("install", len(selected)))
     res.warnings.extend(copy_replaced_warnings(replaced, os.path.relpath(data_dir(root, settings.data_dir), root)))
-    bridge_written = _write_bridge(root, settings, res, selected, solved.trees, solved.new_modules, options,
-                                   opts.install, unit)
+    bridge = write_bridge(root, data_dir(root, settings.data_dir) / "modules", res, selected, solved.trees,
+                          {p: m.source for p, m in solved.new_modules.items()}, options.target, opts.install, unit)
+    res.warnings.extend(bridge_outside_warning(d) for d in bridge.outside)  # never written to: outside the root
+    if bridge.unsupported:
+        res.warnings.append(bridge_unsupported_warning(bridge.unsupported))
+    bridge_written = bridge.written
     written = False
     if opts.lockfile != "readonly":
         lock_path = root / LOCK_FILE_NAME
@@ -713,64 +405,8 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
     return manifest, bridge_written, written
 
 
-def _write_bridge(root: Path, settings: Settings, res: Resolution, selected: dict, trees: dict,
-                  new_modules: dict[str, ModuleLock], options: SolveOptions, installed: bool,
-                  unit: bool = False) -> list[Path]:
-    """Write (or remove) the override bridge for git/OCI calls with ``version``
-    (:mod:`tofu_solve.workdir.overrides`); warn instead when the target OpenTofu predates 1.10.
-    For a Terragrunt ``unit``, only the installed copies get one: the unit's own
-    ``tofu_solve_override.tf`` is its pins (:mod:`tofu_solve.terragrunt.pins`)."""
-    modules_dir = data_dir(root, settings.data_dir) / "modules"
-    copies = {}
-    if installed:
-        for path, tree in trees.items():
-            _, pkg, _ = selected[path]
-            copies[path] = (tree, modules_dir / path, pkg.subdir)
-    wanted = overrides.wanted_files(root, ModuleTree() if unit else res.root_tree, copies,
-                                    {p: m.source for p, m in new_modules.items()})
-    wanted, outside = overrides.split_outside(wanted, root)
-    res.warnings.extend(bridge_outside_warning(d) for d in outside)  # never written to: outside the root
-    if wanted and not overrides.bridge_supported(options.target):
-        res.warnings.append(bridge_unsupported_warning(str(options.target.version)))
-        return []
-    if unit:  # the unit's own override file is not the bridge's
-        managed = overrides.existing(modules_dir) if modules_dir.is_dir() else []
-    else:
-        managed = overrides.existing(root, modules_dir) if modules_dir.is_dir() else overrides.existing(root)
-    return overrides.apply(wanted, managed)
-
-
-def _provider_packages(wired: Wiring, opts: InitOptions) -> ProviderPackages:
-    """Where this run's provider packages come from (one object, so that what was read
-    ahead during the solve is found by the plan after it)."""
-    ctx, fetcher, client = wired.context, wired.fetcher, wired.client
-    return ProviderPackages(client, fetcher, fetcher.cache, wired.counter,
-                            client.cli_config.plugin_cache_dir or opts.plugin_cache,
-                            offline=opts.offline,
-                            sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None,
-                            store=fetcher.store)
-
-
 REPOSITORY_GRACE_SECONDS = 2.0
 """After the run's work is done, how long it lets unanswered repository questions finish."""
-
-
-def _ask_repositories(client: RegistryClient | None, res: Resolution) -> tuple:
-    """The selected providers' repositories asked for the SBOM, off the critical path
-    (:func:`tofu_solve.remote.registry.ask_provider_repositories`; issue #72 §1): the threads."""
-    if client is None:
-        return ()
-    return ask_provider_repositories(client, [pick.address for pick in res.providers.values()])
-
-
-def _provider_plan(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
-                   opts: InitOptions, refresh: frozenset[str] = frozenset(),
-                   accept: frozenset[str] = frozenset(), merged: frozenset[str] = frozenset()) -> ProviderLockPlan:
-    """The provider blocks ``tofu init`` would write for this solution (see
-    :mod:`tofu_solve.plugins.provider_locks`)."""
-    selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
-    return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, opts.workers,
-                               refresh, accept, merged)
 
 
 def open_views(ns, settings: Settings) -> InitViews:

@@ -243,3 +243,24 @@ class RootSyntaxCheck:
         self._thread.join()
         if self._error is not None:
             raise self._error
+
+
+def read_root_tree_checked(root: Path, inputs: Mapping[str, InputValue], product: Product,
+                           display_prefix: str, checks: list[RootSyntaxCheck]) -> ModuleTree:
+    """What a solve needs of the user's root module now; every argument of the blocks it
+    reads is parsed meanwhile, in the background (a :class:`RootSyntaxCheck` appended to
+    ``checks``), and its syntax errors come first.
+
+    Raises:
+        ConfigurationError: the first error a whole read reports (an earlier file's syntax error).
+    """
+    def read_root(strict: bool) -> ModuleTree:
+        return read_module_tree(root, confine=False, strict=strict, inputs=inputs, product=product,
+                                display_prefix=display_prefix)
+    try:
+        tree = read_root(False)
+    except ConfigurationError:
+        read_root(True)  # the error a whole read reports first (an earlier file's syntax error)
+        raise
+    checks.append(RootSyntaxCheck(lambda: read_root(True)))
+    return tree

@@ -47,6 +47,7 @@ from ..remote.package_store.keys import ProviderKey, provider_label
 from ..remote.package_store.store import PackageStore
 from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSources
 from ..remote.registry import ProviderDownload, RegistryClient
+from ..solver.wiring import Wiring
 from ..store.cache import Cache, key_of
 from .signatures import verify_shasums
 
@@ -463,3 +464,15 @@ class ProviderPackages:
             raise ConfigurationError("Cannot write the plugin cache",
                                      f"{target}: {e.strerror or e}. Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") \
                 from None
+
+
+def packages_for_run(wired: Wiring, offline: bool, plugin_cache: Path | None) -> ProviderPackages:
+    """Where a run's provider packages come from (one object, so that what was read ahead
+    during the solve is found by the plan after it): the run's registry client, fetcher,
+    cache, counter and package store, the CLI configuration's ``plugin_cache_dir`` (else
+    ``plugin_cache``), the provider sources of a ``provider_installation`` block."""
+    ctx, fetcher, client = wired.context, wired.fetcher, wired.client
+    return ProviderPackages(client, fetcher, fetcher.cache, wired.counter,
+                            client.cli_config.plugin_cache_dir or plugin_cache, offline=offline,
+                            sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None,
+                            store=fetcher.store)

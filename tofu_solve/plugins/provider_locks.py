@@ -25,6 +25,7 @@ from .._threads import worker_pool
 from ..addrs.provider import ProviderAddress
 from ..errors import IntegrityError, TofuSolveError
 from ..lockfile import LockChange, LockFile, ProviderLock
+from ..solver.resolve import Resolution
 from ..versions import apparentlymart_go_versions as gvs
 from .packages import PackageInfo, ProviderPackages
 
@@ -219,3 +220,25 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
 
 
 __all__ = ["ProviderLockPlan", "changed_package", "lock_constraints", "plan_provider_locks"]
+
+
+def plan_for_resolution(res: Resolution, locks: LockFile, packages: ProviderPackages, platforms: tuple[str, ...],
+                        workers: int, refresh: frozenset[str] = frozenset(), accept: frozenset[str] = frozenset(),
+                        merged: frozenset[str] = frozenset()) -> ProviderLockPlan:
+    """The provider blocks ``tofu init`` would write for the providers ``res`` selected
+    (:func:`plan_provider_locks`, against ``locks``, the file as it was)."""
+    selected = {a: (c.address, str(c.version)) for a, c in res.providers.items()}
+    return plan_provider_locks(selected, res.provider_requirements, locks, packages, platforms, workers,
+                               refresh, accept, merged)
+
+
+def provider_change_reason(c: LockChange, why: str | None, old: ProviderLock | None,
+                            new: ProviderLock | None) -> str:
+    """A provider block's change with its reason: the version's reason, or, when the
+    version stays, what changed in the block (its constraints, with what moved them, issue
+    #59 §2; its hashes)."""
+    if why is None:
+        return c.reason
+    if c.old == c.new and old is not None and new is not None:
+        return same_version_change(old, new, why) or c.reason
+    return why

@@ -184,3 +184,48 @@ def refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
             f"override bridge that lets terraform init load one needs Terraform 1.15.5 or later "
             f"(hashicorp/terraform#38632). tofu-solve changed nothing. Upgrade Terraform, or pin each call to "
             "the tag tofu-solve selected:\n" + "\n".join(line for _, line in calls), calls[0][0])
+
+
+@dataclass(frozen=True)
+class BridgeOutcome:
+    """What :func:`write_bridge` did.
+
+    Attributes:
+        written: the override files written or removed.
+        outside: directories an override file would go to that are outside the root (never
+            written to).
+        unsupported: the target's version when it predates the bridge (nothing written), else "".
+    """
+
+    written: list[Path]
+    outside: list[Path]
+    unsupported: str = ""
+
+
+def write_bridge(root: Path, modules_dir: Path, res: Resolution, selected: dict, trees: dict,
+                 sources: dict[str, str], target: TargetVersion, installed: bool,
+                 unit: bool = False) -> BridgeOutcome:
+    """Write (or remove) the override bridge for git/OCI calls with ``version`` (this
+    module's docstring), for the root and, when ``installed``, each installed copy under
+    ``modules_dir`` (``selected``: call path -> (candidate, package, lock); ``trees``: call
+    path -> its tree; ``sources``: call path -> the locked source). For a Terragrunt ``unit``
+    only the installed copies get one: the unit's own ``tofu_solve_override.tf`` is its pins
+    (:mod:`tofu_solve.terragrunt.pins`).
+
+    Raises:
+        TofuSolveError: an override file cannot be written.
+    """
+    copies = {}
+    if installed:
+        for path, tree in trees.items():
+            _, pkg, _ = selected[path]
+            copies[path] = (tree, modules_dir / path, pkg.subdir)
+    wanted = wanted_files(root, ModuleTree() if unit else res.root_tree, copies, sources)
+    wanted, outside = split_outside(wanted, root)
+    if wanted and not bridge_supported(target):
+        return BridgeOutcome([], outside, str(target.version))
+    if unit:  # the unit's own override file is not the bridge's
+        managed = existing(modules_dir) if modules_dir.is_dir() else []
+    else:
+        managed = existing(root, modules_dir) if modules_dir.is_dir() else existing(root)
+    return BridgeOutcome(apply(wanted, managed), outside)

@@ -11,6 +11,7 @@ versions selected (and the next newer one available); the OpenTofu version solve
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -361,3 +362,31 @@ def _call_nodes(doc: dict, root_tree: ModuleTree, trees: _SelectedTrees) -> tupl
 
 
 __all__ = ["CallNode", "ConfigurationError", "Solved", "StateError", "load_solved", "snapshot", "write_state"]
+
+
+def cited_from_root(doc: dict, display_prefix: str, root: Path, policy_files: list[Path]) -> dict:
+    """The state record of a root solved under ``-recursive`` with each policy file
+    (``policy_files``: :func:`~tofu_solve.config.policy.find_policies`) named as from the
+    root (``why`` and ``graph`` run there read it), not as the recursive run's messages name
+    it (after ``display_prefix``, from where that run was started; issue #59 §3: one path
+    convention, relative to where the command is run)."""
+    renamed = {}
+    for found in policy_files:
+        own = os.path.relpath(found, root)
+        shown = os.path.normpath(os.path.join(display_prefix, own))
+        if own != shown:
+            renamed[shown] = own
+    if not renamed:
+        return doc
+    text = json.dumps(doc)
+    for shown, own in renamed.items():
+        text = text.replace(json.dumps(f"{shown}")[1:-1] + ":", json.dumps(own)[1:-1] + ":")
+    out = json.loads(text)
+
+    def files(node):
+        if isinstance(node, dict):
+            return {k: (renamed[v] if k == "file" and v in renamed else files(v)) for k, v in node.items()}
+        if isinstance(node, list):
+            return [files(v) for v in node]
+        return node
+    return files(out)

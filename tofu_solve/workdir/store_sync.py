@@ -5,22 +5,46 @@ listings when that moved one), and the verified module packages pushed after."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
+from ..config.cliconfig import CliConfig
 from ..errors import TofuSolveError
 from ..explain import solve
 from ..lockfile import LockFile, ModuleLock
 from ..lockfile.entries import content_hashes
 from ..plugins.provider_readahead import ProviderReadAhead
 from ..providers import Package
+from ..remote.package_store.address import store_setting
 from ..remote.package_store.keys import ProviderKey, module_key
-from ..remote.package_store.store import PackageStore
+from ..remote.package_store.store import PackageStore, open_store
 from ..remote.provider_sources import ProviderSources
+from ..settings import Settings
 from ..solver.context import Context
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
 
 log = logging.getLogger(__name__)
+
+
+def open_run_store(flag: str | None, settings: Settings, cli_config: Callable[[], CliConfig], offline: bool,
+                   locks: LockFile) -> PackageStore | None:
+    """The package store of an ``init`` run (issue #49): ``-package-store`` (``flag``, None
+    when not given) else ``TOFU_SOLVE_PACKAGE_STORE``, with the CLI configuration's
+    ``oci_credentials`` (``cli_config``, asked only when there is a store), told what the
+    lock file records; None without one or ``offline``.
+
+    Raises:
+        ConfigurationError: an invalid address or grace.
+    """
+    address = store_setting(flag, settings.environ)
+    if address is None:
+        return None
+    store = open_store(address, settings.environ, settings.limits, offline=offline,
+                       configured=cli_config().oci_credentials)
+    if store is not None:
+        expect_locked_packages(store, locks)
+    return store
 
 
 def expect_locked_packages(store: PackageStore, locks: LockFile) -> None:
