@@ -10,6 +10,7 @@ from tests.solver.oracle import Selection
 from tests.solver.test_oracle import _locks_of
 from tests.world.memory import MemoryContext, universe_from_index
 from tofu_solve.config.policy import read_policy
+from tofu_solve.remote.lifecycle import Revocation
 from tofu_solve.solver.changes import lock_change_reasons
 from tofu_solve.solver.resolve import solve
 
@@ -77,3 +78,42 @@ def test_the_nearest_listed_version_to_a_deleted_lock():
     assert nearest_listed("6.9.0", listed).string == "6.6.0"  # above them all: the newest
     assert nearest_listed("6.0.0", listed).string == "6.4.0"  # below them all: the oldest
     assert nearest_listed("6.5.1", []) is None and nearest_listed("not a version", listed) is None
+
+
+class _RevokingContext(MemoryContext):
+    """The in-memory registry with a revocation: the registry of HCP Terraform revoked
+    ``acme/net/aws`` 2.0.0 (what :meth:`.Context.lifecycle` reads from its v2 API)."""
+
+    def lifecycle(self, source):
+        return {"2.0.0": Revocation(str(getattr(source, "package", source)), "2.0.0", "broken build")}, {}
+
+
+def test_a_lock_the_policy_denies_or_its_registry_revoked_does_not_apply(tmp_path):
+    """Issue #71 §1: "locked" means the lock applies; a policy denial or a revocation of the
+    locked version takes that away at the context (``locked_candidate``: what the search
+    offers first, what explanations and the exact stage call held) while the lock still
+    anchors the move (``lock_anchor``: nearest to it)."""
+    index = _index()
+    locks, _, _ = _locks_of(index, Selection((("m", "2.0.0"),), ((AWS, "2.0.0"),)))
+    policy_file = tmp_path / "tofu-solve-policy.hcl"
+    policy_file.write_text('deny "module" "acme/net/aws" {\n  versions = "2.0.0"\n  reason   = "broken"\n}\n')
+    u = universe_from_index(index)
+    for ctx in (MemoryContext(u, locks=locks, recorded_locks=locks, policy=read_policy(policy_file)),
+                _RevokingContext(u, locks=locks, recorded_locks=locks)):
+        try:
+            res = solve(u.root, ctx)
+            req = res.module_requirements["m"]
+            assert res.modules["m"].version_text == "2.1.0"  # moved, nearest the lock
+            assert ctx.locked_candidate(req) is None  # the lock does not apply
+            anchor = ctx.lock_anchor(req)
+            assert anchor is not None and anchor.version_text == "2.0.0"  # but it is where the move starts
+            assert ("m", "2.0.0") in ctx.refused
+        finally:
+            ctx.close()
+    ctx = MemoryContext(u, locks=locks, recorded_locks=locks)  # neither: the lock applies
+    try:
+        res = solve(u.root, ctx)
+        locked = ctx.locked_candidate(res.module_requirements["m"])
+        assert locked is not None and locked.version_text == "2.0.0" == res.modules["m"].version_text
+    finally:
+        ctx.close()

@@ -204,12 +204,17 @@ class StoreReader:
                 or self.ledger.rejection(label) is not None:
             return None
         digest = ""
+
+        def recorded(zh: str) -> bool:  # an h1:-only lock is checked by the caller, against the unpacked package
+            return zh in hashes or any(h.startswith("h1:") for h in hashes)
         try:
             layer = self.provider_layer(key, platform)
             digest = str(layer.get("digest"))
-            zh = "zh:" + digest.removeprefix("sha256:")
-            if digest.startswith("sha256:") and zh not in hashes and not any(h.startswith("h1:") for h in hashes):
-                raise Rejected(f"its zip is {zh}, which the lock does not record")  # known before a byte is read
+            # the zip's zh: is its sha256: digest, known before a byte is read; a digest of another
+            # algorithm (which the client checks the bytes against) tells it only from the bytes
+            zh = "zh:" + digest.removeprefix("sha256:") if digest.startswith("sha256:") else ""
+            if zh and not recorded(zh):
+                raise Rejected(f"its zip is {zh}, which the lock does not record")
             data = self.client.blob(self.ledger.address.host, repository, digest, int(layer.get("size", -1)),
                                     "the provider package")
         except Lacking as e:
@@ -229,10 +234,11 @@ class StoreReader:
         except (ValueError, TypeError) as e:
             self.ledger.rejected(label, f"not an OpenTofu provider package ({e})", (repository, key.tag))
             return None
-        zh = "zh:" + hashlib.sha256(data).hexdigest()
-        if zh not in hashes and not any(h.startswith("h1:") for h in hashes):
-            self.ledger.rejected(label, f"its zip is {zh}, which the lock does not record", (repository, key.tag))
-            return None
+        if not zh:
+            zh = "zh:" + hashlib.sha256(data).hexdigest()
+            if not recorded(zh):
+                self.ledger.rejected(label, f"its zip is {zh}, which the lock does not record", (repository, key.tag))
+                return None
         return data, zh
 
     def stored_platforms(self, key: ProviderKey) -> tuple[dict[str, str], str]:
