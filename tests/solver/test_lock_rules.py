@@ -13,6 +13,7 @@ from tofu_solve.config.policy import read_policy
 from tofu_solve.remote.lifecycle import Revocation
 from tofu_solve.solver.changes import lock_change_reasons
 from tofu_solve.solver.resolve import solve
+from tofu_solve.solver.verdicts import kept_out
 
 AWS = "registry.opentofu.org/hashicorp/aws"
 
@@ -37,7 +38,7 @@ def test_a_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path)
     try:
         res = solve(u.root, ctx)
         assert res.modules["m"].version_text == "2.1.0"  # nearest the denied lock, not the newest (4.0.0)
-        assert ("m", "2.0.0") in ctx.refused  # the solver's own denial, recorded for the warnings
+        assert ("m", "2.0.0") in kept_out(ctx, res)  # the denial, recorded after the search for the warnings
         reasons = lock_change_reasons(res, ctx, locks)
         assert reasons["m"].startswith('denied by deny "module"') and "broken" in reasons["m"], reasons
     finally:
@@ -107,7 +108,7 @@ def test_a_lock_the_policy_denies_or_its_registry_revoked_does_not_apply(tmp_pat
             assert ctx.locked_candidate(req) is None  # the lock does not apply
             anchor = ctx.lock_anchor(req)
             assert anchor is not None and anchor.version_text == "2.0.0"  # but it is where the move starts
-            assert ("m", "2.0.0") in ctx.refused
+            assert ("m", "2.0.0") in kept_out(ctx, res)
         finally:
             ctx.close()
     ctx = MemoryContext(u, locks=locks, recorded_locks=locks)  # neither: the lock applies

@@ -302,7 +302,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     join_within(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache,
-                      policy=policy_data(policy, ctx.refused, notices), store=store_data, deprecated=tuple(
+                      policy=policy_data(policy, solved.kept_out, notices), store=store_data, deprecated=tuple(
                           {"subject": p, "version": v, **d.as_data()} for p, v, d in selected_deprecations(ctx, res)),
                       merge_conflicts=len(read.merged.hunks) if read.merged is not None and written else 0,
                       unit=unit is not None, unit_pins=tuple(pins_written))
@@ -335,7 +335,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: Start
     changed = lambda subject: moved_by_rule(ctx, res, subject)  # noqa: E731
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
-    out.extend(policy_warnings(ctx.refused, res, changed, opts.verbose))
+    out.extend(policy_warnings(solved.kept_out, res, changed, opts.verbose))
     out.extend(policy_notice_warnings(selection_notices(ctx, res), res))
     if ctx.options.policy is not None:
         out.extend(policy_file_warnings(ctx.options.policy))

@@ -17,7 +17,7 @@ A lock moves for one of these reasons, each with the place that caused it:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..config.tree import ModuleTree
@@ -26,6 +26,7 @@ from ..versions import apparentlymart_go_versions as gvs
 from .locks import freed_by_upgrade, locked_for, provider_lock_applies
 from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
 from .run import Refusal
+from .verdicts import kept_out
 
 if TYPE_CHECKING:
     from ..lockfile import ModuleLock, ProviderLock
@@ -51,10 +52,14 @@ def denied_reason(rule: Refusal) -> str:
     return f"denied by {rule.cite()}"
 
 
-def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile) -> dict[str, str]:
+def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile,
+                        kept: Mapping[tuple[str, str], Refusal] | None = None) -> dict[str, str]:
     """Subject (module call path or provider address) -> why its lock changed, for every
     subject whose lock ``res`` adds, moves or removes against ``recorded`` (the lock file
-    as read, with any module blocks restored from the last init's record)."""
+    as read, with any module blocks restored from the last init's record). ``kept``: what a
+    rule kept out of the selection (:func:`.verdicts.kept_out`; made here when not given)."""
+    if kept is None:
+        kept = kept_out(ctx, res)
     out: dict[str, str] = {}
     short = ctx.options.target.product.short
     freed = freed_by_upgrade(recorded, ctx.locks)
@@ -63,7 +68,7 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile) -> di
         old, cand = recorded.modules.get(path), res.modules.get(path)
         if cand is not None and old is not None and old.version == cand.version_text:
             continue
-        out[path] = _module_reason(path, old, cand, res, ctx, Identity.module(path) in freed, targets)
+        out[path] = _module_reason(path, old, cand, res, ctx, Identity.module(path) in freed, targets, kept)
     for addr in sorted(set(recorded.providers) | set(res.providers)):
         old_p, new_p = recorded.providers.get(addr), res.providers.get(addr)
         if new_p is not None and old_p is not None and old_p.version == str(new_p.version):
@@ -71,7 +76,8 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile) -> di
             if moved:
                 out[addr] = moved
             continue
-        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, Identity.provider(addr) in freed, targets, short)
+        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, Identity.provider(addr) in freed, targets, short,
+                                     kept)
     return out
 
 
@@ -96,7 +102,7 @@ def constraints_reason(old: str, reqs: list[ProviderRequirement]) -> str:
 
 
 def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | None, res: Resolution, ctx: Context,
-                   freed: bool, targets: str) -> str:
+                   freed: bool, targets: str, kept: Mapping[tuple[str, str], Refusal]) -> str:
     req = res.module_requirements.get(path)
     if cand is None or req is None:
         parent = path.rsplit(".", 1)[0] if "." in path else None
@@ -108,7 +114,7 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
         return f"called by {_by(req.origin)} ({_at(req.origin)})" if nested else f"new module call ({req.call.where})"
     if ctx.options.upgrade:
         return "-upgrade"
-    rule = _module_lock_denial(req, old, ctx)
+    rule = kept.get((path, old.version)) if locked_for(old, req.call) else None
     if rule is not None:  # issue #47: a policy change is a lock change, whatever else freed it
         return denied_reason(rule)
     if freed:
@@ -124,22 +130,6 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
                 if req.origin.package else f'required by {_by(req.origin)}: "{text}" ({where})'
         return f'constraint edited to "{text}" ({where})'
     return _released_module_reason(path, old.version, req, res, ctx)
-
-
-def _module_lock_denial(req: ModuleRequirement, old: ModuleLock, ctx: Context) -> Refusal | None:
-    """The rule that kept the recorded lock ``old`` of ``req``'s call out of this run's
-    search, when the lock is for the call's source as it stands: read from the solver's
-    record (``ctx.refused``, which its one denial check writes for every version it keeps
-    out: :meth:`.CandidateFactory.denied_rule`), never decided again here."""
-    if not locked_for(old, req.call):
-        return None
-    return ctx.refused.get((req.call_path, old.version))
-
-
-def _provider_lock_denial(addr: str, locked: str, ctx: Context) -> Refusal | None:
-    """The rule that kept the recorded lock of the provider out of this run's search (the
-    solver's record, as :func:`_module_lock_denial`), or None."""
-    return ctx.refused.get((addr, locked))
 
 
 def _released_module_reason(path: str, locked: str, req: ModuleRequirement, res: Resolution, ctx: Context) -> str:
@@ -166,7 +156,8 @@ def _released_module_reason(path: str, locked: str, req: ModuleRequirement, res:
 
 
 def _provider_reason(addr: str, old: ProviderLock | None, new: ProviderCandidate | None, res: Resolution, ctx: Context,
-                     freed: bool, targets: str, short: Callable[[str], str]) -> str:
+                     freed: bool, targets: str, short: Callable[[str], str],
+                     kept: Mapping[tuple[str, str], Refusal]) -> str:
     reqs: list[ProviderRequirement] = res.provider_requirements.get(addr, [])
     if new is None:
         return "no longer required by the configuration"
@@ -175,7 +166,7 @@ def _provider_reason(addr: str, old: ProviderLock | None, new: ProviderCandidate
         return f"required by {_by(first.origin)} ({_at(first.origin)})" if first is not None else "new provider"
     if ctx.options.upgrade:
         return "-upgrade"
-    rule = _provider_lock_denial(addr, old.version, ctx)
+    rule = kept.get((addr, old.version))
     if rule is not None:
         return denied_reason(rule)
     if freed:

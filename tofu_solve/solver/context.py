@@ -154,11 +154,6 @@ class Context(TreeReads):
         return self.run.cooldown
 
     @property
-    def refused(self) -> dict[tuple[str, str], Refusal]:
-        """(subject, version) -> what kept it out this run: a policy or a revocation."""
-        return self.run.refused
-
-    @property
     def tree_effects(self) -> dict[int, tuple]:
         return self.run.tree_effects
 

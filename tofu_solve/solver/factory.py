@@ -533,13 +533,11 @@ class CandidateFactory:
     # ------------------------------------------------------------------ the policy's and the cooldown's verdicts
 
     def denied_rule(self, candidate: ModuleCandidate) -> Refusal | None:
-        """The policy rule that denies ``candidate``'s version of its package (issue #39),
-        recorded for the warnings and ``-json`` when there is one; else None. The solver's
-        one denial check: the change list reads its record (:mod:`.changes`)."""
-        rule = self.ctx.lock_denial(candidate)
-        if rule is not None:
-            self._note_refused(candidate.call_path, candidate.version_text, rule)
-        return rule
+        """The policy rule that denies ``candidate``'s version of its package (issue #39), or
+        its registry's revocation; else None. The search's one denial check
+        (:meth:`.Context.lock_denial`); it answers and records nothing: what was kept out
+        is recorded once, after the search, by :func:`.verdicts.kept_out`."""
+        return self.ctx.lock_denial(candidate)
 
     def _denied(self, candidate: ModuleCandidate) -> list | None:
         """An :class:`Unusable` marker when the policy denies ``candidate``, citing the rule."""
@@ -575,18 +573,10 @@ class CandidateFactory:
                          f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
                          f"({held.note})", at)]
 
-    def _note_refused(self, subject: str, version: str, rule: Refusal) -> None:
-        """Record that the policy kept ``version`` of ``subject`` (a call path or provider
-        address) out, for the warnings and ``-json`` (the run's record)."""
-        with self.ctx.run.lock:
-            self.ctx.refused[(subject, version)] = rule
-
     def provider_denial(self, address: str, version: gvs.Version) -> Refusal | None:
-        """The policy rule that denies ``version`` of the provider (recorded when one does)."""
-        rule = policy_denial(self.ctx.options.policy, Kind.PROVIDER, address, version)
-        if rule is not None:
-            self._note_refused(address, str(version), rule)
-        return rule
+        """The policy rule that denies ``version`` of the provider, or None
+        (:func:`~.locks.policy_denial`; recorded by :func:`.verdicts.kept_out`, not here)."""
+        return policy_denial(self.ctx.options.policy, Kind.PROVIDER, address, version)
 
     def _too_young(self, cand: ModuleCandidate, final: bool = True) -> HeldBack | None:
         """``cand`` as held back when the release cooldown keeps it out

@@ -130,7 +130,6 @@ class Run:
         # The release cooldown (issue #25): its policy, and what it held back and let through.
         self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
                                  label=options.cooldown_label)
-        self.refused: dict[tuple[str, str], Refusal] = {}  # (subject, version) a policy or revocation kept out
         # each module candidate's refusal (revocation or policy), once per policy object (issue #62:
         # resolvelib asks of every candidate on every round)
         self.refusals: dict[tuple, Refusal | None] = {}

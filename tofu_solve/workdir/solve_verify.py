@@ -27,6 +27,7 @@ from ..solver.changes import lock_change_reasons
 from ..solver.locks import refuse_against_policy
 from ..solver.model import ModuleCandidate
 from ..solver.resolve import Resolution
+from ..solver.verdicts import kept_out
 from ..solver.wiring import Wiring
 from .accept import AcceptedChecksums
 from .overrides import refuse_unloadable
@@ -94,6 +95,7 @@ class SolvedAndVerified:
     accepted: dict[str, tuple[AcceptedChecksum, str]] = field(default_factory=dict)  # path -> (it, its NAME)
     dropped: dict[str, tuple[str, ...]] = field(default_factory=dict)  # a merged block's unverified hashes (#67 §5)
     asking: tuple = ()  # the threads asking providers' repositories for the SBOM (never on the critical path)
+    kept_out: dict = field(default_factory=dict)  # (subject, version) -> the rule that kept it out (.verdicts)
 
 
 def solve_and_verify(tree: ModuleTree, root: Path, settings: Settings, wired: Wiring, locks: LockFile,
@@ -152,11 +154,12 @@ def solve_and_verify(tree: ModuleTree, root: Path, settings: Settings, wired: Wi
         new_modules = {p: lock for p, (_, _, lock) in selected.items()}
         refuse_against_policy(ctx.options.policy, new_modules, plan.unsigned)
         state_doc = snapshot(res, ctx, locks.with_modules(new_modules))
-        reasons = lock_change_reasons(res, ctx, locks)
+        kept = kept_out(ctx, res)  # what a rule kept out, recorded once the search is done
+        reasons = lock_change_reasons(res, ctx, locks, kept)
     finally:
         ahead.close()
         ctx.close()
     return SolvedAndVerified(res, selected, trees, verified, plan, new_modules, state_doc, reasons, moves, provider_ms,
                    sum(len(v) for v in ahead.guesses().values()), packages.plugin_cache_dir,
                    {a.path: (a, accept.modules[a.path]) for a in accepted if a.changed}, {**dropped, **plan.dropped},
-                   asking)
+                   asking, kept)
