@@ -210,6 +210,10 @@ def test_levels_and_overrides(tmp_path):
     for level, denied in [("mandatory", True), ("mandatory_overridable", True), ("advisory", False)]:
         policy = load(tmp_path, text.format(level))
         assert (policy.module_denial("p", "1.0.0", None) is not None) is denied
+    provider_text = text.replace('module_policy "*"', 'provider_policy "*"')
+    for level, denied in [("mandatory", True), ("mandatory_overridable", True), ("advisory", False)]:
+        policy = load(tmp_path, provider_text.format(level))  # the same levels for providers
+        assert (policy.provider_denial("registry.opentofu.org/hashicorp/aws", "5.0.0") is not None) is denied
     overridden = load(tmp_path, text.format("mandatory_overridable"), overrides=frozenset({"r"}))
     assert overridden.module_denial("p", "1.0.0", None) is None
     assert [f.overridden for f in overridden.module_verdicts("p", "1.0.0", None)] == [True]

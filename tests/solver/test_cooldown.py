@@ -69,3 +69,49 @@ def test_providers_the_same_rules():
     assert cool.provider(str(aws), "6.2.0", [provider_constraint("6.2.0")], lambda: NOW - DAY) is None  # pinned
     assert cool.provider(str(aws), "5.9.0", any_aws, lambda: None) is None  # unknown: old enough
     assert set(cool.held_back) == {(str(aws), "6.1.0")} and set(cool.young_pins) == {(str(aws), "6.2.0")}
+
+
+class _Lifecycle:
+    """What a registry tells of its versions' lives, in memory: provider release times."""
+
+    def __init__(self, provider_times: dict[str, float]):
+        self.provider_times = provider_times
+
+    def release_times(self, kind: str, address: str) -> dict[str, float]:
+        return dict(self.provider_times) if kind == "provider" else {}
+
+    def revocations(self, package) -> dict:
+        return {}
+
+    def deprecations(self, package) -> dict:
+        return {}
+
+
+def test_the_search_holds_young_module_and_provider_versions_back():
+    """The cooldown where the search applies it (issue #71 §1): a module version and a
+    provider version released a day ago are passed over under a week's cooldown, for the
+    newest that is old enough; without the cooldown the newest are taken."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from tofu_solve.solver.resolve import solve
+
+    aws = {"name": "aws", "source": "hashicorp/aws", "version": ">= 5.0", "file": "versions.tf", "line": 3}
+    index = {"target": "1.10.0", "providers": {"hashicorp/aws": ["5.0.0", "5.1.0"]},
+             "modules": {"acme/net/aws": {v: {"calls": [], "providers": [aws]} for v in ("1.0.0", "1.1.0", "1.2.0")}},
+             "root": {"calls": [{"name": "net", "source": "acme/net/aws", "version": "~> 1.0", "file": "main.tf",
+                                 "line": 1}], "providers": [aws]}}
+    module_times = {"1.0.0": NOW - 90 * DAY, "1.1.0": NOW - 30 * DAY, "1.2.0": NOW - DAY}
+    for min_age, want in ((7 * DAY, ("1.1.0", "5.0.0")), (0.0, ("1.2.0", "5.1.0"))):
+        u = universe_from_index(index)
+        ctx = MemoryContext(u)
+        ctx.options = dataclasses.replace(ctx.options, min_age=min_age)
+        ctx.run.cooldown = Cooldown(min_age, LockFile(), clock=lambda: NOW)
+        ctx.run.client = SimpleNamespace(lifecycle=_Lifecycle({"5.0.0": NOW - 30 * DAY, "5.1.0": NOW - DAY}))
+        ctx.run.index.release_time = lambda cand: module_times.get(cand.version_text)
+        try:
+            res = solve(u.root, ctx)
+            got = (res.modules["net"].version_text, str(res.providers["registry.opentofu.org/hashicorp/aws"].version))
+        finally:
+            ctx.close()
+        assert got == want, (min_age, got)

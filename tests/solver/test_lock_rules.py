@@ -118,3 +118,19 @@ def test_a_lock_the_policy_denies_or_its_registry_revoked_does_not_apply(tmp_pat
         assert locked is not None and locked.version_text == "2.0.0" == res.modules["m"].version_text
     finally:
         ctx.close()
+
+
+def test_a_provider_version_the_policy_denies_is_never_selected(tmp_path):
+    """The policy where the search meets provider versions (issue #71 §1): the denied newest
+    is passed over for the newest allowed, and recorded as kept out."""
+    policy_file = tmp_path / "tofu-solve-policy.hcl"
+    policy_file.write_text('deny "provider" "hashicorp/aws" {\n  versions = "2.0.0"\n  reason   = "broken"\n}\n')
+    u = universe_from_index(_index())
+    for policy, want in ((read_policy(policy_file), "1.0.0"), (None, "2.0.0")):
+        ctx = MemoryContext(u, policy=policy)
+        try:
+            res = solve(u.root, ctx)
+            assert str(res.providers[AWS].version) == want
+            assert ((AWS, "2.0.0") in kept_out(ctx, res)) is (policy is not None)
+        finally:
+            ctx.close()
