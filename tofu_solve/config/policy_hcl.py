@@ -58,6 +58,7 @@ from .. import confined
 from .._lazy import load
 from ..errors import ConfigurationError, SourceRange
 from ..output_edge import one_line
+from .hcl.lazy_locals import LazyLocals
 
 LEVELS = ("mandatory", "mandatory_overridable", "advisory")
 DEFAULT_LEVEL = "mandatory"
@@ -157,7 +158,9 @@ class PolicyRule:
         bound = None if attrs is None else OpenObject(attrs)
         variables: dict[str, Any] = {"meta": dict(meta), "attrs": bound, "input": dict(self.scope.inputs)}
         ctx = EvalContext(variables, self.scope.functions)
-        variables["local"] = _Locals(self.scope, ctx, dict(self.scope.locals) | dict(self.locals))
+        scope = self.scope  # a file's and a block's locals, each evaluated when first read
+        variables["local"] = LazyLocals(dict(scope.locals) | dict(self.locals), lambda e: scope.value(e, ctx),
+                                        scope.here)
         unknown: list[str] = []
         try:
             if self.filter is not None and not self.scope.condition(self.filter, ctx, "filter"):
@@ -190,34 +193,6 @@ class PolicyRule:
         texts += [x.text for e in self.enforces for x in (e.condition, e.error_message, e.info_message)
                   if x is not None]
         return any("attrs" in t for t in texts)
-
-
-class _Locals(dict):
-    """A file's and a block's locals, each evaluated when first read (locals refer to each
-    other in any order, as OpenTofu's do); a local that needs itself is an error."""
-
-    def __init__(self, scope: PolicyScope, ctx, exprs: dict[str, Expression]):
-        super().__init__()
-        self.scope, self.ctx, self.exprs = scope, ctx, exprs
-        self.busy: set[str] = set()
-
-    def __contains__(self, name: object) -> bool:
-        return name in self.exprs
-
-    def __getitem__(self, name: str) -> Any:
-        if dict.__contains__(self, name):
-            return dict.__getitem__(self, name)
-        expr = self.exprs[name]
-        if name in self.busy:
-            raise ConfigurationError("Cycle in local values", f'local.{name} refers to itself.',
-                                     self.scope.here(expr.line))
-        self.busy.add(name)
-        try:
-            value = self.scope.value(expr, self.ctx)
-        finally:
-            self.busy.discard(name)
-        dict.__setitem__(self, name, value)
-        return value
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """A file's ``locals``, each evaluated when first read (locals refer to each other in any
 order, as OpenTofu's and Terragrunt's do); a local that needs itself is an error at its line.
-One mechanism for the policy test files (:mod:`tofu_solve.config.policy_test`) and
-Terragrunt's configuration (:mod:`tofu_solve.terragrunt.read`)."""
+One mechanism for the policy files (:mod:`tofu_solve.config.policy_hcl`), their test files
+(:mod:`tofu_solve.config.policy_test`) and Terragrunt's configuration
+(:mod:`tofu_solve.terragrunt.read`)."""
 
 from __future__ import annotations
 
