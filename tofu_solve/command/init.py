@@ -261,16 +261,11 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     changes = with_overrides(_module_lock_changes(read.on_disk, solved, opts), notices)
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or provider_change_reason(
-                           c, solved.reasons.get(c.label), read.locks.providers.get(c.label),
-                           plan.providers.get(c.label)))
-                       for c in plan.changes]
+        c, solved.reasons.get(c.label), read.locks.providers.get(c.label), plan.providers.get(c.label)))
+        for c in plan.changes]
     res.warnings.extend(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(solved.new_modules))
-    written_for = lock_product(root) if read.path.exists() else None
-    if written_for is not None and written_for[0] is not target.product:
-        # the repository's product changed (a flag or a version file): a lock change like any other
-        changes.insert(0, LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
-                                     f"solved for {target} ({target.origin})"))
+    changes[:0] = _product_change(root, read, target)
     unit_edits = unit_pins(unit, new_locks.modules) if unit is not None else []
     if opts.lockfile == "readonly" and (changes or plan.changes or unit_edits):
         raise readonly_refusal(plan.changes + changes, res, unit_edits)
@@ -285,20 +280,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     if unit is not None:
         pins_written = write_unit_pins(unit_edits)
         res.warnings.extend(unpinned_warnings(unit, new_locks.modules))
-    store_data = None
-    if store is not None:
-        report = store.pusher.finish()
-        res.warnings.extend(store_warnings(store.address, report))
-        store_data = report_data(store.address, report)
-    stats = {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
-             "tree_read_ms": round(ctx.stats.read_seconds * 1000),
-             "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
-             "provider_lock_ms": solved.provider_ms, "improve_fetches": ctx.stats.improve_fetches,
-             "provider_versions_read_ahead": solved.read_ahead,
-             "release_time_unknown": ctx.stats.release_time_unknown,
-             "hashes_remembered": memo.hits,  # directories not hashed again: unchanged since hashed
-             # the searches the solve made, by kind, and what its hypothetical ones fetched (issue #48 §4)
-             **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
+    store_data = _finish_store(store, res) if store is not None else None
+    stats = _run_stats(ctx, solved, memo)
     join_within(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
     return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
                       manifest, solved.verified, stats, target, solved.plugin_cache,
@@ -316,6 +299,38 @@ def _read_unit(unit, opts: InitOptions, target: TargetVersion, checks: list[Root
     tree = unit_tree(unit, target.product, opts.display_prefix)
     checks.append(RootSyntaxCheck(lambda: tree))
     return tree
+
+
+def _product_change(root: Path, read: StartingLocks, target: TargetVersion) -> list[LockChange]:
+    """The lock file's header as a lock change when the repository's product changed (a
+    flag or a version file): a lock change like any other; [] otherwise."""
+    written_for = lock_product(root) if read.path.exists() else None
+    if written_for is None or written_for[0] is target.product:
+        return []
+    return [LockChange("header", LOCK_FILE_NAME, written_for[0].name, target.product.name,
+                       f"solved for {target} ({target.origin})")]
+
+
+def _finish_store(store: PackageStore, res: Resolution) -> dict:
+    """Wait for the store's pushes (its grace period); its warnings go to ``res``; what
+    ``-json`` says of it."""
+    report = store.pusher.finish()
+    res.warnings.extend(store_warnings(store.address, report))
+    return report_data(store.address, report)
+
+
+def _run_stats(ctx, solved: SolvedAndVerified, memo: HashMemo) -> dict[str, int]:
+    """The counters of ``init -json``'s ``stats`` (see the user guide)."""
+    res = solved.res
+    return {"packages_fetched": ctx.stats.packages_fetched, "trees_read": ctx.stats.trees_read,
+            "tree_read_ms": round(ctx.stats.read_seconds * 1000),
+            "trees_from_cache": ctx.stats.trees_from_cache, "sources_listed": ctx.sources_listed(),
+            "provider_lock_ms": solved.provider_ms, "improve_fetches": ctx.stats.improve_fetches,
+            "provider_versions_read_ahead": solved.read_ahead,
+            "release_time_unknown": ctx.stats.release_time_unknown,
+            "hashes_remembered": memo.hits,  # directories not hashed again: unchanged since hashed
+            # the searches the solve made, by kind, and what its hypothetical ones fetched (issue #48 §4)
+            **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
 
 
 def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: StartingLocks,
