@@ -55,9 +55,14 @@ def test_the_cli_configuration_registers_its_files_and_directory(tmp_path):
     home.mkdir()
     reads = ReadLog()
     load_cli_config({"HOME": str(home)}, reads)
-    assert {str(home / ".tofurc"), str(home / ".terraformrc"),
-            str(home / ".terraform.d" / "credentials.tfrc.json")} <= set(reads.paths)
+    assert {str(home / ".tofurc"), str(home / ".terraformrc")} <= set(reads.paths)
+    # the directory whose *.tfrc and *.tfrc.json files are merged (credentials.tfrc.json among them)
     assert str(home / ".terraform.d") in reads.dirs
+    (home / ".terraform.d").mkdir()
+    (home / ".terraform.d" / "credentials.tfrc.json").write_text("{}")
+    reads = ReadLog()
+    load_cli_config({"HOME": str(home)}, reads)
+    assert str(home / ".terraform.d" / "credentials.tfrc.json") in reads.paths
     named = tmp_path / "ci.tfrc"
     named.write_text("")
     reads = ReadLog()

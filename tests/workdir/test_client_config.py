@@ -8,17 +8,27 @@ import stat
 from pathlib import Path
 
 from tofu_solve.addrs.product import OPENTOFU, TERRAFORM
-from tofu_solve.config import hcl
+from tofu_solve.config import hcl1
 from tofu_solve.config.cliconfig import parse_installation_block
 from tofu_solve.workdir.client_config import (
     ProviderMirror,
     client_config_file,
     offered_text,
     provider_mirror,
-    render,
     token_variable,
     written,
 )
+from tofu_solve.workdir.client_config import render as render_files
+
+
+def render(text: str, name: str, mirror):
+    """The run's configuration for one user file of ``text`` ("" for none)."""
+    return render_files([(name, hcl1.parse(text, name))] if text else [], mirror)
+
+
+def _body(text: str):
+    """The written file as the client reads it: HCL 1."""
+    return hcl1.to_body(hcl1.parse(text, "written"))
 
 AWS = "registry.terraform.io/hashicorp/aws"
 MIRROR = ProviderMirror(Path("/cache/plugins"), "linux_amd64", ((AWS, "6.58.0"),))
@@ -45,8 +55,7 @@ provider_installation {
 
 
 def _methods(text: str):
-    body = hcl.parse_lazily(text, "rc")
-    return parse_installation_block(body.blocks_of("provider_installation")[0], "rc")
+    return parse_installation_block(_body(text).blocks_of("provider_installation")[0], "rc")
 
 
 def test_the_verified_providers_come_from_the_mirror_first_and_nowhere_else():
@@ -66,7 +75,7 @@ def test_the_rest_of_the_users_configuration_is_kept_and_no_credential_is_writte
     text, tokens = render(USER, "rc", MIRROR)
     assert "very-secret" not in text and "credentials" not in text
     assert tokens == {"app.terraform.io": "xyz.atlasv1.very-secret"}
-    body = hcl.parse_lazily(text, "rc")
+    body = _body(text)
     assert [b.labels for b in body.blocks_of("host")] == [["registry.terraform.io"]]
     assert body.attribute("plugin_cache_dir").expr.literal() == "/var/cache/tf"
 
@@ -105,7 +114,12 @@ def test_the_file_the_client_reads(tmp_path):
     (home / ".tofurc").write_text("")
     assert client_config_file({"HOME": str(home)}, OPENTOFU) == home / ".tofurc"
     assert client_config_file({"HOME": str(home)}, TERRAFORM) == home / ".terraformrc"
-    assert client_config_file({"HOME": str(home), "TF_CLI_CONFIG_FILE": "/x.tfrc"}, TERRAFORM) == Path("/x.tfrc")
+    named = home / "x.tfrc"
+    named.write_text("")
+    assert client_config_file({"HOME": str(home), "TF_CLI_CONFIG_FILE": str(named)}, TERRAFORM) == named
+    # a TF_CLI_CONFIG_FILE that does not exist is no configuration, for the hand-over as for the solve's own
+    # reading (which warns), and never a failed run (issue #82 §1: the two readers disagreed)
+    assert client_config_file({"HOME": str(home), "TF_CLI_CONFIG_FILE": str(home / "gone")}, TERRAFORM) is None
     assert token_variable("my-host.example.com") == "TF_TOKEN_my__host_example_com"
 
 

@@ -1,7 +1,9 @@
 """OpenTofu's CLI configuration, as far as registries are concerned.
 
-Found as OpenTofu finds it: ``TF_CLI_CONFIG_FILE``, else ``~/.tofurc``, else
-``~/.terraformrc``. Read: ``host "NAME" { services = { "modules.v1" = URL, ... } }``
+Found as OpenTofu finds it (:func:`locate`): ``TF_CLI_CONFIG_FILE``, else ``~/.tofurc``, else
+``~/.terraformrc``, then the ``*.tfrc`` and ``*.tfrc.json`` files of ``~/.terraform.d``; each
+in HCL 1 or JSON syntax (:mod:`.hcl1`), merged in OpenTofu's order. Read:
+``host "NAME" { services = { "modules.v1" = URL, ... } }``
 (overrides service discovery for NAME; how tests, private registries and mirrors point at
 ``http://127.0.0.1:PORT``) and ``credentials "NAME" { token = "..." }``. Tokens also come
 from ``TF_TOKEN_<host>`` environment variables (highest precedence; ``__`` is ``-`` and
@@ -11,7 +13,6 @@ Source: OpenTofu ``internal/command/cliconfig`` (reference §3).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from ..addrs.provider import DEFAULT_PROVIDER_HOST, ProviderAddress
 from ..addrs.redact import is_loopback_host, redact
 from ..errors import ConfigurationError
 from ..settings import ReadLog
-from . import hcl
+from . import hcl, hcl1
 
 
 def _normalize_host(host: str) -> str:
@@ -89,151 +90,219 @@ class CliConfig:
         return self.tokens.get(want)
 
 
-def find_cli_config_file(env: Mapping[str, str]) -> Path | None:
-    explicit = env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")  # the older name, still honoured
-    if explicit:
-        return Path(explicit)
+@dataclass(frozen=True)
+class CliConfigFiles:
+    """Where a client finds its CLI configuration (:func:`locate`).
+
+    Attributes:
+        main: the one file named by ``TF_CLI_CONFIG_FILE``, else the home directory's file;
+            None when there is none to read.
+        directory: the CLI configuration directory whose ``*.tfrc`` and ``*.tfrc.json`` files
+            are merged after ``main`` (``~/.terraform.d``); None when ``TF_CLI_CONFIG_FILE``
+            is set (OpenTofu then reads no directory) or it does not exist.
+        looked_for: every path whose existence decided this (for the warm stamp).
+        warnings: OpenTofu's warning for a ``TF_CLI_CONFIG_FILE`` that does not exist.
+    """
+
+    main: Path | None
+    directory: Path | None
+    looked_for: tuple[Path, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def files(self) -> list[Path]:
+        """The files read, in OpenTofu's merge order: ``main``, then the directory's
+        ``*.tfrc`` and ``*.tfrc.json`` sorted by name (``loadConfigDir``: ``os.ReadDir``'s
+        order). ``credentials.tfrc.json`` is one of them, as it is there."""
+        out = [self.main] if self.main is not None else []
+        if self.directory is not None:
+            try:
+                out += sorted((p for p in self.directory.iterdir()
+                               if (p.name.endswith(".tfrc") or p.name.endswith(".tfrc.json")) and p.is_file()),
+                              key=lambda p: p.name)
+            except OSError:
+                pass
+        return out
+
+
+def locate(env: Mapping[str, str], command: str = "tofu") -> CliConfigFiles:
+    """The CLI configuration files the client ``command`` (``tofu`` or ``terraform``) reads in
+    the environment ``env``.
+
+    OpenTofu (``internal/command/cliconfig/cliconfig.go`` ``cliConfigFile``, ``LoadConfig``;
+    ``config_unix.go`` ``configFile``, ``configDir``; ``util.go`` ``getNewOrLegacyPath``):
+    ``TF_CLI_CONFIG_FILE`` (or the older ``TERRAFORM_CONFIG``) names the one file, a warning
+    when it does not exist, and no directory is read; otherwise ``~/.tofurc``, or
+    ``~/.terraformrc`` when only that exists, or ``$XDG_CONFIG_HOME/opentofu/tofurc`` when
+    neither exists and ``XDG_CONFIG_HOME`` is set; then the directory ``~/.terraform.d``, or
+    ``$XDG_CONFIG_HOME/opentofu`` when that does not exist. Terraform
+    (``internal/command/cliconfig/config_unix.go``): ``~/.terraformrc`` and ``~/.terraform.d``.
+    """
+    explicit = env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")
     home = Path(env.get("HOME") or os.path.expanduser("~"))
-    for name in (".tofurc", ".terraformrc"):
-        if (home / name).is_file():
-            return home / name
-    return None
+    if explicit:
+        path = Path(explicit)
+        if path.is_file():
+            return CliConfigFiles(path, None, (path,))
+        return CliConfigFiles(None, None, (path,), (
+            f'Unable to open CLI configuration file: the CLI configuration file at "{path}" does not exist. '
+            "Going on with the defaults.",))
+    xdg = env.get("XDG_CONFIG_HOME") or ""
+    if command == "terraform":
+        main, directory = home / ".terraformrc", home / ".terraform.d"
+        looked: tuple[Path, ...] = (main, directory)
+    else:
+        new, legacy = home / ".tofurc", home / ".terraformrc"
+        main = legacy if legacy.exists() and not new.exists() else new
+        if xdg and not legacy.exists() and not new.exists():
+            main = Path(xdg) / "opentofu" / "tofurc"
+        directory = home / ".terraform.d"
+        if xdg and not directory.exists():
+            directory = Path(xdg) / "opentofu"
+        looked = (new, legacy, main, home / ".terraform.d", directory)
+    return CliConfigFiles(main if main.is_file() else None, directory if directory.is_dir() else None,
+                          tuple(dict.fromkeys(looked)))
 
 
-def _read_file(path: Path, hosts: dict[str, dict[str, str]], tokens: dict[str, str],
-               oci: dict[str, tuple[str, str]] | None = None):
-    """Merge one CLI configuration file's ``host`` and ``credentials`` blocks into ``hosts``
-    and ``tokens``; return its ``plugin_cache_dir``, its ``provider_installation`` methods,
-    its ``tofu_solve_min_age`` as (value, "FILE line N") and its ``module_installation``
-    (each None when the file sets none).
+def read_file(path: Path) -> hcl1.ObjectList:
+    """One CLI configuration file's HCL 1 syntax tree (:func:`tofu_solve.config.hcl1.parse`).
 
     Raises:
-        ConfigurationError: unreadable or not valid HCL (with line); a malformed
-            ``provider_installation`` or ``module_installation`` block.
+        ConfigurationError: unreadable, larger than 1 MiB, or not valid HCL 1 or JSON (file
+            and line, never its text).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:
+            data = f.read(hcl1.MAX_BYTES + 1)
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigurationError("Failed to read CLI configuration",
-                                 f"{path} could not be read ({getattr(e, 'strerror', None) or e}).") from None
-    body = hcl.parse_lazily(text, str(path))
-    hcl.force(body)  # every argument: a syntax error anywhere is this file's (no parser for plain values)
-    plugin_cache = None
-    methods = None
-    min_age = None
-    installs = body.blocks_of("provider_installation")
-    if len(installs) > 1:
-        raise ConfigurationError("Invalid provider_installation block",
-                                 f"{path} line {installs[1].line}: only one provider_installation block is allowed.")
-    if installs:
-        methods = parse_installation_block(installs[0], str(path))
-    modules = body.blocks_of("module_installation")
-    if len(modules) > 1:
-        raise ConfigurationError("Invalid module_installation block",
-                                 f"{path} line {modules[1].line}: only one module_installation block is allowed.")
-    module_installation = parse_module_installation(modules[0], str(path)) if modules else None
-    a: hcl.Attribute | None  # bound afresh by each loop and branch below
+                                 f"{path} could not be read ({getattr(e, 'strerror', None) or 'not UTF-8 text'}).") \
+            from None
+    return hcl1.parse(text, str(path))
+
+
+def _expand_env(value: str, env: Mapping[str, str]) -> str:
+    """Go's ``os.ExpandEnv`` (``$NAME`` and ``${NAME}``, an unset name as ""), which OpenTofu
+    applies to ``plugin_cache_dir`` (``loadConfigFile``)."""
+    import re
+
+    return re.sub(r"\$(?:\{([^}]*)\}|([A-Za-z0-9_]+))", lambda m: env.get(m.group(1) or m.group(2), ""), value)
+
+
+@dataclass
+class _Merged:
+    """The CLI configuration files merged as OpenTofu's ``Config.Merge`` merges them."""
+
+    hosts: dict[str, dict[str, str]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)
+    oci: dict[str, tuple[str, str]] = field(default_factory=dict)
+    plugin_cache: str = ""
+    installs: list[tuple[hcl.Block, str, tuple[InstallationMethod, ...]]] = field(default_factory=list)
+    modules: list[tuple[hcl.Block, str]] = field(default_factory=list)
+    min_age: tuple[str, str] | None = None
+
+
+def _merge_file(path: Path, body: hcl.Body, into: _Merged) -> None:
+    """Merge one file's decoded ``body`` into ``into``: ``host``, ``credentials`` and
+    ``oci_credentials`` blocks by host, a later file's winning (``maps.Copy``);
+    ``plugin_cache_dir``: the first file that sets it; ``provider_installation`` blocks
+    collected (more than one in all is an error, ``Config.Validate``). Blocks and arguments
+    tofu-solve does not use are passed over, as the client passes over what it does not know.
+
+    Raises:
+        ConfigurationError: a malformed ``oci_credentials`` block, a ``tofu_solve_min_age``
+            that is not a string, a ``provider_installation`` written as an argument.
+    """
     for a in body.attributes:
-        if a.name == "plugin_cache_dir":
+        if a.name == "plugin_cache_dir" and not into.plugin_cache:
             value = literal(a)
-            if isinstance(value, str) and value:
-                plugin_cache = Path(os.path.expanduser(value))
+            into.plugin_cache = value if isinstance(value, str) else ""
         elif a.name == "tofu_solve_min_age":
             value = literal(a)
             if not isinstance(value, str):
                 raise ConfigurationError("Invalid tofu_solve_min_age",
                                          f'{path} line {a.line}: tofu_solve_min_age must be a string, such as "7d".')
-            min_age = (value, f"{path} line {a.line}")
-    for block in body.blocks:
-        if block.type == "host" and len(block.labels) == 1:
-            services = literal(block.body.attribute("services"))
-            if isinstance(services, dict):
-                hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
-        elif block.type == "oci_credentials" and len(block.labels) == 1 and oci is not None:
-            user, password, helper = (literal(block.body.attribute(n)) for n in
-                                      ("username", "password", "docker_credentials_helper"))
-            if isinstance(user, str) and isinstance(password, str):
-                oci[block.labels[0].lower()] = (user, password)
-            elif isinstance(helper, str) and helper:
-                oci[block.labels[0].lower()] = ("", helper)
-            else:
-                raise ConfigurationError("Invalid oci_credentials block",
-                                         f"{path} line {block.line}: an oci_credentials block sets username and "
-                                         "password, or docker_credentials_helper.")
-        elif block.type == "credentials" and len(block.labels) == 1:
-            a = block.body.attribute("token")
-            if a is not None:
-                try:
-                    tokens[_normalize_host(block.labels[0])] = str(a.expr.literal())
-                except hcl.NotLiteral:
-                    pass
-    return plugin_cache, methods, min_age, module_installation
+            into.min_age = into.min_age or (value, f"{path} line {a.line}")
+    for block in hcl1.labelled(body, "host", 1):
+        services = literal(block.body.attribute("services"))
+        if isinstance(services, dict):
+            into.hosts[_normalize_host(block.labels[0])] = {str(k): str(v) for k, v in services.items()}
+    for block in hcl1.labelled(body, "credentials", 1):
+        token = literal(block.body.attribute("token"))
+        if isinstance(token, str):
+            into.tokens[_normalize_host(block.labels[0])] = token
+    for block in hcl1.labelled(body, "oci_credentials", 1):
+        user, password, helper = (literal(block.body.attribute(n)) for n in
+                                  ("username", "password", "docker_credentials_helper"))
+        if isinstance(user, str) and isinstance(password, str):
+            into.oci[block.labels[0].lower()] = (user, password)
+        elif isinstance(helper, str) and helper:
+            into.oci[block.labels[0].lower()] = ("", helper)
+        else:
+            raise ConfigurationError("Invalid oci_credentials block",
+                                     f"{path} line {block.line}: an oci_credentials block sets username and "
+                                     "password, or docker_credentials_helper.")
+    for block in body.blocks_of("provider_installation"):
+        methods = parse_installation_block(block, str(path))  # its methods' problems first, as OpenTofu lists them
+        if block.labels:
+            raise ConfigurationError("Invalid provider_installation block",
+                                     f"{path} line {block.line}: the provider_installation block must not have any "
+                                     "labels.")
+        into.installs.append((block, str(path), methods))
+    into.modules += [(b, str(path)) for b in body.blocks_of("module_installation")]
 
 
 def load_cli_config(env: Mapping[str, str], reads: ReadLog | None = None) -> CliConfig:
     """Read the CLI configuration for the environment ``env`` (a run's
-    :attr:`tofu_solve.settings.Settings.environ`); every file read or looked for, and the
-    directory whose ``*.tfrc`` files are merged, is registered in ``reads`` (issue #47 §2).
+    :attr:`tofu_solve.settings.Settings.environ`), as OpenTofu reads it: the files
+    :func:`locate` names, each in HCL 1 or JSON syntax (:mod:`tofu_solve.config.hcl1`),
+    merged in OpenTofu's order. Every file read or looked for, and the directory whose files
+    are merged, is registered in ``reads`` (issue #47 §2).
 
     Raises:
-        ConfigurationError: the file named by ``TF_CLI_CONFIG_FILE`` is missing, or the file
-            is not valid HCL (with line).
+        ConfigurationError: a file is not valid HCL 1 or JSON (file and line, never its
+            text); more than one ``provider_installation`` or ``module_installation`` block
+            in all; a malformed block tofu-solve uses.
     """
     env = dict(env)
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    where = locate(env)
     if reads is not None:
-        explicit = env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")
-        reads.saw(*([explicit] if explicit else [home / ".tofurc", home / ".terraformrc"]),
-                  home / ".terraform.d" / "credentials.tfrc.json")
-        if not explicit:
-            reads.listed(home / ".terraform.d")
-    path = find_cli_config_file(env)
-    hosts: dict[str, dict[str, str]] = {}
-    tokens: dict[str, str] = {}
-    plugin_cache: Path | None = None
-    warnings: list[str] = []
-    if path is not None and (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")) and not path.exists():
-        # OpenTofu: "Unable to open CLI configuration file", a warning; defaults apply.
-        warnings.append(f'Unable to open CLI configuration file: the CLI configuration file at "{path}" does not '
-                        "exist. Going on with the defaults.")
-        path = None
-    files = [path] if path is not None else []
-    if not (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")):
-        # Without an explicit file, OpenTofu also merges the *.tfrc files of the CLI
-        # config directory (cliconfig.go LoadConfig, loadConfigDir).
-        try:
-            files += sorted(p for p in (home / ".terraform.d").glob("*.tfrc") if p.is_file())
-        except OSError:
-            pass
-    installation = None
-    min_age = None
-    module_installation = None
-    oci: dict[str, tuple[str, str]] = {}
+        reads.saw(*where.looked_for)
+        if not (env.get("TF_CLI_CONFIG_FILE") or env.get("TERRAFORM_CONFIG")):
+            # a *.tfrc or *.tfrc.json file added there (credentials.tfrc.json among them)
+            for d in dict.fromkeys(p for p in where.looked_for if p.name in (".terraform.d", "opentofu")):
+                reads.listed(d)
+    merged = _Merged()
+    files = where.files()
     for f in files:
-        cache_dir, methods, age, modules = _read_file(f, hosts, tokens, oci)
-        plugin_cache = cache_dir or plugin_cache
-        installation = methods if methods is not None else installation
-        min_age = age or min_age
-        module_installation = modules or module_installation
+        if reads is not None:
+            reads.saw(f)
+        _merge_file(f, hcl1.to_body(read_file(f)), merged)
+    installation = None
+    if len(merged.installs) > 1:
+        block, path, _ = merged.installs[1]
+        raise ConfigurationError("Invalid provider_installation block",
+                                 f"{path} line {block.line}: no more than one provider_installation block may be "
+                                 "specified, in all the CLI configuration files.")
+    if merged.installs:
+        installation = merged.installs[0][2]
+    if len(merged.modules) > 1:
+        block, path = merged.modules[1]
+        raise ConfigurationError("Invalid module_installation block",
+                                 f"{path} line {block.line}: only one module_installation block is allowed.")
+    module_installation = parse_module_installation(*merged.modules[0]) if merged.modules else None
+    min_age = merged.min_age
     if min_age is not None and module_installation is not None and module_installation.cooldown_period:
         raise ConfigurationError(
             "Two release cooldowns configured",
             f"The CLI configuration sets tofu_solve_min_age ({min_age[1]}) and a module_installation "
             f"cooldown_period ({module_installation.where}). Keep one: module_installation is OpenTofu's own "
             "syntax (modules only, with include and exclude); tofu_solve_min_age also covers providers.")
-    creds = home / ".terraform.d" / "credentials.tfrc.json"
-    if creds.is_file():
-        try:
-            data = json.loads(creds.read_text())
-            for host, c in (data.get("credentials") or {}).items():
-                if isinstance(c, dict) and c.get("token"):
-                    tokens.setdefault(_normalize_host(host), str(c["token"]))
-        except (OSError, ValueError):
-            pass
+    plugin_cache = Path(_expand_env(merged.plugin_cache, env)) if merged.plugin_cache else None
     if env.get("TF_PLUGIN_CACHE_DIR"):
         plugin_cache = Path(os.path.expanduser(env["TF_PLUGIN_CACHE_DIR"]))
-    return CliConfig(hosts, tokens, env, path, plugin_cache, tuple(warnings), installation, min_age,
-                     module_installation, oci)
+    return CliConfig(merged.hosts, merged.tokens, env, where.main, plugin_cache, where.warnings, installation,
+                     min_age, module_installation, merged.oci)
 
 
 def literal(a: hcl.Attribute | None) -> Any:
@@ -449,10 +518,21 @@ def parse_installation_block(block, where: str) -> tuple[InstallationMethod, ...
         if b.type == "direct":
             out.append(InstallationMethod("direct", "", include, exclude))
             continue
+        if b.type == "dev_overrides":
+            # provider development: the client runs the named local builds instead of
+            # installed packages, and its init installs the rest as usual (OpenTofu
+            # ``provider_installation.go``: dev_overrides is not an installation method)
+            continue
+        if b.type == "oci_mirror":
+            raise ConfigurationError("Unsupported provider_installation method",
+                                     f"{here}: tofu-solve does not install providers through oci_mirror yet, and "
+                                     "will not go around it to the providers' origins. Run tofu-solve with a CLI "
+                                     "configuration (TF_CLI_CONFIG_FILE) whose provider_installation uses "
+                                     "network_mirror, filesystem_mirror or direct.")
         if b.type not in ("network_mirror", "filesystem_mirror"):
             raise ConfigurationError("Invalid provider_installation block",
-                                     f'{here}: unknown installation method "{b.type}" (direct, network_mirror or '
-                                     "filesystem_mirror).")
+                                     f'{here}: unknown installation method "{b.type}" (direct, network_mirror, '
+                                     "filesystem_mirror, oci_mirror or dev_overrides).")
         attr = "url" if b.type == "network_mirror" else "path"
         value = literal(b.body.attribute(attr))
         if not isinstance(value, str) or not value:

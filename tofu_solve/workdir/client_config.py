@@ -31,13 +31,13 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..addrs.product import Product
-from ..config import hcl
-from ..config.cliconfig import DIRECT, InstallationMethod, ProviderPattern, literal, parse_installation_block
+from ..config import hcl, hcl1
+from ..config.cliconfig import ProviderPattern, literal, locate, parse_installation_block, read_file
 from ..errors import ConfigurationError
 
 CONFIG_FILE_NAME = "tofu-solve-handover.tfrc"
@@ -100,15 +100,9 @@ def offered_text(mirror: ProviderMirror, command: str) -> str:
 
 
 def client_config_file(environ: Mapping[str, str], product: Product) -> Path | None:
-    """The CLI configuration file the client reads: ``TF_CLI_CONFIG_FILE`` (or the older
-    ``TERRAFORM_CONFIG``), else ``~/.tofurc`` (OpenTofu only), else ``~/.terraformrc``; None
-    when there is none."""
-    explicit = environ.get("TF_CLI_CONFIG_FILE") or environ.get("TERRAFORM_CONFIG")
-    if explicit:
-        return Path(explicit)
-    home = Path(environ.get("HOME") or os.path.expanduser("~"))
-    names = (".tofurc", ".terraformrc") if product.command == "tofu" else (".terraformrc",)
-    return next((home / n for n in names if (home / n).is_file()), None)
+    """The main CLI configuration file the client reads (:func:`tofu_solve.config.cliconfig.locate`
+    for its command); None when there is none."""
+    return locate(environ, product.command).main
 
 
 def token_variable(host: str) -> str:
@@ -117,64 +111,123 @@ def token_variable(host: str) -> str:
     return "TF_TOKEN_" + host.replace("-", "__").replace(".", "_")
 
 
-def _hcl_string(value: str) -> str:
-    """``value`` as an HCL quoted string (JSON's escapes, with template openers doubled)."""
-    return json.dumps(value).replace("${", "$${").replace("%{", "%%{")
+def _strings(values) -> str:
+    return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in values) + "]"
 
 
 def _pattern(p: ProviderPattern) -> str:
     return p.text or f"{p.host}/{p.namespace}/{p.type}"
 
 
-def _method(m: InstallationMethod, also_exclude: tuple[str, ...]) -> str:
-    lines = [f"  {m.kind} {{"]
-    if m.kind != "direct":
-        lines.append(f"    {'url' if m.kind == 'network_mirror' else 'path'} = {_hcl_string(m.location)}")
-    if m.include:
-        lines.append(f"    include = [{', '.join(_hcl_string(_pattern(p)) for p in m.include)}]")
-    exclude = [_pattern(p) for p in m.exclude] + [a for a in also_exclude if a not in {_pattern(p) for p in m.exclude}]
+def _with_exclude(method: hcl1.Item, also_exclude: tuple[str, ...]) -> str:
+    """The user's method block as written (every argument kept, ``dev_overrides`` and
+    methods tofu-solve does not use among them), with ``also_exclude`` added to its
+    ``exclude`` where the method takes one."""
+    kind = method.keys[0]
+    if kind == "dev_overrides" or not isinstance(method.value, hcl1.ObjectList):
+        return hcl1.dump_item(method, "  ")
+    items = list(method.value.items)
+    at = next((i for i, it in enumerate(items) if it.keys == ("exclude",)), None)
+    given = [str(v) for v in items[at].value] if at is not None and isinstance(items[at].value, list) else []
+    exclude = given + [a for a in also_exclude if a not in given]
     if exclude:
-        lines.append(f"    exclude = [{', '.join(_hcl_string(a) for a in exclude)}]")
-    lines.append("  }")
-    return "\n".join(lines)
+        item = hcl1.Item(("exclude",), exclude, method.line, True)
+        if at is None:
+            items.append(item)
+        else:
+            items[at] = item
+    return hcl1.dump_item(hcl1.Item(method.keys, hcl1.ObjectList(tuple(items)), method.line, False), "  ")
 
 
-def render(user_text: str, filename: str, mirror: ProviderMirror) -> tuple[str, dict[str, str]]:
+def _methods(objects: hcl1.ObjectList) -> list[hcl1.Item]:
+    """The method items of a ``provider_installation`` block, a JSON array of objects as one
+    item each."""
+    out = []
+    for item in objects.items:
+        if isinstance(item.value, list):
+            out += [hcl1.Item(item.keys, e, item.line, False) for e in item.value if isinstance(e, hcl1.ObjectList)]
+        else:
+            out.append(item)
+    return out
+
+
+_BY_LABEL = ("host", "credentials_helper", "oci_credentials", "oci_default_credentials")
+"""Blocks decoded into maps by their label: in the merged files a later one wins (OpenTofu's
+``Config.Merge``: ``maps.Copy``), so one of each is written."""
+
+
+def render(files: Sequence[tuple[str, hcl1.ObjectList]], mirror: ProviderMirror) -> tuple[str, dict[str, str]]:
     """(the run's CLI configuration, the tokens it took out: host -> token) for the user's
-    configuration ``user_text`` (read from ``filename``; "" when there is none).
+    CLI configuration ``files`` (name, syntax tree: the files the client would read, in
+    its merge order, :meth:`tofu_solve.config.cliconfig.CliConfigFiles.files`), written as
+    one native HCL 1 file, since ``TF_CLI_CONFIG_FILE`` makes the client read that file
+    alone. Merged as the client merges them: ``credentials`` (taken out; a later file wins),
+    blocks keyed by a label (a later one wins), other top-level arguments (the first file
+    that sets one wins, as ``plugin_cache_dir``), the rest kept in order.
 
     Raises:
-        ConfigurationError: the user's file does not parse, or its ``provider_installation``
-            block is malformed (as when tofu-solve read it for its own requests).
+        ConfigurationError: a ``provider_installation`` block is malformed, or there is more
+            than one (as when tofu-solve read them for its own requests).
     """
-    body = hcl.parse_lazily(user_text, filename) if user_text.strip() else None
     tokens: dict[str, str] = {}
-    methods: tuple[InstallationMethod, ...] = (DIRECT,)
-    cut: list[tuple[int, int]] = []
-    if body is not None:
-        for block in body.blocks:
-            if block.type == "credentials" and block.labels:
-                value = literal(block.body.attribute("token"))
-                if isinstance(value, str):
-                    tokens[block.labels[0].lower()] = value
-                cut.append((block.start, block.end))
-            elif block.type == "provider_installation":
-                methods = parse_installation_block(block, filename) or (DIRECT,)
-                cut.append((block.start, block.end))
-    kept, at = [], 0
-    for start, end in sorted(cut):
-        kept.append(user_text[at:start])
-        at = end
-    kept.append(user_text[at:])
+    installs: list[tuple[hcl.Block, str, hcl1.Item]] = []
+    kept: dict[tuple, hcl1.Item] = {}
+    for name, objects in files:
+        body = hcl1.to_body(objects)
+        for block in hcl1.labelled(body, "credentials", 1):
+            value = literal(block.body.attribute("token"))
+            if isinstance(value, str):
+                tokens[block.labels[0].lower()] = value
+        for item in objects.items:
+            kind = item.keys[0]
+            if kind == "credentials":
+                continue
+            if kind == "provider_installation":
+                one = hcl1.to_body(hcl1.ObjectList((item,), objects.json))
+                installs += [(b, name, item) for b in one.blocks_of("provider_installation")]
+                continue
+            if kind in _BY_LABEL:
+                for block in hcl1.labelled(hcl1.to_body(hcl1.ObjectList((item,), objects.json)), kind, 1):
+                    kept.pop((kind, block.labels[0]), None)
+                    kept[(kind, block.labels[0])] = _labelled_item(item, block.labels[0])
+                continue
+            key = ("arg", kind) if not isinstance(item.value, hcl1.ObjectList) else ("item", len(kept))
+            kept.setdefault(key, item)
+    if len(installs) > 1:
+        raise ConfigurationError("Invalid provider_installation block",
+                                 f"{installs[1][1]} line {installs[1][0].line}: no more than one "
+                                 "provider_installation block may be specified, in all the CLI configuration files.")
+    methods: list[hcl1.Item] = []
+    if installs:
+        block, name, item = installs[0]
+        parse_installation_block(block, name)  # malformed: the error the solve's own reading gives
+        methods = _methods(item.value) if isinstance(item.value, hcl1.ObjectList) else []
+    if not any(m.keys[0] != "dev_overrides" for m in methods):
+        methods.append(hcl1.Item(("direct",), hcl1.ObjectList(()), 0, False))
     addresses = tuple(a for a, _ in mirror.offered)
-    mirror_method = InstallationMethod("filesystem_mirror", str(mirror.path),
-                                       tuple(ProviderPattern(*a.split("/")) for a in addresses))
-    installation = "\n".join(["provider_installation {", _method(mirror_method, ()),
-                              *(_method(m, addresses) for m in methods), "}"])
+    first = (f"  filesystem_mirror {{\n    path = {json.dumps(str(mirror.path), ensure_ascii=False)}\n"
+             f"    include = {_strings(addresses)}\n  }}\n")
+    # dev_overrides before every method (Terraform: "must appear before all other installation methods")
+    dev = [m for m in methods if m.keys[0] == "dev_overrides"]
+    others = [m for m in methods if m.keys[0] != "dev_overrides"]
+    installation = "provider_installation {\n" + "".join(_with_exclude(m, addresses) for m in dev) + first + \
+        "".join(_with_exclude(m, addresses) for m in others) + "}\n"
     head = "# Written by tofu-solve for one run of the client's init: the provider packages it verified\n" \
            "# come from the filesystem_mirror first. Removed when the client's init ends.\n"
-    rest = "".join(kept).strip()
-    return head + (rest + "\n\n" if rest else "") + installation + "\n", tokens
+    rest = "".join(hcl1.dump_item(i) for i in kept.values())
+    return head + (rest + "\n" if rest else "") + installation, tokens
+
+
+def _labelled_item(item: hcl1.Item, label: str) -> hcl1.Item:
+    """The block of ``item`` (a ``host``, ``oci_credentials``... item, native or JSON)
+    labelled ``label``, as one native item."""
+    if len(item.keys) == 2:
+        return item
+    inner = item.value
+    for sub in (inner.items if isinstance(inner, hcl1.ObjectList) else ()):
+        if sub.keys[0] == label:
+            return hcl1.Item((item.keys[0],) + sub.keys, sub.value, sub.line, False)
+    return item
 
 
 @contextlib.contextmanager
@@ -184,17 +237,13 @@ def written(mirror: ProviderMirror, environ: Mapping[str, str], product: Product
     for each ``credentials`` block not already given that way); remove the file after.
 
     Raises:
-        ConfigurationError: as :func:`render`, or the user's file cannot be read.
+        ConfigurationError: as :func:`render`, or a file of the user's cannot be read or is
+            not valid HCL 1 (:func:`tofu_solve.config.cliconfig.read_file`). A
+            ``TF_CLI_CONFIG_FILE`` that does not exist is no configuration, as for the
+            client and tofu-solve's own reading, which warned of it.
     """
-    source = client_config_file(environ, product)
-    text = ""
-    if source is not None:
-        try:
-            text = source.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigurationError("Failed to read CLI configuration",
-                                     f"{source} could not be read ({getattr(e, 'strerror', None) or e}).") from None
-    config, tokens = render(text, str(source or CONFIG_FILE_NAME), mirror)
+    files = [(str(f), read_file(f)) for f in locate(environ, product.command).files()]
+    config, tokens = render(files, mirror)
     with tempfile.TemporaryDirectory(prefix="tofu-solve-handover-") as tmp:  # mode 0700
         path = Path(tmp) / CONFIG_FILE_NAME
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
