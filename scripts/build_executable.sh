@@ -19,13 +19,13 @@ else
   "$python" -m venv "$venv"
   "$venv/bin/pip" install -q . 'pyinstaller>=6.10,<7'
 fi
-# tofu-solve imports each command's module by name, and lark, python-hcl2, rich, oras and
+# tofu-solve imports each command's module and pyhcl (HCL 1) by name, and lark, python-hcl2, rich, oras and
 # license_expression (spdx-tools' licence index, for list -format=spdx) read data files at run
 # time: collect them explicitly, as PyInstaller's import analysis cannot see either.
 "$venv/bin/pyinstaller" --onefile --noconfirm --log-level WARN --name tofu-solve \
   --distpath "$out" --workpath "$work/build" --specpath "$work" \
   --collect-submodules tofu_solve --collect-data tofu_solve \
-  --collect-data hcl2 --collect-data lark --collect-submodules rich --collect-data oras \
+  --collect-data hcl2 --collect-data lark --collect-submodules rich --collect-data oras --collect-submodules hcl \
   --collect-data license_expression \
   --copy-metadata python-hcl2 --copy-metadata lark --copy-metadata tofu-solve \
   scripts/pyinstaller_entry.py
