@@ -415,6 +415,15 @@ def test_a_git_unit_with_a_range_is_solved_and_its_ref_pinned(tmp_path, tofu_sol
     assert r.code == 0 and (exact / "terragrunt.hcl").read_text() == before
     assert f'version = "v1.1.0"\n  source  = "git::{inner}?ref=v1.1.0"' in (exact / ".terraform.lock.hcl").read_text()
     assert tofu_solve(exact, "check").code == 0
+    # on a Terraform before 1.15.5 too: Terragrunt, not Terraform, reads the unit's source, so its range
+    # needs no override bridge (issue #82 §4; the error named a `version` the unit does not have)
+    old = write(repo, {"live/old/terragrunt.hcl": f'terraform {{\n  source = "git::{inner}?ref=v1.0.0" '
+                                                  '# tofu-solve version = "~> 1.0"\n}\n',
+                       "live/old/.terraform-version": "1.11.4\n"}) / "live/old"
+    r = tofu_solve(old, "init")
+    assert r.code == 0, r.err
+    assert f'source = "git::{inner}?ref=v1.2.0" # tofu-solve version' in (old / "terragrunt.hcl").read_text()
+    assert "Override bridge" not in r.out + r.err
     # the ref moved back by hand: Terragrunt would install it, not the lock's tag
     (own / "terragrunt.hcl").write_text((own / "terragrunt.hcl").read_text().replace("v1.2.0", "v1.0.0"))
     r = tofu_solve(own, "check", "-json")

@@ -31,6 +31,9 @@ class ModuleCall:
         arguments: every argument the block sets (its inputs and meta-arguments), each with
             where it is written, in file order (the inputs are checked against the variables
             the selected module declares: :func:`tofu_solve.explain.typos.unknown_arguments`).
+        terragrunt: the call a Terragrunt unit's ``terraform`` block stands for: Terragrunt,
+            not the client, reads its source, so no client needs to load a ``version`` on it
+            (issue #82 §4).
     """
 
     name: str
@@ -44,6 +47,7 @@ class ModuleCall:
     source_where: SourceRange | None = None
     symbols: bool = False
     arguments: tuple[tuple[str, SourceRange], ...] = field(default=(), compare=False)
+    terragrunt: bool = False
 
     @property
     def label(self) -> str:

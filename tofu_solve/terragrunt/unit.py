@@ -374,7 +374,7 @@ def unit_tree(unit: Unit, product: Product = OPENTOFU, display_prefix: str = "")
         raise ConfigurationError(e.summary, e.detail, where) from None
     version = _parsed(module_constraint, unit.range, unit.range_where or where) if unit.range else None
     call = ModuleCall(UNIT_CALL, unit.source_text, source, version, SourceRange(where.file, where.line, "terraform",
-                      where.snippet), unit.range_where, source_where=where)
+                      where.snippet), unit.range_where, source_where=where, terragrunt=True)
     return ModuleTree((RemoteCall((), call),), (), tuple(providers), tuple(core), ())
 
 

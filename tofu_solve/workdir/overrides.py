@@ -160,7 +160,9 @@ def split_outside(wanted: dict[Path, str], root: Path) -> tuple[dict[Path, str],
 def refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
     """A Terraform before 1.15.5 loads neither a ``version`` on a git or OCI module source
     nor the override bridge that unsets it: name each such call and the pinned source to
-    write instead, before anything is installed or locked.
+    write instead, before anything is installed or locked. A Terragrunt unit's own call is
+    not one: Terragrunt reads its source, which tofu-solve pins in the unit's file with any
+    client (issue #82 §4); the calls inside its module are.
 
     Raises:
         ConfigurationError: "Override bridge needs Terraform 1.15.5", at the first call.
@@ -170,7 +172,7 @@ def refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
     calls = []
     for path in sorted(res.modules):
         req = res.module_requirements[path]
-        if needs_bridge(req.call):
+        if needs_bridge(req.call) and not req.call.terragrunt:
             cand = res.modules[path]
             at = req.call.version_where or req.call.where  # the version attribute to remove
             cited = f"{req.origin.package or req.origin.call_path} {req.origin.version}: {at}" \
