@@ -53,18 +53,26 @@ def test_provider_block_has_version_constraints_and_hashes(isolated, tofu_solve,
     signed = {"zh:" + hashlib.sha256(files.package("hashicorp/aws", "5.100.0", p)).hexdigest() for p in PLATFORMS}
     h1s = {h for h in lock.hashes if h.startswith("h1:")}
     assert set(lock.hashes) - h1s == signed  # every platform of the signed SHA256SUMS
-    assert len(h1s) == 1  # this machine's platform only, by default
-    # the h1: is the unpacked package's, hashed as OpenTofu's PackageHashV1 does
+    # OpenTofu 1.12 (the default target): every platform's h1: from the registry's packages field
+    assert h1s == {files.package_h1("hashicorp/aws", "5.100.0", p) for p in PLATFORMS}
+    # this machine's h1: is the unpacked package's, hashed as OpenTofu's PackageHashV1 does
     import io
     import zipfile
     d = isolated / "unpacked"
     zipfile.ZipFile(io.BytesIO(files.package("hashicorp/aws", "5.100.0", current_platform()))).extractall(d)
-    assert h1s == {hash_dir(d)}
+    assert hash_dir(d) in h1s
     assert f'+ provider "{AWS}" 5.100.0' in r.out
+    # OpenTofu before 1.12 reads no packages field: this machine's platform only
+    (root / ".opentofu-version").write_text("1.11.4\n")
+    (root / ".terraform.lock.hcl").unlink()
+    r = tofu_solve(root, "init", "-handover=false")
+    assert r.code == 0, r.err
+    assert {h for h in _lock(r).providers[AWS].hashes if h.startswith("h1:")} == {hash_dir(d)}
 
 
 def test_platform_flag_adds_h1_for_each_target(isolated, tofu_solve):
     root = write_root(isolated / "root", ROOT)
+    (root / ".opentofu-version").write_text("1.11.4\n")  # before the registry's packages field: each downloaded
     r = tofu_solve(root, "init", "-platform=linux_amd64", "-platform=darwin_arm64", "-platform=linux_amd64")
     assert r.code == 0, r.err
     lock = _lock(r).providers[AWS]

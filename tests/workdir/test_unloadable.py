@@ -48,6 +48,6 @@ def test_a_units_own_git_range_needs_no_bridge_on_any_terraform(unit_call):
 
 def test_the_same_call_in_a_tf_file_is_refused_before_1_15_5(unit_call):
     plain = replace(unit_call, terragrunt=False)
-    with pytest.raises(ConfigurationError, match="Override bridge needs Terraform 1.15.5"):
+    with pytest.raises(ConfigurationError, match=r"Override bridge needs Terraform 1\.15\.5"):
         refuse_unloadable(_resolution(plain), OLD)
     refuse_unloadable(_resolution(plain), BRIDGED)

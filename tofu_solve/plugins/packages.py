@@ -49,6 +49,7 @@ from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSource
 from ..remote.registry import ProviderDownload, RegistryClient
 from ..solver.wiring import Wiring
 from ..store.cache import Cache, key_of
+from .registry_hashes import check_package, platform_hashes, reads_registry_hashes, reported_hashes, signing_required
 from .signatures import verify_shasums
 
 # Unpacked packages keep the zip's file modes (the provider executable stays executable, as
@@ -93,13 +94,18 @@ class PackageInfo:
         h1: ``h1:`` of the unpacked package.
         signed: every ``zh:`` of the verified SHA256SUMS document, sorted.
         shasum: the zip's SHA-256 (hex).
-        directory: the unpacked package in the cache (None when only the hashes were cached).
+        directory: the unpacked package in the cache (None when only the hashes were cached,
+            or for another platform's package known from its registry's ``packages`` field).
+        reported: every platform's ``h1:`` and ``zh:`` from the registry's ``packages``
+            field, checked against this package, where they reach the lock (OpenTofu 1.12:
+            :mod:`.registry_hashes`); () otherwise.
     """
 
     h1: str
     signed: tuple[str, ...]
     shasum: str
     directory: Path | None = None
+    reported: tuple[str, ...] = ()
 
 
 class _StoreMismatch(Exception):
@@ -116,11 +122,14 @@ class ProviderPackages:
         plugin_cache_dir: where to place unpacked packages for ``tofu init`` (or None).
         offline: use only what the cache holds.
         sources: the CLI configuration's installation methods (None: direct only).
+        registry_hashes: the client solved for reads the registry's ``packages`` field
+            (OpenTofu 1.12 and later: :func:`.registry_hashes.reads_registry_hashes`).
     """
 
     def __init__(self, client: RegistryClient, fetcher: Fetcher, cache: Cache, counter: OpCounter,
                  plugin_cache_dir: Path | None = None, offline: bool = False, sources: ProviderSources | None = None,
-                 store: PackageStore | None = None):
+                 store: PackageStore | None = None, registry_hashes: bool = False):
+        self.registry_hashes = registry_hashes
         self.store = store  # the package store on an OCI registry (issue #49), or None
         self.sources = sources
         self.client = client
@@ -145,7 +154,9 @@ class ProviderPackages:
     def _key(self, address: ProviderAddress, version: str, platform: str) -> str:
         method = self._method(address, version)
         where = "" if method.kind == "direct" else f"{method.key}\n"
-        return key_of(f"provider\n{where}{address}\n{version}\n{platform}")
+        # what the lock takes of a package differs where the registry's packages field is read
+        reads = "registry-hashes\n" if self.registry_hashes and method.kind == "direct" else ""
+        return key_of(f"provider\n{reads}{where}{address}\n{version}\n{platform}")
 
     def cached(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo | None:
         """The package's hashes from an earlier run, without any network (None if unknown)."""
@@ -154,7 +165,12 @@ class ProviderPackages:
         d = self.cache.read_json("provider-packages", self._key(address, version, platform))
         if not isinstance(d, dict) or not all(isinstance(d.get(k), str) for k in ("h1", "shasum")):
             return None
-        return PackageInfo(d["h1"], tuple(d.get("signed") or ()), d["shasum"])
+        return PackageInfo(d["h1"], tuple(d.get("signed") or ()), d["shasum"], None, tuple(d.get("reported") or ()))
+
+    def _remember(self, address: ProviderAddress, version: str, platform: str, info: PackageInfo) -> None:
+        self.cache.write_json("provider-packages", self._key(address, version, platform),
+                              {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum,
+                               "reported": list(info.reported)})
 
     def info(self, address: ProviderAddress, version: str, platform: str,
              max_zip_bytes: int | None = None) -> PackageInfo:
@@ -181,6 +197,10 @@ class ProviderPackages:
             stored = self._from_store(address, version, platform)
             if stored is not None:
                 return stored
+        if self.registry_hashes and platform != current_platform():
+            known = self._from_field(address, version, platform)
+            if known is not None:
+                return known
         meta = self._origin_answer(address, version, platform)
         log.debug("provider %s %s %s: %s, checksums %s", address, version, platform, redact(meta.download_url),
                   redact(meta.shasums_url))
@@ -188,26 +208,82 @@ class ProviderPackages:
         # The checksums, their signature and the zip are fetched at once (one round trip, not
         # three); nothing is recorded as verified until all three checks have passed.
         kept: list[Path] | None = [] if self.store is not None else None  # the zip, for the store
+        sizes: list[int] = []  # the zip's size, when it is downloaded now
         with worker_pool(1, "tofu-solve-provider-zip") as one:
             unpacked = one.submit(self.cache.ensure_package, f"provider:{address}", f"{version}/{platform}{UNPACKED}",
-                                  lambda dest: self._fill(meta, dest, what, max_zip_bytes, kept))
+                                  lambda dest: self._fill(meta, dest, what, max_zip_bytes, kept, sizes))
             try:
                 signed = self._signed_sums(meta, what)
             finally:
                 directory = unpacked.result()
-        if f"zh:{meta.shasum}" not in signed or not self._lists(meta):
+        h1 = hash_dir(directory)
+        try:
+            if f"zh:{meta.shasum}" not in signed or not self._lists(meta):
+                raise IntegrityError("Failed to authenticate provider package",
+                                     f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
+                                     f"checksum the registry gave ({meta.shasum}).")
+            reported: tuple[str, ...] = ()
+            if self.registry_hashes and meta.packages:  # OpenTofu 1.12: the registry's packages field
+                check_package(meta, sizes[0] if sizes else self._zip_size(meta, what), h1)
+                reported = reported_hashes(meta, self.client.cli_config.env)
+        except IntegrityError:
             for f in kept or ():
                 f.unlink(missing_ok=True)
-            raise IntegrityError("Failed to authenticate provider package",
-                                 f"The SHA256SUMS document of {what} does not list {meta.filename} with the "
-                                 f"checksum the registry gave ({meta.shasum}).")
+            raise
         if self.store is not None and kept:  # signed, and its checksum listed: pushed if a lock names it
             self.store.pusher.offer_provider(ProviderKey(address.host, address.namespace, address.type, version),
                                              platform, kept[0])
-        info = PackageInfo(hash_dir(directory), signed, meta.shasum, directory)
-        self.cache.write_json("provider-packages", self._key(address, version, platform),
-                              {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
+        info = PackageInfo(h1, signed, meta.shasum, directory, reported)
+        self._remember(address, version, platform, info)
         self._place(address, version, platform, directory)
+        return info
+
+    def _zip_size(self, meta: ProviderDownload, what: str) -> int:
+        """The size of the zip a cached package was unpacked from (recorded when it was
+        downloaded; a package cached before sizes were recorded is downloaded again, once)."""
+        key = key_of(f"{meta.provider}\n{meta.version}\n{meta.platform}\n{meta.shasum}")
+        size = self.cache.read_json("provider-zip-sizes", key)
+        if isinstance(size, int) and not isinstance(size, bool):
+            return size
+        self.counter.add("provider_package")
+        archive, sha = self.fetcher.download(meta.download_url)
+        try:
+            if sha != meta.shasum:
+                raise IntegrityError("Failed to authenticate provider package",
+                                     f"The {meta.platform} package of {what} has SHA-256 {sha}, but the registry and "
+                                     f"its signed checksums say {meta.shasum}.")
+            size = archive.stat().st_size
+        finally:
+            archive.unlink(missing_ok=True)
+        self.cache.write_json("provider-zip-sizes", key, size)
+        return size
+
+    def _from_field(self, address: ProviderAddress, version: str, platform: str) -> PackageInfo | None:
+        """Another platform's package (``-platform``) known without downloading it, as
+        OpenTofu 1.12's lock knows every platform: its ``h1:`` from the registry's
+        ``packages`` field, where this machine's package was checked against the same field
+        (:meth:`info` for :func:`current_platform`), the platform's answer gives the same
+        field, and its signed ``SHA256SUMS`` lists its zip. None: download it as before."""
+        meta = self._origin_answer(address, version, platform)
+        here = current_platform()
+        known = platform_hashes(meta, platform)
+        if known is None:
+            return None
+        try:
+            ours = self._answer(address, version, here)
+        except (NetworkError, RegistryError):
+            return None  # no package for this machine to check the field with
+        if dict(ours.packages) != dict(meta.packages):
+            return None
+        what = f"provider {address.for_display} {version}"
+        signed = self._signed_sums(meta, what)
+        if known[1] not in signed or not self._lists(meta):
+            return None
+        checked = self.info(address, version, here)  # raises when the field does not hold for it
+        if not checked.reported and not signing_required(address.host, self.client.cli_config.env):
+            return None
+        info = PackageInfo(known[0], signed, meta.shasum, None, checked.reported)
+        self._remember(address, version, platform, info)
         return info
 
     def locked_platforms(self, address: ProviderAddress, version: str, hashes: tuple[str, ...]) -> list[str]:
@@ -325,8 +401,7 @@ class ProviderPackages:
                                  f"The {platform} package of {what} from the network mirror {redact(method.location)} "
                                  f"matches none of the hashes the mirror reports for it (got {h1}).")
         info = PackageInfo(h1, (), sha, directory)
-        self.cache.write_json("provider-packages", self._key(address, version, platform),
-                              {"h1": info.h1, "signed": [], "shasum": info.shasum})
+        self._remember(address, version, platform, info)
         self._place(address, version, platform, directory)
         return info
 
@@ -379,9 +454,11 @@ class ProviderPackages:
         return body
 
     def _fill(self, meta: ProviderDownload, dest: Path, what: str, max_bytes: int | None = None,
-              keep: list[Path] | None = None) -> None:
+              keep: list[Path] | None = None, sizes: list[int] | None = None) -> None:
         """Download, check against the registry's checksum, unpack into ``dest``; the zip is
-        removed, or handed to ``keep`` when given (for the package store, once verified)."""
+        removed, or handed to ``keep`` when given (for the package store, once verified).
+        The zip's size is appended to ``sizes`` and recorded in the cache (the registry's
+        ``packages`` field is checked against it: :meth:`_zip_size`)."""
         self.counter.add("provider_package")
         archive, sha = self.fetcher.download(meta.download_url, max_bytes=max_bytes)
         kept = False
@@ -390,6 +467,11 @@ class ProviderPackages:
                 raise IntegrityError("Failed to authenticate provider package",
                                      f"The {meta.platform} package of {what} has SHA-256 {sha}, but the registry and "
                                      f"its signed checksums say {meta.shasum}.")
+            size = archive.stat().st_size
+            if sizes is not None:
+                sizes.append(size)
+            self.cache.write_json("provider-zip-sizes",
+                                  key_of(f"{meta.provider}\n{meta.version}\n{meta.platform}\n{meta.shasum}"), size)
             extract_archive(archive, "zip", dest, self.fetcher.limits)
             if keep is not None:
                 keep.append(archive)
@@ -432,8 +514,7 @@ class ProviderPackages:
             return None
         store.ledger.provider_read(key, platform, True)
         info = PackageInfo(h1, tuple(sorted(h for h in hashes if h.startswith("zh:"))), zh[3:], directory)
-        self.cache.write_json("provider-packages", self._key(address, version, platform),
-                              {"h1": info.h1, "signed": list(info.signed), "shasum": info.shasum})
+        self._remember(address, version, platform, info)
         self._place(address, version, platform, directory)
         return info
 
@@ -475,4 +556,4 @@ def packages_for_run(wired: Wiring, offline: bool, plugin_cache: Path | None) ->
     return ProviderPackages(client, fetcher, fetcher.cache, wired.counter,
                             client.cli_config.plugin_cache_dir or plugin_cache, offline=offline,
                             sources=ctx.provider_source if isinstance(ctx.provider_source, ProviderSources) else None,
-                            store=fetcher.store)
+                            store=fetcher.store, registry_hashes=reads_registry_hashes(ctx.options.target))

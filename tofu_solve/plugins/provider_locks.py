@@ -10,8 +10,10 @@ lines 705-787, ``internal/depsfile/locks.go``; reference §6 and §10):
 * ``constraints``: ``VersionConstraintsString`` of every constraint on the provider in the
   whole configuration, root and every selected module, appended in one list;
 * ``hashes``: the ``h1:`` of the package unpacked for each target platform, every ``zh:``
-  of the signed ``SHA256SUMS`` document and, when the version is unchanged, the ``h1:`` and
-  ``zh:`` hashes the lock already had (``PreferredHashes``; other schemes are dropped);
+  of the signed ``SHA256SUMS`` document, for an OpenTofu 1.12 target every platform's
+  ``h1:`` and ``zh:`` from the registry's ``packages`` field (:mod:`.registry_hashes`) and,
+  when the version is unchanged, the ``h1:`` and ``zh:`` hashes the lock already had
+  (``PreferredHashes``; other schemes are dropped);
 * a block whose version and constraints are unchanged and that already holds every hash
   this run would add is kept byte for byte, so ``tofu init`` sees equal locks and does not
   rewrite the file (which would drop every ``module`` block).
@@ -93,7 +95,8 @@ def _needs_packages(want: tuple[ProviderAddress, str, str], old: ProviderLock | 
         hit = packages.cached(addr, version, p)
         if hit is None:
             return not packages.offline  # a fresh clone: learn this platform's h1 as tofu init would
-        if hit.h1 not in old.hashes or not set(hit.signed) <= set(old.hashes):
+        if hit.h1 not in old.hashes or not set(hit.signed) <= set(old.hashes) or not set(hit.reported) <= set(
+                old.hashes):
             return True
     return packages.plugin_cache_dir is not None and not all(
         packages.in_plugin_cache(addr, version, p) for p in platforms)
@@ -196,6 +199,7 @@ def plan_provider_locks(selected: dict[str, tuple[ProviderAddress, str]], requir
                     raise problem
             hashes.add(info.h1)
             hashes.update(info.signed)
+            hashes.update(info.reported)  # OpenTofu 1.12: every platform's hashes from the registry
         if old is not None and old.version == version and a not in accept:
             kept = [h for h in old.hashes if h.startswith(_PREFERRED)]  # ProviderLock.PreferredHashes
             if a in merged:  # both sides' hashes: only what was verified here stays

@@ -18,8 +18,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 from urllib.parse import urljoin
 
@@ -36,6 +36,7 @@ from .flight import SingleFlight
 from .limits import MAX_REDIRECTS, REQUEST_TIMEOUT, Document, Limits, describe_failure, read_document
 from .ops import OpCounter, lazy_import
 from .registry_lifecycle import RegistryLifecycle
+from .registry_packages import PlatformPackage, parse_packages
 
 if TYPE_CHECKING:
     import requests
@@ -518,7 +519,8 @@ class RegistryClient:
 
         Raises:
             RegistryError: 404 ("does not have a package available for <platform>"), a
-                refused token, or an answer missing a required field.
+                refused token, an answer missing a required field, or a malformed
+                ``packages`` field (:func:`.registry_packages.parse_packages`).
             NetworkError: the registry cannot be reached.
         """
         os_, _, arch = platform.partition("_")
@@ -541,6 +543,7 @@ class RegistryClient:
             fields = {k: str(body[k]) for k in ("filename", "download_url", "shasums_url", "shasums_signature_url",
                                                  "shasum")}
             protocols = tuple(str(p) for p in body.get("protocols") or ())
+            packages = parse_packages(body, f"{provider.for_display} {version} ({platform})")
         except (ValueError, KeyError, TypeError, AttributeError):
             raise RegistryError("Invalid response from provider registry",
                                 f"The package answer for {provider.for_display} {version} ({platform}) is not "
@@ -559,7 +562,7 @@ class RegistryClient:
                                 "not a plain file name.")
         return ProviderDownload(provider, version, platform, fields["filename"], fields["download_url"],
                                 fields["shasums_url"], fields["shasums_signature_url"], fields["shasum"].lower(),
-                                armors, protocols)
+                                armors, protocols, packages)
 
 
 @dataclass(frozen=True)
@@ -573,6 +576,8 @@ class ProviderDownload:
         shasum: the zip's SHA-256, lowercase hex.
         signing_keys: ASCII-armored OpenPGP public keys that may have signed the sums.
         protocols: plugin protocol versions (``"5.0"``).
+        packages: every platform's hashes and size, where the registry gives them
+            (OpenTofu 1.12's ``packages`` field, :mod:`.registry_packages`); ``{}`` otherwise.
     """
 
     provider: ProviderAddress
@@ -585,6 +590,7 @@ class ProviderDownload:
     shasum: str
     signing_keys: tuple[str, ...]
     protocols: tuple[str, ...]
+    packages: Mapping[str, PlatformPackage] = field(default_factory=dict, hash=False, compare=False)
 
 
 REPOSITORY_THREADS = 4

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._lazy import load
+from ..lockfile.hashes import hash1
 
 PLATFORMS = ("darwin_arm64", "linux_amd64", "linux_arm64", "windows_amd64")
 KEY_FILE = "provider-signing-key.pgp"
@@ -104,6 +105,14 @@ class ProviderFiles:
     @functools.lru_cache(maxsize=4096)  # noqa: B019 (one per fixture world, kept while the world is served)
     def package(self, address: str, version: str, platform: str) -> bytes:
         return package_zip(address, version, platform)
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 (one per fixture world, kept while the world is served)
+    def package_h1(self, address: str, version: str, platform: str) -> str:
+        """The ``h1:`` of the package unpacked (``dirhash.HashZip`` of its zip), as
+        registry.opentofu.org's ``packages`` field gives it."""
+        with zipfile.ZipFile(io.BytesIO(self.package(address, version, platform))) as zf:
+            names = [i.filename for i in zf.infolist()]
+            return hash1(names, lambda n: b"" if n.endswith("/") else zf.read(n))
 
     @functools.lru_cache(maxsize=1024)  # noqa: B019 (one per fixture world, kept while the world is served)
     def sums(self, address: str, version: str) -> SignedSums:

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,6 +26,9 @@ from .build import World
 from .provider_files import PLATFORMS, ProviderFiles, package_name, shasums_name
 
 LOOPBACK = "127.0.0.1"
+OPENTOFU_PREFIX = "/opentofu-registry"
+"""The path under which the registry serves registry.opentofu.org's provider protocol
+(:func:`write_cli_config`); requests are logged without it."""
 
 
 def _free_port() -> int:
@@ -102,6 +106,8 @@ class RegistryServer:
         self.revocation_delay = 0.0  # seconds before each version's revocation is answered
         self.details_delay = 0.0  # seconds before a provider's details (its source repository) are answered
         self.provider_sources: dict[str, str] = {}  # address -> the source repository its details name
+        # (address, version, packages) -> the packages field registry.opentofu.org's answers carry
+        self.packages_edit: Callable[[str, str, dict], dict] | None = None
         self.world = world
         self.provider_files = ProviderFiles(world.root) if world is not None else None
         self.git_base = git_base
@@ -189,6 +195,11 @@ class _RegistryHandler(BaseHTTPRequestHandler):
         self.owner.log.add((self.command, self.path, status))
 
     def do_GET(self):
+        # registry.opentofu.org's services are under this prefix (write_cli_config): the one
+        # host whose provider download answers carry OpenTofu 1.12's packages field
+        self.opentofu_host = self.path.startswith(OPENTOFU_PREFIX + "/")
+        if self.opentofu_host:
+            self.path = self.path[len(OPENTOFU_PREFIX):]
         if self.owner.down:
             self._send(503, {"errors": ["registry is down"]})
             return
@@ -346,7 +357,20 @@ class _RegistryHandler(BaseHTTPRequestHandler):
             "signing_keys": {"gpg_public_keys": [{"key_id": files.key_id,
                                                   "ascii_armor": files.public_key_armor}]
                              if self.owner.signing_keys else []},
+            **({"packages": self._packages(addr, version)} if self.opentofu_host else {}),
         })
+
+    def _packages(self, addr: str, version: str) -> dict:
+        """OpenTofu 1.12's ``packages`` field, as registry.opentofu.org serves it
+        (``rfc/20251027-provider-registry-hashes.md``): every platform's ``zh:`` and ``h1:``
+        and its zip's size; :attr:`RegistryServer.packages_edit`, when set, changes it (a
+        registry that lies)."""
+        files = self.owner.files
+        out = {p: {"hashes": [f"zh:{hashlib.sha256(files.package(addr, version, p)).hexdigest()}",
+                              files.package_h1(addr, version, p)],
+                   "package_size": len(files.package(addr, version, p))} for p in PLATFORMS}
+        edit = self.owner.packages_edit
+        return edit(addr, version, out) if edit is not None else out
 
     def _provider_file(self, addr: str, version: str, name: str):
         versions = self.owner.world.providers.get(addr) if self.owner.world else None
@@ -428,9 +452,12 @@ def write_cli_config(path: Path, registry_url: str, hosts=("registry.opentofu.or
     registry on loopback (``hcp``: with the ``tfe.v2`` service HCP Terraform's discovery lists)."""
     lines = []
     for h in hosts:
+        # the OpenTofu registry's providers under a prefix of their own: its answers carry
+        # OpenTofu 1.12's packages field, registry.terraform.io's do not
+        providers = f"{registry_url}{OPENTOFU_PREFIX if h == 'registry.opentofu.org' else ''}/v1/providers/"
         lines += [f'host "{h}" {{', "  services = {",
                   f'    "modules.v1"   = "{registry_url}/v1/modules/",',
-                  f'    "providers.v1" = "{registry_url}/v1/providers/",',
+                  f'    "providers.v1" = "{providers}",',
                   *([f'    "tfe.v2"       = "{registry_url}/api/v2/",'] if hcp else []), "  }", "}", ""]
         if token:
             lines += [f'credentials "{h}" {{', f'  token = "{token}"', "}", ""]
