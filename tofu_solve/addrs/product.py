@@ -33,7 +33,9 @@ class Product:
     ``reads_tofu_files`` whether ``.tofu``/``.tofu.json`` files are configuration,
     ``bridge_from`` the first release that loads the override bridge (major, minor, patch),
     ``static_needs_const`` whether a variable read before init must be declared ``const = true``
-    (Terraform) rather than merely not ``const = false`` (OpenTofu)."""
+    (Terraform) rather than merely not ``const = false`` (OpenTofu), ``provider_expressions_from``
+    the first release whose ``required_providers`` may read const variables and locals
+    (Terraform 1.17.0, hashicorp/terraform#39153; None: no release of the product)."""
 
     name: str
     command: str
@@ -41,6 +43,7 @@ class Product:
     reads_tofu_files: bool
     bridge_from: tuple[int, int, int]
     static_needs_const: bool = False
+    provider_expressions_from: tuple[int, int, int] | None = None
 
     @property
     def lock_header(self) -> str:
@@ -58,7 +61,8 @@ class Product:
 
 
 OPENTOFU = Product("OpenTofu", "tofu", "registry.opentofu.org", True, (1, 10, 0))
-TERRAFORM = Product("Terraform", "terraform", "registry.terraform.io", False, (1, 15, 5), static_needs_const=True)
+TERRAFORM = Product("Terraform", "terraform", "registry.terraform.io", False, (1, 15, 5), static_needs_const=True,
+                    provider_expressions_from=(1, 17, 0))
 
 
 def product_named(word: str) -> Product | None:

@@ -176,9 +176,10 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
         who = (f'module "{u.imposed_by}" ({s.calls[u.owner].display_source} {u.module_version})'
                if u.owner in s.calls else "the root module")
         text = r.constraint.text if r.constraint else "(any version)"
-        lines.append(f'    - "{text}" required by {who} at {r.where}')
+        via = getattr(r, "via", "")  # Terraform 1.17: the variable or local the entry read, and its value's origin
+        lines.append(f'    - "{text}" required by {who} at {r.where}' + (f", from {via}" if via else ""))
         entries.append({"constraint": text, "imposed_by": u.imposed_by or "root", "module_version": u.module_version,
-                        "file": r.where.file, "line": r.where.line})
+                        "file": r.where.file, "line": r.where.line, **({"via": via} if via else {})})
     nxt = info.get("next")
     bound: list[tuple[Any, ProviderConstraint]] = []  # (use, its constraint that excludes the next version)
     cooled = info.get("cooldown") or {}
@@ -203,7 +204,8 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
             lines.append(f"  {nxt} and later are excluded by:")
             for u, c in bound:
                 who = f'module "{u.imposed_by}" {u.module_version}' if u.owner else "the root module"
-                lines.append(f'    - "{c.text}" ({who}, {u.requirement.where})')
+                via = getattr(u.requirement, "via", "")
+                lines.append(f'    - "{c.text}" ({who}, {u.requirement.where}' + (f", from {via}" if via else "") + ")")
         else:  # the one analysis init made (issue #47 §3): the lock, the policy, ...
             held = next((h for h in (HoldBack.from_data(x) for x in info.get("newer") or []) if h is not None
                          and h.version == nxt), None)

@@ -300,6 +300,28 @@ def _literal(v: _Value, what: str, summary: str, detail: str) -> Any:
         raise ConfigurationError(summary, detail, v.where) from None
 
 
+def _requirement_value(v: _Value, what: str, summary: str, detail: str, scope: _Scope,
+                       product: Product) -> tuple[Any, str]:
+    """A ``required_providers`` entry's ``source`` or ``version``, and what it read when it
+    is not a literal ("" when it is). Terraform 1.17 evaluates const variables and locals
+    there as it evaluates a module's ``source`` and ``version`` since 1.15
+    (hashicorp/terraform#39153): for Terraform, a non-literal value is evaluated statically
+    (:meth:`_Scope.static`, with its errors for a variable not declared ``const = true``),
+    and a target before 1.17 refuses it later, where the target is known
+    (:func:`tofu_solve.workdir.overrides.refuse_unloadable`). OpenTofu refuses it here, as
+    :func:`_literal` says.
+
+    Raises:
+        ConfigurationError: as :func:`_literal` (OpenTofu), or as :meth:`_Scope.static`.
+    """
+    try:
+        return _literal(v, what, summary, detail), ""
+    except ConfigurationError:
+        if not product.static_needs_const:  # OpenTofu: no evaluation context in required_providers
+            raise
+    return scope.static(v, what), scope.provenance(v)
+
+
 def _check_entry(name: str, obj: dict | None, where: SourceRange) -> None:
     """A ``required_providers`` entry's name and keys, as decodeRequiredProvidersBlock
     checks them (``internal/configs/provider_requirements.go``): a plain version string's
@@ -351,14 +373,19 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                                              f'required_providers entry "{req.name}" must be an object with '
                                              "source and version.", v.where)
                 ver_text, legacy = val, True
+        via = ""
         if obj is not None:
             _check_entry(req.name, obj, v.where)
             if "source" in obj:
-                source_text = _literal(obj["source"], f'The source of provider "{req.name}"', "Invalid source",
-                                       "Source must be specified as a string.")
+                source_text, read = _requirement_value(obj["source"], f'The source of provider "{req.name}"',
+                                                       "Invalid source", "Source must be specified as a string.",
+                                                       scope, product)
+                via = f"source = {read}" if read else ""
             if "version" in obj:
-                ver_text = _literal(obj["version"], f'The version of provider "{req.name}"',
-                                    "Invalid version constraint", "Version must be specified as a string.")
+                ver_text, read = _requirement_value(obj["version"], f'The version of provider "{req.name}"',
+                                                    "Invalid version constraint",
+                                                    "Version must be specified as a string.", scope, product)
+                via = ", ".join(x for x in (via, f"version = {read}" if read else "") if x)
         if legacy:
             _check_entry(req.name, None, v.where)
         try:
@@ -381,7 +408,7 @@ def _provider_reqs(merged: _FileItems, scope: _Scope, product: Product = OPENTOF
                 raise ConfigurationError(e.summary, f'Provider "{req.name}": {e.detail}', at) from None
         # cited at the attribute that imposes the constraint (issue #24: one way to cite a place)
         at = obj["version"].where if obj is not None and "version" in obj and constraint is not None else v.where
-        out.append(RequiredProvider(req.name, addr, constraint, at, legacy))
+        out.append(RequiredProvider(req.name, addr, constraint, at, legacy, via))
     for name, v in merged.legacy_provider_versions:
         text = scope.static(v, f'The version of provider "{name}"')
         try:

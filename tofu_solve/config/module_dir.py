@@ -80,6 +80,9 @@ class RequiredProvider:
             block's ``version``): every citation of a constraint names that line.
         legacy: written in a pre-0.13 form (``aws = ">= 2.0"`` or ``provider "aws" {
             version = ... }``).
+        via: for a ``source`` or ``version`` that is not a literal (Terraform 1.17's const
+            variables and locals), what it read and where that value came from
+            (``version = var.aws_floor (-var)``); "" for a literal.
     """
 
     local_name: str
@@ -87,6 +90,7 @@ class RequiredProvider:
     constraint: ProviderConstraint | None
     where: SourceRange
     legacy: bool = False
+    via: str = ""
 
 
 @dataclass(frozen=True)

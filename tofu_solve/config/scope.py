@@ -59,6 +59,31 @@ class _Scope:
                                          v.where) from None
         return self._static(v, what, depth)
 
+    def provenance(self, v: _Value) -> str:
+        """What a non-literal ``v`` read and where that value came from, for messages:
+        ``var.aws_floor (-var)``, ``var.aws_floor (its default, variables.tf:3)``,
+        ``local.floor (locals.tf:2)``; each reference of a template, joined by ", "."""
+        refs: list[tuple[str, ...]] = []
+        if v.is_json:
+            refs = [tuple(m.group(1).split(".")) for m in _JSON_TEMPLATE_RE.finditer(v.raw)] \
+                if isinstance(v.raw, str) else []
+        elif v.raw is not None:
+            ref = v.raw.traversal()
+            refs = [ref] if ref is not None else [p for p in (v.raw.template_parts() or []) if isinstance(p, tuple)]
+        out = []
+        for ref in refs:
+            name = ".".join(ref)
+            if len(ref) == 2 and ref[0] == "var":
+                given = self.inputs.get(ref[1])
+                target = self.variables.get(ref[1])
+                out.append(f"{name} ({given.origin})" if given is not None else
+                           f"{name} (its default, {target.where})" if target is not None else name)
+            elif len(ref) == 2 and ref[0] == "local" and ref[1] in self.locals:
+                out.append(f"{name} ({self.locals[ref[1]].where})")
+            else:
+                out.append(name)
+        return ", ".join(out)
+
     def _static(self, v: _Value, what: str, depth: int) -> Any:
         if depth > 10:
             raise ConfigurationError("Unsupported expression", f"{what} refers to itself.", v.where)

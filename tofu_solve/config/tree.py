@@ -194,7 +194,8 @@ def tree_to_dict(t: ModuleTree) -> dict:
         "local": [{"path": list(lc.path), "call": _call_to_dict(lc.call), "dir": lc.dir} for lc in t.local_calls],
         "providers": [{"path": list(p), "name": r.local_name, "address": str(r.address),
                        "version": r.constraint.text if r.constraint else None, "file": r.where.file,
-                       "line": r.where.line, "legacy": r.legacy} for p, r in t.providers],
+                       "line": r.where.line, "legacy": r.legacy, **({"via": r.via} if r.via else {})}
+                      for p, r in t.providers],
         "core": [{"path": list(p), "constraint": c.constraint.text, "file": c.where.file, "line": c.where.line,
                   "kind": c.kind, "tofu_file": c.tofu_file} for p, c in t.core],
         "variables": list(t.variables),
@@ -211,7 +212,7 @@ def tree_from_dict(d: dict, product: Product = OPENTOFU) -> ModuleTree:
         tuple((tuple(p["path"]), RequiredProvider(
             p["name"], parse_provider_source(p["address"], host),
             provider_constraint(p["version"]) if p["version"] is not None else None,
-            SourceRange(p["file"], p["line"]), p["legacy"])) for p in d["providers"]),
+            SourceRange(p["file"], p["line"]), p["legacy"], str(p.get("via", "")))) for p in d["providers"]),
         tuple((tuple(c["path"]), CoreVersionRequirement(module_constraint(c["constraint"]),
                                                          SourceRange(c["file"], c["line"]), c["kind"],
                                                          c["tofu_file"])) for c in d["core"]),

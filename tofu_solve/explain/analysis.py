@@ -182,9 +182,10 @@ def _display(req: ModuleRequirement) -> str:
 def _origin_fact(r, name: str, who: str = "") -> ConstraintFact:
     """A requirement as the constraint its origin (root, local module, module version) imposes."""
     o = r.origin
+    via = getattr(r, "via", "")  # Terraform 1.17: the variable or local a provider requirement read
     return ConstraintFact(name, _constraint_text(r), o.call_path, o.version, str(o.where) if o.where else None,
                           o.where.file if o.where else None, o.where.line if o.where else None, who or o.describe(),
-                          f" at {o.where}" if o.where else "")
+                          (f" at {o.where}" if o.where else "") + (f", from {via}" if via else ""))
 
 
 def _candidates(req: ModuleRequirement, ctx: Context) -> list[ModuleCandidate]:

@@ -75,7 +75,7 @@ def requirements_of_tree(tree: ModuleTree, call_path: str, version: str | None, 
         imposed = ".".join(([call_path] if call_path else []) + list(path))
         origin = Origin(imposed, version, p.where, package)
         text = p.constraint.text if p.constraint else ""
-        out.append(ProviderRequirement(p.address, p.constraint, origin, text, f"{imposed}@{p.where}"))
+        out.append(ProviderRequirement(p.address, p.constraint, origin, text, f"{imposed}@{p.where}", p.via))
     for path, c in tree.core:
         if not c.counts_for(ctx.options.target.triple, ctx.options.target.terraform):
             continue

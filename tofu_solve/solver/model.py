@@ -164,13 +164,15 @@ class PackagePin:
 
 @dataclass(frozen=True)
 class ProviderRequirement:
-    """A provider version constraint from one ``required_providers`` entry."""
+    """A provider version constraint from one ``required_providers`` entry; ``via``: what
+    a non-literal entry read (:attr:`tofu_solve.config.module_dir.RequiredProvider.via`)."""
 
     address: ProviderAddress
     constraint: ProviderConstraint | None = field(compare=False)
     origin: Origin = field(compare=False)
     text: str = ""
     where_key: str = ""
+    via: str = field(default="", compare=False)
 
     @property
     def identifier(self) -> Identity:

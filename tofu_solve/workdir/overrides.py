@@ -188,6 +188,32 @@ def refuse_unloadable(res: Resolution, target: TargetVersion) -> None:
             "the tag tofu-solve selected:\n" + "\n".join(line for _, line in calls), calls[0][0])
 
 
+def refuse_provider_expressions(res: Resolution, target: TargetVersion) -> None:
+    """A ``required_providers`` ``source`` or ``version`` that reads a variable or a local
+    (``RequiredProvider.via``) loads only from Terraform 1.17.0
+    (``Product.provider_expressions_from``); for an earlier target, the first such entry is
+    refused with the error the target gives (the one OpenTofu gives, ``_literal``), before
+    anything is installed or locked.
+
+    Raises:
+        ConfigurationError: "Invalid version constraint" (or "Invalid source"), at the
+            entry's ``version``.
+    """
+    since = target.product.provider_expressions_from
+    if since is not None and target.triple >= since:
+        return
+    for reqs in res.provider_requirements.values():
+        for r in reqs:
+            if r.via:
+                what = "source" if r.via.startswith("source") else "version"
+                raise ConfigurationError(
+                    "Invalid source" if what == "source" else "Invalid version constraint",
+                    f"{what.capitalize()} must be specified as a string. The entry reads {r.via}: "
+                    f"{target} ({target.origin}) takes only literal strings in required_providers; Terraform "
+                    "1.17 and later read const variables and locals there (hashicorp/terraform#39153).",
+                    r.origin.where)
+
+
 @dataclass(frozen=True)
 class BridgeOutcome:
     """What :func:`write_bridge` did.

@@ -30,7 +30,7 @@ from ..solver.resolve import Resolution
 from ..solver.verdicts import kept_out
 from ..solver.wiring import Wiring
 from .accept import AcceptedChecksums
-from .overrides import refuse_unloadable
+from .overrides import refuse_provider_expressions, refuse_unloadable
 from .solved import snapshot
 from .stamp import HashMemo
 from .store_sync import solve_listing_from_store, store_listing
@@ -125,6 +125,7 @@ def solve_and_verify(tree: ModuleTree, root: Path, settings: Settings, wired: Wi
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
         refuse_unloadable(res, ctx.options.target)
+        refuse_provider_expressions(res, ctx.options.target)
         accept = accept or AcceptedChecksums()
         accept.refuse_moves(res, locks)
         if progress:
