@@ -173,6 +173,29 @@ MUTANTS = [
     Mutant("fixes offered unverified", "tofu_solve/explain/whatif.py",
            '            if check.status != "solved":\n                continue\n',
            '            if False:\n                continue\n'),
+    # issue #82: the clients' files and registries as they are in 2026
+    Mutant("the CLI configuration directory's JSON files not merged", "tofu_solve/config/cliconfig.py",
+           'if (p.name.endswith(".tfrc") or p.name.endswith(".tfrc.json")) and p.is_file()',
+           'if p.name.endswith(".tfrc") and p.is_file()'),
+    Mutant("the hand-over reads only the main CLI configuration file", "tofu_solve/workdir/client_config.py",
+           "    files = [(str(f), read_file(f)) for f in locate(environ, product.command).files()]",
+           "    files = [(str(f), read_file(f)) for f in locate(environ, product.command).files()[:1]]"),
+    Mutant("the registry's packages field not checked", "tofu_solve/plugins/packages.py",
+           "                check_package(meta, sizes[0] if sizes else self._zip_size(meta, what), h1)\n",
+           "                pass\n"),
+    Mutant("the registry's hashes not locked", "tofu_solve/plugins/provider_locks.py",
+           "            hashes.update(info.reported)",
+           "            pass"),
+    Mutant("another platform's package always downloaded", "tofu_solve/plugins/packages.py",
+           "        if self.registry_hashes and platform != current_platform():",
+           "        if False:"),
+    Mutant("a Terragrunt unit's own call needs the bridge", "tofu_solve/workdir/overrides.py",
+           "        if needs_bridge(req.call) and not req.call.terragrunt:",
+           "        if needs_bridge(req.call):"),
+    Mutant("provider expressions on every Terraform", "tofu_solve/workdir/overrides.py",
+           "    if since is not None and target.triple >= since:\n        return\n",
+           "    return\n"),
+
 ]
 
 
