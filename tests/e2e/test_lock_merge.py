@@ -85,12 +85,15 @@ def test_the_newer_side_that_does_not_fit_moves_to_the_other(isolated, tofu_solv
 def test_one_provider_version_from_two_platforms_is_the_union_verified(isolated, tofu_solve):
     tf = ('terraform {\n  required_providers {\n    aws = {\n      source  = "hashicorp/aws"\n'
           '      version = "~> 5.90"\n    }\n  }\n}\n')
-    base = _side(tofu_solve, isolated / "base", tf)
-    ours = _side(tofu_solve, isolated / "ours", tf, "-platform=linux_amd64", "-platform=linux_arm64")
-    theirs = _side(tofu_solve, isolated / "theirs", tf, "-platform=linux_amd64", "-platform=darwin_arm64")
+    # OpenTofu before 1.12: each side locks the h1: of the platforms it downloaded (from 1.12 on, every
+    # platform's h1: comes from the registry's packages field and the two sides agree: issue #82 §2)
+    old = "-tofu-version=1.11.4"
+    base = _side(tofu_solve, isolated / "base", tf, old)
+    ours = _side(tofu_solve, isolated / "ours", tf, old, "-platform=linux_amd64", "-platform=linux_arm64")
+    theirs = _side(tofu_solve, isolated / "theirs", tf, old, "-platform=linux_amd64", "-platform=darwin_arm64")
     root = write_root(isolated / "root", tf)
     (root / ".terraform.lock.hcl").write_text(_conflicted(isolated / "merge", base, ours, theirs, True))
-    r = tofu_solve(root, "init", "-handover=false", "-platform=linux_amd64", "-platform=linux_arm64",
+    r = tofu_solve(root, "init", "-handover=false", old, "-platform=linux_amd64", "-platform=linux_arm64",
                    "-platform=darwin_arm64")
     assert r.code == 0, r.err
     got = parse_lock_text(r.lock)[0].providers[AWS]

@@ -106,10 +106,11 @@ class ProviderFiles:
     def package(self, address: str, version: str, platform: str) -> bytes:
         return package_zip(address, version, platform)
 
-    @functools.lru_cache(maxsize=4096)  # noqa: B019 (one per fixture world, kept while the world is served)
     def package_h1(self, address: str, version: str, platform: str) -> str:
         """The ``h1:`` of the package unpacked (``dirhash.HashZip`` of its zip), as
-        registry.opentofu.org's ``packages`` field gives it."""
+        registry.opentofu.org's ``packages`` field gives it: of the package :meth:`package`
+        gives now (a test that replaces a package at its version gets the field a registry
+        would serve for it)."""
         with zipfile.ZipFile(io.BytesIO(self.package(address, version, platform))) as zf:
             names = [i.filename for i in zf.infolist()]
             return hash1(names, lambda n: b"" if n.endswith("/") else zf.read(n))
