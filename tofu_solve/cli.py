@@ -532,7 +532,19 @@ def _commands() -> tuple[_Command, ...]:
                         "lines concerned, conflicts with fixes verified by solving, locks that no longer "
                         "match, policy denials, held-back versions and typos; hovers and code lenses on "
                         "module blocks. Offline from the lock and the cache unless something must be fetched.",
-            defaults={"command_module": "lsp", "json": False, "chdir": None},
+            arguments=(
+                _Arg("--stdio", action="store_true",
+                     help="serve over stdin and stdout: the one transport, the default; accepted because VS Code's "
+                          "language client and many editors' generic setups pass it"),
+                _Arg("--clientProcessId", dest="client_process_id", metavar="PID",
+                     help="the editor's process id, as VS Code's language client passes it; accepted and not used"),
+                *(_Arg(f"--{word}", dest="refused_transport", action="store_const", const=f"--{word}",
+                       help=argparse.SUPPRESS) for word in ("node-ipc", "tcp", "ws")),
+                *(_Arg(f"--{word}", dest="refused_transport", metavar="VALUE",
+                       type=lambda value, word=word: f"--{word}={value}", help=argparse.SUPPRESS)
+                  for word in ("socket", "port", "pipe")),
+            ),
+            defaults={"command_module": "lsp", "json": False, "chdir": None, "refused_transport": None},
         ),
     )
 

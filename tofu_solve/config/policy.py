@@ -669,10 +669,11 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
 
 
 def policy_of_files(paths: Sequence[Path], shown_as, values: Mapping[str, tuple[str, str]], registry_host: str,
-                    now) -> Policy:
+                    now, texts: Mapping[Path, str] | None = None) -> Policy:
     """The policy of the files ``paths`` (``tofu-solve-policy.hcl`` files read by
     :func:`read_policy` and combined, ``*.policy.hcl`` files read as units with the input
-    ``values``), each named in messages as ``shown_as(path)`` gives; ``now`` the clock.
+    ``values``), each named in messages as ``shown_as(path)`` gives; ``now`` the clock;
+    ``texts``: an editor's unsaved buffers by path, read instead of the disk.
 
     Raises:
         ConfigurationError: as the readers.
@@ -683,10 +684,11 @@ def policy_of_files(paths: Sequence[Path], shown_as, values: Mapping[str, tuple[
     teams: list[Policy] = []
     units = []
     for path in paths:
+        text = (texts or {}).get(path)
         if path.name.endswith(HCL_POLICY_SUFFIX):
-            units.append(read_policy_unit(path, shown_as(path), values, now))
+            units.append(read_policy_unit(path, shown_as(path), values, now, text))
         else:
-            teams.append(read_policy(path, shown_as(path), registry_host))
+            teams.append(read_policy(path, shown_as(path), registry_host, text))
     policy = combined(teams) if teams else Policy(units[0].file if units else "")
     return replace(policy, units=tuple(units), registry_host=registry_host)
 
@@ -726,8 +728,10 @@ def combined(policies: Sequence[Policy]) -> Policy:
                                                       for w in p.settings_where))
 
 
-def read_policy(path: Path, shown: str | None = None, registry_host: str = "registry.opentofu.org") -> Policy:
-    """Read the policy file at ``path`` (``shown``: its name in messages).
+def read_policy(path: Path, shown: str | None = None, registry_host: str = "registry.opentofu.org",
+                text: str | None = None) -> Policy:
+    """Read the policy file at ``path`` (``shown``: its name in messages; ``text``: an
+    editor's unsaved buffer of it, read instead of the disk).
 
     Raises:
         ConfigurationError: unreadable file, broken HCL, an unknown block or argument, a
@@ -738,10 +742,11 @@ def read_policy(path: Path, shown: str | None = None, registry_host: str = "regi
     from . import hcl
 
     name = shown or os.fspath(path)
-    try:
-        text = confined.read_text(path, name)  # a link out of the repository is refused (issue #67 §3)
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigurationError("Failed to read the policy file", f"{name} could not be read ({e}).") from None
+    if text is None:
+        try:
+            text = confined.read_text(path, name)  # a link out of the repository is refused (issue #67 §3)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigurationError("Failed to read the policy file", f"{name} could not be read ({e}).") from None
     reader = _PolicyReader(name, text, registry_host)
     body = hcl.parse(text, name)
     for a in body.attributes:

@@ -297,10 +297,11 @@ class PolicyUnit:
 
 
 def read_policy_unit(path: os.PathLike | str, shown: str, given: Mapping[str, tuple[str, str]],
-                     now: Callable[[], datetime]) -> PolicyUnit:
+                     now: Callable[[], datetime], text: str | None = None) -> PolicyUnit:
     """Read the ``*.policy.hcl`` file at ``path`` (``shown``: its name in messages);
     ``given``: the input values (name -> (value, where it came from):
-    :func:`~.policy.policy_inputs`).
+    :func:`~.policy.policy_inputs`); ``text``: an editor's unsaved buffer of it, read instead
+    of the disk (the language server, issue #85 §2).
 
     Raises:
         ConfigurationError: unreadable, broken HCL, an unsupported block, argument,
@@ -310,10 +311,11 @@ def read_policy_unit(path: os.PathLike | str, shown: str, given: Mapping[str, tu
     load("tofu_solve.config.hcl")
     from . import hcl
 
-    try:
-        text = confined.read_text(Path(path), shown)  # a link out of the repository is refused (issue #67 §3)
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigurationError("Failed to read the policy file", f"{shown} could not be read ({e}).") from None
+    if text is None:
+        try:
+            text = confined.read_text(Path(path), shown)  # a link out of the repository is refused (issue #67 §3)
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigurationError("Failed to read the policy file", f"{shown} could not be read ({e}).") from None
     return _UnitReader(shown, text, given, now).read(hcl.parse(text, shown))
 
 

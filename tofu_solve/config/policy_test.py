@@ -117,9 +117,11 @@ def as_input_value(v: Any) -> str:
     return "null" if v is None else str(v)
 
 
-def read_policy_test(path: Path, shown: str, top: str | None, now: Callable[[], datetime]) -> PolicyTestFile:
+def read_policy_test(path: Path, shown: str, top: str | None, now: Callable[[], datetime],
+                     text: str | None = None) -> PolicyTestFile:
     """Read the test file at ``path`` (``shown``: its name in messages; ``top``: the
-    directory its real path must stay inside, as policy files do).
+    directory its real path must stay inside, as policy files do; ``text``: an editor's
+    unsaved buffer of it, checked against ``top`` as the file would be).
 
     Raises:
         ConfigurationError: unreadable, not HCL, or a block or argument outside the subset;
@@ -128,7 +130,10 @@ def read_policy_test(path: Path, shown: str, top: str | None, now: Callable[[], 
     load("tofu_solve.config.hcl")
     from . import hcl
 
-    text = confined.read_text(path, shown, top)
+    if text is None:
+        text = confined.read_text(path, shown, top)
+    else:
+        confined.check(path, shown, top)
     body = hcl.parse(text, shown)
     return _TestReader(path, shown, now).read(body)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import os
 import re
 import time
 from collections.abc import Mapping
@@ -43,6 +44,7 @@ from ..solver.context import SolveOptions
 from ..solver.factory import display_package
 from ..solver.resolve import Resolution
 from ..solver.wiring import build_context
+from ..terragrunt import CONFIG_FILE as UNIT_FILE
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.target import Client, target_version
 
@@ -185,9 +187,11 @@ def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: C
     report = RootReport(root)
     target = target_version(None, root, client=client)
     try:
-        tree = read_module_tree(OverlayDir(root, texts), confine=False,
-                                inputs=collect_input_values(root, settings.environ, ()), product=target.product)
+        tree, target = _root_tree(root, texts, settings, target)
     except TofuSolveError as e:
+        if e.summary == "Unit left out":  # as init -recursive says it, at the line that reads what Terragrunt knows
+            report.findings.append(_finding_at(e, "warning", "unit left out", root))
+            return _done(report)
         report.read_error = True
         report.findings.append(_finding_at(e, "error", "configuration", root))
         return _done(report)
@@ -238,6 +242,56 @@ def analyse(root: Path, texts: Mapping[Path, str], settings: Settings, client: C
             ctx.close()
     _check(report, settings, target, policy, locks)
     return _done(report)
+
+
+def _root_tree(root: Path, texts: Mapping[Path, str], settings: Settings, target) -> tuple[ModuleTree, Any]:
+    """The tree ``init`` and ``check`` solve for ``root`` as the editor shows it, and the
+    target: a Terragrunt unit's (its ``terragrunt.hcl`` and every file it includes or reads,
+    from the open buffers where there are some; its ``terraform_binary`` may name the
+    product: :func:`tofu_solve.terragrunt.unit.unit_and_target`), else the root module's.
+
+    Raises:
+        TofuSolveError: the configuration does not read (file and line); ``UnitLeftOut``
+            ("Unit left out"): the unit's source or range needs Terragrunt's runtime.
+    """
+    if (root / UNIT_FILE).is_file() or root / UNIT_FILE in texts:
+        load("tofu_solve.terragrunt.unit")
+        from ..terragrunt.unit import unit_and_target, unit_tree
+
+        unit, target = unit_and_target(root, "", settings.environ, target, texts=texts)
+        if unit is not None:
+            return unit_tree(unit, target.product), target
+    return read_module_tree(OverlayDir(root, texts), confine=False,
+                            inputs=collect_input_values(root, settings.environ, ()), product=target.product), target
+
+
+def units_reading(path: Path, workspace: Path, settings: Settings, texts: Mapping[Path, str]) -> list[Path]:
+    """The Terragrunt units under ``workspace`` that read the file at ``path`` (an include,
+    ``root.hcl``, a file ``read_terragrunt_config`` reads), as each is read now (the open
+    buffers included); a unit that does not read (left out, broken) counts for the files it
+    read before it stopped. Raises nothing."""
+    load("tofu_solve.command.monorepo")
+    from ..command.monorepo import walk_roots
+    load("tofu_solve.terragrunt.unit")
+    from ..terragrunt.unit import read_unit
+
+    want = Path(os.path.abspath(path))
+    out = []
+    try:
+        roots = walk_roots(workspace, settings)
+    except TofuSolveError:
+        return []
+    for root in roots:
+        if not (root / UNIT_FILE).is_file():
+            continue
+        seen: list[Path] = []
+        try:
+            read_unit(root, settings.environ, root, reads=seen.append, texts=texts)
+        except TofuSolveError:
+            pass
+        if any(Path(os.path.abspath(p)) == want for p in seen):
+            out.append(root)
+    return out
 
 
 def _call_at(tree: ModuleTree, where: SourceRange | None) -> Any:
@@ -520,4 +574,4 @@ def _check(report: RootReport, settings: Settings, target, policy, locks: LockFi
 
 
 __all__ = ["INIT_COMMAND", "UPGRADE_COMMAND", "Edit", "Finding", "Fix", "Hover", "Lens", "Related", "RootReport",
-           "analyse", "find_root"]
+           "analyse", "find_root", "units_reading"]

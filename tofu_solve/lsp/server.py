@@ -8,16 +8,22 @@ code actions answer from the last report of the root. Diagnostics are published 
 file a report speaks of (and cleared where it no longer does); a root that fails to read (a
 syntax error) keeps the last good report's diagnostics for its other files.
 
-The server claims only ``.tf``, ``.tf.json``, ``.tofu``, ``.tofu.json``,
-``.terraform.lock.hcl`` and ``tofu-solve-policy.hcl`` files, and only the diagnostics, code
-actions, hovers and lenses of :mod:`.analysis`: completion, formatting and the rest are
-terraform-ls's or tofu-ls's, beside which it runs.
+The server claims ``.tf``, ``.tf.json``, ``.tofu``, ``.tofu.json`` and ``.hcl`` files, and
+only the diagnostics, code actions, hovers and lenses of :mod:`.analysis` and
+:mod:`.policy_files`: completion, formatting and the rest are terraform-ls's or tofu-ls's,
+beside which it runs. What an ``.hcl`` file is decides what is solved (issue #85): a unit's
+``terragrunt.hcl`` solves the unit; a policy or policy test file is read as one
+(:mod:`.policy_files`); any other ``.hcl`` file (``root.hcl``, ``_envcommon/*.hcl``, a file
+``read_terragrunt_config`` reads) solves every unit of the workspace that reads it, and a
+finding on a file several units share is shown for each of them, naming it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
+import os
 import threading
 import time
 import uuid
@@ -31,17 +37,21 @@ from pygls.exceptions import JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
+from .. import confined
 from .._lazy import load
 from .._threads import worker_pool
 from .._version import __version__
+from ..lockfile import LOCK_FILE_NAME
 from ..settings import Settings
+from ..terragrunt import CONFIG_FILE as UNIT_FILE
 from ..versions.target import Client
-from .analysis import INIT_COMMAND, UPGRADE_COMMAND, Finding, RootReport, analyse, find_root
+from .analysis import INIT_COMMAND, UPGRADE_COMMAND, Finding, RootReport, analyse, find_root, units_reading
+from .policy_files import TEAM_FILE, analyse_policy_file, is_policy_file
 
 log = logging.getLogger(__name__)
 
-#: The files the server speaks about (issue #61 §1).
-CLAIMED_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")
+#: The files the server speaks about (issue #61 §1; ``.hcl``: Terragrunt's and policy files, issue #85).
+CLAIMED_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json", ".hcl")
 CLAIMED_NAMES = (".terraform.lock.hcl", "tofu-solve-policy.hcl")
 DEBOUNCE = 0.08  # seconds a change waits for the next keystroke before its root is solved
 
@@ -108,7 +118,7 @@ class SolveServer(LanguageServer):
 
     Attributes:
         reports: root -> the last report published for it.
-        published: root -> the files (relative) it published diagnostics for.
+        published: root (or policy file) -> the files (absolute) it published diagnostics for.
     """
 
     def __init__(self, settings: Settings):
@@ -116,7 +126,7 @@ class SolveServer(LanguageServer):
                          protocol_cls=_Protocol)
         self.settings = settings
         self.reports: dict[Path, RootReport] = {}
-        self.published: dict[Path, set[str]] = {}
+        self.published: dict[Path, set[Path]] = {}
         self._generation: dict[Path, int] = {}
         self._lock = threading.Lock()
         self._workers = worker_pool(2, "tofu-solve-lsp")
@@ -129,34 +139,96 @@ class SolveServer(LanguageServer):
     # ------------------------------------------------------------------ solving
 
     def schedule(self, uri: str) -> None:
-        """Solve the root of the document at ``uri`` soon (after :data:`DEBOUNCE`)."""
+        """Solve what the document at ``uri`` belongs to soon (after :data:`DEBOUNCE`): its
+        root module or unit; a policy file itself; for another ``.hcl`` file, every unit of
+        the workspace that reads it (found on a worker: :func:`.analysis.units_reading`)."""
         path = uri_path(uri)
         if path is None or not claimed(path):
             return
-        root = find_root(path)
+        if is_policy_file(path):
+            self._submit(path)
+            if path.name != TEAM_FILE:
+                return  # a tofu-solve-policy.hcl is its root module's too
+        if path.name.endswith(".hcl") and path.name not in (LOCK_FILE_NAME, UNIT_FILE, TEAM_FILE) \
+                and not is_policy_file(path):
+            self._workers.submit(self._solve_readers, path)
+            return
+        self._submit(path.parent if path.name == UNIT_FILE else find_root(path))
+
+    def _submit(self, key: Path) -> None:
+        """Solve ``key`` (a root, or a policy file) on a worker, superseding any solve of it
+        still waiting."""
         with self._lock:
-            generation = self._generation[root] = self._generation.get(root, 0) + 1
-        self._workers.submit(self._solve, root, generation)
+            generation = self._generation[key] = self._generation.get(key, 0) + 1
+        self._workers.submit(self._solve_policy if is_policy_file(key) else self._solve, key, generation)
+
+    def workspace_root(self) -> Path | None:
+        """The workspace's top folder (the client's root URI, else its first folder)."""
+        root = getattr(self.workspace, "root_path", None)
+        if root:
+            return Path(root)
+        folders = list(getattr(self.workspace, "folders", {}).values())
+        return uri_path(folders[0].uri) if folders else None
+
+    def scope_of(self, path: Path) -> Path | None:
+        """Where the units that may read the file at ``path`` are looked for: the git
+        repository that holds it (Terragrunt's includes are the repository's: an editor may
+        start the server with the include's own folder as its root), else the workspace."""
+        top = Path(confined.boundary(str(path.parent)))
+        if (top / ".git").exists():
+            return top
+        return self.workspace_root()
+
+    def _solve_readers(self, path: Path) -> None:
+        """Solve every unit of the repository (or workspace) that reads the ``.hcl`` file at
+        ``path``."""
+        time.sleep(DEBOUNCE)
+        scope = self.scope_of(path)
+        if scope is None:
+            return
+        for root in units_reading(path, scope, self.settings, self._texts_all()):
+            with self._lock:
+                generation = self._generation[root] = self._generation.get(root, 0) + 1
+            self._solve(root, generation, debounce=False)
+
+    def _solve_policy(self, path: Path, generation: int) -> None:
+        time.sleep(DEBOUNCE)
+        if not self._current(path, generation):
+            return
+        try:
+            report = analyse_policy_file(path, self._texts_all(), self.settings, self.workspace_root())
+            version = self.version_of(path)
+            report.versions = {path.name: version} if version is not None else {}
+        except Exception as e:  # a bug must not take the server down: said once, in the client's log
+            log.exception("tofu-solve lsp: reading %s failed", path)
+            said = f"tofu-solve: reading {path} failed: {type(e).__name__}: {e}"
+            self._later(lambda: self.window_log_message(types.LogMessageParams(types.MessageType.Error, said)))
+            return
+        if self._current(path, generation):
+            self._later(lambda: self._publish(path, report))
 
     def set_network(self, told: bool | None) -> None:
         """The ``network`` setting changed (None: not given): every root known is solved again
         with what the network now gives, or without it."""
         if told is not None and told != self.network:
             self.network = told
-            for root in list(self.reports):
-                self.schedule((root / "main.tf").as_uri())
+            for key in list(self.reports):
+                if not is_policy_file(key):
+                    self._submit(key)
 
     def _current(self, root: Path, generation: int) -> bool:
         with self._lock:
             return self._generation.get(root) == generation
 
-    def _documents(self, root: Path) -> dict[Path, Any]:
-        """The open ``file`` documents under ``root``, by path, each as the client keys it
-        (its own URI, remembered for publishing; issue #70 §3)."""
+    def _documents(self, root: Path | None) -> dict[Path, Any]:
+        """The open ``file`` documents under ``root`` (every one for None, and for a
+        Terragrunt unit, whose includes may be anywhere), by path, each as the client keys
+        it (its own URI, remembered for publishing; issue #70 §3)."""
+        every = root is None or (root / UNIT_FILE).is_file()
         out = {}
         for doc in list(self.workspace.text_documents.values()):
             p = uri_path(doc.uri)
-            if p is not None and claimed(p) and (p == root or root in p.parents):
+            if p is not None and claimed(p) and (every or p == root or root in p.parents):
                 out[p] = doc
                 self._uris[p] = doc.uri
         return out
@@ -164,6 +236,10 @@ class SolveServer(LanguageServer):
     def _texts(self, root: Path) -> dict[Path, str]:
         """The open buffers under ``root``, by path: what the solve reads instead of the disk."""
         return {p: doc.source for p, doc in self._documents(root).items()}
+
+    def _texts_all(self) -> dict[Path, str]:
+        """Every open buffer the server claims, by path."""
+        return {p: doc.source for p, doc in self._documents(None).items()}
 
     def uri_of(self, path: Path) -> str:
         """The URI the client knows ``path`` by (the one it opened it with), else its file URI."""
@@ -186,14 +262,15 @@ class SolveServer(LanguageServer):
             self._client_found = True
         return self._client
 
-    def _solve(self, root: Path, generation: int) -> None:
-        time.sleep(DEBOUNCE)
+    def _solve(self, root: Path, generation: int, debounce: bool = True) -> None:
+        if debounce:
+            time.sleep(DEBOUNCE)
         if not self._current(root, generation):
             return  # a newer edit follows: it solves
         token = self._progress_begin(f"Solving {root.name}")
         try:
             documents = self._documents(root)
-            versions = {_rel(p, root): d.version for p, d in documents.items() if d.version is not None}
+            versions = {os.path.relpath(p, root): d.version for p, d in documents.items() if d.version is not None}
             report = analyse(root, {p: d.source for p, d in documents.items()}, self.settings, self._target_client(),
                              network=self.network, deadline=time.monotonic() + SOLVE_SECONDS)
             report.versions = versions
@@ -233,8 +310,12 @@ class SolveServer(LanguageServer):
 
     # ------------------------------------------------------------------ publishing
 
-    def _publish(self, root: Path, report: RootReport) -> None:
-        previous = self.reports.get(root)
+    def _publish(self, key: Path, report: RootReport) -> None:
+        """Publish what ``report`` (of ``key``: a root, or a policy file) says. A file is
+        published with the findings of every report that speaks of it (a shared include, for
+        each unit that reads it, named), and a file a report no longer speaks of is cleared."""
+        root = report.root
+        previous = self.reports.get(key)
         findings = list(report.findings)
         if report.read_error and previous is not None:  # keep the last good solve's word on the other files
             bad = {f.file for f in report.findings}
@@ -242,19 +323,54 @@ class SolveServer(LanguageServer):
             report.findings = findings
             report.files |= previous.files
             report.lenses, report.hovers, report.fixes = previous.lenses, previous.hovers, previous.fixes
-        self.reports[root] = report
+        self.reports[key] = report
         # every open document of the root is answered, an empty list when all is well
-        files = report.files | {f.file for f in findings} | {_rel(p, root) for p in self._texts(root)}
-        for f in sorted(files | self.published.get(root, set())):
-            path = root / f
+        opened = {} if is_policy_file(key) else self._texts(root)
+        files = {_absolute(root, f) for f in report.files | {f.file for f in findings}} | set(opened)
+        for path in sorted(files | self.published.get(key, set())):
+            rel = os.path.relpath(path, root)
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri=self.uri_of(path), diagnostics=[self.diagnostic(root, x) for x in findings if x.file == f],
-                version=report.versions.get(f)))
-        self.published[root] = files
+                uri=self.uri_of(path), diagnostics=self._diagnostics_of(path), version=report.versions.get(rel)))
+        self.published[key] = files
         workspace = self.client_capabilities.workspace if self.client_capabilities is not None else None
         lens = workspace.code_lens if workspace is not None else None
         if lens is not None and lens.refresh_support:  # the lenses are pulled: say they changed
             self.workspace_code_lens_refresh(None)
+
+    def reports_of(self, path: Path) -> list[RootReport]:
+        """The reports that speak of the file at ``path``: its root's (or unit's, or the
+        policy file's own), and every other that has a finding, a fix, a lens or a hover in it."""
+        path = Path(os.path.normpath(path))
+        out = []
+        own = {path, path.parent if path.name == UNIT_FILE else find_root(path)}
+        for key, report in list(self.reports.items()):
+            spoken = {_absolute(report.root, f) for f in report.files} | {
+                _absolute(report.root, lens.file) for lens in report.lenses} | {
+                _absolute(report.root, h.file) for h in report.hovers}
+            if key in own or path in spoken:
+                out.append(report)
+        return out
+
+    def _diagnostics_of(self, path: Path) -> list[types.Diagnostic]:
+        """Every report's findings at ``path``; a finding of a unit on a file outside it (a
+        shared include) names the unit, and the same diagnostic is given once."""
+        out: list[types.Diagnostic] = []
+        seen = set()
+        for report in self.reports_of(path):
+            outside = not (path == report.root or report.root in path.parents)
+            for x in report.findings:
+                if _absolute(report.root, x.file) != path:
+                    continue
+                if outside:  # named from the repository's (or workspace's) top, as -recursive names it
+                    scope = self.scope_of(report.root / UNIT_FILE)
+                    name = os.path.relpath(report.root, scope) if scope is not None else report.root.name
+                    x = dataclasses.replace(x, message=f"{name}: {x.message}")
+                d = self.diagnostic(report.root, x)
+                mark = (d.range.start.line, d.range.start.character, d.message, d.code)
+                if mark not in seen:
+                    seen.add(mark)
+                    out.append(d)
+        return out
 
     def line_text(self, path: Path, line: int) -> str:
         """Line ``line`` (1-based) of the file as the editor shows it, "" when there is none."""
@@ -280,11 +396,11 @@ class SolveServer(LanguageServer):
 
     def diagnostic(self, root: Path, f: Finding) -> types.Diagnostic:
         return types.Diagnostic(
-            range=self.span(root / f.file, f.line, f.needle), message=f.message, severity=_SEVERITY[f.severity],
-            source="tofu-solve", code=f.code,
+            range=self.span(_absolute(root, f.file), f.line, f.needle), message=f.message,
+            severity=_SEVERITY[f.severity], source="tofu-solve", code=f.code,
             related_information=[types.DiagnosticRelatedInformation(
-                types.Location(self.uri_of(root / r.file), self.span(root / r.file, r.line, None)), r.message)
-                for r in f.related] or None)
+                types.Location(self.uri_of(_absolute(root, r.file)), self.span(_absolute(root, r.file), r.line, None)),
+                r.message) for r in f.related] or None)
 
 
 def build_server(settings: Settings) -> SolveServer:
@@ -331,14 +447,12 @@ def build_server(settings: Settings) -> SolveServer:
         path = uri_path(params.text_document.uri)
         if path is None:
             return None
-        report = ls.reports.get(find_root(path))
-        if report is None:
-            return None
-        rel = _rel(path, report.root)
         line = params.position.line + 1
-        for h in report.hovers:
-            if h.file == rel and h.first <= line <= h.last:
-                return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, h.markdown))
+        for report in ls.reports_of(path):
+            rel = os.path.relpath(path, report.root)
+            for h in report.hovers:
+                if h.file == rel and h.first <= line <= h.last:
+                    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, h.markdown))
         return None
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS)
@@ -346,13 +460,16 @@ def build_server(settings: Settings) -> SolveServer:
         path = uri_path(params.text_document.uri)
         if path is None:
             return []
-        report = ls.reports.get(find_root(path))
-        if report is None:
-            return []
-        rel = _rel(path, report.root)
-        return [types.CodeLens(range=types.Range(types.Position(lens.line - 1, 0), types.Position(lens.line - 1, 0)),
-                               command=types.Command(title=lens.title, command=""))
-                for lens in report.lenses if lens.file == rel]
+        out, seen = [], set()
+        for report in ls.reports_of(path):
+            rel = os.path.relpath(path, report.root)
+            for lens in report.lenses:
+                if lens.file == rel and (lens.line, lens.title) not in seen:
+                    seen.add((lens.line, lens.title))
+                    out.append(types.CodeLens(range=types.Range(types.Position(lens.line - 1, 0),
+                                                                types.Position(lens.line - 1, 0)),
+                                              command=types.Command(title=lens.title, command="")))
+        return out
 
     @server.command(INIT_COMMAND)
     def run_init_command(ls: SolveServer, *args) -> None:
@@ -380,14 +497,28 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
+def _absolute(root: Path, file: str) -> Path:
+    """A report's file (relative to its root, ``../../_envcommon/vpc.hcl`` for a unit's
+    include) as one absolute path, so that the reports of several roots meet on it."""
+    return Path(os.path.normpath(root / file))
+
+
 def _code_actions(ls: SolveServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     """The verified fixes whose edits touch the requested lines, and the commands of the
     findings there."""
     path = uri_path(params.text_document.uri)
-    report = ls.reports.get(find_root(path)) if path is not None else None
-    if path is None or report is None:
+    if path is None:
         return []
-    root, rel = report.root, _rel(path, report.root)
+    out: list[types.CodeAction] = []
+    for report in ls.reports_of(path):
+        out += _code_actions_of(ls, report, path, params)
+    return out
+
+
+def _code_actions_of(ls: SolveServer, report: RootReport, path: Path,
+                     params: types.CodeActionParams) -> list[types.CodeAction]:
+    """:func:`_code_actions` of one report."""
+    root, rel = report.root, os.path.relpath(path, report.root)
     first, last = params.range.start.line + 1, params.range.end.line + 1
     out = []
     for i, fix in enumerate(report.fixes):
@@ -420,7 +551,7 @@ def _current_edits(ls: SolveServer, report: RootReport, fix) -> types.WorkspaceE
     root = report.root
     per_file: dict[str, list[types.TextEdit]] = {}
     for e in fix.edits:
-        target = root / e.file
+        target = _absolute(root, e.file)
         if ls.version_of(target) != report.versions.get(e.file):
             return None
         text = ls.line_text(target, e.line)
@@ -430,9 +561,9 @@ def _current_edits(ls: SolveServer, report: RootReport, fix) -> types.WorkspaceE
     caps = ls.client_capabilities.workspace if ls.client_capabilities is not None else None
     versioned = caps is not None and caps.workspace_edit is not None and bool(caps.workspace_edit.document_changes)
     if not versioned:
-        return types.WorkspaceEdit(changes={ls.uri_of(root / f): edits for f, edits in per_file.items()})
+        return types.WorkspaceEdit(changes={ls.uri_of(_absolute(root, f)): edits for f, edits in per_file.items()})
     return types.WorkspaceEdit(document_changes=[
-        types.TextDocumentEdit(types.OptionalVersionedTextDocumentIdentifier(ls.uri_of(root / f),
+        types.TextDocumentEdit(types.OptionalVersionedTextDocumentIdentifier(ls.uri_of(_absolute(root, f)),
                                                                              report.versions.get(f)), edits)
         for f, edits in per_file.items()])
 
@@ -467,7 +598,18 @@ def _run_init(ls: SolveServer, args, upgrade: tuple[str, ...]) -> None:
 
 
 def run(args, settings: Settings) -> int:
-    """``tofu-solve lsp``: serve over stdin and stdout until the client exits."""
+    """``tofu-solve lsp``: serve over stdin and stdout until the client exits; exit status 2,
+    with an error on stderr, for a client that asks for another transport (``--socket``,
+    ``--port``, ``--pipe``, ``--node-ipc``, ``--tcp``, ``--ws``: what editors' clients pass
+    to ask for one). ``--stdio`` and ``--clientProcessId`` are accepted (issue #85 §3)."""
+    refused = getattr(args, "refused_transport", None)
+    if refused:
+        import sys
+
+        print(f"\nError: Unsupported transport\n\nThe client asked for {refused}: tofu-solve lsp serves the Language "
+              "Server Protocol over stdin and stdout only. Start it as tofu-solve lsp --stdio (or with no "
+              "transport flag), and set the client's transport to stdio.\n", file=sys.stderr)
+        return 2
     build_server(settings).start_io()
     return 0
 

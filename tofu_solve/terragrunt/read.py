@@ -168,11 +168,22 @@ def _shown(path: Path, display_base: Path | None) -> str:
     return rel.replace(os.sep, "/")
 
 
-def _read_text(path: Path, shown: str, top: str, cited: SourceRange | None = None) -> str:
+def _read_text(path: Path, shown: str, top: str, cited: SourceRange | None = None,
+               texts: Mapping[Path, str] | None = None) -> str:
     """The text of a file the unit names (its own, an include, ``read_terragrunt_config``'s),
     only from inside the repository ``top`` the unit is in (issue #67 §3: a pull request's
-    ``include { path = "/proc/self/environ" }`` must not be read, let alone quoted)."""
+    ``include { path = "/proc/self/environ" }`` must not be read, let alone quoted); an
+    editor's unsaved buffer of it (``texts``, by absolute path) when there is one, checked
+    against the same boundary (issue #85 §1)."""
     try:
+        if texts:
+            buffer = texts.get(Path(os.path.abspath(path)))
+            if buffer is not None:
+                confined.check(path, shown, top)
+                if len(buffer.encode("utf-8", "surrogatepass")) > confined.MAX_FILE_BYTES:
+                    raise ConfigurationError("File too large", f"{shown} is over "
+                                             f"{confined.MAX_FILE_BYTES >> 20} MiB.")
+                return buffer
         return confined.read_text(path, shown, top)
     except ConfigurationError as e:  # outside the repository, not a regular file, too large: cited where named
         raise ConfigurationError(e.summary, e.detail, cited) from None
@@ -199,13 +210,15 @@ class UnitReader:
     """Reads one unit (its ``terragrunt.hcl`` and what it includes) for one run.
 
     ``environ``: the environment ``get_env`` reads; ``display_base``: file names are cited
-    relative to it; ``repo_root``: what ``get_repo_root()`` answers (None: found with git).
+    relative to it; ``repo_root``: what ``get_repo_root()`` answers (None: found with git);
+    ``texts``: an editor's unsaved buffers by absolute path, read instead of the disk.
     """
 
     def __init__(self, unit_dir: Path, environ: Mapping[str, str], display_base: Path | None = None,
                  repo_root: Path | None = None, reads: Callable[[Path], None] | None = None,
                  values: Mapping[str, Any] | None = None, config_name: str = CONFIG_FILE,
-                 source_file: Path | None = None):
+                 source_file: Path | None = None, texts: Mapping[Path, str] | None = None):
+        self.texts = texts
         self.dir = Path(os.path.abspath(unit_dir))
         self.config_path = self.dir / config_name
         # the file read for the unit's own configuration: its config_path, except for a stack's unit, which
@@ -302,7 +315,7 @@ class _FileReader:
         if not self.path.is_file():
             raise ConfigurationError("Included file not found" if include else "Terragrunt configuration not found",
                                      f"{self.shown} does not exist.", cited)
-        self.text = _read_text(self.path, self.shown, unit.top, cited)
+        self.text = _read_text(self.path, self.shown, unit.top, cited, unit.texts)
         self.lines = self.text.splitlines()
         unit.files.append(self.path)
         if unit.reads is not None:

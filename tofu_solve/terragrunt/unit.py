@@ -94,10 +94,12 @@ def has_unit_file(directory: Path) -> bool:
 
 
 def read_unit(directory: Path, environ: Mapping[str, str], display_base: Path | None = None,
-              product: Product = OPENTOFU, reads: Callable[[Path], None] | None = None) -> Unit | None:
+              product: Product = OPENTOFU, reads: Callable[[Path], None] | None = None,
+              texts: Mapping[Path, str] | None = None) -> Unit | None:
     """The unit at ``directory``, or None when its configuration names no
     ``terraform.source`` (Terragrunt then runs the client in the unit's own directory: a
-    plain root module, or an include's parent).
+    plain root module, or an include's parent). ``texts``: an editor's unsaved buffers by
+    absolute path, read instead of the disk (the language server, issue #85 §1).
 
     Raises:
         UnitLeftOut: the source or version needs Terragrunt's runtime (the reason named).
@@ -105,13 +107,13 @@ def read_unit(directory: Path, environ: Mapping[str, str], display_base: Path | 
             a ``version`` attribute beside a non-``tfr://`` source or an inline ``?version=``
             (Terragrunt's ``ValidateVersion``, ``pkg/config/config.go``).
     """
-    reader = UnitReader(directory, environ, display_base, reads=reads)
+    reader = UnitReader(directory, environ, display_base, reads=reads, texts=texts)
     shown = reader.shown(reader.config_path)
     try:
         cfg = reader.read()
     except NeedsTerragrunt as e:
         if e.what.startswith("values."):  # a stack's catalog unit: read for each unit generated from it
-            return _catalog_unit(Path(directory), environ, display_base, product, reads, e, shown)
+            return _catalog_unit(Path(directory), environ, display_base, product, reads, e, shown, texts)
         raise _left_out(e, shown) from None
     if cfg.source is None:
         return None
@@ -126,7 +128,8 @@ def _left_out(e: NeedsTerragrunt, shown: str) -> UnitLeftOut:
 
 
 def _catalog_unit(directory: Path, environ: Mapping[str, str], display_base: Path | None, product: Product,
-                  reads: Callable[[Path], None] | None, first: NeedsTerragrunt, shown: str) -> Unit | None:
+                  reads: Callable[[Path], None] | None, first: NeedsTerragrunt, shown: str,
+                  texts: Mapping[Path, str] | None = None) -> Unit | None:
     """A catalog unit, read with the ``values`` of each stack unit generated from it
     (:mod:`.stack`): one lock in the catalog serves them all, so they must agree on the
     module and its range.
@@ -144,7 +147,7 @@ def _catalog_unit(directory: Path, environ: Mapping[str, str], display_base: Pat
     for inst in instances:  # each read where stack generate writes it (the path functions answer for there)
         try:
             cfg = UnitReader(inst.generated, environ, display_base, reads=reads, values=inst.values,
-                             source_file=Path(directory) / CONFIG_FILE).read()
+                             source_file=Path(directory) / CONFIG_FILE, texts=texts).read()
         except NeedsTerragrunt as e:
             raise _left_out(e, shown) from None
         if cfg.source is None:
@@ -162,23 +165,24 @@ def _catalog_unit(directory: Path, environ: Mapping[str, str], display_base: Pat
 
 
 def unit_root(root: Path, display_prefix: str, environ: Mapping[str, str], product: Product = OPENTOFU,
-              reads: Callable[[Path], None] | None = None) -> Unit | None:
+              reads: Callable[[Path], None] | None = None, texts: Mapping[Path, str] | None = None) -> Unit | None:
     """The unit whose directory is ``root``, or None when ``root`` is not one (no
     ``terragrunt.hcl``, or one without ``terraform.source``: the client runs in ``root``
     itself, a plain root module). Files are cited as the root's own are
     (``display_prefix``). Raises as :func:`read_unit`."""
-    if not has_unit_file(root):
+    if not has_unit_file(root) and not (texts and Path(os.path.abspath(root)) / CONFIG_FILE in texts):
         return None
-    return read_unit(root, environ, display_base(root, display_prefix), product, reads)
+    return read_unit(root, environ, display_base(root, display_prefix), product, reads, texts)
 
 
 def unit_and_target(root: Path, display_prefix: str, environ: Mapping[str, str], target: TargetVersion,
-                    reads: Callable[[Path], None] | None = None) -> tuple[Unit | None, TargetVersion]:
+                    reads: Callable[[Path], None] | None = None,
+                    texts: Mapping[Path, str] | None = None) -> tuple[Unit | None, TargetVersion]:
     """:func:`unit_root`, and the target the unit is solved for: ``target``, unless it was
     not named (a flag, a version file) and the unit's ``terraform_binary`` names the other
     product (``terraform`` or ``tofu``, as Terragrunt runs it: ``TerraformBinary``), whose
     newest known release it then is; a ``tfr:///`` source takes that product's registry."""
-    unit = unit_root(root, display_prefix, environ, target.product, reads)
+    unit = unit_root(root, display_prefix, environ, target.product, reads, texts)
     named = target.origin.startswith("-") or target.origin.startswith(tuple(f"{n} in " for n in VERSION_FILES))
     if unit is None or unit.config.binary is None or named:
         return unit, target
@@ -187,7 +191,7 @@ def unit_and_target(root: Path, display_prefix: str, environ: Mapping[str, str],
     if product is None or product is target.product:
         return unit, target
     chosen = TargetVersion(newest_release(product), f"terraform_binary in {unit.config.binary.where}", product)
-    return unit_root(root, display_prefix, environ, product, reads), chosen
+    return unit_root(root, display_prefix, environ, product, reads, texts), chosen
 
 
 def unit_of(cfg: UnitConfig, environ: Mapping[str, str], product: Product = OPENTOFU) -> Unit:
