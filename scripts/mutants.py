@@ -196,6 +196,13 @@ MUTANTS = [
            "    if since is not None and target.triple >= since:\n        return\n",
            "    return\n"),
 
+    # issue #85: the editor reads Terragrunt units from its buffers, within the repository
+    Mutant("the editor's buffers not read for a unit", "tofu_solve/terragrunt/read.py",
+           "            buffer = texts.get(Path(os.path.abspath(path)))",
+           "            buffer = None"),
+    Mutant("an editor's buffer read from outside the repository", "tofu_solve/terragrunt/read.py",
+           "            if buffer is not None:\n                confined.check(path, shown, top)\n",
+           "            if buffer is not None:\n                pass\n"),
 ]
 
 

@@ -61,6 +61,24 @@ def test_a_units_tree_is_read_from_its_unsaved_buffers(tmp_path):
     assert tree.remote_calls[0].call.version.text == "~> 5.0"
 
 
+def test_an_unsaved_buffer_outside_the_repository_is_not_read(tmp_path):
+    """The editor's buffers stand in for the disk only inside the repository boundary the
+    disk is read within (issue #67 §3): a unit including a file outside it is refused by
+    name, buffer or not."""
+    repo = _repo(tmp_path / "repo")
+    outside = tmp_path / "elsewhere.hcl"
+    outside.write_text(ENVCOMMON.replace("NAME", "vpc"))
+    unit = repo / "live/dev/vpc"
+    texts = {unit / "terragrunt.hcl": f'include "x" {{\n  path = "{outside}"\n}}\n',
+             outside: ENVCOMMON.replace("NAME", "vpc")}
+    import pytest
+
+    from tofu_solve.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="outside the repository"):
+        _root_tree(unit, texts, _settings(tmp_path), target_version(None, unit))
+
+
 POLICY = ('module_policy "terraform-aws-modules/vpc/aws" "vpc_floor" {\n  enforce {\n'
           '    condition     = core::semverconstraint(meta.version, ">= 6.6.0")\n'
           '    error_message = "vpc below 6.6.0"\n  }\n}\n')
