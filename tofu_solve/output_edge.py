@@ -35,9 +35,13 @@ MAX_QUOTED = 1000
 """How many characters of one piece of outside text a message quotes."""
 
 # every C0 control but LF, DEL, C1, the line and paragraph separators, the bidirectional
-# embedding/override/isolate controls (a "Trojan Source" reordering of what a reader sees)
-_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# embedding/override/isolate controls (a "Trojan Source" reordering of what a reader sees), and
+# the invisible format characters that make two different strings look alike (issue #80 §5:
+# soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space, non-joiner and
+# joiner, left-to-right and right-to-left marks, word joiner and invisible operators, BOM)
+_INVISIBLE = "\u00ad\u061c\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
+_CONTROL_OR_NEWLINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -65,6 +69,35 @@ def one_line(text: object, limit: int = MAX_QUOTED) -> str:
     if len(s) > limit:
         s = f"{s[:limit]}… ({len(s) - limit} more characters)"
     return s
+
+
+PROSE_KEYS = frozenset({"detail", "message", "@message", "text", "markdown", "explanation", "help"})
+"""Keys of a JSON document whose strings are tofu-solve's own prose (several lines, each
+outside piece already one line): :func:`json_safe` keeps their newlines."""
+MAX_PROSE = 64 << 10
+"""How many characters one prose string of a JSON document may hold."""
+
+
+def json_safe(value: object, key: str = "") -> object:
+    """A JSON document (dicts, lists, strings, numbers...) as every JSON output writes it
+    (issue #80 §2): each string one bounded line (:func:`one_line`: a file or directory name,
+    a label, a source, a registry's text), but under :data:`PROSE_KEYS`, where its newlines
+    stay and every other control character is escaped (:func:`printable`); keys likewise one
+    line. So a ``jq -r`` step that prints a field into a workflow command line prints one
+    line, whatever a pull request named its files."""
+    if isinstance(value, str):
+        if key in PROSE_KEYS:
+            text = printable(value)
+            return text if len(text) <= MAX_PROSE else f"{text[:MAX_PROSE]}… ({len(text) - MAX_PROSE} more characters)"
+        return one_line(value)
+    if isinstance(value, dict):
+        return {one_line(k) if isinstance(k, str) else k: json_safe(v, k if isinstance(k, str) else "")
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v, key) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return json_safe(str(value), key)  # what json.dumps(default=str) would write: a path, a version
 
 
 _LEGACY_COMMAND = "##["
@@ -160,5 +193,5 @@ def cleaner(stream: TextIO):
     return stream.clean if isinstance(stream, OutputEdge) else printable
 
 
-__all__ = ["MAX_QUOTED", "OutputEdge", "cleaner", "has_control", "one_line", "printable", "raw_stream",
-           "workflow_commands"]
+__all__ = ["MAX_PROSE", "MAX_QUOTED", "PROSE_KEYS", "OutputEdge", "cleaner", "has_control", "json_safe", "one_line",
+           "printable", "raw_stream", "workflow_commands"]

@@ -30,7 +30,8 @@ def run(args: list[str], cwd: Path, cli_config: Path, cache: Path, **extra: str)
     environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TOFU_SOLVE_", "TF_", "GITHUB_"))}
     env.update(GITHUB_ACTIONS="true", TF_CLI_CONFIG_FILE=str(cli_config), TOFU_SOLVE_CACHE_DIR=str(cache),
-               TF_TOKEN_app_terraform_io=SECRET, GITHUB_TOKEN=SECRET, NO_COLOR="1", **extra)
+               TF_TOKEN_app_terraform_io=SECRET, GITHUB_TOKEN=SECRET, NO_COLOR="1")
+    env.update(extra)  # a case may run outside GitHub Actions (GITHUB_ACTIONS="false")
     return subprocess.run([sys.executable, "-m", "tofu_solve", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300)
 

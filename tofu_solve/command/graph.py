@@ -35,6 +35,7 @@ import networkx as nx
 from .._lazy import load
 from ..errors import TofuSolveError
 from ..lockfile.write import write_atomic
+from ..output_edge import json_safe
 from ..settings import Settings
 from ..versions import apparentlymart_go_versions as gvs
 from ..workdir.solved import Solved, load_solved
@@ -163,7 +164,7 @@ def _q(text: str) -> str:
 
 def to_json(g: nx.DiGraph) -> str:
     """node-link JSON (networkx ``node_link_data``)."""
-    return json.dumps(nx.node_link_data(g, edges="links"), indent=1, default=str)
+    return json.dumps(json_safe(nx.node_link_data(g, edges="links")), indent=1, default=str)
 
 
 def render(dot_text: str, out: Path) -> None:

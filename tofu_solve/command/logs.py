@@ -17,6 +17,8 @@ import logging
 import sys
 import time
 
+from ..output_edge import json_safe
+
 TRACE = 5
 _LEVELS = {"TRACE": TRACE, "DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARN": logging.WARNING,
            "ERROR": logging.ERROR, "JSON": TRACE}
@@ -35,8 +37,8 @@ class _TofuFormatter(logging.Formatter):
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         t = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z"
-        return json.dumps({"@level": record.levelname.lower(), "@message": record.getMessage(),
-                           "@module": record.name, "@timestamp": t})
+        return json.dumps(json_safe({"@level": record.levelname.lower(), "@message": record.getMessage(),
+                                     "@module": record.name, "@timestamp": t}))
 
 
 def configure(level: str, path: str | None) -> logging.Handler | None:

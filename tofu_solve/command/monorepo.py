@@ -28,6 +28,7 @@ from ..addrs.module_source import LocalSource, RegistrySource
 from ..addrs.redact import redact
 from ..config import config_file_names, load_module_dir
 from ..errors import TofuSolveError
+from ..output_edge import one_line
 from ..terragrunt import CONFIG_FILE as UNIT_FILE
 from ..terragrunt.unit import local_module_dir, read_unit
 
@@ -87,7 +88,9 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
                 continue
         try:
             primary, overrides = config_file_names(dirpath)
-        except TofuSolveError:
+        except TofuSolveError as e:
+            if e.summary == "Invalid file name":  # a root all the same: its run fails, naming the file (#80 §2)
+                module_dirs.append(Path(dirpath))
             continue
         if primary or overrides:
             module_dirs.append(Path(dirpath))
@@ -212,8 +215,10 @@ def cross_root_report(outcomes: list[RootOutcome], base: Path) -> CrossRootRepor
 
 
 def relative_name(root: Path, base: Path) -> str:
+    """How ``-recursive`` names ``root`` from ``base``: its relative path, on one line (a
+    directory's name is a repository's text: :func:`tofu_solve.output_edge.one_line`)."""
     rel = os.path.relpath(root, base)
-    return "." if rel == "." else rel
+    return "." if rel == "." else one_line(rel)
 
 
 def display_prefix(root: Path, base: Path) -> str:

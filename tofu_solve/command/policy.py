@@ -32,7 +32,7 @@ from pathlib import Path
 
 from .._lazy import load
 from ..errors import ConfigurationError, TofuSolveError
-from ..output_edge import one_line
+from ..output_edge import json_safe, one_line
 from ..settings import Settings
 
 HASHICORP_REGISTRY = "registry.terraform.io"
@@ -219,20 +219,20 @@ def run(ns, settings: Settings) -> int:
     results, notes = run_tests(policies, tests, list(ns.input or ()), settings, base.resolve())
     missed = [r for r in results if not r.ok]
     if ns.json:
-        print(json.dumps({"ok": not missed, "passed": len(results) - len(missed), "failed": len(missed),
-                          "results": [r.as_data() for r in results], "notes": notes}, indent=2))
+        print(json.dumps(json_safe({"ok": not missed, "passed": len(results) - len(missed), "failed": len(missed),
+                                    "results": [r.as_data() for r in results], "notes": notes}), indent=2))
         return 1 if missed else 0
     current = None
     for r in results:
         if r.file != current:
             current = r.file
-            print(r.file)
-        if r.ok:
-            print(f"  pass  {r.heading} (line {r.line})")
+            print(one_line(r.file))
+        if r.ok:  # a mock's label is the test file's text: one line (issue #80 §2)
+            print(f"  pass  {one_line(r.heading)} (line {r.line})")
             continue
         why = ("expected to fail, but every rule that applies passed" if r.expected_failure else
-               "expected to pass, but it fails " + "; ".join(r.failures))
-        print(f"  FAIL  {r.heading} (line {r.line}): {why}")
+               "expected to pass, but it fails " + "; ".join(one_line(f) for f in r.failures))
+        print(f"  FAIL  {one_line(r.heading)} (line {r.line}): {why}")
     for n in notes:
         print(f"\nNote: {n}", file=sys.stderr)
     word = "Failure!" if missed else "Success!"

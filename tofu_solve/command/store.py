@@ -16,6 +16,7 @@ from .._lazy import load
 from ..errors import ConfigurationError, NetworkError, OfflineError, RegistryError, TofuSolveError
 from ..lockfile import LOCK_FILE_NAME, LockFile, read_lock_file
 from ..lockfile.entries import ModuleLock, ProviderLock
+from ..output_edge import json_safe
 from ..plugins import current_platform, parse_platform
 from ..remote.package_store.address import PUSH_VARIABLE, STORE_VARIABLE, StoreAddress, store_setting
 from ..remote.package_store.keys import ModuleKey, ProviderKey, module_key
@@ -306,10 +307,10 @@ def run(ns, settings: Settings) -> int:
     act = verify_from_locks if ns.action == "verify" else push_from_locks
     result = act(roots, address, settings, platforms)
     if ns.json:
-        print(json.dumps({"action": ns.action, "store": report_data(address, result.report),
-                          "lock_files": result.lock_files, "complete": result.complete,
-                          "packages": [{"package": p.package, "outcome": p.outcome.value, "reason": p.reason}
-                                       for p in result.packages]}, indent=2))
+        print(json.dumps(json_safe({"action": ns.action, "store": report_data(address, result.report),
+                                    "lock_files": result.lock_files, "complete": result.complete,
+                                    "packages": [{"package": p.package, "outcome": p.outcome.value,
+                                                  "reason": p.reason} for p in result.packages]}), indent=2))
     else:
         for line in outcome_lines(address, ns.action, result.packages, len(result.lock_files)):
             print(line)

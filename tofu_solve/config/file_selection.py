@@ -8,6 +8,7 @@ import os
 
 from ..addrs.product import OPENTOFU, Product
 from ..errors import ConfigurationError, SourceRange
+from ..output_edge import has_control, one_line
 from .files import ModuleDir, module_dir
 
 _EXTENSIONS = (".tofu.json", ".tf.json", ".tofu", ".tf")
@@ -55,7 +56,8 @@ def config_file_names(directory: str | os.PathLike | ModuleDir,
     ``.tf.json`` only); tofu-solve's own ``tofu_solve_override.tf`` is left out.
 
     Raises:
-        ConfigurationError: the directory cannot be read.
+        ConfigurationError: the directory cannot be read; a configuration file's name holds a
+            control or invisible character ("Invalid file name").
     """
     try:
         entries = module_dir(directory).entries()
@@ -68,6 +70,11 @@ def config_file_names(directory: str | os.PathLike | ModuleDir,
     for name, is_dir in entries:
         if _ignored(name) or _ext(name) is None or is_dir:
             continue
+        if has_control(name):  # no message could quote it on one line: refused by name (issue #80 §2)
+            raise ConfigurationError("Invalid file name",
+                                     f"The configuration file {one_line(name)} in {one_line(os.fspath(directory))} "
+                                     "has a control or invisible character in its name: tofu-solve reads no such "
+                                     "file. Rename it.")
         if name == OWN_OVERRIDE_FILE:
             continue  # tofu-solve's own bridge for tofu (tofu_solve.workdir.overrides): never read back
         (override if _is_override(name) else primary).append(name)

@@ -52,6 +52,7 @@ from .._lazy import load
 from ..addrs.module_source import LocalSource, ModuleSource, OciSource, RegistrySource, RemoteSource, SourceKind
 from ..addrs.provider import ProviderAddressError, parse_provider_source
 from ..errors import ConfigurationError, SourceRange, TofuSolveError, name_suggestion
+from ..output_edge import has_control, one_line
 from ..settings import ReadLog
 from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
 
@@ -519,7 +520,13 @@ def policy_files(directory: Path, reads: ReadLog | None = None, entries: bool = 
     except OSError:
         return []
     own = [directory / POLICY_FILE] if POLICY_FILE in names and (directory / POLICY_FILE).is_file() else []
-    return own + [directory / n for n in names if n.endswith(HCL_POLICY_SUFFIX) and (directory / n).is_file()]
+    found = [directory / n for n in names if n.endswith(HCL_POLICY_SUFFIX) and (directory / n).is_file()]
+    for p in found:  # a name no message could quote on one line: refused by name, never read (issue #80 §2)
+        if has_control(p.name):
+            raise ConfigurationError("Invalid file name", f"The policy file {one_line(p.name)} in "
+                                     f"{one_line(directory)} has a control or invisible character in its name: "
+                                     "tofu-solve reads no such file. Rename it.")
+    return own + found
 
 
 def find_policies(root: Path, flag: str | None, environ: Mapping[str, str],

@@ -19,7 +19,7 @@ from ..._lazy import load
 from ...addrs.redact import redact
 from ...errors import RuleWarning, SourceRange, WarningText
 from ...events import Event
-from ...output_edge import one_line, workflow_commands
+from ...output_edge import json_safe, one_line, workflow_commands
 from .human import HumanView, use_color
 from .json_stream import JsonStream, warning_data
 from .store_view import summary_line
@@ -828,8 +828,8 @@ class InitViews:
             if self.sarif:
                 import json
 
-                print(json.dumps(check_log(self.findings, self._chdir, self._cwd,
-                                           notifications=self.notifications), indent=2))
+                print(json.dumps(json_safe(check_log(self.findings, self._chdir, self._cwd,
+                                                     notifications=self.notifications)), indent=2))
             else:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
                 workflow_commands(sys.stdout, github_annotations(self.findings, self._chdir, self._cwd,
                                                                  notifications=self.notifications))

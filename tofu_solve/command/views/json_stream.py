@@ -20,6 +20,7 @@ from typing import IO
 
 from ..._version import __version__
 from ...errors import SourceRange, TofuSolveError
+from ...output_edge import json_safe
 from .progress import message_code, progress_text
 
 JSON_UI_VERSION = "1.2"
@@ -87,7 +88,7 @@ class JsonStream:
     def emit(self, level: str, message: str, type_: str, **fields) -> None:
         doc = {"@level": level, "@message": message, "@module": MODULE, "@timestamp": _timestamp(), **fields,
                "type": type_}
-        line = json.dumps(doc, separators=(",", ":"), default=str) + "\n"
+        line = json.dumps(json_safe(doc), separators=(",", ":"), default=str) + "\n"
         with self._lock:
             for out in self.outs:
                 out.write(line)

@@ -13,7 +13,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..._lazy import load
 from ...errors import SourceRange
-from ...output_edge import workflow_commands
+from ...output_edge import json_safe, workflow_commands
 
 if TYPE_CHECKING:
     from ...addrs.product import Product
@@ -203,7 +203,7 @@ class ModulesView(_View):
         """``doc``: the ``terraform modules -json`` document; ``top``: the root's module
         records (``Record``), drawn as a tree."""
         if self.json:
-            print(json.dumps(doc, separators=(",", ":")), file=self.out)  # as Go's json.Marshal, one line
+            print(json.dumps(json_safe(doc), separators=(",", ":")), file=self.out)  # as Go's json.Marshal, one line
         else:
             self._print(tree_text(top))  # as Terraform prints it: the tree, then an empty line
 
@@ -211,7 +211,7 @@ class ModulesView(_View):
         """One root of ``-recursive``: a JSON line ``{"root", ...document}``, or the tree under
         the root's name."""
         if self.json:
-            print(json.dumps({"root": name, **doc}, separators=(",", ":")), file=self.out)
+            print(json.dumps(json_safe({"root": name, **doc}), separators=(",", ":")), file=self.out)
         else:
             self._print(f"== {name}")
             self._print(tree_text(top))
