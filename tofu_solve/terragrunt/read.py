@@ -70,6 +70,31 @@ CREDENTIAL_NAME = re.compile(r"key|token|secret|passw|credential|auth|session|co
 (the hand-over's rule for backend settings, ``workdir/handover.py``). A unit's source that
 needs one is left out, its value never read."""
 
+ENV_ALLOW_VARIABLE = "TOFU_SOLVE_TERRAGRUNT_ENV"
+"""The job's list of the variables a unit's ``get_env`` may read (issue #80 §1): names or
+``PREFIX*`` patterns, separated by commas or spaces. A name that looks like a credential's
+(:data:`CREDENTIAL_NAME`) is never read, listed or not."""
+DEFAULT_ENV_ALLOW = ("TG_*",)
+"""What units may read when the job names nothing: Terragrunt's own ``TG_`` variables
+(``TF_VAR_`` is not among them: it is where a job's secrets for the client are put)."""
+MAX_UNIT_STEPS = 1_000_000
+"""Expression nodes all the evaluations of one unit's files may visit together."""
+MAX_UNIT_FILE_BYTES = 1 << 20
+"""The largest file a unit reads (its own, an include, ``read_terragrunt_config``'s)."""
+MAX_UNIT_BYTES = 8 << 20
+"""What all the files one unit reads may hold together."""
+
+
+def env_allowed(name: str, environ: Mapping[str, str]) -> bool:
+    """Whether a unit's ``get_env`` may read the variable ``name`` in the job's ``environ``:
+    listed by :data:`ENV_ALLOW_VARIABLE` (else :data:`DEFAULT_ENV_ALLOW`), a name or a
+    ``PREFIX*`` pattern, and not shaped like a credential's."""
+    if CREDENTIAL_NAME.search(name):
+        return False
+    listed = environ.get(ENV_ALLOW_VARIABLE)
+    patterns = re.split(r"[,\s]+", listed.strip()) if listed is not None else list(DEFAULT_ENV_ALLOW)
+    return any(p and (name == p or (p.endswith("*") and name.startswith(p[:-1]))) for p in patterns)
+
 
 class NeedsTerragrunt(Exception):
     """A value only Terragrunt's runtime knows: ``what`` was read, ``line`` where."""
@@ -234,6 +259,14 @@ class UnitReader:
         self.files: list[Path] = []
         self.reads = reads
         self.include_list: list[_Include] = []
+        # bounded as a policy's evaluation is (issue #80 §1): one budget of expression steps for every file the
+        # unit reads, a size for each file and for all, each read_terragrunt_config file read once
+        load("tofu_solve.config.hcl.evaluate")
+        from ..config.hcl.evaluate import Budget
+
+        self.budget = Budget(MAX_UNIT_STEPS)
+        self.bytes_read = 0
+        self.configs: dict[Path, Any] = {}
 
     # ------------------------------------------------------------ the unit
 
@@ -316,6 +349,13 @@ class _FileReader:
             raise ConfigurationError("Included file not found" if include else "Terragrunt configuration not found",
                                      f"{self.shown} does not exist.", cited)
         self.text = _read_text(self.path, self.shown, unit.top, cited, unit.texts)
+        size = len(self.text.encode("utf-8", "surrogatepass"))
+        unit.bytes_read += size
+        if size > MAX_UNIT_FILE_BYTES or unit.bytes_read > MAX_UNIT_BYTES:
+            raise ConfigurationError("Terragrunt configuration too large",
+                                     f"{self.shown} is {size} bytes; tofu-solve reads a unit's files of at most "
+                                     f"{MAX_UNIT_FILE_BYTES >> 20} MiB each and {MAX_UNIT_BYTES >> 20} MiB in all.",
+                                     cited)
         self.lines = self.text.splitlines()
         unit.files.append(self.path)
         if unit.reads is not None:
@@ -344,7 +384,7 @@ class _FileReader:
             variables["local"] = self.locals
             variables["include"] = self.include_values
         try:
-            return evaluate(expr.tree, EvalContext(variables, self.functions()))
+            return evaluate(expr.tree, EvalContext(variables, self.functions(), self.unit.budget))
         except NeedsTerragrunt as e:
             raise NeedsTerragrunt(e.what, e.line or line) from None
         except EvalError as e:
@@ -466,8 +506,8 @@ class _FileReader:
             previous = str(config_dir)
             for _ in range(MAX_PARENT_FOLDERS):
                 current = os.path.dirname(previous)
-                if current == previous:
-                    break
+                if current == previous or not _within(current, unit.top):
+                    break  # only inside the repository (issue #80 §1: a path's existence is an answer too)
                 candidate = os.path.join(current, wanted)
                 if unit.reads is not None:
                     unit.reads(Path(candidate))  # found or not: a file appearing there changes the answer
@@ -501,6 +541,11 @@ class _FileReader:
             if CREDENTIAL_NAME.search(key):
                 raise NeedsTerragrunt(f'get_env("{key}"), a credential\'s name (tofu-solve never reads one: it '
                                       "would reach the lock, a request or the output)")
+            if not env_allowed(key, unit.environ):  # the job's secrets are not all named like one (#80 §1)
+                if default:
+                    return text(default[0], "default")
+                raise NeedsTerragrunt(f'get_env("{key}"), a variable the job does not let units read (list it in '
+                                      f"{ENV_ALLOW_VARIABLE}, which allows {', '.join(DEFAULT_ENV_ALLOW)} when unset)")
             if key in unit.environ:
                 return unit.environ[key]
             if default:
@@ -510,6 +555,10 @@ class _FileReader:
         def read_terragrunt_config(path: Any, *default: Any) -> Any:
             p = text(path, "path")
             full = Path(os.path.normpath(p if os.path.isabs(p) else config_dir / p))
+            if full in unit.configs:  # read once per unit, as Terragrunt parses a file once per run
+                return unit.configs[full]
+            if not _within(str(full), unit.top):  # refused whether it exists or not: no bit of the machine answers
+                confined.check(full, unit.shown(full), unit.top)
             if not full.is_file() and default:
                 return default[0]
             other = _FileReader(unit, full, include=None, original=full)
@@ -521,7 +570,15 @@ class _FileReader:
             for a in other.body.attributes:
                 if a.name == "inputs":
                     out["inputs"] = other.value(a.expr, a.line)
+            unit.configs[full] = out
             return out
+
+        def fileexists(p: Any) -> bool:
+            full = os.path.normpath(os.path.join(str(config_dir), text(p, "path")))
+            if not _within(full, unit.top):
+                raise FunctionError(f"{text(p, 'path')} is outside the repository: a unit's fileexists answers only "
+                                    "inside it")
+            return os.path.isfile(full)
 
         def runtime(name: str) -> Callable[..., Any]:
             def call(*_args: Any) -> Any:
@@ -551,10 +608,16 @@ class _FileReader:
             "dirname": lambda p: os.path.dirname(text(p, "path")),
             "basename": lambda p: os.path.basename(text(p, "path")),
             "abspath": lambda p: os.path.abspath(text(p, "path")),
-            "fileexists": lambda p: os.path.isfile(os.path.join(str(config_dir), text(p, "path"))),
+            "fileexists": fileexists,
             **{name: runtime(name) for name in RUNTIME_FUNCTIONS},
         })
         return fns
+
+
+def _within(path: str, top: str) -> bool:
+    """Whether ``path`` (its real path) is ``top`` or inside it."""
+    real = os.path.realpath(path)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
 
 
 def _child_include(unit: UnitReader, names: tuple) -> _Include | None:

@@ -24,12 +24,14 @@ from dataclasses import replace as with_field
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlsplit
 
+from .. import confined
 from ..addrs.module_source import parse_source
 from ..addrs.product import OPENTOFU, TERRAFORM, Product
 from ..config import CoreVersionRequirement, ModuleCall, load_module_dir
 from ..config.files import MemoryDir, PackageFiles
 from ..config.tree import ModuleTree, RemoteCall, read_module_tree
 from ..errors import ConfigurationError, SourceRange
+from ..output_edge import one_line
 from ..versions.constraints import module_constraint
 from ..versions.target import VERSION_FILES, TargetVersion, newest_release
 from . import CONFIG_FILE
@@ -228,7 +230,8 @@ def unit_of(cfg: UnitConfig, environ: Mapping[str, str], product: Product = OPEN
                                  version.where)
     kind = source_kind(raw)
     if kind == "local":
-        return Unit(cfg, raw.replace("//", "/") if "//" in raw else raw, "local", None, None)
+        path = raw.removeprefix("file://")
+        return Unit(cfg, path.replace("//", "/") if "//" in path else path, "local", None, None)
     if kind in ("git", "oci"):
         return _ranged(cfg, kind) or Unit(cfg, raw, kind, None, None)
     return Unit(cfg, raw, kind, None, None)
@@ -278,7 +281,7 @@ def with_query(raw: str, key: str, value: str | None) -> str:
 
 
 def source_kind(raw: str) -> str:
-    if raw.startswith(("./", "../", "/")) or raw in (".", ".."):
+    if raw.startswith(("./", "../", "/", "file://")) or raw in (".", ".."):  # file://: go-getter's local copy
         return "local"
     if raw.startswith("oci://"):
         return "oci"
@@ -366,6 +369,14 @@ def unit_tree(unit: Unit, product: Product = OPENTOFU, display_prefix: str = "")
         core.append(((), CoreVersionRequirement(constraint, cfg.core.where, kind="terraform_version_constraint")))
     if unit.kind == "local":
         local = local_module_dir(unit)  # its files named from where the unit's are
+        top = confined.boundary(str(unit.dir))
+        real = os.path.realpath(local)
+        if os.path.lexists(os.path.join(top, ".git")) and not (real == top or real.startswith(top + os.sep)):
+            # a pull request's unit must not make init read and copy the machine's files (issue #80 §5)
+            raise ConfigurationError("Local source outside the repository",
+                                     f"The unit's source names {one_line(unit.source_text)}, outside the repository "
+                                     "it is in: tofu-solve reads a unit's local module only from inside it.",
+                                     unit.source_where or unit.config.source.where if unit.config.source else None)
         rel = os.path.relpath(local, display_base(unit.config.home, display_prefix)).replace(os.sep, "/")
         tree = read_module_tree(local, confine=False, product=product,
                                 display_prefix="" if rel == "." else rel + "/")

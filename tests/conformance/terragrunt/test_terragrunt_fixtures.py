@@ -140,8 +140,12 @@ def test_get_env_without_a_default_is_an_error_when_unset(tmp_path):
     (tmp_path / "terragrunt.hcl").write_text('terraform {\n  source = "tfr:///${get_env("MOD")}/aws"\n}\n')
     with pytest.raises(ConfigurationError) as e:
         read_unit(tmp_path, {}, tmp_path)
+    assert "MOD is not set" in e.value.detail or "does not let units read" in e.value.detail
+    allowed = {"TOFU_SOLVE_TERRAGRUNT_ENV": "MOD"}  # the job names what units may read (issue #80 §1)
+    with pytest.raises(ConfigurationError) as e:
+        read_unit(tmp_path, allowed, tmp_path)
     assert "MOD is not set" in e.value.detail
-    assert read_unit(tmp_path, {"MOD": "acme/vpc"}, tmp_path).source_text == "acme/vpc/aws"
+    assert read_unit(tmp_path, {"MOD": "acme/vpc", **allowed}, tmp_path).source_text == "acme/vpc/aws"
 
 
 def test_a_stacks_units_come_from_its_catalog(fixtures):
@@ -227,7 +231,8 @@ def test_a_credential_named_variable_is_never_read(tmp_path):
         read_unit(tmp_path, {"AWS_SECRET_ACCESS_KEY": "s3cr3t"}, tmp_path)
     assert "AWS_SECRET_ACCESS_KEY" in e.value.detail and "s3cr3t" not in str(e.value)
     (tmp_path / "terragrunt.hcl").write_text('terraform {\n  source = "tfr:///acme/${get_env("REGION")}/aws"\n}\n')
-    assert read_unit(tmp_path, {"REGION": "eu"}, tmp_path).source_text == "acme/eu/aws"
+    assert read_unit(tmp_path, {"REGION": "eu", "TOFU_SOLVE_TERRAGRUNT_ENV": "REGION"}, tmp_path).source_text == \
+        "acme/eu/aws"
 
 
 def test_a_units_files_are_read_only_from_its_repository(tmp_path):

@@ -303,8 +303,8 @@ class _Evaluator:
         budget.left -= 1
         if budget.left < 0:
             raise self.fail(t, "Expression too costly", f"Evaluating this expression took more than {budget.limit} "
-                            "steps, the most tofu-solve allows one policy rule (a for expression over a large "
-                            "collection, nested?).")
+                            "steps, the most tofu-solve allows one policy rule or one Terragrunt unit's files "
+                            "(a for expression over a large collection, nested?).")
         try:
             v = self._value(t)
         except (ArithmeticError, ValueError, MemoryError, RecursionError) as e:
