@@ -203,6 +203,22 @@ MUTANTS = [
     Mutant("an editor's buffer read from outside the repository", "tofu_solve/terragrunt/read.py",
            "            if buffer is not None:\n                confined.check(path, shown, top)\n",
            "            if buffer is not None:\n                pass\n"),
+    # issue #80: the second ring
+    Mutant("an exact ref's lock not held to its tag's commit", "tofu_solve/providers/pinned.py",
+           "            if check and fetched.commit and ref:",
+           "            if False:"),
+    Mutant("a unit's get_env reads any variable", "tofu_solve/terragrunt/read.py",
+           "            if not env_allowed(key, unit.environ):",
+           "            if False:"),
+    Mutant("a unit's fileexists answers outside the repository", "tofu_solve/terragrunt/read.py",
+           "            if not _within(full, unit.top):",
+           "            if False:"),
+    Mutant("read_terragrunt_config read again each time", "tofu_solve/terragrunt/read.py",
+           "            if full in unit.configs:",
+           "            if False:"),
+    Mutant("JSON output strings not made one line", "tofu_solve/output_edge.py",
+           "        return one_line(value)\n    if isinstance(value, dict):",
+           "        return value\n    if isinstance(value, dict):"),
 ]
 
 

@@ -9,6 +9,7 @@ import io
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -661,3 +662,30 @@ def test_a_mirror_a_kill_left_without_an_object_is_rebuilt(tmp_path, tofu_solve,
     assert r.code == 0, r.err
     assert lock_versions(r.lock) == {"m": "v1.1.0"}
     assert subprocess.run(["git", "--git-dir", str(mirror), "cat-file", "-e", oid]).returncode == 0  # healed
+
+
+def test_an_exact_refs_lock_is_held_to_the_commit_the_tag_names(tmp_path, tofu_solve, own_cache, monkeypatch):
+    """Issue #80 §4: a call with an exact ``?ref=v1.0.0`` (no ``version``) whose lock a pull
+    request points at another commit of the same repository (its head, which the host
+    serves): on a machine that must fetch it, "Moved git tag" naming both commits, under
+    -lockfile=readonly too, nothing installed; the lock as locked installs."""
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
+    root = write_root(tmp_path / "root", f'module "m" {{\n  source = "git::{url}?ref=v1.0.0"\n}}\n')
+    assert tofu_solve(root, "init", "-handover=false").code == 0
+    lock = root / ".terraform.lock.hcl"
+    locked = lock.read_text()
+    tagged = re.search(r"\?ref=([0-9a-f]{40})", locked)[1]
+    head = subprocess.run(["git", "-C", str(tmp_path / "mod"), "rev-parse", "v1.1.0^{commit}"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    assert head != tagged
+    lock.write_text(locked.replace(tagged, head))  # the pull request's edit
+    shutil.rmtree(root / ".terraform")
+    for args in (("-lockfile=readonly",), ()):
+        monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / f"cold{len(args)}"))
+        r = tofu_solve(root, "init", "-handover=false", *args)
+        assert r.code == 1 and "Error: Moved git tag" in r.err, r.err
+        assert tagged in r.err and head in r.err
+        assert not (root / ".terraform/modules/m").exists()
+    lock.write_text(locked)
+    monkeypatch.setenv("TOFU_SOLVE_CACHE_DIR", str(tmp_path / "cold-ok"))
+    assert tofu_solve(root, "init", "-handover=false", "-lockfile=readonly").code == 0

@@ -52,30 +52,7 @@ class GitCandidates:
                        pin=immutable_address(str(source), fetched.commit))
 
     def _check_tag(self, source: RemoteSource, available: AvailableVersion, commit: str) -> None:
-        """A lock's ``package`` must be what its ``source`` and version name (issue #67 §5): a
-        pull request that points the package at another commit, one the host serves (its
-        head), must not be installed as the tag. The remote is listed once per run (else
-        what the cache kept of an earlier listing); when neither can be had (every origin
-        down, -offline on a fresh cache) the package is the lock's, as it was verified by
-        the run that locked it, and whatever gives it (the store) is checked against the
-        lock's ``h1:``."""
-        url = source.git.url
-        refs: dict[str, str] | None
-        try:
-            refs = self.remotes.refs(url)
-        except TofuSolveError as e:
-            refs = self.remotes.cached_refs(url)
-            if refs is None:
-                log.debug("the tag %s of %s not checked against the lock: %s", available.label, redact(url), e)
-                return
-        named = refs.get(f"refs/tags/{available.label}")
-        if named is not None and named != commit:
-            raise IntegrityError(
-                "Moved git tag",
-                f"The lock file records the tag {one_line(available.label, 80)} of {redact(url)} at commit {commit}, "
-                f"but the remote points that tag at {named}: either the tag was moved or the lock's package was "
-                "edited to another commit. If the remote's commit is intended, review it, then accept it at the "
-                "same tag with: tofu-solve init -accept-checksum=CALL (the module call cited here)")
+        check_tag_commit(self.remotes, source.git.url, available.label, commit)
 
     def config_files(self, source: RemoteSource, available: AvailableVersion) -> ConfigFiles | None:
         if available.package:
@@ -91,3 +68,34 @@ class GitCandidates:
             return source.with_ref(commit).package, commit
         return source.with_ref(available.label).package, available.commit
 
+
+
+def check_tag_commit(remotes: GitRemotes, url: str, tag: str, commit: str) -> None:
+    """A lock's ``package`` must be what its ``source`` and tag name (issue #67 §5; for an
+    exact ``?ref=TAG`` too, issue #80 §4): a pull request that points the package at another
+    commit, one the host serves (its head), must not be installed as the tag. The remote is
+    listed once per run (else what the cache kept of an earlier listing); when neither can be
+    had (every origin down, -offline on a fresh cache) the package is the lock's, as it was
+    verified by the run that locked it, and whatever gives it (the store) is checked against
+    the lock's ``h1:``. A ref that is not a tag of the remote (a branch, which moves by
+    design) is not checked.
+
+    Raises:
+        IntegrityError: "Moved git tag", naming both commits.
+    """
+    refs: dict[str, str] | None
+    try:
+        refs = remotes.refs(url)
+    except TofuSolveError as e:
+        refs = remotes.cached_refs(url)
+        if refs is None:
+            log.debug("the tag %s of %s not checked against the lock: %s", tag, redact(url), e)
+            return
+    named = refs.get(f"refs/tags/{tag}")
+    if named is not None and named != commit:
+        raise IntegrityError(
+            "Moved git tag",
+            f"The lock file records the tag {one_line(tag, 80)} of {redact(url)} at commit {commit}, "
+            f"but the remote points that tag at {named}: either the tag was moved or the lock's package was "
+            "edited to another commit. If the remote's commit is intended, review it, then accept it at the "
+            "same tag with: tofu-solve init -accept-checksum=CALL (the module call cited here)")
