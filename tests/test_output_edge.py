@@ -71,3 +71,17 @@ def test_every_kind_check_reports_has_its_sarif_rule():
     kinds = {c.args[0].value for c in ast.walk(tree) if isinstance(c, ast.Call) and getattr(c.func, "id", "") ==
              "Difference" and c.args and isinstance(c.args[0], ast.Constant)}
     assert kinds and kinds <= set(RULES), kinds - set(RULES)
+
+
+def test_json_documents_carry_every_outside_string_on_one_line():
+    """Issue #80 §2: a JSON output's strings as a ``jq -r`` step prints them: names one line,
+    tofu-solve's prose keeps its lines, every control and invisible character escaped."""
+    from tofu_solve.output_edge import json_safe
+
+    doc = {"root": "live/x\n::warning::y", "error": {"file": "a\u200bb.tf", "line": 2, "ok": True, "detail":
+           "first line\nsecond \x1b]52;c;x\x07 line"}, "names": ["p\ufeffq", None, 1.5], "k\nx": "v"}
+    got = json_safe(doc)
+    assert got["root"] == "live/x\\n::warning::y" and got["error"]["file"] == "a\\u200bb.tf"
+    assert got["error"]["detail"] == "first line\nsecond \\x1b]52;c;x\\x07 line"  # prose: its own newline kept
+    assert got["names"] == ["p\\ufeffq", None, 1.5] and got["error"]["line"] == 2 and got["error"]["ok"] is True
+    assert "k\\nx" in got
