@@ -219,6 +219,12 @@ MUTANTS = [
     Mutant("JSON output strings not made one line", "tofu_solve/output_edge.py",
            "        return one_line(value)\n    if isinstance(value, dict):",
            "        return value\n    if isinstance(value, dict):"),
+    Mutant("the hand-over offers a plugin directory because it exists", "tofu_solve/workdir/client_config.py",
+           "        elif verified_dir(d, allowed.get(address, ()), cache):",
+           "        elif True:"),
+    Mutant("a plugin cache's existing directory kept unchecked", "tofu_solve/plugins/packages.py",
+           "        if exists and verified_dir(target, (h1,), self.cache):",
+           "        if exists:"),
 ]
 
 

@@ -578,3 +578,37 @@ esac
     assert "To finish, run: terraform init -lockfile=readonly" in said
     assert 'module "net"' in (root / ".terraform.lock.hcl").read_text()
     assert (root / ".terraform/modules/modules.json").is_file()
+
+
+def test_a_poisoned_plugin_cache_is_replaced_before_it_is_offered(tmp_path, tofu_solve, monkeypatch):
+    """Issue #80 §3: ``TF_PLUGIN_CACHE_DIR`` restored by a CI cache an earlier pull request's
+    job wrote holds a backdoor at the locked provider's path. init verifies the origin's
+    package and replaces the directory before the hand-over offers it; the client (a fake that
+    records the filesystem_mirror it was given) is offered only bytes that hash to the lock."""
+    from tofu_solve.lockfile import parse_lock_text
+    from tofu_solve.lockfile.hashes import hash_dir
+    from tofu_solve.plugins import current_platform
+
+    cache = tmp_path / "plugin-cache"
+    monkeypatch.setenv("TF_PLUGIN_CACHE_DIR", str(cache))
+    poisoned = cache / "registry.opentofu.org/hashicorp/null" / "3.2.4" / current_platform()
+    poisoned.mkdir(parents=True)
+    (poisoned / "terraform-provider-null_v3.2.4_x5").write_text("#!/bin/sh\necho backdoor\n")
+    seen = tmp_path / "offered.txt"
+    fake = _script(tmp_path / "tofu", f'''
+case "$1" in
+  version) echo "OpenTofu v1.12.6"; echo "on linux_amd64";;
+  init) sed -n '/filesystem_mirror/,/}}/p' "$TF_CLI_CONFIG_FILE" > "{seen}"
+        for d in $(sed -n 's/ *path = "\\(.*\\)"/\\1/p' "$TF_CLI_CONFIG_FILE" | head -1); do
+          cat "$d"/registry.opentofu.org/hashicorp/null/3.2.4/*/* >> "{seen}"; done;;
+esac
+''')
+    root = write_root(tmp_path / "root", 'terraform {\n  required_providers {\n    null = {\n'
+                                         '      source  = "hashicorp/null"\n      version = "3.2.4"\n    }\n  }\n}\n')
+    r = tofu_solve(root, "init", f"-tf-path={fake}")
+    assert r.code == 0, r.err
+    h1s = parse_lock_text(r.lock)[0].providers["registry.opentofu.org/hashicorp/null"].hashes
+    assert hash_dir(poisoned) in h1s  # the directory now holds the verified package
+    offered = seen.read_text()
+    assert "backdoor" not in offered and "hashicorp/null" in offered
+    assert "Offered to tofu init, verified by tofu-solve: hashicorp/null 3.2.4" in " ".join(r.out.split())

@@ -38,14 +38,14 @@ def registry(tmp_path_factory):
         yield reg
 
 
-def _packages(tmp_path, registry, registry_hashes: bool = True) -> ProviderPackages:
+def _packages(tmp_path, registry, registry_hashes: bool = True, plugin_cache=None) -> ProviderPackages:
     tmp_path.mkdir(exist_ok=True)
     rc = write_cli_config(tmp_path / "rc", registry.url)
     cache = Cache(tmp_path / "cache")
     client = RegistryClient(load_cli_config({"TF_CLI_CONFIG_FILE": str(rc), "HOME": str(tmp_path)}), cache=cache)
     counter = OpCounter()
     return ProviderPackages(client, Fetcher(cache, None, make_session(), counter), cache, counter,
-                            registry_hashes=registry_hashes)
+                            plugin_cache_dir=plugin_cache, registry_hashes=registry_hashes)
 
 
 def _plan(packages: ProviderPackages, platforms=(HERE,)):
@@ -81,3 +81,17 @@ def test_another_platform_is_taken_from_the_field(tmp_path, registry):
     assert info.h1 == files.package_h1("hashicorp/null", "3.2.2", other) and info.directory is None
     assert info.shasum == hashlib.sha256(files.package("hashicorp/null", "3.2.2", other)).hexdigest()
     assert not any(other in p for _, p, _ in registry.log.requests if p.endswith(".zip"))
+
+
+def test_a_poisoned_plugin_cache_directory_is_replaced_with_the_verified_package(tmp_path, registry):
+    """Issue #80 §3, where the package is placed (``ProviderPackages._place``): a directory
+    already at the locked version's path that does not hash to the package verified now is
+    replaced, not kept because it exists."""
+    from tofu_solve.lockfile.hashes import hash_dir
+
+    plugins = tmp_path / "plugins"
+    d = plugins / "registry.opentofu.org/hashicorp/null/3.2.2" / HERE
+    d.mkdir(parents=True)
+    (d / "terraform-provider-null_v3.2.2_x5").write_text("backdoor")
+    info = _packages(tmp_path / "p", registry, plugin_cache=plugins).info(NULL, "3.2.2", HERE)
+    assert hash_dir(d) == info.h1 and "backdoor" not in (d / "terraform-provider-null_v3.2.2_x5").read_text()

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from tofu_solve.addrs.product import OPENTOFU, TERRAFORM
 from tofu_solve.config import hcl1
+from tofu_solve.lockfile.hashes import hash_dir
+from tofu_solve.store.cache import Cache
+from tofu_solve.store.plugin_dirs import verified_dir
 from tofu_solve.config.cliconfig import parse_installation_block
 from tofu_solve.workdir.client_config import (
     ProviderMirror,
@@ -31,6 +34,7 @@ def _body(text: str):
     return hcl1.to_body(hcl1.parse(text, "written"))
 
 AWS = "registry.terraform.io/hashicorp/aws"
+TLS = "registry.terraform.io/hashicorp/tls"
 MIRROR = ProviderMirror(Path("/cache/plugins"), "linux_amd64", ((AWS, "6.58.0"),))
 
 USER = '''plugin_cache_dir = "/var/cache/tf"
@@ -93,19 +97,50 @@ def test_a_path_with_template_characters_is_written_as_a_literal():
     assert _methods(text)[0].location == '/c/${x}/%{y}/"q"'
 
 
+def _package(d: Path, text: str = "binary") -> str:
+    d.mkdir(parents=True)
+    (d / "terraform-provider-x_v1.0.0_x5").write_text(text)
+    return hash_dir(d)
+
+
 def test_only_the_locked_versions_present_for_this_platform_are_offered(tmp_path):
-    (tmp_path / "registry.terraform.io/hashicorp/aws/6.58.0/linux_amd64").mkdir(parents=True)
-    (tmp_path / "registry.terraform.io/hashicorp/aws/6.57.0/linux_amd64").mkdir(parents=True)
-    (tmp_path / "registry.terraform.io/hashicorp/tls/4.0.0/darwin_arm64").mkdir(parents=True)
+    h1 = _package(tmp_path / "registry.terraform.io/hashicorp/aws/6.58.0/linux_amd64")
+    _package(tmp_path / "registry.terraform.io/hashicorp/aws/6.57.0/linux_amd64")
+    _package(tmp_path / "registry.terraform.io/hashicorp/tls/4.0.0/darwin_arm64")
     locked = {AWS: "6.58.0", "registry.terraform.io/hashicorp/tls": "4.0.0"}
-    mirror = provider_mirror(locked, tmp_path, "linux_amd64")
+    hashes = {AWS: (h1, "zh:" + "0" * 64)}
+    mirror = provider_mirror(locked, tmp_path, "linux_amd64", hashes)
     assert mirror is not None
     assert mirror.offered == ((AWS, "6.58.0"),)
     assert mirror.missing == (("registry.terraform.io/hashicorp/tls", "4.0.0"),)
     assert "hashicorp/tls 4.0.0" in offered_text(mirror, "terraform").splitlines()[1]
-    assert provider_mirror({AWS: "6.0.0"}, tmp_path, "linux_amd64") is None
-    assert provider_mirror(locked, None, "linux_amd64") is None
-    assert ProviderMirror.from_dict(mirror.to_dict()) == mirror
+    assert provider_mirror({AWS: "6.0.0"}, tmp_path, "linux_amd64", hashes) is None
+    assert provider_mirror(locked, None, "linux_amd64", hashes) is None
+    assert ProviderMirror.from_dict(mirror.to_dict()) == mirror and ProviderMirror.from_dict(
+        mirror.to_dict()).hashes == {AWS: (h1,)}
+
+
+def test_a_directory_is_offered_for_its_bytes_never_because_it_exists(tmp_path):
+    """Issue #80 §3: a plugin cache restored with a backdoor at the locked version's path is
+    not offered; a verified directory is remembered by its signature, and a change to it
+    (its change time moves) is hashed again."""
+    d = tmp_path / "plugins/registry.terraform.io/hashicorp/aws/6.58.0/linux_amd64"
+    good = _package(tmp_path / "good", "binary")
+    _package(d, "backdoor")
+    cache = Cache(tmp_path / "cache")
+    mirror = provider_mirror({AWS: "6.58.0"}, tmp_path / "plugins", "linux_amd64", {AWS: (good,)}, cache)
+    assert mirror is None  # nothing to offer: the one package there is refused
+    (d / "terraform-provider-x_v1.0.0_x5").write_text("binary")
+    mirror = provider_mirror({AWS: "6.58.0"}, tmp_path / "plugins", "linux_amd64", {AWS: (good,)}, cache)
+    assert mirror is not None and mirror.offered == ((AWS, "6.58.0"),)
+    assert verified_dir(d, (good,), cache)  # from its signature now
+    (d / "terraform-provider-x_v1.0.0_x5").write_text("backdoor")  # the same size, another change time
+    assert not verified_dir(d, (good,), cache)
+    refused = provider_mirror({AWS: "6.58.0", TLS: "4.0.0"}, tmp_path / "plugins", "linux_amd64",
+                              {AWS: (good,), TLS: (_package(tmp_path / "plugins" / TLS / "4.0.0/linux_amd64"),)},
+                              cache)
+    assert refused is not None and refused.refused == ((AWS, "6.58.0"),) and refused.offered == ((TLS, "4.0.0"),)
+    assert "Not offered: hashicorp/aws 6.58.0" in offered_text(refused, "tofu")
 
 
 def test_the_file_the_client_reads(tmp_path):

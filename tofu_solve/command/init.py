@@ -55,6 +55,7 @@ from ..solver.factory import display_package
 from ..solver.resolve import Resolution
 from ..solver.verdicts import selected_deprecations, selection_notices, with_overrides
 from ..solver.wiring import Wiring, build_context
+from ..store.cache import Cache
 from ..terragrunt.pins import unit_pins, write_unit_pins
 from ..terragrunt.unit import has_unit_file, unit_and_target
 from ..versions.cooldown import (
@@ -513,7 +514,8 @@ def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, se
     plain = bool(args.no_color) or settings.no_color or not _is_terminal(sys.stdout)
     # the packages tofu-solve verified, offered so that the client's init needs no registry for them
     mirror = provider_mirror({a: lock.version for a, lock in result.locks.providers.items()}, result.plugin_cache,
-                             current_platform())
+                             current_platform(), {a: tuple(lock.hashes) for a, lock in result.locks.providers.items()},
+                             Cache(settings.cache_dir))
     h = handover.plan(client, root, flags, settings.environ, result.plugin_cache, own,
                       json=bool(args.json), no_color=plain and not args.json, mirror=mirror)
     result.handover = h.command_line

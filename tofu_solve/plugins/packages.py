@@ -49,6 +49,7 @@ from ..remote.provider_sources import DIRECT, InstallationMethod, ProviderSource
 from ..remote.registry import ProviderDownload, RegistryClient
 from ..solver.wiring import Wiring
 from ..store.cache import Cache, key_of
+from ..store.plugin_dirs import verified_dir
 from .registry_hashes import check_package, platform_hashes, reads_registry_hashes, reported_hashes, signing_required
 from .signatures import verify_shasums
 
@@ -532,15 +533,24 @@ class ProviderPackages:
 
     def _place(self, address: ProviderAddress, version: str, platform: str, directory: Path) -> None:
         """Copy the unpacked package into the plugin cache (OpenTofu's unpacked layout),
-        atomically, unless it is there already."""
+        atomically, unless it is there already with the same contents: a directory there
+        that does not hash to the package just verified (a plugin cache restored from
+        somewhere, issue #80 §3) is replaced, and said in the log."""
         target = self._plugin_dir(address, version, platform)
-        if target is None or target.is_dir():
+        if target is None:
             return
+        h1 = hash_dir(directory)
+        exists = target.is_dir()
+        if exists and verified_dir(target, (h1,), self.cache):
+            return
+        if exists:
+            log.warning("the plugin cache's %s %s (%s) matches no hash of the package verified: replaced", address,
+                        version, platform)
         try:
             # 0755: mkdtemp's 0700 would hide it from other users of the cache; another
-            # process that placed it meanwhile wins
+            # process that placed it meanwhile wins (when there was none)
             replace_dir(target, lambda tmp: shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True),
-                        0o755, keep_existing=True)
+                        0o755, keep_existing=not exists)
         except OSError as e:
             raise ConfigurationError("Cannot write the plugin cache",
                                      f"{target}: {e.strerror or e}. Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") \

@@ -32,13 +32,15 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..addrs.product import Product
 from ..config import hcl, hcl1
 from ..config.cliconfig import ProviderPattern, literal, locate, parse_installation_block, read_file
 from ..errors import ConfigurationError
+from ..store.cache import Cache
+from ..store.plugin_dirs import verified_dir
 
 CONFIG_FILE_NAME = "tofu-solve-handover.tfrc"
 
@@ -52,39 +54,63 @@ class ProviderMirror:
         platform: ``OS_ARCH`` of this machine.
         offered: (provider address ``HOST/NS/TYPE``, locked version) of each package there.
         missing: the same for each locked provider with no package there for ``platform``.
+        refused: the same for each whose directory there matches none of the lock's ``h1:``
+            hashes (replaced or tampered with since it was verified: never offered).
+        hashes: provider address -> the lock's ``h1:`` hashes a directory must match
+            (kept for the warm path, which decides again with the same rule).
     """
 
     path: Path
     platform: str
     offered: tuple[tuple[str, str], ...]
     missing: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
+    hashes: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict:
         return {"path": str(self.path), "platform": self.platform, "offered": [list(p) for p in self.offered],
-                "missing": [list(p) for p in self.missing]}
+                "missing": [list(p) for p in self.missing], "refused": [list(p) for p in self.refused],
+                "hashes": {a: list(h) for a, h in self.hashes.items()}}
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ProviderMirror:
         return cls(Path(d["path"]), str(d["platform"]), tuple((str(a), str(v)) for a, v in d["offered"]),
-                   tuple((str(a), str(v)) for a, v in d.get("missing", ())))
+                   tuple((str(a), str(v)) for a, v in d.get("missing", ())),
+                   tuple((str(a), str(v)) for a, v in d.get("refused", ())),
+                   {str(a): tuple(str(x) for x in h) for a, h in (d.get("hashes") or {}).items()})
+
+    def everything(self) -> dict[str, str]:
+        """Every locked provider the mirror was decided for: address -> version."""
+        return dict(self.offered + self.missing + self.refused)
 
 
-def provider_mirror(locked: Mapping[str, str], plugin_dir: Path | None, platform: str) -> ProviderMirror | None:
+def provider_mirror(locked: Mapping[str, str], plugin_dir: Path | None, platform: str,
+                    hashes: Mapping[str, tuple[str, ...]] | None = None,
+                    cache: Cache | None = None) -> ProviderMirror | None:
     """The mirror for ``locked`` (provider address ``HOST/NS/TYPE`` -> locked version): each
     provider whose package for ``platform`` is in ``plugin_dir``
-    (``HOST/NS/TYPE/VERSION/OS_ARCH/``). None when there is no plugin directory or no
-    package in it (the client then installs as it always does)."""
+    (``HOST/NS/TYPE/VERSION/OS_ARCH/``) and hashes to one of its ``h1:`` hashes in
+    ``hashes`` (the lock's; :func:`verified_dir`, with ``cache`` keeping what it verified);
+    one whose directory does not is ``refused``. None when there is no plugin directory or
+    no package in it to offer (the client then installs as it always does)."""
     if plugin_dir is None:
         return None
     offered: list[tuple[str, str]] = []
     missing: list[tuple[str, str]] = []
+    refused: list[tuple[str, str]] = []
+    allowed = {a: tuple(h for h in hs if h.startswith("h1:")) for a, hs in (hashes or {}).items()}
     for address, version in sorted(locked.items()):
         host, namespace, type_ = address.split("/")
-        (offered if plugin_dir.joinpath(host, namespace, type_, version, platform).is_dir() else missing).append(
-            (address, version))
+        d = plugin_dir.joinpath(host, namespace, type_, version, platform)
+        if not d.is_dir():
+            missing.append((address, version))
+        elif verified_dir(d, allowed.get(address, ()), cache):
+            offered.append((address, version))
+        else:
+            refused.append((address, version))
     if not offered:
         return None
-    return ProviderMirror(plugin_dir, platform, tuple(offered), tuple(missing))
+    return ProviderMirror(plugin_dir, platform, tuple(offered), tuple(missing), tuple(refused), allowed)
 
 
 def offered_text(mirror: ProviderMirror, command: str) -> str:
@@ -93,6 +119,10 @@ def offered_text(mirror: ProviderMirror, command: str) -> str:
     def names(pairs):
         return ", ".join(f"{a.split('/', 1)[1]} {v}" for a, v in pairs)
     text = f"  Offered to {command} init, verified by tofu-solve: {names(mirror.offered)} ({mirror.platform})."
+    if mirror.refused:
+        text += (f"\n  Not offered: {names(mirror.refused)}: the package in {mirror.path} matches none of the lock's "
+                 f"hashes (replaced or tampered with since it was verified); {command} init installs it from its "
+                 "origin and checks it against the lock.")
     if mirror.missing:
         text += (f"\n  {command} init installs from their origins (no verified {mirror.platform} package here): "
                  f"{names(mirror.missing)}.")

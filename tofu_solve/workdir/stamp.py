@@ -420,8 +420,14 @@ def _hand_over(h: Mapping, flags: Sequence[str], root: str, environ: Mapping[str
     argv = (*h["argv"][:at], *flags, *h["argv"][at:]) if flags else tuple(h["argv"])
     mirror = None
     if h.get("mirror"):  # the same rule as the verified run's, over what the plugin directory holds now
+        load("tofu_solve.settings")
+        from ..settings import Settings
+        load("tofu_solve.store.cache")
+        from ..store.cache import Cache
+
         was = ProviderMirror.from_dict(h["mirror"])
-        mirror = provider_mirror(dict(was.offered + was.missing), was.path, was.platform)
+        mirror = provider_mirror(was.everything(), was.path, was.platform, was.hashes,
+                                 Cache(Settings.from_environ(environ).cache_dir))
     handover = Handover(client, argv, Path(root), env, mirror)
     out.write(f"\nHanding over to {handover.command_line}{h['suffix']}\n")
     if mirror is not None:
