@@ -145,8 +145,11 @@ class GitRemotes:
             self.counter.add("git_ls_remote")
             log.debug("git ls-remote --tags --heads %s", redact(url))
             try:
+                # a listing is small: a host that accepts and never answers (git://, ssh, where git has
+                # no low-speed limit) is cut off well before the download deadline (issue #80 §5)
                 out = gitcmd.run(["ls-remote", "--tags", "--heads", "--", url], self.environ,
-                                 timeout=self.limits.deadline).decode(errors="replace")
+                                 timeout=min(self.limits.deadline, max(30.0, 3 * gitcmd.stall_seconds(self.environ)))
+                                 ).decode(errors="replace")
             except GitError as e:
                 raise NetworkError("Failed to list git tags",
                                    f"git ls-remote {redact(url)} failed: {redact(_stderr(e))}",

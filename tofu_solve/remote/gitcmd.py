@@ -19,6 +19,28 @@ from typing import IO
 ALLOWED_PROTOCOLS = "file:git:http:https:ssh"
 GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/true", "GIT_SSH_COMMAND": "ssh -oBatchMode=yes",
            "GIT_ALLOW_PROTOCOL": ALLOWED_PROTOCOLS}
+STALL_SECONDS = 10.0
+"""Seconds an http(s) git transfer may move nothing before git gives up (issue #80 §5: a
+host that accepts and never answers held a run for the whole deadline): the registry
+client's request timeout, ``TF_REGISTRY_CLIENT_TIMEOUT`` where the job sets it."""
+
+
+def stall_seconds(environ: Mapping[str, str]) -> float:
+    """:data:`STALL_SECONDS`, or ``TF_REGISTRY_CLIENT_TIMEOUT`` where ``environ`` sets a
+    positive number."""
+    try:
+        stall = float(environ.get("TF_REGISTRY_CLIENT_TIMEOUT") or STALL_SECONDS)
+    except ValueError:
+        return STALL_SECONDS
+    return stall if stall > 0 else STALL_SECONDS
+
+
+def _environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment a git command runs in: ``environ``, :data:`GIT_ENV` over it, and
+    git's low-speed limit (``http.lowSpeedLimit`` of 1 byte a second for
+    ``http.lowSpeedTime`` = :func:`stall_seconds`)."""
+    return {**environ, **GIT_ENV, "GIT_HTTP_LOW_SPEED_LIMIT": "1",
+            "GIT_HTTP_LOW_SPEED_TIME": str(max(1, int(stall_seconds(environ))))}
 
 
 class GitError(Exception):
@@ -72,7 +94,7 @@ def run(args: Sequence[str], environ: Mapping[str, str], *, git_dir: Path | None
     try:
         proc = subprocess.run(_command(args, git_dir), input=input, stdin=None if input is not None else
                               subprocess.DEVNULL, stdout=stdout if stdout is not None else subprocess.PIPE,
-                              stderr=subprocess.PIPE, env={**environ, **GIT_ENV}, timeout=timeout)
+                              stderr=subprocess.PIPE, env=_environment(environ), timeout=timeout)
     except subprocess.TimeoutExpired:
         raise GitError(args, None, f"timed out after {timeout:g} s") from None
     if proc.returncode != 0:
@@ -94,7 +116,7 @@ def start(args: Sequence[str], environ: Mapping[str, str], *, git_dir: Path | No
     """``git ARGS`` started, not waited for (a fetch that :meth:`GitRemotes.abort` may stop):
     standard input closed, standard output and error piped. :func:`finish` waits for it."""
     return subprocess.Popen(_command(args, git_dir), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**environ, **GIT_ENV})
+                            stderr=subprocess.PIPE, env=_environment(environ))
 
 
 def finish(proc: subprocess.Popen, args: Sequence[str], timeout: float | None) -> None:
