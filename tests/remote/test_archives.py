@@ -179,3 +179,22 @@ def test_reading_into_memory_refuses_what_unpacking_refuses_and_leaves_links_to_
         read((entry("big.bin"), b"y" * 200), limits=Limits(extracted_bytes=150))
     # a link's meaning depends on the files around it: the package is unpacked instead
     assert read((entry("main.tf"), b""), (entry("link.tf", tarfile.SYMTYPE, "main.tf"), None)) is None
+
+
+def test_a_tar_of_too_many_entries_is_refused_before_anything_is_written(tmp_path):
+    """Issue #80 §5: the entry limit is met while reading the headers, not after writing
+    the files it allows."""
+    from tofu_solve.settings import Limits
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        for i in range(60):
+            info = tarfile.TarInfo(f"f{i}.tf")
+            tf.addfile(info, io.BytesIO(b""))
+    dest = tmp_path / "out"
+    dest.mkdir()
+    with pytest.raises(IntegrityError, match="more than 50 entries"):
+        extract_archive(buf.getvalue(), "tar.gz", dest, Limits(entries=50))
+    assert list(dest.iterdir()) == []
+    extract_archive(buf.getvalue(), "tar.gz", dest, Limits(entries=60))
+    assert len(list(dest.iterdir())) == 60

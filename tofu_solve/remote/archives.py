@@ -188,8 +188,18 @@ def _extract(source, ext: str, dest: Path, budget: _Budget) -> None:
         return
     tar_mode = {"tar.gz": "r:gz", "tgz": "r:gz", "gz": "r:gz", "tar.xz": "r:xz", "txz": "r:xz", "xz": "r:xz",
             "tar.bz2": "r:bz2", "tbz2": "r:bz2", "bz2": "r:bz2", "tar": "r:"}.get(ext, "r:*")
-    # Stream mode ("r|"): one pass, member by member, so a bomb is refused at its first big
-    # member without the whole stream being decompressed first.
+    # Stream mode ("r|"): member by member, so a bomb is refused at its first big member
+    # without the whole stream being decompressed. First a pass over the headers alone, so
+    # that an archive of too many entries (or declaring more than the limits) is refused
+    # before anything is written (issue #80 §5: 100,000 empty files were written first).
+    with tarfile.open(fileobj=source, mode=cast(Any, tar_mode.replace(":", "|"))) as tf:
+        counted = _Budget(budget.limits, dest)
+        for m in tf:
+            counted.entry(m.name)
+            if m.isfile():
+                counted.check(m.name, m.size)
+                counted.total += m.size
+    source.seek(0)
     with tarfile.open(fileobj=source, mode=cast(Any, tar_mode.replace(":", "|"))) as tf:
         for m in tf:
             _extract_tar_member(tf, m, dest, budget)
