@@ -85,3 +85,13 @@ def test_json_documents_carry_every_outside_string_on_one_line():
     assert got["error"]["detail"] == "first line\nsecond \\x1b]52;c;x\\x07 line"  # prose: its own newline kept
     assert got["names"] == ["p\\ufeffq", None, 1.5] and got["error"]["line"] == 2 and got["error"]["ok"] is True
     assert "k\\nx" in got
+
+
+def test_an_operating_system_error_quotes_a_long_path_on_one_bounded_line():
+    """Issue #80 §5: a 60 KiB path (a pull request's directory names) in an OS error."""
+    from tofu_solve.cli import os_error
+
+    path = "/repo/" + "d\n::warning::x/" * 5000
+    e = os_error(OSError(36, "File name too long", path))
+    text = e.render()
+    assert len(max(text.splitlines(), key=len)) < 800 and "\n::warning" not in text

@@ -637,7 +637,11 @@ def os_error(e: OSError) -> TofuSolveError:
     load("tofu_solve.errors")
     from .errors import TofuSolveError
 
-    where = " and ".join(redact(str(f)) for f in (e.filename, e.filename2) if f)
+    load("tofu_solve.output_edge")
+    from .output_edge import one_line
+
+    # a path is outside text: one bounded line (issue #80 §5: a 60 KiB path was quoted whole)
+    where = " and ".join(one_line(redact(str(f)), 300) for f in (e.filename, e.filename2) if f)
     return TofuSolveError(f"{e.strerror or type(e).__name__}",
                           f"The operation on {where or 'a file'} failed ({type(e).__name__}"
                           f"{f', errno {e.errno}' if e.errno else ''}). Check the path, its permissions and the free "

@@ -420,3 +420,17 @@ def test_a_module_source_reads_alike_as_written_and_as_locked(tmp_path, written)
     policy = load(tmp_path, 'module_policy "*" "ns" {\n  enforce {\n    condition = startswith(meta.source, '
                   '"terraform-aws-modules/")\n  }\n}\n')
     assert failing(policy, "registry.opentofu.org/terraform-aws-modules/iam/aws", "5.60.0", "module.r", written) == []
+
+
+def test_a_policy_test_file_holds_a_bounded_number_of_mocks(tmp_path):
+    """Issue #80 §5: 4000 mocks took 15 s; past MAX_MOCKS the file is refused at that mock."""
+    from datetime import UTC, datetime
+
+    from tofu_solve.config.policy_test import MAX_MOCKS, read_policy_test
+
+    mock = 'module "terraform-aws-modules/vpc/aws" "m{}" {{\n  meta = {{\n    source = "x"\n  }}\n}}\n'
+    f = tmp_path / "many.policytest.hcl"
+    f.write_text("".join(mock.format(i) for i in range(MAX_MOCKS + 1)))
+    with pytest.raises(ConfigurationError) as e:
+        read_policy_test(f, f.name, None, lambda: datetime.now(UTC))
+    assert e.value.summary == "Too many mocks" and e.value.where.line == 5 * MAX_MOCKS + 1

@@ -116,3 +116,23 @@ def test_a_policy_files_error_is_at_its_line_from_the_unsaved_buffer(tmp_path):
     (f,) = report.findings
     assert (f.file, f.line, f.severity) == ("vpc.policy.hcl", 3, "error") and "semver_constraint" in f.message
     assert report.read_error
+
+
+def test_a_document_outside_the_workspace_is_not_solved(tmp_path):
+    """Issue #80 §5: a ``file://`` URI whose ``%2e%2e`` segments leave the workspace names a
+    path outside it: not solved, whatever it names."""
+    from lsprotocol.types import WorkspaceFolder
+    from pygls.workspace import Workspace
+
+    from tofu_solve.lsp.server import SolveServer, uri_path
+
+    (tmp_path / "ws").mkdir()
+    server = SolveServer(_settings(tmp_path))
+    server.protocol._workspace = Workspace((tmp_path / "ws").as_uri(),
+                                           workspace_folders=[WorkspaceFolder((tmp_path / "ws").as_uri(), "ws")])
+    sneaky = (tmp_path / "ws").as_uri() + "/%2e%2e/victim/main.tf"
+    path = uri_path(sneaky)
+    assert path == tmp_path / "victim/main.tf"
+    assert not server.in_workspace(path) and server.in_workspace(tmp_path / "ws/root/main.tf")
+    server.schedule(sneaky)
+    assert server._generation == {}  # nothing was scheduled

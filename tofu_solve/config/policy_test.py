@@ -36,6 +36,10 @@ from .hcl.lazy_locals import LazyLocals
 TEST_SUFFIX = ".policytest.hcl"
 
 
+MAX_MOCKS = 500
+"""Module and provider mocks one ``*.policytest.hcl`` file may hold."""
+
+
 @dataclass(frozen=True)
 class Mock:
     """One mock block of a test file.
@@ -202,6 +206,9 @@ class _TestReader:
             elif b.type == "inputs" and not b.labels:
                 inputs.update(self.attributes(b.body, "inputs", ()))
             elif b.type in ("module", "provider") and len(b.labels) == 2:
+                if len(mocks) >= MAX_MOCKS:  # each is a policy evaluation: bounded (issue #80 §5)
+                    raise ConfigurationError("Too many mocks", f"A policy test file holds at most {MAX_MOCKS} module "
+                                             "and provider mocks; split the file.", self.here(b.line))
                 mocks.append(self.mock(b))
             elif b.type in ("resource", "data") and len(b.labels) == 2:
                 passed_over.append(f'{b.type} "{b.labels[0]}" "{b.labels[1]}" (line {b.line})')

@@ -65,12 +65,13 @@ def claimed(path: Path) -> bool:
 
 
 def uri_path(uri: str) -> Path | None:
-    """The local path of a ``file://`` URI; None for any other scheme (a diff view's
-    ``git:`` document, an untitled buffer: never the working tree, issue #67 §6)."""
+    """The local path of a ``file://`` URI, normalized (``%2e%2e`` and ``..`` segments
+    resolved, issue #80 §5); None for any other scheme (a diff view's ``git:`` document, an
+    untitled buffer: never the working tree, issue #67 §6)."""
     parts = urlparse(uri)
     if parts.scheme != "file":
         return None
-    return Path(unquote(parts.path))
+    return Path(os.path.normpath(unquote(parts.path)))
 
 
 SOLVE_SECONDS = 30.0
@@ -143,7 +144,7 @@ class SolveServer(LanguageServer):
         root module or unit; a policy file itself; for another ``.hcl`` file, every unit of
         the workspace that reads it (found on a worker: :func:`.analysis.units_reading`)."""
         path = uri_path(uri)
-        if path is None or not claimed(path):
+        if path is None or not claimed(path) or not self.in_workspace(path):
             return
         if is_policy_file(path):
             self._submit(path)
@@ -161,6 +162,18 @@ class SolveServer(LanguageServer):
         with self._lock:
             generation = self._generation[key] = self._generation.get(key, 0) + 1
         self._workers.submit(self._solve_policy if is_policy_file(key) else self._solve, key, generation)
+
+    def in_workspace(self, path: Path) -> bool:
+        """Whether ``path`` is inside a folder of the workspace (every path, when the client
+        named none): a document elsewhere (a ``file://`` URI with ``%2e%2e`` segments) is
+        not solved (issue #80 §5)."""
+        folders = [uri_path(f.uri) for f in getattr(self.workspace, "folders", {}).values()]
+        root = getattr(self.workspace, "root_path", None)
+        tops = [Path(os.path.realpath(p)) for p in [*folders, *([root] if root else [])] if p is not None]
+        if not tops:
+            return True
+        real = Path(os.path.realpath(path))
+        return any(real == t or t in real.parents for t in tops)
 
     def workspace_root(self) -> Path | None:
         """The workspace's top folder (the client's root URI, else its first folder)."""
