@@ -225,6 +225,10 @@ MUTANTS = [
     Mutant("a plugin cache's existing directory kept unchecked", "tofu_solve/plugins/packages.py",
            "        if exists and verified_dir(target, (h1,), self.cache):",
            "        if exists:"),
+    Mutant("store verify passes over a package the lock does not record", "tofu_solve/command/store.py",
+           "    out = [store.verifier.check_provider(key, p, scratch) for p in sorted(stored)]",
+           "    out = [store.verifier.check_provider(key, p, scratch) for p, zh in sorted(stored.items()) "
+           "if zh in zhs or not zh]"),
 ]
 
 

@@ -242,3 +242,33 @@ def test_a_provider_zip_named_by_a_sha512_digest_is_checked_against_the_lock_fro
     trusted.ledger.expect_provider(PROVIDER, (zh,))
     got = trusted.reader.read_provider(PROVIDER, PLATFORM)
     assert got is not None and got == (data, zh)
+
+
+def test_store_verify_rejects_a_provider_tag_re_pointed_to_another_package(registry, tmp_path):
+    """Issue #80 §5: the tag of the locked version re-pointed to another version's index:
+    ``store verify`` reports the package the tag names as rejected (tampering), not as one
+    the store does not hold."""
+    from tofu_solve.addrs.provider import parse_provider_source
+    from tofu_solve.command.store import _verify_provider
+    from tofu_solve.lockfile import ProviderLock
+
+    good, zh, _ = _provider_zip(tmp_path, "good")
+    other = ProviderKey("registry.opentofu.org", "hashicorp", "null", "3.2.3")
+    evil, _, _ = _provider_zip(tmp_path, "evil")
+    store = _store(registry, "providers-repointed")
+    store.pusher.push_provider(PROVIDER, PLATFORM, good)
+    store.pusher.push_provider(other, PLATFORM, evil)
+    assert len(store.pusher.finish().pushed) == 2
+    repository = PROVIDER.repository(store.ledger.address)
+    base = f"http://{registry.host}/v2/{repository}/manifests/"
+    index = requests.get(base + other.tag, headers={"Accept": IMAGE_INDEX}, timeout=10)
+    assert requests.put(base + PROVIDER.tag, data=index.content, timeout=10,
+                        headers={"Content-Type": index.headers["Content-Type"]}).status_code == 201
+    verifying = _store(registry, "providers-repointed")
+    lock = ProviderLock(parse_provider_source("hashicorp/null"), "3.2.2", "", (zh,))
+    verifying.ledger.expect_provider(PROVIDER, lock.hashes)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    outcomes = _verify_provider(verifying, PROVIDER, lock, (), scratch)
+    rejected = [o for o in outcomes if o.outcome is StoreOutcome.REJECTED]
+    assert rejected and "which the lock does not record" in rejected[0].reason, outcomes

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from tofu_solve.addrs.product import OPENTOFU, TERRAFORM
 from tofu_solve.config import hcl1
+from tofu_solve.config.cliconfig import parse_installation_block
 from tofu_solve.lockfile.hashes import hash_dir
 from tofu_solve.store.cache import Cache
 from tofu_solve.store.plugin_dirs import verified_dir
-from tofu_solve.config.cliconfig import parse_installation_block
 from tofu_solve.workdir.client_config import (
     ProviderMirror,
     client_config_file,

@@ -282,7 +282,9 @@ def _verify_provider(store: PackageStore, key: ProviderKey, provider: ProviderLo
         return [PackageOutcome(label, StoreOutcome.MISSING, f"the store did not answer ({e.summary})")]
     if rejected:
         return [PackageOutcome(label, StoreOutcome.REJECTED, rejected)]
-    out = [store.verifier.check_provider(key, p, scratch) for p, zh in sorted(stored.items()) if zh in zhs or not zh]
+    # every package the tag names, the lock's or not: one whose zip the lock does not record is the tag
+    # re-pointed or a package replaced, rejected as tampering, never passed over (issue #80 §5)
+    out = [store.verifier.check_provider(key, p, scratch) for p in sorted(stored)]
     # one outcome per platform package, as store push counts them
     out.extend(PackageOutcome(lacking_label(provider, zh), StoreOutcome.MISSING,
                               "the lock records it, the store does not hold it; tofu-solve store push pushes every "
