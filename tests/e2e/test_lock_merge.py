@@ -147,3 +147,35 @@ def test_a_conflict_in_the_constraints_line_is_named_and_never_called_up_to_date
     assert "the hashes of both sides" not in said
     assert "The lock file is up to date." not in said
     assert "<<<<<<<" not in r.lock and 'constraints = "~> 6.6"' in r.lock
+
+
+@pytest.mark.parametrize("call", ['source = "git::URL?ref=v1.0.0"', 'source  = "git::URL"\n  version = "1.0.0"'])
+def test_a_merge_takes_neither_sides_commit_for_a_tag(isolated, tofu_solve, tmp_path, call):
+    """Issue #80 §4: one side of a merge points a tag's package at another commit of the
+    repository (a pull request's head, which this machine happens to hold already), with
+    that commit's hashes. The merged lock takes neither side's commit: the package is what
+    the tag names, checked against the hashes of the side that changed it, so the resolution
+    is an integrity error and the other commit's code is never installed; a side that changed
+    only the package resolves to the tag's commit."""
+    import re as _re
+
+    from tests.e2e.conftest import make_repo
+
+    url = make_repo(tmp_path / "mod", [("v1.0.0", {"main.tf": "# one\n"}), ("v1.1.0", {"main.tf": "# two\n"})])
+    tf = 'module "m" {\n  ' + call.replace("URL", url) + '\n}\n'
+    base = _side(tofu_solve, isolated / "base", tf)
+    elsewhere = _side(tofu_solve, isolated / "elsewhere", tf.replace("v1.0.0", "v1.1.0").replace('"1.0.0"', '"1.1.0"'))
+    block = _re.compile(r"  hashes = \[\n.*?\n  package = \"[^\"]*\"\n", _re.S)
+    tagged = _re.search(r"\?ref=([0-9a-f]{40})", base)[1]
+    other = _re.search(r"\?ref=([0-9a-f]{40})", elsewhere)[1]
+    ours = base.replace("  package = ", "  # reviewed\n  package = ", 1)  # beside theirs: a conflict
+    for theirs, ok in ((base.replace(tagged, other), True),  # the package only
+                       (block.sub(lambda _m: block.search(elsewhere)[0], base, count=1), False)):  # and its hashes
+        root = write_root(isolated / f"root-{ok}", tf)
+        (root / ".terraform.lock.hcl").write_text(_conflicted(isolated / f"merge-{ok}", base, ours, theirs, False))
+        r = tofu_solve(root, "init", "-handover=false")
+        assert (r.code == 0) is ok, r.out + r.err
+        installed = root / ".terraform/modules/m/main.tf"
+        assert not installed.exists() or installed.read_text() == "# one\n"
+        if ok:
+            assert tagged in r.lock and other not in r.lock
