@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
+
 from tofu_solve.output_edge import MAX_QUOTED, OutputEdge, one_line, printable, workflow_commands
 
 
@@ -95,3 +97,46 @@ def test_an_operating_system_error_quotes_a_long_path_on_one_bounded_line():
     e = os_error(OSError(36, "File name too long", path))
     text = e.render()
     assert len(max(text.splitlines(), key=len)) < 800 and "\n::warning" not in text
+
+
+def test_one_guard_region_for_the_process_opened_once_and_closed_at_its_end():
+    """Issue #81 §1: the runner reads both streams as one; the region is opened once (on the
+    first stream with human text), resumed only for tofu-solve's own annotations, opened
+    again (a fresh token) for text after them, and closed at the end."""
+    from tofu_solve.output_edge import Guard
+
+    merged = io.StringIO()
+    guard = Guard("t0k")
+    out, err = OutputEdge(merged, True, json=True, guard=guard), OutputEdge(merged, True, guard=guard)
+    out.stop_commands()
+    err.stop_commands()
+    out.write('{"json": true}\n')
+    err.write("some text\n")
+    workflow_commands(err, ["::error file=a.tf,line=1::mine"])
+    err.write("Error: after the annotations\n")
+    later = guard.token
+    guard.close()
+    lines = merged.getvalue().splitlines()
+    assert lines[:5] == ["::stop-commands::t0k", '{"json": true}', "some text", "::t0k::",
+                         "::error file=a.tf,line=1::mine"]
+    assert later != "t0k" and lines[5:] == [f"::stop-commands::{later}", "Error: after the annotations",
+                                            f"::{later}::"]
+    guard.close()  # closed once
+    assert merged.getvalue().splitlines() == lines
+
+
+@pytest.mark.parametrize("argv", [["version"], ["version", "-json"], ["nonsense-command"]])
+def test_the_cli_closes_its_guard_region_however_it_ends(argv, monkeypatch):
+    """Issue #81 §1, where ``cli.main`` installs the edges: under GitHub Actions the region
+    opened at the start is closed at the end, on success, in JSON mode, and on an error."""
+    import contextlib
+
+    from tofu_solve.cli import main
+
+    merged = io.StringIO()
+    with contextlib.redirect_stdout(merged), contextlib.redirect_stderr(merged), contextlib.suppress(SystemExit):
+        main(argv, {"GITHUB_ACTIONS": "true", "HOME": "/nonexistent"})
+    lines = merged.getvalue().splitlines()
+    opened = [ln for ln in lines if ln.startswith("::stop-commands::")]
+    assert len(opened) == 1, lines
+    assert lines[-1] == f"::{opened[0].split('::')[2]}::", lines

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ._lazy import load
 from ._version import __version__
-from .output_edge import OutputEdge
+from .output_edge import Guard, OutputEdge
 
 if TYPE_CHECKING:
     from .errors import TofuSolveError
@@ -675,8 +675,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     out, err = sys.stdout, sys.stderr
     actions = environ.get("GITHUB_ACTIONS") == "true"
     json_out = _json_output(argv)
-    first = OutputEdge(out, actions, json=json_out)
-    edges = first, OutputEdge(err, actions, token=first.token)  # one guard: the line the runner meets first stops it
+    guard = Guard()  # one region for the process: the runner reads both streams as one (issue #81 §1)
+    edges = OutputEdge(out, actions, json=json_out, guard=guard), OutputEdge(err, actions, guard=guard)
     sys.stdout, sys.stderr = edges
     try:
         # under GitHub Actions no workflow command runs from here on but tofu-solve's own
@@ -687,6 +687,7 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         for edge in edges:
             with contextlib.suppress(OSError, ValueError):
                 edge.flush()
+        guard.close()  # closed before the process exits, however it ends
         sys.stdout, sys.stderr = out, err
 
 

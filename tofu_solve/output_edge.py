@@ -25,9 +25,11 @@ the raw stream, since its own escape sequences must pass; what it is given to pr
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import secrets
+import threading
 from collections.abc import Iterable
 from typing import TextIO
 
@@ -71,7 +73,7 @@ def one_line(text: object, limit: int = MAX_QUOTED) -> str:
     return s
 
 
-PROSE_KEYS = frozenset({"detail", "message", "@message", "text", "markdown", "explanation", "help"})
+PROSE_KEYS = frozenset({"detail", "message", "@message", "text", "markdown", "explanation", "help", "label"})
 """Keys of a JSON document whose strings are tofu-solve's own prose (several lines, each
 outside piece already one line): :func:`json_safe` keeps their newlines."""
 MAX_PROSE = 64 << 10
@@ -104,26 +106,79 @@ _LEGACY_COMMAND = "##["
 _ZWJ = "\u200d"
 
 
+class Guard:
+    """The runner's guard region one process writes in (issue #81 §1). GitHub's runner reads
+    standard output and standard error as one sequence of lines, so the process has one
+    region, opened once (``::stop-commands::TOKEN``, on the first stream that carries human
+    text), resumed (``::TOKEN::``) only just before tofu-solve's own annotations, opened again
+    (with a fresh token) when more human text follows them, and closed before the process
+    exits (:meth:`close`), on success, error, internal error and interrupt alike."""
+
+    def __init__(self, token: str = ""):
+        self.token = token or secrets.token_hex(16)
+        self.open_on: TextIO | None = None  # the raw stream the region was opened on, while it is open
+        self.resumed = False  # tofu-solve's own annotations were written: text after them reopens the region
+        self._lock = threading.RLock()
+
+    def open(self, raw: TextIO, fresh: bool = False) -> None:
+        """Open the region on ``raw`` unless it is open (``fresh``: with a new token)."""
+        with self._lock:
+            if self.open_on is not None:
+                return
+            if fresh:
+                self.token = secrets.token_hex(16)
+            raw.write(f"::stop-commands::{self.token}\n")
+            raw.flush()
+            self.open_on = raw
+
+    def resume(self, raw: TextIO) -> None:
+        """Resume the runner's commands on ``raw`` (for tofu-solve's own annotations)."""
+        with self._lock:
+            if self.open_on is not None:
+                raw.write(f"::{self.token}::\n")
+            self.open_on = None
+            self.resumed = True
+
+    def close(self) -> None:
+        """Close the region, if open, on the stream it was opened on."""
+        with self._lock:
+            raw, self.open_on = self.open_on, None
+            if raw is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    raw.write(f"::{self.token}::\n")
+                    raw.flush()
+
+
 class OutputEdge(io.TextIOBase):
     """A text stream over ``raw`` that writes only :meth:`clean` text (see the module
     docstring). ``actions``: running under GitHub Actions; ``json``: the stream carries a
     JSON document or stream (``-json``, ``-format=sarif``), where no guard line may be
-    written and ``##[`` is escaped the JSON way; ``token``: the stop-commands token the
-    process's edges share (the runner reads standard output and standard error alike, and
-    whichever guard line it meets first stops its commands)."""
+    written and ``##[`` is escaped the JSON way; ``guard``: the process's :class:`Guard`,
+    shared by its edges (the runner reads standard output and standard error alike);
+    ``token``: a new guard's token."""
 
-    def __init__(self, raw: TextIO, actions: bool = False, json: bool = False, token: str = ""):
+    def __init__(self, raw: TextIO, actions: bool = False, json: bool = False, token: str = "",
+                 guard: Guard | None = None):
         self.raw = raw
         self.actions = actions
         self.json = json
-        self.token = token or secrets.token_hex(16)
-        self.stopped = False
+        self.guard = guard or Guard(token)
+
+    @property
+    def token(self) -> str:
+        return self.guard.token
+
+    @property
+    def stopped(self) -> bool:
+        return self.guard.open_on is not None
 
     # io.TextIOBase
     def writable(self) -> bool:
         return True
 
     def write(self, s: str) -> int:
+        if self.actions and not self.json and self.guard.resumed and self.guard.open_on is None and s.strip():
+            self.guard.open(self.raw, fresh=True)  # human text after tofu-solve's annotations: inside a region again
         self.raw.write(self.clean(s))
         return len(s)
 
@@ -153,22 +208,26 @@ class OutputEdge(io.TextIOBase):
         return s
 
     def stop_commands(self) -> None:
-        """Under GitHub Actions, on a stream that is not JSON: write ``::stop-commands::TOKEN``,
-        so that the runner executes no workflow command from what follows."""
-        if self.actions and not self.json and not self.stopped:
-            self.raw.write(f"::stop-commands::{self.token}\n")
-            self.raw.flush()
-            self.stopped = True
+        """Under GitHub Actions, on a stream that is not JSON: open the process's guard
+        region (once for the process: :class:`Guard`), so that the runner executes no
+        workflow command from what follows."""
+        if self.actions and not self.json:
+            self.guard.open(self.raw)
 
     def commands(self, lines: Iterable[str]) -> None:
         """Write tofu-solve's own workflow commands (annotations, already escaped by their
         maker): the runner's commands resumed first (``::TOKEN::``) when they were stopped."""
         self.flush()
         if self.actions:
-            self.raw.write(f"::{self.token}::\n")
+            self.guard.resume(self.raw)
         for line in lines:
             self.raw.write(line + "\n")
         self.raw.flush()
+
+    def close_guard(self) -> None:
+        """Close the process's guard region (the end of the process: :meth:`Guard.close`)."""
+        self.flush()
+        self.guard.close()
 
 
 def workflow_commands(stream: TextIO, lines: Iterable[str]) -> None:
@@ -193,5 +252,5 @@ def cleaner(stream: TextIO):
     return stream.clean if isinstance(stream, OutputEdge) else printable
 
 
-__all__ = ["MAX_PROSE", "MAX_QUOTED", "PROSE_KEYS", "OutputEdge", "cleaner", "has_control", "json_safe", "one_line",
-           "printable", "raw_stream", "workflow_commands"]
+__all__ = ["MAX_PROSE", "MAX_QUOTED", "PROSE_KEYS", "Guard", "OutputEdge", "cleaner", "has_control", "json_safe",
+           "one_line", "printable", "raw_stream", "workflow_commands"]

@@ -148,10 +148,13 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
         ConfigurationError: the user's CLI configuration could not be read again for the
             run's own (:func:`.client_config.written`).
     """
+    # a JSON standard output (-json) carries only JSON: the client's output is human text, on standard
+    # error, inside the runner's guard (issue #81 §1: a client's line was read as a workflow command)
+    out = out or (sys.stderr if getattr(sys.stdout, "json", False) else sys.stdout)
     if h.mirror is None:
-        return _run(h, dict(h.environ), out or sys.stdout, err or sys.stderr)
+        return _run(h, dict(h.environ), out, err or sys.stderr)
     with written(h.mirror, h.environ, h.client.product) as extra:
-        return _run(h, {**h.environ, **extra}, out or sys.stdout, err or sys.stderr)
+        return _run(h, {**h.environ, **extra}, out, err or sys.stderr)
 
 
 def _run(h: Handover, env: dict[str, str], out: TextIO, err: TextIO) -> int:

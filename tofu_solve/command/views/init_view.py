@@ -721,7 +721,7 @@ class InitViews:
         self.human = None if as_json else HumanView(use_color(no_color, no_color_env), quiet=quiet,
                                                     out=sys.stderr if sarif else None)
         self.sarif = sarif
-        self.annotations = annotations and not as_json and not sarif
+        self.annotations = annotations and not as_json  # SARIF too: on standard error (issue #81 §1)
         self._chdir, self._cwd = chdir, cwd
         self.findings: list[tuple[str, list[Any]]] = []  # (root, the lock changes refused, its errors)
         self.notifications: list[Any] = []  # failures of the run itself (sarif.Notification), each once
@@ -830,6 +830,7 @@ class InitViews:
 
                 print(json.dumps(json_safe(check_log(self.findings, self._chdir, self._cwd,
                                                      notifications=self.notifications)), indent=2))
-            else:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
-                workflow_commands(sys.stdout, github_annotations(self.findings, self._chdir, self._cwd,
-                                                                 notifications=self.notifications))
+            if self.annotations:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
+                workflow_commands(sys.stderr if self.sarif else sys.stdout,
+                                  github_annotations(self.findings, self._chdir, self._cwd,
+                                                     notifications=self.notifications))

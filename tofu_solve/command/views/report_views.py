@@ -52,7 +52,9 @@ class CheckView(_View):
                  cwd: str = ".", out: IO[str] | None = None, err: IO[str] | None = None):
         super().__init__(as_json, out, err)
         self.sarif = sarif
-        self.annotations = annotations and not as_json and not sarif
+        # under GitHub Actions the annotations follow the text in text and SARIF modes (on standard
+        # error beside a SARIF log on standard output); -json carries the findings itself (issue #81 §1)
+        self.annotations = annotations and not as_json
         self.base = base
         self.cwd = cwd
 
@@ -78,10 +80,10 @@ class CheckView(_View):
             found.append((root, got))
         if self.sarif:
             self._dump(check_log(found, self.base, self.cwd, notifications=notes))
-            return True
         if self.annotations:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
-            workflow_commands(sys.stdout, github_annotations(found, self.base, self.cwd, notifications=notes))
-        return False
+            workflow_commands(sys.stderr if self.sarif else sys.stdout,
+                              github_annotations(found, self.base, self.cwd, notifications=notes))
+        return self.sarif
 
     def failed(self, e: Any) -> None:
         """A check that stopped (its error is printed by the caller): under ``-format=sarif``
@@ -116,10 +118,10 @@ class CheckView(_View):
         bad = [(n, o) for n, o in results if not o.ok or o.value]
         stopped = [(n, o.error) for n, o in results if not o.ok]
         if self.sarif:
-            self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
-            for n, o in results:
+            for n, o in results:  # the text first: the annotations (under GitHub Actions) end the output
                 if not o.ok:
                     self._print(f"\nIn {n}:\n{o.error.render()}", err=True)
+            self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
             return
         if self.json:
             self._dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
