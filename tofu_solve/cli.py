@@ -748,6 +748,7 @@ def _main(argv: list[str], environ: Mapping[str, str]) -> int:
         parser.print_help()
         return 2
     args.chdir = args.chdir or args.global_chdir or "."
+    settings = _anchor_paths(args, settings)
     tune_collector()
     load("tofu_solve.command.logs")
     from .command.logs import configure as configure_logging
@@ -770,6 +771,36 @@ def _main(argv: list[str], environ: Mapping[str, str]) -> int:
                      watched=settings.reads.paths, listed=settings.reads.dirs, before=before,
                      changed=settings.reads.changed())
     return outcome.code
+
+
+def _anchor_paths(args: argparse.Namespace, settings):
+    """Every path a flag or ``TOFU_SOLVE_POLICY`` names, read once relative to the directory
+    the command was started in, after ``-chdir`` (as OpenTofu reads ``-var-file`` and
+    ``-backend-config``), whether one root or ``-recursive`` (issue #81 §4: ``-policy=policies``
+    was read from each root): ``-policy``, ``-var-file``, ``-backend-config=FILE`` (a value
+    without ``=``), ``-plugin-dir``, made absolute in ``args``; the settings with
+    ``TOFU_SOLVE_POLICY`` likewise (a new :class:`~tofu_solve.settings.Settings`)."""
+    base = os.path.abspath(args.chdir)
+
+    def anchored(value: str) -> str:
+        return value if not value or value == "none" or os.path.isabs(value) else os.path.join(base, value)
+
+    if isinstance(getattr(args, "policy", None), str):
+        args.policy = anchored(args.policy)
+    if getattr(args, "vars", None):
+        args.vars = [(kind, anchored(v) if kind == "var-file" else v) for kind, v in args.vars]
+    for name in ("ignored_backend_config", "ignored_plugin_dir"):
+        values = getattr(args, name, None)
+        if isinstance(values, list):
+            setattr(args, name, [v if "=" in v or v == "true" else anchored(v) for v in values])
+    named = settings.environ.get("TOFU_SOLVE_POLICY")
+    if named and anchored(named) != named:
+        import dataclasses
+        from types import MappingProxyType
+
+        settings = dataclasses.replace(settings, environ=MappingProxyType(
+            {**settings.environ, "TOFU_SOLVE_POLICY": anchored(named)}))
+    return settings
 
 
 def _passed_on(argv: Sequence[str]) -> tuple[str, ...]:

@@ -129,15 +129,33 @@ class CheckView(_View):
                                                   "error": o.error.to_dict() if o.error else None}
                                                  for n, o in results]})
             return
+        shared = _shared_error(stopped)
+        if shared is not None and len(stopped) > 1:  # one input every root shares (-policy...): said once
+            self._print(f"\nEvery root module stopped at the same error:\n{shared.render()}", err=True)
         for name, o in results:
             state = "error: " + o.error.summary if not o.ok else \
                 (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else "agrees with its lock")
             self._print(f"{name}: {state}")
             for d in (o.value or []) if o.ok else []:
                 self._print(f"  {d}")
-        self._print(f"\n{len(bad)} of {len(results)} root modules differ from their lock files." if bad else
+        differ = sum(1 for _, o in results if o.ok and o.value)
+        # what happened, counted apart: a root that could not be checked does not "differ" (issue #81 §4)
+        counts = [f"{differ} of {len(results)} root modules differ from their lock files"] if differ else []
+        if stopped:
+            counts.append(f"{len(stopped)} could not be checked (an error above)")
+        self._print("\n" + "; ".join(counts) + "." if counts else
                     f"\nAll {len(results)} root modules agree with their lock files.")
         self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
+
+
+def _shared_error(stopped: Sequence[tuple[str, Any]]):
+    """The error every stopped root stopped at, when they all stopped at the same one (the
+    same summary and detail: an input they share, such as a ``-policy`` file), else None."""
+    if not stopped:
+        return None
+    first = stopped[0][1]
+    same = all((e.summary, e.detail) == (first.summary, first.detail) for _, e in stopped)
+    return first if same else None
 
 
 class OutdatedView(_View):

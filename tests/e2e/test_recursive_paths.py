@@ -1,0 +1,48 @@
+"""Paths from where you stand, counts that say what happened (issue #81 §4): a path a flag or
+``TOFU_SOLVE_POLICY`` names is read relative to the ``-chdir`` directory once, under
+``-recursive`` as for one root; ``check -recursive`` counts roots that differ and roots that
+could not be checked apart, and an error every root shares is said once."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import write_root
+
+VPC = 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "~> 6.0"\n}\n'
+POLICY = ('module_policy "*" "note" {\n  enforcement_level = "advisory"\n  enforce {\n    condition = true\n'
+          '    error_message = "never"\n  }\n}\n')
+
+
+def _repo(tmp_path, tofu_solve):
+    repo = tmp_path / "repo"
+    for name in ("a", "b"):
+        write_root(repo / name, VPC)
+        assert tofu_solve(repo / name, "init", "-handover=false").code == 0
+    (repo / "policies").mkdir()
+    (repo / "policies" / "p.policy.hcl").write_text(POLICY)
+    return repo
+
+
+def test_a_relative_policy_is_read_from_where_the_command_stands(tmp_path, tofu_solve, monkeypatch):
+    repo = _repo(tmp_path, tofu_solve)
+    for flag in ("-policy=policies", "-policy=policies/"):
+        r = tofu_solve(repo, "check", "-recursive", flag)
+        assert r.code == 0, r.out + r.err
+        assert "Policy file not found" not in r.out + r.err
+    monkeypatch.setenv("TOFU_SOLVE_POLICY", "policies")
+    r = tofu_solve(repo, "check", "-recursive")
+    assert r.code == 0, r.out + r.err
+    monkeypatch.setenv("TOFU_SOLVE_POLICY", "missing")
+    r = tofu_solve(repo, "check", "-recursive")
+    assert r.code == 1
+    said = r.out + r.err
+    assert said.count("Policy file not found") == 1, said  # one input the roots share: said once
+    assert "differ from their lock files" not in said
+
+
+def test_check_recursive_counts_what_differs_and_what_failed_apart(tmp_path, tofu_solve):
+    repo = _repo(tmp_path, tofu_solve)
+    (repo / "a" / "main.tf").write_text(VPC.replace("~> 6.0", "~> 5.0"))  # differs
+    write_root(repo / "c", "module {\n")  # cannot be read
+    r = tofu_solve(repo, "check", "-recursive")
+    assert r.code == 1
+    assert "1 of 3 root modules differ from their lock files; 1 could not be checked (an error above)." in r.out
