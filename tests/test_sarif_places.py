@@ -42,3 +42,26 @@ def test_a_changed_constraint_is_shown_on_the_line_it_is_written(tmp_path, monke
     assert place["artifactLocation"] == {"uri": "envs/prod/main.tf", "uriBaseId": "SRCROOT"}
     assert f"file=envs/prod/main.tf,line={line}," in github_annotations([(".", changed)], str(root), str(repo))[0]
     assert "version" in (root / "main.tf").read_text().splitlines()[line - 1]
+
+
+def test_under_recursive_a_roots_lock_file_and_a_shared_line_are_placed_from_the_top(tmp_path, monkeypatch):
+    """Issue #81 §2: a finding named at the bare lock file is the root's own lock file, not
+    the top's; a finding at a line two roots share is one result naming both."""
+    from types import SimpleNamespace
+
+    from tofu_solve.errors import SourceRange
+
+    repo = tmp_path / "repo"
+    for name in ("a", "b"):
+        (repo / name).mkdir(parents=True)
+        (repo / name / ".terraform.lock.hcl").write_text("# lock\n")
+    (repo / "shared.hcl").write_text("x\n")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    locked = SimpleNamespace(kind="stale-lock", subject='module "vpc"', detail="stale", where=SourceRange(".terraform.lock.hcl", 1))
+    shared = SimpleNamespace(kind="constraints", subject='module "unit"', detail="drift", where=SourceRange("shared.hcl", 1))
+    log = check_log([("a", [shared]), ("b", [locked, shared])], str(repo), str(repo))
+    results = [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], r["message"]["text"])
+               for r in log["runs"][0]["results"]]
+    assert results == [("shared.hcl", 'module "unit": drift (root modules a, b)'),
+                       ("b/.terraform.lock.hcl", 'module "vpc": stale (root module b)')]

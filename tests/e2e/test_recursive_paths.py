@@ -46,3 +46,47 @@ def test_check_recursive_counts_what_differs_and_what_failed_apart(tmp_path, tof
     r = tofu_solve(repo, "check", "-recursive")
     assert r.code == 1
     assert "1 of 3 root modules differ from their lock files; 1 could not be checked (an error above)." in r.out
+
+
+def _sarif_places(out: str) -> list[tuple[str, int, str]]:
+    import json
+
+    log = json.loads(out)
+    return [(loc["physicalLocation"]["artifactLocation"]["uri"], loc["physicalLocation"]["region"]["startLine"],
+             r["message"]["text"]) for r in log["runs"][0]["results"] for loc in r["locations"]]
+
+
+def test_every_roots_findings_are_placed_from_the_top_in_sarif(tmp_path, tofu_solve, monkeypatch):
+    """Issue #81 §2: a root's lock-file finding in the root's own lock file; a policy finding
+    in the policy file named from the top (``-policy`` absolute or relative); both relative
+    to the repository's top and existing."""
+    import subprocess
+
+    repo = _repo(tmp_path, tofu_solve)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "b" / "main.tf").write_text("")  # the call removed: its lock block is stale
+    (repo / "policies" / "p.policy.hcl").write_text(POLICY.replace('"advisory"', '"mandatory"').replace(
+        "condition = true", "condition = false"))
+    monkeypatch.chdir(repo)
+    for flag in (f"-policy={repo / 'policies'}", "-policy=policies"):
+        r = tofu_solve(repo, "check", "-recursive", "-format=sarif", flag)
+        assert r.code == 1, r.err
+        places = _sarif_places(r.out)
+        assert all((repo / uri).is_file() for uri, _, _ in places), places
+        assert any(uri == "b/.terraform.lock.hcl" for uri, _, _ in places), places
+        assert any(uri == "policies/p.policy.hcl" for uri, _, _ in places), places
+
+
+def test_a_shared_include_is_one_result_naming_every_unit(tmp_path, tofu_solve, monkeypatch):
+
+    from tests.e2e.test_lsp_terragrunt import ENVCOMMON, live_repo
+
+    repo = live_repo(tmp_path / "live", "~> 6.0")
+    for unit in ("live/dev/vpc", "live/prod/vpc"):
+        assert tofu_solve(repo / unit, "init").code == 0
+    (repo / "_envcommon/vpc.hcl").write_text(ENVCOMMON.replace("RANGE", "~> 5.0"))  # both units drift
+    monkeypatch.chdir(repo)
+    r = tofu_solve(repo, "check", "-recursive", "-format=sarif")
+    assert r.code == 1, r.err
+    shared = [p for p in _sarif_places(r.out) if p[0] == "_envcommon/vpc.hcl"]
+    assert len(shared) == 1 and "root modules live/dev/vpc, live/prod/vpc" in shared[0][2], _sarif_places(r.out)

@@ -290,8 +290,11 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
 
     def one(root: Path):
         target = target_version(args.tofu_version, Path(root), terraform=args.terraform_version, client=client)
+        prefix = display_prefix(root, base)
+        # the policy's files named from where the command ran, as the root's own are (issue #81 §2: a finding
+        # was placed at ../../policies, one directory above the repository)
         policy = load_policy(root, args.policy, settings.environ, target.product.registry_host,
-                             overrides=frozenset(getattr(args, "policy_override", ())),
+                             display_prefix=prefix, overrides=frozenset(getattr(args, "policy_override", ())),
                              inputs=getattr(args, "policy_input", ()))
-        return fn(root, target, display_prefix(root, base), policy)
+        return fn(root, target, prefix, policy)
     return each_root(args.chdir, one, settings)

@@ -172,20 +172,36 @@ def _place(diff: Any, root: str, top: str, lock_file: str) -> tuple[str | None, 
 
 def _placed(found: Sequence[tuple[str, Sequence[Any]]], base: str, top: str,
             lock_file: str) -> Iterator[tuple[str, Any, str | None, int, str]]:
-    """Each finding with where it is shown: (root, finding, URI, line, absolute path). Under
-    ``-recursive`` a finding's file is already named from ``base`` (the root's prefix); else
-    from its root."""
-    seen = set()
+    """Each finding with where it is shown: (roots, finding, URI, line, absolute path).
+    Under ``-recursive`` a finding's file is already named from ``base`` (the root's
+    prefix), but the root's own lock file (named as it is, with no directory: issue #81 §2,
+    it was placed in the top's); else from its root. A finding at a line several roots share
+    (an include, a module file) is one result naming every root it affects (``roots``: the
+    root names joined by ", ")."""
+    placed: dict[tuple, tuple[list[str], Any, str | None, int, str]] = {}
     for root, diffs in found:
         for d in diffs:
             where = getattr(d, "where", None)
-            anchor = base if where is not None and where.file and root != "." else os.path.join(base, root)
+            own_lock = where is not None and where.file == lock_file
+            anchor = base if where is not None and where.file and root != "." and not own_lock else \
+                os.path.join(base, root)
             uri, line, full = _place(d, anchor, top, lock_file)
             key = (full, line, d.kind, d.subject, d.detail)
-            if key in seen:  # a shared file's error, met in every root that reads it: said once
+            if key in placed:  # a shared file's finding, met in every root that reads it: one, naming them all
+                if root not in placed[key][0]:
+                    placed[key][0].append(root)
                 continue
-            seen.add(key)
-            yield root, d, uri, line, full
+            placed[key] = ([root], d, uri, line, full)
+    for roots, d, uri, line, full in placed.values():
+        yield ", ".join(roots), d, uri, line, full
+
+
+def _roots_named(roots: str) -> str:
+    """`` (root module A)`` or `` (root modules A, B)`` ("" for the one root of a run without
+    ``-recursive``)."""
+    if roots == ".":
+        return ""
+    return f" (root module{'s' if ', ' in roots else ''} {roots})"
 
 
 def _location(uri: str | None, full: str, line: int) -> dict:
@@ -202,7 +218,7 @@ def check_log(found: Sequence[tuple[str, Sequence[Any]]], base: str, cwd: str,
     top = repository_top(cwd)
     kinds = list(RULES)
     results = [{"ruleId": d.kind, "ruleIndex": kinds.index(d.kind), "level": "error",
-                "message": {"text": f"{d.subject}: {d.detail}" + (f" (root module {root})" if root != "." else "")},
+                "message": {"text": f"{d.subject}: {d.detail}" + _roots_named(root)},
                 "locations": [_location(uri, full, line)]}
                for root, d, uri, line, full in _placed(found, base, top, lock_file)]
     rules = [{"id": kind, "name": name, "shortDescription": {"text": text},
@@ -238,10 +254,10 @@ def github_annotations(found: Sequence[tuple[str, Sequence[Any]]], base: str, cw
     runner reads them (``%``, CR and LF in the message; ``:`` and ``,`` too in properties)."""
     top = repository_top(cwd)
     out = []
-    for _, d, uri, line, _full in _placed(found, base, top, lock_file):
+    for roots, d, uri, line, _full in _placed(found, base, top, lock_file):
         place = f"file={_escape_property(uri)},line={line}," if uri is not None else ""
         out.append(f"::error {place}title={_escape_property(RULES.get(d.kind, (d.kind, ''))[0])}::"
-                   f"{_escape_data(f'{d.subject}: {d.detail}')}")
+                   f"{_escape_data(f'{d.subject}: {d.detail}' + _roots_named(roots))}")
     out += [f"::error title={_escape_property(n.summary)}::{_escape_data(n.detail or n.summary)}"
             for n in notifications]
     return out
