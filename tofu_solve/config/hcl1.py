@@ -30,10 +30,11 @@ each names the file and a line, and what was wrong in words (issue #82 §1).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .._lazy import load
 from ..errors import ConfigurationError, SourceRange
@@ -72,6 +73,33 @@ class ObjectList:
 
     items: tuple[Item, ...]
     json: bool = False
+
+
+class SyntaxMemo(Protocol):
+    """Where the digests of native texts pyhcl's parser accepted are kept between runs
+    (:func:`parse`): building pyhcl's parser costs about 0.1 s a process (its ply tables are
+    not cached), which a warm ``init`` handing over to the client pays for nothing when the
+    CLI configuration has not changed (issue #81 §6). A digest names the text and the pyhcl
+    version, and only accepted texts are kept, so a remembered digest gives the parser's own
+    answer; the text itself is never kept (it can hold credentials)."""
+
+    def knows(self, digest: str) -> bool:
+        """Whether a text with this digest was accepted before."""
+        ...
+
+    def remember(self, digest: str) -> None:
+        """Keep this digest as accepted (never raises: a memo that cannot be written is none)."""
+        ...
+
+
+def accepted_digest(text: str) -> str:
+    """The memo's name for native ``text`` as the installed pyhcl reads it: SHA-256 of
+    pyhcl's version and the text (hex)."""
+    load("hcl")
+    import hcl as pyhcl_package
+
+    pyhcl = getattr(pyhcl_package, "__version__", "unknown")
+    return hashlib.sha256(f"pyhcl {pyhcl}\n".encode() + text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class _Pairs(list):
@@ -215,9 +243,10 @@ class _Reader:
         return value
 
 
-def parse(text: str, filename: str) -> ObjectList:
+def parse(text: str, filename: str, memo: SyntaxMemo | None = None) -> ObjectList:
     """The HCL 1 syntax tree of a CLI configuration file's ``text`` (named ``filename`` in
-    errors).
+    errors). A native text whose digest ``memo`` knows (:class:`SyntaxMemo`) is not given to
+    pyhcl's parser again; one it accepts is remembered there.
 
     Raises:
         ConfigurationError: the text is larger than :data:`MAX_BYTES`, or not valid HCL 1
@@ -240,6 +269,9 @@ def parse(text: str, filename: str) -> ObjectList:
             # valid JSON that pyhcl's lexer cannot follow (an unclosed "${" in a string):
             # the values stand, without their lines
             return _unlined(doc)
+    digest = accepted_digest(text) if memo is not None else ""
+    if memo is not None and memo.knows(digest):
+        return _Reader(_tokens(text), filename).native_list(None)
     load("hcl")
     import hcl as pyhcl
 
@@ -253,7 +285,10 @@ def parse(text: str, filename: str) -> ObjectList:
         raise _syntax_error(filename, None, "nested too deeply") from None
     except Exception:
         raise _syntax_error(filename, None, "this is not valid HCL 1 syntax") from None
-    return _Reader(_tokens(text), filename).native_list(None)
+    tree = _Reader(_tokens(text), filename).native_list(None)
+    if memo is not None:
+        memo.remember(digest)
+    return tree
 
 
 def _unlined(value: Any) -> Any:
@@ -360,4 +395,5 @@ def dump(objects: ObjectList, indent: str = "") -> str:
     return "".join(dump_item(i, indent) for i in objects.items)
 
 
-__all__ = ["MAX_BYTES", "Item", "ObjectList", "dump", "dump_item", "labelled", "parse", "plain", "to_body"]
+__all__ = ["MAX_BYTES", "Item", "ObjectList", "SyntaxMemo", "accepted_digest", "dump", "dump_item", "labelled", "parse",
+           "plain", "to_body"]

@@ -273,6 +273,26 @@ class Cache:
             raise self.cache_error(e, p) from None
 
 
+class AcceptedSyntax:
+    """A :class:`tofu_solve.config.hcl1.SyntaxMemo` kept in the cache (``hcl1-accepted``):
+    the digests of CLI configuration texts pyhcl's parser accepted, never the texts (issue
+    #81 §6). Unwritable: remembers nothing, and says so nowhere (the parser runs again)."""
+
+    KIND = "hcl1-accepted"
+
+    def __init__(self, cache: Cache):
+        self.cache = cache
+
+    def knows(self, digest: str) -> bool:
+        return self.cache.peek_json(self.KIND, digest) == {"accepted": True}
+
+    def remember(self, digest: str) -> None:
+        try:
+            self.cache.write_json(self.KIND, digest, {"accepted": True})
+        except CacheError:
+            pass
+
+
 def _file_lock(lock_path: Path, cache_error: Callable[[OSError, Path], CacheError]) -> Iterator[None]:
     """Hold ``filelock.FileLock(lock_path)`` (a new one per call: no reentrancy between
     threads) around one ``yield``."""

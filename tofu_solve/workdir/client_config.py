@@ -39,7 +39,8 @@ from ..addrs.product import Product
 from ..config import hcl, hcl1
 from ..config.cliconfig import ProviderPattern, literal, locate, parse_installation_block, read_file
 from ..errors import ConfigurationError
-from ..store.cache import Cache
+from ..settings import Settings
+from ..store.cache import AcceptedSyntax, Cache
 from ..store.plugin_dirs import verified_dir
 
 CONFIG_FILE_NAME = "tofu-solve-handover.tfrc"
@@ -272,7 +273,9 @@ def written(mirror: ProviderMirror, environ: Mapping[str, str], product: Product
             ``TF_CLI_CONFIG_FILE`` that does not exist is no configuration, as for the
             client and tofu-solve's own reading, which warned of it.
     """
-    files = [(str(f), read_file(f)) for f in locate(environ, product.command).files()]
+    # a configuration read before (by this run's own reading or the last hand-over) is not parsed by pyhcl again
+    memo = AcceptedSyntax(Cache(Settings.from_environ(environ).cache_dir))
+    files = [(str(f), read_file(f, memo)) for f in locate(environ, product.command).files()]
     config, tokens = render(files, mirror)
     with tempfile.TemporaryDirectory(prefix="tofu-solve-handover-") as tmp:  # mode 0700
         path = Path(tmp) / CONFIG_FILE_NAME
