@@ -3,8 +3,12 @@
 For every module call and provider it reports four versions and a reason:
 
 * ``locked``: what ``.terraform.lock.hcl`` holds (None when not locked);
-* ``can_move_to``: what ``tofu-solve init -upgrade`` would select: a whole solve without
-  the lock, so every joint constraint is honoured;
+* ``can_move_to``: what ``tofu-solve init -upgrade=NAME`` lands for it, every other lock
+  kept (issue #81 §6: the column a user acts on is what the command it names does; found by
+  the same solve ``init`` runs, :func:`_landed`). Where the whole ``-upgrade`` (a solve without
+  the lock) reaches further, ``with_others_to`` is that version and ``upgrade_with`` the
+  other names ``-upgrade=`` must name too for it (proven by a solve), or None when only the
+  whole ``-upgrade`` is known to reach it;
 * ``newest_allowed``: the newest version the call's own constraint allows (for a
   provider: that every constraint on it in the upgraded solution allows);
 * ``newest``: the newest release published;
@@ -38,6 +42,7 @@ from ..errors import TofuSolveError
 from ..explain import solve
 from ..explain.holdback import HoldBack, analyse, module_hold_backs, provider_hold_backs
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
+from ..lockfile.named import without_targets
 from ..settings import Settings
 from ..solver.context import SolveOptions
 from ..solver.locks import policy_denial
@@ -68,6 +73,9 @@ class Outdated:
     reason: str
     newer: list = field(default_factory=list)  # [{"version", "age_seconds", "cooldown"}], newest first
     command: str | None = None  # a command proven to move the lock (issue #47 §3), or None
+    with_others_to: str | None = None  # what the whole -upgrade reaches, beyond -upgrade=NAME (issue #81 §6)
+    upgrade_with: list[str] | None = None  # the other names -upgrade= must name for with_others_to
+    with_others_command: str | None = None  # the command that reaches with_others_to
 
     @property
     def can_move(self) -> bool:
@@ -84,6 +92,11 @@ class Outdated:
                                      GoVersion.parse(self.locked.lstrip("v"))) < 0
         except TofuSolveError:
             return False
+
+    @property
+    def moves_with_others(self) -> bool:
+        """Whether it moves further only when other locks move too (``with_others_to``)."""
+        return self.with_others_to is not None and self.with_others_to != self.can_move_to
 
     def as_data(self) -> dict:
         return {**asdict(self), "can_move": self.can_move, "downgrade": self.downgrade}
@@ -121,7 +134,67 @@ def outdated(root: Path, settings: Settings, vars: tuple = (), target: TargetVer
     finally:
         ctx.close()
     held = _locked_hold_backs(tree, root, locks, replace(options, upgrade=False), settings, min_age)
-    return [_held_by(row, held.get(row.name)) for row in rows]
+    rows = [_held_by(row, held.get(row.name)) for row in rows]
+    return _as_init_lands(rows, tree, root, locks, options, settings, min_age, target)
+
+
+def _upgrade_name(row: Outdated, target: TargetVersion) -> str:
+    """The NAME ``-upgrade=`` takes for ``row``: its call path, or the provider's short name."""
+    return target.product.short(row.name) if row.kind == "provider" else row.name
+
+
+def _landed(tree: ModuleTree, root: Path, locks, options: SolveOptions, settings: Settings, min_age: float | None,
+            names: tuple[str, ...], product) -> dict[str, str] | None:
+    """What ``tofu-solve init -upgrade=NAMES`` selects: call path or provider address ->
+    version, from the solve ``init`` runs with the same locks left out
+    (:func:`~tofu_solve.lockfile.named.without_targets`) and every other lock kept; None
+    when that solve fails (``init`` would say why)."""
+    try:
+        solve_locks, again = without_targets(locks, tree, names, product)
+    except TofuSolveError:
+        return None
+    ctx = build_context(replace(options, upgrade=False, upgrade_targets=names), solve_locks, settings, None,
+                        recorded_locks=locks, refresh_only=again,
+                        cooldown_from_cli_config=min_age is None).context
+    try:
+        res = solve(tree, ctx, root)
+        return {**{p: c.version_text for p, c in res.modules.items()},
+                **{a: str(c.version) for a, c in res.providers.items()}}
+    except TofuSolveError:
+        return None
+    finally:
+        ctx.close()
+
+
+def _as_init_lands(rows: list[Outdated], tree: ModuleTree, root: Path, locks, options: SolveOptions,
+                   settings: Settings, min_age: float | None, target: TargetVersion) -> list[Outdated]:
+    """``rows`` whose ``can_move_to`` is what ``init -upgrade=NAME`` lands (issue #81 §6:
+    one truth for the column and the command it names). A row the whole ``-upgrade`` moves
+    further keeps that version as ``with_others_to``, with the other names that reach it
+    when a solve proves they do (every row the whole ``-upgrade`` moves, named together)."""
+    moving = [r for r in rows if r.can_move]
+    for row in moving:
+        name = _upgrade_name(row, target)
+        alone = _landed(tree, root, locks, options, settings, min_age, (name,), target.product)
+        landed = alone.get(row.name) if alone is not None else None
+        if landed == row.can_move_to:
+            row.command = f"tofu-solve init -upgrade={name}"
+            continue
+        full = row.can_move_to
+        row.can_move_to = landed if landed is not None else row.locked
+        row.command = f"tofu-solve init -upgrade={name}" if row.can_move else None
+        row.with_others_to = full
+        others = [_upgrade_name(r, target) for r in moving if r is not row]
+        together = _landed(tree, root, locks, options, settings, min_age, (name, *others), target.product) \
+            if others else None
+        row.upgrade_with = others if together is not None and together.get(row.name) == full else None
+        step = (f"tofu-solve init -upgrade={name} lands {row.can_move_to}" if row.can_move
+                else f"tofu-solve init -upgrade={name} keeps {row.locked}")
+        row.with_others_command = (f"tofu-solve init -upgrade={','.join([name, *row.upgrade_with])}"
+                                   if row.upgrade_with is not None else "tofu-solve init -upgrade")
+        row.held_by = "lock"  # this lock with others: what moves it is naming them too
+        row.reason = f"{step}; {full} needs other locks to move too: {row.with_others_command}"
+    return rows
 
 
 def _locked_hold_backs(tree: ModuleTree, root: Path, locks, options: SolveOptions, settings: Settings,
@@ -363,9 +436,8 @@ def run(ns, settings: Settings) -> int:
                     args.shared, progress=progress,
                     min_age=given_min_age(args.min_age, settings.min_age), policy=policy)
     progress.close()  # nothing after the answer: a late download is not a line of it
-    movable = [r for r in rows if r.can_move]
-    names = ",".join(target.product.short(r.name) if r.kind == "provider" else r.name for r in movable
-                     if r.command is not None)
+    movable = [r for r in rows if r.can_move or r.moves_with_others]
+    names = ",".join(_upgrade_name(r, target) for r in rows if r.can_move and r.command is not None)
     OutdatedView(args.json).result(rows, target.product, names)
     return 2 if movable else 0
 
@@ -377,7 +449,7 @@ def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
     results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: outdated(
         root, settings, tuple(args.vars or ()), target, args.shared, display_prefix=prefix,
         min_age=given_min_age(args.min_age, settings.min_age), policy=policy))
-    movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
+    movable = any(o.ok and any(r.can_move or r.moves_with_others for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     OutdatedView(args.json).roots(results)
     return 1 if failed else 2 if movable else 0

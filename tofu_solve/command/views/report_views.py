@@ -166,7 +166,7 @@ class OutdatedView(_View):
         host); ``upgrade_names``: the
         ``-upgrade=`` list of those that can move on their own, each proven to (issue #47
         §3: a command is named only when it lands something); "" when none can."""
-        movable = [r for r in rows if r.can_move]
+        movable = [r for r in rows if r.can_move or r.moves_with_others]
         if self.json:
             self._dump({"can_move": bool(movable), "items": [r.as_data() for r in rows]})
             return
@@ -174,8 +174,13 @@ class OutdatedView(_View):
         alone = len(upgrade_names.split(",")) if upgrade_names else 0
         if alone:
             self._print(f"\n{alone} can move within the constraints: tofu-solve init -upgrade={upgrade_names}")
-        if len(movable) > alone:
-            together = len(movable) - alone
+        further = [r for r in rows if r.moves_with_others]
+        if further:  # each row's reason names what reaches it (issue #81 §6)
+            self._print(f"\n{len(further)} can move further only if other locks move too: " + "; ".join(
+                f"{product.short(r.name) if r.kind == 'provider' else r.name} to {r.with_others_to} with "
+                f"{r.with_others_command}" for r in further))
+        elif len([r for r in rows if r.can_move]) > alone:
+            together = len([r for r in rows if r.can_move]) - alone
             self._print(f"\n{together} can move only if other locks move too: tofu-solve init -upgrade (every lock "
                         "moves to the newest that fits)")
         if not movable:
