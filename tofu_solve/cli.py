@@ -777,9 +777,10 @@ def _anchor_paths(args: argparse.Namespace, settings):
     """Every path a flag or ``TOFU_SOLVE_POLICY`` names, read once relative to the directory
     the command was started in, after ``-chdir`` (as OpenTofu reads ``-var-file`` and
     ``-backend-config``), whether one root or ``-recursive`` (issue #81 §4: ``-policy=policies``
-    was read from each root): ``-policy``, ``-var-file``, ``-backend-config=FILE`` (a value
-    without ``=``), ``-plugin-dir``, made absolute in ``args``; the settings with
-    ``TOFU_SOLVE_POLICY`` likewise (a new :class:`~tofu_solve.settings.Settings`)."""
+    was read from each root): ``-policy`` and ``-var-file`` made absolute in ``args``; the
+    settings with ``TOFU_SOLVE_POLICY`` likewise (a new :class:`~tofu_solve.settings.Settings`).
+    ``-backend-config=FILE`` and ``-plugin-dir``, which only the client reads, are passed on
+    rebased onto the root it runs in (:func:`tofu_solve.workdir.flags.rebased`)."""
     base = os.path.abspath(args.chdir)
 
     def anchored(value: str) -> str:
@@ -789,10 +790,6 @@ def _anchor_paths(args: argparse.Namespace, settings):
         args.policy = anchored(args.policy)
     if getattr(args, "vars", None):
         args.vars = [(kind, anchored(v) if kind == "var-file" else v) for kind, v in args.vars]
-    for name in ("ignored_backend_config", "ignored_plugin_dir"):
-        values = getattr(args, name, None)
-        if isinstance(values, list):
-            setattr(args, name, [v if "=" in v or v == "true" else anchored(v) for v in values])
     named = settings.environ.get("TOFU_SOLVE_POLICY")
     if named and anchored(named) != named:
         import dataclasses

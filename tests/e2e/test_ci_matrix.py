@@ -66,8 +66,13 @@ def repo(tmp_path_factory, running):
     subprocess.run(["git", "init", "-q", str(base)], check=True)
     client = base.parent / "bin" / "tofu"
     client.parent.mkdir()
+    # a client as OpenTofu's: its init -json prints JSON lines (the stream follows tofu-solve's
+    # own on standard output), its text a line that would be a workflow command outside the guard
     client.write_text('#!/bin/sh\ncase "$1" in\n  version) echo "OpenTofu v1.12.6"; echo "on linux_amd64";;\n'
-                      f'  init) echo "{CLIENT_NOISE}"; echo "OpenTofu has been successfully initialized!";;\nesac\n')
+                      '  init) case " $* " in\n    *" -json "*) echo \'{"@level":"info","@message":"'
+                      f'{CLIENT_NOISE}","type":"log"}}\';;\n'
+                      f'    *) echo "{CLIENT_NOISE}"; echo "OpenTofu has been successfully initialized!";;\n'
+                      '  esac;;\nesac\n')
     client.chmod(client.stat().st_mode | stat.S_IXUSR)
     return base
 

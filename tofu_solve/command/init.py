@@ -65,6 +65,7 @@ from ..versions.target import Client, TargetVersion, configured_client, lock_pro
 from ..workdir import handover, stamp
 from ..workdir.accept import AcceptedChecksums, accepted_reason
 from ..workdir.client_config import offered_text, provider_mirror
+from ..workdir.flags import rebased
 from ..workdir.install import (
     data_dir,
     install,
@@ -497,7 +498,7 @@ def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, se
                   root: Path) -> handover.Handover | None:
     """The client's init to run after ``result``, or None (and ``result.next_command``, the
     command to run next, with a warning when the client found is not the target)."""
-    flags = list(args.passed_on)
+    flags = rebased(args.passed_on, args.chdir, str(root))  # the client runs in root
     target, client = result.target, opts.client
     if result.unit:  # Terragrunt runs the client in its working copy, from the unit's pins
         result.next_command = handover.terragrunt_next_command(args.recursive)

@@ -6,6 +6,8 @@ before anything else is imported."""
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Sequence
 
 # -from-module is not passed on: it copies a module into an empty directory, which a solved
 # root is not.
@@ -28,4 +30,22 @@ def passed_on(ns: argparse.Namespace) -> tuple[str, ...]:
     return tuple(out)
 
 
-__all__ = ["PASSED_ON", "passed_on"]
+def rebased(flags: Sequence[str], start: str, root: str) -> list[str]:
+    """``flags`` (:func:`passed_on`'s) with each path the client reads (``-backend-config=FILE``,
+    a value without ``=``; ``-plugin-dir=DIR``) that was relative to ``start`` (the directory
+    the command was started in, after ``-chdir``) made relative to ``root``, where the
+    client's init runs: the same file, named as the user named it when ``root`` is ``start``
+    (issue #81 §4: a path is read from where the user stands, under ``-recursive`` too, as
+    OpenTofu reads ``-backend-config`` after ``-chdir``)."""
+    out = []
+    for flag in flags:
+        name, _, value = flag.partition("=")
+        if name in ("-backend-config", "-plugin-dir") and value and not os.path.isabs(value) \
+                and not (name == "-backend-config" and "=" in value):
+            value = os.path.relpath(os.path.join(os.path.abspath(start), value), os.path.abspath(root))
+            flag = f"{name}={value}"
+        out.append(flag)
+    return out
+
+
+__all__ = ["PASSED_ON", "passed_on", "rebased"]

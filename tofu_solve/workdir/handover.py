@@ -148,9 +148,11 @@ def run(h: Handover, out: TextIO | None = None, err: TextIO | None = None) -> in
         ConfigurationError: the user's CLI configuration could not be read again for the
             run's own (:func:`.client_config.written`).
     """
-    # a JSON standard output (-json) carries only JSON: the client's output is human text, on standard
-    # error, inside the runner's guard (issue #81 §1: a client's line was read as a workflow command)
-    out = out or (sys.stderr if getattr(sys.stdout, "json", False) else sys.stdout)
+    # under -json the client is given -json too: its JSON stream follows tofu-solve's on standard
+    # output; a standard output that is another document (-format=sarif) gets none of the client's
+    # text, which goes to standard error, inside the runner's guard (issue #81 §1)
+    machine = getattr(sys.stdout, "json", False) and "-json" not in h.argv
+    out = out or (sys.stderr if machine else sys.stdout)
     if h.mirror is None:
         return _run(h, dict(h.environ), out, err or sys.stderr)
     with written(h.mirror, h.environ, h.client.product) as extra:
