@@ -101,8 +101,9 @@ def test_every_import_names_a_module_that_exists():
 def test_commands_do_not_import_each_other():
     """``command/`` holds one file per command; they share only ``views`` and ``arguments``
     (as OpenTofu's ``internal/command/views`` and ``arguments``), ``monorepo`` (the
-    ``-recursive`` fan-out) and ``logs``."""
-    shared = {"tofu_solve.command", "tofu_solve.command.monorepo", "tofu_solve.command.logs"}
+    ``-recursive`` fan-out, with ``exclusions``, its exclude patterns) and ``logs``."""
+    shared = {"tofu_solve.command", "tofu_solve.command.monorepo", "tofu_solve.command.exclusions",
+              "tofu_solve.command.logs"}
     common = ("tofu_solve.command.views", "tofu_solve.command.arguments")
     wrong = sorted(f"{m} -> {t}" for m, t in GRAPH.edges
                    if m.startswith("tofu_solve.command.") and t.startswith("tofu_solve.command.")

@@ -153,6 +153,13 @@ def _policy_flag(sp: argparse.ArgumentParser) -> None:
                          "input's default, as HashiCorp's tfpolicy -input)")
 
 
+def _exclude_flag(sp: argparse.ArgumentParser) -> None:
+    sp.add_argument("--exclude-dir", metavar="PATTERN", dest="exclude_dir", action="append",
+                    help="with -recursive, leave out the roots and units whose directory matches PATTERN (a "
+                         ".gitignore pattern relative to -chdir, as Terragrunt's --queue-exclude-dir; repeatable; "
+                         "after the repository's .tofu-solve-exclude files); each is shown as left out")
+
+
 def with_env_args(argv: list[str], env: Mapping[str, str]) -> list[str]:
     """OpenTofu's ``TF_CLI_ARGS`` and ``TF_CLI_ARGS_<command>`` (``cmd/tofu/main.go``
     ``mergeEnvArgs``): each is split as a shell would and inserted right after the command
@@ -280,6 +287,7 @@ def _commands() -> tuple[_Command, ...]:
                           "the download cache and what the repository's git ignores left out) and every Terragrunt "
                           "unit (a terragrunt.hcl naming a terraform.source, pinned where Terragrunt reads), in "
                           "parallel over one cache, with a summary and a cross-root report"),
+                _Group(_exclude_flag),
                 _Arg("--json-into", metavar="FILE", dest="json_into",
                      help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output"),
                 _Arg("--verbose", action="store_true",
@@ -288,11 +296,13 @@ def _commands() -> tuple[_Command, ...]:
                 _Arg("--quiet", action="store_true",
                      help="no progress lines on standard error (the results, warnings and errors are printed as "
                           "without it)"),
-                _Arg("--format", choices=["text", "sarif"], default="text",
+                _Arg("--format", choices=["text", "sarif", "markdown"], default="text",
                      help="sarif: with -lockfile=readonly, each lock that would change as a SARIF 2.1.0 log on "
                           "standard output, at the line of the call or provider that moves it (the text goes to "
-                          "standard error); text (default; with GITHUB_ACTIONS=true, GitHub Actions annotations "
-                          "too)"),
+                          "standard error); markdown: one report for a pull request comment on standard output, "
+                          "per root what moves and why, what fails and where, the policy's findings (appended to "
+                          "$GITHUB_STEP_SUMMARY too when it is set; the text goes to standard error); text "
+                          "(default; with GITHUB_ACTIONS=true, GitHub Actions annotations too)"),
                 _Arg("--upgrade", nargs="?", const=True, default=False, metavar="NAME,...",
                      help="ignore locked versions and select the newest allowed ones; -upgrade=NAME,... only for "
                           "those module calls (vpc, eks.kms), module packages or providers (hashicorp/aws), keeping "
@@ -338,11 +348,13 @@ def _commands() -> tuple[_Command, ...]:
             arguments=(
                 _Group(_target_flags, "check for (decides whether override files are expected),"),
                 _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
+                _Group(_exclude_flag),
                 _Group(_policy_flag),
-                _Arg("--format", choices=["text", "json", "sarif"], default="text",
+                _Arg("--format", choices=["text", "json", "sarif", "markdown"], default="text",
                      help="text (the default; with GITHUB_ACTIONS=true, GitHub Actions annotations too), json (as "
-                          "-json), or sarif: a SARIF 2.1.0 log for code scanning, each difference at its file and "
-                          "line"),
+                          "-json), sarif: a SARIF 2.1.0 log for code scanning, each difference at its file and "
+                          "line, or markdown: one report for a pull request comment, appended to "
+                          "$GITHUB_STEP_SUMMARY too when it is set (the text goes to standard error)"),
             ),
             defaults={"command_module": "check"},
         ),
@@ -361,6 +373,7 @@ def _commands() -> tuple[_Command, ...]:
                      help="as for init"),
                 _Group(_cooldown_flag),
                 _Arg("--recursive", action="store_true", help="every root module under -chdir, as init -recursive"),
+                _Group(_exclude_flag),
                 _Group(_policy_flag),
             ),
             defaults={"command_module": "outdated"},
@@ -747,6 +760,10 @@ def _main(argv: list[str], environ: Mapping[str, str]) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
+    if getattr(args, "exclude_dir", None) and not getattr(args, "recursive", False):
+        print("Error: -exclude-dir leaves roots out of -recursive: add -recursive, or run in the root you "
+              "want (-chdir=DIR)", file=sys.stderr)
+        return 2
     args.chdir = args.chdir or args.global_chdir or "."
     settings = _anchor_paths(args, settings)
     tune_collector()
@@ -867,11 +884,6 @@ def _dispatch(args, settings: Settings, opened: list) -> int:
     module = load(f"tofu_solve.command.{args.command_module}")
     if args.command_module == "demo":
         return module.run(args, settings, main)
-    if args.command_module == "lsp":  # the server runs above the commands, whose code it uses
-        load("tofu_solve.lsp.server")
-        from .lsp.server import run as serve
-
-        return serve(args, settings)
     if args.command_module == "completion":
         return module.run(args, settings, build_parser())
     if hasattr(module, "open_views"):

@@ -1,6 +1,6 @@
 """What CI shows, in every cell of the matrix CI runs (issue #81 §7): the commands (``init``,
 ``init -lockfile=readonly``, ``check``, ``outdated``, ``list``) x output modes (text,
-``-json``, ``-format=sarif`` where the command has it) x ``GITHUB_ACTIONS`` on and off x one
+``-json``, ``-format=sarif`` and ``-format=markdown`` where the command has them) x ``GITHUB_ACTIONS`` on and off x one
 root and ``-recursive`` x the hand-over on (a client that prints a workflow command of its
 own) and off. tofu-solve runs as its own process, its two streams merged as the runner reads
 them, and every cell is held to the same invariants:
@@ -10,7 +10,9 @@ them, and every cell is held to the same invariants:
   work again for the job's next step); off GitHub Actions no guard line is written;
 * every annotation's ``file=`` and every SARIF ``artifactLocation`` names a file that exists,
   relative to where the command ran;
-* a JSON or SARIF standard output is one JSON document or stream, nothing else on it.
+* a JSON or SARIF standard output is one JSON document or stream, nothing else on it; a
+  Markdown one is one report that names every root, appended to ``GITHUB_STEP_SUMMARY`` too
+  under GitHub Actions.
 """
 
 from __future__ import annotations
@@ -85,9 +87,9 @@ def _env(running, tmp: Path, actions: bool) -> dict[str, str]:
 
 
 COMMANDS = {
-    "init": (["init"], ("text", "-json")),
-    "init-readonly": (["init", "-lockfile=readonly"], ("text", "-json", "-format=sarif")),
-    "check": (["check"], ("text", "-json", "-format=sarif")),
+    "init": (["init"], ("text", "-json", "-format=markdown")),
+    "init-readonly": (["init", "-lockfile=readonly"], ("text", "-json", "-format=sarif", "-format=markdown")),
+    "check": (["check"], ("text", "-json", "-format=sarif", "-format=markdown")),
     "outdated": (["outdated"], ("text", "-json")),
     "list": (["list"], ("text", "-json")),
 }
@@ -106,6 +108,10 @@ def test_every_cell_keeps_the_invariants(repo, running, cmd, mode, actions, recu
     if cmd.startswith("init"):
         argv.append(f"-tf-path={repo.parent / 'bin' / 'tofu'}" if handover else "-handover=false")
     env = _env(running, repo.parent, actions)
+    summary = repo.parent / f"summary-{os.getpid()}-{len(argv)}-{actions}-{recursive}-{handover}.md"
+    summary.unlink(missing_ok=True)
+    if actions:
+        env["GITHUB_STEP_SUMMARY"] = str(summary)
     merged = subprocess.run([sys.executable, "-m", "tofu_solve", *argv], cwd=where, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, timeout=300)
     apart = subprocess.run([sys.executable, "-m", "tofu_solve", *argv], cwd=where, env=env, capture_output=True,
@@ -122,7 +128,19 @@ def test_every_cell_keeps_the_invariants(repo, running, cmd, mode, actions, recu
         assert CLIENT_NOISE not in commands
     else:
         assert "::stop-commands::" not in merged.stdout, merged.stdout
-    if mode != "text":
+    if mode == "-format=markdown":  # one report, nothing else on standard output; the job summary gets it too
+        report = apart.stdout
+        assert report.startswith("### tofu-solve ") and report.count("\n**") >= 1, report
+        assert not runner(report)[0] and "::stop-commands::" not in report, report
+        assert "drift" in report if recursive else "The root module " in report, report
+        if recursive:
+            assert "ok" in report, report  # a root with nothing to say is counted and named, not lost
+        if actions:
+            written = summary.read_text()  # appended by each of the two runs, the second's last
+            assert written.endswith(report) and written.count("### tofu-solve ") == 2, written
+        else:
+            assert not summary.exists()
+    elif mode != "text":
         try:  # one document (check, outdated, list), else a stream of one per line (init)
             docs = [json.loads(apart.stdout)]
         except ValueError:

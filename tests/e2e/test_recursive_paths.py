@@ -90,3 +90,63 @@ def test_a_shared_include_is_one_result_naming_every_unit(tmp_path, tofu_solve, 
     assert r.code == 1, r.err
     shared = [p for p in _sarif_places(r.out) if p[0] == "_envcommon/vpc.hcl"]
     assert len(shared) == 1 and "root modules live/dev/vpc, live/prod/vpc" in shared[0][2], _sarif_places(r.out)
+
+
+def test_a_root_left_out_is_named_in_every_mode_and_never_fails_the_run(tmp_path, tofu_solve, monkeypatch):
+    """Issue #81 §5: a root the repository's ``.tofu-solve-exclude`` (or ``-exclude-dir``)
+    leaves out is never read (here it does not even parse), never a failure, and named as
+    left out, with the file and line and the reason, by init, check and outdated in text,
+    JSON and SARIF."""
+    import json
+    import subprocess
+
+    repo = _repo(tmp_path, tofu_solve)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    write_root(repo / "c", "module {\n")  # would stop the run: "Invalid syntax"
+    r = tofu_solve(repo, "check", "-recursive")
+    assert r.code == 1  # the rule switched off: the same run fails
+    (repo / ".tofu-solve-exclude").write_text("# reads another unit's outputs\nc/\n")
+    monkeypatch.chdir(repo)
+
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false")
+    assert r.code == 0, r.out + r.err
+    row = next(line for line in r.out.splitlines() if line.startswith("c "))
+    assert "left out" in row and ".tofu-solve-exclude:2: reads another unit's outputs" in row
+    assert "2 root modules; 1 left out" in r.out
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false", "-json")
+    assert r.code == 0, r.err
+    result = next(d for d in map(json.loads, r.out.splitlines()) if d["type"] == "init_result")
+    assert result["@message"] == "2 of 2 root modules initialized, 1 left out"
+    roots = {x["root"]: x for x in result["result"]["roots"]}
+    assert roots["c"]["left_out"]["by"] == ".tofu-solve-exclude:2" and roots["c"]["ok"] is True
+    assert roots["a"]["left_out"] is None
+
+    r = tofu_solve(repo, "check", "-recursive")
+    assert r.code == 0, r.out + r.err
+    assert "c: left out by .tofu-solve-exclude:2: reads another unit's outputs" in r.out
+    assert "All 2 root modules agree with their lock files; 1 left out" in r.out
+    r = tofu_solve(repo, "check", "-recursive", "-json")
+    doc = json.loads(r.out)
+    assert doc["ok"] is True and {x["root"]: x["left_out"] and x["left_out"]["line"] for x in doc["roots"]} == \
+        {"a": None, "b": None, "c": 2}
+    r = tofu_solve(repo, "check", "-recursive", "-format=sarif")
+    assert r.code == 0
+    notes = json.loads(r.out)["runs"][0]["invocations"][0]
+    assert notes["executionSuccessful"] is True
+    assert [n["level"] for n in notes["toolExecutionNotifications"]] == ["note"]
+    assert "c: left out by .tofu-solve-exclude:2" in notes["toolExecutionNotifications"][0]["message"]["text"]
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    r = tofu_solve(repo, "check", "-recursive")
+    assert "::notice title=Root left out::c: left out by .tofu-solve-exclude:2" in r.out
+    monkeypatch.delenv("GITHUB_ACTIONS")
+
+    r = tofu_solve(repo, "outdated", "-recursive", "-json")
+    assert r.code in (0, 2), r.err
+    assert {x["root"]: bool(x["left_out"]) for x in json.loads(r.out)["roots"]} == {"a": False, "b": False, "c": True}
+
+    (repo / ".tofu-solve-exclude").unlink()  # the flag does the same, relative to -chdir
+    r = tofu_solve(repo, "check", "-recursive", "-exclude-dir=c")
+    assert r.code == 0 and "c: left out by -exclude-dir=c" in r.out
+    r = tofu_solve(repo, "check", "-exclude-dir=c")
+    assert r.code == 2 and "add -recursive" in r.err
+

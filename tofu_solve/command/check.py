@@ -504,4 +504,6 @@ def _view(args: CheckArguments, settings: Settings) -> CheckView:
 
     return CheckView(args.json, sarif=args.format == "sarif",
                      annotations=settings.environ.get("GITHUB_ACTIONS") == "true", base=args.chdir,
-                     cwd=os.getcwd())
+                     cwd=os.getcwd(), environ=settings.environ,
+                     markdown=f"tofu-solve check{' -recursive' if args.recursive else ''}"
+                     if args.format == "markdown" else None)

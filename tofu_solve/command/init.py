@@ -86,7 +86,7 @@ from .monorepo import (
     read_shared_inputs,
     relative_name,
     run_each,
-    walk_roots,
+    select_roots,
 )
 from .views.init_view import (
     HandedOver,
@@ -430,7 +430,22 @@ def open_views(ns, settings: Settings) -> InitViews:
     """The views this run speaks to (the error boundary reports a failure to them too)."""
     return InitViews(ns.chdir, bool(ns.json), getattr(ns, "json_into", None), bool(ns.no_color), settings.no_color,
                      quiet=bool(getattr(ns, "quiet", False)), sarif=getattr(ns, "format", "text") == "sarif",
-                     annotations=settings.environ.get("GITHUB_ACTIONS") == "true", cwd=os.getcwd())
+                     annotations=settings.environ.get("GITHUB_ACTIONS") == "true", cwd=os.getcwd(),
+                     markdown=_report_heading(ns) if getattr(ns, "format", "text") == "markdown" else None,
+                     environ=settings.environ)
+
+
+def _report_heading(ns) -> str:
+    """The command a ``-format=markdown`` report names: ``tofu-solve init`` with the flags
+    that change what it says (``-lockfile=readonly``, ``-upgrade``, ``-recursive``)."""
+    words = ["tofu-solve init"]
+    if getattr(ns, "lockfile", None) == "readonly":
+        words.append("-lockfile=readonly")
+    if getattr(ns, "upgrade", False):
+        words.append("-upgrade" if ns.upgrade is True else f"-upgrade={ns.upgrade}")
+    if getattr(ns, "recursive", False):
+        words.append("-recursive")
+    return " ".join(words)
 
 
 def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
@@ -547,7 +562,7 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
     base = Path(args.chdir)
     # what every root shares is read once: an error in it is said once, before any root (issue #59 §3)
     read_shared_inputs(base, settings, opts.policy, opts.tofu_version, opts.terraform_version, opts.policy_input)
-    roots = walk_roots(base, settings)
+    roots, left_out = select_roots(base, settings, args.exclude_dir)
     views.initializing_roots(len(roots), base)
 
     handovers: dict[Path, handover.Handover] = {}
@@ -575,10 +590,11 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
         handed = {o.root: _hand_over_quietly(handovers[o.root]) for o in outcomes
                   if o.value is not None and o.root in handovers}
         summary = RootsSummary(outcomes, base, report, handed, verbose=False,
-                               readonly=opts.lockfile == "readonly")
+                               readonly=opts.lockfile == "readonly", left_out=left_out)
         views.roots_summary(summary)
         return 1 if summary.failed or any(ho.code for ho in handed.values()) else 0
-    summary = RootsSummary(outcomes, base, report, verbose=args.verbose, readonly=opts.lockfile == "readonly")
+    summary = RootsSummary(outcomes, base, report, verbose=args.verbose, readonly=opts.lockfile == "readonly",
+                           left_out=left_out)
     views.roots_summary(summary)
     codes = []  # -verbose or -json: each client's whole output, under its root, one at a time
     for o in outcomes:

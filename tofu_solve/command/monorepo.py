@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -31,6 +31,7 @@ from ..errors import TofuSolveError
 from ..output_edge import one_line
 from ..terragrunt import CONFIG_FILE as UNIT_FILE
 from ..terragrunt.unit import local_module_dir, read_unit
+from .exclusions import LeftOut, read_exclusions
 
 SKIPPED_DIRS = {".terraform", ".terragrunt-cache", "node_modules"}
 MAX_PARALLEL = 4  # roots solved at once (each has its own network pool)
@@ -130,15 +131,23 @@ T = TypeVar("T")
 
 @dataclass
 class RootOutcome(Generic[T]):
-    """One root's result: ``value`` (the command's result) or ``error``."""
+    """One root's result: ``value`` (the command's result) or ``error``; or, never read,
+    ``left_out`` (why ``-recursive`` left it out: :class:`~tofu_solve.command.exclusions.LeftOut`,
+    issue #81 §5). A left-out root is ``ok`` (not a failure) with no ``value``."""
 
     root: Path
     value: T | None = None
     error: TofuSolveError | None = None
+    left_out: LeftOut | None = None
 
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    @property
+    def ran(self) -> bool:
+        """Whether the command ran in this root (it was not left out)."""
+        return self.left_out is None
 
 
 def run_each(roots: list[Path], fn: Callable[[Path], T], workers: int = MAX_PARALLEL) -> list[RootOutcome[T]]:
@@ -229,7 +238,7 @@ def display_prefix(root: Path, base: Path) -> str:
 
 
 __all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefix", "find_roots", "git_ignored",
-           "read_shared_inputs", "relative_name", "run_each", "walk_roots"]
+           "read_shared_inputs", "relative_name", "run_each", "select_roots", "walk_roots"]
 
 
 def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_version: str | None = None,
@@ -256,12 +265,32 @@ def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_ver
     load_policy(base, policy, settings.environ, target.product.registry_host, inputs=policy_input)
 
 
-def each_root(chdir: str, fn, settings=None) -> list:
+def each_root(chdir: str, fn, settings=None, exclude_dir: Sequence[str] = ()) -> list:
     """``-recursive``: ``fn(root)`` for every root module under ``chdir`` (found as
-    :func:`walk_roots` finds them for ``settings``), in parallel. Returns [(relative name,
-    outcome)]."""
+    :func:`walk_roots` finds them for ``settings``) that is not left out
+    (:func:`select_roots`), in parallel. Returns [(relative name, outcome)] for every root
+    found, in order, a left-out one with its reason and no value."""
     base = Path(chdir)
-    return [(relative_name(o.root, base), o) for o in run_each(walk_roots(base, settings), fn)]
+    roots, left = select_roots(base, settings, exclude_dir)
+    ran = {o.root: o for o in run_each(roots, fn)}
+    return [(relative_name(r, base), ran[r] if r in ran else RootOutcome(r, left_out=left[r]))
+            for r in sorted([*roots, *left], key=natural_key)]
+
+
+def select_roots(base: Path, settings=None, exclude_dir: Sequence[str] = ()) -> tuple[list[Path], dict[Path, LeftOut]]:
+    """The roots :func:`walk_roots` finds under ``base``, split into those the run reads and
+    those a ``.tofu-solve-exclude`` pattern or ``exclude_dir`` (``-exclude-dir``) leaves out,
+    each with why (:mod:`tofu_solve.command.exclusions`).
+
+    Raises:
+        ConfigurationError: an exclude pattern that does not read (its file and line).
+    """
+    exclusions = read_exclusions(base, exclude_dir)
+    found = walk_roots(base, settings)
+    if not exclusions:
+        return found, {}
+    left = {r: why for r in found for why in [exclusions.left_out(r)] if why is not None}
+    return [r for r in found if r not in left], left
 
 
 def walk_roots(base: Path, settings=None) -> list[Path]:
@@ -297,4 +326,4 @@ def each_root_for_its_target(args, settings, fn: Callable) -> list:
                              display_prefix=prefix, overrides=frozenset(getattr(args, "policy_override", ())),
                              inputs=getattr(args, "policy_input", ()))
         return fn(root, target, prefix, policy)
-    return each_root(args.chdir, one, settings)
+    return each_root(args.chdir, one, settings, getattr(args, "exclude_dir", ()))

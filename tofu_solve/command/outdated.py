@@ -449,7 +449,7 @@ def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
     results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: outdated(
         root, settings, tuple(args.vars or ()), target, args.shared, display_prefix=prefix,
         min_age=given_min_age(args.min_age, settings.min_age), policy=policy))
-    movable = any(o.ok and any(r.can_move or r.moves_with_others for r in o.value) for _, o in results)
+    movable = any(o.ran and o.ok and any(r.can_move or r.moves_with_others for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
     OutdatedView(args.json).roots(results)
     return 1 if failed else 2 if movable else 0

@@ -40,6 +40,7 @@ class InitArguments:
         vars: ``-var``/``-var-file`` in order, as the parser kept them.
         json: ``-json``; json_into: ``-json-into=FILE``; no_color: ``-no-color``.
         recursive: ``-recursive``.
+        exclude_dir: ``-exclude-dir`` patterns, as written (``-recursive`` leaves matching roots out).
         verbose: ``-verbose``: a policy or cooldown warning lists every version it kept out.
         package_store: ``-package-store`` as written (None: not given).
         format: ``-format`` (``text`` or ``sarif``).
@@ -69,6 +70,7 @@ class InitArguments:
     json_into: str | None = None
     no_color: bool = False
     recursive: bool = False
+    exclude_dir: tuple[str, ...] = ()
     passed_on: tuple[str, ...] = ()
     verbose: bool = False
     package_store: str | None = None
@@ -93,5 +95,6 @@ class InitArguments:
             json=bool(ns.json),
             json_into=getattr(ns, "json_into", None), no_color=bool(ns.no_color),
             recursive=bool(getattr(ns, "recursive", False)), passed_on=tuple(passed),
+            exclude_dir=tuple(getattr(ns, "exclude_dir", None) or ()),
             verbose=bool(getattr(ns, "verbose", False)), package_store=getattr(ns, "package_store", None),
             format=getattr(ns, "format", None) or "text")

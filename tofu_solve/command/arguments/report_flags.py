@@ -37,6 +37,7 @@ class CheckArguments(RootArguments):
     terraform_version: str | None = None
     tf_path: str | None = None
     recursive: bool = False
+    exclude_dir: tuple[str, ...] = ()  # -exclude-dir PATTERN, as written (with -recursive)
     policy: str | None = None  # -policy (check only)
     policy_override: tuple[str, ...] = ()  # -policy-override
     policy_input: tuple[str, ...] = ()  # -policy-input NAME=VALUE
@@ -49,6 +50,7 @@ class CheckArguments(RootArguments):
         common["json"] = common["json"] or fmt == "json"
         return cls(**common, tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
+                   exclude_dir=tuple(getattr(ns, "exclude_dir", None) or ()),
                    policy=getattr(ns, "policy", None), policy_override=policy_overrides(ns),
                    policy_input=policy_inputs(ns), format="json" if fmt == "json" or ns.json else fmt)
 
@@ -64,6 +66,7 @@ class OutdatedArguments(CheckArguments):
     def from_namespace(cls, ns: argparse.Namespace) -> OutdatedArguments:
         return cls(**cls._common(ns), tofu_version=ns.tofu_version, terraform_version=ns.terraform_version,
                    tf_path=ns.tf_path, recursive=bool(getattr(ns, "recursive", False)),
+                   exclude_dir=tuple(getattr(ns, "exclude_dir", None) or ()),
                    shared=ns.module_versions == "shared", min_age=ns.min_age, policy=getattr(ns, "policy", None),
                    policy_override=policy_overrides(ns), policy_input=policy_inputs(ns))
 

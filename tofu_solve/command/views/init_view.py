@@ -336,6 +336,8 @@ class RootsSummary:
     handed: Mapping[Path, HandedOver] = field(default_factory=dict)
     verbose: bool = False
     readonly: bool = False
+    # the roots -recursive left out (issue #81 §5), each with why (``LeftOut``): never read, never a failure
+    left_out: Mapping[Path, Any] = field(default_factory=dict)
 
     def name(self, root: Path) -> str:
         """A root as the summary names it: its path from where the run started, on one line
@@ -542,6 +544,11 @@ class InitHuman:
             else:
                 row = [s.name(o.root), "error", "-", "-", failure_cell(o.error)]
             rows.append(row + ([_client_cell(ho)] if handed else []))
+        for root, why in s.left_out.items():  # never silently (issue #81 §5)
+            rows.append([s.name(root), "left out", "-", "-", why.text()] + (["-"] if handed else []))
+        load("tofu_solve.command.monorepo")
+        from ..monorepo import natural_key
+        rows.sort(key=lambda r: natural_key(Path(r[0])))
         head = ["ROOT", "RESULT", "MODULES", "PROVIDERS", "LOCK FILE"] + (["CLIENT INIT"] if handed else [])
         widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head) - 1)]
         for r in [head, *rows]:
@@ -591,10 +598,11 @@ class InitHuman:
                                        outputs_hidden=True))
         failed = len(s.failed) + sum(1 for ho in s.handed.values() if ho.code != 0)
         h.line()
+        left = f"; {len(s.left_out)} left out (-recursive's exclude patterns, named above)" if s.left_out else ""
         if failed:
-            h.line(f"{failed} of {len(s.outcomes)} root modules failed.", "bold red")
+            h.line(f"{failed} of {len(s.outcomes)} root modules failed{left}.", "bold red")
             return  # a failed run names no next command (issue #59 §2)
-        h.success(f"tofu-solve has been successfully initialized: {len(s.outcomes)} root modules.")
+        h.success(f"tofu-solve has been successfully initialized: {len(s.outcomes)} root modules{left}.")
         nexts: dict[str, list[str]] = {}
         for o in s.outcomes:
             if o.value is not None and o.value.next_command and o.root not in s.handed:
@@ -611,7 +619,7 @@ class InitHuman:
                        f"{plural(len(names), 'root module')}, run:")
                 for name in names:
                     h.line(f"  (cd {name} && {cmd})")
-            elif len(names) == len(s.outcomes):  # the table above names every root: one line (issue #70 §2)
+            elif len(names) == len(s.outcomes) and not s.left_out:  # the table names every root: one line (#70 §2)
                 h.folded(f"Next, to install providers and configure the backend, run {cmd} in each root module "
                          "above.")
             else:
@@ -689,10 +697,18 @@ class InitJson:
                 self.stream.diagnostic("warning", d["summary"], d["detail"], root=s.name(o.root))
         doc = {"roots": [{"root": s.name(o.root), "ok": o.ok,
                           "result": init_result_as_data(o.value) if o.value is not None else None,
-                          "error": o.error.to_dict() if o.error else None} for o in s.outcomes],
+                          "error": o.error.to_dict() if o.error else None, "left_out": None} for o in s.outcomes],
                "report": s.report.as_data()}
-        self.stream.result("init", f"{len(s.outcomes) - len(failed)} of {len(s.outcomes)} root modules initialized",
-                           doc)
+        for root, why in s.left_out.items():  # never silently (issue #81 §5)
+            doc["roots"].append({"root": s.name(root), "ok": True, "result": None, "error": None,
+                                 "left_out": why.as_data()})
+            self.stream.log(f"{s.name(root)}: {why.text()}")
+        load("tofu_solve.command.monorepo")
+        from ..monorepo import natural_key
+        doc["roots"].sort(key=lambda r: natural_key(Path(r["root"])))
+        left = f", {len(s.left_out)} left out" if s.left_out else ""
+        self.stream.result("init", f"{len(s.outcomes) - len(failed)} of {len(s.outcomes)} root modules "
+                                   f"initialized{left}", doc)
 
     def in_root(self, name: str) -> None:
         pass  # each message of a root already names it
@@ -716,11 +732,14 @@ class InitViews:
 
     def __init__(self, chdir: str, as_json: bool = False, json_into: str | None = None, no_color: bool = False,
                  no_color_env: bool = False, quiet: bool = False, sarif: bool = False, annotations: bool = False,
-                 cwd: str = "."):
-        # -format=sarif: the SARIF log is standard output, the text goes to standard error
+                 cwd: str = ".", markdown: str | None = None, environ: Mapping[str, str] | None = None):
+        # -format=sarif or markdown: the SARIF log or the report is standard output, the text goes to standard
+        # error; ``markdown`` names the command in the report's heading (issue #81 §3)
         self.human = None if as_json else HumanView(use_color(no_color, no_color_env), quiet=quiet,
-                                                    out=sys.stderr if sarif else None)
+                                                    out=sys.stderr if sarif or markdown is not None else None)
         self.sarif = sarif
+        self.markdown, self._environ = markdown, environ or {}
+        self.reports: list[Any] = []  # -format=markdown: each root's RootReport
         self.annotations = annotations and not as_json  # SARIF too: on standard error (issue #81 §1)
         self._chdir, self._cwd = chdir, cwd
         self.findings: list[tuple[str, list[Any]]] = []  # (root, the lock changes refused, its errors)
@@ -768,6 +787,13 @@ class InitViews:
     def error(self, e: Any) -> None:
         """A failure, after the warnings that may explain it (``e.warnings``)."""
         self._found(".", e)
+        if self.markdown is not None:
+            failed = _root_report(".", (), e)
+            if self.reports:  # after a summary: the run failed after it (the hand-over's client)
+                self.reports[0].moves += failed.moves
+                self.reports[0].failures += failed.failures
+            else:
+                self.reports.append(failed)
         for v in self._views:
             v.error(e)
 
@@ -795,12 +821,27 @@ class InitViews:
         self.findings.append((root, found))
 
     def summary(self, s: InitSummary) -> None:
+        if self.markdown is not None:
+            self.reports.append(_root_report(".", s.lock_changes, None, s.warnings))
         for v in self._views:
             v.summary(s)
 
     def roots_summary(self, s: RootsSummary) -> None:
         for failed_root, error in s.failed:
             self._found(s.name(failed_root), error)
+        if self.markdown is not None:
+            load("tofu_solve.command.monorepo")
+            from ..monorepo import natural_key
+            self.reports = sorted(
+                [_root_report(s.name(o.root), o.value.provider_changes + o.value.changes if o.value else (), o.error,
+                              o.value.resolution.warnings if o.value else ()) for o in s.outcomes]
+                + [_root_report(s.name(root), (), None, left_out=why) for root, why in s.left_out.items()],
+                key=lambda r: natural_key(Path(r.name)))
+        if s.left_out:  # a note each in SARIF and the annotations: never silently (issue #81 §5)
+            load("tofu_solve.command.views.sarif")
+            from .sarif import Notification
+            self.notifications += [Notification("Root left out", f"{s.name(root)}: {why.text()}", level="note")
+                                   for root, why in s.left_out.items()]
         for v in self._views:
             v.roots_summary(s)
 
@@ -821,6 +862,20 @@ class InitViews:
             v.close()
         if self._into is not None:
             self._into.close()
+        if self.markdown is not None and self.reports:  # before the annotations, which end the output
+            load("tofu_solve.command.views.markdown")
+            from .markdown import Report, Words, append_to_step_summary, render
+
+            readonly = "-lockfile=readonly" in self.markdown
+            doc = render(Report(self.markdown, self.reports,
+                                Words("would change their lock files" if readonly else "changed their lock files",
+                                      "would change its lock file" if readonly else "changed its lock file",
+                                      "are up to date", "is up to date", "Lock changes")))
+            sys.stdout.write(doc)
+            sys.stdout.flush()
+            warning = append_to_step_summary(doc, self._environ)
+            if warning:
+                print(f"\nWarning: Job summary not written\n\n{warning}\n", file=sys.stderr)
         if self.sarif or self.annotations:  # issue #59 §5: the findings at their lines, for CI
             load("tofu_solve.command.views.sarif")
             from .sarif import check_log, github_annotations
@@ -831,6 +886,34 @@ class InitViews:
                 print(json.dumps(json_safe(check_log(self.findings, self._chdir, self._cwd,
                                                      notifications=self.notifications)), indent=2))
             if self.annotations:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
-                workflow_commands(sys.stderr if self.sarif else sys.stdout,
+                workflow_commands(sys.stderr if self.sarif or self.markdown is not None else sys.stdout,
                                   github_annotations(self.findings, self._chdir, self._cwd,
                                                      notifications=self.notifications))
+
+
+def _root_report(name: str, changes: Sequence[Any], error: Any, warnings: Sequence[Any] = (), left_out: Any = None):
+    """One root of a ``-format=markdown`` report (:mod:`.markdown`): its lock changes
+    (``LockChange``), or what ``-lockfile=readonly`` refused (the error's ``changes``, each
+    at its line); its error otherwise; the policy's and the cooldown's findings (each
+    ``RuleWarning``); or why ``-recursive`` left it out."""
+    load("tofu_solve.command.views.markdown")
+    from .markdown import Line, RootReport
+
+    r = RootReport(name, left_out=left_out.text() if left_out is not None else "")
+    def said(subject: str, detail: str) -> str:  # describe_change's line without its sign and subject
+        return detail.strip().lstrip("~+-").strip().removeprefix(subject).strip()
+
+    for c in changes:
+        subject = f'{c.block} "{c.label}"'
+        r.moves.append(Line(subject, said(subject, describe_change(c))))
+    refused = getattr(error, "changes", ()) if error is not None else ()
+    for subject, detail, where in refused:
+        r.moves.append(Line(subject, said(subject, detail), f"{where.file}:{where.line}" if where is not None else ""))
+    if error is not None and not refused:
+        where = getattr(error, "where", None)
+        r.failures.append(Line(str(getattr(error, "summary", "Error")), str(getattr(error, "detail", "")),
+                               f"{where.file}:{where.line}" if where is not None and where.file else ""))
+    for w in warnings:
+        if isinstance(w, RuleWarning):
+            r.findings.append(Line(w.summary, str(w)))
+    return r

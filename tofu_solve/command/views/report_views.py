@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..._lazy import load
@@ -49,24 +50,34 @@ class CheckView(_View):
     directory; ``cwd``: where the command was run (the log's paths are relative to it)."""
 
     def __init__(self, as_json: bool, sarif: bool = False, annotations: bool = False, base: str = ".",
-                 cwd: str = ".", out: IO[str] | None = None, err: IO[str] | None = None):
+                 cwd: str = ".", out: IO[str] | None = None, err: IO[str] | None = None,
+                 markdown: str | None = None, environ: Mapping[str, str] | None = None):
         super().__init__(as_json, out, err)
         self.sarif = sarif
+        # -format=markdown: the report (``markdown`` names the command in its heading) is standard output,
+        # appended to GitHub's job summary too; the text goes to standard error (issue #81 §3)
+        self.markdown, self.environ = markdown, environ or {}
+        self.report_out = self.out
+        if markdown is not None:
+            self.out = self.err
         # under GitHub Actions the annotations follow the text in text and SARIF modes (on standard
         # error beside a SARIF log on standard output); -json carries the findings itself (issue #81 §1)
         self.annotations = annotations and not as_json
         self.base = base
         self.cwd = cwd
 
-    def _scanning(self, found: Sequence[tuple[str, Sequence[Any]]], failed: Sequence[tuple[str, Any]] = ()) -> bool:
+    def _scanning(self, found: Sequence[tuple[str, Sequence[Any]]], failed: Sequence[tuple[str, Any]] = (),
+                  left_out: Sequence[tuple[str, Any]] = ()) -> bool:
         """The SARIF log (True: it is the whole output), or the annotations after the text;
         ``failed``: (root, error) of each root whose check stopped, each a finding at its
-        lines (or a notification) as ``init``'s errors are (issue #70 §1)."""
+        lines (or a notification) as ``init``'s errors are (issue #70 §1); ``left_out``:
+        (root, ``LeftOut``) of each root ``-recursive`` left out, a note each (issue #81 §5)."""
         load("tofu_solve.command.views.sarif")
         from .sarif import Finding, Notification, check_log, error_findings, github_annotations, main_file
 
         found = list(found)
-        notes: list[Any] = []
+        notes: list[Any] = [Notification("Root left out", f"{root}: {why.text()}", level="note")
+                            for root, why in left_out]
         for root, e in failed:
             got = error_findings(e)
             if isinstance(got, Notification):
@@ -81,18 +92,46 @@ class CheckView(_View):
         if self.sarif:
             self._dump(check_log(found, self.base, self.cwd, notifications=notes))
         if self.annotations:  # the runner's commands resumed for tofu-solve's own (issue #67 §1)
-            workflow_commands(sys.stderr if self.sarif else sys.stdout,
+            workflow_commands(sys.stderr if self.sarif or self.markdown is not None else sys.stdout,
                               github_annotations(found, self.base, self.cwd, notifications=notes))
         return self.sarif
 
     def failed(self, e: Any) -> None:
         """A check that stopped (its error is printed by the caller): under ``-format=sarif``
-        the log still is standard output, the error a result at its lines; annotations too."""
+        the log still is standard output, the error a result at its lines; annotations too;
+        under ``-format=markdown``, the report names it."""
+        self._report([(".", [], e, None)])
         if self.sarif or self.annotations:
             self._scanning([], [(".", e)])
 
+    def _report(self, roots: Sequence[tuple[str, Sequence[Any], Any, Any]]) -> None:
+        """``-format=markdown``: the report of (root name, its differences, its error or None,
+        why it was left out or None) per root, on standard output and in the job summary."""
+        if self.markdown is None:
+            return
+        load("tofu_solve.command.views.markdown")
+        from .markdown import Line, Report, RootReport, Words, append_to_step_summary, render
+
+        reports = []
+        for name, diffs, error, left in roots:
+            r = RootReport(name, left_out=left.text() if left is not None else "")
+            for d in diffs:
+                (r.findings if d.kind in ("policy", "revoked") else r.moves).append(
+                    Line(d.subject, d.detail, str(d.where) if d.where else ""))
+            if error is not None:
+                r.failures.append(_error_line(error))
+            reports.append(r)
+        doc = render(Report(self.markdown, reports, Words("differ from their lock files", "differs from its lock file",
+                                                          "agree with their lock files", "agrees with its lock file",
+                                                          "Differences")))
+        print(doc, file=self.report_out, end="")
+        warning = append_to_step_summary(doc, self.environ)
+        if warning:
+            self._print(f"\nWarning: Job summary not written\n\n{warning}\n", err=True)
+
     def result(self, diffs: Sequence[Any]) -> None:
         """``diffs``: the differences (``check.Difference``), none when all agree."""
+        self._report([(".", diffs, None, None)])
         if self.sarif:
             self._scanning([(".", diffs)])
             return
@@ -114,38 +153,67 @@ class CheckView(_View):
         self._scanning([(".", diffs)])
 
     def roots(self, results: Sequence[tuple[str, Any]]) -> None:
-        """``check -recursive``: (root name, ``RootOutcome`` of its differences) per root."""
+        """``check -recursive``: (root name, ``RootOutcome`` of its differences) per root; a
+        root ``-recursive`` left out is named as such in every mode, never a difference."""
+        self._report([(n, o.value or [], o.error, o.left_out) for n, o in results])
+        left = [(n, o.left_out) for n, o in results if not o.ran]
+        results = [(n, o) for n, o in results if o.ran]
         bad = [(n, o) for n, o in results if not o.ok or o.value]
         stopped = [(n, o.error) for n, o in results if not o.ok]
         if self.sarif:
             for n, o in results:  # the text first: the annotations (under GitHub Actions) end the output
                 if not o.ok:
                     self._print(f"\nIn {n}:\n{o.error.render()}", err=True)
-            self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
+            for n, why in left:
+                self._print(f"{n}: {why.text()}", err=True)
+            self._scanning([(n, o.value) for n, o in results if o.ok], stopped, left)
             return
         if self.json:
             self._dump({"ok": not bad, "roots": [{"root": n, "ok": o.ok and not o.value,
                                                   "differences": [d.as_data() for d in o.value] if o.ok else None,
-                                                  "error": o.error.to_dict() if o.error else None}
-                                                 for n, o in results]})
+                                                  "error": o.error.to_dict() if o.error else None, "left_out": None}
+                                                 for n, o in results]
+                        + [{"root": n, "ok": True, "differences": None, "error": None, "left_out": why.as_data()}
+                           for n, why in left]})
             return
         shared = _shared_error(stopped)
         if shared is not None and len(stopped) > 1:  # one input every root shares (-policy...): said once
             self._print(f"\nEvery root module stopped at the same error:\n{shared.render()}", err=True)
-        for name, o in results:
-            state = "error: " + o.error.summary if not o.ok else \
-                (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else "agrees with its lock")
+        lines = [(name, "error: " + o.error.summary if not o.ok else
+                  (f"{len(o.value)} difference{'s' if len(o.value) != 1 else ''}" if o.value else
+                   "agrees with its lock"), o.value if o.ok else None) for name, o in results]
+        lines += [(name, why.text(), None) for name, why in left]
+        for name, state, diffs in sorted(lines, key=lambda line: _natural(line[0])):
             self._print(f"{name}: {state}")
-            for d in (o.value or []) if o.ok else []:
+            for d in diffs or []:
                 self._print(f"  {d}")
         differ = sum(1 for _, o in results if o.ok and o.value)
         # what happened, counted apart: a root that could not be checked does not "differ" (issue #81 §4)
         counts = [f"{differ} of {len(results)} root modules differ from their lock files"] if differ else []
         if stopped:
             counts.append(f"{len(stopped)} could not be checked (an error above)")
-        self._print("\n" + "; ".join(counts) + "." if counts else
-                    f"\nAll {len(results)} root modules agree with their lock files.")
-        self._scanning([(n, o.value) for n, o in results if o.ok], stopped)
+        if left:
+            counts.append(f"{len(left)} left out (-recursive's exclude patterns)")
+        self._print("\n" + "; ".join(counts) + "." if differ or stopped else
+                    f"\nAll {len(results)} root modules agree with their lock files"
+                    + (f"; {counts[-1]}." if left else "."))
+        self._scanning([(n, o.value) for n, o in results if o.ok], stopped, left)
+
+
+def _error_line(e: Any):
+    """An error as one line of a ``-format=markdown`` report: its summary, detail and place."""
+    load("tofu_solve.command.views.markdown")
+    from .markdown import Line
+
+    where = getattr(e, "where", None)
+    return Line(str(getattr(e, "summary", "Error")), str(getattr(e, "detail", "")),
+                f"{where.file}:{where.line}" if where is not None and where.file else "")
+
+
+def _natural(name: str) -> tuple:
+    load("tofu_solve.command.monorepo")
+    from ..monorepo import natural_key
+    return natural_key(Path(name))
 
 
 def _shared_error(stopped: Sequence[tuple[str, Any]]):
@@ -192,13 +260,18 @@ class OutdatedView(_View):
         one line; the others show the rows that can move or are held back, each with what
         holds it (issue #59 §6: the rows the single-root table shows for them)."""
         if self.json:
-            movable = any(o.ok and any(r.can_move for r in o.value) for _, o in results)
+            movable = any(o.ran and o.ok and any(r.can_move for r in o.value) for _, o in results)
             self._dump({"can_move": movable,
-                        "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ok else None,
-                                   "error": o.error.to_dict() if o.error else None} for n, o in results]})
+                        "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ran and o.ok else None,
+                                   "error": o.error.to_dict() if o.error else None,
+                                   "left_out": o.left_out.as_data() if o.left_out else None} for n, o in results]})
             return
         quiet = []
+        left = [n for n, o in results if not o.ran]
         for name, o in results:
+            if not o.ran:  # never silently (issue #81 §5)
+                self._print(f"{name}: {o.left_out.text()}")
+                continue
             if not o.ok:
                 self._print(f"== {name}")
                 self._print("\n" + o.error.render())
@@ -216,9 +289,12 @@ class OutdatedView(_View):
                 self._print(f"({len(o.value) - len(shown)} more at the newest their constraints allow: outdated "
                             f"-chdir={name} shows every row)")
             self._print()
-        if quiet and len(quiet) < len(results):
-            self._print(f"{len(quiet)} of {len(results)} root modules: nothing can move (outdated -chdir=ROOT shows "
+        ran = len(results) - len(left)
+        if quiet and len(quiet) < ran:
+            self._print(f"{len(quiet)} of {ran} root modules: nothing can move (outdated -chdir=ROOT shows "
                         "one's table).")
+        if left:
+            self._print(f"{len(left)} left out (-recursive's exclude patterns): {', '.join(left)}.")
 
 
 class ModulesView(_View):

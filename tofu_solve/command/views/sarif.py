@@ -67,10 +67,13 @@ class Finding:
 
 @dataclass(frozen=True)
 class Notification:
-    """A failure of the run itself, not of a line (a registry, a store, an origin): said once."""
+    """A failure of the run itself, not of a line (a registry, a store, an origin): said
+    once; or, at ``level`` ``"note"``, what the run did not do (a root ``-recursive`` left
+    out, issue #81 §5), which does not make the run unsuccessful."""
 
     summary: str
     detail: str
+    level: str = "error"
 
 
 RUN_LEVEL = ("NetworkError", "RegistryError", "OciError", "StoreError", "CacheError", "OfflineError")
@@ -232,8 +235,9 @@ def check_log(found: Sequence[tuple[str, Sequence[Any]]], base: str, cwd: str,
         "originalUriBaseIds": {BASE_ID: {"uri": Path(top).as_uri() + "/"}},
         "results": results}
     if notifications:
-        run["invocations"] = [{"executionSuccessful": False, "toolExecutionNotifications": [
-            {"level": "error", "message": {"text": f"{n.summary}: {n.detail}" if n.detail else n.summary}}
+        run["invocations"] = [{"executionSuccessful": not any(n.level == "error" for n in notifications),
+                               "toolExecutionNotifications": [
+            {"level": n.level, "message": {"text": f"{n.summary}: {n.detail}" if n.detail else n.summary}}
             for n in notifications]}]
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
@@ -258,8 +262,8 @@ def github_annotations(found: Sequence[tuple[str, Sequence[Any]]], base: str, cw
         place = f"file={_escape_property(uri)},line={line}," if uri is not None else ""
         out.append(f"::error {place}title={_escape_property(RULES.get(d.kind, (d.kind, ''))[0])}::"
                    f"{_escape_data(f'{d.subject}: {d.detail}' + _roots_named(roots))}")
-    out += [f"::error title={_escape_property(n.summary)}::{_escape_data(n.detail or n.summary)}"
-            for n in notifications]
+    out += [f"::{'notice' if n.level == 'note' else 'error'} title={_escape_property(n.summary)}::"
+            f"{_escape_data(n.detail or n.summary)}" for n in notifications]
     return out
 
 
