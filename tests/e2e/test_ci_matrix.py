@@ -1,9 +1,10 @@
 """What CI shows, in every cell of the matrix CI runs (issue #81 §7): the commands (``init``,
 ``init -lockfile=readonly``, ``check``, ``outdated``, ``list``) x output modes (text,
-``-json``, ``-format=sarif`` and ``-format=markdown`` where the command has them) x ``GITHUB_ACTIONS`` on and off x one
-root and ``-recursive`` x the hand-over on (a client that prints a workflow command of its
-own) and off. tofu-solve runs as its own process, its two streams merged as the runner reads
-them, and every cell is held to the same invariants:
+``-json``, ``-format=sarif`` and ``-format=markdown`` where the command has them) x
+``GITHUB_ACTIONS`` on and off x one root and ``-recursive`` (two plain roots and a
+Terragrunt unit) x the hand-over on (a client that prints a workflow command of its own) and
+off. tofu-solve runs as its own process, its two streams merged as the runner reads them,
+and every cell is held to the same invariants:
 
 * under GitHub Actions the runner executes no workflow command but tofu-solve's own
   annotations, and the guard region is closed when the process ends (the runner's commands
@@ -30,6 +31,7 @@ import pytest
 from tests.e2e.conftest import write_root
 
 VPC = 'module "vpc" {\n  source  = "terraform-aws-modules/vpc/aws"\n  version = "~> 6.0"\n}\n'
+UNIT = 'terraform {\n  source  = "tfr:///terraform-aws-modules/vpc/aws"\n  version = "~> 6.0"\n}\n'
 CLIENT_NOISE = "::warning title=client::a line the client printed"
 
 
@@ -56,11 +58,15 @@ def runner(output: str) -> tuple[list[str], bool]:
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory, running):
-    """Two roots, initialized: ``ok`` as locked, ``drift`` with its range edited since."""
+    """Two roots and a Terragrunt unit, initialized: ``ok`` as locked, ``drift`` with its
+    range edited since, ``unit`` a unit whose range Terragrunt would resolve."""
     base = tmp_path_factory.mktemp("matrix") / "repo"
     env = _env(running, base.parent, actions=False)
-    for name in ("ok", "drift"):
-        write_root(base / name, VPC)
+    (base / "unit").mkdir(parents=True)
+    (base / "unit" / "terragrunt.hcl").write_text(UNIT)
+    for name in ("ok", "drift", "unit"):
+        if name != "unit":
+            write_root(base / name, VPC)
         done = subprocess.run([sys.executable, "-m", "tofu_solve", "init", "-handover=false", f"-chdir={base / name}"],
                               env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
@@ -133,8 +139,8 @@ def test_every_cell_keeps_the_invariants(repo, running, cmd, mode, actions, recu
         assert report.startswith("### tofu-solve ") and report.count("\n**") >= 1, report
         assert not runner(report)[0] and "::stop-commands::" not in report, report
         assert "drift" in report if recursive else "The root module " in report, report
-        if recursive:
-            assert "ok" in report, report  # a root with nothing to say is counted and named, not lost
+        if recursive:  # a root with nothing to say is counted and named, not lost
+            assert "ok" in report and "unit" in report, report
         if actions:
             written = summary.read_text()  # appended by each of the two runs, the second's last
             assert written.endswith(report) and written.count("### tofu-solve ") == 2, written
