@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from .. import confined
 from .._lazy import load
 from ..errors import ConfigurationError, TofuSolveError
 from ..output_edge import json_safe, one_line
@@ -185,8 +186,11 @@ def run_tests(policies: Path, tests: Path, given: list[str], settings: Settings,
         except ValueError:
             return os.fspath(p)
 
+    # what targets may not leave: the repository that holds the policies, else (no repository) the folder that
+    # holds them (issue #84 §3: a copy of policies/ outside git tested as it does inside)
+    within = confined.boundary(str(policies if policies.is_dir() else policies.parent))
     for f in files:
-        test = read_policy_test(f, shown_as(f), None, now)
+        test = read_policy_test(f, shown_as(f), None, now, targets_within=within)
         notes += list(test.notes)
         paths: list[Path] = []
         for target, where in test.targets:

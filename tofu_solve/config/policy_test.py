@@ -122,10 +122,12 @@ def as_input_value(v: Any) -> str:
 
 
 def read_policy_test(path: Path, shown: str, top: str | None, now: Callable[[], datetime],
-                     text: str | None = None) -> PolicyTestFile:
+                     text: str | None = None, targets_within: str | None = None) -> PolicyTestFile:
     """Read the test file at ``path`` (``shown``: its name in messages; ``top``: the
     directory its real path must stay inside, as policy files do; ``text``: an editor's
-    unsaved buffer of it, checked against ``top`` as the file would be).
+    unsaved buffer of it, checked against ``top`` as the file would be; ``targets_within``:
+    the real path of the directory its ``targets`` may not leave, default the repository
+    that holds it, else its own directory).
 
     Raises:
         ConfigurationError: unreadable, not HCL, or a block or argument outside the subset;
@@ -139,12 +141,13 @@ def read_policy_test(path: Path, shown: str, top: str | None, now: Callable[[], 
     else:
         confined.check(path, shown, top)
     body = hcl.parse(text, shown)
-    return _TestReader(path, shown, now).read(body)
+    return _TestReader(path, shown, now, targets_within).read(body)
 
 
 class _TestReader:
-    def __init__(self, path: Path, shown: str, now: Callable[[], datetime]):
+    def __init__(self, path: Path, shown: str, now: Callable[[], datetime], targets_within: str | None = None):
         self.path, self.shown, self.now = path, shown, now
+        self.targets_within = targets_within
         self.local_exprs: dict[str, _Expr] = {}
 
     def here(self, line: int, context: str = "") -> SourceRange:
@@ -239,13 +242,15 @@ class _TestReader:
             if not isinstance(listed, list) or not all(isinstance(t, str) and t for t in listed):
                 raise ConfigurationError("Invalid targets", "targets must be a list of policy file or directory "
                                          "paths.", self.here(a.line, "policytest"))
-            top = confined.boundary(str(self.path.parent))
+            top = self.targets_within or confined.boundary(str(self.path.parent))
             for t in listed:
                 target = Path(os.path.normpath(self.path.parent / t))
                 real = os.path.realpath(target)
                 if real != top and not real.startswith(top + os.sep):  # a pull request's file: its repository only
-                    raise ConfigurationError("Target outside the repository", f'The target "{t}" is outside the '
-                                             "repository that holds this test file.", self.here(a.line, "policytest"))
+                    where = "the repository that holds this test file" if os.path.lexists(os.path.join(top, ".git")) \
+                        else f"{top}, the folder that holds the policies (no repository holds it)"
+                    raise ConfigurationError("Target outside the repository", f'The target "{t}" is outside '
+                                             f"{where}.", self.here(a.line, "policytest"))
                 out.append((target, self.here(a.line, "policytest")))
         return out
 
