@@ -268,6 +268,18 @@ def test_a_refused_function_says_why_and_lists_what_is_supported(tmp_path, name)
     assert "refuses it:" in e.value.detail
 
 
+@pytest.mark.parametrize("name,near", [("starts_with", "startswith"), ("core::semver_constraint",
+                                                                      "core::semverconstraint"),
+                                       ("core::str_contains", "core::strcontains"), ("lenght", "length")])
+def test_a_mistyped_function_gets_did_you_mean(tmp_path, name, near):
+    """Issue #84 §2: as unknown attributes do, by OpenTofu's name_suggestion rule."""
+    f = tmp_path / "p.policy.hcl"
+    f.write_text(f'module_policy "*" "x" {{\n  enforce {{\n    condition = {name}("a") == 1\n  }}\n}}\n')
+    with pytest.raises(ConfigurationError) as e:
+        read_policy_unit(f, "p.policy.hcl", {}, lambda: NOW)
+    assert f'Did you mean "{near}"?' in e.value.detail
+
+
 def test_a_range_past_the_element_bound_is_refused_before_it_is_built():
     with pytest.raises(EvalError, match="at most"):
         ev("range(1e9)")

@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ..._lazy import load
-from ...errors import TofuSolveError
+from ...errors import TofuSolveError, name_suggestion
 from ...output_edge import one_line
 from ...versions.hashicorp_go_version import GoConstraints, GoVersion
 from .evaluate import Function, FunctionError, equal, to_bool, to_number, type_name
@@ -285,6 +285,12 @@ def unsupported_detail(name: str) -> str:
     bare = name.removeprefix("core::")
     why = (f" tofu-solve refuses it: {REFUSED[bare]}." if bare in REFUSED else
            " It is available as core::" + bare + "." if bare in POLICY_FUNCTIONS else "")
+    if not why:  # a typo: OpenTofu's "did you mean" over the names a policy may call (issue #84 §2)
+        prefix = "core::" if name.startswith("core::") else ""
+        near = name_suggestion(bare, [*TERRAFORM_FUNCTIONS, *POLICY_FUNCTIONS])
+        if near is not None:
+            shown = f"core::{near}" if near in POLICY_FUNCTIONS and near not in TERRAFORM_FUNCTIONS else prefix + near
+            why = f' Did you mean "{shown}"?'
     return (f'The function "{name}" is not available in tofu-solve\'s policy subset.{why} Available: '
             + ", ".join(TERRAFORM_FUNCTIONS) + "; and " + ", ".join(f"core::{p}" for p in POLICY_FUNCTIONS)
             + " (each Terraform function also as core::NAME).")
