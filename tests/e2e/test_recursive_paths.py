@@ -133,8 +133,9 @@ def test_a_root_left_out_is_named_in_every_mode_and_never_fails_the_run(tmp_path
     assert r.code == 0
     notes = json.loads(r.out)["runs"][0]["invocations"][0]
     assert notes["executionSuccessful"] is True
-    assert [n["level"] for n in notes["toolExecutionNotifications"]] == ["note"]
-    assert "c: left out by .tofu-solve-exclude:2" in notes["toolExecutionNotifications"][0]["message"]["text"]
+    left = [n for n in notes["toolExecutionNotifications"] if n["message"]["text"].startswith("Root left out")]
+    assert [n["level"] for n in left] == ["note"]  # beside it, the note that policies/ applied to no root
+    assert "c: left out by .tofu-solve-exclude:2" in left[0]["message"]["text"]
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     r = tofu_solve(repo, "check", "-recursive")
     assert "::notice title=Root left out::c: left out by .tofu-solve-exclude:2" in r.out
@@ -150,3 +151,34 @@ def test_a_root_left_out_is_named_in_every_mode_and_never_fails_the_run(tmp_path
     r = tofu_solve(repo, "check", "-exclude-dir=c")
     assert r.code == 2 and "add -recursive" in r.err
 
+
+
+def test_a_policy_set_no_root_reads_is_said_once_with_the_flag_that_applies_it(tmp_path, tofu_solve, monkeypatch):
+    """Issue #84 §1: ``policies/*.policy.hcl`` at the repository's top is on no root's path:
+    ``init``, ``check`` and ``outdated -recursive`` say so once, naming the files and
+    ``-policy=policies``; with it, nothing is passed over."""
+    import json
+    import subprocess
+
+    repo = _repo(tmp_path, tofu_solve)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false")
+    said = r.out + r.err
+    assert r.code == 0 and said.count("applied to no root module") == 1, said
+    assert "policies/p.policy.hcl" in said and "-policy=policies" in said
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false", "-json")
+    warned = [d for d in map(json.loads, r.out.splitlines()) if d["type"] == "diagnostic"
+              and d["diagnostic"]["summary"] == "Policy files applied to no root module"]
+    assert len(warned) == 1 and "policies/p.policy.hcl" in warned[0]["diagnostic"]["detail"]
+    for cmd in ("check", "outdated"):
+        doc = json.loads(tofu_solve(repo, cmd, "-recursive", "-json").out)
+        assert [w["summary"] for w in doc["warnings"]] == ["Policy files applied to no root module"], doc
+        doc = json.loads(tofu_solve(repo, cmd, "-recursive", "-json", "-policy=policies").out)
+        assert doc["warnings"] == [], doc
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false", "-policy=policies")
+    assert "applied to no root module" not in r.out + r.err
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false", "-policy=policies", "-format=markdown")
+    assert "Judged by the policy files: policies/p.policy.hcl (2 roots)." in r.out, r.out  # each root's set, counted
+    r = tofu_solve(repo, "init", "-recursive", "-handover=false", "-format=markdown")
+    assert "> [!WARNING]\n> Policy files applied to no root module" in r.out, r.out

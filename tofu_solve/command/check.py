@@ -485,7 +485,7 @@ def run(ns, settings: Settings) -> int | Finished:
 
 def _run_recursive(args: CheckArguments, settings: Settings) -> int:
     load("tofu_solve.command.monorepo")
-    from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
+    from .monorepo import each_root_for_its_target, passed_over_notice  # only -recursive pays for the fan-out
 
     view = _view(args, settings)
     try:
@@ -494,6 +494,7 @@ def _run_recursive(args: CheckArguments, settings: Settings) -> int:
     except TofuSolveError as e:  # a failure before any root (a shared policy file): placed too
         view.failed(e)
         raise
+    view.notices = passed_over_notice(args, settings, results)
     view.roots(results)
     return 1 if any(not o.ok or o.value for _, o in results) else 0
 

@@ -83,6 +83,7 @@ from .arguments.init_flags import InitArguments
 from .monorepo import (
     cross_root_report,
     display_prefix,
+    passed_over_policies,
     read_shared_inputs,
     relative_name,
     run_each,
@@ -112,6 +113,7 @@ from .views.warnings import (
     merge_resolution_warning,
     not_handed_over_warning,
     package_moved_warnings,
+    passed_over_policies_warning,
     policy_file_warnings,
     policy_notice_warnings,
     policy_warnings,
@@ -583,6 +585,9 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
     with views.working():
         outcomes = run_each(roots, one)
     report = cross_root_report(outcomes, base)
+    passed = passed_over_policies(base, roots, opts.policy, settings)  # said once, never silently (issue #84 §1)
+    notice = passed_over_policies_warning(passed, opts.policy or settings.environ.get("TOFU_SOLVE_POLICY")) \
+        if passed else None
     quiet = views.human is not None and views.stream is None and not args.verbose  # text: a line per root
     if quiet:
         # each root's client init first, one at a time in the order of the roots, its output kept:
@@ -590,11 +595,11 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
         handed = {o.root: _hand_over_quietly(handovers[o.root]) for o in outcomes
                   if o.value is not None and o.root in handovers}
         summary = RootsSummary(outcomes, base, report, handed, verbose=False,
-                               readonly=opts.lockfile == "readonly", left_out=left_out)
+                               readonly=opts.lockfile == "readonly", left_out=left_out, passed_over=notice)
         views.roots_summary(summary)
         return 1 if summary.failed or any(ho.code for ho in handed.values()) else 0
     summary = RootsSummary(outcomes, base, report, verbose=args.verbose, readonly=opts.lockfile == "readonly",
-                           left_out=left_out)
+                           left_out=left_out, passed_over=notice)
     views.roots_summary(summary)
     codes = []  # -verbose or -json: each client's whole output, under its root, one at a time
     for o in outcomes:

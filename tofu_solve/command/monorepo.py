@@ -67,15 +67,7 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
     are skipped.
     """
     base = Path(base)
-    skipped = {os.path.realpath(p) for p in skip}
-    ignored = git_ignored(base, environ) if environ is not None else set()
-
-    def entered(dirpath: str, d: str) -> bool:
-        full = os.path.join(dirpath, d)
-        if d.startswith(".") or d in SKIPPED_DIRS or os.path.realpath(full) in skipped:
-            return False
-        return not ignored or os.path.relpath(full, base).replace(os.sep, "/") + "/" not in ignored
-
+    entered = _entered(base, skip, environ)
     module_dirs: list[Path] = []
     called: set[Path] = set()
     for dirpath, dirnames, filenames in os.walk(base):
@@ -106,6 +98,48 @@ def find_roots(base: Path, skip: Iterable[Path] = (), environ: Mapping[str, str]
             if isinstance(call.source, LocalSource):
                 called.add(Path(os.path.normpath(d / call.source.path)))
     return sorted((d for d in module_dirs if Path(os.path.normpath(d)) not in called), key=natural_key)
+
+
+def _entered(base: Path, skip: Iterable[Path], environ: Mapping[str, str] | None) -> Callable[[str, str], bool]:
+    """Whether a walk of ``base`` enters ``d`` under ``dirpath``: never a hidden directory,
+    :data:`SKIPPED_DIRS`, one of ``skip``, or (with ``environ``) what git ignores."""
+    skipped = {os.path.realpath(p) for p in skip}
+    ignored = git_ignored(base, environ) if environ is not None else set()
+
+    def entered(dirpath: str, d: str) -> bool:
+        full = os.path.join(dirpath, d)
+        if d.startswith(".") or d in SKIPPED_DIRS or os.path.realpath(full) in skipped:
+            return False
+        return not ignored or os.path.relpath(full, base).replace(os.sep, "/") + "/" not in ignored
+    return entered
+
+
+def passed_over_policies(base: Path, roots: Sequence[Path], flag: str | None, settings) -> list[str]:
+    """The policy files under ``base`` (``tofu-solve-policy.hcl``, ``*.policy.hcl``, found
+    as :func:`find_roots` walks) that apply to none of ``roots``, as each root's policy is
+    found (:func:`tofu_solve.config.policy.find_policies` with ``-policy`` ``flag`` and the
+    run's environment): named from ``base``, in walk order (issue #84 §1: a policy set in
+    ``policies/`` was passed over in silence). A root whose policy cannot be found (its
+    error is its own) applies nothing."""
+    load("tofu_solve.config.policy")
+    from ..config.policy import find_policies, policy_files
+
+    applied: set[str] = set()
+    for root in roots:
+        try:
+            applied |= {os.path.realpath(p) for p in find_policies(root, flag, settings.environ)}
+        except TofuSolveError:
+            continue
+    entered = _entered(base, (settings.cache_dir,), settings.environ)
+    out = []
+    for dirpath, dirnames, _ in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if entered(dirpath, d))
+        try:
+            found = policy_files(Path(dirpath))
+        except TofuSolveError:
+            continue
+        out += [relative_name(p, base) for p in found if os.path.realpath(p) not in applied]
+    return out
 
 
 def _unit_at(directory: Path, environ: Mapping[str, str] | None):
@@ -238,7 +272,8 @@ def display_prefix(root: Path, base: Path) -> str:
 
 
 __all__ = ["CrossRootReport", "RootOutcome", "cross_root_report", "display_prefix", "find_roots", "git_ignored",
-           "read_shared_inputs", "relative_name", "run_each", "select_roots", "walk_roots"]
+           "passed_over_notice", "passed_over_policies", "read_shared_inputs", "relative_name", "run_each",
+           "select_roots", "walk_roots"]
 
 
 def read_shared_inputs(base: Path, settings, policy: str | None = None, tofu_version: str | None = None,
@@ -299,6 +334,19 @@ def walk_roots(base: Path, settings=None) -> list[Path]:
     if settings is None:
         return find_roots(base)
     return find_roots(base, skip=(settings.cache_dir,), environ=settings.environ)
+
+
+def passed_over_notice(args, settings, results: Sequence[tuple[str, RootOutcome]]) -> list:
+    """The warning (a list of none or one ``WarningText``) for the policy files of the tree
+    under ``args.chdir`` that applied to none of the roots that ran in ``results``
+    (:func:`passed_over_policies`), for ``check`` and ``outdated -recursive``."""
+    named = getattr(args, "policy", None)
+    files = passed_over_policies(Path(args.chdir), [o.root for _, o in results if o.ran], named, settings)
+    if not files:
+        return []
+    load("tofu_solve.command.views.warnings")
+    from .views.warnings import passed_over_policies_warning
+    return [passed_over_policies_warning(files, named or settings.environ.get("TOFU_SOLVE_POLICY"))]
 
 
 def each_root_for_its_target(args, settings, fn: Callable) -> list:

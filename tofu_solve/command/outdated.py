@@ -444,12 +444,14 @@ def run(ns, settings: Settings) -> int:
 
 def _run_recursive(args: OutdatedArguments, settings: Settings) -> int:
     load("tofu_solve.command.monorepo")
-    from .monorepo import each_root_for_its_target  # only -recursive pays for the fan-out
+    from .monorepo import each_root_for_its_target, passed_over_notice  # only -recursive pays for the fan-out
 
     results = each_root_for_its_target(args, settings, lambda root, target, prefix, policy: outdated(
         root, settings, tuple(args.vars or ()), target, args.shared, display_prefix=prefix,
         min_age=given_min_age(args.min_age, settings.min_age), policy=policy))
     movable = any(o.ran and o.ok and any(r.can_move or r.moves_with_others for r in o.value) for _, o in results)
     failed = any(not o.ok for _, o in results)
-    OutdatedView(args.json).roots(results)
+    view = OutdatedView(args.json)
+    view.notices = passed_over_notice(args, settings, results)
+    view.roots(results)
     return 1 if failed else 2 if movable else 0

@@ -338,6 +338,8 @@ class RootsSummary:
     readonly: bool = False
     # the roots -recursive left out (issue #81 §5), each with why (``LeftOut``): never read, never a failure
     left_out: Mapping[Path, Any] = field(default_factory=dict)
+    # the policy files of the tree that applied to no root (issue #84 §1), worded once; None when none
+    passed_over: WarningText | None = None
 
     def name(self, root: Path) -> str:
         """A root as the summary names it: its path from where the run started, on one line
@@ -518,6 +520,8 @@ class InitHuman:
                                            f"{named_roots(names, s.verbose)}.)"), wrap=True)
         for (summary, rule), found in by_rule.items():
             h.warning(WarningText(summary, across_roots(rule, found)), wrap=True)
+        if s.passed_over is not None:
+            h.warning(s.passed_over, wrap=True)
         lines = s.report.lines() if s.verbose else s.report.several_lines()
         if lines:
             h.line()
@@ -695,6 +699,8 @@ class InitJson:
             for w in (o.value.resolution.warnings if o.value is not None else ()):
                 d = warning_data(w)
                 self.stream.diagnostic("warning", d["summary"], d["detail"], root=s.name(o.root))
+        if s.passed_over is not None:
+            self.stream.diagnostic("warning", s.passed_over.summary, str(s.passed_over))
         doc = {"roots": [{"root": s.name(o.root), "ok": o.ok,
                           "result": init_result_as_data(o.value) if o.value is not None else None,
                           "error": o.error.to_dict() if o.error else None, "left_out": None} for o in s.outcomes],
@@ -740,6 +746,8 @@ class InitViews:
         self.sarif = sarif
         self.markdown, self._environ = markdown, environ or {}
         self.reports: list[Any] = []  # -format=markdown: each root's RootReport
+        self.notes: list[str] = []  # -format=markdown: what the run says once, under the count line
+        self.judged: dict[str, int] = {}  # -format=markdown: each policy file, how many roots it judged
         self.annotations = annotations and not as_json  # SARIF too: on standard error (issue #81 §1)
         self._chdir, self._cwd = chdir, cwd
         self.findings: list[tuple[str, list[Any]]] = []  # (root, the lock changes refused, its errors)
@@ -823,6 +831,7 @@ class InitViews:
     def summary(self, s: InitSummary) -> None:
         if self.markdown is not None:
             self.reports.append(_root_report(".", s.lock_changes, None, s.warnings))
+            self._judged(s.data.get("policy"))
         for v in self._views:
             v.summary(s)
 
@@ -832,6 +841,10 @@ class InitViews:
         if self.markdown is not None:
             load("tofu_solve.command.monorepo")
             from ..monorepo import natural_key
+            if s.passed_over is not None:
+                self.notes.append(f"{s.passed_over.summary}: {s.passed_over}")
+            for o in s.outcomes:
+                self._judged(o.value.policy if o.value is not None else None)
             self.reports = sorted(
                 [_root_report(s.name(o.root), o.value.provider_changes + o.value.changes if o.value else (), o.error,
                               o.value.resolution.warnings if o.value else ()) for o in s.outcomes]
@@ -857,6 +870,10 @@ class InitViews:
         for v in self._views:
             v.module_locks_note(product, lock, outputs_hidden)
 
+    def _judged(self, policy: Mapping[str, Any] | None) -> None:
+        for f in (policy or {}).get("files") or ():
+            self.judged[f] = self.judged.get(f, 0) + 1
+
     def close(self) -> None:
         for v in self._views:
             v.close()
@@ -867,7 +884,8 @@ class InitViews:
             from .markdown import Report, Words, append_to_step_summary, render
 
             readonly = "-lockfile=readonly" in self.markdown
-            doc = render(Report(self.markdown, self.reports,
+            doc = render(Report(self.markdown, self.reports, notes=tuple(self.notes),
+                                policies=tuple(self.judged.items()), words=
                                 Words("would change their lock files" if readonly else "changed their lock files",
                                       "would change its lock file" if readonly else "changed its lock file",
                                       "are up to date", "is up to date", "Lock changes")))

@@ -92,11 +92,15 @@ class Words:
 @dataclass(frozen=True)
 class Report:
     """A whole report: the ``command`` as run, each root's :class:`RootReport` in order
-    (one, named ``"."``, without ``-recursive``), and the command's :class:`Words`."""
+    (one, named ``"."``, without ``-recursive``), the command's :class:`Words`, and
+    ``notes`` the run says once (shown as GitHub alerts under the count line)."""
 
     command: str
     roots: Sequence[RootReport]
     words: Words
+    notes: Sequence[str] = ()  # what the run says once (a warning that concerns no one root)
+    # the policy files the roots were judged by (issue #84 §1): (file, how many roots), in order
+    policies: Sequence[tuple[str, int]] = ()
 
     def count_line(self) -> str:
         """One line: how many roots move, fail, have policy findings, were left out, said nothing."""
@@ -138,6 +142,11 @@ def render(report: Report, limit: int = MAX_BYTES) -> str:
     once the next would pass ``limit``, the rest is counted in a last line instead."""
     one = len(report.roots) == 1 and report.roots[0].name == "."
     pieces: list[tuple[str, str]] = [("head", f"### {text(report.command, 300)}\n\n**{report.count_line()}**\n")]
+    pieces += [("head", f"\n> [!WARNING]\n> {text(note, 4000)}\n") for note in report.notes]
+    if report.policies:
+        judged = ", ".join(text(f, 300) if one else f"{text(f, 300)} ({n} root{'s' if n != 1 else ''})"
+                           for f, n in report.policies)
+        pieces.append(("head", f"\nJudged by the policy files: {judged}.\n"))
     loud = [r for r in report.roots if not r.quiet]
     if one:
         pieces += [("section", _lines(r)) for r in loud]

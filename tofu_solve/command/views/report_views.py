@@ -28,6 +28,16 @@ class _View:
         self.json = as_json
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        # what a -recursive run says once, concerning no one root (a WarningText: policy files applied to no
+        # root, issue #84 §1): on standard error after the text, in -json's "warnings", a note in SARIF
+        self.notices: list[Any] = []
+
+    def _notices_data(self) -> list[dict]:
+        return [{"summary": w.summary, "detail": str(w)} for w in self.notices]
+
+    def _notices_text(self) -> None:
+        for w in self.notices:
+            self._print(f"\nWarning: {w.summary}\n\n{w}", err=True)
 
     def _dump(self, doc: object, indent: int | None = 2) -> None:
         json.dump(doc, self.out, indent=indent)
@@ -78,6 +88,7 @@ class CheckView(_View):
         found = list(found)
         notes: list[Any] = [Notification("Root left out", f"{root}: {why.text()}", level="note")
                             for root, why in left_out]
+        notes += [Notification(w.summary, str(w), level="note") for w in self.notices]
         for root, e in failed:
             got = error_findings(e)
             if isinstance(got, Notification):
@@ -121,7 +132,8 @@ class CheckView(_View):
             if error is not None:
                 r.failures.append(_error_line(error))
             reports.append(r)
-        doc = render(Report(self.markdown, reports, Words("differ from their lock files", "differs from its lock file",
+        doc = render(Report(self.markdown, reports, notes=tuple(f"{w.summary}: {w}" for w in self.notices),
+                            words=Words("differ from their lock files", "differs from its lock file",
                                                           "agree with their lock files", "agrees with its lock file",
                                                           "Differences")))
         print(doc, file=self.report_out, end="")
@@ -166,6 +178,7 @@ class CheckView(_View):
                     self._print(f"\nIn {n}:\n{o.error.render()}", err=True)
             for n, why in left:
                 self._print(f"{n}: {why.text()}", err=True)
+            self._notices_text()
             self._scanning([(n, o.value) for n, o in results if o.ok], stopped, left)
             return
         if self.json:
@@ -174,7 +187,7 @@ class CheckView(_View):
                                                   "error": o.error.to_dict() if o.error else None, "left_out": None}
                                                  for n, o in results]
                         + [{"root": n, "ok": True, "differences": None, "error": None, "left_out": why.as_data()}
-                           for n, why in left]})
+                           for n, why in left], "warnings": self._notices_data()})
             return
         shared = _shared_error(stopped)
         if shared is not None and len(stopped) > 1:  # one input every root shares (-policy...): said once
@@ -197,6 +210,7 @@ class CheckView(_View):
         self._print("\n" + "; ".join(counts) + "." if differ or stopped else
                     f"\nAll {len(results)} root modules agree with their lock files"
                     + (f"; {counts[-1]}." if left else "."))
+        self._notices_text()
         self._scanning([(n, o.value) for n, o in results if o.ok], stopped, left)
 
 
@@ -264,7 +278,8 @@ class OutdatedView(_View):
             self._dump({"can_move": movable,
                         "roots": [{"root": n, "items": [r.as_data() for r in o.value] if o.ran and o.ok else None,
                                    "error": o.error.to_dict() if o.error else None,
-                                   "left_out": o.left_out.as_data() if o.left_out else None} for n, o in results]})
+                                   "left_out": o.left_out.as_data() if o.left_out else None} for n, o in results],
+                        "warnings": self._notices_data()})
             return
         quiet = []
         left = [n for n, o in results if not o.ran]
@@ -295,6 +310,7 @@ class OutdatedView(_View):
                         "one's table).")
         if left:
             self._print(f"{len(left)} left out (-recursive's exclude patterns): {', '.join(left)}.")
+        self._notices_text()
 
 
 class ModulesView(_View):

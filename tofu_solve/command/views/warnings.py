@@ -377,3 +377,23 @@ def not_handed_over_warning(target, client) -> WarningText:
         f"{target.product.command} and run {target.product.command} init -lockfile=readonly; to change the "
         f"repository's product, change {'the flag' if target.origin.startswith('-') else 'what decided it'} "
         "and run tofu-solve init (the change is listed like any lock change).")
+
+
+def passed_over_policies_warning(files: list[str], named: str | None) -> WarningText:
+    """The warning for policy files of the tree that apply to no root of a ``-recursive``
+    run (``files``, named from where it ran; ``named``: the ``-policy`` or
+    ``TOFU_SOLVE_POLICY`` value in force, which replaces the repository's files), said once
+    with how to apply them (issue #84 §1)."""
+    shown = ", ".join(one_line(f) for f in files[:10]) + (f" and {len(files) - 10} more" if len(files) > 10 else "")
+    folders = sorted({f.rpartition("/")[0] or "." for f in files})
+    flag = f"-policy={folders[0]}" if len(folders) == 1 else "-policy=DIR"
+    if named:
+        how = (f"-policy or TOFU_SOLVE_POLICY ({one_line(named)}) replaces the repository's policy files; name "
+               "the folder that holds them all, or move these into it, to apply them.")
+    else:
+        how = ("Only the policy files in the directories from the repository's top down to a root module apply to "
+               f"it. To apply these to every root, run with {flag} (or set TOFU_SOLVE_POLICY), or move them to the "
+               "repository's top.")
+    return WarningText("Policy files applied to no root module",
+                       f"{len(files)} policy file{'s' if len(files) != 1 else ''} of this tree applied to no root "
+                       f"module of the run: {shown}. {how}")
