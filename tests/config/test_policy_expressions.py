@@ -283,3 +283,31 @@ def test_a_mistyped_function_gets_did_you_mean(tmp_path, name, near):
 def test_a_range_past_the_element_bound_is_refused_before_it_is_built():
     with pytest.raises(EvalError, match="at most"):
         ev("range(1e9)")
+
+
+def test_a_rule_says_what_it_reads_and_whether_the_version_can_change_its_verdict(tmp_path):
+    """Issue #84 §2: a refusal names the configuration and the input a rule read, with where
+    the input came from; a rule that does not read the version passes no version of a
+    subject it fails, so ``check`` promises no move."""
+    from tofu_solve.command.check import _next_step
+    from tofu_solve.config.policy import PolicyFailure
+
+    f = tmp_path / "p.policy.hcl"
+    f.write_text('input "allowed_regions" {\n  type    = list(string)\n  default = ["eu-west-1"]\n}\n'
+                 'provider_policy "aws" "regions" {\n  enforcement_level = "mandatory_overridable"\n  enforce {\n'
+                 '    condition = contains(input.allowed_regions, attrs.region)\n  }\n}\n'
+                 'module_policy "*" "floor" {\n  enforce {\n    condition = meta.version != "1.0.0"\n  }\n}\n')
+    unit = read_policy_unit(f, "p.policy.hcl", {}, lambda: NOW)
+    regions, floor = unit.rules
+    assert regions.reads() == (("input", "allowed_regions"), ("attrs", "region"))
+    assert not regions.reads_version and regions.reads_inputs
+    assert floor.reads_version and not floor.reads_inputs
+    assert unit.scope.input_origins == {"allowed_regions": "its default (p.policy.hcl:3)"}
+    given = read_policy_unit(f, "p.policy.hcl", {"allowed_regions": ('["us-east-1"]', "-policy-input allowed_regions")},
+                             lambda: NOW)
+    assert given.scope.input_origins == {"allowed_regions": "-policy-input allowed_regions"}
+    step = _next_step(PolicyFailure(regions, "no"))
+    assert step.startswith("no version can pass this rule while what it reads stands (input.allowed_regions, "
+                           "attrs.region)") and "-policy-input allowed_regions=VALUE" in step
+    assert "-policy-override=regions" in step
+    assert _next_step(PolicyFailure(floor, "no")) == "tofu-solve init moves it to the nearest allowed version."

@@ -352,14 +352,28 @@ def _check_policy(out: list[Difference], locks, policy: Policy, host: str) -> No
         elif address is not None and (rule := policy_denial(policy, Kind.MODULE, address, m.version,
                                                             Subject.of_call(path, m.source))) is not None:
             out.append(Difference("policy", f'module "{path}"', f"is locked at {m.version}, which the policy denies "
-                                  f"({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",
-                                  rule.where))
+                                  f"({rule.cite()}); {_next_step(rule)}", rule.where))
     for addr, p in sorted(locks.providers.items()):
         rule = policy_denial(policy, Kind.PROVIDER, addr, p.version)
         if rule is not None:
             out.append(Difference("policy", f'provider "{addr}"', f"is locked at {p.version}, which the policy "
-                                  f"denies ({rule.cite()}); tofu-solve init moves it to the nearest allowed version.",
-                                  rule.where))
+                                  f"denies ({rule.cite()}); {_next_step(rule)}", rule.where))
+
+
+def _next_step(rule) -> str:
+    """What moves a denied lock: init, to the nearest allowed version, when the rule's
+    verdict turns on the version; else no version passes while the configuration and the
+    inputs it reads stand, and that is said (issue #84 §2: never a promise init cannot keep)."""
+    inner = getattr(rule, "rule", None)
+    if inner is None or not hasattr(inner, "reads_version") or inner.reads_version:
+        return "tofu-solve init moves it to the nearest allowed version."
+    read = [f"{root}.{name}" for root, name in inner.reads()]
+    inputs = [name for root, name in inner.reads() if root == "input"]
+    return ("no version can pass this rule while what it reads stands" + (f" ({', '.join(read)})" if read else "")
+            + ": change the configuration" + (f", or give {' and '.join(f'-policy-input {n}=VALUE' for n in inputs)}"
+                                              if inputs else "")
+            + (f", or lift it with -policy-override={inner.label}" if inner.level == "mandatory_overridable" else "")
+            + ".")
 
 
 def _rel(p: Path, root: Path) -> str:

@@ -142,6 +142,37 @@ class PolicyRule:
         exprs += [e.condition for e in self.enforces] + [x for _, x in self.locals]
         return any(ref[:2] == ("meta", "address") for x in exprs for ref, _ in references(x.tree))
 
+    def reads(self) -> tuple[tuple[str, str], ...]:
+        """What the rule reads of its subject's configuration and of its inputs, in order,
+        each once: ``("attrs", "region")``, ``("input", "allowed_regions")`` (its filter, its
+        conditions, its block's locals and its file's; issue #84 §2: a refusal names the
+        configuration line and the input it turned on)."""
+        load("tofu_solve.config.hcl.evaluate")
+        from .hcl.evaluate import references
+
+        exprs = [self.filter] if self.filter is not None else []
+        exprs += [e.condition for e in self.enforces] + [x for _, x in self.locals] + [x for _, x in self.scope.locals]
+        found = [(ref[0], ref[1]) for x in exprs for ref, _ in references(x.tree)
+                 if len(ref) == 2 and ref[0] in ("attrs", "input")]
+        return tuple(dict.fromkeys(found))
+
+    @property
+    def reads_version(self) -> bool:
+        """Whether the rule's verdict can depend on the version (it reads ``meta.version``,
+        or ``meta`` whole): when not, no version passes a subject it fails (issue #84 §2:
+        ``check`` promised a move ``init`` could not make)."""
+        load("tofu_solve.config.hcl.evaluate")
+        from .hcl.evaluate import references
+
+        exprs = [self.filter] if self.filter is not None else []
+        exprs += [e.condition for e in self.enforces] + [x for _, x in self.locals] + [x for _, x in self.scope.locals]
+        return any(ref[0] == "meta" and ref[1:] in ((), ("version",)) for x in exprs for ref, _ in references(x.tree))
+
+    @property
+    def reads_inputs(self) -> bool:
+        """Whether the rule reads an ``input`` value (then ``-policy-input`` may change its verdict)."""
+        return any(root == "input" for root, _ in self.reads())
+
     def judge(self, meta: Mapping[str, Any], attrs: Mapping[str, Any] | None = None) -> Verdict | None:
         """This rule on a subject with the bindings ``meta`` and ``attrs`` (a provider
         configuration's arguments, absent ones null; None for a module): None when its filter
@@ -207,6 +238,8 @@ class PolicyScope:
     locals: tuple[tuple[str, Expression], ...]
     now: Callable[[], datetime] = field(repr=False, compare=False)
     notes: tuple[str, ...] = ()
+    # input name -> where its value came from: "-policy-input NAME", "TFPOLICY_INPUT_NAME", "its default (F:L)"
+    input_origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     @functools.cached_property
     def functions(self):
@@ -326,6 +359,7 @@ class _UnitReader:
         self.name, self.text, self.given, self.now = name, text, given, now
         self.lines = tuple(text.splitlines())
         self.inputs: dict[str, Any] = {}
+        self.input_origins: dict[str, str] = {}  # where each input's value came from (issue #84 §2)
         self.locals: list[tuple[str, Expression]] = []
         self.default_level = DEFAULT_LEVEL
         self.notes: list[str] = []
@@ -365,7 +399,7 @@ class _UnitReader:
             self.notes.append(f"{self.name}: {skipped} resource_policy block(s) not evaluated: resources exist only "
                               "after plan, which tofu-solve does not run (HCP evaluates them there)")
         scope = PolicyScope(self.name, self.lines, dict(self.inputs), tuple(self.locals), self.now,
-                            tuple(self.notes))
+                            tuple(self.notes), dict(self.input_origins))
         rules = tuple(self.rule(b, scope) for b in rule_blocks)
         labels: dict[tuple[str, str], int] = {}
         for r in rules:
@@ -424,9 +458,11 @@ class _UnitReader:
         if name in self.given:
             raw, origin = self.given[name]
             self.inputs[name] = self.convert(raw, type_text, origin, b.line, ctx)
+            self.input_origins[name] = origin
         elif "default" in args:
             try:
                 self.inputs[name] = args["default"].expr.literal()
+                self.input_origins[name] = f"its default ({self.name}:{args['default'].line})"
             except Exception:
                 raise self.refuse("Invalid default value", f"The default of {ctx} must be a constant.",
                                   args["default"].line, ctx) from None

@@ -275,15 +275,48 @@ def _policy_notes(address: str, admitted: list, given: list, ctx: Context) -> li
         if found is None:
             return []  # some version passes: the policy is not what stops the solve
         rules.setdefault(found.heading(), (found, []))[1].append(v)
-    which = " AND ".join(f'"{c.text}"' for c in given) or "no constraint"
+    which = " AND ".join(f'"{c.text}"' for c in given)
+    # what is refused, said plainly (issue #84 §2: "every version ... that no constraint admits" read backwards)
+    versions = f"every version of {short_provider(address)} that {which} allows" if which else \
+        f"every released version of {short_provider(address)}"
     out = []
     for rule, vs in rules.values():
         span = f"{vs[0]} to {vs[-1]}" if len(vs) > 1 else str(vs[0])
         lift = isinstance(rule, PolicyFailure) and rule.level == "mandatory_overridable"
         label = rule.rule.label if isinstance(rule, PolicyFailure) else ""
-        out.append(f"every version of {short_provider(address)} that {which} admits ({span}) is refused by "
-                   f"{rule.cite()}" + (f" (-policy-override={label} admits them)" if lift else ""))
+        read = _what_the_rule_read(rule.rule, policy, address) if isinstance(rule, PolicyFailure) else ""
+        out.append(f"{versions} ({span}) is refused by {rule.cite()}"
+                   + (f" (-policy-override={label} admits them)" if lift else "") + read)
     return out
+
+
+def _what_the_rule_read(rule, policy, address: str) -> str:
+    """What a provider rule that refuses every version turned on (issue #84 §2): each
+    ``attrs`` argument with its value and the provider block it is written in, each
+    ``input`` with its value and where that came from; and what would change the verdict.
+    "" when it reads neither (the version alone decides)."""
+    import json
+
+    parts, inputs = [], []
+    configs = [c for c in policy.provider_configs if c.address == address]
+    for root, name in rule.reads():
+        if root == "attrs":
+            for c in configs:
+                alias = f' (alias "{c.alias}")' if c.alias else ""
+                at = f", {c.where}" if c.where is not None else ""
+                value = c.attrs.get(name)
+                shown = json.dumps(value) if isinstance(value, str | int | float | bool | list | dict) else "unknown"
+                parts.append(f'attrs.{name} = {shown} in provider "{c.local_name}"{alias}{at}')
+        elif root == "input" and name in rule.scope.inputs:
+            origin = rule.scope.input_origins.get(name, "")
+            parts.append(f"input.{name} = {json.dumps(rule.scope.inputs[name])}" + (f" (from {origin})" if origin
+                                                                                   else ""))
+            inputs.append(name)
+    if not parts:
+        return ""
+    fix = "; no version can pass it while these stand: change the configuration" + (
+        f", or give {' and '.join(f'-policy-input {n}=VALUE' for n in inputs)}" if inputs else "")
+    return f"; the rule read {'; '.join(parts)}{fix}"
 
 
 def _clash_subjects(clash, wi) -> list:

@@ -5,8 +5,11 @@ gathered before (:mod:`.analysis`), so it can be tested from facts alone.
 
 from __future__ import annotations
 
-from ..errors import ResolutionError
+import re
+
+from ..errors import ResolutionError, TofuSolveError
 from ..solver.model import OPENTOFU, subject_name
+from ..versions.hashicorp_go_version import GoVersion
 from .facts import (
     CausesClash,
     ConstraintClash,
@@ -91,7 +94,7 @@ def subject_part(subject) -> tuple[list[str], dict]:
             return _shared_package_causes(subject)
         case UnusableCall(call=call, by_reason=by_reason):
             lines = [f'No version of module "{call}" that its constraint allows can be used:']
-            lines += [f"  - {', '.join(compress(vs))}: {reason}" for reason, vs in by_reason.items()]
+            lines += [f"  - {', '.join(compress(vs))}: {reason}" for reason, vs in by_rule(by_reason)]
             return lines, {"subject": f'module call "{call}"', "kind": "unusable",
                            "reasons": {", ".join(compress(vs)): r for r, vs in by_reason.items()}}
         case UnusableVersion():
@@ -103,6 +106,45 @@ def subject_part(subject) -> tuple[list[str], dict]:
             return (["These constraints cannot all be met together:"] + [f"  - {lv.short()}" for lv in levers],
                     {"subject": "clash", "kind": "conflict"})
     raise TypeError(f"not an explanation subject: {subject!r}")
+
+
+_RULE_CITED = re.compile(r"^(the policy denies it: .*? \([^()\s]+:\d+\)): ")
+"""A policy refusal's reason up to its rule's citation (``... "label" (p.policy.hcl:1)``)."""
+
+
+def by_rule(by_reason: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
+    """The reasons versions are unusable, one per rule (issue #84 §2: a module rule whose
+    ``error_message`` names the version refused 59 versions in 59 three-line messages):
+    reasons that cite the same policy rule are one, with every version it refuses (newest
+    first) and the newest one's message, saying that the message differs by version
+    (``-json``'s ``reasons`` keeps each); any other reason as it is."""
+    groups: dict[str, list[str]] = {}
+    reason_of: dict[str, str] = {}
+    for reason, versions in by_reason.items():
+        m = _RULE_CITED.match(reason)
+        groups.setdefault(m.group(1) if m else reason, []).extend(versions)
+        reason_of.update((v, reason) for v in versions)
+    out = []
+    for grouped in groups.values():
+        versions = _newest_first(list(dict.fromkeys(grouped)))
+        reasons = {reason_of[v] for v in versions}
+        shown = reason_of[versions[0]]
+        if len(reasons) > 1:
+            shown += f" (the message names each version; shown for {versions[0]}, -json lists every one)"
+        out.append((shown, versions))
+    return out
+
+
+def _newest_first(versions: list[str]) -> list[str]:
+    def key(label: str):
+        try:
+            return GoVersion.parse(label.removeprefix("v"))
+        except TofuSolveError:
+            return None
+    parsed = [(key(v), v) for v in versions]
+    if any(k is None for k, _ in parsed):
+        return versions
+    return [v for _, v in sorted(parsed, key=lambda kv: kv[0], reverse=True)]
 
 
 def compress(versions: list[str]) -> list[str]:
