@@ -491,7 +491,8 @@ def run(ns, settings: Settings) -> int | Finished:
     view.result(diffs)
     # the warm path may answer the next check (workdir/stamp.py); not a Terragrunt unit's, whose get_env may
     # read any environment variable, which the stamp does not key on
-    if not diffs and args.format == "text" and not has_unit_file(Path(args.chdir)):
+    if not diffs and args.format == "text" and not has_unit_file(Path(args.chdir)) \
+            and not (policy is not None and policy.committed):  # an override ends on a date (issue #84 §4)
         return Finished(0, f"{AGREE[:-1]} (as the last check found them: every file has the size and "
                            "modification time it had then).")
     return 1 if diffs else 0

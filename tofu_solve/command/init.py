@@ -262,7 +262,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     res.warnings[:0] = cli_config_warnings(wired.client.cli_config.warnings)
     res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
     notices = selection_notices(ctx, res)
-    changes = with_overrides(_module_lock_changes(read.on_disk, solved, opts), notices)
+    changes = with_overrides(_module_lock_changes(read.on_disk, solved, opts), notices, policy)
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or provider_change_reason(
         c, solved.reasons.get(c.label), read.locks.providers.get(c.label), plan.providers.get(c.label)))
@@ -355,7 +355,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: Start
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(solved.kept_out, res, changed, opts.verbose))
-    out.extend(policy_notice_warnings(selection_notices(ctx, res), res))
+    out.extend(policy_notice_warnings(selection_notices(ctx, res), res, ctx.options.policy))
     if ctx.options.policy is not None:
         out.extend(policy_file_warnings(ctx.options.policy))
     out.extend(deprecation_warnings(selected_deprecations(ctx, res)))
@@ -508,7 +508,9 @@ def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) 
                 or args.upgrade or args.upgrade_only or args.accept_checksum or args.recursive
                 or result.changes or result.provider_changes or result.lock_written or result.bridge_written
                 or any(result.network.values())
-                or any(isinstance(w, RepairWarning) for w in result.resolution.warnings))
+                or any(isinstance(w, RepairWarning) for w in result.resolution.warnings)
+                # a committed override ends on a date, which no file's change tells the stamp (issue #84 §4)
+                or bool((result.policy or {}).get("committed_overrides")))
 
 
 def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, settings: Settings,

@@ -55,6 +55,7 @@ from ..errors import ConfigurationError, SourceRange, TofuSolveError, name_sugge
 from ..output_edge import has_control, one_line
 from ..settings import ReadLog
 from ..versions.constraints import ModuleConstraint, ProviderConstraint, module_constraint, provider_constraint
+from .policy_overrides import CommittedOverride, read_committed_overrides
 
 if TYPE_CHECKING:
     from .module_dir import ProviderConfig
@@ -257,6 +258,12 @@ class Policy:
     more_files: tuple[str, ...] = ()
     # the root module's provider blocks, read when a provider_policy reads attrs (issue #69 §1)
     provider_configs: tuple[ProviderConfig, ...] = ()
+    # the overrides committed in tofu-solve-overrides.hcl that apply to the root (issue #84 §4)
+    committed: tuple[CommittedOverride, ...] = ()
+
+    def committed_override(self, label: str) -> CommittedOverride | None:
+        """The committed override that lifts the rules labelled ``label``, if one does."""
+        return next((o for o in self.committed if o.label == label), None)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -672,7 +679,17 @@ def load_policy(root: Path, flag: str | None, environ: Mapping[str, str],
                              now or (lambda: datetime.now(UTC)))
     if any(r.kind == "provider" and r.reads_attrs() for r in policy.hcl_rules):
         policy = replace(policy, provider_configs=root_provider_configs(root, registry_host, display_prefix))
-    return policy.with_overrides(overrides) if overrides else policy
+    committed = read_committed_overrides(root, shown_as, (lambda: now().date()) if now is not None else None, reads)
+    for o in committed:  # each names an overridable rule of this root's policy, else it is an error at its line
+        try:
+            policy.with_overrides(frozenset({o.label}))
+        except ConfigurationError as e:
+            raise ConfigurationError("Invalid policy override", e.detail.replace("-policy-override", "An override"),
+                                     o.where) from None
+    if committed:
+        policy = replace(policy, committed=committed)
+    labels = overrides | {o.label for o in committed}
+    return policy.with_overrides(labels) if labels else policy
 
 
 def policy_of_files(paths: Sequence[Path], shown_as, values: Mapping[str, tuple[str, str]], registry_host: str,

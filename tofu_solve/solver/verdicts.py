@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..config.policy import PolicyFailure, Subject
+from ..config.policy import Policy, PolicyFailure, Subject
 from ..lockfile import LockChange
 from ..remote.lifecycle import Deprecation
 from ..versions import apparentlymart_go_versions as gvs
@@ -43,17 +43,22 @@ def selected_deprecations(ctx: Context, res: Resolution) -> list[tuple[str, str,
             if (d := ctx.deprecation(cand)) is not None]
 
 
-def with_overrides(changes: list[LockChange], notices: list[tuple[str, str, PolicyFailure]]) -> list[LockChange]:
-    """``changes`` with each new version a ``-policy-override`` let through saying so in its
-    reason (issue #62 §2: an override is recorded where the lock changes)."""
+def with_overrides(changes: list[LockChange], notices: list[tuple[str, str, PolicyFailure]],
+                   policy: Policy | None = None) -> list[LockChange]:
+    """``changes`` with each new version an override let through saying so in its reason
+    (issue #62 §2: an override is recorded where the lock changes): ``-policy-override``, or
+    the override committed for it in ``policy`` (its file and line, issue #84 §4)."""
     let: dict[tuple[str, str | None], list[str]] = {}
     for subject, version, f in notices:
         if f.overridden:
-            let.setdefault((subject, version), []).append(f.rule.label)
+            committed = policy.committed_override(f.rule.label) if policy is not None else None
+            let.setdefault((subject, version), []).append(
+                f"the override of {f.rule.label} committed at {committed.where}" if committed is not None
+                else f"-policy-override={f.rule.label}")
     if not let:
         return changes
-    return [replace(c, reason=f"{c.reason}; " * bool(c.reason) + "allowed by -policy-override="
-                    f"{','.join(let[(c.path, c.new)])}") if (c.path, c.new) in let else c for c in changes]
+    return [replace(c, reason=f"{c.reason}; " * bool(c.reason) + "allowed by "
+                    f"{', '.join(let[(c.path, c.new)])}") if (c.path, c.new) in let else c for c in changes]
 
 
 def kept_out(ctx: Context, res: Resolution) -> dict[tuple[str, str], Refusal]:

@@ -931,7 +931,7 @@ def _root_report(name: str, changes: Sequence[Any], error: Any, warnings: Sequen
         where = getattr(error, "where", None)
         r.failures.append(Line(str(getattr(error, "summary", "Error")), str(getattr(error, "detail", "")),
                                f"{where.file}:{where.line}" if where is not None and where.file else ""))
-    for w in warnings:
-        if isinstance(w, RuleWarning):
+    for w in warnings:  # what a rule kept out, and what an advisory rule or an override let through
+        if isinstance(w, RuleWarning) or getattr(w, "summary", "") in ("Policy overridden", "Policy advisory"):
             r.findings.append(Line(w.summary, str(w)))
     return r

@@ -65,5 +65,6 @@ def policy_data(policy: Policy | None, refused: Mapping[tuple[str, str], Refusal
     if policy is None:
         return None
     return {"file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
+            "committed_overrides": [o.as_data() for o in policy.committed],
             "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(refused.items())],
             "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in notices]}

@@ -133,7 +133,8 @@ def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, 
     return out
 
 
-def policy_notice_warnings(notices: list[tuple[str, str, PolicyFailure]], res: Resolution) -> list[WarningText]:
+def policy_notice_warnings(notices: list[tuple[str, str, PolicyFailure]], res: Resolution,
+                           policy=None) -> list[WarningText]:
     """One warning per ``*.policy.hcl`` rule the selection fails without the rule keeping
     anything out (issue #62 §2): an ``advisory`` rule ("Policy advisory"), or a
     ``mandatory_overridable`` one ``-policy-override`` let through ("Policy overridden"),
@@ -146,7 +147,9 @@ def policy_notice_warnings(notices: list[tuple[str, str, PolicyFailure]], res: R
     out: list[WarningText] = []
     for heading, (f, subjects) in sorted(by_rule.items()):
         summary = "Policy overridden" if f.overridden else "Policy advisory"
-        how = ("-policy-override let it through; without the override it is mandatory"
+        committed = policy.committed_override(f.rule.label) if policy is not None and f.overridden else None
+        how = (f"the override committed at {committed.cite()} let it through; without it the rule is mandatory"
+               if committed is not None else "-policy-override let it through; without the override it is mandatory"
                if f.overridden else "advisory: selected because no better version passes it")
         out.append(WarningText(summary, f"{heading} fails for {', '.join(subjects)}: {f.reason} ({how})."))
     return out
