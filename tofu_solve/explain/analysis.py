@@ -127,7 +127,10 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
                 subjects.append(_causes_clash(ident, infos, ctx))
             elif ident.kind is Kind.UNUSABLE:
                 r = infos[0].requirement
-                subjects.append(UnusableVersion(ident, subject_name(ident), r.call_path, r.version, r.reason))
+                call = getattr(ctx.calls.get(r.call_path), "call", None)
+                where = getattr(call, "constraint_where", None) or getattr(call, "where", None)
+                subjects.append(UnusableVersion(ident, subject_name(ident), r.call_path, r.version, r.reason,
+                                                str(where) if where is not None else ""))
             else:
                 req = next((i.requirement for i in infos if isinstance(i.requirement, ModuleRequirement)), None)
                 subjects.append(_no_such_version(ident, req, ctx))
@@ -301,6 +304,9 @@ def _what_the_rule_read(rule, policy, address: str) -> str:
     configs = [c for c in policy.provider_configs if c.address == address]
     for root, name in rule.reads():
         if root == "attrs":
+            if not configs:  # judged as the provider's default configuration, every argument null
+                parts.append(f"attrs.{name} = null (the root module has no provider block for it: its default "
+                             "configuration)")
             for c in configs:
                 alias = f' (alias "{c.alias}")' if c.alias else ""
                 at = f", {c.where}" if c.where is not None else ""

@@ -123,6 +123,7 @@ class UnusableVersion:
     call_path: str
     version: str
     reason: str
+    where: str = ""  # the call's constraint (or source) line, when the root module writes the call
 
 
 @dataclass

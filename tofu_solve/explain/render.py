@@ -98,8 +98,15 @@ def subject_part(subject) -> tuple[list[str], dict]:
             return lines, {"subject": f'module call "{call}"', "kind": "unusable",
                            "reasons": {", ".join(compress(vs)): r for r, vs in by_reason.items()}}
         case UnusableVersion():
-            return ([f'Module "{subject.call_path}" {subject.version} cannot be used: {subject.reason}'],
-                    {"subject": subject.name, "kind": "unusable", "reason": subject.reason})
+            at = f" (the call at {subject.where})" if subject.where else ""
+            lines = [f'Module "{subject.call_path}" {subject.version}{at} cannot be used: {subject.reason}']
+            if subject.reason.startswith("the policy denies it"):  # what would work (issue #84 §2)
+                lines.append("  A version or source the rule allows would: change the call"
+                             + (f" at {subject.where}" if subject.where else "")
+                             + ("" if "-policy-override=" in subject.reason else
+                                ", or ask the policy's owners for an exception"))
+            return (lines, {"subject": subject.name, "kind": "unusable", "reason": subject.reason,
+                            "where": subject.where or None})
         case NoSuchVersion():
             return _no_such_version(subject)
         case PlainClash(levers=levers):
