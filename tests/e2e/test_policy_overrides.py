@@ -48,6 +48,10 @@ def test_a_committed_override_lifts_the_rule_for_its_roots_and_says_so(tmp_path,
     result = next(d for d in map(json.loads, r.out.splitlines()) if d["type"] == "init_result")
     committed = result["result"]["policy"]["committed_overrides"]
     assert [(o["label"], o["expires"], o["line"]) for o in committed] == [("eks_tested_line", LATER, 1)]
+    r = tofu_solve(repo / "live" / "prod", "init", "-handover=false", "-lockfile=readonly", "-format=sarif")
+    assert r.code == 0, r.err
+    notes = json.loads(r.out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [n["level"] for n in notes] == ["note"] and "tofu-solve-overrides.hcl:1" in notes[0]["message"]["text"]
     r = tofu_solve(repo / "live" / "dev", "init", "-handover=false")
     assert r.code == 1  # a root the override does not name: the rule holds
 

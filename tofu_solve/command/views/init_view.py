@@ -828,7 +828,20 @@ class InitViews:
                              SourceRange(main if root == "." else os.path.join(root, main), 1))]
         self.findings.append((root, found))
 
+    def _overrides_noted(self, root: str, warnings: Sequence[Any]) -> None:
+        """Each override a run used, a note in SARIF and an annotation (issue #84 §4: every run
+        that uses one says so, where the reviewer looks)."""
+        used = [w for w in warnings if getattr(w, "summary", "") == "Policy overridden"]
+        if used and (self.sarif or self.annotations):
+            load("tofu_solve.command.views.sarif")
+            from .sarif import Notification
+            for w in used:
+                note = Notification("Policy overridden", (f"{root}: " if root != "." else "") + str(w), level="note")
+                if note not in self.notifications:
+                    self.notifications.append(note)
+
     def summary(self, s: InitSummary) -> None:
+        self._overrides_noted(".", s.warnings)
         if self.markdown is not None:
             self.reports.append(_root_report(".", s.lock_changes, None, s.warnings))
             self._judged(s.data.get("policy"))
@@ -838,6 +851,9 @@ class InitViews:
     def roots_summary(self, s: RootsSummary) -> None:
         for failed_root, error in s.failed:
             self._found(s.name(failed_root), error)
+        for o in s.outcomes:
+            if o.value is not None:
+                self._overrides_noted(s.name(o.root), o.value.resolution.warnings)
         if self.markdown is not None:
             load("tofu_solve.command.monorepo")
             from ..monorepo import natural_key
