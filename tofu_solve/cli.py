@@ -292,7 +292,8 @@ def _commands() -> tuple[_Command, ...]:
                      help="write OpenTofu's JSON-lines stream into FILE as well, keeping the human output"),
                 _Arg("--verbose", action="store_true",
                      help="a policy or release-cooldown warning lists every version it kept out of every call and "
-                          "provider (by default: one warning per rule, under two lines; -json always has the list)"),
+                          "provider (by default: one warning per rule, under two lines; -json always has the list); "
+                          "a conflict lists every module version a rule refused, one line each"),
                 _Arg("--quiet", action="store_true",
                      help="no progress lines on standard error (the results, warnings and errors are printed as "
                           "without it)"),

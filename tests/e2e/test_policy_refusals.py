@@ -31,6 +31,9 @@ def test_a_module_rule_naming_each_version_is_one_line(tmp_path, tofu_solve):
     line = next(ln for ln in r.err.splitlines() if "the policy denies it" in ln)
     assert line.startswith("  - 20.0.0 to 20.37.2: ") and "eks 20.37.2 is not on the tested line" in line
     assert "-policy-override=eks_tested_line" in line
+    r = tofu_solve(root, "init", "-handover=false", "-verbose")  # -verbose: each version, one line each
+    assert r.code == 1 and "Every version refused, one by one (-verbose):" in r.err
+    assert r.err.count("is not on the tested line") > 10 and '  - module call "eks" 20.8.1: ' in r.err, r.err
     r = tofu_solve(root, "init", "-handover=false", "-json")
     error = next(d for d in map(json.loads, r.out.splitlines()) if d["type"] == "diagnostic"
                  and d["@level"] == "error")

@@ -478,8 +478,11 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
         return 0
     views.initializing_modules()
     with views.working():
-        result = run_init(opts, settings, progress=views.progress,
-                          registry=early.registry if early is not None else None)
+        try:
+            result = run_init(opts, settings, progress=views.progress,
+                              registry=early.registry if early is not None else None)
+        except TofuSolveError as e:
+            raise each_refusal(e) if args.verbose else e from None
     h = _handover_for(args, opts, result, settings, Path(args.chdir))
     summary = summarize(result, opts.lockfile == "readonly", args.chdir)
     views.summary(summary)
@@ -578,7 +581,7 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
                               settings, progress=lambda e: views.progress(InRoot(name, e)))
         except TofuSolveError as e:
             views.progress(RootDone(name, 0, e.summary))
-            raise
+            raise each_refusal(e) if args.verbose else e from None
         views.progress(RootDone(name, len(result.resolution.modules)))
         h = _handover_for(args, opts, result, settings, root)
         if h is not None:
@@ -611,6 +614,19 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
         views.in_root(relative_name(o.root, base))
         codes.append(_hand_over(h, views, bool(o.value.locks.modules)))
     return 1 if summary.failed or any(codes) else 0
+
+
+def each_refusal(e: TofuSolveError) -> TofuSolveError:
+    """``-verbose``: a conflict whose module versions a rule refused, each with its own
+    message, with every one listed after the explanation, one line each (issue #84 §2: the
+    explanation says them once per rule); ``e`` itself otherwise."""
+    subjects = ((getattr(e, "explanation", None) or {}).get("subjects")) or []
+    listed = [f'  - module call {s["subject"].removeprefix("module call ")} {versions}: {reason}'
+              for s in subjects if s.get("kind") == "unusable" and isinstance(s.get("reasons"), dict)
+              for versions, reason in s["reasons"].items()]
+    if len(listed) <= 1:
+        return e
+    return e.adding("Every version refused, one by one (-verbose):\n" + "\n".join(listed))
 
 
 def _hand_over_quietly(h: handover.Handover) -> HandedOver:
