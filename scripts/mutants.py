@@ -14,6 +14,7 @@ the first test that failed, or ``SURVIVED``.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -254,6 +255,18 @@ MUTANTS = [
            "        if expires < now:", "        if False:"),
     Mutant("an override applies to every root", "tofu_solve/config/policy_overrides.py",
            "        if not o.applies_to(rel):", "        if False:"),
+    Mutant("a no_merge include merged anyway", "tofu_solve/terragrunt/read.py",
+           'expose is True, merge != "no_merge",', "expose is True, True,"),
+    Mutant("someone else's override file removed", "tofu_solve/workdir/overrides.py",
+           '            if d not in wanted and p.is_file() and p.read_text(encoding="utf-8").startswith(HEADER[:40]):',
+           "            if d not in wanted and p.is_file():"),
+    Mutant("imports after start-up without the guard", "tofu_solve/_lazy.py",
+           "    with _IMPORTS:\n        return importlib.import_module(name)",
+           "    return importlib.import_module(name)"),
+    Mutant("the language server solves without its budget", "tofu_solve/lsp/server.py",
+           "network=self.network, deadline=time.monotonic() + SOLVE_SECONDS)", "network=self.network)"),
+    Mutant("the lock file read without the confined reader", "tofu_solve/lockfile/read.py",
+           "        return confined.read_text(p, p.name)", '        return p.read_text(encoding="utf-8")'),
     Mutant("-recursive leaves no root out", "tofu_solve/command/monorepo.py",
            "    left = {r: why for r in found for why in [exclusions.left_out(r)] if why is not None}",
            "    left: dict = {}"),
@@ -294,9 +307,10 @@ def run(m: Mutant, python: str) -> str:
         path.write_text(text.replace(m.old, m.new), encoding="utf-8")
         # tests/test_mutants.py checks that each mutant's text is in the tree: in a mutated tree it
         # fails by construction, and would hide a mutant every real test survives
+        # derandomized Hypothesis (the "ci" profile, tests/conftest.py): a verdict never depends on a draw
         r = subprocess.run([python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--ignore=tests/e2e",
                             "--ignore=tests/test_mutants.py", "-o", "addopts="], cwd=tree, capture_output=True,
-                           text=True)
+                           text=True, env={**os.environ, "CI": "true"})
         failed = [ln for ln in r.stdout.splitlines() if ln.startswith(("FAILED", "ERROR"))]
         if r.returncode == 0:
             return "SURVIVED"

@@ -267,3 +267,33 @@ def test_commands_word_no_warning_themselves():
                     "WarningText", "RepairWarning", "RuleWarning"):
                 worded.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     assert not worded, "warnings worded outside command/views/: " + ", ".join(worded)
+
+
+# Every module that reads a file a repository holds (configuration, policy, lock, variables,
+# version, exclude, override, Terragrunt files) reads it through tofu_solve.confined (issue #67
+# §3; issue #83 §1: a reader that took a plain read_text passed every test). Each line here
+# that reads a file otherwise, with why it may.
+CONFINED_READERS = ("config/files.py", "config/policy.py", "config/policy_hcl.py", "config/policy_test.py",
+                    "config/policy_overrides.py", "config/variables.py", "lockfile/read.py", "terragrunt/read.py",
+                    "terragrunt/stack.py", "terragrunt/unit.py", "versions/target.py", "command/exclusions.py",
+                    "command/policy.py")
+PLAIN_READS_ALLOWED = {
+    # the package's own data, not a repository's
+    'data = json.loads(resources.files("tofu_solve").joinpath("data/opentofu_versions.json").read_text())',
+    # after confined.check on the line above (lock_product reads the header only)
+    'text = path.read_text(encoding="utf-8", errors="replace")',
+    # the confined reader's own subclass: its parent reads through confined
+    "return text if text is not None else super().read_text(name, shown)",
+}
+
+
+@pytest.mark.parametrize("module", CONFINED_READERS)
+def test_every_reader_of_a_repositorys_files_reads_through_the_confined_reader(module):
+    import re
+
+    source = (PACKAGE / module).read_text()
+    assert re.search(r"\bconfined\b", source), f"{module} does not use tofu_solve.confined"
+    plain = [line.strip() for line in source.splitlines()
+             if re.search(r"\.read_text\(|\.read_bytes\(|(?<![\w.])open\(", line) and "confined." not in line
+             and not line.strip().startswith("#") and line.strip() not in PLAIN_READS_ALLOWED]
+    assert not plain, f"{module} reads files without the confined reader: {plain}"

@@ -136,3 +136,29 @@ def test_a_document_outside_the_workspace_is_not_solved(tmp_path):
     assert not server.in_workspace(path) and server.in_workspace(tmp_path / "ws/root/main.tf")
     server.schedule(sneaky)
     assert server._generation == {}  # nothing was scheduled
+
+
+def test_the_server_solves_within_its_budget(tmp_path, monkeypatch):
+    """Issue #83 §1: the server passes its solve budget (``SOLVE_SECONDS``) to every solve,
+    a deadline counted from when the solve starts (no test held it: the analysis honours a
+    deadline, but only when it is given one)."""
+    import time
+    import types
+
+    from tofu_solve.lsp import server as lsp_server
+
+    seen = {}
+
+    def analyse(root, texts, settings, client, network=False, deadline=None):
+        seen["deadline"], seen["at"] = deadline, time.monotonic()
+        return types.SimpleNamespace()
+
+    s = lsp_server.SolveServer(_settings(tmp_path))
+    monkeypatch.setattr(lsp_server, "analyse", analyse)
+    for name, value in (("_later", lambda fn: None), ("_target_client", lambda: None),
+                        ("_documents", lambda root: {}), ("_progress_begin", lambda title: None),
+                        ("_progress_end", lambda token: None)):
+        monkeypatch.setattr(s, name, value)
+    s._solve(tmp_path, s._generation.get(tmp_path), debounce=False)
+    assert seen["deadline"] is not None
+    assert 0 < seen["deadline"] - seen["at"] <= lsp_server.SOLVE_SECONDS

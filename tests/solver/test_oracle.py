@@ -228,9 +228,9 @@ def locked_edits(draw, base=universes(), forcing: bool = False):  # noqa: B008 (
 
 def assert_fewest_moves(case, record: bool = True) -> None:
     """The solver's selection for the edited index under the lock is consistent, and moves
-    exactly as many locks as the selection that moves the fewest (the oracle's)."""
-    if case is None:
-        return
+    exactly as many locks as the selection that moves the fewest (the oracle's). An empty draw
+    (None) is a failure, never a silent pass (issue #83 §1: callers ``assume`` it away)."""
+    assert case is not None, "an empty draw reached the oracle: the caller must assume(case is not None)"
     _, lock, after = case
     locks, module_locks, provider_locks = _locks_of(case[0], lock)
     expected = solutions(after)
@@ -497,9 +497,9 @@ def test_a_policy_is_a_constraint_the_oracle_applies_by_removing_the_denied_vers
 def assert_optimal(case) -> None:
     """Issue #48 §3: under the lock, after the edit, no selection is better by the stated
     objective than the solver's (the oracle computes it for every selection on its own), and
-    the solver reports its selection's value and that it is optimal."""
-    if case is None:
-        return
+    the solver reports its selection's value and that it is optimal. An empty draw (None) is
+    a failure, never a silent pass (issue #83 §1)."""
+    assert case is not None, "an empty draw reached the oracle: the caller must assume(case is not None)"
     _, lock, after = case
     locks, module_locks, provider_locks = _locks_of(case[0], lock) if lock is not None else (None, {}, {})
     expected = solutions(after)

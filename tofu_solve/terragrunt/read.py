@@ -651,8 +651,8 @@ RANGE_RE = re.compile(r'#\s*tofu-solve\s+version\s*=\s*"([^"\n]*)"')
 
 def _line_of(located: Located) -> str:
     try:
-        return located.file.read_text(encoding="utf-8").splitlines()[located.where.line - 1]
-    except (OSError, UnicodeDecodeError, IndexError):
+        return confined.read_text(located.file, located.where.file).splitlines()[located.where.line - 1]
+    except (OSError, UnicodeDecodeError, IndexError, ConfigurationError):
         return ""
 
 
