@@ -95,3 +95,39 @@ def test_a_poisoned_plugin_cache_directory_is_replaced_with_the_verified_package
     (d / "terraform-provider-null_v3.2.2_x5").write_text("backdoor")
     info = _packages(tmp_path / "p", registry, plugin_cache=plugins).info(NULL, "3.2.2", HERE)
     assert hash_dir(d) == info.h1 and "backdoor" not in (d / "terraform-provider-null_v3.2.2_x5").read_text()
+
+
+def test_two_placers_replacing_one_poisoned_directory_both_succeed(tmp_path, registry):
+    """Two threads of one run placing the same package over a directory that does not hash
+    to it (CI saw "Cannot write the plugin cache: Directory not empty"): the second finds the
+    first's copy, verified, and keeps it; neither fails."""
+    import shutil
+    import threading
+
+    from tofu_solve.lockfile.hashes import hash_dir
+
+    plugins = tmp_path / "plugins"
+    d = plugins / "registry.opentofu.org/hashicorp/null/3.2.2" / HERE
+    packages = _packages(tmp_path / "p", registry, plugin_cache=plugins)
+    info = packages.info(NULL, "3.2.2", HERE)
+
+    def place(go: threading.Barrier, errors: list) -> None:
+        go.wait()
+        try:
+            packages._place(NULL, "3.2.2", HERE, info.directory)
+        except Exception as e:
+            errors.append(e)
+
+    for _ in range(8):
+        shutil.rmtree(d)
+        d.mkdir(parents=True)
+        (d / "terraform-provider-null_v3.2.2_x5").write_text("backdoor")
+        errors: list[Exception] = []
+        go = threading.Barrier(2)
+        threads = [threading.Thread(target=place, args=(go, errors)) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors, errors
+        assert hash_dir(d) == info.h1

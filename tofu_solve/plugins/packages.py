@@ -552,6 +552,10 @@ class ProviderPackages:
             replace_dir(target, lambda tmp: shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True),
                         0o755, keep_existing=not exists)
         except OSError as e:
+            # another placer (a thread of this run, or another process) replaced it meanwhile: what stands
+            # there now is kept when it is the package just verified
+            if target.is_dir() and verified_dir(target, (h1,), self.cache):
+                return
             raise ConfigurationError("Cannot write the plugin cache",
                                      f"{target}: {e.strerror or e}. Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") \
                 from None
