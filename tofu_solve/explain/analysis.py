@@ -61,6 +61,7 @@ from .facts import (
     SideFacts,
     UnusableCall,
     UnusableVersion,
+    newest_first,
 )
 from .whatif import KEEPS, Suggestion, WhatIf
 
@@ -357,21 +358,6 @@ def _clash_subjects(clash, wi) -> list:
 # --------------------------------------------------------------------------- one subject each
 
 
-def _newest_first(versions: list[str]) -> list[str]:
-    load("tofu_solve.versions.hashicorp_go_version")
-    from ..versions.hashicorp_go_version import GoVersion
-
-    def key(label: str):
-        try:
-            return GoVersion.parse(label.removeprefix("v"))
-        except TofuSolveError:
-            return None
-    parsed = [(key(v), v) for v in versions]
-    if any(k is None for k, _ in parsed):
-        return versions
-    return [v for _, v in sorted(parsed, key=lambda kv: kv[0], reverse=True)]
-
-
 def _one_per_unusable_call(subjects: list) -> list:
     """The versions of one call that are each unusable are one subject, grouped by reason
     (each version is its own identity to the solver)."""
@@ -382,7 +368,7 @@ def _one_per_unusable_call(subjects: list) -> list:
             merged = first[s.call].by_reason
             for reason, versions in s.by_reason.items():
                 merged.setdefault(reason, [])
-                merged[reason] = _newest_first(merged[reason] + [v for v in versions if v not in merged[reason]])
+                merged[reason] = newest_first(merged[reason] + [v for v in versions if v not in merged[reason]])
             continue
         if isinstance(s, UnusableCall):
             first[s.call] = s

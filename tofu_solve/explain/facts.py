@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import TofuSolveError
 from ..solver.model import Identity
+from ..versions.hashicorp_go_version import GoVersion
 from .whatif import Lever, Suggestion
 
 
@@ -163,3 +165,17 @@ class Explanation:
     what_if_solves: int
     upgrade_targets: tuple[str, ...] = ()  # the -upgrade=NAME names already given (kept in advice)
     keeps: dict = field(default_factory=dict)  # "the providers" / "the modules" -> the best such Suggestion
+
+
+def newest_first(versions: list[str]) -> list[str]:
+    """``versions`` (labels, ``v`` prefixes allowed) newest first by Go's version order; as
+    given when any does not parse."""
+    def key(label: str):
+        try:
+            return GoVersion.parse(label.removeprefix("v"))
+        except TofuSolveError:
+            return None
+    parsed = [(key(v), v) for v in versions]
+    if any(k is None for k, _ in parsed):
+        return versions
+    return [v for _, v in sorted(parsed, key=lambda kv: kv[0], reverse=True)]

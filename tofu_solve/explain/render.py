@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ResolutionError, TofuSolveError
+from ..errors import ResolutionError
 from ..solver.model import OPENTOFU, subject_name
-from ..versions.hashicorp_go_version import GoVersion
 from .facts import (
     CausesClash,
     ConstraintClash,
@@ -22,6 +21,7 @@ from .facts import (
     SideFacts,
     UnusableCall,
     UnusableVersion,
+    newest_first,
 )
 
 
@@ -133,25 +133,13 @@ def by_rule(by_reason: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
         reason_of.update((v, reason) for v in versions)
     out = []
     for grouped in groups.values():
-        versions = _newest_first(list(dict.fromkeys(grouped)))
+        versions = newest_first(list(dict.fromkeys(grouped)))
         reasons = {reason_of[v] for v in versions}
         shown = reason_of[versions[0]]
         if len(reasons) > 1:
             shown += f" (the message names each version; shown for {versions[0]}, -json lists every one)"
         out.append((shown, versions))
     return out
-
-
-def _newest_first(versions: list[str]) -> list[str]:
-    def key(label: str):
-        try:
-            return GoVersion.parse(label.removeprefix("v"))
-        except TofuSolveError:
-            return None
-    parsed = [(key(v), v) for v in versions]
-    if any(k is None for k, _ in parsed):
-        return versions
-    return [v for _, v in sorted(parsed, key=lambda kv: kv[0], reverse=True)]
 
 
 def compress(versions: list[str]) -> list[str]:
