@@ -267,10 +267,9 @@ MUTANTS = [
            "network=self.network, deadline=time.monotonic() + SOLVE_SECONDS)", "network=self.network)"),
     Mutant("the lock file read without the confined reader", "tofu_solve/lockfile/read.py",
            "        return confined.read_text(p, p.name)", '        return p.read_text(encoding="utf-8")'),
-    Mutant("a plugin cache placer's race fails the run", "tofu_solve/plugins/packages.py",
-           "            if target.is_dir() and verified_dir(target, (h1,), self.cache):\n                return\n"
-           "            raise ConfigurationError(\"Cannot write the plugin cache\",",
-           "            raise ConfigurationError(\"Cannot write the plugin cache\","),
+    Mutant("plugin cache placers of one directory race", "tofu_solve/plugins/packages.py",
+           "            placing = self._placing.setdefault(target, threading.Lock())",
+           "            placing = threading.Lock()"),
     Mutant("-recursive leaves no root out", "tofu_solve/command/monorepo.py",
            "    left = {r: why for r in found for why in [exclusions.left_out(r)] if why is not None}",
            "    left: dict = {}"),

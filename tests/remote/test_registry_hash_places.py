@@ -97,7 +97,7 @@ def test_a_poisoned_plugin_cache_directory_is_replaced_with_the_verified_package
     assert hash_dir(d) == info.h1 and "backdoor" not in (d / "terraform-provider-null_v3.2.2_x5").read_text()
 
 
-def test_two_placers_replacing_one_poisoned_directory_both_succeed(tmp_path, registry):
+def test_two_placers_replacing_one_poisoned_directory_both_succeed(tmp_path, registry, monkeypatch):
     """Two threads of one run placing the same package over a directory that does not hash
     to it (CI saw "Cannot write the plugin cache: Directory not empty"): the second finds the
     first's copy, verified, and keeps it; neither fails."""
@@ -110,6 +110,20 @@ def test_two_placers_replacing_one_poisoned_directory_both_succeed(tmp_path, reg
     d = plugins / "registry.opentofu.org/hashicorp/null/3.2.2" / HERE
     packages = _packages(tmp_path / "p", registry, plugin_cache=plugins)
     info = packages.info(NULL, "3.2.2", HERE)
+    from tofu_solve.plugins import packages as module
+
+    inside, most = [0], [0]
+    original = module.replace_dir
+
+    def watched(*args, **kwargs):  # how many placers are replacing the directory at once
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        try:
+            threading.Event().wait(0.05)  # a window for a second placer to enter
+            return original(*args, **kwargs)
+        finally:
+            inside[0] -= 1
+    monkeypatch.setattr(module, "replace_dir", watched)
 
     def place(go: threading.Barrier, errors: list) -> None:
         go.wait()
@@ -131,3 +145,4 @@ def test_two_placers_replacing_one_poisoned_directory_both_succeed(tmp_path, reg
             t.join()
         assert not errors, errors
         assert hash_dir(d) == info.h1
+    assert most[0] == 1  # one placer of a directory at a time in a run

@@ -146,6 +146,7 @@ class ProviderPackages:
         self._documents: dict[str, str] = {}  # shasums URL -> verified document text
         self.unsigned: set[str] = set()  # "ns/type version" whose signature OpenTofu's no-key rule skipped
         self._lock = threading.Lock()
+        self._placing: dict[Path, threading.Lock] = {}  # plugin cache directory -> its placer's lock
 
     # ------------------------------------------------------------------ lookups
 
@@ -539,26 +540,31 @@ class ProviderPackages:
         target = self._plugin_dir(address, version, platform)
         if target is None:
             return
-        h1 = hash_dir(directory)
-        exists = target.is_dir()
-        if exists and verified_dir(target, (h1,), self.cache):
-            return
-        if exists:
-            log.warning("the plugin cache's %s %s (%s) matches no hash of the package verified: replaced", address,
-                        version, platform)
-        try:
-            # 0755: mkdtemp's 0700 would hide it from other users of the cache; another
-            # process that placed it meanwhile wins (when there was none)
-            replace_dir(target, lambda tmp: shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True),
-                        0o755, keep_existing=not exists)
-        except OSError as e:
-            # another placer (a thread of this run, or another process) replaced it meanwhile: what stands
-            # there now is kept when it is the package just verified
-            if target.is_dir() and verified_dir(target, (h1,), self.cache):
-                return
-            raise ConfigurationError("Cannot write the plugin cache",
-                                     f"{target}: {e.strerror or e}. Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") \
-                from None
+        with self._lock:  # one placer of a directory at a time in this run (the plan's threads)
+            placing = self._placing.setdefault(target, threading.Lock())
+        with placing:
+            h1 = hash_dir(directory)
+            for attempt in (1, 2):
+                exists = target.is_dir()
+                if exists and verified_dir(target, (h1,), self.cache):
+                    return
+                if exists:
+                    log.warning("the plugin cache's %s %s (%s) matches no hash of the package verified: replaced",
+                                address, version, platform)
+                try:
+                    # 0755: mkdtemp's 0700 would hide it from other users of the cache; another
+                    # process that placed it meanwhile wins (when there was none)
+                    replace_dir(target, lambda tmp: shutil.copytree(directory, tmp, dirs_exist_ok=True, symlinks=True),
+                                0o755, keep_existing=not exists)
+                    return
+                except OSError as e:
+                    # another process replaced it meanwhile: kept when it is the package just verified, else
+                    # tried once more; then the error
+                    if target.is_dir() and verified_dir(target, (h1,), self.cache):
+                        return
+                    if attempt == 2:
+                        raise ConfigurationError("Cannot write the plugin cache", f"{target}: {e.strerror or e}. "
+                                                 "Check plugin_cache_dir / TF_PLUGIN_CACHE_DIR.") from None
 
 
 def packages_for_run(wired: Wiring, offline: bool, plugin_cache: Path | None) -> ProviderPackages:
