@@ -249,7 +249,8 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                           refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
                           client=registry, store=store)
     ctx, counter = wired.context, wired.counter
-    notes.extend(cli_config_warnings(wired.client.cli_config.warnings))
+    cli_notes = cli_config_warnings(wired.client.cli_config.warnings)  # computed once (issue #83 §4)
+    notes.extend(cli_notes)
     solved = solve_and_verify(tree, root, settings, wired, read.locks, solve_locks, providers_again, store, memo,
                               progress, accept, read.merged.unions if read.merged is not None else frozenset(),
                               flags=InstallFlags(opts.upgrade, opts.lockfile == "readonly", opts.offline,
@@ -259,9 +260,9 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                                            find_policies(root, opts.policy, settings.environ))
     res = solved.res
     res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
-    res.warnings[:0] = cli_config_warnings(wired.client.cli_config.warnings)
-    res.warnings.extend(_run_warnings(wired, res, opts, read, solved))
-    notices = selection_notices(ctx, res)
+    res.warnings[:0] = cli_notes
+    notices = selection_notices(ctx, res)  # computed once: the warnings, the lock changes and -json read it
+    res.warnings.extend(_run_warnings(wired, res, opts, read, solved, notices))
     changes = with_overrides(_module_lock_changes(read.on_disk, solved, opts), notices, policy)
     plan = solved.plan
     plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or provider_change_reason(
@@ -287,10 +288,12 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
     store_data = _finish_store(store, res) if store is not None else None
     stats = _run_stats(ctx, solved, memo)
     join_within(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
-    return InitResult(res, new_locks, changes, written, read.path, plan.changes, bridge_written, counter.snapshot(),
-                      manifest, solved.verified, stats, target, solved.plugin_cache,
-                      policy=policy_data(policy, solved.kept_out, notices), store=store_data, deprecated=tuple(
-                          {"subject": p, "version": v, **d.as_data()} for p, v, d in selected_deprecations(ctx, res)),
+    return InitResult(resolution=res, locks=new_locks, changes=changes, lock_written=written, lock_path=read.path,
+                      provider_changes=plan.changes, bridge_written=bridge_written, network=counter.snapshot(),
+                      manifest=manifest, verified=solved.verified, stats=stats, target=target,
+                      plugin_cache=solved.plugin_cache, policy=policy_data(policy, solved.kept_out, notices),
+                      store=store_data, deprecated=tuple({"subject": p, "version": v, **d.as_data()}
+                                                         for p, v, d in selected_deprecations(ctx, res)),
                       merge_conflicts=len(read.merged.hunks) if read.merged is not None and written else 0,
                       unit=unit is not None, unit_pins=tuple(pins_written))
 
@@ -338,9 +341,10 @@ def _run_stats(ctx, solved: SolvedAndVerified, memo: HashMemo) -> dict[str, int]
 
 
 def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: StartingLocks,
-                  solved: SolvedAndVerified) -> list[WarningText]:
+                  solved: SolvedAndVerified, notices: list) -> list[WarningText]:
     """The warnings of the run after the solve, in the order they are shown (restored module
-    blocks come first)."""
+    blocks come first); ``notices``: the selection's advisory and overridden failures
+    (:func:`~tofu_solve.solver.verdicts.selection_notices`, computed once by the caller)."""
     out: list[WarningText] = []
     kept = sorted(p for p in read.lost if p in solved.new_modules
                   and solved.new_modules[p].version == read.lost[p].version)
@@ -355,7 +359,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: Start
     if ctx.options.min_age:
         out.extend(cooldown_warnings(ctx.cooldown, res, changed, opts.verbose))
     out.extend(policy_warnings(solved.kept_out, res, changed, opts.verbose))
-    out.extend(policy_notice_warnings(selection_notices(ctx, res), res, ctx.options.policy))
+    out.extend(policy_notice_warnings(notices, res, ctx.options.policy))
     if ctx.options.policy is not None:
         out.extend(policy_file_warnings(ctx.options.policy))
     out.extend(deprecation_warnings(selected_deprecations(ctx, res)))
