@@ -249,8 +249,7 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                           refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
                           client=registry, store=store)
     ctx, counter = wired.context, wired.counter
-    cli_notes = cli_config_warnings(wired.client.cli_config.warnings)  # computed once (issue #83 §4)
-    notes.extend(cli_notes)
+    notes.extend(cli_notes := cli_config_warnings(wired.client.cli_config.warnings))  # once (issue #83 §4)
     solved = solve_and_verify(tree, root, settings, wired, read.locks, solve_locks, providers_again, store, memo,
                               progress, accept, read.merged.unions if read.merged is not None else frozenset(),
                               flags=InstallFlags(opts.upgrade, opts.lockfile == "readonly", opts.offline,
