@@ -6,8 +6,8 @@
 For each root (the first N example roots of ``../shared/corpus`` and the first N assembled
 pairs, among them impossible ones), in a fixed order over one cache, it runs the CLI of the
 checkout at ``--repo`` in a fresh process (``init``, then ``check``, ``why`` of the first
-call and ``outdated -json``) and records each exit status, the lock file, standard output
-and standard error. Progress lines (whose order depends on thread timing), server ports and
+call, ``graph -json`` and ``outdated -json``; then the lock's day two, :func:`day_two`)
+and records each exit status, the lock file, standard output and standard error. Progress lines (whose order depends on thread timing), server ports and
 temporary paths are normalized away; everything else must be identical for a change that
 promises "behaviour does not change". The fixture world is built and served by this
 checkout's ``tofu_solve.world``; with ``--real-content``, with those real repositories in
@@ -85,9 +85,77 @@ def record(repo: Path, examples: int, pairs: int, real: list[Path]) -> list[dict
                 if calls and entry["lock"]:
                     entry["runs"].append(run(repo, env, ["why", calls[0], f"-chdir={d}"], tmp))
                     entry["runs"].append(run(repo, env, ["graph", "-json", f"-chdir={d}"], tmp))
+                    entry["runs"].append(run(repo, env, ["outdated", "-json", f"-chdir={d}"], tmp))
+                moving = [c for c in calls if not _exact(d / "main.tf", c)] + calls  # a call that can move first
+                if lock.exists() and calls and locked_version(lock.read_text(), moving[0]):
+                    entry["day2"] = day_two(repo, env, d, tmp, moving[0])
                 out.append(entry)
                 print(f"{i + 1}/{len(roots)} {entry['root']}: init exit {entry['runs'][0]['code']}", file=sys.stderr)
     return out
+
+
+def locked_version(lock_text: str, call: str) -> str | None:
+    """The version the lock file's ``module "CALL"`` block records, or None."""
+    m = re.search(r'^module "' + re.escape(call) + r'" \{[^}]*?^\s*version\s*=\s*"([^"]+)"', lock_text, re.M | re.S)
+    return m.group(1) if m else None
+
+
+def _call_block(text: str, call: str) -> re.Match | None:
+    return re.search(r'^module "' + re.escape(call) + r'" \{.*?^\}', text, re.M | re.S)
+
+
+def _exact(main: Path, call: str) -> bool:
+    """Whether ``call``'s ``version`` in ``main`` is one exact version (or absent)."""
+    block = _call_block(main.read_text(), call)
+    constraint = re.search(r'^\s*version\s*=\s*"([^"]*)"', block.group(0), re.M) if block else None
+    return constraint is None or constraint.group(1)[:1].isdigit()
+
+
+def day_two(repo: Path, env: dict, d: Path, tmp: Path, call: str) -> dict:
+    """The lock's day two on a root whose first call is locked (issue #83 §2, §3): the call
+    held below its locked version then freed (``init``, ``outdated -json``,
+    ``init -upgrade=CALL``); a provider upgraded by name; the call's checksum changed in
+    the lock (``init``, then ``init -accept-checksum=CALL``); a policy that denies the locked
+    version (the lock moves), then every version (the conflict names the rule)."""
+    main, lock = d / "main.tf", d / ".terraform.lock.hcl"
+    text, runs = main.read_text(), []
+    step = lambda *a: runs.append(run(repo, env, [*a, f"-chdir={d}"], tmp))  # noqa: E731
+    version = locked_version(lock.read_text(), call)
+    block = _call_block(text, call)
+    constraint = re.search(r'^\s*version\s*=\s*"([^"]*)"', block.group(0), re.M) if block else None
+    if block is not None and constraint is not None:
+        held = block.group(0).replace(constraint.group(0), constraint.group(0).replace(
+            f'"{constraint.group(1)}"', f'"{constraint.group(1)}, < {version}"'))
+        main.write_text(text.replace(block.group(0), held))
+        step("init", "-handover=false")
+        main.write_text(text)
+        step("init", "-handover=false")
+        step("outdated", "-json")
+        step("init", "-handover=false", f"-upgrade={call}")
+    providers = re.findall(r'^provider "([^"]+)"', lock.read_text(), re.M)
+    if providers:
+        step("init", "-handover=false", f"-upgrade={providers[0]}")
+    locked = lock.read_text()
+    mblock = _call_block(locked, call)
+    h1 = re.search(r'"h1:[A-Za-z0-9+/=]+"', mblock.group(0)) if mblock else None
+    if h1 is not None:
+        lock.write_text(locked.replace(mblock.group(0), mblock.group(0).replace(
+            h1.group(0), '"h1:' + "A" * 43 + '="')))
+        step("init", "-handover=false")
+        step("init", "-handover=false", f"-accept-checksum={call}")
+    source = re.search(r'^\s*source\s*=\s*"([^"]+)"', block.group(0), re.M) if block else None
+    if source is not None and "::" not in source.group(1) and not source.group(1).startswith("."):
+        now = locked_version(lock.read_text(), call) or version
+        policy = d / "tofu-solve-policy.hcl"
+        package = source.group(1)
+        policy.write_text(f'deny "module" "{package}" {{\n  versions = "{now}"\n  reason   = "snapshot"\n}}\n')
+        step("init", "-handover=false")
+        step("outdated", "-json")
+        policy.write_text(f'deny "module" "{package}" {{\n  versions = ">= 0.0.0"\n  reason   = "snapshot"\n}}\n')
+        step("init", "-handover=false")
+        step("check")
+        policy.unlink()
+    return {"runs": runs, "lock": normalize(lock.read_text(), tmp) if lock.exists() else None}
 
 
 _PIN_LINE = re.compile(r'^\s*(package = "[^"]*"|floating = true|"(git|sha256):[0-9a-f]+",)$')
@@ -115,7 +183,11 @@ def compare(a: Path, b: Path, ignore_pins: bool = False) -> int:
             print(f"== {ea['root']}")
             if ea["lock"] != eb["lock"]:
                 print("  lock files differ")
-            for ra, rb in zip(ea["runs"], eb["runs"], strict=False):
+            if (ea.get("day2") or {}).get("lock") != (eb.get("day2") or {}).get("lock"):
+                print("  day-two lock files differ")
+            day2 = list(zip((ea.get("day2") or {}).get("runs", []), (eb.get("day2") or {}).get("runs", []),
+                            strict=False))
+            for ra, rb in [*zip(ea["runs"], eb["runs"], strict=False), *day2]:
                 for k in ("code", "out", "err"):
                     if ra[k] != rb[k]:
                         print(f"  {' '.join(ra['args'][:1])} {k} differs:\n    A: {str(ra[k])[:600]!r}\n"

@@ -68,7 +68,7 @@ MUTANTS = [
            "    return sorted(ordered, key=lambda c: (min(abs(rank(c) - a) for a in anchors), -rank(c)))",
            "    return sorted(ordered, key=lambda c: -rank(c))"),
     Mutant("every lock released", "tofu_solve/solver/locks.py",
-           "    lock = locks.modules.get(req.call_path)\n",
+           "    lock = terms.module(req.call_path)\n",
            "    lock = None\n"),
     # Terragrunt units (issue #73)
     Mutant("a unit's own file merged first", "tofu_solve/terragrunt/read.py",
@@ -92,8 +92,8 @@ MUTANTS = [
     # issue #71 §1: every place each rule is applied
     # lock sources: a lock applies only for the call's source as it stands, within its constraint
     Mutant("a lock for another source applies", "tofu_solve/solver/locks.py",
-           "    if upgrade or lock is None or not locked_for(lock, req.call):\n",
-           "    if upgrade or lock is None:\n"),
+           "    if lock is None or not locked_for(lock, req.call):\n",
+           "    if lock is None:\n"),
     Mutant("a lock the constraint excludes applies", "tofu_solve/solver/locks.py",
            "        if not list_module_versions(req.constraint, [lock.version]).matching:\n            return None\n",
            "        pass\n"),
@@ -286,6 +286,20 @@ MUTANTS = [
            "    digest = accepted_digest(text) if memo is not None else \"\"\n",
            "    digest = accepted_digest(text) if memo is not None else \"\"\n    if memo is not None:\n"
            "        memo.remember(digest)\n"),
+    # one answer to "does this lock hold?" (issue #83 §2)
+    Mutant("-upgrade holds every lock", "tofu_solve/solver/lock_terms.py",
+           "        if self.upgrade:\n            return Standing(subject, None, Released.UPGRADE)\n",
+           ""),
+    Mutant("-upgrade=NAME keeps the calls inside the named call", "tofu_solve/solver/lock_terms.py",
+           "                name = gone.get(path) or next((n for g, n in gone.items() if path.startswith(g + \".\")),"
+           " None)\n",
+           "                name = gone.get(path)\n"),
+    Mutant("an accepted entry keeps its pins", "tofu_solve/solver/lock_terms.py",
+           '        modules = {p: (replace(m, hashes=(), package="") if p in self.accepted_modules else m)\n',
+           "        modules = {p: m\n"),
+    Mutant("a freed provider's listing not asked again", "tofu_solve/solver/wiring.py",
+           "    refresh_only = terms.relisted_providers\n",
+           "    refresh_only = frozenset[str]()\n"),
 ]
 
 

@@ -208,8 +208,7 @@ def test_the_one_command_a_blocked_upgrade_names_is_solved_before_it_is_printed(
         return ModuleLock(path, "1.0.0", lock_source(parse_source(source), False, "1.0.0"), "", ("h1:x",), "", True)
     recorded = LockFile({addr: ProviderLock(parse_provider_source("hashicorp/aws"), "1.0.0")},
                         {"m0": module_lock("m0", "acme/top-a/aws"), "m1": module_lock("m1", "acme/top-b/aws")})
-    reduced = LockFile(dict(recorded.providers), {"m1": recorded.modules["m1"]})
-    res = _resolve(index, reduced, ("m0",), recorded)
+    res = _resolve(index, recorded, ("m0",))
     assert res is not None and res.modules["m0"].version_text == "1.0.0"
     [blocked] = res.blocked_upgrades
     assert blocked.newer == "2.0.0" and blocked.lands is True

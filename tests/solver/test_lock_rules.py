@@ -34,7 +34,7 @@ def test_a_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path)
     policy_file = tmp_path / "tofu-solve-policy.hcl"
     policy_file.write_text('deny "module" "acme/net/aws" {\n  versions = "2.0.0"\n  reason   = "broken"\n}\n')
     u = universe_from_index(index)
-    ctx = MemoryContext(u, locks=locks, recorded_locks=locks, policy=read_policy(policy_file))
+    ctx = MemoryContext(u, locks=locks, policy=read_policy(policy_file))
     try:
         res = solve(u.root, ctx)
         assert res.modules["m"].version_text == "2.1.0"  # nearest the denied lock, not the newest (4.0.0)
@@ -44,7 +44,7 @@ def test_a_lock_the_policy_denies_moves_to_the_nearest_allowed_version(tmp_path)
     finally:
         ctx.close()
     # without the policy, the lock holds
-    ctx = MemoryContext(u, locks=locks, recorded_locks=locks)
+    ctx = MemoryContext(u, locks=locks)
     try:
         assert solve(u.root, ctx).modules["m"].version_text == "2.0.0"
     finally:
@@ -57,7 +57,7 @@ def test_a_provider_lock_an_edit_excludes_is_free_and_lands_on_the_newest_it_adm
     locks, _, _ = _locks_of(before, Selection((("m", "2.0.0"),), ((AWS, "2.0.0"),)))
     after = _index(">= 2.1.0", aws)
     u = universe_from_index(after)
-    ctx = MemoryContext(u, locks=locks, recorded_locks=locks)
+    ctx = MemoryContext(u, locks=locks)
     try:
         res = solve(u.root, ctx)
         # the lock no longer applies: the newest ">= 2.1.0" admits, not 2.5.0, the nearest to the lock (which
@@ -99,8 +99,8 @@ def test_a_lock_the_policy_denies_or_its_registry_revoked_does_not_apply(tmp_pat
     policy_file = tmp_path / "tofu-solve-policy.hcl"
     policy_file.write_text('deny "module" "acme/net/aws" {\n  versions = "2.0.0"\n  reason   = "broken"\n}\n')
     u = universe_from_index(index)
-    for ctx in (MemoryContext(u, locks=locks, recorded_locks=locks, policy=read_policy(policy_file)),
-                _RevokingContext(u, locks=locks, recorded_locks=locks)):
+    for ctx in (MemoryContext(u, locks=locks, policy=read_policy(policy_file)),
+                _RevokingContext(u, locks=locks)):
         try:
             res = solve(u.root, ctx)
             req = res.module_requirements["m"]
@@ -111,7 +111,7 @@ def test_a_lock_the_policy_denies_or_its_registry_revoked_does_not_apply(tmp_pat
             assert ("m", "2.0.0") in kept_out(ctx, res)
         finally:
             ctx.close()
-    ctx = MemoryContext(u, locks=locks, recorded_locks=locks)  # neither: the lock applies
+    ctx = MemoryContext(u, locks=locks)  # neither: the lock applies
     try:
         res = solve(u.root, ctx)
         locked = ctx.locked_candidate(res.module_requirements["m"])

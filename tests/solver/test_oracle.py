@@ -91,10 +91,15 @@ def universes(draw) -> dict:
     return {"target": "1.12.6", "providers": providers, "modules": modules, "root": root}
 
 
-def _resolve(index: dict, locks: LockFile | None = None, targets: tuple[str, ...] = (), recorded=None):
-    """The solver's resolution, or None when it proves there is none."""
+def _resolve(index: dict, locks: LockFile | None = None, targets: tuple[str, ...] = ()):
+    """The solver's resolution, or None when it proves there is none; ``targets``: as
+    ``-upgrade=NAME,...`` names them (:meth:`LockTerms.of`)."""
+    from tofu_solve.addrs.product import OPENTOFU
+    from tofu_solve.solver.lock_terms import LockTerms
+
     u = universe_from_index(index)
-    ctx = MemoryContext(u, locks=locks, recorded_locks=recorded, upgrade_targets=targets)
+    terms = LockTerms.of(locks or LockFile(), u.root, OPENTOFU, upgrade_only=targets) if targets else locks
+    ctx = MemoryContext(u, locks=terms, upgrade_targets=targets)
     try:
         return solve(u.root, ctx)
     except (Unsatisfiable, NoMatchingVersionError, NoVersionsError):
@@ -108,9 +113,9 @@ def _selection(res) -> Selection:
                      tuple(sorted((a, str(c.version)) for a, c in res.providers.items())))
 
 
-def _solve(index: dict, locks: LockFile | None = None, targets: tuple[str, ...] = (), recorded=None):
+def _solve(index: dict, locks: LockFile | None = None, targets: tuple[str, ...] = ()):
     """The solver's selection, or None when it proves there is none."""
-    res = _resolve(index, locks, targets, recorded)
+    res = _resolve(index, locks, targets)
     return _selection(res) if res is not None else None
 
 
@@ -326,8 +331,7 @@ def test_upgrade_name_moves_nothing_else_and_takes_the_newest_the_other_locks_al
     locks, module_locks, provider_locks = _locks_of(index, lock)
     name = data.draw(st.sampled_from(sorted(p for p in lock.module_map if "." not in p)))
     freed = {p for p in locks.modules if p == name or p.startswith(name + ".")}
-    reduced = LockFile(dict(locks.providers), {p: m for p, m in locks.modules.items() if p not in freed})
-    got = _solve(index, reduced, (name,), locks)
+    got = _solve(index, locks, (name,))
     assert got is not None and got in set(options)
     others = {p: v for p, v in module_locks.items() if p not in freed}
     assert lock_cost(index, got, others, provider_locks) == 0, f"-upgrade={name} moved another lock: {got}"

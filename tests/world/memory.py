@@ -40,6 +40,7 @@ from tofu_solve.errors import SourceRange
 from tofu_solve.lockfile import LockFile
 from tofu_solve.providers.base import AvailableVersion
 from tofu_solve.solver.context import Context, SolveOptions
+from tofu_solve.solver.lock_terms import LockTerms
 from tofu_solve.solver.model import ModuleCandidate, ModuleRequirement
 from tofu_solve.versions import apparentlymart_go_versions as gvs
 from tofu_solve.versions.constraints import module_constraint, provider_constraint
@@ -173,12 +174,12 @@ class MemoryContext(Context):
     trees and provider versions from memory, nothing fetched, nothing cached. ``u`` is the
     universe."""
 
-    def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | None = None, *,
-                 recorded_locks: LockFile | None = None, upgrade_targets: tuple[str, ...] = (), policy=None):
+    def __init__(self, u: Universe, max_rounds: int = 200000, locks: LockFile | LockTerms | None = None, *,
+                 upgrade_targets: tuple[str, ...] = (), policy=None):
         super().__init__(SolveOptions(target_version(u.target), shared=u.shared, max_rounds=max_rounds, workers=1,
                                       upgrade_targets=upgrade_targets, policy=policy),
                          locks or LockFile(), UniverseIndex(u), None, provider_source=_MemoryProviders(u),
-                         recorded_locks=recorded_locks, prefetch=False)  # nothing to read ahead
+                         prefetch=False)  # nothing to read ahead
         self.u = u
 
 

@@ -39,7 +39,6 @@ from ..lockfile import (
     write_lock_file,
 )
 from ..lockfile.entries import same_selection
-from ..lockfile.named import without_targets
 from ..plugins import (
     current_platform,
     parse_platform,
@@ -52,6 +51,7 @@ from ..settings import Settings
 from ..solver.changes import module_same_version_change, moved_by_rule
 from ..solver.context import SolveOptions
 from ..solver.factory import display_package
+from ..solver.lock_terms import LockTerms
 from ..solver.resolve import Resolution
 from ..solver.verdicts import selected_deprecations, selection_notices, with_overrides
 from ..solver.wiring import Wiring, build_context
@@ -236,22 +236,20 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
                          opts.display_prefix, frozenset(opts.policy_override), inputs=opts.policy_input)
     options = SolveOptions(target, opts.upgrade, opts.shared, opts.max_rounds, opts.workers, opts.offline,
                            () if opts.upgrade else opts.upgrade_only, min_age=opts.min_age or 0.0, policy=policy)
-    solve_locks, providers_again = read.locks, frozenset[str]()
-    if opts.upgrade_only and not opts.upgrade:
-        solve_locks, providers_again = without_targets(read.locks, tree, opts.upgrade_only, target.product)
+    # whether each lock holds (issue #83 §2): the file as read is never rewritten before the solve
+    terms = LockTerms.of(read.locks, tree, target.product, upgrade=opts.upgrade, upgrade_only=opts.upgrade_only)
     accept = AcceptedChecksums.of(opts.accept_checksum, read.locks, tree, target.product,
                                   upgrade=bool(opts.upgrade or opts.upgrade_only), readonly=opts.lockfile == "readonly")
-    solve_locks = accept.unpinned(solve_locks)
+    terms = terms.accepting(accept.modules, accept.providers)
     store = open_run_store(opts.package_store, settings, lambda: registry.cli_config if registry is not None
                            else load_cli_config(settings.environ), opts.offline, read.locks)
     stores.extend([store] if store is not None else [])
-    wired = build_context(options, solve_locks, settings, progress, recorded_locks=read.locks,
-                          refresh_only=providers_again, cooldown_from_cli_config=opts.min_age is None,
+    wired = build_context(options, terms, settings, progress, cooldown_from_cli_config=opts.min_age is None,
                           client=registry, store=store)
     ctx, counter = wired.context, wired.counter
     notes.extend(cli_notes := cli_config_warnings(wired.client.cli_config.warnings))  # once (issue #83 §4)
-    solved = solve_and_verify(tree, root, settings, wired, read.locks, solve_locks, providers_again, store, memo,
-                              progress, accept, read.merged.unions if read.merged is not None else frozenset(),
+    solved = solve_and_verify(tree, root, settings, wired, store, memo, progress, accept,
+                              read.merged.unions if read.merged is not None else frozenset(),
                               flags=InstallFlags(opts.upgrade, opts.lockfile == "readonly", opts.offline,
                                                  opts.platforms, opts.plugin_cache, opts.workers))
     if policy is not None and opts.display_prefix:  # the record is the root's: its citations from the root

@@ -42,9 +42,9 @@ from ..errors import TofuSolveError
 from ..explain import solve
 from ..explain.holdback import HoldBack, analyse, module_hold_backs, provider_hold_backs
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
-from ..lockfile.named import without_targets
 from ..settings import Settings
 from ..solver.context import SolveOptions
+from ..solver.lock_terms import LockTerms
 from ..solver.locks import policy_denial
 from ..solver.model import Kind
 from ..solver.wiring import build_context
@@ -147,14 +147,13 @@ def _landed(tree: ModuleTree, root: Path, locks, options: SolveOptions, settings
             names: tuple[str, ...], product) -> dict[str, str] | None:
     """What ``tofu-solve init -upgrade=NAMES`` selects: call path or provider address ->
     version, from the solve ``init`` runs with the same locks left out
-    (:func:`~tofu_solve.lockfile.named.without_targets`) and every other lock kept; None
-    when that solve fails (``init`` would say why)."""
+    (the same :class:`~tofu_solve.solver.lock_terms.LockTerms`) and every other lock kept;
+    None when that solve fails (``init`` would say why)."""
     try:
-        solve_locks, again = without_targets(locks, tree, names, product)
+        terms = LockTerms.of(locks, tree, product, upgrade_only=names)
     except TofuSolveError:
         return None
-    ctx = build_context(replace(options, upgrade=False, upgrade_targets=names), solve_locks, settings, None,
-                        recorded_locks=locks, refresh_only=again,
+    ctx = build_context(replace(options, upgrade=False, upgrade_targets=names), terms, settings, None,
                         cooldown_from_cli_config=min_age is None).context
     try:
         res = solve(tree, ctx, root)

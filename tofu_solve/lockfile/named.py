@@ -1,13 +1,12 @@
 """What the names of ``-upgrade=NAME,...`` and ``-accept-checksum=NAME,...`` name in a lock
-file (a module call path or call name, a module package, a provider), and the lock without
-them: the entries ``-upgrade=NAME`` chooses afresh while every other lock is kept, as
-``tofu init`` keeps them (``cargo update -p``)."""
+file (a module call path or call name, a module package, a provider). Which locks then hold
+is :class:`~tofu_solve.solver.lock_terms.LockTerms`'s answer."""
 
 from __future__ import annotations
 
 from .._lazy import load
 from ..addrs.module_source import RegistrySource
-from ..addrs.product import OPENTOFU, Product
+from ..addrs.product import Product
 from ..errors import TofuSolveError
 from .entries import LockFile
 
@@ -70,22 +69,4 @@ def named_locks(locks: LockFile, tree, names: tuple[str, ...], product: Product,
     return modules, providers
 
 
-def without_targets(locks: LockFile, tree, names: tuple[str, ...],
-                    product: Product = OPENTOFU) -> tuple[LockFile, frozenset[str]]:
-    """``locks`` without the entries ``-upgrade=NAME,...`` names (:func:`named_locks`), so
-    that only those are chosen afresh (every other lock is kept, as ``tofu init`` keeps
-    them), the calls inside a named module with it (``cargo update -p``); and the provider
-    addresses whose version lists must be fetched again.
-
-    Raises:
-        ConfigurationError: a NAME that names nothing (:func:`named_locks`).
-    """
-    named_modules, named_providers = named_locks(locks, tree, names, product, "-upgrade")
-    gone = {p for paths in named_modules.values() for p in paths}
-    modules = {p: m for p, m in locks.modules.items()
-               if p not in gone and not any(p.startswith(g + ".") for g in gone)}
-    again = {a for addrs in named_providers.values() for a in addrs}
-    return LockFile({a: p for a, p in locks.providers.items() if a not in again}, modules), frozenset(again)
-
-
-__all__ = ["named_locks", "without_targets"]
+__all__ = ["named_locks"]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from ..config.tree import ModuleTree
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
-from .locks import freed_by_upgrade, locked_for, provider_lock_applies
+from .locks import locked_for, provider_lock_applies
 from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
 from .run import Refusal
 from .verdicts import kept_out
@@ -62,7 +62,7 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile,
         kept = kept_out(ctx, res)
     out: dict[str, str] = {}
     short = ctx.options.target.product.short
-    freed = freed_by_upgrade(recorded, ctx.locks)
+    freed = ctx.terms.freed
     targets = ",".join(ctx.options.upgrade_targets)
     for path in sorted(set(recorded.modules) | set(res.modules)):
         old, cand = recorded.modules.get(path), res.modules.get(path)

@@ -49,6 +49,7 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.version_pick import list_module_versions
 from .index import ModuleIndex, Stats
+from .lock_terms import LockTerms
 from .locks import module_lock_anchor, policy_denial, preferred_order
 from .model import Kind, ModuleCandidate, ModuleRequirement
 from .release_cooldown import Cooldown
@@ -63,7 +64,8 @@ class Context(TreeReads):
 
     Args:
         options: the solve's options.
-        locks: the locks the solve honours.
+        locks: whether each lock holds (:class:`~.lock_terms.LockTerms`, issue #83 §2); a
+            lock file: every entry of it holds (none with ``options.upgrade``).
         index: what module sources offer and what their versions require.
         metadata: the on-disk cache of module trees; None: none (an in-memory index).
         client: the registry client, for what an earlier run kept (listings, release
@@ -71,20 +73,19 @@ class Context(TreeReads):
         stats: the run's statistics, shared with the index; default new ones.
         progress: where the search's phases are told (looking for dead ends, still resolving).
         provider_source: where provider versions are listed; default ``client``.
-        recorded_locks: the lock file as read (see below); default ``locks``.
 
     Raises:
         TypeError: neither a provider source nor a client is given.
     """
 
-    def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
-                 *, client: RegistryClient | None = None, stats: Stats | None = None,
+    def __init__(self, options: SolveOptions, locks: LockTerms | LockFile, index: ModuleIndex,
+                 metadata: MetadataStore | None, *, client: RegistryClient | None = None, stats: Stats | None = None,
                  progress: Progress | None = None, provider_source: ProviderVersionSource | None = None,
-                 recorded_locks: LockFile | None = None, store: StoreView | None = None, prefetch: bool = True):
-        self.run = Run(options, locks, index, metadata, client=client, stats=stats, progress=progress,
-                       provider_source=provider_source, recorded_locks=recorded_locks, store=store,
-                       prefetch=prefetch)
-        self.scope = Scope(locks)
+                 store: StoreView | None = None, prefetch: bool = True):
+        terms = locks if isinstance(locks, LockTerms) else LockTerms.holding(locks, options.upgrade)
+        self.run = Run(options, terms, index, metadata, client=client, stats=stats, progress=progress,
+                       provider_source=provider_source, store=store, prefetch=prefetch)
+        self.scope = Scope(terms)
 
     # ------------------------------------------------------------------ the run's, shared by every view
 
@@ -160,8 +161,14 @@ class Context(TreeReads):
     # ------------------------------------------------------------------ this view's own (its Scope)
 
     @property
+    def terms(self) -> LockTerms:
+        """Whether each lock holds in this view (:class:`~.lock_terms.LockTerms`)."""
+        return self.scope.terms
+
+    @property
     def locks(self) -> LockFile:
-        return self.scope.locks
+        """The locks this view keeps (:attr:`LockTerms.kept`)."""
+        return self.scope.terms.kept
 
     @property
     def fetch_budget(self) -> int | None:
@@ -204,18 +211,21 @@ class Context(TreeReads):
             if isinstance(r, ModuleRequirement):
                 self.calls[r.call_path] = r
 
-    def view(self, *, locks: LockFile | None = None, fetch_budget: int | None = None,
+    def view(self, *, locks: LockFile | LockTerms | None = None, fetch_budget: int | None = None,
              likely_provider: Callable[[ProviderAddress, str], None] | None = None,
              own_calls: bool = False) -> Context:
         """This context for one part of a run (a what-if attempt, the improvement pass, a
         solve whose provider picks are read ahead): the same clients, caches, memo, pool,
-        statistics and cooldown record, with its own ``locks`` (default: these), fetch budget
+        statistics and cooldown record, with its own ``locks`` (default: these; a lock file:
+        these terms keeping that file, :meth:`LockTerms.with_kept`), fetch budget
         (None: no limit), provider-pick listener (None: nobody listens) and, with
         ``own_calls``, its own record of the calls seen, so that this context's is left as
         it was."""
         v = object.__new__(type(self))  # the same run, a scope of its own
         v.run = self.run
-        v.scope = Scope(locks if locks is not None else self.locks, fetch_budget, likely_provider,
+        terms = self.terms if locks is None else locks if isinstance(locks, LockTerms) else \
+            self.terms.with_kept(locks)
+        v.scope = Scope(terms, fetch_budget, likely_provider,
                         dict(self.calls) if own_calls else self.calls)
         return v
 
@@ -336,7 +346,7 @@ class Context(TreeReads):
         """The call's locked version as a candidate whenever the configuration still admits
         it (not upgrading, same source, the constraint allows it), whether or not the policy
         denies it: what a lock that must move moves nearest to."""
-        return module_lock_anchor(req, self.locks, self.options.upgrade, self.package_address(req.call.source))
+        return module_lock_anchor(req, self.terms, self.package_address(req.call.source))
 
     def preferred_candidates(self, req: ModuleRequirement,
                              denied: Callable[[ModuleCandidate], object] | None = None) -> list[ModuleCandidate]:

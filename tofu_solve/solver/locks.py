@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from ..config.module_dir import ModuleCall
     from ..config.policy import Denial, Policy, PolicyFailure, Subject
     from ..lockfile import LockFile, ModuleLock
+    from .lock_terms import LockTerms
 
 
 class _UpgradeOption(Protocol):
@@ -73,6 +74,9 @@ class LockView(Protocol):
 
     @property
     def locks(self) -> LockFile: ...
+
+    @property
+    def terms(self) -> LockTerms: ...
 
     def locked_candidate(self, req: ModuleRequirement) -> ModuleCandidate | None: ...
 
@@ -133,18 +137,18 @@ def locked_for(lock: ModuleLock, call: ModuleCall) -> bool:
     return lock.source == lock_source(call.source, call.version is not None, lock.version)
 
 
-def module_lock_entry(req: ModuleRequirement, locks: LockFile, upgrade: bool) -> ModuleLock | None:
-    """The lock entry of ``req``'s call that may apply: not ``-upgrade``, and locked for the
-    call's source as it is now (:func:`locked_for`; the constraint and the policy are asked
-    separately)."""
-    lock = locks.modules.get(req.call_path)
-    if upgrade or lock is None or not locked_for(lock, req.call):
+def module_lock_entry(req: ModuleRequirement, terms: LockTerms) -> ModuleLock | None:
+    """The lock entry of ``req``'s call that may apply: its lock holds by the run's terms
+    (:meth:`~.lock_terms.LockTerms.standing`: not ``-upgrade``, not freed by
+    ``-upgrade=NAME``), and it was locked for the call's source as it is now
+    (:func:`locked_for`; the constraint and the policy are asked separately)."""
+    lock = terms.module(req.call_path)
+    if lock is None or not locked_for(lock, req.call):
         return None
     return lock
 
 
-def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
-                       package: str) -> ModuleCandidate | None:
+def module_lock_anchor(req: ModuleRequirement, terms: LockTerms, package: str) -> ModuleCandidate | None:
     """The call's locked version as a candidate whenever the configuration still admits it
     (:func:`module_lock_entry`, and the call's constraint allows it), whether or not the
     policy denies it: what a lock that must move moves nearest to. ``package``: the
@@ -152,7 +156,7 @@ def module_lock_anchor(req: ModuleRequirement, locks: LockFile, upgrade: bool,
     load("tofu_solve.lockfile.entries")
     from ..lockfile.entries import locked_commit
 
-    lock = module_lock_entry(req, locks, upgrade)
+    lock = module_lock_entry(req, terms)
     if lock is None:
         return None
     source = req.call.source
@@ -283,12 +287,12 @@ def locked_subjects(root_reqs: Sequence, ctx: LockView) -> frozenset[Identity]:
     """Every subject with a lock that may apply: each module call path the context's lock
     holds (whether it applies is judged per requirement, during the search), and each
     locked provider whose lock the root's own constraints admit and the policy does not
-    deny. Empty with ``-upgrade``."""
-    if ctx.options.upgrade:
-        return frozenset()
-    out = {Identity.module(p) for p in ctx.locks.modules}
-    out |= {Identity.provider(a) for a, lock in ctx.locks.providers.items()
-            if provider_lock_applies(a, lock.version, root_reqs) and provider_lock_denial(ctx, a) is None}
+    deny; each lock holding by the context's terms (:meth:`~.lock_terms.LockTerms.standing`:
+    none with ``-upgrade``)."""
+    terms = ctx.terms
+    out = {Identity.module(p) for p in terms.kept.modules if terms.module(p) is not None}
+    out |= {Identity.provider(a) for a in terms.kept.providers if (lock := terms.provider(a)) is not None
+            and provider_lock_applies(a, lock.version, root_reqs) and provider_lock_denial(ctx, a) is None}
     return frozenset(out)
 
 
@@ -313,25 +317,6 @@ def moved(mapping: Mapping, requirements: Mapping[str, ModuleRequirement], ctx: 
         if plock is not None and isinstance(cand, ProviderCandidate) and str(cand.version) != plock.version:
             out.add(s)
     return out
-
-
-def freed_by_upgrade(recorded: LockFile, locks: LockFile) -> frozenset[Identity]:
-    """What ``-upgrade=NAME,...`` freed, as an explicit set: the subjects the lock file as
-    read (``recorded``) holds that the locks a solve keeps (``locks``: ``init`` leaves NAME's
-    entries out) do not. The one place the two are compared."""
-    return frozenset({Identity.module(p) for p in recorded.modules if p not in locks.modules}
-                     | {Identity.provider(a) for a in recorded.providers if a not in locks.providers})
-
-
-def recorded_at(recorded: LockFile, subject: Identity, version: str) -> bool:
-    """Whether the lock file as read (``recorded``) locks ``subject`` at ``version``: the
-    release cooldown's exemption (issue #25: a locked version stays, however young; an
-    ``-upgrade=NAME`` target's recorded version too, so NAME never goes down for it)."""
-    if subject.kind is Kind.MODULE:
-        lock = recorded.modules.get(subject.name)
-        return lock is not None and lock.version == version
-    plock = recorded.providers.get(subject.name)
-    return plock is not None and plock.version == version
 
 
 def policy_denial(policy: Policy | None, kind: Kind, name: str,
@@ -382,10 +367,11 @@ def policy_notices(policy: Policy | None, kind: Kind, name: str, version: str,
 
 def provider_lock_denial(ctx: LockView, address: str) -> Denial | None:
     """The policy rule that denies the locked version of the provider at ``address``, or
-    None (no lock, ``-upgrade``, no rule): such a lock no longer applies; it moves to the
-    nearest allowed version (issue #47). :func:`policy_denial` of the lock."""
-    lock = ctx.locks.providers.get(address)
-    if lock is None or ctx.options.upgrade:
+    None (no lock that holds by the context's terms: none with ``-upgrade``; no rule): such
+    a lock no longer applies; it moves to the nearest allowed version (issue #47).
+    :func:`policy_denial` of the lock."""
+    lock = ctx.terms.provider(address)
+    if lock is None:
         return None
     return policy_denial(ctx.options.policy, Kind.PROVIDER, address, lock.version)
 
@@ -428,7 +414,6 @@ def refuse_against_policy(policy: Policy | None, modules: dict[str, ModuleLock],
 
 __all__ = [
     "Holds",
-    "freed_by_upgrade",
     "locked_for",
     "locked_subjects",
     "module_lock_anchor",
@@ -442,6 +427,5 @@ __all__ = [
     "preferred_order",
     "provider_lock_applies",
     "provider_lock_denial",
-    "recorded_at",
     "refuse_against_policy",
 ]

@@ -16,10 +16,9 @@ from collections.abc import Callable, Iterable
 
 from ..addrs.redact import redact
 from ..config.cliconfig import ModuleInstallation
-from ..lockfile import LockFile
 from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack, exact_version, format_duration
-from .locks import recorded_at
+from .lock_terms import LockTerms
 from .model import Identity, ModuleCandidate, ModuleRequirement
 
 log = logging.getLogger(__name__)
@@ -38,12 +37,12 @@ class Cooldown:
         unknown: how many module versions were let through for want of a release time.
     """
 
-    def __init__(self, min_age: float, recorded_locks: LockFile, clock: Callable[[], float] = time.time, *,
+    def __init__(self, min_age: float, terms: LockTerms, clock: Callable[[], float] = time.time, *,
                  scope: ModuleInstallation | None = None, label: str | None = None):
         self.min_age = min_age
         self.scope = scope
         self._label = label
-        self._locks = recorded_locks
+        self._terms = terms  # which versions the lock file records (LockTerms.recorded_at)
         self._clock = clock
         self._lock = threading.Lock()
         self.held_back: dict[tuple[str, str], HeldBack] = {}
@@ -78,7 +77,7 @@ class Cooldown:
             return None
         if self.scope is not None and not self.scope.covers(cand.source):
             return None
-        if recorded_at(self._locks, Identity.module(cand.call_path), cand.version_text):
+        if self._terms.recorded_at(Identity.module(cand.call_path), cand.version_text):
             return None
         at = released()
         key = (cand.call_path, cand.version_text)
@@ -111,7 +110,7 @@ class Cooldown:
         counts as old enough, silently."""
         if not self.min_age or self.scope is not None:  # module_installation covers modules only
             return None
-        if recorded_at(self._locks, Identity.provider(address), version):
+        if self._terms.recorded_at(Identity.provider(address), version):
             return None  # as for modules: the locked version stays
         at = released()
         if at is None:

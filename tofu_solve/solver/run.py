@@ -15,7 +15,6 @@ from ..addrs.provider import ProviderAddress
 from ..config.cliconfig import ModuleInstallation
 from ..config.policy import Denial, Policy
 from ..events import Progress
-from ..lockfile import LockFile
 from ..providers.base import ProviderVersionSource
 from ..remote.flight import SingleFlight
 from ..remote.lifecycle import Revocation
@@ -23,6 +22,7 @@ from ..remote.registry import RegistryClient
 from ..store.metadata import MetadataStore
 from ..versions.target import TargetVersion
 from .index import ModuleIndex, Stats
+from .lock_terms import LockTerms
 from .model import ModuleRequirement
 from .prefetch import Prefetcher
 from .release_cooldown import Cooldown
@@ -85,7 +85,7 @@ class Scope:
     path -> latest requirement: what explanations, holds and the cooldown look calls up in),
     the run's own unless a view asks for its own record."""
 
-    locks: LockFile
+    terms: LockTerms
     fetch_budget: int | None = None
     likely_provider: Callable[[ProviderAddress, str], None] | None = None
     calls: dict[str, ModuleRequirement] = field(default_factory=dict)
@@ -101,17 +101,18 @@ class Run:
         TypeError: neither a provider source nor a client is given.
     """
 
-    def __init__(self, options: SolveOptions, locks: LockFile, index: ModuleIndex, metadata: MetadataStore | None,
+    def __init__(self, options: SolveOptions, terms: LockTerms, index: ModuleIndex, metadata: MetadataStore | None,
                  *, client: RegistryClient | None, stats: Stats | None, progress: Progress | None,
-                 provider_source: ProviderVersionSource | None, recorded_locks: LockFile | None,
-                 store: StoreView | None, prefetch: bool):
+                 provider_source: ProviderVersionSource | None, store: StoreView | None, prefetch: bool):
         # the package store (issue #49): a locked package it serves, verified against the
         # lock's h1:, is as trusted as one in the cache, and its source is not listed
         self.store = store
         self.options = options
-        # the lock file as read, with the entries -upgrade=NAME leaves out of ``locks``: what
-        # the user's configuration was locked with (explanations compare against it)
-        self.recorded_locks = recorded_locks if recorded_locks is not None else locks
+        # whether each lock holds (issue #83 §2); its ``recorded`` is the lock file as read, with
+        # the entries -upgrade=NAME frees: what the configuration was locked with (explanations
+        # compare against it)
+        self.terms = terms
+        self.recorded_locks = terms.recorded
         self.index = index
         self.client = client
         # where provider versions are listed (the CLI config's methods); the registry client alone
@@ -128,7 +129,7 @@ class Run:
         self.candidates: dict[tuple, list] = {}  # module_candidates, memoized (see there)
         self.matching: dict[tuple, tuple] = {}  # (labels listed, constraint) -> versions selected
         # The release cooldown (issue #25): its policy, and what it held back and let through.
-        self.cooldown = Cooldown(options.min_age, self.recorded_locks, scope=options.cooldown_scope,
+        self.cooldown = Cooldown(options.min_age, terms, scope=options.cooldown_scope,
                                  label=options.cooldown_label)
         # each module candidate's refusal (revocation or policy), once per policy object (issue #62:
         # resolvelib asks of every candidate on every round)

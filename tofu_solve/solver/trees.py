@@ -197,7 +197,7 @@ class TreeReads:
         package the lock's ``h1:`` verifies, lists nothing; a git tag or OCI tag is not
         listed either: its lock names the commit or digest it installs (issue #25), so a
         deleted tag changes nothing, and a moved one is caught by its identity."""
-        lock = self.scope.locks.modules.get(cand.call_path)
+        lock = self.scope.terms.kept.modules.get(cand.call_path)
         req = self.scope.calls.get(cand.call_path)
         if lock is None or req is None or self.run.options.offline or lock.version != cand.version_text \
                 or not isinstance(cand.source, RegistrySource):

@@ -11,14 +11,13 @@ from dataclasses import dataclass
 
 from resolvelib.resolvers import Result
 
-from .._lazy import load
 from ..errors import SourceRange, TofuSolveError
 from ..versions.hashicorp_go_version import GoVersion
 from . import hypothetical
 from .conservative import Feasibility, check_budget, fewest_to_release
 from .context import Context
 from .hypothetical import SearchCounts
-from .locks import Holds, freed_by_upgrade, locked_subjects, module_requirements_of, moved
+from .locks import Holds, locked_subjects, module_requirements_of, moved
 from .model import (
     ROOT,
     Identity,
@@ -67,7 +66,7 @@ def blocked_upgrades(selection: Selection, reqs: list, ctx: Context, subjects: f
     if not ctx.options.upgrade_targets or ctx.options.upgrade:
         return []
     recorded = ctx.recorded_locks
-    freed_set = freed_by_upgrade(recorded, ctx.locks)
+    freed_set = ctx.terms.freed
     freed_modules = sorted(s.name for s in freed_set if s.kind is Kind.MODULE)
     freed = [p for p in freed_modules if not any(p.startswith(q + ".") for q in freed_modules)]
     freed += sorted(s.name for s in freed_set if s.kind is Kind.PROVIDER)
@@ -137,14 +136,8 @@ def _upgrade_lands(reqs: list, ctx: Context, pruned: Mapping[str, set[str]], rel
     ``selected``: the subjects of ``release`` (with the calls inside a released call) left
     out of the locks, as ``init`` leaves them out, every other lock held, searched once on a
     fetch budget. A search cut off by its budget or round cap counts as "does not land"."""
-    load("tofu_solve.lockfile")
-    from ..lockfile import LockFile
-
-    def freed(path: str) -> bool:
-        return any(s.kind is Kind.MODULE and (path == s.name or path.startswith(s.name + ".")) for s in release)
-    locks = LockFile({a: p for a, p in ctx.locks.providers.items() if Identity.provider(a) not in release},
-                     {p: m for p, m in ctx.locks.modules.items() if not freed(p)})
-    view = ctx.view(locks=locks, fetch_budget=hypothetical.HYPOTHETICAL_FETCH_BUDGET, likely_provider=None)
+    view = ctx.view(locks=ctx.terms.releasing(release), fetch_budget=hypothetical.HYPOTHETICAL_FETCH_BUDGET,
+                    likely_provider=None)
     held = locked_subjects(reqs, view)
     result = hypothetical.feasible(reqs, view, pruned, Holds(held, held))
     if result is None:

@@ -26,6 +26,7 @@ from ..store.metadata import MetadataStore
 from ..versions.cooldown import min_age_setting, parse_duration
 from .context import Context, SolveOptions
 from .index import Stats
+from .lock_terms import LockTerms
 from .network import NetworkIndex
 
 
@@ -58,9 +59,8 @@ class Wiring:
     pool: ThreadPoolExecutor
 
 
-def build_context(options: SolveOptions, locks: LockFile, settings: Settings, progress: Progress | None, *,
-                  recorded_locks: LockFile | None = None, refresh_only: frozenset[str] = frozenset(),
-                  cooldown_from_cli_config: bool = False,
+def build_context(options: SolveOptions, locks: LockTerms | LockFile, settings: Settings,
+                  progress: Progress | None, *, cooldown_from_cli_config: bool = False,
                   client: RegistryClient | None = None,
                   store: PackageStore | None = None) -> Wiring:
     """A context for one solve, with the counter of its network operations and the clients
@@ -69,10 +69,9 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
 
     Args:
         options: the solve's options.
-        locks: the locks the solve honours.
-        recorded_locks: the lock file as read, when ``-upgrade=NAME`` left entries out of
-            ``locks`` (explanations compare against it); default ``locks``.
-        refresh_only: provider addresses whose kept listings are asked again (``-upgrade=NAME``).
+        locks: whether each lock holds (:class:`~.lock_terms.LockTerms`: the lock file as
+            read, ``-upgrade``, ``-upgrade=NAME``, ``-accept-checksum``), whose freed
+            providers' kept listings are asked again; a lock file: every entry of it holds.
         cooldown_from_cli_config: the release cooldown is the CLI configuration's: its
             ``module_installation`` block's ``cooldown_period`` (for the modules it covers),
             else its ``tofu_solve_min_age`` (no flag and no environment variable set one).
@@ -88,6 +87,8 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
             cooldown is not a duration.
     """
     limits = settings.limits
+    terms = locks if isinstance(locks, LockTerms) else LockTerms.holding(locks, options.upgrade)
+    refresh_only = terms.relisted_providers
     if client is None or (client.refresh, client.offline, client.refresh_only, client.limits) != \
             (options.upgrade, options.offline, refresh_only, limits) or client.cache.root != settings.cache_dir:
         client = open_client(settings, upgrade=options.upgrade, offline=options.offline, refresh_only=refresh_only)
@@ -123,7 +124,6 @@ def build_context(options: SolveOptions, locks: LockFile, settings: Settings, pr
     index = NetworkIndex(RegistryCandidates(client, fetcher, oci), GitCandidates(remotes, fetcher),
                          PinnedCandidates(remotes, fetcher), oci, client, metadata, stats, options.target.product,
                          progress=progress, counter=counter)
-    ctx = Context(options, locks, index, metadata, client=client, stats=stats, progress=progress,
-                  provider_source=provider_source,
-                  recorded_locks=recorded_locks, store=store.ledger if store is not None else None)
+    ctx = Context(options, terms, index, metadata, client=client, stats=stats, progress=progress,
+                  provider_source=provider_source, store=store.ledger if store is not None else None)
     return Wiring(ctx, counter, client, index, fetcher, remotes, cache, ctx.pool)

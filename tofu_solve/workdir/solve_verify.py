@@ -14,7 +14,7 @@ from pathlib import Path
 from .._threads import worker_pool
 from ..config.tree import ModuleTree
 from ..events import PhaseDone, Progress
-from ..lockfile import LockFile, ModuleLock
+from ..lockfile import ModuleLock
 from ..plugins import ProviderLockPlan, current_platform
 from ..plugins.packages import packages_for_run
 from ..plugins.provider_locks import plan_for_resolution
@@ -98,29 +98,30 @@ class SolvedAndVerified:
     kept_out: dict = field(default_factory=dict)  # (subject, version) -> the rule that kept it out (.verdicts)
 
 
-def solve_and_verify(tree: ModuleTree, root: Path, settings: Settings, wired: Wiring, locks: LockFile,
-                     solve_locks: LockFile, providers_again: frozenset[str], store: PackageStore | None,
+def solve_and_verify(tree: ModuleTree, root: Path, settings: Settings, wired: Wiring, store: PackageStore | None,
                      memo: HashMemo, progress: Progress | None, accept: AcceptedChecksums | None = None,
                      merged: frozenset[str] = frozenset(), *, flags: InstallFlags) -> SolvedAndVerified:
-    """Solve ``tree`` with the run's context (``wired``), from ``solve_locks`` (the file as
-    read is ``locks``); then verify the module packages against the lock while the provider
-    lock blocks are planned (both are network round trips that do not depend on each
-    other). The context is closed at the end.
+    """Solve ``tree`` with the run's context (``wired``), whose lock terms
+    (:class:`~tofu_solve.solver.lock_terms.LockTerms`) say which locks hold; then verify the
+    module packages against the lock while the provider lock blocks are planned (both are
+    network round trips that do not depend on each other). The context is closed at the end.
 
     Raises:
         TofuSolveError: the solve's, the verification's and the provider plan's errors
             (:func:`~tofu_solve.workdir.verify.verify_packages`).
     """
     ctx = wired.context
+    terms = ctx.terms
+    locks, providers_again = terms.recorded, terms.relisted_providers
     packages = packages_for_run(wired, flags.offline, flags.plugin_cache)
     platforms = tuple(dict.fromkeys(flags.platforms)) or (current_platform(),)
     # The solver's likely provider picks are read ahead while it runs (issue #13).
     ahead = ProviderReadAhead(packages, platforms, {} if flags.upgrade else {
-        a: p.version for a, p in solve_locks.providers.items() if a not in providers_again})
+        a: p.version for a, p in terms.kept.providers.items()})
     moves: dict[str, tuple[str, str]] = {}  # locked packages found at another location (issue #34)
     try:
         started = time.monotonic()
-        listing = store_listing(ctx, store, solve_locks, bool(flags.upgrade or flags.offline), providers_again)
+        listing = store_listing(ctx, store, terms.kept, bool(flags.upgrade or flags.offline), providers_again)
         res = solve_listing_from_store(tree, ctx, ahead, root, listing)
         log.debug("modules solved in %.2f s: %d module calls, %d packages fetched, %d trees read",
                   time.monotonic() - started, len(res.modules), ctx.stats.packages_fetched, ctx.stats.trees_read)
@@ -142,10 +143,10 @@ def solve_and_verify(tree: ModuleTree, root: Path, settings: Settings, wired: Wi
                                  providers_again, frozenset(accept.providers), merged)
             accepted: list[AcceptedChecksum] = []
             dropped: dict[str, tuple[str, ...]] = {}
-            selected, trees, verified = verify_packages(res, locks.with_modules(
-                {p: (locks.modules[p] if p in accept.modules else m) for p, m in solve_locks.modules.items()}),
-                wired, flags.upgrade, flags.readonly, moves, memo, hash_diagnosis(root, settings, memo),
-                frozenset(accept.modules), accepted, merged, dropped, recorded=locks)
+            selected, trees, verified = verify_packages(
+                res, terms.verified_against(), wired, flags.upgrade, flags.readonly, moves, memo,
+                hash_diagnosis(root, settings, memo), frozenset(accept.modules), accepted, merged, dropped,
+                recorded=locks)
             log.debug("module packages verified in %.2f s", time.monotonic() - started)
             plan = planned.result()
             provider_ms = round((time.monotonic() - started) * 1000)
