@@ -100,6 +100,7 @@ from .views.init_view import (
 from .views.lock_view import policy_data, readonly_refusal
 from .views.store_view import report_data, store_warnings
 from .views.warnings import (
+    InitWarnings,
     blocked_upgrade_warning,
     blocks_restored_warning,
     bridge_outside_warning,
@@ -256,37 +257,36 @@ def _init(opts: InitOptions, settings: Settings, progress: Progress | None,
         solved.state_doc = cited_from_root(solved.state_doc, opts.display_prefix, root,
                                            find_policies(root, opts.policy, settings.environ))
     res = solved.res
-    res.warnings.extend(fenced_off_warning(f) for f in res.fenced_off)
-    res.warnings[:0] = cli_notes
     notices = selection_notices(ctx, res)  # computed once: the warnings, the lock changes and -json read it
-    res.warnings.extend(_run_warnings(wired, res, opts, read, solved, notices))
+    said = InitWarnings(first=_first_warnings(res, read, solved), cli_config=tuple(cli_notes),
+                        solver=tuple(res.warnings), fenced_off=tuple(fenced_off_warning(f) for f in res.fenced_off),
+                        after_solve=_run_warnings(wired, res, opts, solved, notices),
+                        blocked=tuple(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades))
     changes = with_overrides(_module_lock_changes(read.on_disk, solved, opts), notices, policy)
     plan = solved.plan
-    plan.changes[:] = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or provider_change_reason(
+    provider_changes = [replace(c, reason=accept.provider_reason(c.label, read.locks, plan) or provider_change_reason(
         c, solved.reasons.get(c.label), read.locks.providers.get(c.label), plan.providers.get(c.label)))
         for c in plan.changes]
-    res.warnings.extend(blocked_upgrade_warning(b, opts.upgrade_only) for b in res.blocked_upgrades)
     new_locks = LockFile(plan.providers, dict(solved.new_modules))
     changes[:0] = _product_change(root, read, target)
     unit_edits = unit_pins(unit, new_locks.modules) if unit is not None else []
-    if opts.lockfile == "readonly" and (changes or plan.changes or unit_edits):
-        raise readonly_refusal(plan.changes + changes, res, unit_edits)
+    if opts.lockfile == "readonly" and (changes or provider_changes or unit_edits):
+        raise readonly_refusal(provider_changes + changes, res, unit_edits)
     checks[0].raise_error()  # nothing is written for a root with a syntax error
     if store is not None:  # what the lock file names, verified: pushed while the rest is written (issue #57)
         push_verified_modules(store, solved.selected)
         store.pusher.publish_providers({ProviderKey(p.address.host, p.address.namespace, p.address.type, p.version):
                                  p.hashes for p in new_locks.providers.values()})
-    manifest, bridge_written, written = _install_and_write(root, opts, settings, solved, new_locks, options,
-                                                           target, memo, progress, unit is not None)
-    pins_written: list[Path] = []
-    if unit is not None:
-        pins_written = write_unit_pins(unit_edits)
-        res.warnings.extend(unpinned_warnings(unit, new_locks.modules))
-    store_data = _finish_store(store, res) if store is not None else None
+    manifest, bridge_written, written, installed = _install_and_write(root, opts, settings, solved, new_locks,
+                                                                      options, target, memo, progress, unit is not None)
+    pins_written = write_unit_pins(unit_edits) if unit is not None else []
+    store_data, stored = _finish_store(store) if store is not None else (None, [])
+    res.warnings[:] = replace(said, installed=installed, stored=tuple(stored), unpinned=tuple(
+        unpinned_warnings(unit, new_locks.modules) if unit is not None else ())).ordered()  # the one assignment
     stats = _run_stats(ctx, solved, memo)
     join_within(solved.asking, REPOSITORY_GRACE_SECONDS)  # the lock and the install are done: the SBOM's record
     return InitResult(resolution=res, locks=new_locks, changes=changes, lock_written=written, lock_path=read.path,
-                      provider_changes=plan.changes, bridge_written=bridge_written, network=counter.snapshot(),
+                      provider_changes=provider_changes, bridge_written=bridge_written, network=counter.snapshot(),
                       manifest=manifest, verified=solved.verified, stats=stats, target=target,
                       plugin_cache=solved.plugin_cache, policy=policy_data(policy, solved.kept_out, notices),
                       store=store_data, deprecated=tuple({"subject": p, "version": v, **d.as_data()}
@@ -315,12 +315,11 @@ def _product_change(root: Path, read: StartingLocks, target: TargetVersion) -> l
                        f"solved for {target} ({target.origin})")]
 
 
-def _finish_store(store: PackageStore, res: Resolution) -> dict:
-    """Wait for the store's pushes (its grace period); its warnings go to ``res``; what
-    ``-json`` says of it."""
+def _finish_store(store: PackageStore) -> tuple[dict, list[WarningText]]:
+    """Wait for the store's pushes (its grace period): what ``-json`` says of the store, and
+    its warnings."""
     report = store.pusher.finish()
-    res.warnings.extend(store_warnings(store.address, report))
-    return report_data(store.address, report)
+    return report_data(store.address, report), store_warnings(store.address, report)
 
 
 def _run_stats(ctx, solved: SolvedAndVerified, memo: HashMemo) -> dict[str, int]:
@@ -337,18 +336,22 @@ def _run_stats(ctx, solved: SolvedAndVerified, memo: HashMemo) -> dict[str, int]
             **{f"searches_{k}" if k != "hypothetical_fetches" else k: v for k, v in res.searches.data().items()}}
 
 
-def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: StartingLocks,
-                  solved: SolvedAndVerified, notices: list) -> list[WarningText]:
-    """The warnings of the run after the solve, in the order they are shown (restored module
-    blocks come first); ``notices``: the selection's advisory and overridden failures
-    (:func:`~tofu_solve.solver.verdicts.selection_notices`, computed once by the caller)."""
-    out: list[WarningText] = []
+def _first_warnings(res: Resolution, read: StartingLocks, solved: SolvedAndVerified) -> tuple[WarningText, ...]:
+    """What the lock file as read needed, said before anything else: how each merge-conflict
+    hunk was resolved, then the module blocks restored from the last init's record."""
     kept = sorted(p for p in read.lost if p in solved.new_modules
                   and solved.new_modules[p].version == read.lost[p].version)
-    if kept:
-        res.warnings.insert(0, blocks_restored_warning(kept))
-    if read.merged is not None:  # the lock file had merge conflicts: how each was resolved comes first
-        res.warnings.insert(0, merge_resolution_warning(read.merged, res, solved.reasons, solved.dropped))
+    merged = (merge_resolution_warning(read.merged, res, solved.reasons, solved.dropped),) \
+        if read.merged is not None else ()
+    return merged + ((blocks_restored_warning(kept),) if kept else ())
+
+
+def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, solved: SolvedAndVerified,
+                  notices: list) -> tuple[WarningText, ...]:
+    """The warnings of the solve's outcome, in the order they are shown; ``notices``: the
+    selection's advisory and overridden failures
+    (:func:`~tofu_solve.solver.verdicts.selection_notices`, computed once by the caller)."""
+    out: list[WarningText] = []
     ctx = wired.context
     wired.remotes.join_background()
     out.extend(tag_warnings(wired.remotes.moved, wired.remotes.deleted))
@@ -366,7 +369,7 @@ def _run_warnings(wired: Wiring, res: Resolution, opts: InitOptions, read: Start
     out.extend(unsigned_warnings(solved.plan.unsigned))
     out.extend(damaged_cache_warnings(wired.cache.discarded))
     out.extend(package_moved_warnings(solved.moves, opts.lockfile == "readonly"))
-    return out
+    return tuple(out)
 
 
 def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: SolvedAndVerified,
@@ -391,10 +394,12 @@ def _module_lock_changes(on_disk: dict[str, ModuleLock], solved: SolvedAndVerifi
 
 def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved: SolvedAndVerified,
                        new_locks: LockFile, options: SolveOptions, target: TargetVersion, memo: HashMemo,
-                       progress: Progress | None, unit: bool = False) -> tuple[Path | None, list[Path], bool]:
+                       progress: Progress | None, unit: bool = False
+                       ) -> tuple[Path | None, list[Path], bool, tuple[WarningText, ...]]:
     """Install first, lock last: an interrupted init leaves the old lock file in place.
     Returns (modules.json written or None, override files written, whether the lock file was
-    written). Raises TofuSolveError ("Failed to write the lock file")."""
+    written, the warnings of the install: copies replaced, override files not written).
+    Raises TofuSolveError ("Failed to write the lock file")."""
     res, selected = solved.res, solved.selected
     replaced: list[str] = []
     started = time.monotonic()
@@ -405,12 +410,11 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
         log.debug("%d modules installed in %.2f s", len(selected), time.monotonic() - started)
     if progress and opts.install:
         progress(PhaseDone("install", len(selected)))
-    res.warnings.extend(copy_replaced_warnings(replaced, os.path.relpath(data_dir(root, settings.data_dir), root)))
     bridge = write_bridge(root, data_dir(root, settings.data_dir) / "modules", res, selected, solved.trees,
                           {p: m.source for p, m in solved.new_modules.items()}, options.target, opts.install, unit)
-    res.warnings.extend(bridge_outside_warning(d) for d in bridge.outside)  # never written to: outside the root
-    if bridge.unsupported:
-        res.warnings.append(bridge_unsupported_warning(bridge.unsupported))
+    said = (*copy_replaced_warnings(replaced, os.path.relpath(data_dir(root, settings.data_dir), root)),
+            *(bridge_outside_warning(d) for d in bridge.outside),  # never written to: outside the root
+            *((bridge_unsupported_warning(bridge.unsupported),) if bridge.unsupported else ()))
     bridge_written = bridge.written
     written = False
     if opts.lockfile != "readonly":
@@ -422,7 +426,7 @@ def _install_and_write(root: Path, opts: InitOptions, settings: Settings, solved
                                  f"{lock_path} could not be written ({e.strerror}); it was left unchanged.") from None
     if opts.install:
         write_state(root, settings, solved.state_doc)
-    return manifest, bridge_written, written
+    return manifest, bridge_written, written, said
 
 
 REPOSITORY_GRACE_SECONDS = 2.0

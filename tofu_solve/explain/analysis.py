@@ -34,6 +34,7 @@ from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import ResolutionError, TofuSolveError
 from ..solver.context import Context
+from ..solver.kept_out import KeptOut, Why
 from ..solver.model import (
     CLASH,
     ROOT,
@@ -61,7 +62,6 @@ from .facts import (
     SideFacts,
     UnusableCall,
     UnusableVersion,
-    newest_first,
 )
 from .whatif import KEEPS, Suggestion, WhatIf
 
@@ -130,7 +130,7 @@ def gather(causes, ctx: Context, tree: ModuleTree, root_reqs: list | None = None
                 r = infos[0].requirement
                 call = getattr(ctx.calls.get(r.call_path), "call", None)
                 where = getattr(call, "constraint_where", None) or getattr(call, "where", None)
-                subjects.append(UnusableVersion(ident, subject_name(ident), r.call_path, r.version, r.reason,
+                subjects.append(UnusableVersion(ident, subject_name(ident), r.call_path, r.version, r.kept,
                                                 str(where) if where is not None else ""))
             else:
                 req = next((i.requirement for i in infos if isinstance(i.requirement, ModuleRequirement)), None)
@@ -340,14 +340,15 @@ def _clash_subjects(clash, wi) -> list:
                     call = wi.ctx.calls.get(path)
                     at = f" ({err.where})" if getattr(err, "where", None) else \
                         (f" (called at {call.call.where})" if call is not None else "")
-                    wi.unusable.setdefault(s, {})[v] = f"{err.summary}: {err.detail}{at}"
+                    wi.unusable.setdefault(s, {})[v] = KeptOut(Why.UNLOADABLE, f"{err.summary}: {err.detail}{at}",
+                                                               where=getattr(err, "where", None))
                 if s not in idents:
                     idents.append(s)
     for info in out.causes:
         ident = info.requirement.identifier
         if ident.kind is Kind.UNUSABLE:
             r = info.requirement
-            wi.unusable.setdefault(ident, {})[r.version] = r.reason
+            wi.unusable.setdefault(ident, {})[r.version] = r.kept
         if ident not in idents:
             idents.append(ident)
     if not idents:
@@ -359,16 +360,15 @@ def _clash_subjects(clash, wi) -> list:
 
 
 def _one_per_unusable_call(subjects: list) -> list:
-    """The versions of one call that are each unusable are one subject, grouped by reason
-    (each version is its own identity to the solver)."""
+    """The versions of one call that are each unusable are one subject (each version is its
+    own identity to the solver); their reasons are merged where they are said
+    (:func:`~tofu_solve.solver.kept_out.merged`)."""
     out: list = []
     first: dict[str, UnusableCall] = {}
     for s in subjects:
         if isinstance(s, UnusableCall) and s.call in first:
-            merged = first[s.call].by_reason
-            for reason, versions in s.by_reason.items():
-                merged.setdefault(reason, [])
-                merged[reason] = newest_first(merged[reason] + [v for v in versions if v not in merged[reason]])
+            for version, kept in s.by_version.items():
+                first[s.call].by_version.setdefault(version, kept)
             continue
         if isinstance(s, UnusableCall):
             first[s.call] = s
@@ -386,10 +386,7 @@ def _subject_of_clash(ident, levers: list, ctx: Context, wi):
     if ident.kind is Kind.PACKAGE:
         return _shared_package_clash(ident, levers, ctx, wi)
     if ident.kind is Kind.UNUSABLE:
-        by_reason: dict = {}
-        for v, reason in wi.unusable.get(ident, {}).items():
-            by_reason.setdefault(reason, []).append(v)
-        return UnusableCall(ident, name, ident.name, by_reason)
+        return UnusableCall(ident, name, ident.name, dict(wi.unusable.get(ident, {})))
     if ident.kind is Kind.CLASH:
         return PlainClash(list(levers))
     target = None

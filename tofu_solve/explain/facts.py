@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import TofuSolveError
+from ..solver.kept_out import KeptOut
 from ..solver.model import Identity
-from ..versions.hashicorp_go_version import GoVersion
 from .whatif import Lever, Suggestion
 
 
@@ -108,12 +107,13 @@ class SharedPackageCauses:
 
 @dataclass
 class UnusableCall:
-    """Every version of a call that its constraint allows is unusable: reason -> versions."""
+    """Every version of a call that its constraint allows is unusable: version -> why it
+    is kept out (:class:`~tofu_solve.solver.kept_out.KeptOut`)."""
 
     ident: Identity
     name: str
     call: str
-    by_reason: dict[str, list[str]]
+    by_version: dict[str, KeptOut]
 
 
 @dataclass
@@ -124,7 +124,7 @@ class UnusableVersion:
     name: str
     call_path: str
     version: str
-    reason: str
+    kept: KeptOut
     where: str = ""  # the call's constraint (or source) line, when the root module writes the call
 
 
@@ -167,15 +167,3 @@ class Explanation:
     keeps: dict = field(default_factory=dict)  # "the providers" / "the modules" -> the best such Suggestion
 
 
-def newest_first(versions: list[str]) -> list[str]:
-    """``versions`` (labels, ``v`` prefixes allowed) newest first by Go's version order; as
-    given when any does not parse."""
-    def key(label: str):
-        try:
-            return GoVersion.parse(label.removeprefix("v"))
-        except TofuSolveError:
-            return None
-    parsed = [(key(v), v) for v in versions]
-    if any(k is None for k, _ in parsed):
-        return versions
-    return [v for _, v in sorted(parsed, key=lambda kv: kv[0], reverse=True)]

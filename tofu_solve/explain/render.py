@@ -5,9 +5,8 @@ gathered before (:mod:`.analysis`), so it can be tested from facts alone.
 
 from __future__ import annotations
 
-import re
-
 from ..errors import ResolutionError
+from ..solver.kept_out import Why, merged, newest_first, version_range
 from ..solver.model import OPENTOFU, subject_name
 from .facts import (
     CausesClash,
@@ -21,7 +20,6 @@ from .facts import (
     SideFacts,
     UnusableCall,
     UnusableVersion,
-    newest_first,
 )
 
 
@@ -92,20 +90,25 @@ def subject_part(subject) -> tuple[list[str], dict]:
             return _shared_package_clash(subject)
         case SharedPackageCauses():
             return _shared_package_causes(subject)
-        case UnusableCall(call=call, by_reason=by_reason):
+        case UnusableCall(call=call, by_version=by_version):
+            said = merged(by_version)  # a reason many versions share, said once with their range (#83 §3)
             lines = [f'No version of module "{call}" that its constraint allows can be used:']
-            lines += [f"  - {', '.join(compress(vs))}: {reason}" for reason, vs in by_rule(by_reason)]
+            lines += [f"  - {s.sentence()}" for s in said]
+            by_text: dict[str, list[str]] = {}  # -json: each version's own words
+            for version in newest_first(list(by_version)):
+                by_text.setdefault(by_version[version].text, []).append(version)
             return lines, {"subject": f'module call "{call}"', "kind": "unusable",
-                           "reasons": {", ".join(compress(vs)): r for r, vs in by_reason.items()}}
-        case UnusableVersion():
+                           "reasons": {", ".join(version_range(vs)): r for r, vs in by_text.items()},
+                           "kept_out": [s.as_data() for s in said]}
+        case UnusableVersion(kept=kept):
             at = f" (the call at {subject.where})" if subject.where else ""
-            lines = [f'Module "{subject.call_path}" {subject.version}{at} cannot be used: {subject.reason}']
-            if subject.reason.startswith("the policy denies it"):  # what would work (issue #84 §2)
+            lines = [f'Module "{subject.call_path}" {subject.version}{at} cannot be used: {kept.text}']
+            if kept.why is Why.POLICY:  # what would work (issue #84 §2)
                 lines.append("  A version or source the rule allows would: change the call"
                              + (f" at {subject.where}" if subject.where else "")
-                             + ("" if "-policy-override=" in subject.reason else
+                             + ("" if "-policy-override=" in kept.text else
                                 ", or ask the policy's owners for an exception"))
-            return (lines, {"subject": subject.name, "kind": "unusable", "reason": subject.reason,
+            return (lines, {"subject": subject.name, "kind": "unusable", "reason": kept.text, "why": kept.why.value,
                             "where": subject.where or None})
         case NoSuchVersion():
             return _no_such_version(subject)
@@ -113,41 +116,6 @@ def subject_part(subject) -> tuple[list[str], dict]:
             return (["These constraints cannot all be met together:"] + [f"  - {lv.short()}" for lv in levers],
                     {"subject": "clash", "kind": "conflict"})
     raise TypeError(f"not an explanation subject: {subject!r}")
-
-
-_RULE_CITED = re.compile(r"^(the policy denies it: .*? \([^()\s]+:\d+\)): ")
-"""A policy refusal's reason up to its rule's citation (``... "label" (p.policy.hcl:1)``)."""
-
-
-def by_rule(by_reason: dict[str, list[str]]) -> list[tuple[str, list[str]]]:
-    """The reasons versions are unusable, one per rule (issue #84 §2: a module rule whose
-    ``error_message`` names the version refused 59 versions in 59 three-line messages):
-    reasons that cite the same policy rule are one, with every version it refuses (newest
-    first) and the newest one's message, saying that the message differs by version
-    (``-json``'s ``reasons`` keeps each); any other reason as it is."""
-    groups: dict[str, list[str]] = {}
-    reason_of: dict[str, str] = {}
-    for reason, versions in by_reason.items():
-        m = _RULE_CITED.match(reason)
-        groups.setdefault(m.group(1) if m else reason, []).extend(versions)
-        reason_of.update((v, reason) for v in versions)
-    out = []
-    for grouped in groups.values():
-        versions = newest_first(list(dict.fromkeys(grouped)))
-        reasons = {reason_of[v] for v in versions}
-        shown = reason_of[versions[0]]
-        if len(reasons) > 1:
-            shown += f" (the message names each version; shown for {versions[0]}, -json lists every one)"
-        out.append((shown, versions))
-    return out
-
-
-def compress(versions: list[str]) -> list[str]:
-    """Versions as shown: up to three listed, more as a range (``5.0.0 to 5.9.1``; newest
-    first in, oldest first out)."""
-    if len(versions) <= 3:
-        return versions
-    return [f"{versions[-1]} to {versions[0]}"]
 
 
 def grouped_constraints(facts: list[ConstraintFact]) -> str:
@@ -164,7 +132,7 @@ def _side_lines(side: SideFacts) -> tuple[list[str], dict]:
     uniq: dict = {}
     for v in side.order:
         uniq.setdefault(grouped_constraints(side.per_version[v]), []).append(v)
-    return [f"      {', '.join(compress(vs))}: {key}" for key, vs in uniq.items()], uniq
+    return [f"      {', '.join(version_range(vs))}: {key}" for key, vs in uniq.items()], uniq
 
 
 def _constraint_clash(c: ConstraintClash) -> tuple[list[str], dict]:
@@ -214,9 +182,9 @@ def _shared_package_clash(c: SharedPackageClash) -> tuple[list[str], dict]:
             continue
         lines.append(f'  - module "{lv.name}" ({display} "{lv.text}" at {lv.at}) calls it, by version:')
         for key, vs in per_version.items():
-            lines.append(f"      {', '.join(compress(vs))}: {key}")
+            lines.append(f"      {', '.join(version_range(vs))}: {key}")
         entries.append({"call": lv.name, "constraint": lv.text, "file": lv.file, "line": lv.line,
-                        "by_version": {", ".join(compress(vs)): key for key, vs in per_version.items()}})
+                        "by_version": {", ".join(version_range(vs)): key for key, vs in per_version.items()}})
     return lines, {"subject": c.name, "kind": "conflict", "requirements": entries}
 
 

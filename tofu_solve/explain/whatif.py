@@ -43,6 +43,7 @@ from ..lockfile import LockFile
 from ..solver import readahead
 from ..solver.context import Context, FetchBudgetExceeded
 from ..solver.fenced import fences, same_line_newer
+from ..solver.kept_out import KeptOut
 from ..solver.locks import nearest_first
 from ..solver.model import (
     ROOT,
@@ -292,7 +293,7 @@ class WhatIf:
         self.budget = FETCH_BUDGET
         self.exhausted = False  # a bound was reached at least once
         self._seen: dict[tuple, Outcome] = {}
-        self.unusable: dict[Identity, dict[str, str]] = {}  # an UNUSABLE identity -> version -> reason
+        self.unusable: dict[Identity, dict[str, KeptOut]] = {}  # an UNUSABLE identity -> version -> why
 
     # ------------------------------------------------------------------ one attempt
 

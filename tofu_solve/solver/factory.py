@@ -26,6 +26,7 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack, format_age
 from . import readahead
 from .context import Context
+from .kept_out import KeptOut, Why, of_held_back, of_refusal
 from .locks import Holds, nearest_provider_versions, policy_denial, provider_lock_denial
 from .model import (
     ROOT,
@@ -470,12 +471,12 @@ class CandidateFactory:
             return young
         if isinstance(tree, ConfigurationError):
             if tree.where is not None:  # inside the package
-                return [Unusable(candidate.call_path, candidate.version_text,
-                                 f"{tree.summary}: {tree.detail} ({tree.where})", tree.where)]
+                return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
+                    Why.UNLOADABLE, f"{tree.summary}: {tree.detail} ({tree.where})", where=tree.where))]
             call = self.ctx.calls.get(candidate.call_path)  # about the package as a whole: cite the call
             at = call.call.where if call is not None else None
-            return [Unusable(candidate.call_path, candidate.version_text,
-                             f"{tree.summary}: {tree.detail}" + (f" (called at {at})" if at else ""), at)]
+            return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
+                Why.UNLOADABLE, f"{tree.summary}: {tree.detail}" + (f" (called at {at})" if at else ""), where=at))]
         pkg_display = display_package(candidate.source)
         deps = requirements_of_tree(tree, candidate.call_path, candidate.version_text, pkg_display, self.ctx)
         self.ctx.note_calls(deps)
@@ -501,9 +502,9 @@ class CandidateFactory:
         missing = self._missing_call(listed)
         if missing is not None:
             d, gone = missing
-            return [Unusable(candidate.call_path, candidate.version_text,
-                             f'it calls module "{d.call.name}" ({display_package(d.call.source)}), which cannot be '
-                             f"found: {gone.detail}", d.call.where)]
+            return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
+                Why.MISSING_CALL, f'it calls module "{d.call.name}" ({display_package(d.call.source)}), which '
+                f"cannot be found: {gone.detail}", where=d.call.where))]
         return self._all_refused_call(candidate, listed) or deps
 
     def _all_refused_call(self, candidate: ModuleCandidate, calls: list[ModuleRequirement]) -> list | None:
@@ -525,9 +526,10 @@ class CandidateFactory:
             if cands and all(r is not None for r in refusals):
                 first = refusals[0]
                 assert first is not None
-                return [Unusable(candidate.call_path, candidate.version_text,
-                                 f'it calls module "{d.call.name}" ({display_package(d.call.source)}), every version '
-                                 f"of which its constraint admits is refused: {first.refusal()}", d.call.where)]
+                return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
+                    Why.REFUSED_CALL, f'it calls module "{d.call.name}" ({display_package(d.call.source)}), every '
+                    f"version of which its constraint admits is refused: {first.refusal()}", first.heading(),
+                    d.call.where))]
         return None
 
     # ------------------------------------------------------------------ the policy's and the cooldown's verdicts
@@ -544,7 +546,7 @@ class CandidateFactory:
         rule = self.denied_rule(candidate)
         if rule is None:
             return None
-        return [Unusable(candidate.call_path, candidate.version_text, rule.refusal(), rule.where)]
+        return [Unusable(candidate.call_path, candidate.version_text, of_refusal(rule))]
 
     def _refused_call(self, candidate: ModuleCandidate, deps: list) -> list | None:
         """An :class:`Unusable` marker when ``candidate`` calls a source the policy refuses
@@ -556,9 +558,10 @@ class CandidateFactory:
             if isinstance(d, ModuleRequirement):
                 refusal = policy.source_refusal(d.call.source)
                 if refusal is not None:
-                    return [Unusable(candidate.call_path, candidate.version_text,
-                                     f'it calls module "{d.call.name}" from {refusal[1]}, which the policy refuses '
-                                     f"({policy.refusal_words(refusal[0])})", d.call.where)]
+                    return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
+                        Why.REFUSED_SOURCE, f'it calls module "{d.call.name}" from {refusal[1]}, which the policy '
+                        f"refuses ({policy.refusal_words(refusal[0])})", policy.refusal_words(refusal[0]),
+                        d.call.where))]
         return None
 
     def _cooldown(self, candidate: ModuleCandidate, final: bool = True) -> list | None:
@@ -570,8 +573,7 @@ class CandidateFactory:
         call = self.ctx.calls.get(candidate.call_path)
         at = (call.call.version_where or call.call.where) if call is not None else None
         return [Unusable(candidate.call_path, candidate.version_text,
-                         f"it is younger than {self.ctx.cooldown.label}: released {format_age(held.age)} ago "
-                         f"({held.note})", at)]
+                         of_held_back(held, self.ctx.cooldown.label, format_age(held.age), at))]
 
     def provider_denial(self, address: str, version: gvs.Version) -> Refusal | None:
         """The policy rule that denies ``version`` of the provider, or None

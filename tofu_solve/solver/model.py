@@ -32,6 +32,7 @@ from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ModuleConstraint, ProviderConstraint
 from ..versions.hashicorp_go_version import GoVersion
 from ..versions.version_pick import registry_pick_considers
+from .kept_out import KeptOut
 
 ROOT = ""
 
@@ -205,13 +206,22 @@ class CoreRequirement:
 
 @dataclass(frozen=True)
 class Unusable:
-    """Emitted by a module candidate whose content cannot be used (it fails to load): it can
-    never be satisfied, so the resolver moves on and the explanation can say why."""
+    """Emitted by a module candidate that is kept out (its package fails to load, a rule
+    refuses it, ...): it can never be satisfied, so the resolver moves on and the
+    explanation can say why (``kept``: the one vocabulary of :mod:`.kept_out`)."""
 
     call_path: str
     version: str
-    reason: str = field(compare=False)
-    where: SourceRange | None = field(compare=False, default=None)
+    kept: KeptOut = field(compare=False)
+
+    @property
+    def reason(self) -> str:
+        """The reason's words for this version (:attr:`KeptOut.text`)."""
+        return self.kept.text
+
+    @property
+    def where(self) -> SourceRange | None:
+        return self.kept.where
 
     @property
     def identifier(self) -> Identity:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 
 from ...addrs.redact import redact
 from ...config.file_selection import OWN_OVERRIDE_FILE as OVERRIDE_FILE
@@ -28,6 +29,42 @@ from ...terragrunt.unit import UNIT_CALL
 from ...versions import apparentlymart_go_versions as gvs
 from ...versions.cooldown import format_age
 from ...versions.hashicorp_go_version import GoVersion
+
+
+@dataclass(frozen=True)
+class InitWarnings:
+    """Every warning of one ``init``, by where it comes from (issue #83 §4): each step of the
+    conductor returns its own and writes none into the result; :meth:`ordered` is the one
+    order a user reads them in, assigned to the result once.
+
+    Attributes (in that order):
+        first: what the lock file as read needed: how each merge-conflict hunk was
+            resolved, then the module blocks restored from the last init's record.
+        cli_config: the CLI configuration's.
+        solver: the solve's own (a root call without a version, ...).
+        fenced_off: versions a fence kept out.
+        after_solve: the solve's outcome: moved tags, the cooldown, the policy, deprecations,
+            unknown arguments, unsigned checksums, damaged cache entries, moved packages.
+        blocked: ``-upgrade=NAME`` targets a newer version of which needs other locks to move.
+        installed: the install's: copies replaced, override files not written.
+        unpinned: a Terragrunt unit's calls its pins cannot hold.
+        stored: the package store's.
+    """
+
+    first: tuple[WarningText, ...] = ()
+    cli_config: tuple[WarningText, ...] = ()
+    solver: tuple[str, ...] = ()  # Resolution.warnings: plain text or WarningText
+    fenced_off: tuple[WarningText, ...] = ()
+    after_solve: tuple[WarningText, ...] = ()
+    blocked: tuple[WarningText, ...] = ()
+    installed: tuple[WarningText, ...] = ()
+    unpinned: tuple[WarningText, ...] = ()
+    stored: tuple[WarningText, ...] = ()
+
+    def ordered(self) -> list[str]:
+        """Every warning, in the order shown (the attributes' order)."""
+        return [*self.first, *self.cli_config, *self.solver, *self.fenced_off, *self.after_solve, *self.blocked,
+                *self.installed, *self.unpinned, *self.stored]
 
 
 def unknown_argument_warning(u: UnknownArgument) -> WarningText:
