@@ -140,3 +140,19 @@ def test_the_cli_closes_its_guard_region_however_it_ends(argv, monkeypatch):
     opened = [ln for ln in lines if ln.startswith("::stop-commands::")]
     assert len(opened) == 1, lines
     assert lines[-1] == f"::{opened[0].split('::')[2]}::", lines
+
+
+def test_under_json_the_cli_keeps_standard_output_a_json_document(monkeypatch):
+    """Issue #83 §1, where ``cli.main`` installs the edges: with ``-json`` under GitHub
+    Actions standard output is the document alone (the guard region opens and closes on
+    standard error), so a reader parses it as it is."""
+    import contextlib
+    import json
+
+    from tofu_solve.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+        main(["version", "-json"], {"GITHUB_ACTIONS": "true", "HOME": "/nonexistent"})
+    assert json.loads(out.getvalue())["tofu_solve_version"]
+    assert "::stop-commands::" not in out.getvalue() and "::stop-commands::" in err.getvalue()

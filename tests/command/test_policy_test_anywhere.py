@@ -55,3 +55,23 @@ def test_inside_git_the_repository_is_the_boundary(tmp_path):
         'policytest {\n  targets = ["../../../outside.policy.hcl"]\n}\nmodule "a/b/c" "ok" {}\n')
     with pytest.raises(ConfigurationError, match="the repository that holds this test file"):
         run_tests(policies, policies, [], Settings.from_environ({}), base=repo)
+
+
+def test_a_mocks_own_inputs_come_before_the_files(tmp_path):
+    """Issue #83 §1, where a test's inputs are put together (``run_tests``): a mock's
+    ``inputs {}`` decides over the test file's, which decides over the input's default."""
+    top = tmp_path / "p"
+    (top / "tests").mkdir(parents=True)
+    (top / "floor.policy.hcl").write_text(
+        'input "floor" {\n  type = string\n  default = "1.0.0"\n}\n'
+        'module_policy "*" "floor" {\n  enforce {\n'
+        '    condition = core::semverconstraint(meta.version, ">= ${input.floor}")\n'
+        '    error_message = "below the floor"\n  }\n}\n')
+    (top / "tests" / "f.policytest.hcl").write_text(
+        'policytest {\n  targets = ["../floor.policy.hcl"]\n}\n'
+        'inputs {\n  floor = "2.0.0"\n}\n'
+        'module "a/b/c" "file_floor" {\n  expect_failure = true\n  meta = {\n    version = "1.5.0"\n  }\n}\n'
+        'module "a/b/c" "own_floor" {\n  inputs {\n    floor = "1.0.0"\n  }\n'
+        '  meta = {\n    version = "1.5.0"\n  }\n}\n')
+    results, _ = run_tests(top, top, [], Settings.from_environ({}), base=tmp_path)
+    assert [(r.ok, r.failed) for r in results] == [(True, True), (True, False)]

@@ -41,7 +41,7 @@ def test_a_denied_version_is_not_a_candidate_and_is_named(tmp_path, tofu_solve):
     data = json.loads(tofu_solve(root, "init", "-handover=false", "-json", "-upgrade").out.strip()
                       .splitlines()[-1])["result"]  # -upgrade: chosen afresh, so 6.6.0 is looked at
     assert data["policy"]["file"] == "../../tofu-solve-policy.hcl"
-    assert data["policy"]["denied"] == [{"subject": "vpc", "version": "6.6.0", "rule": {
+    assert data["policy"]["denied"] == [{"subject": "vpc", "version": "6.6.0", "why": "policy", "rule": {
         "kind": "module", "subject": "registry.opentofu.org/terraform-aws-modules/vpc/aws", "versions": "6.6.0",
         "reason": "breaks the NAT gateways", "link": "https://example.com/incidents/42",
         "file": "../../tofu-solve-policy.hcl", "line": 2}}]

@@ -66,7 +66,7 @@ def test_mandatory_rule_keeps_failing_versions_out_and_names_itself(tmp_path, to
     assert vpc["policy"] == "allowed"  # 6.5.1 passes
     data = result(tofu_solve(root, "init", "-handover=false", "-json", "-upgrade"))
     assert data["policy"]["files"] == ["../versions.policy.hcl"]
-    assert data["policy"]["denied"] == [{"subject": "vpc", "version": "6.6.0", "rule": {
+    assert data["policy"]["denied"] == [{"subject": "vpc", "version": "6.6.0", "why": "policy", "rule": {
         "kind": "module", "subject": "*", "policy": "version_and_source_check", "level": "mandatory",
         "overridden": False, "reason": "Module version must be below 6.6.0, not 6.6.0.", "link": None,
         "file": "../versions.policy.hcl", "line": 2}}]

@@ -81,3 +81,16 @@ def test_a_revocation_and_a_policy_denial_are_each_their_own_kind():
     assert revoked.why is Why.REVOCATION and revoked.text.startswith("its registry revoked it: CVE-1")
     other = of_refusal(Revocation("registry.opentofu.org/acme/eks/aws", "1.1.0", "CVE-1", "https://x"))
     assert [s.versions for s in merged({"1.0.0": revoked, "1.1.0": other})] == [("1.1.0", "1.0.0")]
+
+
+def test_init_json_names_each_denied_versions_kind_in_the_same_vocabulary():
+    """``init -json``'s ``policy.denied``: each version's ``why`` is the explanation's."""
+    from types import SimpleNamespace
+
+    from tofu_solve.command.views.lock_view import policy_data
+    from tofu_solve.remote.lifecycle import Revocation
+
+    policy = SimpleNamespace(file="p.hcl", files=("p.hcl",), overrides=(), committed=())
+    revoked = Revocation("registry.opentofu.org/acme/eks/aws", "1.0.0", "CVE-1")
+    data = policy_data(policy, {("eks", "1.0.0"): revoked}, [])
+    assert data is not None and data["denied"][0]["why"] == "revocation"

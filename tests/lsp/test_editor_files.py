@@ -150,7 +150,7 @@ def test_the_server_solves_within_its_budget(tmp_path, monkeypatch):
     seen = {}
 
     def analyse(root, texts, settings, client, network=False, deadline=None):
-        seen["deadline"], seen["at"] = deadline, time.monotonic()
+        seen["deadline"], seen["at"], seen["network"] = deadline, time.monotonic(), network
         return types.SimpleNamespace()
 
     s = lsp_server.SolveServer(_settings(tmp_path))
@@ -162,3 +162,5 @@ def test_the_server_solves_within_its_budget(tmp_path, monkeypatch):
     s._solve(tmp_path, s._generation.get(tmp_path), debounce=False)
     assert seen["deadline"] is not None
     assert 0 < seen["deadline"] - seen["at"] <= lsp_server.SOLVE_SECONDS
+    # issue #83 §1: offline until the editor turns the network on (issue #67 §6)
+    assert seen["network"] is False

@@ -146,3 +146,20 @@ def test_two_placers_replacing_one_poisoned_directory_both_succeed(tmp_path, reg
         assert not errors, errors
         assert hash_dir(d) == info.h1
     assert most[0] == 1  # one placer of a directory at a time in a run
+
+
+def test_a_merged_block_keeps_only_the_hashes_this_run_verified(tmp_path, registry):
+    """Issue #83 §1 (issue #67 §5, where the provider blocks are planned): a block a lock
+    merge formed from both sides' hashes keeps only those this run verified; the others are
+    dropped and named; a block no merge formed keeps every hash it had."""
+    from tofu_solve.lockfile.entries import ProviderLock
+
+    stranger = "zh:" + "0" * 64
+    verified = set(_plan(_packages(tmp_path / "first", registry)).providers[str(NULL)].hashes)
+    locks = LockFile({str(NULL): ProviderLock(NULL, "3.2.2", "", tuple(sorted(verified | {stranger})))})
+    merged = plan_provider_locks({str(NULL): (NULL, "3.2.2")}, {}, locks, _packages(tmp_path / "m", registry), (HERE,),
+                                 workers=2, merged=frozenset({str(NULL)}))
+    assert stranger not in merged.providers[str(NULL)].hashes and merged.dropped[str(NULL)] == (stranger,)
+    kept = plan_provider_locks({str(NULL): (NULL, "3.2.2")}, {}, locks, _packages(tmp_path / "k", registry), (HERE,),
+                               workers=2)
+    assert stranger in kept.providers[str(NULL)].hashes

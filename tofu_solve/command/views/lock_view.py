@@ -11,6 +11,7 @@ from ...config.policy import Policy, PolicyFailure
 from ...errors import LockFileWouldChange, SourceRange
 from ...lockfile import LOCK_FILE_NAME, LockChange
 from ...solver.resolve import Resolution
+from ...solver.kept_out import of_refusal
 from ...solver.run import Refusal
 from .init_view import describe_change
 
@@ -66,5 +67,7 @@ def policy_data(policy: Policy | None, refused: Mapping[tuple[str, str], Refusal
         return None
     return {"file": policy.file, "files": list(policy.files), "overrides": sorted(policy.overrides),
             "committed_overrides": [o.as_data() for o in policy.committed],
-            "denied": [{"subject": s, "version": v, "rule": r.as_data()} for (s, v), r in sorted(refused.items())],
+            # each with its kind in the one vocabulary of "kept out" (issue #83 §3: policy or revocation)
+            "denied": [{"subject": s, "version": v, "why": of_refusal(r).why.value, "rule": r.as_data()}
+                       for (s, v), r in sorted(refused.items())],
             "notices": [{"subject": s, "version": v, "rule": f.as_data()} for s, v, f in notices]}
