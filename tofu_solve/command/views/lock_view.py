@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from ...config.policy import Policy, PolicyFailure
 from ...errors import LockFileWouldChange, SourceRange
 from ...lockfile import LOCK_FILE_NAME, LockChange
-from ...solver.resolve import Resolution
 from ...solver.kept_out import of_refusal
+from ...solver.resolve import Resolution
 from ...solver.run import Refusal
 from .init_view import describe_change
 
