@@ -325,6 +325,10 @@ MUTANTS = [
     Mutant("a same-version package change unnamed", "tofu_solve/solver/changes.py",
            '        parts.append("package recorded" if not old.package else "package changed")\n',
            "        pass\n"),
+    Mutant("the policy's warnings one per version's words", "tofu_solve/command/views/warnings.py",
+           "        by_reason.setdefault(of_refusal(rule).key, {}).setdefault(subject, {})[version] = rule\n",
+           "        by_reason.setdefault((of_refusal(rule).why, rule.cite()), {}).setdefault(subject, {})[version]"
+           " = rule\n"),
     # one answer to "does this lock hold?" (issue #83 §2)
     Mutant("-upgrade holds every lock", "tofu_solve/solver/lock_terms.py",
            "        if self.upgrade:\n            return Standing(subject, None, Released.UPGRADE)\n",

@@ -78,6 +78,8 @@ WIRED: list[tuple[str, str, str, str]] = [
     ("_all_refused_call", "solver/factory.py", "CandidateFactory._all_refused_call", "REFUSED_CALL"),
     ("explain.analysis", "explain/analysis.py", "<module>", "KeptOut"),
     ("Why.POLICY", "explain/render.py", "subject_part", "POLICY"),
+    ("views.warnings.policy_warnings", "command/views/warnings.py", "policy_warnings", "of_refusal"),
+    ("views.lock_view.policy_data", "command/views/lock_view.py", "policy_data", "of_refusal"),
     ("init._init", "command/init.py", "_init", "InitWarnings"),
     ("views.warnings.tag_warnings", "command/init.py", "_run_warnings", "tag_warnings"),
     ("config.policy.load_policy", "config/policy.py", "load_policy", "read_committed_overrides"),

@@ -20,6 +20,7 @@ from ...lockfile import LOCK_FILE_NAME
 from ...output_edge import one_line
 from ...remote.lifecycle import Deprecation
 from ...solver.fenced import FencedOff
+from ...solver.kept_out import of_refusal
 from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
 from ...solver.run import Refusal
@@ -153,20 +154,27 @@ def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, 
     where its lock holds it)."""
     selected = {**{p: (c.version, c.version_text) for p, c in res.modules.items()},
                 **{a: (c.version, str(c.version)) for a, c in res.providers.items()}}
-    by_rule: dict[str, tuple[Refusal, dict[str, list[str]]]] = {}
+    # one warning per reason, by the one vocabulary of "kept out" (issue #83 §3): a rule whose
+    # message names each version is one reason, as a revocation's message shared by versions is
+    by_reason: dict[tuple, dict[str, dict[str, Refusal]]] = {}  # reason -> subject -> version -> its rule
     for (subject, version), rule in sorted(denied.items()):
         if subject not in selected or not changed(subject) or \
                 not _newer_than(version, subject, selected[subject][0], res):
             continue
-        by_rule.setdefault(rule.cite(), (rule, {}))[1].setdefault(subject, []).append(version)
+        by_reason.setdefault(of_refusal(rule).key, {}).setdefault(subject, {})[version] = rule
     out: list[WarningText] = []
-    for _, (rule, subjects) in sorted(by_rule.items()):
-        held = [(_shown_subject(s, res), selected[s][1], _newest_first(vs, s, res))
+    for _, subjects in sorted(by_reason.items(), key=lambda kv: (kv[0][0].value, kv[0][1])):
+        held = [(_shown_subject(s, res), selected[s][1], _newest_first(list(vs), s, res))
                 for s, vs in sorted(subjects.items())]
-        why = f": {rule.reason.rstrip('.')}" + (f" ({rule.link})" if rule.link else "")
+        first = sorted(subjects)[0]
+        rule = subjects[first][held[0][2][0]]  # the newest version's words are shown, as in an explanation
+        differs = len({r.reason for vs in subjects.values() for r in vs.values()}) > 1
+        why = f": {rule.reason.rstrip('.')}" + (f" ({rule.link})" if rule.link else "") + \
+            (f" (the message names each version; shown for {held[0][2][0]})" if differs else "")
         revoked = rule.refused_by == "revocation"
         summary = "Versions revoked by their registry" if revoked else "Versions denied by the policy"
-        out.append(rule_warning(summary, rule.heading(), why, held, verbose))
+        heading = f"the registry's revocation of {rule.subject}" if revoked else rule.heading()
+        out.append(rule_warning(summary, heading, why, held, verbose))
     return out
 
 
