@@ -40,6 +40,7 @@ from real_world import real_content_world  # noqa: E402
 from tofu_solve.world import build_world, default_world_dir, running_world  # noqa: E402
 from tofu_solve.world.roots import assembled_roots, example_roots  # noqa: E402
 
+_TIMES = re.compile(r'"([a-z_]*seconds|[a-z_]*_ms)": [0-9.]+')  # durations, and outdated's age_seconds
 _PROGRESS = re.compile(r"^\s*- (Fetching|Listing|Reading|Looking|Downloading|Verifying|Solving)\b")
 
 
@@ -48,7 +49,7 @@ def normalize(text: str, tmp: Path) -> str:
     text = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:<PORT>", text)
     text = re.sub(r"localhost:\d+", "localhost:<PORT>", text)
     text = re.sub(r'"@timestamp": ?"[^"]*"', '"@timestamp": "<T>"', text)
-    text = re.sub(r'"([a-z_]*seconds|[a-z_]*_ms)": [0-9.]+', r'"\1": 0', text)  # outdated's age_seconds too
+    text = _TIMES.sub(r'"\1": 0', text)
     return "\n".join(line for line in text.splitlines() if not _PROGRESS.match(line))
 
 
@@ -172,7 +173,7 @@ def without_pins(entry: dict) -> dict:
 def _again(value):
     """A record's strings normalized again (a record made before a normalization was added)."""
     if isinstance(value, str):
-        return re.sub(r'"([a-z_]*seconds|[a-z_]*_ms)": [0-9.]+', r'"\1": 0', value)
+        return _TIMES.sub(r'"\1": 0', value)
     if isinstance(value, list):
         return [_again(v) for v in value]
     if isinstance(value, dict):
