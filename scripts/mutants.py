@@ -343,6 +343,20 @@ MUTANTS = [
     Mutant("a freed provider's listing not asked again", "tofu_solve/solver/wiring.py",
            "    refresh_only = terms.relisted_providers\n",
            "    refresh_only = frozenset[str]()\n"),
+    Mutant("a held-back reason said again for each version", "tofu_solve/explain/holdback.py",
+           "            if k.key not in keys_said:\n",
+           "            if True:\n"),
+    Mutant("a kept-out hold-back without its kind of reason", "tofu_solve/explain/holdback.py",
+           "why=kept.why.value, rule=kept.rule or None)",
+           "why=None, rule=kept.rule or None)"),
+    Mutant("outdated's reason said for one version only", "tofu_solve/command/outdated.py",
+           "row.held_by, row.reason = first.kind, first.sentence()",
+           "row.held_by, row.reason = first.kind, first.reason"),
+    Mutant("a denied newer version worded apart", "tofu_solve/explain/holdback.py",
+           "    if rule is not None:  # a revocation or the policy\n"
+           "        return HoldBack.of(v.version_text, of_refusal(rule))",
+           "    if rule is not None:  # a revocation or the policy\n"
+           "        return HoldBack(v.version_text, 'policy', f'denied by {rule.cite()}')"),
 ]
 
 

@@ -74,9 +74,9 @@ WIRED: list[tuple[str, str, str, str]] = [
     ("explain.analysis._policy_notes", "explain/analysis.py", "_policy_notes", "_what_the_rule_read"),
     ("Unusable", "solver/model.py", "Unusable", "KeptOut"),
     ("_denied", "solver/factory.py", "CandidateFactory._denied", "of_refusal"),
-    ("_refused_call", "solver/factory.py", "CandidateFactory._refused_call", "REFUSED_SOURCE"),
+    ("_refused_call", "solver/factory.py", "CandidateFactory._refused_call", "of_refused_source"),
     ("_all_refused_call", "solver/factory.py", "CandidateFactory._all_refused_call", "REFUSED_CALL"),
-    ("explain.analysis", "explain/analysis.py", "<module>", "KeptOut"),
+    ("explain.analysis", "explain/analysis.py", "<module>", "of_unloadable"),
     ("Why.POLICY", "explain/render.py", "subject_part", "POLICY"),
     ("views.warnings.policy_warnings", "command/views/warnings.py", "policy_warnings", "of_refusal"),
     ("views.lock_view.policy_data", "command/views/lock_view.py", "policy_data", "of_refusal"),
@@ -90,6 +90,13 @@ WIRED: list[tuple[str, str, str, str]] = [
     ("check.run", "command/check.py", "run", "committed"),
     ("init._handover_for", "command/init.py", "_handover_for", "rebased"),
     ("analyse", "lsp/server.py", "SolveServer._solve", "SOLVE_SECONDS"),
+    ("holdback.provider_hold_backs", "explain/holdback.py", "provider_hold_backs", "of_refusal"),
+    ("holdback._module_clash", "explain/holdback.py", "_module_clash", "of_refused_source"),
+    ("why.why_call", "command/why.py", "why_call", "said"),
+    ("why.why_provider", "command/why.py", "why_provider", "merged"),
+    ("outdated._blocker", "command/outdated.py", "_blocker", "said_of"),
+    ("outdated._provider_row", "command/outdated.py", "_provider_row", "said_of"),
+    ("lsp.analysis._call", "lsp/analysis.py", "_call", "said"),
 ]
 
 CONFINED = ("config.variables", "stack", "unit", "versions.target")  # held by test_layout's confined readers

@@ -18,15 +18,20 @@ RULE = ('module_policy "*" "below_3" {\n  enforce {\n'
         '    error_message = "${meta.version} is not tested yet"\n  }\n}\n')
 
 
-def test_a_rule_naming_each_version_is_one_warning_with_every_version(tmp_path):
-    versions = ("1.0.0", "2.0.0", "3.0.0", "3.1.0", "4.0.0")
+def one_call_under_the_rule(tmp_path, versions: tuple[str, ...]) -> tuple[dict, object]:
+    """A universe whose root calls ``acme/net/aws`` (``versions``) as ``m``, ``">= 1.0.0"``,
+    and a policy of :data:`RULE` (in ``v.policy.hcl``)."""
     index = {"target": "1.12.6", "providers": {},
              "modules": {"acme/net/aws": {v: {"calls": [], "providers": []} for v in versions}},
              "root": {"calls": [{"name": "m", "source": "acme/net/aws", "version": ">= 1.0.0", "file": "main.tf",
                                  "line": 1, "version_line": 3}], "providers": []}}
     (tmp_path / "v.policy.hcl").write_text(RULE)
-    policy = policy_of_files([tmp_path / "v.policy.hcl"], lambda p: p.name, {}, "registry.opentofu.org",
-                             datetime.now)
+    return index, policy_of_files([tmp_path / "v.policy.hcl"], lambda p: p.name, {}, "registry.opentofu.org",
+                                  datetime.now)
+
+
+def test_a_rule_naming_each_version_is_one_warning_with_every_version(tmp_path):
+    index, policy = one_call_under_the_rule(tmp_path, ("1.0.0", "2.0.0", "3.0.0", "3.1.0", "4.0.0"))
     u = universe_from_index(index)
     ctx = MemoryContext(u, policy=policy)
     try:

@@ -620,7 +620,7 @@ def test_a_monorepo_run_reads_at_a_glance(tmp_path, tofu_solve):
     assert "held back (3.1.1 denied): by the policy" in kms["label"] and "allowed" not in kms["label"], kms
     # outdated -recursive shows the held-back row with its reason, in every root
     o = tofu_solve(base, "outdated", "-recursive")
-    assert o.out.count("policy: denied by") == 20 and "nothing can move" not in o.out, o.out
+    assert o.out.count("policy: the policy denies it: deny") == 20 and "nothing can move" not in o.out, o.out
 
 
 def test_a_broken_shared_policy_is_said_once_before_any_root(tmp_path, tofu_solve):

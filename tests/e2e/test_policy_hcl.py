@@ -59,7 +59,7 @@ def test_mandatory_rule_keeps_failing_versions_out_and_names_itself(tmp_path, to
     assert "6.6.0.." not in said
     # why, outdated and list name the rule as they name a deny block
     why = " ".join(tofu_solve(root, "why", "vpc").out.split())
-    assert '6.6.0: denied by module_policy "*" "version_and_source_check" (../versions.policy.hcl:2)' in why, why
+    assert '6.6.0: the policy denies it: module_policy "*" "version_and_source_check" (../versions.policy.hcl:2)' in why, why
     assert "version_and_source_check" in json.dumps(tofu_solve(root, "outdated", "-json").json())
     listed = tofu_solve(root, "list", "-json").json()
     vpc = next(i for i in listed["items"] if i["kind"] == "module")

@@ -108,7 +108,7 @@ def test_every_command_gives_the_same_verdict(tmp_path, tofu_solve):
     assert any(h["version"] == vpc_top and h["kind"] == "policy" and "version_and_source_check" in h["reason"]
                for h in why)
     why_aws = " ".join(tofu_solve(root, "why", "hashicorp/aws").out.split())
-    assert f'{aws} is available, but not selected: denied by provider_policy "aws" "no_newest"' in why_aws
+    assert f'{aws} is available, but not selected: the policy denies it: provider_policy "aws" "no_newest"' in why_aws
     assert "denied" in tofu_solve(root, "graph").out
     sbom = json.loads(tofu_solve(root, "list", "-format=cyclonedx").out)
     verdicts = [p["value"] for c in sbom["components"] for p in c.get("properties", [])

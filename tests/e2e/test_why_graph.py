@@ -182,7 +182,7 @@ def test_why_a_locked_call_names_the_newest_allowed_and_the_one_upgrade(isolated
     assert why.code == 0, why.err
     assert '6.0.0 is held by .terraform.lock.hcl; "~> 6.0" allows up to 6.6.0 (the registry\'s listing read ' in why.out
     # the newer versions were never read: no command is claimed to land one (issue #47 §3)
-    assert ("- vpc is 6.0.0, not 6.6.0, 6.5.1, 6.5.0, 6.4.1, 6.4.0 and 4 more: held by the lock at 6.0.0; not read "
+    assert ("- vpc is 6.0.0, not 6.0.1 to 6.6.0: held by the lock at 6.0.0; not read "
             "yet, so whether it fits the rest of the selection is not known (tofu-solve outdated reads it)") in why.out
     data = tofu_solve(root, "why", "vpc", "-json").json()[0]
     assert data["newest_allowed"] == "6.6.0" and data["upgrade"] is None
@@ -190,7 +190,7 @@ def test_why_a_locked_call_names_the_newest_allowed_and_the_one_upgrade(isolated
     assert tofu_solve(root, "outdated").code == 2  # reads the newest: now it is known to fit
     assert tofu_solve(root, "init").code == 0
     why = tofu_solve(root, "why", "vpc")
-    assert ("- vpc is 6.0.0, not 6.6.0, 6.5.1, 6.5.0, 6.4.1, 6.4.0 and 4 more: held by the lock at 6.0.0: tofu-solve "
+    assert ("- vpc is 6.0.0, not 6.0.1 to 6.6.0: held by the lock at 6.0.0: tofu-solve "
             "init -upgrade=vpc takes the newest that fits (6.6.0), every other lock kept") in why.out, why.out
     assert tofu_solve(root, "why", "vpc", "-json").json()[0]["upgrade"] == "tofu-solve init -upgrade=vpc"
     r = tofu_solve(root, "init", "-upgrade=vpc")  # the command named lands what it said

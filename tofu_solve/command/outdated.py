@@ -40,7 +40,7 @@ from ..config.tree import ModuleTree
 from ..config.variables import collect_input_values
 from ..errors import TofuSolveError
 from ..explain import solve
-from ..explain.holdback import HoldBack, analyse, module_hold_backs, provider_hold_backs
+from ..explain.holdback import HoldBack, analyse, module_hold_backs, provider_hold_backs, said_of
 from ..lockfile import LOCK_FILE_NAME, read_lock_file
 from ..settings import Settings
 from ..solver.context import SolveOptions
@@ -217,9 +217,9 @@ def _locked_hold_backs(tree: ModuleTree, root: Path, locks, options: SolveOption
 def _held_by(row: Outdated, held: list[HoldBack] | None) -> Outdated:
     """``row`` held back by what the one analysis says holds its newest allowed version back,
     when it says anything of it."""
-    first = next((h for h in held or () if h.version == row.newest_allowed), None)
+    first = said_of(held or (), row.newest_allowed) if row.newest_allowed is not None else None
     if first is not None and row.locked is not None and row.newest_allowed != row.locked:
-        row.held_by, row.reason = first.kind, first.reason
+        row.held_by, row.reason = first.kind, first.sentence()  # said once for the versions it holds (#83 §3)
     # -upgrade=NAME is named only where the analysis proved it lands a newer version
     row.command = next((h.command for h in held or () if h.command is not None), None)
     return row
@@ -378,11 +378,11 @@ def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
         ctx.tree(cand)
     except TofuSolveError as e:
         return "module", f"{cand.version_text} could not be read: {e.summary}"
-    held = next((h for h in module_hold_backs(res, ctx, path) if h.version == cand.version_text), None)
+    held = said_of(module_hold_backs(res, ctx, path), cand.version_text)
     if held is None or held.kind in ("objective", "unknown"):
         return "module", f"{cand.version_text} does not fit the rest of the solution (a nested call or a joint " \
                          "provider range)"
-    return held.kind, held.reason
+    return held.kind, held.sentence()
 
 
 def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
@@ -401,9 +401,9 @@ def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
         return Outdated("provider", addr, locked, to, newest_allowed, newest, "lock",
                         f"the lock holds {locked}; tofu-solve init -upgrade={cand.address.for_display} selects {to}")
     if newest_allowed is not None and newest_allowed != to:  # the one analysis says what holds it back
-        held = next((h for h in provider_hold_backs(res, ctx, addr) if h.version == newest_allowed), None)
+        held = said_of(provider_hold_backs(res, ctx, addr), newest_allowed)
         if held is not None and held.kind not in ("objective", "unknown"):
-            return Outdated("provider", addr, locked, to, newest_allowed, newest, held.kind, held.reason)
+            return Outdated("provider", addr, locked, to, newest_allowed, newest, held.kind, held.sentence())
     if newest is not None and newest != to:
         binding = [r for r in reqs if not r.constraint.allows(versions[-1])]
         named = "; ".join(f'"{r.constraint.text}" ({"root" if not r.origin.call_path else r.origin.call_path}'

@@ -12,15 +12,15 @@ Reads only the state ``init`` left (:mod:`tofu_solve.workdir.solved`).
 from __future__ import annotations
 
 import difflib
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..addrs.provider import parse_provider_source
 from ..errors import TofuSolveError
-from ..explain.holdback import HoldBack
+from ..explain.holdback import HoldBack, said, said_of
 from ..settings import Settings
+from ..solver.kept_out import KeptOut, Why, merged
 from ..versions import apparentlymart_go_versions as gvs
 from ..versions.constraints import ProviderConstraint
 from ..workdir.solved import CallNode, Solved, load_solved
@@ -113,8 +113,8 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
                          f"{node.newer[0].version}{seen}:")
         else:
             lines.append(f'  {node.version} is not the newest version "{_constraint(node.call)}" allows:')
-        for versions, reason in _grouped(node.newer):
-            lines.append(f"    - {name} is {node.version}, not {versions}: {reason}")
+        for one in said(node.newer):  # a reason shared by many versions said once (issue #83 §3)
+            lines.append(f"    - {name} is {node.version}, not {one.versions_words()}: {one.reason}")
     elif node.locked and node.listed:
         lines.append(f'  {node.version} is held by .terraform.lock.hcl, and is the newest version '
                      f'"{_constraint(node.call)}" allows.')
@@ -132,23 +132,6 @@ def why_call(s: Solved, node: CallNode) -> WhyAnswer:
         data["newest_allowed"] = node.newer[0].version if node.newer else (node.version if node.listed else None)
         data["listed_at"] = node.listed_at
     return WhyAnswer("module", node.path, "\n".join(lines), data)
-
-
-SHOWN_PER_REASON = 5  # versions named before "and N more"
-
-
-def _grouped(newer) -> list[tuple[str, str]]:
-    """(versions, reason) for each run of consecutive newer versions held back for the same
-    reason, versions named newest first (at most :data:`SHOWN_PER_REASON`)."""
-    out: list[tuple[list[str], str]] = []
-    for h in newer:
-        if out and out[-1][1] == h.reason:
-            out[-1][0].append(h.version)
-        else:
-            out.append(([h.version], h.reason))
-    return [(", ".join(vs[:SHOWN_PER_REASON]) + (f" and {len(vs) - SHOWN_PER_REASON} more"
-                                                 if len(vs) > SHOWN_PER_REASON else ""), reason)
-            for vs, reason in out]
 
 
 def _age(when: float) -> str:
@@ -183,15 +166,14 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
     nxt = info.get("next")
     bound: list[tuple[Any, ProviderConstraint]] = []  # (use, its constraint that excludes the next version)
     cooled = info.get("cooldown") or {}
-    if cooled:  # the release cooldown kept these out at the last init (issue #25): newest first
-        by_version = functools.cmp_to_key(gvs.Version.compare)
-        newest_first = sorted(cooled, key=lambda text: by_version(gvs.Version.parse(text)), reverse=True)
+    newer = [h for h in (HoldBack.from_data(x) for x in info.get("newer") or []) if h is not None]
+    if cooled:  # the release cooldown kept these out at the last init (issue #25), said once (issue #83 §3)
         lines.append(f"  {len(cooled)} newer version{'s' if len(cooled) > 1 else ''} held back by the release "
                      "cooldown:")
-        for version in newest_first[:5]:
-            lines.append(f"    - {version}: {cooled[version]}")
-        if len(cooled) > 5:
-            lines.append(f"    - and {len(cooled) - 5} more")
+        # one cooldown per init: every version it kept out shares it
+        kept = {v: KeptOut(Why.COOLDOWN, str(words), "the release cooldown") for v, words in cooled.items()}
+        for one in merged(kept):
+            lines.append(f"    - {one.sentence()}")
     if nxt and nxt in cooled:
         pass  # the next version up is one the cooldown held back: said above
     elif nxt:
@@ -207,10 +189,9 @@ def why_provider(s: Solved, addr: str) -> WhyAnswer:
                 via = getattr(u.requirement, "via", "")
                 lines.append(f'    - "{c.text}" ({who}, {u.requirement.where}' + (f", from {via}" if via else "") + ")")
         else:  # the one analysis init made (issue #47 §3): the lock, the policy, ...
-            held = next((h for h in (HoldBack.from_data(x) for x in info.get("newer") or []) if h is not None
-                         and h.version == nxt), None)
-            lines.append(f"  {nxt} is available, but not selected: {held.reason.rstrip('.')}." if held is not None else
-                         f"  {nxt} is available, but not selected.")
+            held = said_of(newer, nxt)
+            lines.append(f"  {nxt} is available, but not selected: {held.sentence().rstrip('.')}." if held is not None
+                         else f"  {nxt} is available, but not selected.")
     else:
         lines.append(f"  {chosen} is the newest version available.")
     data = {"kind": "provider", "provider": addr, "version": chosen, "constraints": entries, "cooldown": cooled,

@@ -34,7 +34,7 @@ from ..addrs.redact import redact
 from ..config.tree import ModuleTree
 from ..errors import ResolutionError, TofuSolveError
 from ..solver.context import Context
-from ..solver.kept_out import KeptOut, Why
+from ..solver.kept_out import of_unloadable
 from ..solver.model import (
     CLASH,
     ROOT,
@@ -338,10 +338,9 @@ def _clash_subjects(clash, wi) -> list:
                 if s.kind is Kind.UNUSABLE:
                     err = kill.req
                     call = wi.ctx.calls.get(path)
-                    at = f" ({err.where})" if getattr(err, "where", None) else \
-                        (f" (called at {call.call.where})" if call is not None else "")
-                    wi.unusable.setdefault(s, {})[v] = KeptOut(Why.UNLOADABLE, f"{err.summary}: {err.detail}{at}",
-                                                               where=getattr(err, "where", None))
+                    wi.unusable.setdefault(s, {})[v] = of_unloadable(
+                        err.summary, err.detail, getattr(err, "where", None),
+                        call.call.where if call is not None else None)
                 if s not in idents:
                     idents.append(s)
     for info in out.causes:

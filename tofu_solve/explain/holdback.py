@@ -28,14 +28,25 @@ searched or fetched). Only what the run already read is consulted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..addrs.redact import redact
 from ..config.tree import ModuleTree
-from ..errors import ConfigurationError, TofuSolveError
+from ..errors import ConfigurationError, SourceRange, TofuSolveError
 from ..solver.context import Context
+from ..solver.kept_out import (
+    KeptOut,
+    Why,
+    merged,
+    of_deprecation,
+    of_held_back,
+    of_refusal,
+    of_refused_source,
+    of_unloadable,
+    version_range,
+)
 from ..solver.locks import policy_denial
 from ..solver.model import Kind, ModuleCandidate, ProviderRequirement
 from ..versions import apparentlymart_go_versions as gvs
@@ -44,6 +55,13 @@ from ..versions.cooldown import format_age
 KINDS = ("revoked", "policy", "deprecated", "cooldown", "provider", "opentofu", "module", "constraint", "lock",
          "objective", "unknown")
 SHOWN = 25  # newer versions analysed per call or provider, newest first
+
+
+# the hold-back kind of each reason a version is kept out (issue #83 §3: those reasons are
+# worded once, by :mod:`tofu_solve.solver.kept_out`, and carried here as they are)
+KIND_OF: Mapping[Why, str] = {Why.POLICY: "policy", Why.REVOCATION: "revoked", Why.COOLDOWN: "cooldown",
+                              Why.REFUSED_SOURCE: "policy", Why.REFUSED_CALL: "policy", Why.MISSING_CALL: "module",
+                              Why.UNLOADABLE: "module", Why.DEPRECATED: "deprecated"}
 
 
 @dataclass(frozen=True)
@@ -58,6 +76,11 @@ class HoldBack:
             as for the lock or the cooldown).
         command: a command proven to land a newer version (``tofu-solve init -upgrade=vpc``),
             or None.
+        why: when the version is kept out (a policy, a revocation, the cooldown, a refused
+            source, an unloadable package, a deprecation), the :class:`~tofu_solve.solver.kept_out.Why`
+            value, and ``reason`` is that reason's words; else None (a clash, the lock, the
+            objective).
+        rule: what the versions kept out for one reason share (:attr:`KeptOut.rule`), or None.
     """
 
     version: str
@@ -66,6 +89,22 @@ class HoldBack:
     file: str | None = None
     line: int | None = None
     command: str | None = None
+    why: str | None = None
+    rule: str | None = None
+
+    @classmethod
+    def of(cls, version: str, kept: KeptOut) -> HoldBack:
+        """``version`` kept out for ``kept``: its kind, words, rule and place as the one
+        vocabulary says them."""
+        file, line = _where(kept.where)
+        return cls(version, KIND_OF[kept.why], kept.text, file, line, why=kept.why.value, rule=kept.rule or None)
+
+    def kept_out(self) -> KeptOut | None:
+        """The reason this version is kept out, when it is one (see :attr:`why`)."""
+        if self.why is None:
+            return None
+        where = SourceRange(self.file, self.line) if self.file is not None and self.line is not None else None
+        return KeptOut(Why(self.why), self.reason, self.rule or "", where)
 
     def as_data(self) -> dict[str, Any]:
         """As the state file and ``-json`` carry it."""
@@ -79,18 +118,88 @@ class HoldBack:
             return None
         version, kind, reason = data.get("version"), data.get("kind"), data.get("reason")
         file, line, command = data.get("file"), data.get("line"), data.get("command")
+        why, rule = data.get("why"), data.get("rule")
         if not (isinstance(version, str) and kind in KINDS and isinstance(reason, str)):
             return None
         return cls(version, str(kind), reason, file if isinstance(file, str) else None,
                    line if isinstance(line, int) and not isinstance(line, bool) else None,
-                   command if isinstance(command, str) and command.startswith("tofu-solve ") else None)
+                   command if isinstance(command, str) and command.startswith("tofu-solve ") else None,
+                   why if why in _WHYS else None, rule if isinstance(rule, str) and why in _WHYS else None)
+
+
+_WHYS = frozenset(w.value for w in Why)
+
+
+@dataclass(frozen=True)
+class HeldSaid:
+    """One reason said once for the newer versions it holds back.
+
+    Attributes:
+        versions: the versions, newest first.
+        kind: the reason's kind (:data:`KINDS`).
+        reason: its words (the newest version's, with a note when they differ by version).
+        kept: whether the versions are kept out for the reason (:attr:`HoldBack.why`), not
+            held back by a clash, the lock or the objective.
+    """
+
+    versions: tuple[str, ...]
+    kind: str
+    reason: str
+    kept: bool = False
+
+    def versions_words(self) -> str:
+        """The versions as shown: up to three listed, more as a range (``5.0.0 to 5.9.1``)."""
+        return ", ".join(version_range(self.versions))
+
+    def sentence(self) -> str:
+        """The reason, after the versions it keeps out when there are several (``5.1.0 to
+        5.9.0: the policy denies it: ...``): what a row about one version says (a run held
+        by the lock or the objective already says so of all of them)."""
+        return f"{self.versions_words()}: {self.reason}" if self.kept and len(self.versions) > 1 else self.reason
+
+
+def said(newer: Sequence[HoldBack]) -> list[HeldSaid]:
+    """``newer`` (newest first) said once per reason (issue #83 §3): the versions kept out for
+    one reason (:attr:`HoldBack.why`) are merged by what they share, wherever they fall
+    (:func:`~tofu_solve.solver.kept_out.merged`, the one place that merges them), the others by
+    runs of consecutive versions with one reason; in the order each is first met. The one
+    rendering ``why``, ``outdated`` and the language server give a list of hold-backs."""
+    kept = {h.version: k for h in newer if (k := h.kept_out()) is not None}
+    by_key = {s.kept.key: s for s in merged(kept)}
+    out: list[HeldSaid] = []
+    keys_said: set[tuple[Why, str]] = set()
+    in_run = False  # whether out[-1] is a run of versions not kept out
+    for h in newer:
+        k = kept.get(h.version)
+        if k is not None:
+            if k.key not in keys_said:
+                keys_said.add(k.key)
+                out.append(HeldSaid(by_key[k.key].versions, h.kind, by_key[k.key].shown(), True))
+            in_run = False
+        elif in_run and out[-1].kind == h.kind and out[-1].reason == h.reason:
+            out[-1] = HeldSaid((*out[-1].versions, h.version), h.kind, h.reason)
+        else:
+            out.append(HeldSaid((h.version,), h.kind, h.reason))
+            in_run = True
+    return out
+
+
+def said_of(newer: Sequence[HoldBack], version: str) -> HeldSaid | None:
+    """What :func:`said` says of ``version`` (with the other versions held back for its
+    reason), or None when ``newer`` does not hold it."""
+    return next((s for s in said(newer) if version in s.versions), None)
 
 
 def cooldown_reason(ctx: Context, held) -> str:
     """A version the release cooldown kept out (a :class:`~tofu_solve.versions.cooldown.HeldBack`),
-    as every command words it: ``younger than -min-age=7d: released 2 days before that init
-    (discovered 2026-08-04, clears cooldown 2026-08-11)``."""
-    return f"younger than {ctx.cooldown.label}: released {format_age(held.age)} before that init ({held.note})"
+    as a record read after the init words it (:func:`~tofu_solve.solver.kept_out.of_held_back`):
+    ``it is younger than -min-age=7d: released 2 days before that init (discovered
+    2026-08-04, clears cooldown 2026-08-11)``."""
+    return _cooled(ctx, held).text
+
+
+def _cooled(ctx: Context, held) -> KeptOut:
+    return of_held_back(held, ctx.cooldown.label, f"{format_age(held.age)} before that init")
 
 
 def _in(v: ModuleCandidate, where) -> str:
@@ -136,17 +245,14 @@ def module_hold_backs(res, ctx: Context, path: str) -> list[HoldBack]:
 
 def _module_hold_back(res, ctx: Context, path: str, v: ModuleCandidate, held: bool) -> HoldBack:
     rule = ctx.lock_denial(v)
-    if rule is not None and rule.refused_by == "revocation":
-        return HoldBack(v.version_text, "revoked", rule.refusal())
-    if rule is not None:
-        return HoldBack(v.version_text, "policy", f"denied by {rule.cite()}", *_where(rule.where))
+    if rule is not None:  # a revocation or the policy
+        return HoldBack.of(v.version_text, of_refusal(rule))
     deprecated = ctx.deprecation(v)
     if deprecated is not None:  # issue #62 §3: taken only when no other version does as well
-        return HoldBack(v.version_text, "deprecated", f"{deprecated.words()}; a version the registry does not "
-                        "deprecate is preferred")
+        return HoldBack.of(v.version_text, of_deprecation(deprecated.words()))
     cooled = ctx.cooldown.held_back.get((path, v.version_text))
     if cooled is not None:
-        return HoldBack(v.version_text, "cooldown", f"the release cooldown: {cooldown_reason(ctx, cooled)}")
+        return HoldBack.of(v.version_text, _cooled(ctx, cooled))
     tree = ctx.known_tree(v)
     if tree is None:
         if held:
@@ -155,7 +261,9 @@ def _module_hold_back(res, ctx: Context, path: str, v: ModuleCandidate, held: bo
                             "reads it)")
         return HoldBack(v.version_text, "unknown", "not examined by the solve (its contents were never read)")
     if isinstance(tree, ConfigurationError):
-        return HoldBack(v.version_text, "module", f"cannot be used: {tree.summary}", *_where(tree.where))
+        call = ctx.calls.get(path)
+        return HoldBack.of(v.version_text, of_unloadable(tree.summary, tree.detail, tree.where,
+                                                         call.call.where if call is not None else None))
     clash = _module_clash(res, ctx, path, v, tree)
     if isinstance(clash, HoldBack):
         return clash
@@ -207,9 +315,8 @@ def _module_clash(res, ctx: Context, path: str, v: ModuleCandidate, tree: Module
     for rc in tree.remote_calls:
         child = f"{path}." + ".".join(rc.rel_path)
         if policy is not None and (refusal := policy.source_refusal(rc.call.source)) is not None:
-            return HoldBack(v.version_text, "policy",
-                            f'{v.version_text} calls module "{rc.call.name}" from {refusal[1]}, which the policy '
-                            f"refuses ({policy.refusal_words(refusal[0])})", *_where(rc.call.where))
+            return HoldBack.of(v.version_text, of_refused_source(rc.call.name, refusal[1],
+                                                                 policy.refusal_words(refusal[0]), rc.call.where))
         selected = res.modules.get(child)
         sreq = res.module_requirements.get(child)
         if selected is None or sreq is None or str(sreq.call.source) != str(rc.call.source):
@@ -249,9 +356,9 @@ def provider_hold_backs(res, ctx: Context, addr: str) -> list[HoldBack]:
         cooled = ctx.cooldown.held_back.get((addr, text))
         binding = [r for r in reqs if r.constraint is not None and not r.constraint.allows(v)]
         if rule is not None:
-            out.append(HoldBack(text, "policy", f"denied by {rule.cite()}", *_where(rule.where)))
+            out.append(HoldBack.of(text, of_refusal(rule)))
         elif cooled is not None:
-            out.append(HoldBack(text, "cooldown", f"the release cooldown: {cooldown_reason(ctx, cooled)}"))
+            out.append(HoldBack.of(text, _cooled(ctx, cooled)))
         elif binding:
             r = binding[0]
             who = "the root module" if not r.origin.call_path else f'module "{r.origin.call_path}" {r.origin.version}'
@@ -274,4 +381,5 @@ def analyse(res, ctx: Context) -> tuple[dict[str, list[HoldBack]], dict[str, lis
             {a: provider_hold_backs(res, ctx, a) for a in res.providers})
 
 
-__all__ = ["KINDS", "HoldBack", "analyse", "module_hold_backs", "provider_hold_backs"]
+__all__ = ["KINDS", "KIND_OF", "HeldSaid", "HoldBack", "analyse", "cooldown_reason", "module_hold_backs",
+           "provider_hold_backs", "said", "said_of"]

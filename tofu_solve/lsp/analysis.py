@@ -32,7 +32,7 @@ from ..config.tree import ModuleTree, read_module_tree
 from ..config.variables import collect_input_values
 from ..errors import OfflineError, ResolutionError, SourceRange, TofuSolveError
 from ..explain import solve
-from ..explain.holdback import module_hold_backs
+from ..explain.holdback import module_hold_backs, said, said_of
 from ..explain.typos import unknown_arguments
 from ..explain.whatif import Edit
 from ..lockfile import LOCK_FILE_NAME, LockFile, LockFileErrors, parse_lock_text, read_lock_file
@@ -437,12 +437,13 @@ def _call(report: RootReport, res: Resolution, ctx, locks: LockFile, call, reaso
                               f"{cand.version_text} {state} · {len(allowed_newer)} newer allowed · "
                               f"{outside} newer outside the constraint"))
     first = next((h for h in held if h.kind not in ("objective", "unknown")), None)
-    if first is not None:
+    first_said = said_of(held, first.version) if first is not None else None
+    if first is not None and first_said is not None:
         constraint = f'"{call.version.text}"' if call.version is not None else "the call"
         report.findings.append(Finding(
             file, at.line, "information" if first.kind in ("policy", "provider", "opentofu", "module") else "hint",
             f"{cand.version_text} {state}; {first.version} allowed by {constraint} is held back: "
-            f"{first.reason or 'held by the lock'}", "held-back",
+            f"{first_said.sentence() or 'held by the lock'}", "held-back",
             (Related(_rel(first.file, root), first.line, first.reason),) if first.file and first.line else (),
             needle, ((f"Upgrade {path} to {first.version}" if first.command else  # proven to land it
                       f"Upgrade {path} (tofu-solve init -upgrade={path})"), UPGRADE_COMMAND, (str(root), path))
@@ -455,8 +456,8 @@ def _call(report: RootReport, res: Resolution, ctx, locks: LockFile, call, reaso
         lines.append(f"- package: {markdown(lock.package)}")
     if why:
         lines.append(f"- the lock would move: {markdown(why)}")
-    for h in held[:8]:
-        lines.append(f"- {markdown(h.version)}: {h.kind}: {markdown(h.reason or 'held by the lock')}")
+    for one in said(held)[:8]:  # a reason shared by many versions said once (issue #83 §3)
+        lines.append(f"- {markdown(one.versions_words())}: {one.kind}: {markdown(one.reason or 'held by the lock')}")
     page = _versions_page(cand.source)
     if page:
         lines.append(f"- versions: {page}")

@@ -26,7 +26,7 @@ from ..versions.constraints import ProviderConstraint
 from ..versions.cooldown import HeldBack, format_age
 from . import readahead
 from .context import Context
-from .kept_out import KeptOut, Why, of_held_back, of_refusal
+from .kept_out import KeptOut, Why, of_held_back, of_refusal, of_refused_source, of_unloadable
 from .locks import Holds, nearest_provider_versions, policy_denial, provider_lock_denial
 from .model import (
     ROOT,
@@ -471,12 +471,12 @@ class CandidateFactory:
             return young
         if isinstance(tree, ConfigurationError):
             if tree.where is not None:  # inside the package
-                return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
-                    Why.UNLOADABLE, f"{tree.summary}: {tree.detail} ({tree.where})", where=tree.where))]
+                return [Unusable(candidate.call_path, candidate.version_text,
+                                 of_unloadable(tree.summary, tree.detail, tree.where))]
             call = self.ctx.calls.get(candidate.call_path)  # about the package as a whole: cite the call
             at = call.call.where if call is not None else None
-            return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
-                Why.UNLOADABLE, f"{tree.summary}: {tree.detail}" + (f" (called at {at})" if at else ""), where=at))]
+            return [Unusable(candidate.call_path, candidate.version_text,
+                             of_unloadable(tree.summary, tree.detail, None, at))]
         pkg_display = display_package(candidate.source)
         deps = requirements_of_tree(tree, candidate.call_path, candidate.version_text, pkg_display, self.ctx)
         self.ctx.note_calls(deps)
@@ -558,10 +558,8 @@ class CandidateFactory:
             if isinstance(d, ModuleRequirement):
                 refusal = policy.source_refusal(d.call.source)
                 if refusal is not None:
-                    return [Unusable(candidate.call_path, candidate.version_text, KeptOut(
-                        Why.REFUSED_SOURCE, f'it calls module "{d.call.name}" from {refusal[1]}, which the policy '
-                        f"refuses ({policy.refusal_words(refusal[0])})", policy.refusal_words(refusal[0]),
-                        d.call.where))]
+                    return [Unusable(candidate.call_path, candidate.version_text, of_refused_source(
+                        d.call.name, refusal[1], policy.refusal_words(refusal[0]), d.call.where))]
         return None
 
     def _cooldown(self, candidate: ModuleCandidate, final: bool = True) -> list | None:
@@ -573,7 +571,7 @@ class CandidateFactory:
         call = self.ctx.calls.get(candidate.call_path)
         at = (call.call.version_where or call.call.where) if call is not None else None
         return [Unusable(candidate.call_path, candidate.version_text,
-                         of_held_back(held, self.ctx.cooldown.label, format_age(held.age), at))]
+                         of_held_back(held, self.ctx.cooldown.label, f"{format_age(held.age)} ago", at))]
 
     def provider_denial(self, address: str, version: gvs.Version) -> Refusal | None:
         """The policy rule that denies ``version`` of the provider, or None

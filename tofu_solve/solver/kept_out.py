@@ -56,6 +56,7 @@ class Why(enum.Enum):
     REFUSED_CALL = "refused-call"  # it calls a module every version of which its constraint admits is refused
     MISSING_CALL = "missing-call"  # it calls a module that cannot be found
     UNLOADABLE = "unloadable"  # its package does not load (a syntax error, an unsupported block...)
+    DEPRECATED = "deprecated"  # its registry deprecates it, and a version it does not is preferred (an order)
 
 
 @dataclass(frozen=True)
@@ -97,10 +98,35 @@ def of_refusal(refusal: Refusal) -> KeptOut:
     return KeptOut(why, refusal.refusal(), refusal.heading() if why is Why.POLICY else "", refusal.where)
 
 
-def of_held_back(held: HeldBack, label: str, age_words: str, where: SourceRange | None = None) -> KeptOut:
+def of_held_back(held: HeldBack, label: str, released: str, where: SourceRange | None = None) -> KeptOut:
     """The release cooldown's hold on a version (``label``: the cooldown as cited,
-    ``age_words``: how long ago it was released)."""
-    return KeptOut(Why.COOLDOWN, f"it is younger than {label}: released {age_words} ago ({held.note})", label, where)
+    ``released``: when, as the reader's time reads it: ``2 days ago`` for this run, ``2 days
+    before that init`` for a record read later)."""
+    return KeptOut(Why.COOLDOWN, f"it is younger than {label}: released {released} ({held.note})", label, where)
+
+
+def of_refused_source(call_name: str, source: str, refusal_words: str, where: SourceRange | None) -> KeptOut:
+    """A version that calls module ``call_name`` from ``source``, which the policy refuses
+    (``refusal_words``: the pattern or allow list that refuses it, with file and line, as
+    :meth:`~tofu_solve.config.policy.Policy.refusal_words` says it); ``where``: the call."""
+    return KeptOut(Why.REFUSED_SOURCE, f'it calls module "{call_name}" from {source}, which the policy refuses '
+                   f"({refusal_words})", refusal_words, where)
+
+
+def of_unloadable(summary: str, detail: str, where: SourceRange | None, called_at: SourceRange | None = None) \
+        -> KeptOut:
+    """A version whose package does not load: the error's summary and detail, where in the
+    package (``where``), else the call that asks for it (``called_at``)."""
+    if where is not None:
+        return KeptOut(Why.UNLOADABLE, f"{summary}: {detail} ({where})", where=where)
+    return KeptOut(Why.UNLOADABLE, f"{summary}: {detail}" + (f" (called at {called_at})" if called_at else ""),
+                   where=called_at)
+
+
+def of_deprecation(words: str) -> KeptOut:
+    """A version its registry deprecates (``words``: the deprecation as said, its reason and
+    link), passed over while a version it does not deprecate does as well (issue #62 §3)."""
+    return KeptOut(Why.DEPRECATED, f"{words}; a version the registry does not deprecate is preferred")
 
 
 def newest_first(versions: Sequence[str]) -> list[str]:
@@ -137,15 +163,20 @@ class Said:
     versions: tuple[str, ...]
     words: Mapping[str, str]
 
-    def sentence(self) -> str:
-        """The singular (``5.1.0: the policy denies it: ...``) or the plural (``5.0.0 to
-        5.9.1: ...``, the newest one's words, with a note when the words name each
-        version)."""
+    def shown(self) -> str:
+        """The reason's words: the newest version's, with a note when the words differ by
+        version."""
         shown = self.kept.text
         if self.words:  # a policy's error_message may name the version; the cooldown's dates are each version's
             what = "the message names each version" if self.kept.why is Why.POLICY else "the details differ by version"
             shown += f" ({what}; shown for {self.versions[0]}, -json lists every one)"
-        return f"{', '.join(version_range(self.versions))}: {shown}"
+        return shown
+
+    def sentence(self) -> str:
+        """The singular (``5.1.0: the policy denies it: ...``) or the plural (``5.0.0 to
+        5.9.1: ...``, the newest one's words, with a note when the words name each
+        version)."""
+        return f"{', '.join(version_range(self.versions))}: {self.shown()}"
 
     def as_data(self) -> dict:
         """``-json``'s form: the reason's data and its versions."""
@@ -167,5 +198,5 @@ def merged(by_version: Mapping[str, KeptOut]) -> list[Said]:
     return out
 
 
-__all__ = ["KeptOut", "Said", "Why", "merged", "newest_first", "of_held_back", "of_refusal",
-           "version_range"]
+__all__ = ["KeptOut", "Said", "Why", "merged", "newest_first", "of_deprecation", "of_held_back", "of_refusal",
+           "of_refused_source", "of_unloadable", "version_range"]
