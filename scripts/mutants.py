@@ -357,6 +357,9 @@ MUTANTS = [
            "        return HoldBack.of(v.version_text, of_refusal(rule))",
            "    if rule is not None:  # a revocation or the policy\n"
            "        return HoldBack(v.version_text, 'policy', f'denied by {rule.cite()}')"),
+    Mutant("a freed lock's change not naming the NAME that freed it", "tofu_solve/solver/lock_terms.py",
+           'Released.NAMED: f"-upgrade={self.named_by}",',
+           'Released.NAMED: "-upgrade=",'),
 ]
 
 

@@ -50,7 +50,31 @@ def _writes(tree: ast.AST) -> list[tuple[str, str]]:
 def test_the_conductor_assigns_the_warnings_once_and_no_step_writes_into_them():
     """Every step returns its warnings: the only write in the conductor is the one
     assignment of :meth:`InitWarnings.ordered` (a failure's warnings are put on the error at
-    the boundary, and the hand-over's own, after the conductor, is the other)."""
+    the boundary; the hand-over's own makes a new result: :meth:`HandoverPlan.applied_to`)."""
     writes = _writes(ast.parse(INIT.read_text()))
-    assert sorted(writes) == [("_handover_for", "append"), ("_init", "assign"), ("run_init", "assign")]
+    assert sorted(writes) == [("_init", "assign"), ("run_init", "assign")]
     assert "InitWarnings(" in INIT.read_text() and ".ordered()" in INIT.read_text()
+
+
+def test_what_follows_init_makes_a_new_result_its_warning_after_the_conductors():
+    """The hand-over returns what follows (:class:`HandoverPlan`); the result the conductor
+    made is not written into."""
+    import dataclasses
+    from pathlib import Path
+
+    from tofu_solve.command.init import HandoverPlan, InitResult
+    from tofu_solve.command.views.warnings import WarningText
+    from tofu_solve.lockfile import LockFile
+
+    @dataclasses.dataclass
+    class Solved:  # what applied_to reads of a Resolution
+        warnings: list
+
+    made = InitResult(Solved([WarningText("First", "the conductor's")]), LockFile(), [], False,  # type: ignore[arg-type]
+                      Path(".terraform.lock.hcl"))
+    plan = HandoverPlan(next_command="tofu plan", warning=WarningText("Not handed over", "the client is Terraform"))
+    after = plan.applied_to(made)
+    assert [w.summary for w in after.resolution.warnings] == ["First", "Not handed over"]
+    assert after.next_command == "tofu plan" and after.handover is None
+    assert [w.summary for w in made.resolution.warnings] == ["First"] and made.next_command is None
+    assert HandoverPlan().applied_to(made).resolution.warnings == made.resolution.warnings

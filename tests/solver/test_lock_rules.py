@@ -134,3 +134,25 @@ def test_a_provider_version_the_policy_denies_is_never_selected(tmp_path):
             assert ((AWS, "2.0.0") in kept_out(ctx, res)) is (policy is not None)
         finally:
             ctx.close()
+
+
+def test_a_lock_an_upgrade_name_frees_says_the_name_that_freed_it():
+    """The change list asks the one answer (issue #83 §2, :meth:`LockTerms.standing`) and
+    says its words: under ``-upgrade=m,n`` each call's change names its own NAME."""
+    from tofu_solve.addrs.product import OPENTOFU
+    from tofu_solve.solver.lock_terms import LockTerms
+
+    index = _index()
+    index["root"]["calls"].append(dict(index["root"]["calls"][0], name="n"))
+    recorded, _, _ = _locks_of(index, Selection((("m", "1.0.0"), ("n", "1.1.0")), ((AWS, "1.0.0"),)))
+    u = universe_from_index(index)
+    terms = LockTerms.of(recorded, u.root, OPENTOFU, upgrade_only=("m", "n"))
+    ctx = MemoryContext(u, locks=terms, upgrade_targets=("m", "n"))
+    try:
+        res = solve(u.root, ctx)
+        reasons = lock_change_reasons(res, ctx, recorded)
+    finally:
+        ctx.close()
+    assert (res.modules["m"].version_text, res.modules["n"].version_text) == ("4.0.0", "4.0.0")
+    assert (reasons["m"], reasons["n"]) == ("-upgrade=m", "-upgrade=n"), reasons
+    assert AWS not in reasons  # not named: its lock holds

@@ -113,11 +113,11 @@ def test_the_terms_answer_every_subject_as_the_rewritten_lock_did(run):
         if subject.name not in table:
             assert standing.released is Released.NOT_LOCKED
         elif upgrade:
-            assert standing.released is Released.UPGRADE and "-upgrade" in standing.why_not()
+            assert standing.released is Released.UPGRADE and standing.why_not() == "-upgrade"
         elif subject in freed:
             # the NAME that freed it: it names the subject or the call it is inside
             assert standing.released is Released.NAMED and standing.named_by in upgrade_only
-            assert standing.why_not() == f"-upgrade={standing.named_by} chooses it afresh"
+            assert standing.why_not() == f"-upgrade={standing.named_by}"
         else:
             assert standing.holds and standing.accepted == (subject.name in accepted.modules
                                                             or subject.name in accepted.providers)

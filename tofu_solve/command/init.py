@@ -488,7 +488,8 @@ def run(ns, settings: Settings, views: InitViews) -> int | stamp.Finished:
                               registry=early.registry if early is not None else None)
         except TofuSolveError as e:
             raise each_refusal(e) if args.verbose else e from None
-    h = _handover_for(args, opts, result, settings, Path(args.chdir))
+    follows = _handover_for(args, opts, result, settings, Path(args.chdir))
+    result, h = follows.applied_to(result), follows.handover
     summary = summarize(result, opts.lockfile == "readonly", args.chdir)
     views.summary(summary)
     code = _hand_over(h, views, bool(result.locks.modules)) if h is not None else 0
@@ -521,22 +522,46 @@ def _warm(args: InitArguments, result: InitResult, h: handover.Handover | None) 
                 or bool((result.policy or {}).get("committed_overrides")))
 
 
+@dataclass(frozen=True)
+class HandoverPlan:
+    """What follows ``init`` (:func:`_handover_for`): the client's init to run, else the
+    command the user runs next, and a warning when the client found is not the target.
+
+    Attributes:
+        handover: the client's init to run, or None.
+        next_command: the command to run next when nothing is handed over, or None.
+        warning: why nothing is handed over to the client found, or None.
+    """
+
+    handover: handover.Handover | None = None
+    next_command: str | None = None
+    warning: WarningText | None = None
+
+    def applied_to(self, result: InitResult) -> InitResult:
+        """``result`` with what follows it: a new result (nothing is written into the one
+        the conductor made, issue #83 §4), its warnings the conductor's, then this plan's."""
+        warnings = [*result.resolution.warnings, self.warning] if self.warning is not None \
+            else result.resolution.warnings
+        return dataclasses.replace(result, handover=self.handover.command_line if self.handover is not None else None,
+                                   next_command=self.next_command,
+                                   resolution=dataclasses.replace(result.resolution, warnings=warnings))
+
+
 def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, settings: Settings,
-                  root: Path) -> handover.Handover | None:
-    """The client's init to run after ``result``, or None (and ``result.next_command``, the
-    command to run next, with a warning when the client found is not the target)."""
+                  root: Path) -> HandoverPlan:
+    """What follows ``result``: the client's init to run, else the command to run next, with
+    a warning when the client found is not the target (see :class:`HandoverPlan`)."""
     flags = rebased(args.passed_on, args.chdir, str(root))  # the client runs in root
     target, client = result.target, opts.client
     if result.unit:  # Terragrunt runs the client in its working copy, from the unit's pins
-        result.next_command = handover.terragrunt_next_command(args.recursive)
-        return None
+        return HandoverPlan(next_command=handover.terragrunt_next_command(args.recursive))
+    warning = None
     if args.handover and client is not None and target is not None and client.product is not target.product:
-        result.resolution.warnings.append(not_handed_over_warning(target, client))
+        warning = not_handed_over_warning(target, client)
         client = None
     if client is None or not args.handover or target is None:
-        if target is not None:
-            result.next_command = handover.next_command(target, flags)
-        return None
+        return HandoverPlan(next_command=handover.next_command(target, flags) if target is not None else None,
+                            warning=warning)
     own = result.plugin_cache is not None and result.plugin_cache == opts.plugin_cache
     # no colour from the client where tofu-solve shows none: -no-color, NO_COLOR, or not a terminal
     plain = bool(args.no_color) or settings.no_color or not _is_terminal(sys.stdout)
@@ -544,10 +569,8 @@ def _handover_for(args: InitArguments, opts: InitOptions, result: InitResult, se
     mirror = provider_mirror({a: lock.version for a, lock in result.locks.providers.items()}, result.plugin_cache,
                              current_platform(), {a: tuple(lock.hashes) for a, lock in result.locks.providers.items()},
                              Cache(settings.cache_dir))
-    h = handover.plan(client, root, flags, settings.environ, result.plugin_cache, own,
-                      json=bool(args.json), no_color=plain and not args.json, mirror=mirror)
-    result.handover = h.command_line
-    return h
+    return HandoverPlan(handover.plan(client, root, flags, settings.environ, result.plugin_cache, own,
+                                      json=bool(args.json), no_color=plain and not args.json, mirror=mirror))
 
 
 def _is_terminal(stream) -> bool:
@@ -588,10 +611,10 @@ def _run_recursive(args: InitArguments, opts: InitOptions, views: InitViews, set
             views.progress(RootDone(name, 0, e.summary))
             raise each_refusal(e) if args.verbose else e from None
         views.progress(RootDone(name, len(result.resolution.modules)))
-        h = _handover_for(args, opts, result, settings, root)
-        if h is not None:
-            handovers[root] = h
-        return result
+        follows = _handover_for(args, opts, result, settings, root)
+        if follows.handover is not None:
+            handovers[root] = follows.handover
+        return follows.applied_to(result)
     with views.working():
         outcomes = run_each(roots, one)
     report = cross_root_report(outcomes, base)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from ..config.tree import ModuleTree
 from ..lockfile import LockFile
 from ..versions import apparentlymart_go_versions as gvs
+from .lock_terms import Released, Standing
 from .locks import locked_for, provider_lock_applies
 from .model import ROOT, Identity, ModuleCandidate, ModuleRequirement, Origin, ProviderCandidate, ProviderRequirement
 from .run import Refusal
@@ -62,13 +63,12 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile,
         kept = kept_out(ctx, res)
     out: dict[str, str] = {}
     short = ctx.options.target.product.short
-    freed = ctx.terms.freed
-    targets = ",".join(ctx.options.upgrade_targets)
+    terms = ctx.terms  # the one answer to "does this lock hold?" (issue #83 §2), and its words
     for path in sorted(set(recorded.modules) | set(res.modules)):
         old, cand = recorded.modules.get(path), res.modules.get(path)
         if cand is not None and old is not None and old.version == cand.version_text:
             continue
-        out[path] = _module_reason(path, old, cand, res, ctx, Identity.module(path) in freed, targets, kept)
+        out[path] = _module_reason(path, old, cand, res, ctx, terms.standing(Identity.module(path)), kept)
     for addr in sorted(set(recorded.providers) | set(res.providers)):
         old_p, new_p = recorded.providers.get(addr), res.providers.get(addr)
         if new_p is not None and old_p is not None and old_p.version == str(new_p.version):
@@ -76,7 +76,7 @@ def lock_change_reasons(res: Resolution, ctx: Context, recorded: LockFile,
             if moved:
                 out[addr] = moved
             continue
-        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, Identity.provider(addr) in freed, targets, short,
+        out[addr] = _provider_reason(addr, old_p, new_p, res, ctx, terms.standing(Identity.provider(addr)), short,
                                      kept)
     return out
 
@@ -102,7 +102,7 @@ def constraints_reason(old: str, reqs: list[ProviderRequirement]) -> str:
 
 
 def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | None, res: Resolution, ctx: Context,
-                   freed: bool, targets: str, kept: Mapping[tuple[str, str], Refusal]) -> str:
+                   standing: Standing, kept: Mapping[tuple[str, str], Refusal]) -> str:
     req = res.module_requirements.get(path)
     if cand is None or req is None:
         parent = path.rsplit(".", 1)[0] if "." in path else None
@@ -112,13 +112,13 @@ def _module_reason(path: str, old: ModuleLock | None, cand: ModuleCandidate | No
     nested = req.origin.call_path != ROOT
     if old is None:
         return f"called by {_by(req.origin)} ({_at(req.origin)})" if nested else f"new module call ({req.call.where})"
-    if ctx.options.upgrade:
-        return "-upgrade"
+    if standing.released is Released.UPGRADE:
+        return standing.why_not()
     rule = kept.get((path, old.version)) if locked_for(old, req.call) else None
     if rule is not None:  # issue #47: a policy change is a lock change, whatever else freed it
         return denied_reason(rule)
-    if freed:
-        return f"-upgrade={targets}"
+    if standing.released is Released.NAMED:
+        return standing.why_not()
     if not locked_for(old, req.call):
         return f"source changed in {_by(req.origin)} ({_at(req.origin)})" if nested else \
             f"source edited ({req.call.where})"
@@ -156,7 +156,7 @@ def _released_module_reason(path: str, locked: str, req: ModuleRequirement, res:
 
 
 def _provider_reason(addr: str, old: ProviderLock | None, new: ProviderCandidate | None, res: Resolution, ctx: Context,
-                     freed: bool, targets: str, short: Callable[[str], str],
+                     standing: Standing, short: Callable[[str], str],
                      kept: Mapping[tuple[str, str], Refusal]) -> str:
     reqs: list[ProviderRequirement] = res.provider_requirements.get(addr, [])
     if new is None:
@@ -164,13 +164,13 @@ def _provider_reason(addr: str, old: ProviderLock | None, new: ProviderCandidate
     if old is None:
         first = next((r for r in reqs), None)
         return f"required by {_by(first.origin)} ({_at(first.origin)})" if first is not None else "new provider"
-    if ctx.options.upgrade:
-        return "-upgrade"
+    if standing.released is Released.UPGRADE:
+        return standing.why_not()
     rule = kept.get((addr, old.version))
     if rule is not None:
         return denied_reason(rule)
-    if freed:
-        return f"-upgrade={targets}"
+    if standing.released is Released.NAMED:
+        return standing.why_not()
     root_reqs = [r for r in reqs if r.origin.version is None]
     if not provider_lock_applies(addr, old.version, root_reqs):
         edited = next(r for r in root_reqs if r.constraint is not None

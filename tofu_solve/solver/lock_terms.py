@@ -69,11 +69,13 @@ class Standing:
         return self.lock is not None
 
     def why_not(self) -> str:
-        """The sentence for a lock that does not hold ("" when it holds)."""
+        """Why the lock does not hold, as the change list gives a lock change's reason
+        (``-upgrade``, ``-upgrade=eks`` for the NAME that freed it: a call inside ``eks``
+        too); "" when it holds."""
         if self.released is None:
             return ""
-        return {Released.UPGRADE: "-upgrade chooses every version afresh",
-                Released.NAMED: f"-upgrade={self.named_by} chooses it afresh",
+        return {Released.UPGRADE: "-upgrade",
+                Released.NAMED: f"-upgrade={self.named_by}",
                 Released.WHAT_IF: "a what-if search frees it",
                 Released.NOT_LOCKED: "the lock file has no entry for it"}[self.released]
 
