@@ -360,6 +360,12 @@ MUTANTS = [
     Mutant("a freed lock's change not naming the NAME that freed it", "tofu_solve/solver/lock_terms.py",
            'Released.NAMED: f"-upgrade={self.named_by}",',
            'Released.NAMED: "-upgrade=",'),
+    Mutant("a merged module block keeps both sides' hashes", "tofu_solve/workdir/verify.py",
+           "    if merged:\n        return tuple(verified), ",
+           "    if False:\n        return tuple(verified), "),
+    Mutant("the cooldown's warning one per version", "tofu_solve/command/views/warnings.py",
+           '            key = of_held_back(one, limit, f"{format_age(one.age)} ago").key\n',
+           "            key = (Why.COOLDOWN, one.version)\n"),
 ]
 
 

@@ -97,6 +97,7 @@ WIRED: list[tuple[str, str, str, str]] = [
     ("outdated._blocker", "command/outdated.py", "_blocker", "said_of"),
     ("outdated._provider_row", "command/outdated.py", "_provider_row", "said_of"),
     ("lsp.analysis._call", "lsp/analysis.py", "_call", "said"),
+    ("workdir.verify.verify_packages", "workdir/verify.py", "verify_packages", "hashes_kept"),
 ]
 
 CONFINED = ("config.variables", "stack", "unit", "versions.target")  # held by test_layout's confined readers

@@ -46,3 +46,34 @@ def test_a_rule_naming_each_version_is_one_warning_with_every_version(tmp_path):
                        "the newest 4.0.0): 4.0.0 is not tested yet (the message names each version; shown for "
                        "4.0.0)."), said[0]
     assert "not 4.0.0, 3.1.0, 3.0.0" in verbose[0]
+
+
+def test_the_cooldown_is_one_warning_for_every_version_it_kept_out_each_with_its_dates():
+    """The cooldown's warning, by the same vocabulary: one reason (the cooldown as cited),
+    one warning, the youngest version first with the day it clears."""
+    from tofu_solve.command.views.warnings import cooldown_warnings
+    from tofu_solve.lockfile.entries import LockFile
+    from tofu_solve.solver.lock_terms import LockTerms
+    from tofu_solve.solver.release_cooldown import Cooldown
+    from tofu_solve.solver.resolve import root_requirements
+
+    day, now = 86400.0, 1_000 * 86400.0
+    index = {"target": "1.12.6", "providers": {},
+             "modules": {"acme/net/aws": {v: {"calls": [], "providers": []} for v in ("1.0.0", "1.1.0", "1.2.0")}},
+             "root": {"calls": [{"name": "m", "source": "acme/net/aws", "version": "~> 1.0"}], "providers": []}}
+    u = universe_from_index(index)
+    ctx = MemoryContext(u)
+    try:
+        res = solve(u.root, ctx)
+        (req,) = root_requirements(u.root, ctx)
+        cands = {c.version_text: c for c in ctx.module_candidates(req)}
+    finally:
+        ctx.close()
+    cool = Cooldown(7 * day, LockTerms.holding(LockFile()), clock=lambda: now)
+    for version, age in (("1.2.0", 1), ("1.1.0", 3)):
+        assert cool.module(cands[version], req, lambda age=age: now - age * day) is not None
+    [warning] = cooldown_warnings(cool, res, lambda subject: True)
+    assert warning.summary == "Versions held back by the cooldown"
+    assert warning.startswith(f"{cool.label} held back m at {res.modules['m'].version_text} (kept out: 2 newer, "
+                              "the newest 1.2.0, discovered "), warning
+    assert cooldown_warnings(cool, res, lambda subject: False) == []  # where the lock holds it: nothing changed

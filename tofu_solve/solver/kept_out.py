@@ -58,6 +58,13 @@ class Why(enum.Enum):
     UNLOADABLE = "unloadable"  # its package does not load (a syntax error, an unsupported block...)
     DEPRECATED = "deprecated"  # its registry deprecates it, and a version it does not is preferred (an order)
 
+    @property
+    def summary(self) -> str:
+        """The summary of ``init``'s warning of the versions kept out for this kind of reason
+        (``Versions denied by the policy``)."""
+        return {Why.POLICY: "Versions denied by the policy", Why.REVOCATION: "Versions revoked by their registry",
+                Why.COOLDOWN: "Versions held back by the cooldown"}.get(self, "Versions kept out")
+
 
 @dataclass(frozen=True)
 class KeptOut:

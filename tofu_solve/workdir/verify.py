@@ -6,7 +6,7 @@ disagrees (:func:`~.install.hash_mismatch`, which ``check`` gives too)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -127,19 +127,28 @@ def verify_packages(res: Resolution, locks: LockFile, wired: Wiring, upgrade: bo
                 # which of lock, copy and package changed (issue #47 §6)
                 raise diagnose(path, old, hashes[0], new.package)
             verify(path, old, pkg.root, f"cached copy in {pkg.root}", actual=hashes[0])
-            if path in merged:  # both sides' hashes: only what was verified here stays
-                gone = tuple(sorted(set(content_hashes(old)) - set(hashes)))
-                if gone and dropped is not None:
-                    dropped[path] = gone
-                new = replace(new, hashes=tuple(hashes))
-            else:
-                new = replace(new, hashes=tuple(set(content_hashes(old)) | set(hashes)))
+            kept, gone = hashes_kept(old, hashes, path in merged)
+            if gone and dropped is not None:
+                dropped[path] = gone
+            new = replace(new, hashes=kept)
             verified.append(path)
         selected[path] = (cand, pkg, new)
         tree = wired.context.tree(cand)
         if not isinstance(tree, TofuSolveError):
             trees[path] = tree
     return selected, trees, verified
+
+
+def hashes_kept(old: ModuleLock, verified: Sequence[str], merged: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The hashes a module block records once its package is verified against it, and the
+    ones it drops: ``verified`` (the package's hashes, verified here against ``old``). A
+    block a lock merge conflict formed from both sides' hashes (``merged``; issue #67 §5)
+    keeps only ``verified``: a hash only the other side recorded was never verified here, and
+    is dropped. Any other block keeps what it recorded, with ``verified`` added (the union,
+    as ``tofu init`` keeps a provider block's hashes)."""
+    if merged:
+        return tuple(verified), tuple(sorted(set(content_hashes(old)) - set(verified)))
+    return tuple(set(content_hashes(old)) | set(verified)), ()
 
 
 def hash_diagnosis(root: Path, settings: Settings, memo: HashMemo) -> Callable[[str, ModuleLock, str, str],

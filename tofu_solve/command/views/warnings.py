@@ -20,7 +20,7 @@ from ...lockfile import LOCK_FILE_NAME
 from ...output_edge import one_line
 from ...remote.lifecycle import Deprecation
 from ...solver.fenced import FencedOff
-from ...solver.kept_out import of_refusal
+from ...solver.kept_out import Why, of_held_back, of_refusal
 from ...solver.release_cooldown import Cooldown
 from ...solver.resolve import Resolution
 from ...solver.run import Refusal
@@ -171,10 +171,9 @@ def policy_warnings(denied: Mapping[tuple[str, str], Refusal], res: Resolution, 
         differs = len({r.reason for vs in subjects.values() for r in vs.values()}) > 1
         why = f": {rule.reason.rstrip('.')}" + (f" ({rule.link})" if rule.link else "") + \
             (f" (the message names each version; shown for {held[0][2][0]})" if differs else "")
-        revoked = rule.refused_by == "revocation"
-        summary = "Versions revoked by their registry" if revoked else "Versions denied by the policy"
-        heading = f"the registry's revocation of {rule.subject}" if revoked else rule.heading()
-        out.append(rule_warning(summary, heading, why, held, verbose))
+        kept = of_refusal(rule)
+        heading = f"the registry's revocation of {rule.subject}" if kept.why is Why.REVOCATION else rule.heading()
+        out.append(rule_warning(kept.why.summary, heading, why, held, verbose))
     return out
 
 
@@ -245,17 +244,20 @@ def cooldown_warnings(cooldown: Cooldown, res: Resolution, changed: Callable[[st
     out: list[WarningText] = []
     selected = {**{p: c.version_text for p, c in res.modules.items()},
                 **{a: str(c.version) for a, c in res.providers.items()}}
-    by_subject: dict[str, list] = {}  # subject -> its HeldBack entries
+    # one warning for the one reason, by the one vocabulary of "kept out" (issue #83 §3): every
+    # version the cooldown kept out shares it (KeptOut.key), each with its own dates
+    by_reason: dict[tuple, dict[str, list]] = {}  # reason -> subject -> its HeldBack entries
     for one in cooldown.held_back.values():
         if one.subject in selected and changed(one.subject):
-            by_subject.setdefault(one.subject, []).append(one)
-    if by_subject:
+            key = of_held_back(one, limit, f"{format_age(one.age)} ago").key
+            by_reason.setdefault(key, {}).setdefault(one.subject, []).append(one)
+    for (why, rule), by_subject in by_reason.items():
         held = []
         for subject, entries in sorted(by_subject.items()):
             youngest = sorted(entries, key=lambda h: h.age)
             held.append((_shown_subject(subject, res), selected[subject],
                          [f"{h.version}, {h.note}" for h in youngest]))
-        out.append(rule_warning("Versions held back by the cooldown", limit, "", held, verbose))
+        out.append(rule_warning(why.summary, rule, "", held, verbose))
     for (subject, version), pin in sorted(cooldown.young_pins.items()):
         if selected.get(subject) == version:
             kind = f'module "{subject}"' if subject in res.modules else f"provider {subject}"
