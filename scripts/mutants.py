@@ -350,8 +350,8 @@ MUTANTS = [
            "why=kept.why.value, rule=kept.rule or None)",
            "why=None, rule=kept.rule or None)"),
     Mutant("outdated's reason said for one version only", "tofu_solve/command/outdated.py",
-           "row.held_by, row.reason = first.kind, first.sentence()",
-           "row.held_by, row.reason = first.kind, first.reason"),
+           "row.held_by, row.reason, row.why = first.kind, first.sentence(), ",
+           "row.held_by, row.reason, row.why = first.kind, first.reason, "),
     Mutant("a denied newer version worded apart", "tofu_solve/explain/holdback.py",
            "    if rule is not None:  # a revocation or the policy\n"
            "        return HoldBack.of(v.version_text, of_refusal(rule))",
@@ -366,6 +366,9 @@ MUTANTS = [
     Mutant("the cooldown's warning one per version", "tofu_solve/command/views/warnings.py",
            '            key = of_held_back(one, limit, f"{format_age(one.age)} ago").key\n',
            "            key = (Why.COOLDOWN, one.version)\n"),
+    Mutant("outdated's row without the kind of reason that keeps its version out", "tofu_solve/command/outdated.py",
+           "row.held_by, row.reason, row.why = first.kind, first.sentence(), first.why",
+           "row.held_by, row.reason, row.why = first.kind, first.sentence(), None"),
 ]
 
 

@@ -65,7 +65,8 @@ def test_outdated_says_the_reason_of_the_newest_allowed_once_for_every_version_i
     row = _held_by(Outdated("module", "m", "1.0.0", "1.1.0", "4.0.0", "4.0.0", None, ""), held)
     assert row.held_by == "policy" and row.reason.startswith(f"3.0.0 to 4.0.0: the policy denies it: {HEADING}: "
                                                              "4.0.0 is not tested yet"), row.reason
-    assert row.command == "tofu-solve init -upgrade=m"
+    assert row.command == "tofu-solve init -upgrade=m" and row.why == "policy"
+    assert row.as_data()["why"] == "policy"
 
 
 def test_a_hold_back_keeps_its_reason_through_the_state_file():

@@ -19,7 +19,11 @@ For every module call and provider it reports four versions and a reason:
   excludes), ``"constraint"`` (the call's own or the provider constraints exclude
   ``newest``), or ``None`` (at the newest release);
 * ``newer``: each release newer than ``can_move_to`` with its age in seconds (None when the
-  source does not tell), newest first, and whether the cooldown holds it back.
+  source does not tell), newest first, and whether the cooldown holds it back;
+* ``why``: when ``held_by`` is a reason a version is kept out (a policy, a revocation, the
+  cooldown...), its kind in the one vocabulary of :mod:`tofu_solve.solver.kept_out`
+  (``"policy"``, ``"cooldown"``...), else None; ``reason`` then says it once for every
+  version it keeps out, with their range (issue #83 §3).
 
 It reads the network (registry listings, git tags and the metadata of the versions
 considered) but writes nothing: no lock, no install, no state.
@@ -76,6 +80,7 @@ class Outdated:
     with_others_to: str | None = None  # what the whole -upgrade reaches, beyond -upgrade=NAME (issue #81 §6)
     upgrade_with: list[str] | None = None  # the other names -upgrade= must name for with_others_to
     with_others_command: str | None = None  # the command that reaches with_others_to
+    why: str | None = None  # when held_by is a reason a version is kept out, its kind (issue #83 §3: Why's value)
 
     @property
     def can_move(self) -> bool:
@@ -219,7 +224,8 @@ def _held_by(row: Outdated, held: list[HoldBack] | None) -> Outdated:
     when it says anything of it."""
     first = said_of(held or (), row.newest_allowed) if row.newest_allowed is not None else None
     if first is not None and row.locked is not None and row.newest_allowed != row.locked:
-        row.held_by, row.reason = first.kind, first.sentence()  # said once for the versions it holds (#83 §3)
+        # said once for the versions it holds, in the one vocabulary (issue #83 §3)
+        row.held_by, row.reason, row.why = first.kind, first.sentence(), first.why
     # -upgrade=NAME is named only where the analysis proved it lands a newer version
     row.command = next((h.command for h in held or () if h.command is not None), None)
     return row
@@ -316,8 +322,8 @@ def _module_row(path: str, cand, res, ctx, locks) -> Outdated:
                           f"-upgrade={path} moves it down to {to}, the newest version that fits")
         return row
     if newest_allowed is not None and newest_allowed != to:
-        kind, why = _blocker(path, allowed[0], res, ctx)
-        return Outdated("module", path, locked, to, newest_allowed, newest, kind, why)
+        kind, why, kept = _blocker(path, allowed[0], res, ctx)
+        return Outdated("module", path, locked, to, newest_allowed, newest, kind, why, why=kept)
     if newest is not None and newest != to:
         return Outdated("module", path, locked, to, newest_allowed, newest, "constraint",
                         f'"{constraint}" ({where}) excludes {newest}')
@@ -369,20 +375,21 @@ def _key(v: GoVersion):
     return functools.cmp_to_key(GoVersion.compare)(v)
 
 
-def _blocker(path: str, cand, res, ctx) -> tuple[str, str]:
+def _blocker(path: str, cand, res, ctx) -> tuple[str, str, str | None]:
     """Why the newest allowed version ``cand`` of ``path`` is not in the upgraded solution:
     its contents are read (``outdated`` may fetch them), then the one held-back analysis
     ``init``, ``why`` and ``graph`` use says it (:func:`tofu_solve.explain.holdback.module_hold_backs`,
-    issue #58: never a second rule of its own)."""
+    issue #58: never a second rule of its own): (its kind, its words, the kept-out reason's
+    kind or None)."""
     try:
         ctx.tree(cand)
     except TofuSolveError as e:
-        return "module", f"{cand.version_text} could not be read: {e.summary}"
+        return "module", f"{cand.version_text} could not be read: {e.summary}", None
     held = said_of(module_hold_backs(res, ctx, path), cand.version_text)
     if held is None or held.kind in ("objective", "unknown"):
         return "module", f"{cand.version_text} does not fit the rest of the solution (a nested call or a joint " \
-                         "provider range)"
-    return held.kind, held.sentence()
+                         "provider range)", None
+    return held.kind, held.sentence(), held.why
 
 
 def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
@@ -403,7 +410,8 @@ def _provider_row(addr: str, cand, res, ctx, locks) -> Outdated:
     if newest_allowed is not None and newest_allowed != to:  # the one analysis says what holds it back
         held = said_of(provider_hold_backs(res, ctx, addr), newest_allowed)
         if held is not None and held.kind not in ("objective", "unknown"):
-            return Outdated("provider", addr, locked, to, newest_allowed, newest, held.kind, held.sentence())
+            return Outdated("provider", addr, locked, to, newest_allowed, newest, held.kind, held.sentence(),
+                            why=held.why)
     if newest is not None and newest != to:
         binding = [r for r in reqs if not r.constraint.allows(versions[-1])]
         named = "; ".join(f'"{r.constraint.text}" ({"root" if not r.origin.call_path else r.origin.call_path}'

@@ -138,14 +138,19 @@ class HeldSaid:
         versions: the versions, newest first.
         kind: the reason's kind (:data:`KINDS`).
         reason: its words (the newest version's, with a note when they differ by version).
-        kept: whether the versions are kept out for the reason (:attr:`HoldBack.why`), not
-            held back by a clash, the lock or the objective.
+        why: the reason's kind in the one vocabulary (:attr:`HoldBack.why`) when the versions
+            are kept out for it, else None (a clash, the lock, the objective).
     """
 
     versions: tuple[str, ...]
     kind: str
     reason: str
-    kept: bool = False
+    why: str | None = None
+
+    @property
+    def kept(self) -> bool:
+        """Whether the versions are kept out for the reason."""
+        return self.why is not None
 
     def versions_words(self) -> str:
         """The versions as shown: up to three listed, more as a range (``5.0.0 to 5.9.1``)."""
@@ -174,7 +179,7 @@ def said(newer: Sequence[HoldBack]) -> list[HeldSaid]:
         if k is not None:
             if k.key not in keys_said:
                 keys_said.add(k.key)
-                out.append(HeldSaid(by_key[k.key].versions, h.kind, by_key[k.key].shown(), True))
+                out.append(HeldSaid(by_key[k.key].versions, h.kind, by_key[k.key].shown(), k.why.value))
             in_run = False
         elif in_run and out[-1].kind == h.kind and out[-1].reason == h.reason:
             out[-1] = HeldSaid((*out[-1].versions, h.version), h.kind, h.reason)
