@@ -201,7 +201,8 @@ def _cooldown_step(root: Path, world, run_cli: RunCli, environ: Mapping[str, str
     (fresh / f"why-{path}.txt").write_text(t)
     print(f"$ tofu-solve why {path}", file=out)
     print(_indent(t), file=out)
-    return held and c == 0 and "the release cooldown" in t
+    # why names the cooldown in the one vocabulary's words for it (issue #83 §3)
+    return held and c == 0 and f"it is younger than -min-age={days}d" in t
 
 
 def _indent(text: str) -> str:
